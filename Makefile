@@ -1,0 +1,70 @@
+# fgl - build the examples, run the tests and benchmarks.
+#
+#   make            build every example into build/
+#   make test       compile checks + the whole test suite; last line "N passed, M failed"
+#   make sanitize   the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make valgrind   the quick tests under valgrind's memcheck
+#   make bench      build the benchmarks into build/bench (see BENCHMARKS.md to run them)
+#
+# FGL_DATA names the directory of the real datasets (default ../shared/data).
+
+CC      ?= cc
+OPT     ?= -O3 -march=native
+OMP     ?= -fopenmp
+WARN    := -Wall -Wextra -Wpedantic
+CFLAGS  := -std=c99 $(OPT) $(WARN) $(OMP) -I.
+LDLIBS  := -lm
+SANFLAGS := -std=c99 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+            -fno-sanitize-recover=all $(WARN) $(OMP) -I.
+
+FGL_DATA ?= ../shared/data
+export FGL_DATA
+
+HEADERS  := fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h
+EXAMPLES := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
+TESTS    := $(patsubst tests/%.c,build/tests/%,$(wildcard tests/test_*.c))
+SANTESTS := $(patsubst tests/%.c,build/san/%,$(wildcard tests/test_*.c))
+BENCHES  := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
+# Tests quick enough to run under valgrind (20-50x slower). Built without
+# -march=native: valgrind does not decode AVX-512.
+VGTESTS  := build/vg/test_fgl_core build/vg/test_fgl_ops
+VGFLAGS  := -std=c99 -O1 -g $(WARN) -I.
+
+.PHONY: all test sanitize valgrind bench clean
+.SECONDARY:
+
+all: $(EXAMPLES)
+
+build/%: examples/%.c $(HEADERS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+build/tests/%: tests/%.c tests/ft.h $(HEADERS)
+	@mkdir -p build/tests
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+build/san/%: tests/%.c tests/ft.h $(HEADERS)
+	@mkdir -p build/san
+	$(CC) $(SANFLAGS) $< -o $@ $(LDLIBS)
+
+build/vg/%: tests/%.c tests/ft.h $(HEADERS)
+	@mkdir -p build/vg
+	$(CC) $(VGFLAGS) $< -o $@ $(LDLIBS)
+
+build/bench/%: bench/%.c $(HEADERS)
+	@mkdir -p build/bench
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+test: $(TESTS) $(EXAMPLES)
+	@./tests/run.sh tests/compile_check.sh $(TESTS)
+
+sanitize: $(SANTESTS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./tests/run.sh $(SANTESTS)
+
+valgrind: $(VGTESTS)
+	@./tests/run.sh $(foreach t,$(VGTESTS),tests/valgrind.sh\ $(t))
+
+bench: $(BENCHES)
+
+clean:
+	rm -rf build

@@ -1,0 +1,3189 @@
+/* fgl.h - tensors, sparse matrices, reverse-mode autodiff, parameter sets,
+ *         optimizers and random numbers for federated graph learning.
+ *
+ * Part of fgl, a header-only C99 library (see README.md). This is the bottom
+ * floor: it depends on libc and libm only. fgl_graph.h, fgl_gnn.h and
+ * fgl_fed.h build on it.
+ *
+ * USAGE
+ *   In exactly one C or C++ file of your project:
+ *       #define FGL_IMPLEMENTATION
+ *       #include "fgl.h"
+ *   Everywhere else just #include "fgl.h".
+ *
+ * EXAMPLE: fit y = 2x - 1 with one linear unit and Adam.
+ *       fgl_params ps; fgl_params_init(&ps);
+ *       int w = fgl_params_add(&ps, "w", 1, 1, FGL_G_HEAD, 1);
+ *       int b = fgl_params_add(&ps, "b", 1, 1, FGL_G_HEAD, 1);
+ *       fgl_optim opt; fgl_optim_init(&opt, fgl_optim_default(FGL_ADAM), &ps);
+ *       opt.cfg.lr = 0.05f;
+ *       float x[4] = {0, 1, 2, 3}, y[4] = {-1, 1, 3, 5};
+ *       fgl_tape t; fgl_tape_init(&t);
+ *       for (int step = 0; step < 500; step++) {
+ *           fgl_tape_reset(&t); fgl_params_zero_grad(&ps);
+ *           fgl_node *X = fgl_op_const(&t, x, 4, 1), *Y = fgl_op_const(&t, y, 4, 1);
+ *           fgl_node *P = fgl_op_add(&t, fgl_op_matmul(&t, X, fgl_op_param(&t, &ps, w)),
+ *                                    fgl_op_param(&t, &ps, b));
+ *           fgl_node *loss = fgl_op_mse(&t, P, Y);
+ *           if (fgl_tape_backward(&t, loss) != FGL_OK) break;   // t.msg says why
+ *           fgl_optim_step(&opt, &ps);
+ *       }
+ *       ... fgl_tape_free(&t); fgl_optim_free(&opt); fgl_params_free(&ps);
+ *
+ * WHAT IS HERE
+ *   - result codes and fgl_error (code + message naming file/line/problem);
+ *     nothing here calls exit() or abort() for you.
+ *   - fgl_rng: xoshiro256** with independent streams from (seed, stream id);
+ *     uniform, normal, gamma, Dirichlet, Bernoulli, shuffle, sampling.
+ *   - fgl_tensor: 2-D row-major float matrices (owned or views) and kernels:
+ *     GEMM with either operand transposed, axpy, scale, dot, norms, cosine.
+ *   - fgl_csr: compressed sparse rows, sparse x dense products.
+ *   - fgl_tape / fgl_node / fgl_op_*: reverse-mode autodiff. Forward ops append
+ *     nodes to a tape whose memory is an arena reset each step; backward walks
+ *     it in reverse. Errors (shape mismatch, out of memory) are sticky: an op
+ *     that fails returns NULL, later ops given NULL return NULL, and
+ *     fgl_tape_backward() returns the first error with t->msg explaining it.
+ *   - fgl_params: one flat float buffer per model with a table of named slices
+ *     carrying group tags; gradients mirror it; whole-set or per-group vector
+ *     arithmetic; a versioned, checksummed save/load format.
+ *   - fgl_optim: SGD (momentum, Nesterov, weight decay), Adam, AdamW, gradient
+ *     clipping; state mirrors the parameter set and can be reset or copied.
+ *   - fgl_bytes / fgl_reader: little-endian serialisation with bounds checks,
+ *     shared by every file format in fgl.
+ *
+ * COMPILE-TIME OPTIONS (define before including)
+ *   FGL_STATIC            make every function static (private to one file).
+ *   FGL_MALLOC(sz), FGL_REALLOC(p, sz), FGL_FREE(p)
+ *                         your allocator: define all three or none.
+ *   FGL_ASSERT(x)         programmer-error check (default: assert()).
+ *   Compile with -fopenmp to parallelise large kernels; without it the code is
+ *   the same, serial, and gives bit-identical results.
+ *
+ * CONVENTIONS
+ *   Public names start with fgl_, private ones with fgl__. Functions that can
+ *   fail return int (FGL_OK == 0, or a negative FGL_ERR_*) and, where they take
+ *   an fgl_error *, fill it with a message; passing NULL for it is allowed.
+ *   No global mutable state: independent objects may be used from different
+ *   threads at once.
+ *
+ * LICENSE: MIT (see LICENSE).
+ */
+#ifndef FGL_H
+#define FGL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef FGLDEF
+#ifdef FGL_STATIC
+#define FGLDEF static
+#else
+#define FGLDEF extern
+#endif
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FGL__PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define FGL__PRINTF(f, a)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Result codes and errors                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum {
+    FGL_OK = 0,
+    FGL_ERR_NOMEM = -1,       /* allocation failed */
+    FGL_ERR_IO = -2,          /* file cannot be opened, read or written */
+    FGL_ERR_PARSE = -3,       /* text that is not the number / token expected */
+    FGL_ERR_RANGE = -4,       /* an id or value outside its allowed range */
+    FGL_ERR_SHAPE = -5,       /* dimensions that do not agree */
+    FGL_ERR_FORMAT = -6,      /* bad magic, version, checksum or truncation */
+    FGL_ERR_ARG = -7,         /* invalid argument */
+    FGL_ERR_NONFINITE = -8,   /* NaN or Inf where finite numbers are required */
+    FGL_ERR_EMPTY = -9,       /* nothing to work on (empty file, no samples) */
+    FGL_ERR_UNSUPPORTED = -10 /* a valid request this build cannot serve */
+};
+
+#define FGL_ERROR_MSG_LEN 512
+
+typedef struct fgl_error {
+    int code;                      /* FGL_OK or an FGL_ERR_* value */
+    char msg[FGL_ERROR_MSG_LEN];   /* "file:line: what is wrong" where known */
+} fgl_error;
+
+/* Short name of a result code ("FGL_ERR_PARSE"). */
+FGLDEF const char *fgl_result_name(int code);
+/* Record an error in err (which may be NULL) and return code. */
+FGLDEF int fgl_error_set(fgl_error *err, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
+/* Reset err to FGL_OK with an empty message. */
+FGLDEF void fgl_error_clear(fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Random numbers                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* xoshiro256** state. Streams made from the same seed and different stream
+ * ids are independent, so each client of a run gets its own reproducible
+ * sequence: fgl_rng_init(&r, seed, client_id). Copying the struct copies the
+ * stream. */
+typedef struct fgl_rng {
+    uint64_t s[4];
+} fgl_rng;
+
+FGLDEF void fgl_rng_init(fgl_rng *r, uint64_t seed, uint64_t stream);
+FGLDEF uint64_t fgl_rng_u64(fgl_rng *r);
+FGLDEF double fgl_rng_uniform(fgl_rng *r);              /* [0, 1) */
+FGLDEF float fgl_rng_uniformf(fgl_rng *r, float lo, float hi); /* [lo, hi) */
+FGLDEF uint64_t fgl_rng_below(fgl_rng *r, uint64_t n);  /* unbiased, [0, n); n > 0 */
+FGLDEF double fgl_rng_normal(fgl_rng *r);               /* N(0, 1) */
+FGLDEF double fgl_rng_gamma(fgl_rng *r, double shape);  /* Gamma(shape, 1), shape > 0 */
+FGLDEF int fgl_rng_bernoulli(fgl_rng *r, double p);
+/* Dirichlet(alpha[0..k-1]) sample into out (sums to 1). */
+FGLDEF void fgl_rng_dirichlet(fgl_rng *r, const double *alpha, int k, double *out);
+FGLDEF void fgl_rng_shuffle(fgl_rng *r, int *a, int n);
+/* k distinct values of 0..n-1 in random order into out. Needs O(n) scratch. */
+FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out);
+
+/* ------------------------------------------------------------------------ */
+/* Dense tensors and kernels                                                */
+/* ------------------------------------------------------------------------ */
+
+/* A rows x cols row-major float matrix. A vector is 1 x n. owns says whether
+ * fgl_tensor_free releases data (views point into someone else's memory). */
+typedef struct fgl_tensor {
+    int rows, cols;
+    float *data;
+    int owns;
+} fgl_tensor;
+
+#define FGL_AT(t, i, j) ((t)->data[(size_t)(i) * (size_t)(t)->cols + (size_t)(j)])
+
+FGLDEF int fgl_tensor_init(fgl_tensor *t, int rows, int cols);   /* zero-filled */
+FGLDEF void fgl_tensor_free(fgl_tensor *t);
+FGLDEF fgl_tensor fgl_tensor_view(float *data, int rows, int cols);
+FGLDEF fgl_tensor fgl_tensor_rows(const fgl_tensor *t, int row0, int nrows);
+FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src);
+FGLDEF size_t fgl_tensor_size(const fgl_tensor *t);
+
+/* C = alpha * op(A) * op(B) + beta * C, op(X) = X or X^T (trans_x != 0).
+ * op(A) is m x k, op(B) is k x n, C is m x n; lda/ldb/ldc are row strides.
+ * beta == 0 overwrites C (NaNs in C are not propagated). Parallel over blocks
+ * of C when large; each element is always summed in the same order, so the
+ * result does not depend on the number of threads. */
+FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                     const float *A, int lda, const float *B, int ldb, float beta,
+                     float *C, int ldc);
+/* Tensor form: C = op(A) op(B) (+ C if accumulate). Checks shapes. */
+FGLDEF int fgl_matmul(const fgl_tensor *A, int trans_a, const fgl_tensor *B, int trans_b,
+                      fgl_tensor *C, int accumulate);
+
+FGLDEF void fgl_axpy(size_t n, float a, const float *x, float *y);   /* y += a x */
+FGLDEF void fgl_scale(size_t n, float a, float *x);                  /* x *= a */
+FGLDEF double fgl_dot(size_t n, const float *x, const float *y);     /* double sum */
+FGLDEF double fgl_norm2(size_t n, const float *x);                   /* Euclidean */
+FGLDEF double fgl_norm1(size_t n, const float *x);
+FGLDEF double fgl_cosine(size_t n, const float *x, const float *y);  /* 0 if a norm is 0 */
+/* out[i] = cos(A row i, B row i); A and B have the same shape. */
+FGLDEF int fgl_cosine_rows(const fgl_tensor *A, const fgl_tensor *B, float *out);
+/* 1 if every value is finite (no NaN, no Inf). */
+FGLDEF int fgl_all_finite(size_t n, const float *x);
+/* Wall-clock seconds from an arbitrary origin (for timing phases). */
+FGLDEF double fgl_now(void);
+
+/* ------------------------------------------------------------------------ */
+/* Sparse matrices (CSR)                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Compressed sparse rows: row i holds entries indptr[i] .. indptr[i+1]-1 with
+ * column indices[k] and value values[k] (values == NULL means all ones).
+ * Column indices are sorted within each row in every CSR fgl builds. */
+typedef struct fgl_csr {
+    int rows, cols, nnz;
+    int *indptr;    /* rows + 1 */
+    int *indices;   /* nnz */
+    float *values;  /* nnz or NULL */
+} fgl_csr;
+
+FGLDEF int fgl_csr_init(fgl_csr *a, int rows, int cols, int nnz, int with_values);
+FGLDEF void fgl_csr_free(fgl_csr *a);
+FGLDEF int fgl_csr_clone(fgl_csr *dst, const fgl_csr *src);
+/* Build from coordinate triplets (values may be NULL: all ones). Entries are
+ * sorted by (row, col); duplicates are summed (sum_dup != 0) or collapsed to
+ * one keeping the first value. Out-of-range coordinates are an error. */
+FGLDEF int fgl_csr_from_coo(int rows, int cols, int nnz, const int *r, const int *c,
+                            const float *v, int sum_dup, fgl_csr *out, fgl_error *err);
+FGLDEF int fgl_csr_transpose(const fgl_csr *a, fgl_csr *out);
+/* Check structural validity (monotone indptr, in-range sorted indices). */
+FGLDEF int fgl_csr_validate(const fgl_csr *a, fgl_error *err);
+/* Y (a->rows x n) = A X + beta Y, X is a->cols x n. Parallel over rows. */
+FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y);
+/* Y (a->cols x n) += A^T X, X is a->rows x n (serial scatter). */
+FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y);
+
+/* ------------------------------------------------------------------------ */
+/* Serialisation helpers                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A growable byte buffer; a failed allocation sets err and later puts are
+ * ignored, so callers check once at the end. */
+typedef struct fgl_bytes {
+    unsigned char *data;
+    size_t len, cap;
+    int err;
+} fgl_bytes;
+
+FGLDEF void fgl_bytes_init(fgl_bytes *b);
+FGLDEF void fgl_bytes_free(fgl_bytes *b);
+FGLDEF void fgl_bytes_put(fgl_bytes *b, const void *p, size_t n);
+FGLDEF void fgl_bytes_put_u32(fgl_bytes *b, uint32_t v);
+FGLDEF void fgl_bytes_put_u64(fgl_bytes *b, uint64_t v);
+FGLDEF void fgl_bytes_put_f32s(fgl_bytes *b, const float *x, size_t n);
+FGLDEF void fgl_bytes_put_str(fgl_bytes *b, const char *s);   /* u32 length + bytes */
+
+/* A bounds-checked cursor over bytes. Reading past the end sets err (and
+ * returns zeros); callers check err once. */
+typedef struct fgl_reader {
+    const unsigned char *data;
+    size_t len, pos;
+    int err;
+} fgl_reader;
+
+FGLDEF fgl_reader fgl_reader_make(const void *data, size_t len);
+FGLDEF int fgl_reader_get(fgl_reader *r, void *p, size_t n);
+FGLDEF uint32_t fgl_reader_u32(fgl_reader *r);
+FGLDEF uint64_t fgl_reader_u64(fgl_reader *r);
+FGLDEF int fgl_reader_f32s(fgl_reader *r, float *x, size_t n);
+/* Reads a string written by fgl_bytes_put_str into buf (NUL-terminated);
+ * a string longer than cap-1 bytes is an error. */
+FGLDEF int fgl_reader_str(fgl_reader *r, char *buf, size_t cap);
+
+/* 64-bit FNV-1a checksum. */
+FGLDEF uint64_t fgl_checksum64(const void *p, size_t n);
+/* Whole-file helpers; the read buffer is released with FGL_FREE. */
+FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fgl_error *err);
+FGLDEF int fgl_file_write(const char *path, const void *data, size_t len, fgl_error *err);
+
+/* Frame a payload as  magic(4) version(u32) length(u64) payload checksum(u64).
+ * fgl_frame_open checks all four and returns a reader over the payload. */
+FGLDEF void fgl_frame_begin(fgl_bytes *b, const char magic[4], uint32_t version, size_t *mark);
+FGLDEF void fgl_frame_end(fgl_bytes *b, size_t mark);
+FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uint32_t version,
+                          fgl_reader *payload, const char *what, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Parameter sets                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Group tags: each slice carries one or more bits; algorithms select what to
+ * share, keep local or regularise by these bits, never by names. */
+enum {
+    FGL_G_FEATURE = 1u << 0,  /* feature encoder / input projection */
+    FGL_G_CONV = 1u << 1,     /* message-passing (GNN) layers */
+    FGL_G_STRUCT = 1u << 2,   /* structure encoder (FedStar) */
+    FGL_G_HEAD = 1u << 3,     /* classifier head, readout MLP */
+    FGL_G_MASK = 1u << 4,     /* personal weight masks (FED-PUB) */
+    FGL_G_NORM = 1u << 5,     /* normalisation affine parameters */
+    FGL_G_BNSTAT = 1u << 6,   /* batch-norm running statistics (not trained) */
+    FGL_G_OTHER = 1u << 7,    /* anything untagged */
+    FGL_G_USER = 1u << 16     /* first bit free for applications */
+};
+#define FGL_G_ALL 0xFFFFFFFFu
+
+#define FGL_SLICE_NAME_LEN 48
+
+typedef struct fgl_slice {
+    char name[FGL_SLICE_NAME_LEN];
+    size_t offset;       /* into data / grad */
+    int rows, cols;
+    unsigned groups;     /* FGL_G_* bits */
+    int trainable;       /* 0: the optimizer and gradients skip it */
+} fgl_slice;
+
+typedef struct fgl_params {
+    int n, cap;          /* slices */
+    fgl_slice *slices;
+    size_t size;         /* floats in data (and grad) */
+    float *data, *grad;
+} fgl_params;
+
+FGLDEF void fgl_params_init(fgl_params *ps);
+FGLDEF void fgl_params_free(fgl_params *ps);
+/* Append a zero-initialised slice; returns its index (>= 0) or an error.
+ * data/grad may move: take pointers after the set is built. */
+FGLDEF int fgl_params_add(fgl_params *ps, const char *name, int rows, int cols,
+                          unsigned groups, int trainable);
+FGLDEF int fgl_params_find(const fgl_params *ps, const char *name);   /* -1 if absent */
+FGLDEF float *fgl_params_data(const fgl_params *ps, int slice);
+FGLDEF float *fgl_params_gradp(const fgl_params *ps, int slice);
+FGLDEF size_t fgl_slice_size(const fgl_slice *s);
+/* Deep copy of layout and values (dst is freed first). */
+FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src);
+/* 1 if both sets have the same slices (names, shapes, tags) in the same order. */
+FGLDEF int fgl_params_same_layout(const fgl_params *a, const fgl_params *b);
+/* Number of floats in the slices whose groups intersect `groups`. */
+FGLDEF size_t fgl_params_count(const fgl_params *ps, unsigned groups);
+/* Vector arithmetic over the selected slices; sets must share a layout
+ * (FGL_ERR_SHAPE otherwise). */
+FGLDEF int fgl_params_copy(fgl_params *dst, const fgl_params *src, unsigned groups);
+FGLDEF void fgl_params_zero(fgl_params *ps, unsigned groups);
+FGLDEF void fgl_params_zero_grad(fgl_params *ps);
+FGLDEF int fgl_params_axpy(fgl_params *y, float a, const fgl_params *x, unsigned groups);
+FGLDEF void fgl_params_scale(fgl_params *ps, float a, unsigned groups);
+FGLDEF double fgl_params_dot(const fgl_params *a, const fgl_params *b, unsigned groups);
+FGLDEF double fgl_params_norm(const fgl_params *ps, unsigned groups);
+/* Pack the selected slices into a contiguous vector (returns floats written)
+ * and back. A message between client and server is such a vector. */
+FGLDEF size_t fgl_params_pack(const fgl_params *ps, unsigned groups, float *out);
+FGLDEF size_t fgl_params_unpack(fgl_params *ps, unsigned groups, const float *in);
+FGLDEF size_t fgl_params_pack_grad(const fgl_params *ps, unsigned groups, float *out);
+/* Initialisers for one slice. */
+FGLDEF void fgl_params_fill(fgl_params *ps, int slice, float v);
+FGLDEF void fgl_params_uniform(fgl_params *ps, int slice, float lo, float hi, fgl_rng *r);
+/* Glorot/Xavier uniform: U(+-sqrt(6 / (rows + cols))). */
+FGLDEF void fgl_params_glorot(fgl_params *ps, int slice, fgl_rng *r);
+/* PyTorch's default for Linear: U(+-1/sqrt(fan_in)). */
+FGLDEF void fgl_params_fan_in_uniform(fgl_params *ps, int slice, int fan_in, fgl_rng *r);
+/* Serialise (layout + values) into b / from r. Reading into an empty set
+ * creates the layout; reading into a built set requires the same layout. */
+FGLDEF void fgl_params_write(const fgl_params *ps, fgl_bytes *b);
+FGLDEF int fgl_params_read(fgl_params *ps, fgl_reader *r, fgl_error *err);
+/* Framed, checksummed, versioned: save to / load from memory or a file. */
+FGLDEF int fgl_params_save_mem(const fgl_params *ps, fgl_bytes *out);
+FGLDEF int fgl_params_load_mem(fgl_params *ps, const void *data, size_t len, fgl_error *err);
+FGLDEF int fgl_params_save(const fgl_params *ps, const char *path, fgl_error *err);
+FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Optimizers                                                               */
+/* ------------------------------------------------------------------------ */
+
+enum { FGL_SGD = 0, FGL_ADAM = 1, FGL_ADAMW = 2 };
+
+typedef struct fgl_optim_config {
+    int kind;            /* FGL_SGD, FGL_ADAM, FGL_ADAMW */
+    float lr;
+    float weight_decay;  /* SGD/Adam: L2 added to the gradient; AdamW: decoupled */
+    float momentum;      /* SGD */
+    int nesterov;        /* SGD */
+    float beta1, beta2, eps;   /* Adam/AdamW */
+    float clip_norm;     /* > 0: clip the gradient's global norm first */
+} fgl_optim_config;
+
+/* State beside a parameter set: moments mirror its flat buffer. */
+typedef struct fgl_optim {
+    fgl_optim_config cfg;
+    size_t size;
+    float *m, *v;        /* SGD uses m as the momentum buffer */
+    int64_t t;           /* steps taken */
+} fgl_optim;
+
+/* Defaults as in PyTorch: SGD lr 0.01; Adam/AdamW lr 1e-3, betas 0.9/0.999,
+ * eps 1e-8 (AdamW weight decay 0.01). */
+FGLDEF fgl_optim_config fgl_optim_default(int kind);
+FGLDEF int fgl_optim_init(fgl_optim *o, fgl_optim_config cfg, const fgl_params *ps);
+FGLDEF void fgl_optim_free(fgl_optim *o);
+FGLDEF void fgl_optim_reset(fgl_optim *o);                /* zero moments, t = 0 */
+FGLDEF int fgl_optim_copy(fgl_optim *dst, const fgl_optim *src);
+/* One update of the trainable slices (of the selected groups). */
+FGLDEF int fgl_optim_step(fgl_optim *o, fgl_params *ps);
+FGLDEF int fgl_optim_step_groups(fgl_optim *o, fgl_params *ps, unsigned groups);
+/* Scale the gradient of trainable slices so its norm is at most max_norm;
+ * returns the norm before clipping. */
+FGLDEF double fgl_params_clip_grad(fgl_params *ps, double max_norm);
+FGLDEF void fgl_optim_write(const fgl_optim *o, fgl_bytes *b);
+FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Autodiff tape                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fgl_node fgl_node;
+typedef struct fgl_tape fgl_tape;
+typedef void (*fgl_backward_fn)(fgl_tape *t, fgl_node *n);
+
+/* A value on the tape: a rows x cols matrix, its gradient (allocated on
+ * demand during backward; for parameters it points into fgl_params.grad),
+ * and what the op that made it saved for its backward pass. */
+struct fgl_node {
+    int rows, cols;
+    float *val;
+    float *grad;
+    int needs_grad;
+    const char *op;            /* name, for messages and debugging */
+    fgl_backward_fn backward;  /* NULL for leaves */
+    fgl_node *in[3];
+    int i0, i1;
+    float f0, f1;
+    const void *p0, *p1;
+    void *s0, *s1;             /* saved buffers in the tape's arena */
+};
+
+typedef struct fgl__chunk fgl__chunk;
+
+struct fgl_tape {
+    fgl__chunk *chunk;         /* arena: current chunk, linked to older ones */
+    size_t arena_total;        /* bytes handed out since the last reset */
+    fgl_node **nodes;
+    int n_nodes, cap_nodes;
+    int err;                   /* first error, sticky until reset */
+    char msg[256];
+};
+
+FGLDEF void fgl_tape_init(fgl_tape *t);
+FGLDEF void fgl_tape_free(fgl_tape *t);
+/* Forget every node; keeps the arena's memory for the next step. */
+FGLDEF void fgl_tape_reset(fgl_tape *t);
+/* Backpropagate from a 1 x 1 node; gradients accumulate (+=) into parameter
+ * gradients. Returns the tape's error state. */
+FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss);
+/* Scratch memory valid until the next reset (zeroed). NULL + error on OOM. */
+FGLDEF void *fgl_tape_alloc(fgl_tape *t, size_t bytes);
+/* Record an error on the tape (first one wins); returns NULL for chaining. */
+FGLDEF fgl_node *fgl_tape_fail(fgl_tape *t, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
+
+/* Leaves. fgl_op_const does not copy: data must live until backward is done. */
+FGLDEF fgl_node *fgl_op_const(fgl_tape *t, const float *data, int rows, int cols);
+FGLDEF fgl_node *fgl_op_tensor(fgl_tape *t, const fgl_tensor *x);
+FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols);
+/* A leaf whose gradient is accumulated into grad (may be NULL: no gradient). */
+FGLDEF fgl_node *fgl_op_leaf(fgl_tape *t, float *val, float *grad, int rows, int cols);
+/* A parameter slice as a leaf (gradient into ps->grad if trainable). */
+FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice);
+
+/* Linear algebra. */
+FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b);
+FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a);
+/* Elementwise with broadcasting of b: same shape, 1 x cols (each row),
+ * rows x 1 (each column) or 1 x 1. */
+FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_sub(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_mul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias);   /* bias 1 x cols */
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s);
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c);  /* s a + c */
+/* Activations and other elementwise functions. */
+FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope);
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha);
+FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a);     /* log(max(a, 1e-30)) */
+FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
+/* Inverted dropout: keeps with probability 1-p and scales by 1/(1-p).
+ * p <= 0 or rng == NULL (evaluation) returns a unchanged. */
+FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+/* Shape. */
+FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
+FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols);
+/* out row i = a row idx[i] (idx copied onto the tape). */
+FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
+/* out (out_rows x cols) row idx[i] += a row i. */
+FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
+/* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
+ * (offsets copied onto the tape). Empty segments give 0. */
+FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_mean(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_max(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+/* Softmax down each column inside each segment (edge softmax of GAT when the
+ * segments are CSR rows and a holds one score per edge and head). */
+FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_sum_rows(fgl_tape *t, fgl_node *a);    /* 1 x cols */
+FGLDEF fgl_node *fgl_op_mean_rows(fgl_tape *t, fgl_node *a);   /* 1 x cols */
+FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a);         /* 1 x 1 */
+FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
+/* Row-wise softmax and log-softmax. */
+FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a);
+/* Losses (1 x 1). Mean over rows with mask[i] != 0 (mask NULL: all rows) and
+ * labels[i] >= 0; labels must be < cols. No selected row gives 0. */
+FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels,
+                                      const unsigned char *mask);
+FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels,
+                            const unsigned char *mask);
+/* Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1]. */
+FGLDEF fgl_node *fgl_op_bce_logits(fgl_tape *t, fgl_node *logits, fgl_node *targets);
+FGLDEF fgl_node *fgl_op_mse(fgl_tape *t, fgl_node *a, fgl_node *b);    /* mean (a-b)^2 */
+FGLDEF fgl_node *fgl_op_l1(fgl_tape *t, fgl_node *a);                  /* sum |a| */
+FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^2 */
+/* Geometry. */
+FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
+FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
+/* Normalisation. gamma/beta are 1 x cols nodes or NULL. */
+FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float eps);
+/* Batch norm over rows. train: batch statistics, and running_mean/var (1 x
+ * cols floats, may be NULL) move by momentum (PyTorch convention, unbiased
+ * running variance). Evaluation: uses the running statistics. */
+FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float *running_mean, float *running_var, float momentum,
+                                   float eps, int train);
+/* Sparse x dense: A (fixed values, or all ones) times x. at, if given, must be
+ * A's transpose and makes the backward pass row-parallel. */
+FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x);
+/* Sparse x dense with values from a node v (nnz x H, trainable): head h uses
+ * v[:, h] on columns h*F .. h*F+F-1 of x (x has H*F columns). */
+FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
+
+/* Finite-difference check of the gradient of build()'s scalar output with
+ * respect to every trainable value of ps (central differences, step eps).
+ * Returns the largest |analytic - numeric| / max(1, |numeric|), or a negative
+ * value if build fails. */
+FGLDEF double fgl_gradcheck(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *),
+                            void *ud, double eps);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_H */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
+#if defined(FGL_IMPLEMENTATION) && !defined(FGL_H_IMPLEMENTED)
+#define FGL_H_IMPLEMENTED
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/time.h>
+#endif
+
+#if defined(FGL_MALLOC) && defined(FGL_REALLOC) && defined(FGL_FREE)
+/* user allocator */
+#elif !defined(FGL_MALLOC) && !defined(FGL_REALLOC) && !defined(FGL_FREE)
+#include <stdlib.h>
+#define FGL_MALLOC(sz) malloc(sz)
+#define FGL_REALLOC(p, sz) realloc(p, sz)
+#define FGL_FREE(p) free(p)
+#else
+#error "fgl: define all of FGL_MALLOC, FGL_REALLOC and FGL_FREE, or none"
+#endif
+
+#ifndef FGL_ASSERT
+#include <assert.h>
+#define FGL_ASSERT(x) assert(x)
+#endif
+
+#ifdef __cplusplus
+#define FGL__RESTRICT
+#else
+#define FGL__RESTRICT restrict
+#endif
+
+#define FGL__MIN(a, b) ((a) < (b) ? (a) : (b))
+#define FGL__MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- errors ------------------------------------------------------------- */
+
+FGLDEF const char *fgl_result_name(int code) {
+    switch (code) {
+    case FGL_OK: return "FGL_OK";
+    case FGL_ERR_NOMEM: return "FGL_ERR_NOMEM";
+    case FGL_ERR_IO: return "FGL_ERR_IO";
+    case FGL_ERR_PARSE: return "FGL_ERR_PARSE";
+    case FGL_ERR_RANGE: return "FGL_ERR_RANGE";
+    case FGL_ERR_SHAPE: return "FGL_ERR_SHAPE";
+    case FGL_ERR_FORMAT: return "FGL_ERR_FORMAT";
+    case FGL_ERR_ARG: return "FGL_ERR_ARG";
+    case FGL_ERR_NONFINITE: return "FGL_ERR_NONFINITE";
+    case FGL_ERR_EMPTY: return "FGL_ERR_EMPTY";
+    case FGL_ERR_UNSUPPORTED: return "FGL_ERR_UNSUPPORTED";
+    default: return "FGL_ERR_UNKNOWN";
+    }
+}
+
+FGLDEF int fgl_error_set(fgl_error *err, int code, const char *fmt, ...) {
+    if (err) {
+        va_list ap;
+        err->code = code;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+FGLDEF void fgl_error_clear(fgl_error *err) {
+    if (err) {
+        err->code = FGL_OK;
+        err->msg[0] = 0;
+    }
+}
+
+/* --- random numbers ------------------------------------------------------- */
+
+static uint64_t fgl__splitmix(uint64_t *x) {
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+FGLDEF void fgl_rng_init(fgl_rng *r, uint64_t seed, uint64_t stream) {
+    /* Hash the seed, then the stream id, so nearby (seed, stream) pairs give
+     * unrelated states; splitmix64 then fills the four words. */
+    uint64_t x = seed, y;
+    int i;
+    y = fgl__splitmix(&x);
+    x = y ^ (stream * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull);
+    y = fgl__splitmix(&x);
+    x = y;
+    for (i = 0; i < 4; i++) r->s[i] = fgl__splitmix(&x);
+    if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0) r->s[0] = 1;
+}
+
+static uint64_t fgl__rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+FGLDEF uint64_t fgl_rng_u64(fgl_rng *r) {
+    uint64_t *s = r->s;
+    uint64_t result = fgl__rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = fgl__rotl(s[3], 45);
+    return result;
+}
+
+FGLDEF double fgl_rng_uniform(fgl_rng *r) {
+    return (double)(fgl_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+FGLDEF float fgl_rng_uniformf(fgl_rng *r, float lo, float hi) {
+    float u = (float)(fgl_rng_u64(r) >> 40) * (1.0f / 16777216.0f);
+    return lo + (hi - lo) * u;
+}
+
+FGLDEF uint64_t fgl_rng_below(fgl_rng *r, uint64_t n) {
+    /* Rejection of the top partial block keeps every value equally likely. */
+    uint64_t limit, x;
+    FGL_ASSERT(n > 0);
+    limit = (uint64_t)0 - ((uint64_t)0 - n) % n; /* largest multiple of n, mod 2^64 */
+    do {
+        x = fgl_rng_u64(r);
+    } while (limit != 0 && x >= limit);
+    return x % n;
+}
+
+FGLDEF double fgl_rng_normal(fgl_rng *r) {
+    /* Box-Muller; u1 in (0, 1] keeps the log finite. */
+    double u1 = 1.0 - fgl_rng_uniform(r);
+    double u2 = fgl_rng_uniform(r);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+FGLDEF double fgl_rng_gamma(fgl_rng *r, double shape) {
+    /* Marsaglia & Tsang (2000); shape < 1 via Gamma(shape+1) * U^(1/shape). */
+    double d, c, x, v, u;
+    if (!(shape > 0)) return 0.0;
+    if (shape < 1.0) {
+        double g = fgl_rng_gamma(r, shape + 1.0);
+        double w = 1.0 - fgl_rng_uniform(r);
+        return g * pow(w, 1.0 / shape);
+    }
+    d = shape - 1.0 / 3.0;
+    c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        do {
+            x = fgl_rng_normal(r);
+            v = 1.0 + c * x;
+        } while (v <= 0);
+        v = v * v * v;
+        u = fgl_rng_uniform(r);
+        if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+        if (log(u) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v;
+    }
+}
+
+FGLDEF int fgl_rng_bernoulli(fgl_rng *r, double p) { return fgl_rng_uniform(r) < p; }
+
+FGLDEF void fgl_rng_dirichlet(fgl_rng *r, const double *alpha, int k, double *out) {
+    double sum = 0;
+    int i;
+    for (i = 0; i < k; i++) sum += (out[i] = fgl_rng_gamma(r, alpha[i]));
+    if (sum > 0) {
+        for (i = 0; i < k; i++) out[i] /= sum;
+    } else if (k > 0) {
+        /* Every gamma underflowed (tiny alphas): the limit puts all mass on
+         * one component, chosen uniformly. */
+        int j = (int)fgl_rng_below(r, (uint64_t)k);
+        for (i = 0; i < k; i++) out[i] = (i == j);
+    }
+}
+
+FGLDEF void fgl_rng_shuffle(fgl_rng *r, int *a, int n) {
+    int i;
+    for (i = n - 1; i > 0; i--) {
+        int j = (int)fgl_rng_below(r, (uint64_t)i + 1);
+        int tmp = a[i];
+        a[i] = a[j];
+        a[j] = tmp;
+    }
+}
+
+FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out) {
+    int *pool, i;
+    if (n < 0 || k < 0 || k > n) return FGL_ERR_ARG;
+    pool = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!pool) return FGL_ERR_NOMEM;
+    for (i = 0; i < n; i++) pool[i] = i;
+    for (i = 0; i < k; i++) { /* partial Fisher-Yates */
+        int j = i + (int)fgl_rng_below(r, (uint64_t)(n - i));
+        int tmp = pool[i];
+        pool[i] = pool[j];
+        pool[j] = tmp;
+        out[i] = pool[i];
+    }
+    FGL_FREE(pool);
+    return FGL_OK;
+}
+
+/* --- tensors -------------------------------------------------------------- */
+
+FGLDEF int fgl_tensor_init(fgl_tensor *t, int rows, int cols) {
+    size_t n;
+    t->rows = t->cols = 0;
+    t->data = NULL;
+    t->owns = 0;
+    if (rows < 0 || cols < 0) return FGL_ERR_ARG;
+    n = (size_t)rows * (size_t)cols;
+    t->data = (float *)FGL_MALLOC(sizeof(float) * (n ? n : 1));
+    if (!t->data) return FGL_ERR_NOMEM;
+    memset(t->data, 0, sizeof(float) * n);
+    t->rows = rows;
+    t->cols = cols;
+    t->owns = 1;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_tensor_free(fgl_tensor *t) {
+    if (t->owns) FGL_FREE(t->data);
+    t->data = NULL;
+    t->rows = t->cols = 0;
+    t->owns = 0;
+}
+
+FGLDEF fgl_tensor fgl_tensor_view(float *data, int rows, int cols) {
+    fgl_tensor t;
+    t.rows = rows;
+    t.cols = cols;
+    t.data = data;
+    t.owns = 0;
+    return t;
+}
+
+FGLDEF fgl_tensor fgl_tensor_rows(const fgl_tensor *t, int row0, int nrows) {
+    FGL_ASSERT(row0 >= 0 && nrows >= 0 && row0 + nrows <= t->rows);
+    return fgl_tensor_view(t->data + (size_t)row0 * (size_t)t->cols, nrows, t->cols);
+}
+
+FGLDEF size_t fgl_tensor_size(const fgl_tensor *t) { return (size_t)t->rows * (size_t)t->cols; }
+
+FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
+    int rc = fgl_tensor_init(dst, src->rows, src->cols);
+    if (rc == FGL_OK && fgl_tensor_size(src)) memcpy(dst->data, src->data, sizeof(float) * fgl_tensor_size(src));
+    return rc;
+}
+
+/* --- GEMM ----------------------------------------------------------------- */
+
+/* Blocked GEMM. op(A) row panels of FGL__MC rows and op(B) column panels of
+ * FGL__NC columns are packed into contiguous buffers, and a register-blocked
+ * micro-kernel computes FGL__MR x FGL__NR tiles of C with the k loop outermost
+ * so the inner loop is a vectorisable FGL__NR-wide multiply-add. */
+#define FGL__MR 6
+#define FGL__NR 32
+#define FGL__KC 256
+#define FGL__MC 96
+#define FGL__NC 1024
+
+static void fgl__pack_a(int trans, const float *A, int lda, int i0, int mr, int p0, int kc,
+                        float *FGL__RESTRICT dst) {
+    /* dst[p * MR + i] = op(A)[i0 + i][p0 + p]; rows beyond mr are zero. */
+    int p, i;
+    for (p = 0; p < kc; p++) {
+        for (i = 0; i < mr; i++) {
+            size_t ii = (size_t)(i0 + i), pp = (size_t)(p0 + p);
+            dst[p * FGL__MR + i] = trans ? A[pp * (size_t)lda + ii] : A[ii * (size_t)lda + pp];
+        }
+        for (; i < FGL__MR; i++) dst[p * FGL__MR + i] = 0.0f;
+    }
+}
+
+static void fgl__pack_b(int trans, const float *B, int ldb, int p0, int kc, int j0, int nr,
+                        float *FGL__RESTRICT dst) {
+    /* dst[p * NR + j] = op(B)[p0 + p][j0 + j]; columns beyond nr are zero. */
+    int p, j;
+    for (p = 0; p < kc; p++) {
+        float *d = dst + (size_t)p * FGL__NR;
+        size_t pp = (size_t)(p0 + p);
+        if (!trans) {
+            const float *src = B + pp * (size_t)ldb + (size_t)j0;
+            for (j = 0; j < nr; j++) d[j] = src[j];
+        } else {
+            for (j = 0; j < nr; j++) d[j] = B[(size_t)(j0 + j) * (size_t)ldb + pp];
+        }
+        for (j = nr; j < FGL__NR; j++) d[j] = 0.0f;
+    }
+}
+
+static void fgl__micro(int kc, const float *FGL__RESTRICT a, const float *FGL__RESTRICT b,
+                       float *FGL__RESTRICT c, int ldc, int mr, int nr, float alpha, int first,
+                       float beta) {
+    float acc[FGL__MR][FGL__NR];
+    int p, i, j;
+    memset(acc, 0, sizeof acc);
+    for (p = 0; p < kc; p++) {
+        const float *bp = b + (size_t)p * FGL__NR;
+        const float *ap = a + (size_t)p * FGL__MR;
+        for (i = 0; i < FGL__MR; i++) {
+            float av = ap[i];
+            for (j = 0; j < FGL__NR; j++) acc[i][j] += av * bp[j];
+        }
+    }
+    for (i = 0; i < mr; i++) {
+        float *ci = c + (size_t)i * (size_t)ldc;
+        if (first && beta == 0.0f) {
+            for (j = 0; j < nr; j++) ci[j] = alpha * acc[i][j];
+        } else if (first && beta != 1.0f) {
+            for (j = 0; j < nr; j++) ci[j] = beta * ci[j] + alpha * acc[i][j];
+        } else {
+            for (j = 0; j < nr; j++) ci[j] += alpha * acc[i][j];
+        }
+    }
+}
+
+FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
+                     const float *A, int lda, const float *B, int ldb, float beta,
+                     float *C, int ldc) {
+    int jc;
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0 || alpha == 0.0f) {
+        int i, j;
+        for (i = 0; i < m; i++)
+            for (j = 0; j < n; j++) {
+                float *cij = C + (size_t)i * (size_t)ldc + j;
+                *cij = beta == 0.0f ? 0.0f : beta * *cij;
+            }
+        return;
+    }
+    for (jc = 0; jc < n; jc += FGL__NC) {
+        int nc = FGL__MIN(FGL__NC, n - jc);
+        int n_jr = (nc + FGL__NR - 1) / FGL__NR;
+        int pc;
+        for (pc = 0; pc < k; pc += FGL__KC) {
+            int kc = FGL__MIN(FGL__KC, k - pc);
+            int n_ic = (m + FGL__MC - 1) / FGL__MC;
+            float *bpack = (float *)FGL_MALLOC(sizeof(float) * (size_t)n_jr * FGL__NR * (size_t)kc);
+            int ic, jr;
+            if (!bpack) { /* out of memory: fall back to a plain triple loop */
+                int i, j, p;
+                for (i = 0; i < m; i++)
+                    for (j = jc; j < jc + nc; j++) {
+                        double s = 0;
+                        float *cij = C + (size_t)i * (size_t)ldc + j;
+                        for (p = pc; p < pc + kc; p++) {
+                            float av = trans_a ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+                            float bv = trans_b ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+                            s += (double)av * bv;
+                        }
+                        if (pc == 0) *cij = (beta == 0.0f ? 0.0f : beta * *cij) + alpha * (float)s;
+                        else *cij += alpha * (float)s;
+                    }
+                continue;
+            }
+            for (jr = 0; jr < n_jr; jr++)
+                fgl__pack_b(trans_b, B, ldb, pc, kc, jc + jr * FGL__NR,
+                            FGL__MIN(FGL__NR, nc - jr * FGL__NR), bpack + (size_t)jr * FGL__NR * kc);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((double)m * nc * kc > 4e6)
+#endif
+            for (ic = 0; ic < n_ic; ic++) {
+                float apack[FGL__MC * FGL__KC];
+                int i0 = ic * FGL__MC, mc = FGL__MIN(FGL__MC, m - i0), ir, jr2;
+                for (ir = 0; ir < mc; ir += FGL__MR)
+                    fgl__pack_a(trans_a, A, lda, i0 + ir, FGL__MIN(FGL__MR, mc - ir), pc, kc,
+                                apack + (size_t)ir * kc);
+                for (jr2 = 0; jr2 < n_jr; jr2++) {
+                    int j0 = jc + jr2 * FGL__NR, nr = FGL__MIN(FGL__NR, nc - jr2 * FGL__NR);
+                    for (ir = 0; ir < mc; ir += FGL__MR)
+                        fgl__micro(kc, apack + (size_t)ir * kc, bpack + (size_t)jr2 * FGL__NR * kc,
+                                   C + (size_t)(i0 + ir) * ldc + j0, ldc,
+                                   FGL__MIN(FGL__MR, mc - ir), nr, alpha, pc == 0, beta);
+                }
+            }
+            FGL_FREE(bpack);
+        }
+    }
+}
+
+FGLDEF int fgl_matmul(const fgl_tensor *A, int trans_a, const fgl_tensor *B, int trans_b,
+                      fgl_tensor *C, int accumulate) {
+    int m = trans_a ? A->cols : A->rows, k = trans_a ? A->rows : A->cols;
+    int kb = trans_b ? B->cols : B->rows, n = trans_b ? B->rows : B->cols;
+    if (k != kb || C->rows != m || C->cols != n) return FGL_ERR_SHAPE;
+    fgl_gemm(trans_a, trans_b, m, n, k, 1.0f, A->data, A->cols, B->data, B->cols,
+             accumulate ? 1.0f : 0.0f, C->data, C->cols);
+    return FGL_OK;
+}
+
+/* --- vector kernels --------------------------------------------------------- */
+
+FGLDEF void fgl_axpy(size_t n, float a, const float *FGL__RESTRICT x, float *FGL__RESTRICT y) {
+    size_t i;
+    for (i = 0; i < n; i++) y[i] += a * x[i];
+}
+
+FGLDEF void fgl_scale(size_t n, float a, float *x) {
+    size_t i;
+    for (i = 0; i < n; i++) x[i] *= a;
+}
+
+/* Sums use 4 double accumulators over fixed strides: fast, and the order (so
+ * the result) is the same on every run and thread count. */
+FGLDEF double fgl_dot(size_t n, const float *x, const float *y) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += (double)x[i] * y[i];
+        s1 += (double)x[i + 1] * y[i + 1];
+        s2 += (double)x[i + 2] * y[i + 2];
+        s3 += (double)x[i + 3] * y[i + 3];
+    }
+    for (; i < n; i++) s0 += (double)x[i] * y[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+FGLDEF double fgl_norm2(size_t n, const float *x) { return sqrt(fgl_dot(n, x, x)); }
+
+FGLDEF double fgl_norm1(size_t n, const float *x) {
+    double s = 0;
+    size_t i;
+    for (i = 0; i < n; i++) s += fabs((double)x[i]);
+    return s;
+}
+
+FGLDEF double fgl_cosine(size_t n, const float *x, const float *y) {
+    double nx = fgl_norm2(n, x), ny = fgl_norm2(n, y);
+    if (nx == 0 || ny == 0) return 0.0;
+    return fgl_dot(n, x, y) / (nx * ny);
+}
+
+FGLDEF int fgl_cosine_rows(const fgl_tensor *A, const fgl_tensor *B, float *out) {
+    int i;
+    if (A->rows != B->rows || A->cols != B->cols) return FGL_ERR_SHAPE;
+    for (i = 0; i < A->rows; i++)
+        out[i] = (float)fgl_cosine((size_t)A->cols, A->data + (size_t)i * A->cols,
+                                   B->data + (size_t)i * B->cols);
+    return FGL_OK;
+}
+
+FGLDEF double fgl_now(void) {
+#if defined(__unix__) || defined(__APPLE__)
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + 1e-6 * (double)tv.tv_usec;
+#else
+    return (double)clock() / CLOCKS_PER_SEC; /* processor time: the portable fallback */
+#endif
+}
+
+FGLDEF int fgl_all_finite(size_t n, const float *x) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 0;
+    return 1;
+}
+
+/* --- CSR -------------------------------------------------------------------- */
+
+FGLDEF int fgl_csr_init(fgl_csr *a, int rows, int cols, int nnz, int with_values) {
+    memset(a, 0, sizeof *a);
+    if (rows < 0 || cols < 0 || nnz < 0) return FGL_ERR_ARG;
+    a->indptr = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 1));
+    a->indices = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nnz, 1));
+    a->values = with_values ? (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(nnz, 1)) : NULL;
+    if (!a->indptr || !a->indices || (with_values && !a->values)) {
+        fgl_csr_free(a);
+        return FGL_ERR_NOMEM;
+    }
+    memset(a->indptr, 0, sizeof(int) * ((size_t)rows + 1));
+    a->rows = rows;
+    a->cols = cols;
+    a->nnz = nnz;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_csr_free(fgl_csr *a) {
+    FGL_FREE(a->indptr);
+    FGL_FREE(a->indices);
+    FGL_FREE(a->values);
+    memset(a, 0, sizeof *a);
+}
+
+FGLDEF int fgl_csr_clone(fgl_csr *dst, const fgl_csr *src) {
+    int rc = fgl_csr_init(dst, src->rows, src->cols, src->nnz, src->values != NULL);
+    if (rc) return rc;
+    memcpy(dst->indptr, src->indptr, sizeof(int) * ((size_t)src->rows + 1));
+    if (src->nnz) memcpy(dst->indices, src->indices, sizeof(int) * (size_t)src->nnz);
+    if (src->values && src->nnz) memcpy(dst->values, src->values, sizeof(float) * (size_t)src->nnz);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_csr_from_coo(int rows, int cols, int nnz, const int *r, const int *c,
+                            const float *v, int sum_dup, fgl_csr *out, fgl_error *err) {
+    /* Counting sort by row, then insertion-sort each row by column (rows are
+     * short in graphs), then merge duplicates in place. */
+    int *cnt = NULL, *col = NULL, i, rc, w;
+    float *val = NULL;
+    memset(out, 0, sizeof *out);
+    if (rows < 0 || cols < 0 || nnz < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "csr_from_coo: negative size");
+    for (i = 0; i < nnz; i++)
+        if (r[i] < 0 || r[i] >= rows || c[i] < 0 || c[i] >= cols)
+            return fgl_error_set(err, FGL_ERR_RANGE,
+                                 "csr_from_coo: entry %d (%d, %d) outside a %d x %d matrix", i,
+                                 r[i], c[i], rows, cols);
+    cnt = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 1));
+    col = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nnz, 1));
+    val = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(nnz, 1));
+    if (!cnt || !col || !val) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "csr_from_coo: out of memory (%d entries)", nnz);
+        goto done;
+    }
+    memset(cnt, 0, sizeof(int) * ((size_t)rows + 1));
+    for (i = 0; i < nnz; i++) cnt[r[i] + 1]++;
+    for (i = 0; i < rows; i++) cnt[i + 1] += cnt[i];
+    {
+        int *pos = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 1));
+        if (!pos) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "csr_from_coo: out of memory");
+            goto done;
+        }
+        memcpy(pos, cnt, sizeof(int) * ((size_t)rows + 1));
+        for (i = 0; i < nnz; i++) {
+            int p = pos[r[i]]++;
+            col[p] = c[i];
+            val[p] = v ? v[i] : 1.0f;
+        }
+        FGL_FREE(pos);
+    }
+    for (i = 0; i < rows; i++) { /* stable insertion sort keeps the first duplicate first */
+        int a = cnt[i], b = cnt[i + 1], x, y;
+        for (x = a + 1; x < b; x++) {
+            int cc = col[x];
+            float vv = val[x];
+            for (y = x - 1; y >= a && col[y] > cc; y--) {
+                col[y + 1] = col[y];
+                val[y + 1] = val[y];
+            }
+            col[y + 1] = cc;
+            val[y + 1] = vv;
+        }
+    }
+    w = 0;
+    for (i = 0; i < rows; i++) {
+        int a = cnt[i], b = cnt[i + 1], x;
+        cnt[i] = w;
+        for (x = a; x < b; x++) {
+            if (w > cnt[i] && col[w - 1] == col[x]) {
+                if (sum_dup) val[w - 1] += val[x];
+                continue;
+            }
+            col[w] = col[x];
+            val[w] = val[x];
+            w++;
+        }
+    }
+    cnt[rows] = w;
+    rc = fgl_csr_init(out, rows, cols, w, v != NULL || sum_dup);
+    if (rc) {
+        fgl_error_set(err, rc, "csr_from_coo: out of memory");
+        goto done;
+    }
+    memcpy(out->indptr, cnt, sizeof(int) * ((size_t)rows + 1));
+    if (w) memcpy(out->indices, col, sizeof(int) * (size_t)w);
+    if (out->values && w) memcpy(out->values, val, sizeof(float) * (size_t)w);
+    rc = FGL_OK;
+done:
+    FGL_FREE(cnt);
+    FGL_FREE(col);
+    FGL_FREE(val);
+    return rc;
+}
+
+FGLDEF int fgl_csr_transpose(const fgl_csr *a, fgl_csr *out) {
+    int i, k, rc = fgl_csr_init(out, a->cols, a->rows, a->nnz, a->values != NULL);
+    int *pos;
+    if (rc) return rc;
+    for (k = 0; k < a->nnz; k++) out->indptr[a->indices[k] + 1]++;
+    for (i = 0; i < a->cols; i++) out->indptr[i + 1] += out->indptr[i];
+    pos = (int *)FGL_MALLOC(sizeof(int) * ((size_t)a->cols + 1));
+    if (!pos) {
+        fgl_csr_free(out);
+        return FGL_ERR_NOMEM;
+    }
+    memcpy(pos, out->indptr, sizeof(int) * ((size_t)a->cols + 1));
+    for (i = 0; i < a->rows; i++) /* rows visited in order: output rows come out sorted */
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            int p = pos[a->indices[k]]++;
+            out->indices[p] = i;
+            if (a->values) out->values[p] = a->values[k];
+        }
+    FGL_FREE(pos);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_csr_validate(const fgl_csr *a, fgl_error *err) {
+    int i, k;
+    if (a->rows < 0 || a->cols < 0 || a->nnz < 0 || !a->indptr || (a->nnz && !a->indices))
+        return fgl_error_set(err, FGL_ERR_ARG, "csr: missing arrays or negative size");
+    if (a->indptr[0] != 0 || a->indptr[a->rows] != a->nnz)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "csr: indptr[0] = %d, indptr[rows] = %d, nnz = %d",
+                             a->indptr[0], a->indptr[a->rows], a->nnz);
+    for (i = 0; i < a->rows; i++) {
+        if (a->indptr[i + 1] < a->indptr[i])
+            return fgl_error_set(err, FGL_ERR_FORMAT, "csr: indptr decreases at row %d", i);
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            if (a->indices[k] < 0 || a->indices[k] >= a->cols)
+                return fgl_error_set(err, FGL_ERR_RANGE, "csr: row %d has column %d of %d", i,
+                                     a->indices[k], a->cols);
+            if (k > a->indptr[i] && a->indices[k] <= a->indices[k - 1])
+                return fgl_error_set(err, FGL_ERR_FORMAT, "csr: row %d columns not strictly increasing", i);
+        }
+    }
+    return FGL_OK;
+}
+
+FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y) {
+    int i;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 64) if ((double)a->nnz * n > 2e6)
+#endif
+    for (i = 0; i < a->rows; i++) {
+        float *FGL__RESTRICT y = Y + (size_t)i * n;
+        int k, j;
+        if (beta == 0.0f) memset(y, 0, sizeof(float) * (size_t)n);
+        else if (beta != 1.0f)
+            for (j = 0; j < n; j++) y[j] *= beta;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            const float *FGL__RESTRICT x = X + (size_t)a->indices[k] * n;
+            float v = a->values ? a->values[k] : 1.0f;
+            for (j = 0; j < n; j++) y[j] += v * x[j];
+        }
+    }
+}
+
+FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y) {
+    int i, k, j;
+    for (i = 0; i < a->rows; i++) {
+        const float *FGL__RESTRICT x = X + (size_t)i * n;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            float *FGL__RESTRICT y = Y + (size_t)a->indices[k] * n;
+            float v = a->values ? a->values[k] : 1.0f;
+            for (j = 0; j < n; j++) y[j] += v * x[j];
+        }
+    }
+}
+
+/* --- bytes, readers, frames, files ------------------------------------------ */
+
+FGLDEF void fgl_bytes_init(fgl_bytes *b) { memset(b, 0, sizeof *b); }
+
+FGLDEF void fgl_bytes_free(fgl_bytes *b) {
+    FGL_FREE(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+FGLDEF void fgl_bytes_put(fgl_bytes *b, const void *p, size_t n) {
+    if (b->err || n == 0) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        unsigned char *d;
+        while (cap < b->len + n) cap *= 2;
+        d = (unsigned char *)FGL_REALLOC(b->data, cap);
+        if (!d) {
+            b->err = FGL_ERR_NOMEM;
+            return;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+FGLDEF void fgl_bytes_put_u32(fgl_bytes *b, uint32_t v) {
+    unsigned char x[4];
+    int i;
+    for (i = 0; i < 4; i++) x[i] = (unsigned char)(v >> (8 * i));
+    fgl_bytes_put(b, x, 4);
+}
+
+FGLDEF void fgl_bytes_put_u64(fgl_bytes *b, uint64_t v) {
+    unsigned char x[8];
+    int i;
+    for (i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
+    fgl_bytes_put(b, x, 8);
+}
+
+FGLDEF void fgl_bytes_put_f32s(fgl_bytes *b, const float *x, size_t n) {
+    /* Little-endian on every host: convert in blocks through a small buffer. */
+    unsigned char tmp[1024];
+    size_t i = 0;
+    while (i < n) {
+        size_t m = FGL__MIN(n - i, sizeof tmp / 4), j;
+        for (j = 0; j < m; j++) {
+            uint32_t u;
+            int q;
+            memcpy(&u, x + i + j, 4);
+            for (q = 0; q < 4; q++) tmp[4 * j + q] = (unsigned char)(u >> (8 * q));
+        }
+        fgl_bytes_put(b, tmp, 4 * m);
+        i += m;
+    }
+}
+
+FGLDEF void fgl_bytes_put_str(fgl_bytes *b, const char *s) {
+    size_t n = strlen(s);
+    fgl_bytes_put_u32(b, (uint32_t)n);
+    fgl_bytes_put(b, s, n);
+}
+
+FGLDEF fgl_reader fgl_reader_make(const void *data, size_t len) {
+    fgl_reader r;
+    r.data = (const unsigned char *)data;
+    r.len = data ? len : 0;
+    r.pos = 0;
+    r.err = 0;
+    return r;
+}
+
+FGLDEF int fgl_reader_get(fgl_reader *r, void *p, size_t n) {
+    if (r->err || n > r->len - r->pos) {
+        r->err = FGL_ERR_FORMAT;
+        if (n) memset(p, 0, n);
+        return r->err;
+    }
+    if (n) memcpy(p, r->data + r->pos, n);
+    r->pos += n;
+    return FGL_OK;
+}
+
+FGLDEF uint32_t fgl_reader_u32(fgl_reader *r) {
+    unsigned char x[4];
+    uint32_t v = 0;
+    int i;
+    fgl_reader_get(r, x, 4);
+    for (i = 0; i < 4; i++) v |= (uint32_t)x[i] << (8 * i);
+    return v;
+}
+
+FGLDEF uint64_t fgl_reader_u64(fgl_reader *r) {
+    unsigned char x[8];
+    uint64_t v = 0;
+    int i;
+    fgl_reader_get(r, x, 8);
+    for (i = 0; i < 8; i++) v |= (uint64_t)x[i] << (8 * i);
+    return v;
+}
+
+FGLDEF int fgl_reader_f32s(fgl_reader *r, float *x, size_t n) {
+    size_t i;
+    if (r->err || n > (r->len - r->pos) / 4) {
+        r->err = FGL_ERR_FORMAT;
+        return r->err;
+    }
+    for (i = 0; i < n; i++) {
+        const unsigned char *q = r->data + r->pos + 4 * i;
+        uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+        memcpy(x + i, &u, 4);
+    }
+    r->pos += 4 * n;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_reader_str(fgl_reader *r, char *buf, size_t cap) {
+    uint32_t n = fgl_reader_u32(r);
+    if (r->err || (size_t)n >= cap) {
+        r->err = FGL_ERR_FORMAT;
+        if (cap) buf[0] = 0;
+        return r->err;
+    }
+    fgl_reader_get(r, buf, n);
+    buf[r->err ? 0 : n] = 0;
+    return r->err;
+}
+
+FGLDEF uint64_t fgl_checksum64(const void *p, size_t n) {
+    const unsigned char *s = (const unsigned char *)p;
+    uint64_t h = 0xCBF29CE484222325ull;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001B3ull;
+    }
+    return h;
+}
+
+FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fgl_error *err) {
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    size_t n = 0, cap = 0;
+    *data = NULL;
+    *len = 0;
+    if (!f) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot open for reading", path);
+    for (;;) {
+        size_t got;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 65536;
+            unsigned char *nb = (unsigned char *)FGL_REALLOC(buf, nc);
+            if (!nb) {
+                FGL_FREE(buf);
+                fclose(f);
+                return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory reading", path);
+            }
+            buf = nb;
+            cap = nc;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        FGL_FREE(buf);
+        fclose(f);
+        return fgl_error_set(err, FGL_ERR_IO, "%s: read error", path);
+    }
+    fclose(f);
+    *data = buf;
+    *len = n;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_file_write(const char *path, const void *data, size_t len, fgl_error *err) {
+    FILE *f = fopen(path, "wb");
+    int ok;
+    if (!f) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot open for writing", path);
+    ok = len == 0 || fwrite(data, 1, len, f) == len;
+    ok = (fclose(f) == 0) && ok;
+    return ok ? FGL_OK : fgl_error_set(err, FGL_ERR_IO, "%s: write failed", path);
+}
+
+FGLDEF void fgl_frame_begin(fgl_bytes *b, const char magic[4], uint32_t version, size_t *mark) {
+    fgl_bytes_put(b, magic, 4);
+    fgl_bytes_put_u32(b, version);
+    *mark = b->len;
+    fgl_bytes_put_u64(b, 0); /* payload length, patched by fgl_frame_end */
+}
+
+FGLDEF void fgl_frame_end(fgl_bytes *b, size_t mark) {
+    uint64_t n, sum;
+    int i;
+    if (b->err) return;
+    n = (uint64_t)(b->len - mark - 8);
+    for (i = 0; i < 8; i++) b->data[mark + (size_t)i] = (unsigned char)(n >> (8 * i));
+    sum = fgl_checksum64(b->data + mark, b->len - mark); /* length field + payload */
+    fgl_bytes_put_u64(b, sum);
+}
+
+FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uint32_t version,
+                          fgl_reader *payload, const char *what, fgl_error *err) {
+    fgl_reader r = fgl_reader_make(data, len);
+    char m[4];
+    uint32_t ver;
+    uint64_t n, sum;
+    if (!what) what = "buffer";
+    fgl_reader_get(&r, m, 4);
+    if (r.err || memcmp(m, magic, 4) != 0)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: not an fgl '%.4s' file (bad magic)", what, magic);
+    ver = fgl_reader_u32(&r);
+    n = fgl_reader_u64(&r);
+    if (r.err) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: truncated header", what);
+    if (ver != version)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: format version %u, this build reads %u", what,
+                             (unsigned)ver, (unsigned)version);
+    if (n > len - r.pos || len - r.pos - (size_t)n < 8)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: truncated (%zu bytes, header says %llu + 8 more)",
+                             what, len, (unsigned long long)n);
+    if (len - r.pos - (size_t)n != 8)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %zu trailing bytes after the payload", what,
+                             len - r.pos - (size_t)n - 8);
+    {
+        fgl_reader tail = fgl_reader_make((const unsigned char *)data + r.pos + n, 8);
+        sum = fgl_reader_u64(&tail);
+    }
+    if (sum != fgl_checksum64((const unsigned char *)data + 8, (size_t)n + 8))
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checksum mismatch (corrupted)", what);
+    *payload = fgl_reader_make((const unsigned char *)data + r.pos, (size_t)n);
+    return FGL_OK;
+}
+
+/* --- parameter sets --------------------------------------------------------- */
+
+FGLDEF void fgl_params_init(fgl_params *ps) { memset(ps, 0, sizeof *ps); }
+
+FGLDEF void fgl_params_free(fgl_params *ps) {
+    FGL_FREE(ps->slices);
+    FGL_FREE(ps->data);
+    FGL_FREE(ps->grad);
+    memset(ps, 0, sizeof *ps);
+}
+
+FGLDEF size_t fgl_slice_size(const fgl_slice *s) { return (size_t)s->rows * (size_t)s->cols; }
+
+FGLDEF int fgl_params_add(fgl_params *ps, const char *name, int rows, int cols,
+                          unsigned groups, int trainable) {
+    fgl_slice *s;
+    size_t n = (size_t)(rows > 0 ? rows : 0) * (size_t)(cols > 0 ? cols : 0), total;
+    float *d, *g;
+    if (rows <= 0 || cols <= 0 || !name || strlen(name) >= FGL_SLICE_NAME_LEN) return FGL_ERR_ARG;
+    if (fgl_params_find(ps, name) >= 0) return FGL_ERR_ARG;
+    if (ps->n == ps->cap) {
+        int cap = ps->cap ? 2 * ps->cap : 8;
+        fgl_slice *ns = (fgl_slice *)FGL_REALLOC(ps->slices, sizeof(fgl_slice) * (size_t)cap);
+        if (!ns) return FGL_ERR_NOMEM;
+        ps->slices = ns;
+        ps->cap = cap;
+    }
+    total = ps->size + n;
+    d = (float *)FGL_REALLOC(ps->data, sizeof(float) * total);
+    if (!d) return FGL_ERR_NOMEM;
+    ps->data = d;
+    g = (float *)FGL_REALLOC(ps->grad, sizeof(float) * total);
+    if (!g) return FGL_ERR_NOMEM; /* data grew; size unchanged, so the set is consistent */
+    ps->grad = g;
+    memset(ps->data + ps->size, 0, sizeof(float) * n);
+    memset(ps->grad + ps->size, 0, sizeof(float) * n);
+    s = &ps->slices[ps->n];
+    memset(s, 0, sizeof *s);
+    strcpy(s->name, name);
+    s->offset = ps->size;
+    s->rows = rows;
+    s->cols = cols;
+    s->groups = groups ? groups : (unsigned)FGL_G_OTHER;
+    s->trainable = trainable != 0;
+    ps->size = total;
+    return ps->n++;
+}
+
+FGLDEF int fgl_params_find(const fgl_params *ps, const char *name) {
+    int i;
+    for (i = 0; i < ps->n; i++)
+        if (strcmp(ps->slices[i].name, name) == 0) return i;
+    return -1;
+}
+
+FGLDEF float *fgl_params_data(const fgl_params *ps, int slice) {
+    FGL_ASSERT(slice >= 0 && slice < ps->n);
+    return ps->data + ps->slices[slice].offset;
+}
+
+FGLDEF float *fgl_params_gradp(const fgl_params *ps, int slice) {
+    FGL_ASSERT(slice >= 0 && slice < ps->n);
+    return ps->grad + ps->slices[slice].offset;
+}
+
+FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src) {
+    fgl_params tmp;
+    fgl_params_init(&tmp);
+    if (src->n) {
+        tmp.slices = (fgl_slice *)FGL_MALLOC(sizeof(fgl_slice) * (size_t)src->n);
+        tmp.data = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(src->size, 1));
+        tmp.grad = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(src->size, 1));
+        if (!tmp.slices || !tmp.data || !tmp.grad) {
+            fgl_params_free(&tmp);
+            return FGL_ERR_NOMEM;
+        }
+        memcpy(tmp.slices, src->slices, sizeof(fgl_slice) * (size_t)src->n);
+        memcpy(tmp.data, src->data, sizeof(float) * src->size);
+        memset(tmp.grad, 0, sizeof(float) * src->size);
+        tmp.n = tmp.cap = src->n;
+        tmp.size = src->size;
+    }
+    if (dst != src) fgl_params_free(dst);
+    *dst = tmp;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_params_same_layout(const fgl_params *a, const fgl_params *b) {
+    int i;
+    if (a->n != b->n || a->size != b->size) return 0;
+    for (i = 0; i < a->n; i++) {
+        const fgl_slice *x = &a->slices[i], *y = &b->slices[i];
+        if (x->rows != y->rows || x->cols != y->cols || x->groups != y->groups ||
+            x->offset != y->offset || strcmp(x->name, y->name) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+#define FGL__SELECTED(s, g) (((s)->groups & (g)) != 0)
+
+FGLDEF size_t fgl_params_count(const fgl_params *ps, unsigned groups) {
+    size_t n = 0;
+    int i;
+    for (i = 0; i < ps->n; i++)
+        if (FGL__SELECTED(&ps->slices[i], groups)) n += fgl_slice_size(&ps->slices[i]);
+    return n;
+}
+
+FGLDEF int fgl_params_copy(fgl_params *dst, const fgl_params *src, unsigned groups) {
+    int i;
+    if (!fgl_params_same_layout(dst, src)) return FGL_ERR_SHAPE;
+    for (i = 0; i < dst->n; i++) {
+        const fgl_slice *s = &dst->slices[i];
+        if (FGL__SELECTED(s, groups))
+            memcpy(dst->data + s->offset, src->data + s->offset, sizeof(float) * fgl_slice_size(s));
+    }
+    return FGL_OK;
+}
+
+FGLDEF void fgl_params_zero(fgl_params *ps, unsigned groups) {
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        if (FGL__SELECTED(s, groups)) memset(ps->data + s->offset, 0, sizeof(float) * fgl_slice_size(s));
+    }
+}
+
+FGLDEF void fgl_params_zero_grad(fgl_params *ps) {
+    if (ps->size) memset(ps->grad, 0, sizeof(float) * ps->size);
+}
+
+FGLDEF int fgl_params_axpy(fgl_params *y, float a, const fgl_params *x, unsigned groups) {
+    int i;
+    if (!fgl_params_same_layout(y, x)) return FGL_ERR_SHAPE;
+    for (i = 0; i < y->n; i++) {
+        const fgl_slice *s = &y->slices[i];
+        if (FGL__SELECTED(s, groups)) fgl_axpy(fgl_slice_size(s), a, x->data + s->offset, y->data + s->offset);
+    }
+    return FGL_OK;
+}
+
+FGLDEF void fgl_params_scale(fgl_params *ps, float a, unsigned groups) {
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        if (FGL__SELECTED(s, groups)) fgl_scale(fgl_slice_size(s), a, ps->data + s->offset);
+    }
+}
+
+FGLDEF double fgl_params_dot(const fgl_params *a, const fgl_params *b, unsigned groups) {
+    double sum = 0;
+    int i;
+    FGL_ASSERT(fgl_params_same_layout(a, b));
+    for (i = 0; i < a->n; i++) {
+        const fgl_slice *s = &a->slices[i];
+        if (FGL__SELECTED(s, groups)) sum += fgl_dot(fgl_slice_size(s), a->data + s->offset, b->data + s->offset);
+    }
+    return sum;
+}
+
+FGLDEF double fgl_params_norm(const fgl_params *ps, unsigned groups) {
+    return sqrt(fgl_params_dot(ps, ps, groups));
+}
+
+static size_t fgl__pack(const fgl_params *ps, unsigned groups, const float *src, float *out) {
+    size_t n = 0;
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        if (FGL__SELECTED(s, groups)) {
+            memcpy(out + n, src + s->offset, sizeof(float) * fgl_slice_size(s));
+            n += fgl_slice_size(s);
+        }
+    }
+    return n;
+}
+
+FGLDEF size_t fgl_params_pack(const fgl_params *ps, unsigned groups, float *out) {
+    return fgl__pack(ps, groups, ps->data, out);
+}
+
+FGLDEF size_t fgl_params_pack_grad(const fgl_params *ps, unsigned groups, float *out) {
+    return fgl__pack(ps, groups, ps->grad, out);
+}
+
+FGLDEF size_t fgl_params_unpack(fgl_params *ps, unsigned groups, const float *in) {
+    size_t n = 0;
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        if (FGL__SELECTED(s, groups)) {
+            memcpy(ps->data + s->offset, in + n, sizeof(float) * fgl_slice_size(s));
+            n += fgl_slice_size(s);
+        }
+    }
+    return n;
+}
+
+FGLDEF void fgl_params_fill(fgl_params *ps, int slice, float v) {
+    float *p = fgl_params_data(ps, slice);
+    size_t i, n = fgl_slice_size(&ps->slices[slice]);
+    for (i = 0; i < n; i++) p[i] = v;
+}
+
+FGLDEF void fgl_params_uniform(fgl_params *ps, int slice, float lo, float hi, fgl_rng *r) {
+    float *p = fgl_params_data(ps, slice);
+    size_t i, n = fgl_slice_size(&ps->slices[slice]);
+    for (i = 0; i < n; i++) p[i] = fgl_rng_uniformf(r, lo, hi);
+}
+
+FGLDEF void fgl_params_glorot(fgl_params *ps, int slice, fgl_rng *r) {
+    const fgl_slice *s = &ps->slices[slice];
+    float a = (float)sqrt(6.0 / (double)(s->rows + s->cols));
+    fgl_params_uniform(ps, slice, -a, a, r);
+}
+
+FGLDEF void fgl_params_fan_in_uniform(fgl_params *ps, int slice, int fan_in, fgl_rng *r) {
+    float a = (float)(1.0 / sqrt((double)FGL__MAX(fan_in, 1)));
+    fgl_params_uniform(ps, slice, -a, a, r);
+}
+
+FGLDEF void fgl_params_write(const fgl_params *ps, fgl_bytes *b) {
+    int i;
+    fgl_bytes_put_u32(b, (uint32_t)ps->n);
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        fgl_bytes_put_str(b, s->name);
+        fgl_bytes_put_u32(b, (uint32_t)s->rows);
+        fgl_bytes_put_u32(b, (uint32_t)s->cols);
+        fgl_bytes_put_u32(b, s->groups);
+        fgl_bytes_put_u32(b, (uint32_t)s->trainable);
+    }
+    fgl_bytes_put_f32s(b, ps->data, ps->size);
+}
+
+FGLDEF int fgl_params_read(fgl_params *ps, fgl_reader *r, fgl_error *err) {
+    /* Read the layout into a fresh set first; only on success compare it with,
+     * or install it into, ps, so a bad buffer never leaves ps half-written. */
+    fgl_params tmp;
+    uint32_t n = fgl_reader_u32(r), i;
+    int rc = FGL_OK;
+    fgl_params_init(&tmp);
+    if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "parameters: truncated before the slice count");
+    if (n > 1000000u) return fgl_error_set(err, FGL_ERR_FORMAT, "parameters: implausible slice count %u", (unsigned)n);
+    for (i = 0; i < n; i++) {
+        char name[FGL_SLICE_NAME_LEN];
+        uint32_t rows, cols, groups, trainable;
+        fgl_reader_str(r, name, sizeof name);
+        rows = fgl_reader_u32(r);
+        cols = fgl_reader_u32(r);
+        groups = fgl_reader_u32(r);
+        trainable = fgl_reader_u32(r);
+        if (r->err) {
+            rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: slice %u header truncated or malformed", (unsigned)i);
+            goto fail;
+        }
+        if (rows == 0 || cols == 0 || rows > (1u << 30) || cols > (1u << 30) ||
+            (uint64_t)rows * cols > (uint64_t)(r->len - r->pos) / 4) {
+            rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: slice '%s' has impossible shape %u x %u", name,
+                               (unsigned)rows, (unsigned)cols);
+            goto fail;
+        }
+        if (fgl_params_add(&tmp, name, (int)rows, (int)cols, groups, (int)trainable) < 0) {
+            rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: cannot add slice '%s' (duplicate or no memory)", name);
+            goto fail;
+        }
+    }
+    if (fgl_reader_f32s(r, tmp.data, tmp.size)) {
+        rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: values truncated (%zu floats expected)", tmp.size);
+        goto fail;
+    }
+    if (ps->n == 0) {
+        fgl_params_free(ps);
+        *ps = tmp;
+        return FGL_OK;
+    }
+    if (!fgl_params_same_layout(ps, &tmp)) {
+        rc = fgl_error_set(err, FGL_ERR_SHAPE, "parameters: stored layout (%d slices, %zu floats) differs from "
+                           "the model's (%d slices, %zu floats)", tmp.n, tmp.size, ps->n, ps->size);
+        goto fail;
+    }
+    memcpy(ps->data, tmp.data, sizeof(float) * ps->size);
+fail:
+    fgl_params_free(&tmp);
+    return rc;
+}
+
+#define FGL__PARAMS_MAGIC "FGLP"
+#define FGL__PARAMS_VERSION 1u
+
+FGLDEF int fgl_params_save_mem(const fgl_params *ps, fgl_bytes *out) {
+    size_t mark;
+    fgl_frame_begin(out, FGL__PARAMS_MAGIC, FGL__PARAMS_VERSION, &mark);
+    fgl_params_write(ps, out);
+    fgl_frame_end(out, mark);
+    return out->err;
+}
+
+FGLDEF int fgl_params_load_mem(fgl_params *ps, const void *data, size_t len, fgl_error *err) {
+    fgl_reader r;
+    int rc = fgl_frame_open(data, len, FGL__PARAMS_MAGIC, FGL__PARAMS_VERSION, &r, "parameters", err);
+    if (rc) return rc;
+    rc = fgl_params_read(ps, &r, err);
+    if (rc == FGL_OK && r.pos != r.len)
+        rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: %zu unread bytes in payload", r.len - r.pos);
+    return rc;
+}
+
+FGLDEF int fgl_params_save(const fgl_params *ps, const char *path, fgl_error *err) {
+    fgl_bytes b;
+    int rc;
+    fgl_bytes_init(&b);
+    rc = fgl_params_save_mem(ps, &b);
+    if (rc) rc = fgl_error_set(err, rc, "%s: out of memory serialising parameters", path);
+    else rc = fgl_file_write(path, b.data, b.len, err);
+    fgl_bytes_free(&b);
+    return rc;
+}
+
+FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err) {
+    unsigned char *data;
+    size_t len;
+    int rc = fgl_file_read(path, &data, &len, err);
+    if (rc) return rc;
+    rc = fgl_params_load_mem(ps, data, len, err);
+    if (rc && err) { /* prefix the file name */
+        char tmp[FGL_ERROR_MSG_LEN];
+        snprintf(tmp, sizeof tmp, "%s", err->msg);
+        fgl_error_set(err, rc, "%s: %s", path, tmp);
+    }
+    FGL_FREE(data);
+    return rc;
+}
+
+/* --- optimizers ------------------------------------------------------------- */
+
+FGLDEF fgl_optim_config fgl_optim_default(int kind) {
+    fgl_optim_config c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.lr = kind == FGL_SGD ? 0.01f : 1e-3f;
+    c.weight_decay = kind == FGL_ADAMW ? 0.01f : 0.0f;
+    c.beta1 = 0.9f;
+    c.beta2 = 0.999f;
+    c.eps = 1e-8f;
+    return c;
+}
+
+FGLDEF int fgl_optim_init(fgl_optim *o, fgl_optim_config cfg, const fgl_params *ps) {
+    size_t n = ps->size ? ps->size : 1;
+    memset(o, 0, sizeof *o);
+    if (cfg.kind != FGL_SGD && cfg.kind != FGL_ADAM && cfg.kind != FGL_ADAMW) return FGL_ERR_ARG;
+    o->cfg = cfg;
+    o->size = ps->size;
+    o->m = (float *)FGL_MALLOC(sizeof(float) * n);
+    o->v = (float *)FGL_MALLOC(sizeof(float) * n);
+    if (!o->m || !o->v) {
+        fgl_optim_free(o);
+        return FGL_ERR_NOMEM;
+    }
+    fgl_optim_reset(o);
+    return FGL_OK;
+}
+
+FGLDEF void fgl_optim_free(fgl_optim *o) {
+    FGL_FREE(o->m);
+    FGL_FREE(o->v);
+    memset(o, 0, sizeof *o);
+}
+
+FGLDEF void fgl_optim_reset(fgl_optim *o) {
+    if (o->size) {
+        memset(o->m, 0, sizeof(float) * o->size);
+        memset(o->v, 0, sizeof(float) * o->size);
+    }
+    o->t = 0;
+}
+
+FGLDEF int fgl_optim_copy(fgl_optim *dst, const fgl_optim *src) {
+    if (dst->size != src->size) return FGL_ERR_SHAPE;
+    dst->cfg = src->cfg;
+    dst->t = src->t;
+    if (src->size) {
+        memcpy(dst->m, src->m, sizeof(float) * src->size);
+        memcpy(dst->v, src->v, sizeof(float) * src->size);
+    }
+    return FGL_OK;
+}
+
+FGLDEF double fgl_params_clip_grad(fgl_params *ps, double max_norm) {
+    double sq = 0, norm;
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *s = &ps->slices[i];
+        if (s->trainable) sq += fgl_dot(fgl_slice_size(s), ps->grad + s->offset, ps->grad + s->offset);
+    }
+    norm = sqrt(sq);
+    if (max_norm > 0 && norm > max_norm) {
+        float f = (float)(max_norm / (norm + 1e-6));
+        for (i = 0; i < ps->n; i++) {
+            const fgl_slice *s = &ps->slices[i];
+            if (s->trainable) fgl_scale(fgl_slice_size(s), f, ps->grad + s->offset);
+        }
+    }
+    return norm;
+}
+
+FGLDEF int fgl_optim_step_groups(fgl_optim *o, fgl_params *ps, unsigned groups) {
+    const fgl_optim_config *c = &o->cfg;
+    double bc1, bc2;
+    int si;
+    if (o->size != ps->size) return FGL_ERR_SHAPE;
+    if (c->clip_norm > 0) fgl_params_clip_grad(ps, c->clip_norm);
+    o->t++;
+    bc1 = 1.0 - pow((double)c->beta1, (double)o->t);
+    bc2 = 1.0 - pow((double)c->beta2, (double)o->t);
+    for (si = 0; si < ps->n; si++) {
+        const fgl_slice *s = &ps->slices[si];
+        float *FGL__RESTRICT w = ps->data + s->offset;
+        const float *FGL__RESTRICT g = ps->grad + s->offset;
+        float *FGL__RESTRICT m = o->m + s->offset;
+        float *FGL__RESTRICT v = o->v + s->offset;
+        size_t i, n = fgl_slice_size(s);
+        if (!s->trainable || !FGL__SELECTED(s, groups)) continue;
+        if (c->kind == FGL_SGD) {
+            for (i = 0; i < n; i++) {
+                float gi = g[i] + c->weight_decay * w[i];
+                if (c->momentum != 0.0f) {
+                    /* The buffer starts at zero, so its first value is the
+                     * first gradient, as in PyTorch. */
+                    m[i] = c->momentum * m[i] + gi;
+                    gi = c->nesterov ? gi + c->momentum * m[i] : m[i];
+                }
+                w[i] -= c->lr * gi;
+            }
+        } else {
+            float lr = c->lr, b1 = c->beta1, b2 = c->beta2, eps = c->eps;
+            float step = (float)(lr / bc1), sb2 = (float)sqrt(bc2);
+            float wd = c->kind == FGL_ADAM ? c->weight_decay : 0.0f;
+            float decay = c->kind == FGL_ADAMW ? 1.0f - lr * c->weight_decay : 1.0f;
+            for (i = 0; i < n; i++) {
+                float gi = g[i] + wd * w[i];
+                m[i] = b1 * m[i] + (1.0f - b1) * gi;
+                v[i] = b2 * v[i] + (1.0f - b2) * gi * gi;
+                w[i] = w[i] * decay - step * m[i] / (sqrtf(v[i]) / sb2 + eps);
+            }
+        }
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_optim_step(fgl_optim *o, fgl_params *ps) { return fgl_optim_step_groups(o, ps, FGL_G_ALL); }
+
+FGLDEF void fgl_optim_write(const fgl_optim *o, fgl_bytes *b) {
+    fgl_bytes_put_u32(b, (uint32_t)o->cfg.kind);
+    fgl_bytes_put_u64(b, (uint64_t)o->t);
+    fgl_bytes_put_u64(b, (uint64_t)o->size);
+    fgl_bytes_put_f32s(b, o->m, o->size);
+    fgl_bytes_put_f32s(b, o->v, o->size);
+}
+
+FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err) {
+    uint32_t kind = fgl_reader_u32(r);
+    uint64_t t = fgl_reader_u64(r), size = fgl_reader_u64(r);
+    if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "optimizer state: truncated header");
+    if (size != (uint64_t)o->size || (int)kind != o->cfg.kind)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "optimizer state: stored kind %u size %llu, expected kind %d size %zu",
+                             (unsigned)kind, (unsigned long long)size, o->cfg.kind, o->size);
+    if (fgl_reader_f32s(r, o->m, o->size) || fgl_reader_f32s(r, o->v, o->size))
+        return fgl_error_set(err, FGL_ERR_FORMAT, "optimizer state: moments truncated");
+    o->t = (int64_t)t;
+    return FGL_OK;
+}
+
+/* --- autodiff: arena and tape ---------------------------------------------- */
+
+#define FGL__ALIGN 64
+#define FGL__CHUNK_MIN ((size_t)1 << 20)
+
+struct fgl__chunk {
+    fgl__chunk *prev;
+    unsigned char *base;   /* FGL__ALIGN-aligned start of the usable bytes */
+    size_t size, used;
+};
+
+static fgl__chunk *fgl__chunk_new(size_t size, fgl__chunk *prev) {
+    fgl__chunk *c = (fgl__chunk *)FGL_MALLOC(sizeof(fgl__chunk) + size + FGL__ALIGN);
+    uintptr_t p;
+    if (!c) return NULL;
+    p = (uintptr_t)(c + 1);
+    p = (p + FGL__ALIGN - 1) & ~(uintptr_t)(FGL__ALIGN - 1);
+    c->base = (unsigned char *)p;
+    c->prev = prev;
+    c->size = size;
+    c->used = 0;
+    return c;
+}
+
+FGLDEF void fgl_tape_init(fgl_tape *t) { memset(t, 0, sizeof *t); }
+
+static void fgl__chunks_free(fgl__chunk *c) {
+    while (c) {
+        fgl__chunk *p = c->prev;
+        FGL_FREE(c);
+        c = p;
+    }
+}
+
+FGLDEF void fgl_tape_free(fgl_tape *t) {
+    fgl__chunks_free(t->chunk);
+    FGL_FREE(t->nodes);
+    memset(t, 0, sizeof *t);
+}
+
+FGLDEF void fgl_tape_reset(fgl_tape *t) {
+    /* Several chunks mean the last step outgrew the arena: replace them by one
+     * chunk big enough for everything, so steady-state steps never allocate. */
+    if (t->chunk && t->chunk->prev) {
+        size_t need = t->arena_total + t->arena_total / 4;
+        fgl__chunks_free(t->chunk);
+        t->chunk = fgl__chunk_new(FGL__MAX(need, FGL__CHUNK_MIN), NULL);
+    }
+    if (t->chunk) t->chunk->used = 0;
+    t->arena_total = 0;
+    t->n_nodes = 0;
+    t->err = FGL_OK;
+    t->msg[0] = 0;
+}
+
+FGLDEF fgl_node *fgl_tape_fail(fgl_tape *t, int code, const char *fmt, ...) {
+    if (t->err == FGL_OK) {
+        va_list ap;
+        t->err = code;
+        va_start(ap, fmt);
+        vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+        va_end(ap);
+    }
+    return NULL;
+}
+
+/* Uninitialised arena memory. */
+static void *fgl__talloc(fgl_tape *t, size_t bytes) {
+    fgl__chunk *c = t->chunk;
+    void *p;
+    bytes = (bytes + FGL__ALIGN - 1) & ~(size_t)(FGL__ALIGN - 1);
+    if (bytes == 0) bytes = FGL__ALIGN;
+    if (!c || c->size - c->used < bytes) {
+        size_t sz = FGL__MAX(bytes, FGL__CHUNK_MIN);
+        if (c) sz = FGL__MAX(sz, 2 * c->size);
+        c = fgl__chunk_new(sz, t->chunk);
+        if (!c) {
+            fgl_tape_fail(t, FGL_ERR_NOMEM, "tape: out of memory allocating %zu bytes", bytes);
+            return NULL;
+        }
+        t->chunk = c;
+    }
+    p = c->base + c->used;
+    c->used += bytes;
+    t->arena_total += bytes;
+    return p;
+}
+
+FGLDEF void *fgl_tape_alloc(fgl_tape *t, size_t bytes) {
+    void *p = fgl__talloc(t, bytes);
+    if (p) memset(p, 0, bytes);
+    return p;
+}
+
+static float *fgl__fbuf(fgl_tape *t, size_t n) { return (float *)fgl__talloc(t, sizeof(float) * n); }
+
+/* A new node with an uninitialised value buffer, registered on the tape. It
+ * needs a gradient if its op has a backward and any input needs one. */
+static fgl_node *fgl__node(fgl_tape *t, const char *op, int rows, int cols, fgl_backward_fn bw,
+                           fgl_node *a, fgl_node *b, fgl_node *c) {
+    fgl_node *n;
+    if (t->err) return NULL;
+    if (rows < 0 || cols < 0) return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: negative shape %d x %d", op, rows, cols);
+    if (t->n_nodes == t->cap_nodes) {
+        int cap = t->cap_nodes ? 2 * t->cap_nodes : 256;
+        fgl_node **nn = (fgl_node **)FGL_REALLOC(t->nodes, sizeof(fgl_node *) * (size_t)cap);
+        if (!nn) return fgl_tape_fail(t, FGL_ERR_NOMEM, "tape: out of memory for nodes");
+        t->nodes = nn;
+        t->cap_nodes = cap;
+    }
+    n = (fgl_node *)fgl_tape_alloc(t, sizeof(fgl_node));
+    if (!n) return NULL;
+    n->val = fgl__fbuf(t, (size_t)rows * (size_t)cols);
+    if (!n->val) return NULL;
+    n->rows = rows;
+    n->cols = cols;
+    n->op = op;
+    n->backward = bw;
+    n->in[0] = a;
+    n->in[1] = b;
+    n->in[2] = c;
+    n->needs_grad = bw && ((a && a->needs_grad) || (b && b->needs_grad) || (c && c->needs_grad));
+    t->nodes[t->n_nodes++] = n;
+    return n;
+}
+
+static size_t fgl__size(const fgl_node *n) { return (size_t)n->rows * (size_t)n->cols; }
+
+/* The gradient buffer of n, allocated (zeroed) on first use; NULL if n needs
+ * no gradient. */
+static float *fgl__grad(fgl_tape *t, fgl_node *n) {
+    if (!n || !n->needs_grad) return NULL;
+    if (!n->grad) n->grad = (float *)fgl_tape_alloc(t, sizeof(float) * fgl__size(n));
+    return n->grad;
+}
+
+/* 1 if the tape is healthy and the input exists. A NULL input without an
+ * error on the tape is the caller's bug; it becomes the tape's error. */
+static int fgl__live(fgl_tape *t, const char *op, const fgl_node *a) {
+    if (t->err) return 0;
+    if (!a) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "%s: input is NULL", op);
+        return 0;
+    }
+    return 1;
+}
+
+#define FGL__LIVE1(op, a) \
+    if (!fgl__live(t, op, a)) return NULL
+#define FGL__LIVE2(op, a, b) \
+    if (!fgl__live(t, op, a) || !fgl__live(t, op, b)) return NULL
+
+FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
+    int i;
+    if (t->err) return t->err;
+    if (!loss) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "backward: loss is NULL");
+        return t->err;
+    }
+    if (loss->rows != 1 || loss->cols != 1) {
+        fgl_tape_fail(t, FGL_ERR_SHAPE, "backward: loss must be 1 x 1, got %d x %d", loss->rows, loss->cols);
+        return t->err;
+    }
+    if (!loss->needs_grad) return FGL_OK; /* nothing trainable reaches the loss */
+    if (!fgl__grad(t, loss)) return t->err;
+    loss->grad[0] += 1.0f;
+    for (i = t->n_nodes - 1; i >= 0 && !t->err; i--) {
+        fgl_node *n = t->nodes[i];
+        if (n->backward && n->grad && n->needs_grad) n->backward(t, n);
+    }
+    return t->err;
+}
+
+/* --- leaves ------------------------------------------------------------------ */
+
+FGLDEF fgl_node *fgl_op_leaf(fgl_tape *t, float *val, float *grad, int rows, int cols) {
+    fgl_node *n;
+    if (t->err) return NULL;
+    if (!val && rows > 0 && cols > 0) return fgl_tape_fail(t, FGL_ERR_ARG, "leaf: data is NULL");
+    if (rows < 0 || cols < 0) return fgl_tape_fail(t, FGL_ERR_SHAPE, "leaf: negative shape");
+    if (t->n_nodes == t->cap_nodes) {
+        int cap = t->cap_nodes ? 2 * t->cap_nodes : 256;
+        fgl_node **nn = (fgl_node **)FGL_REALLOC(t->nodes, sizeof(fgl_node *) * (size_t)cap);
+        if (!nn) return fgl_tape_fail(t, FGL_ERR_NOMEM, "tape: out of memory for nodes");
+        t->nodes = nn;
+        t->cap_nodes = cap;
+    }
+    n = (fgl_node *)fgl_tape_alloc(t, sizeof(fgl_node));
+    if (!n) return NULL;
+    n->rows = rows;
+    n->cols = cols;
+    n->val = val;
+    n->grad = grad;
+    n->needs_grad = grad != NULL;
+    n->op = grad ? "param" : "const";
+    t->nodes[t->n_nodes++] = n;
+    return n;
+}
+
+FGLDEF fgl_node *fgl_op_const(fgl_tape *t, const float *data, int rows, int cols) {
+    return fgl_op_leaf(t, (float *)data, NULL, rows, cols);
+}
+
+FGLDEF fgl_node *fgl_op_tensor(fgl_tape *t, const fgl_tensor *x) {
+    return fgl_op_leaf(t, x->data, NULL, x->rows, x->cols);
+}
+
+FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols) {
+    float *d;
+    if (t->err) return NULL;
+    d = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(rows, 0) * (size_t)FGL__MAX(cols, 0));
+    return d ? fgl_op_leaf(t, d, NULL, rows, cols) : NULL;
+}
+
+FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
+    const fgl_slice *s;
+    if (t->err) return NULL;
+    if (!ps || slice < 0 || slice >= ps->n)
+        return fgl_tape_fail(t, FGL_ERR_ARG, "param: slice %d does not exist", slice);
+    s = &ps->slices[slice];
+    return fgl_op_leaf(t, ps->data + s->offset, s->trainable ? ps->grad + s->offset : NULL, s->rows, s->cols);
+}
+
+/* --- matmul, transpose ------------------------------------------------------ */
+
+static void fgl__matmul_bw(fgl_tape *t, fgl_node *c) {
+    fgl_node *a = c->in[0], *b = c->in[1];
+    int ta = c->i0, tb = c->i1;
+    int m = c->rows, n = c->cols, k = ta ? a->rows : a->cols;
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    if (ga) {
+        if (!ta) /* dA = dC op(B)^T */
+            fgl_gemm(0, !tb, m, k, n, 1.0f, c->grad, n, b->val, b->cols, 1.0f, ga, a->cols);
+        else /* A^T = op(A): dA = op(B) dC^T */
+            fgl_gemm(tb, 1, k, m, n, 1.0f, b->val, b->cols, c->grad, n, 1.0f, ga, a->cols);
+    }
+    if (gb) {
+        if (!tb) /* dB = op(A)^T dC */
+            fgl_gemm(!ta, 0, k, n, m, 1.0f, a->val, a->cols, c->grad, n, 1.0f, gb, b->cols);
+        else /* dB = dC^T op(A) */
+            fgl_gemm(1, ta, n, k, m, 1.0f, c->grad, n, a->val, a->cols, 1.0f, gb, b->cols);
+    }
+}
+
+FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b) {
+    int m, k, kb, n;
+    fgl_node *c;
+    FGL__LIVE2("matmul", a, b);
+    m = trans_a ? a->cols : a->rows;
+    k = trans_a ? a->rows : a->cols;
+    kb = trans_b ? b->cols : b->rows;
+    n = trans_b ? b->rows : b->cols;
+    if (k != kb)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "matmul: %dx%d%s times %dx%d%s", a->rows, a->cols,
+                             trans_a ? "^T" : "", b->rows, b->cols, trans_b ? "^T" : "");
+    c = fgl__node(t, "matmul", m, n, fgl__matmul_bw, a, b, NULL);
+    if (!c) return NULL;
+    c->i0 = trans_a != 0;
+    c->i1 = trans_b != 0;
+    fgl_gemm(c->i0, c->i1, m, n, k, 1.0f, a->val, a->cols, b->val, b->cols, 0.0f, c->val, n);
+    return c;
+}
+
+FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    return fgl_op_matmul_ex(t, a, 0, b, 0);
+}
+
+static void fgl__transpose(const float *src, int rows, int cols, float *dst, int accumulate) {
+    int i, j;
+    for (i = 0; i < rows; i++)
+        for (j = 0; j < cols; j++) {
+            float v = src[(size_t)i * cols + j];
+            if (accumulate) dst[(size_t)j * rows + i] += v;
+            else dst[(size_t)j * rows + i] = v;
+        }
+}
+
+static void fgl__transpose_bw(fgl_tape *t, fgl_node *y) {
+    float *g = fgl__grad(t, y->in[0]);
+    if (g) fgl__transpose(y->grad, y->rows, y->cols, g, 1);
+}
+
+FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a) {
+    fgl_node *y;
+    FGL__LIVE1("transpose", a);
+    y = fgl__node(t, "transpose", a->cols, a->rows, fgl__transpose_bw, a, NULL, NULL);
+    if (y) fgl__transpose(a->val, a->rows, a->cols, y->val, 0);
+    return y;
+}
+
+/* --- broadcasting binary ops ------------------------------------------------- */
+
+enum { FGL__ADD, FGL__SUB, FGL__MUL };
+enum { FGL__BC_SAME, FGL__BC_ROW, FGL__BC_COL, FGL__BC_SCALAR };
+
+/* Index of b's element that pairs with a's element (i, j). */
+#define FGL__BIDX(mode, i, j, cols) \
+    ((mode) == FGL__BC_SAME ? (size_t)(i) * (cols) + (j) : (mode) == FGL__BC_ROW ? (size_t)(j) : (mode) == FGL__BC_COL ? (size_t)(i) : 0)
+
+static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *b = y->in[1];
+    int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    for (i = 0; i < R; i++)
+        for (j = 0; j < C; j++) {
+            size_t ia = (size_t)i * C + j, ib = FGL__BIDX(mode, i, j, (size_t)C);
+            float g = y->grad[ia];
+            if (kind == FGL__MUL) {
+                if (ga) ga[ia] += g * b->val[ib];
+                if (gb) gb[ib] += g * a->val[ia];
+            } else {
+                if (ga) ga[ia] += g;
+                if (gb) gb[ib] += kind == FGL__SUB ? -g : g;
+            }
+        }
+}
+
+static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a, fgl_node *b) {
+    int mode, i, j, R, C;
+    fgl_node *y;
+    FGL__LIVE2(op, a, b);
+    R = a->rows;
+    C = a->cols;
+    if (b->rows == R && b->cols == C) mode = FGL__BC_SAME;
+    else if (b->rows == 1 && b->cols == 1) mode = FGL__BC_SCALAR;
+    else if (b->rows == 1 && b->cols == C) mode = FGL__BC_ROW;
+    else if (b->rows == R && b->cols == 1) mode = FGL__BC_COL;
+    else return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: %dx%d and %dx%d do not broadcast", op, R, C, b->rows, b->cols);
+    y = fgl__node(t, op, R, C, fgl__binary_bw, a, b, NULL);
+    if (!y) return NULL;
+    y->i0 = kind;
+    y->i1 = mode;
+    for (i = 0; i < R; i++) {
+        const float *pa = a->val + (size_t)i * C;
+        float *py = y->val + (size_t)i * C;
+        for (j = 0; j < C; j++) {
+            float bv = b->val[FGL__BIDX(mode, i, j, (size_t)C)];
+            py[j] = kind == FGL__ADD ? pa[j] + bv : kind == FGL__SUB ? pa[j] - bv : pa[j] * bv;
+        }
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b) { return fgl__binary(t, "add", FGL__ADD, a, b); }
+FGLDEF fgl_node *fgl_op_sub(fgl_tape *t, fgl_node *a, fgl_node *b) { return fgl__binary(t, "sub", FGL__SUB, a, b); }
+FGLDEF fgl_node *fgl_op_mul(fgl_tape *t, fgl_node *a, fgl_node *b) { return fgl__binary(t, "mul", FGL__MUL, a, b); }
+
+FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias) {
+    FGL__LIVE2("bias", a, bias);
+    if (bias->rows != 1 || bias->cols != a->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "bias: %dx%d bias for a %dx%d input", bias->rows, bias->cols,
+                             a->rows, a->cols);
+    return fgl__binary(t, "bias", FGL__ADD, a, bias);
+}
+
+/* --- elementwise unary ops --------------------------------------------------- */
+
+enum { FGL__RELU, FGL__LEAKY, FGL__ELU, FGL__SIGMOID, FGL__TANH, FGL__EXP, FGL__LOG, FGL__ABS,
+       FGL__SQUARE, FGL__AFFINE };
+
+static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *ga = fgl__grad(t, a), p = y->f0;
+    const float *x = a->val, *v = y->val, *g = y->grad;
+    size_t i, n = fgl__size(y);
+    if (!ga) return;
+    switch (y->i0) {
+    case FGL__RELU: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : 0.0f; break;
+    case FGL__LEAKY: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : p * g[i]; break;
+    case FGL__ELU: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : g[i] * (v[i] + p); break;
+    case FGL__SIGMOID: for (i = 0; i < n; i++) ga[i] += g[i] * v[i] * (1.0f - v[i]); break;
+    case FGL__TANH: for (i = 0; i < n; i++) ga[i] += g[i] * (1.0f - v[i] * v[i]); break;
+    case FGL__EXP: for (i = 0; i < n; i++) ga[i] += g[i] * v[i]; break;
+    case FGL__LOG: for (i = 0; i < n; i++) ga[i] += x[i] > 1e-30f ? g[i] / x[i] : 0.0f; break;
+    case FGL__ABS: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : x[i] < 0 ? -g[i] : 0.0f; break;
+    case FGL__SQUARE: for (i = 0; i < n; i++) ga[i] += 2.0f * x[i] * g[i]; break;
+    case FGL__AFFINE: for (i = 0; i < n; i++) ga[i] += p * g[i]; break;
+    default: break;
+    }
+}
+
+static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, float p, float q) {
+    fgl_node *y;
+    const float *x;
+    float *v;
+    size_t i, n;
+    FGL__LIVE1(op, a);
+    y = fgl__node(t, op, a->rows, a->cols, fgl__unary_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    y->i0 = kind;
+    y->f0 = p;
+    x = a->val;
+    v = y->val;
+    n = fgl__size(y);
+    switch (kind) {
+    case FGL__RELU: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : 0.0f; break;
+    case FGL__LEAKY: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : p * x[i]; break;
+    case FGL__ELU: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : p * (expf(x[i]) - 1.0f); break;
+    case FGL__SIGMOID:
+        for (i = 0; i < n; i++) { /* stable for large |x| */
+            float e = expf(-fabsf(x[i]));
+            v[i] = x[i] >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        }
+        break;
+    case FGL__TANH: for (i = 0; i < n; i++) v[i] = tanhf(x[i]); break;
+    case FGL__EXP: for (i = 0; i < n; i++) v[i] = expf(x[i]); break;
+    case FGL__LOG: for (i = 0; i < n; i++) v[i] = logf(x[i] > 1e-30f ? x[i] : 1e-30f); break;
+    case FGL__ABS: for (i = 0; i < n; i++) v[i] = fabsf(x[i]); break;
+    case FGL__SQUARE: for (i = 0; i < n; i++) v[i] = x[i] * x[i]; break;
+    case FGL__AFFINE: for (i = 0; i < n; i++) v[i] = p * x[i] + q; break;
+    default: break;
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "relu", FGL__RELU, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope) { return fgl__unary(t, "leaky_relu", FGL__LEAKY, a, slope, 0); }
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha) { return fgl__unary(t, "elu", FGL__ELU, a, alpha, 0); }
+FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "sigmoid", FGL__SIGMOID, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "tanh", FGL__TANH, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "exp", FGL__EXP, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "log", FGL__LOG, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "abs", FGL__ABS, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "square", FGL__SQUARE, a, 0, 0); }
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s) { return fgl__unary(t, "scale", FGL__AFFINE, a, s, 0); }
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { return fgl__unary(t, "affine", FGL__AFFINE, a, s, c); }
+
+/* --- dropout ------------------------------------------------------------------ */
+
+static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
+    float *ga = fgl__grad(t, y->in[0]);
+    const float *mask = (const float *)y->s0;
+    size_t i, n = fgl__size(y);
+    if (ga)
+        for (i = 0; i < n; i++) ga[i] += y->grad[i] * mask[i];
+}
+
+FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng) {
+    fgl_node *y;
+    float *mask, keep;
+    size_t i, n;
+    FGL__LIVE1("dropout", a);
+    if (p <= 0.0f || !rng) return a;
+    y = fgl__node(t, "dropout", a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    n = fgl__size(y);
+    mask = fgl__fbuf(t, n);
+    if (!mask) return NULL;
+    keep = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
+    for (i = 0; i < n; i++) {
+        mask[i] = fgl_rng_uniform(rng) >= (double)p ? keep : 0.0f;
+        y->val[i] = a->val[i] * mask[i];
+    }
+    y->s0 = mask;
+    return y;
+}
+
+/* --- shape ops ---------------------------------------------------------------- */
+
+static void fgl__concat_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node **xs = (fgl_node **)y->s0;
+    int k, i, off = 0;
+    for (k = 0; k < y->i0; k++) {
+        float *g = fgl__grad(t, xs[k]);
+        int c = xs[k]->cols;
+        if (g)
+            for (i = 0; i < y->rows; i++) fgl_axpy((size_t)c, 1.0f, y->grad + (size_t)i * y->cols + off, g + (size_t)i * c);
+        off += c;
+    }
+}
+
+FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
+    fgl_node *y, **saved;
+    int k, i, cols = 0, off = 0, need = 0;
+    if (t->err) return NULL;
+    if (n <= 0) return fgl_tape_fail(t, FGL_ERR_ARG, "concat: no inputs");
+    for (k = 0; k < n; k++) {
+        FGL__LIVE1("concat", xs[k]);
+        if (xs[k]->rows != xs[0]->rows)
+            return fgl_tape_fail(t, FGL_ERR_SHAPE, "concat: input %d has %d rows, input 0 has %d", k, xs[k]->rows,
+                                 xs[0]->rows);
+        cols += xs[k]->cols;
+        need |= xs[k]->needs_grad;
+    }
+    y = fgl__node(t, "concat", xs[0]->rows, cols, fgl__concat_bw, NULL, NULL, NULL);
+    if (!y) return NULL;
+    saved = (fgl_node **)fgl__talloc(t, sizeof(fgl_node *) * (size_t)n);
+    if (!saved) return NULL;
+    memcpy(saved, xs, sizeof(fgl_node *) * (size_t)n);
+    y->s0 = saved;
+    y->i0 = n;
+    y->needs_grad = need;
+    for (k = 0; k < n; k++) {
+        int c = xs[k]->cols;
+        for (i = 0; i < y->rows; i++)
+            memcpy(y->val + (size_t)i * cols + off, xs[k]->val + (size_t)i * c, sizeof(float) * (size_t)c);
+        off += c;
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    fgl_node *xs[2];
+    xs[0] = a;
+    xs[1] = b;
+    return fgl_op_concat_cols(t, xs, 2);
+}
+
+static void fgl__slice_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a);
+    int i;
+    if (g)
+        for (i = 0; i < y->rows; i++)
+            fgl_axpy((size_t)y->cols, 1.0f, y->grad + (size_t)i * y->cols, g + (size_t)i * a->cols + y->i0);
+}
+
+FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols) {
+    fgl_node *y;
+    int i;
+    FGL__LIVE1("slice_cols", a);
+    if (col0 < 0 || ncols < 0 || col0 + ncols > a->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "slice_cols: columns %d..%d of %d", col0, col0 + ncols, a->cols);
+    y = fgl__node(t, "slice_cols", a->rows, ncols, fgl__slice_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    y->i0 = col0;
+    for (i = 0; i < a->rows; i++)
+        memcpy(y->val + (size_t)i * ncols, a->val + (size_t)i * a->cols + col0, sizeof(float) * (size_t)ncols);
+    return y;
+}
+
+static int *fgl__copy_ints(fgl_tape *t, const int *src, int n) {
+    int *d = (int *)fgl__talloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (d && n) memcpy(d, src, sizeof(int) * (size_t)n);
+    return d;
+}
+
+static void fgl__gather_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a);
+    const int *idx = (const int *)y->s0;
+    int i;
+    if (g)
+        for (i = 0; i < y->rows; i++)
+            fgl_axpy((size_t)y->cols, 1.0f, y->grad + (size_t)i * y->cols, g + (size_t)idx[i] * a->cols);
+}
+
+FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n) {
+    fgl_node *y;
+    int i, *saved;
+    FGL__LIVE1("gather_rows", a);
+    if (n < 0 || (n && !idx)) return fgl_tape_fail(t, FGL_ERR_ARG, "gather_rows: bad index list");
+    for (i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= a->rows)
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "gather_rows: index %d is %d, rows %d", i, idx[i], a->rows);
+    y = fgl__node(t, "gather_rows", n, a->cols, fgl__gather_bw, a, NULL, NULL);
+    if (!y || !(saved = fgl__copy_ints(t, idx, n))) return NULL;
+    y->s0 = saved;
+    for (i = 0; i < n; i++)
+        memcpy(y->val + (size_t)i * a->cols, a->val + (size_t)idx[i] * a->cols, sizeof(float) * (size_t)a->cols);
+    return y;
+}
+
+static void fgl__scatter_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a);
+    const int *idx = (const int *)y->s0;
+    int i;
+    if (g)
+        for (i = 0; i < a->rows; i++)
+            fgl_axpy((size_t)a->cols, 1.0f, y->grad + (size_t)idx[i] * a->cols, g + (size_t)i * a->cols);
+}
+
+FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows) {
+    fgl_node *y;
+    int i, *saved;
+    FGL__LIVE1("scatter_add_rows", a);
+    if (out_rows < 0 || (a->rows && !idx)) return fgl_tape_fail(t, FGL_ERR_ARG, "scatter_add_rows: bad index list");
+    for (i = 0; i < a->rows; i++)
+        if (idx[i] < 0 || idx[i] >= out_rows)
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "scatter_add_rows: index %d is %d, output rows %d", i, idx[i], out_rows);
+    y = fgl__node(t, "scatter_add_rows", out_rows, a->cols, fgl__scatter_bw, a, NULL, NULL);
+    if (!y || !(saved = fgl__copy_ints(t, idx, a->rows))) return NULL;
+    y->s0 = saved;
+    memset(y->val, 0, sizeof(float) * fgl__size(y));
+    for (i = 0; i < a->rows; i++)
+        fgl_axpy((size_t)a->cols, 1.0f, a->val + (size_t)i * a->cols, y->val + (size_t)idx[i] * a->cols);
+    return y;
+}
+
+/* --- segment reductions -------------------------------------------------------- */
+
+enum { FGL__SEG_SUM, FGL__SEG_MEAN, FGL__SEG_MAX };
+
+static void fgl__segment_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a);
+    const int *off = (const int *)y->s0;
+    int s, r, j, C = a->cols;
+    if (!g) return;
+    for (s = 0; s < y->rows; s++) {
+        const float *gy = y->grad + (size_t)s * C;
+        int cnt = off[s + 1] - off[s];
+        if (y->i0 == FGL__SEG_MAX) {
+            const int *arg = (const int *)y->s1 + (size_t)s * C;
+            for (j = 0; j < C; j++)
+                if (arg[j] >= 0) g[(size_t)arg[j] * C + j] += gy[j];
+            continue;
+        }
+        for (r = off[s]; r < off[s + 1]; r++)
+            fgl_axpy((size_t)C, y->i0 == FGL__SEG_MEAN ? 1.0f / (float)cnt : 1.0f, gy, g + (size_t)r * C);
+    }
+}
+
+static int fgl__check_offsets(fgl_tape *t, const char *op, const int *off, int nseg, int rows) {
+    int s;
+    if (nseg < 0 || !off) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "%s: bad segment list", op);
+        return 0;
+    }
+    for (s = 0; s < nseg; s++)
+        if (off[s] < 0 || off[s + 1] < off[s] || off[s + 1] > rows) {
+            fgl_tape_fail(t, FGL_ERR_RANGE, "%s: segment %d spans rows %d..%d of %d", op, s, off[s], off[s + 1], rows);
+            return 0;
+        }
+    return 1;
+}
+
+static fgl_node *fgl__segment(fgl_tape *t, const char *op, int kind, fgl_node *a, const int *offsets, int nseg) {
+    fgl_node *y;
+    int s, r, j, C, *off;
+    FGL__LIVE1(op, a);
+    if (!fgl__check_offsets(t, op, offsets, nseg, a->rows)) return NULL;
+    C = a->cols;
+    y = fgl__node(t, op, nseg, C, fgl__segment_bw, a, NULL, NULL);
+    if (!y || !(off = fgl__copy_ints(t, offsets, nseg + 1))) return NULL;
+    y->s0 = off;
+    y->i0 = kind;
+    memset(y->val, 0, sizeof(float) * fgl__size(y));
+    if (kind == FGL__SEG_MAX) {
+        int *arg = (int *)fgl__talloc(t, sizeof(int) * (size_t)FGL__MAX(nseg * C, 1));
+        if (!arg) return NULL;
+        y->s1 = arg;
+        for (s = 0; s < nseg; s++)
+            for (j = 0; j < C; j++) {
+                int best = -1;
+                for (r = off[s]; r < off[s + 1]; r++)
+                    if (best < 0 || a->val[(size_t)r * C + j] > a->val[(size_t)best * C + j]) best = r;
+                arg[(size_t)s * C + j] = best;
+                y->val[(size_t)s * C + j] = best >= 0 ? a->val[(size_t)best * C + j] : 0.0f;
+            }
+        return y;
+    }
+    for (s = 0; s < nseg; s++) {
+        float *ys = y->val + (size_t)s * C;
+        for (r = off[s]; r < off[s + 1]; r++) fgl_axpy((size_t)C, 1.0f, a->val + (size_t)r * C, ys);
+        if (kind == FGL__SEG_MEAN && off[s + 1] > off[s]) fgl_scale((size_t)C, 1.0f / (float)(off[s + 1] - off[s]), ys);
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg) {
+    return fgl__segment(t, "segment_sum", FGL__SEG_SUM, a, offsets, nseg);
+}
+FGLDEF fgl_node *fgl_op_segment_mean(fgl_tape *t, fgl_node *a, const int *offsets, int nseg) {
+    return fgl__segment(t, "segment_mean", FGL__SEG_MEAN, a, offsets, nseg);
+}
+FGLDEF fgl_node *fgl_op_segment_max(fgl_tape *t, fgl_node *a, const int *offsets, int nseg) {
+    return fgl__segment(t, "segment_max", FGL__SEG_MAX, a, offsets, nseg);
+}
+
+FGLDEF fgl_node *fgl_op_sum_rows(fgl_tape *t, fgl_node *a) {
+    int off[2];
+    FGL__LIVE1("sum_rows", a);
+    off[0] = 0;
+    off[1] = a->rows;
+    return fgl__segment(t, "sum_rows", FGL__SEG_SUM, a, off, 1);
+}
+
+FGLDEF fgl_node *fgl_op_mean_rows(fgl_tape *t, fgl_node *a) {
+    int off[2];
+    FGL__LIVE1("mean_rows", a);
+    off[0] = 0;
+    off[1] = a->rows;
+    return fgl__segment(t, "mean_rows", FGL__SEG_MEAN, a, off, 1);
+}
+
+static void fgl__reduce_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a), v = y->grad[0] * y->f0;
+    size_t i, n = fgl__size(a);
+    if (g)
+        for (i = 0; i < n; i++) g[i] += v;
+}
+
+static fgl_node *fgl__reduce(fgl_tape *t, const char *op, fgl_node *a, int mean) {
+    fgl_node *y;
+    size_t n;
+    FGL__LIVE1(op, a);
+    y = fgl__node(t, op, 1, 1, fgl__reduce_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    n = fgl__size(a);
+    y->f0 = mean && n ? 1.0f / (float)n : 1.0f;
+    {
+        double s = 0;
+        size_t i;
+        for (i = 0; i < n; i++) s += a->val[i];
+        y->val[0] = (float)(s * y->f0);
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a) { return fgl__reduce(t, "sum", a, 0); }
+FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a) { return fgl__reduce(t, "mean", a, 1); }
+
+static void fgl__segsoftmax_bw(fgl_tape *t, fgl_node *y) {
+    float *g = fgl__grad(t, y->in[0]);
+    const int *off = (const int *)y->s0;
+    int s, r, j, C = y->cols;
+    if (!g) return;
+    for (s = 0; s < y->i0; s++)
+        for (j = 0; j < C; j++) {
+            double dot = 0;
+            for (r = off[s]; r < off[s + 1]; r++) dot += (double)y->grad[(size_t)r * C + j] * y->val[(size_t)r * C + j];
+            for (r = off[s]; r < off[s + 1]; r++) {
+                size_t k = (size_t)r * C + j;
+                g[k] += y->val[k] * (y->grad[k] - (float)dot);
+            }
+        }
+}
+
+FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *offsets, int nseg) {
+    fgl_node *y;
+    int s, r, j, C, *off;
+    FGL__LIVE1("segment_softmax", a);
+    if (!fgl__check_offsets(t, "segment_softmax", offsets, nseg, a->rows)) return NULL;
+    C = a->cols;
+    y = fgl__node(t, "segment_softmax", a->rows, C, fgl__segsoftmax_bw, a, NULL, NULL);
+    if (!y || !(off = fgl__copy_ints(t, offsets, nseg + 1))) return NULL;
+    y->s0 = off;
+    y->i0 = nseg;
+    memset(y->val, 0, sizeof(float) * fgl__size(y)); /* rows outside every segment stay 0 */
+    for (s = 0; s < nseg; s++)
+        for (j = 0; j < C; j++) {
+            float mx = -INFINITY;
+            double sum = 0;
+            for (r = off[s]; r < off[s + 1]; r++) mx = FGL__MAX(mx, a->val[(size_t)r * C + j]);
+            for (r = off[s]; r < off[s + 1]; r++) {
+                size_t k = (size_t)r * C + j;
+                y->val[k] = expf(a->val[k] - mx);
+                sum += y->val[k];
+            }
+            for (r = off[s]; r < off[s + 1]; r++) y->val[(size_t)r * C + j] = (float)(y->val[(size_t)r * C + j] / sum);
+        }
+    return y;
+}
+
+/* --- softmax family and losses ---------------------------------------------- */
+
+/* Row-wise log-softmax of x into out (may be called with out == x). */
+static void fgl__log_softmax_rows(const float *x, int R, int C, float *out) {
+    int i, j;
+    for (i = 0; i < R; i++) {
+        const float *xi = x + (size_t)i * C;
+        float *oi = out + (size_t)i * C, mx = -INFINITY;
+        double sum = 0;
+        float lse;
+        for (j = 0; j < C; j++) mx = FGL__MAX(mx, xi[j]);
+        for (j = 0; j < C; j++) sum += exp((double)(xi[j] - mx));
+        lse = mx + (float)log(sum);
+        for (j = 0; j < C; j++) oi[j] = xi[j] - lse;
+    }
+}
+
+static void fgl__softmax_bw(fgl_tape *t, fgl_node *y) {
+    float *g = fgl__grad(t, y->in[0]);
+    int i, j, C = y->cols;
+    if (!g) return;
+    for (i = 0; i < y->rows; i++) {
+        const float *gy = y->grad + (size_t)i * C, *v = y->val + (size_t)i * C;
+        float *gi = g + (size_t)i * C;
+        double s = 0;
+        if (y->i0) { /* log-softmax: dx = g - softmax * sum(g) */
+            for (j = 0; j < C; j++) s += gy[j];
+            for (j = 0; j < C; j++) gi[j] += gy[j] - expf(v[j]) * (float)s;
+        } else { /* softmax: dx = y * (g - sum(g * y)) */
+            for (j = 0; j < C; j++) s += (double)gy[j] * v[j];
+            for (j = 0; j < C; j++) gi[j] += v[j] * (gy[j] - (float)s);
+        }
+    }
+}
+
+static fgl_node *fgl__softmax(fgl_tape *t, fgl_node *a, int log_space) {
+    const char *op = log_space ? "log_softmax" : "softmax";
+    fgl_node *y;
+    size_t i, n;
+    FGL__LIVE1(op, a);
+    y = fgl__node(t, op, a->rows, a->cols, fgl__softmax_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    y->i0 = log_space;
+    fgl__log_softmax_rows(a->val, a->rows, a->cols, y->val);
+    n = fgl__size(y);
+    if (!log_space)
+        for (i = 0; i < n; i++) y->val[i] = expf(y->val[i]);
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a) { return fgl__softmax(t, a, 0); }
+FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a) { return fgl__softmax(t, a, 1); }
+
+/* Cross-entropy (i0 = 1: s0 holds softmax probabilities) and NLL (i0 = 0)
+ * share a backward: the gradient is spread over the selected rows. */
+static void fgl__nll_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a), scale;
+    const int *labels = (const int *)y->p0;
+    const unsigned char *mask = (const unsigned char *)y->p1;
+    int i, j, C = a->cols;
+    if (!g || y->i1 == 0) return;
+    scale = y->grad[0] / (float)y->i1;
+    for (i = 0; i < a->rows; i++) {
+        if ((mask && !mask[i]) || labels[i] < 0) continue;
+        if (y->i0) {
+            const float *p = (const float *)y->s0 + (size_t)i * C;
+            for (j = 0; j < C; j++) g[(size_t)i * C + j] += scale * p[j];
+        }
+        g[(size_t)i * C + labels[i]] -= scale;
+    }
+}
+
+static fgl_node *fgl__nll(fgl_tape *t, const char *op, fgl_node *a, const int *labels, const unsigned char *mask,
+                          int from_logits) {
+    fgl_node *y;
+    int i, count = 0, C;
+    double loss = 0;
+    float *lp;
+    FGL__LIVE1(op, a);
+    if (!labels) return fgl_tape_fail(t, FGL_ERR_ARG, "%s: labels are NULL", op);
+    C = a->cols;
+    for (i = 0; i < a->rows; i++)
+        if (!(mask && !mask[i]) && labels[i] >= C)
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "%s: row %d has label %d, only %d classes", op, i, labels[i], C);
+    y = fgl__node(t, op, 1, 1, fgl__nll_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    lp = a->val;
+    if (from_logits) {
+        lp = fgl__fbuf(t, fgl__size(a));
+        if (!lp) return NULL;
+        fgl__log_softmax_rows(a->val, a->rows, C, lp);
+    }
+    for (i = 0; i < a->rows; i++) {
+        if ((mask && !mask[i]) || labels[i] < 0) continue;
+        loss -= lp[(size_t)i * C + labels[i]];
+        count++;
+    }
+    if (from_logits) { /* keep probabilities for backward */
+        size_t k, n = fgl__size(a);
+        for (k = 0; k < n; k++) lp[k] = expf(lp[k]);
+        y->s0 = lp;
+    }
+    y->p0 = labels;
+    y->p1 = mask;
+    y->i0 = from_logits;
+    y->i1 = count;
+    y->val[0] = count ? (float)(loss / count) : 0.0f;
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels, const unsigned char *mask) {
+    return fgl__nll(t, "cross_entropy", logits, labels, mask, 1);
+}
+
+FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels, const unsigned char *mask) {
+    return fgl__nll(t, "nll", logp, labels, mask, 0);
+}
+
+static void fgl__bce_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *x = y->in[0], *tg = y->in[1];
+    float *gx = fgl__grad(t, x), *gt = fgl__grad(t, tg), s;
+    size_t i, n = fgl__size(x);
+    if (!n) return;
+    s = y->grad[0] / (float)n;
+    for (i = 0; i < n; i++) {
+        float xv = x->val[i], e = expf(-fabsf(xv));
+        float sig = xv >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        if (gx) gx[i] += s * (sig - tg->val[i]);
+        if (gt) gt[i] -= s * xv;
+    }
+}
+
+FGLDEF fgl_node *fgl_op_bce_logits(fgl_tape *t, fgl_node *logits, fgl_node *targets) {
+    fgl_node *y;
+    size_t i, n;
+    double sum = 0;
+    FGL__LIVE2("bce_logits", logits, targets);
+    if (logits->rows != targets->rows || logits->cols != targets->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "bce_logits: logits %dx%d, targets %dx%d", logits->rows, logits->cols,
+                             targets->rows, targets->cols);
+    y = fgl__node(t, "bce_logits", 1, 1, fgl__bce_bw, logits, targets, NULL);
+    if (!y) return NULL;
+    n = fgl__size(logits);
+    for (i = 0; i < n; i++) { /* max(x, 0) - x t + log(1 + exp(-|x|)) */
+        double x = logits->val[i];
+        sum += (x > 0 ? x : 0) - x * targets->val[i] + log1p(exp(-fabs(x)));
+    }
+    y->val[0] = n ? (float)(sum / (double)n) : 0.0f;
+    return y;
+}
+
+static void fgl__mse_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *b = y->in[1];
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b), s;
+    size_t i, n = fgl__size(a);
+    if (!n) return;
+    s = 2.0f * y->grad[0] / (float)n;
+    for (i = 0; i < n; i++) {
+        float d = s * (a->val[i] - b->val[i]);
+        if (ga) ga[i] += d;
+        if (gb) gb[i] -= d;
+    }
+}
+
+FGLDEF fgl_node *fgl_op_mse(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    fgl_node *y;
+    size_t i, n;
+    double sum = 0;
+    FGL__LIVE2("mse", a, b);
+    if (a->rows != b->rows || a->cols != b->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "mse: %dx%d vs %dx%d", a->rows, a->cols, b->rows, b->cols);
+    y = fgl__node(t, "mse", 1, 1, fgl__mse_bw, a, b, NULL);
+    if (!y) return NULL;
+    n = fgl__size(a);
+    for (i = 0; i < n; i++) {
+        double d = (double)a->val[i] - b->val[i];
+        sum += d * d;
+    }
+    y->val[0] = n ? (float)(sum / (double)n) : 0.0f;
+    return y;
+}
+
+static void fgl__norm_loss_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a), s = y->grad[0];
+    size_t i, n = fgl__size(a);
+    if (!g) return;
+    if (y->i0) /* sqnorm */
+        for (i = 0; i < n; i++) g[i] += 2.0f * s * a->val[i];
+    else
+        for (i = 0; i < n; i++) g[i] += a->val[i] > 0 ? s : a->val[i] < 0 ? -s : 0.0f;
+}
+
+static fgl_node *fgl__norm_loss(fgl_tape *t, const char *op, fgl_node *a, int squared) {
+    fgl_node *y;
+    FGL__LIVE1(op, a);
+    y = fgl__node(t, op, 1, 1, fgl__norm_loss_bw, a, NULL, NULL);
+    if (!y) return NULL;
+    y->i0 = squared;
+    y->val[0] = (float)(squared ? fgl_dot(fgl__size(a), a->val, a->val) : fgl_norm1(fgl__size(a), a->val));
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_l1(fgl_tape *t, fgl_node *a) { return fgl__norm_loss(t, "l1", a, 0); }
+FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a) { return fgl__norm_loss(t, "sqnorm", a, 1); }
+
+/* --- geometry --------------------------------------------------------------- */
+
+#define FGL__COS_EPS 1e-8
+
+static void fgl__cosine_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *b = y->in[1];
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    const float *norms = (const float *)y->s0; /* |a_i|, |b_i| (clamped) */
+    int i, j, C = a->cols;
+    for (i = 0; i < y->rows; i++) {
+        const float *ai = a->val + (size_t)i * C, *bi = b->val + (size_t)i * C;
+        float na = norms[2 * i], nb = norms[2 * i + 1], c = y->val[i], g = y->grad[i];
+        for (j = 0; j < C; j++) {
+            if (ga) ga[(size_t)i * C + j] += g * (bi[j] / (na * nb) - c * ai[j] / (na * na));
+            if (gb) gb[(size_t)i * C + j] += g * (ai[j] / (na * nb) - c * bi[j] / (nb * nb));
+        }
+    }
+}
+
+FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    fgl_node *y;
+    float *norms;
+    int i, C;
+    FGL__LIVE2("cosine_rows", a, b);
+    if (a->rows != b->rows || a->cols != b->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "cosine_rows: %dx%d vs %dx%d", a->rows, a->cols, b->rows, b->cols);
+    y = fgl__node(t, "cosine_rows", a->rows, 1, fgl__cosine_bw, a, b, NULL);
+    if (!y || !(norms = fgl__fbuf(t, 2 * (size_t)FGL__MAX(a->rows, 1)))) return NULL;
+    C = a->cols;
+    for (i = 0; i < a->rows; i++) {
+        const float *ai = a->val + (size_t)i * C, *bi = b->val + (size_t)i * C;
+        double na = FGL__MAX(fgl_norm2((size_t)C, ai), FGL__COS_EPS);
+        double nb = FGL__MAX(fgl_norm2((size_t)C, bi), FGL__COS_EPS);
+        norms[2 * i] = (float)na;
+        norms[2 * i + 1] = (float)nb;
+        y->val[i] = (float)(fgl_dot((size_t)C, ai, bi) / (na * nb));
+    }
+    y->s0 = norms;
+    return y;
+}
+
+static void fgl__pdist_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *b = y->in[1];
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    int i, j, k, D = a->cols;
+    for (i = 0; i < y->rows; i++)
+        for (j = 0; j < y->cols; j++) {
+            float d = y->val[(size_t)i * y->cols + j], g;
+            if (d < 1e-12f) continue; /* subgradient 0 where the points coincide */
+            g = y->grad[(size_t)i * y->cols + j] / d;
+            for (k = 0; k < D; k++) {
+                float diff = g * (a->val[(size_t)i * D + k] - b->val[(size_t)j * D + k]);
+                if (ga) ga[(size_t)i * D + k] += diff;
+                if (gb) gb[(size_t)j * D + k] -= diff;
+            }
+        }
+}
+
+FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    fgl_node *y;
+    int i, j, k, D;
+    FGL__LIVE2("pairwise_dist", a, b);
+    if (a->cols != b->cols)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "pairwise_dist: %d vs %d columns", a->cols, b->cols);
+    y = fgl__node(t, "pairwise_dist", a->rows, b->rows, fgl__pdist_bw, a, b, NULL);
+    if (!y) return NULL;
+    D = a->cols;
+    for (i = 0; i < a->rows; i++)
+        for (j = 0; j < b->rows; j++) {
+            double s = 0;
+            for (k = 0; k < D; k++) {
+                double d = (double)a->val[(size_t)i * D + k] - b->val[(size_t)j * D + k];
+                s += d * d;
+            }
+            y->val[(size_t)i * b->rows + j] = (float)sqrt(s);
+        }
+    return y;
+}
+
+/* --- normalisation ------------------------------------------------------------ */
+
+/* Layer norm normalises each row; batch norm each column. Both save the
+ * normalised values xhat (s0) and 1/std per row or column (s1), and share the
+ * backward formula dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat xhat))
+ * over the normalised axis (i0 = 1 for columns), with dxhat = dy * gamma. In
+ * batch-norm evaluation (i1 = 1) the statistics are constants: dx = dxhat rstd. */
+static void fgl__norm_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *gamma = y->in[1], *beta = y->in[2];
+    float *ga = fgl__grad(t, a), *gg = fgl__grad(t, gamma), *gbeta = fgl__grad(t, beta);
+    const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
+    int R = y->rows, C = y->cols, cols_axis = y->i0, eval = y->i1;
+    int outer = cols_axis ? C : R, inner = cols_axis ? R : C, o, k;
+    for (o = 0; o < outer; o++) {
+        double m1 = 0, m2 = 0;
+        for (k = 0; k < inner; k++) {
+            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
+            int feat = cols_axis ? o : k;
+            float g = y->grad[idx], dxh = g * (gamma ? gamma->val[feat] : 1.0f);
+            if (gg) gg[feat] += g * xhat[idx];
+            if (gbeta) gbeta[feat] += g;
+            m1 += dxh;
+            m2 += (double)dxh * xhat[idx];
+        }
+        if (!ga) continue;
+        m1 /= inner;
+        m2 /= inner;
+        for (k = 0; k < inner; k++) {
+            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
+            int feat = cols_axis ? o : k;
+            float dxh = y->grad[idx] * (gamma ? gamma->val[feat] : 1.0f);
+            ga[idx] += eval ? dxh * rstd[o] : rstd[o] * (dxh - (float)m1 - xhat[idx] * (float)m2);
+        }
+    }
+}
+
+static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *gamma, fgl_node *beta, float eps,
+                           int cols_axis, float *rmean, float *rvar, float momentum, int train) {
+    fgl_node *y;
+    float *xhat, *rstd;
+    int R, C, outer, inner, o, k, eval;
+    FGL__LIVE1(op, a);
+    R = a->rows;
+    C = a->cols;
+    if ((gamma && (gamma->rows * gamma->cols != C)) || (beta && (beta->rows * beta->cols != C)))
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: gamma/beta must have %d values", op, C);
+    eval = cols_axis && !train;
+    if (eval && (!rmean || !rvar)) return fgl_tape_fail(t, FGL_ERR_ARG, "%s: evaluation needs running statistics", op);
+    if (!eval && (cols_axis ? R : C) == 0) return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: empty input", op);
+    y = fgl__node(t, op, R, C, fgl__norm_bw, a, gamma, beta);
+    if (!y) return NULL;
+    outer = cols_axis ? C : R;
+    inner = cols_axis ? R : C;
+    xhat = fgl__fbuf(t, fgl__size(y));
+    rstd = fgl__fbuf(t, (size_t)FGL__MAX(outer, 1));
+    if (!xhat || !rstd) return NULL;
+    y->s0 = xhat;
+    y->s1 = rstd;
+    y->i0 = cols_axis;
+    y->i1 = eval;
+    for (o = 0; o < outer; o++) {
+        double mean = 0, var = 0;
+        if (eval) {
+            mean = rmean[o];
+            var = rvar[o];
+        } else {
+            for (k = 0; k < inner; k++) mean += a->val[cols_axis ? (size_t)k * C + o : (size_t)o * C + k];
+            mean /= inner;
+            for (k = 0; k < inner; k++) {
+                double d = a->val[cols_axis ? (size_t)k * C + o : (size_t)o * C + k] - mean;
+                var += d * d;
+            }
+            var /= inner;
+            if (cols_axis && rmean && rvar) {
+                rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean;
+                rvar[o] = (1.0f - momentum) * rvar[o] + momentum * (float)(inner > 1 ? var * inner / (inner - 1) : var);
+            }
+        }
+        rstd[o] = (float)(1.0 / sqrt(var + eps));
+        for (k = 0; k < inner; k++) {
+            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
+            int feat = cols_axis ? o : k;
+            xhat[idx] = (float)((a->val[idx] - mean) * rstd[o]);
+            y->val[idx] = xhat[idx] * (gamma ? gamma->val[feat] : 1.0f) + (beta ? beta->val[feat] : 0.0f);
+        }
+    }
+    return y;
+}
+
+FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta, float eps) {
+    return fgl__norm(t, "layer_norm", a, gamma, beta, eps, 0, NULL, NULL, 0.0f, 1);
+}
+
+FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta, float *running_mean,
+                                   float *running_var, float momentum, float eps, int train) {
+    return fgl__norm(t, "batch_norm", a, gamma, beta, eps, 1, running_mean, running_var, momentum, train);
+}
+
+/* --- sparse x dense --------------------------------------------------------- */
+
+static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *x = y->in[0];
+    const fgl_csr *a = (const fgl_csr *)y->p0, *at = (const fgl_csr *)y->p1;
+    float *g = fgl__grad(t, x);
+    if (!g) return;
+    if (at) fgl_csr_spmm(at, y->grad, y->cols, 1.0f, g);
+    else fgl_csr_spmm_t(a, y->grad, y->cols, g);
+}
+
+FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x) {
+    fgl_node *y;
+    FGL__LIVE1("spmm", x);
+    if (!a) return fgl_tape_fail(t, FGL_ERR_ARG, "spmm: matrix is NULL");
+    if (a->cols != x->rows)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "spmm: sparse %dx%d times %dx%d", a->rows, a->cols, x->rows, x->cols);
+    if (at && (at->rows != a->cols || at->cols != a->rows || at->nnz != a->nnz))
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "spmm: the transpose given is %dx%d, not %dx%d", at->rows, at->cols,
+                             a->cols, a->rows);
+    y = fgl__node(t, "spmm", a->rows, x->cols, fgl__spmm_bw, x, NULL, NULL);
+    if (!y) return NULL;
+    y->p0 = a;
+    y->p1 = at;
+    fgl_csr_spmm(a, x->val, x->cols, 0.0f, y->val);
+    return y;
+}
+
+static void fgl__spmmv_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *v = y->in[0], *x = y->in[1];
+    const fgl_csr *a = (const fgl_csr *)y->p0;
+    float *gv = fgl__grad(t, v), *gx = fgl__grad(t, x);
+    int H = v->cols, F = x->cols / H, C = x->cols, i, k, h, f;
+    for (i = 0; i < a->rows; i++) {
+        const float *gy = y->grad + (size_t)i * C;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            const float *xj = x->val + (size_t)a->indices[k] * C;
+            float *gxj = gx ? gx + (size_t)a->indices[k] * C : NULL;
+            for (h = 0; h < H; h++) {
+                float w = v->val[(size_t)k * H + h];
+                double s = 0;
+                for (f = h * F; f < (h + 1) * F; f++) {
+                    s += (double)gy[f] * xj[f];
+                    if (gxj) gxj[f] += w * gy[f];
+                }
+                if (gv) gv[(size_t)k * H + h] += (float)s;
+            }
+        }
+    }
+}
+
+FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x) {
+    fgl_node *y;
+    int H, F, C, i, k, h, f;
+    FGL__LIVE2("spmm_values", v, x);
+    if (!a) return fgl_tape_fail(t, FGL_ERR_ARG, "spmm_values: matrix is NULL");
+    H = v->cols;
+    C = x->cols;
+    if (v->rows != a->nnz || H <= 0 || C % H != 0 || a->cols != x->rows)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "spmm_values: values %dx%d for %d entries, x %dx%d for %d columns",
+                             v->rows, v->cols, a->nnz, x->rows, x->cols, a->cols);
+    F = C / H;
+    y = fgl__node(t, "spmm_values", a->rows, C, fgl__spmmv_bw, v, x, NULL);
+    if (!y) return NULL;
+    y->p0 = a;
+    memset(y->val, 0, sizeof(float) * fgl__size(y));
+    for (i = 0; i < a->rows; i++) {
+        float *yi = y->val + (size_t)i * C;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            const float *xj = x->val + (size_t)a->indices[k] * C;
+            for (h = 0; h < H; h++) {
+                float w = v->val[(size_t)k * H + h];
+                for (f = h * F; f < (h + 1) * F; f++) yi[f] += w * xj[f];
+            }
+        }
+    }
+    return y;
+}
+
+/* --- gradient check ----------------------------------------------------------- */
+
+FGLDEF double fgl_gradcheck(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud,
+                            double eps) {
+    fgl_tape t;
+    fgl_node *loss;
+    float *analytic;
+    double worst = 0;
+    size_t i;
+    int si;
+    analytic = (float *)FGL_MALLOC(sizeof(float) * (ps->size ? ps->size : 1));
+    if (!analytic) return -1;
+    fgl_tape_init(&t);
+    fgl_params_zero_grad(ps);
+    loss = build(&t, ps, ud);
+    if (!loss || fgl_tape_backward(&t, loss) != FGL_OK) {
+        worst = -1;
+        goto done;
+    }
+    memcpy(analytic, ps->grad, sizeof(float) * ps->size);
+    for (si = 0; si < ps->n; si++) {
+        const fgl_slice *s = &ps->slices[si];
+        if (!s->trainable) continue;
+        for (i = s->offset; i < s->offset + fgl_slice_size(s); i++) {
+            float keep = ps->data[i];
+            double lp, lm, num, err;
+            ps->data[i] = (float)(keep + eps);
+            fgl_tape_reset(&t);
+            loss = build(&t, ps, ud);
+            lp = loss ? loss->val[0] : 0;
+            ps->data[i] = (float)(keep - eps);
+            fgl_tape_reset(&t);
+            loss = build(&t, ps, ud);
+            lm = loss ? loss->val[0] : 0;
+            ps->data[i] = keep;
+            if (t.err) {
+                worst = -1;
+                goto done;
+            }
+            num = (lp - lm) / (2 * eps);
+            err = fabs(num - analytic[i]) / FGL__MAX(1.0, fabs(num));
+            if (err > worst) worst = err;
+        }
+    }
+done:
+    fgl_tape_free(&t);
+    FGL_FREE(analytic);
+    return worst;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_IMPLEMENTATION */

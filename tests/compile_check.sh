@@ -1,0 +1,33 @@
+#!/bin/sh
+# Compiles every header with FGL_IMPLEMENTATION, strictly (-Werror), as C99
+# under gcc and clang and as C++11 under g++ and clang++, each with and
+# without OpenMP; then links a two-file program (implementation in one
+# translation unit, declarations only in the other) and an FGL_STATIC build.
+# One "ok"/"not ok" line per configuration.
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+top=$(pwd)
+{ for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do echo "#include \"$top/$h\""; done
+  echo "int fgl_other_tu(void);"
+  echo "int main(void) { return fgl_other_tu(); }"; } > "$tmp/main.c"
+{ echo "#define FGL_IMPLEMENTATION"; cat "$tmp/main.c"; } > "$tmp/impl.c"
+{ for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do echo "#include \"$top/$h\""; done
+  echo "int fgl_other_tu(void) { fgl_rng r; fgl_rng_init(&r, 1, 2); return (int)(fgl_rng_u64(&r) & 0); }"; } > "$tmp/other.c"
+W="-Wall -Wextra -Wpedantic -Werror"
+check() { # name, command...
+    name=$1; shift
+    if "$@" > "$tmp/log" 2>&1; then echo "ok - compile $name"
+    else echo "not ok - compile $name"; sed 's/^/#   /' "$tmp/log" | head -n 20; fi
+}
+for omp in "" "-fopenmp"; do
+    tag=${omp:-serial}
+    for cc in gcc clang; do
+        command -v $cc >/dev/null || { echo "skip - compile $cc ($cc not installed)"; continue; }
+        check "$cc -std=c99 $tag" $cc -std=c99 $W $omp -c "$tmp/impl.c" -o "$tmp/i.o"
+    done
+    for cxx in g++ clang++; do
+        command -v $cxx >/dev/null || { echo "skip - compile $cxx ($cxx not installed)"; continue; }
+        check "$cxx -std=c++11 $tag" $cxx -x c++ -std=c++11 $W $omp -c "$tmp/impl.c" -o "$tmp/i.o"
+    done
+done
+check "two translation units link (gcc)" sh -c "gcc -std=c99 $W -c '$tmp/impl.c' -o '$tmp/a.o' && gcc -std=c99 $W -c '$tmp/other.c' -o '$tmp/b.o' && gcc '$tmp/a.o' '$tmp/b.o' -o '$tmp/prog' -lm && '$tmp/prog'"
+check "FGL_STATIC (gcc)" gcc -std=c99 $W -Wno-unused-function -DFGL_STATIC -c "$tmp/impl.c" -o "$tmp/s.o"

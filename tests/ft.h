@@ -1,0 +1,78 @@
+/* ft.h - the tiny test harness of fgl's test programs.
+ *
+ * Each test program calls FT_RUN(fn) for its test functions and returns
+ * ft_finish(). Every test prints one line, "ok - name" or "not ok - name",
+ * with the failed checks above it; tests/run.sh adds the lines of all
+ * programs up into "N passed, M failed".
+ *
+ * Data-dependent tests find the real datasets through ft_data_dir(): the
+ * FGL_DATA environment variable, or ../shared/data.
+ */
+#ifndef FT_H
+#define FT_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int ft__failed_now, ft__n_pass, ft__n_fail, ft__skip_now;
+
+#define FT_CHECK(cond, ...)                                              \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            ft__failed_now = 1;                                          \
+            printf("#   %s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            printf(__VA_ARGS__);                                         \
+            printf("\n");                                                \
+        }                                                                \
+    } while (0)
+
+/* |a - b| <= tol */
+#define FT_NEAR(a, b, tol, what)                                                       \
+    FT_CHECK(fabs((double)(a) - (double)(b)) <= (tol), "%s: %.9g vs %.9g (tol %.3g)", \
+             what, (double)(a), (double)(b), (double)(tol))
+
+/* Mark the running test skipped (its checks are not run); say why. */
+#define FT_SKIP(...)                        \
+    do {                                    \
+        ft__skip_now = 1;                   \
+        printf("#   skipped: ");            \
+        printf(__VA_ARGS__);                \
+        printf("\n");                       \
+        return;                             \
+    } while (0)
+
+static inline void ft__run(const char *name, void (*fn)(void)) {
+    ft__failed_now = 0;
+    ft__skip_now = 0;
+    fn();
+    if (ft__skip_now && !ft__failed_now) {
+        printf("skip - %s\n", name);
+        return;
+    }
+    printf("%s - %s\n", ft__failed_now ? "not ok" : "ok", name);
+    if (ft__failed_now) ft__n_fail++;
+    else ft__n_pass++;
+    fflush(stdout);
+}
+
+#define FT_RUN(fn) ft__run(#fn, fn)
+
+static inline int ft_finish(void) { return ft__n_fail ? 1 : 0; }
+
+/* Directory of the real datasets. */
+static inline const char *ft_data_dir(void) {
+    const char *d = getenv("FGL_DATA");
+    return d && *d ? d : "../shared/data";
+}
+
+/* 1 if path exists and can be read. */
+static inline int ft_readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+
+#endif
