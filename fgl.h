@@ -323,7 +323,9 @@ FGLDEF int fgl_params_find(const fgl_params *ps, const char *name);   /* -1 if a
 FGLDEF float *fgl_params_data(const fgl_params *ps, int slice);
 FGLDEF float *fgl_params_gradp(const fgl_params *ps, int slice);
 FGLDEF size_t fgl_slice_size(const fgl_slice *s);
-/* Deep copy of layout and values (dst is freed first). */
+/* Deep copy of layout and values; gradients start at zero. dst must be an
+ * initialised set (fgl_params_init, or one in use: it is freed first); it may
+ * be src itself. */
 FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src);
 /* 1 if both sets have the same slices (names, shapes, tags) in the same order. */
 FGLDEF int fgl_params_same_layout(const fgl_params *a, const fgl_params *b);
@@ -509,7 +511,8 @@ FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
 FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a);
 FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a);
 /* Losses (1 x 1). Mean over rows with mask[i] != 0 (mask NULL: all rows) and
- * labels[i] >= 0; labels must be < cols. No selected row gives 0. */
+ * labels[i] >= 0 (a negative label means "ignore"); labels must be < cols.
+ * No selected row gives 0. labels and mask are copied onto the tape. */
 FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels,
                                       const unsigned char *mask);
 FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels,
@@ -1082,54 +1085,46 @@ FGLDEF int fgl_csr_clone(fgl_csr *dst, const fgl_csr *src) {
 
 FGLDEF int fgl_csr_from_coo(int rows, int cols, int nnz, const int *r, const int *c,
                             const float *v, int sum_dup, fgl_csr *out, fgl_error *err) {
-    /* Counting sort by row, then insertion-sort each row by column (rows are
-     * short in graphs), then merge duplicates in place. */
-    int *cnt = NULL, *col = NULL, i, rc, w;
+    /* Two stable counting sorts, by column and then by row, order the entries
+     * by (row, col) in O(nnz + rows + cols) whatever the degree distribution
+     * (an insertion sort per row is quadratic in a hub's degree); stability
+     * keeps duplicates in input order, so "the first value" is the first
+     * given. Duplicates are then merged in place. */
+    int *cnt = NULL, *ccnt = NULL, *bycol = NULL, *col = NULL, i, rc, w;
     float *val = NULL;
     memset(out, 0, sizeof *out);
     if (rows < 0 || cols < 0 || nnz < 0)
         return fgl_error_set(err, FGL_ERR_ARG, "csr_from_coo: negative size");
+    if (nnz > 0 && (!r || !c)) return fgl_error_set(err, FGL_ERR_ARG, "csr_from_coo: coordinates are NULL");
     for (i = 0; i < nnz; i++)
         if (r[i] < 0 || r[i] >= rows || c[i] < 0 || c[i] >= cols)
             return fgl_error_set(err, FGL_ERR_RANGE,
                                  "csr_from_coo: entry %d (%d, %d) outside a %d x %d matrix", i,
                                  r[i], c[i], rows, cols);
-    cnt = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 1));
+    cnt = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 2));
+    ccnt = (int *)FGL_MALLOC(sizeof(int) * ((size_t)cols + 1));
+    bycol = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nnz, 1));
     col = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nnz, 1));
     val = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(nnz, 1));
-    if (!cnt || !col || !val) {
+    if (!cnt || !ccnt || !bycol || !col || !val) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "csr_from_coo: out of memory (%d entries)", nnz);
         goto done;
     }
-    memset(cnt, 0, sizeof(int) * ((size_t)rows + 1));
-    for (i = 0; i < nnz; i++) cnt[r[i] + 1]++;
-    for (i = 0; i < rows; i++) cnt[i + 1] += cnt[i];
-    {
-        int *pos = (int *)FGL_MALLOC(sizeof(int) * ((size_t)rows + 1));
-        if (!pos) {
-            rc = fgl_error_set(err, FGL_ERR_NOMEM, "csr_from_coo: out of memory");
-            goto done;
-        }
-        memcpy(pos, cnt, sizeof(int) * ((size_t)rows + 1));
-        for (i = 0; i < nnz; i++) {
-            int p = pos[r[i]]++;
-            col[p] = c[i];
-            val[p] = v ? v[i] : 1.0f;
-        }
-        FGL_FREE(pos);
-    }
-    for (i = 0; i < rows; i++) { /* stable insertion sort keeps the first duplicate first */
-        int a = cnt[i], b = cnt[i + 1], x, y;
-        for (x = a + 1; x < b; x++) {
-            int cc = col[x];
-            float vv = val[x];
-            for (y = x - 1; y >= a && col[y] > cc; y--) {
-                col[y + 1] = col[y];
-                val[y + 1] = val[y];
-            }
-            col[y + 1] = cc;
-            val[y + 1] = vv;
-        }
+    /* pass 1: entry ids ordered by column */
+    memset(ccnt, 0, sizeof(int) * ((size_t)cols + 1));
+    for (i = 0; i < nnz; i++) ccnt[c[i] + 1]++;
+    for (i = 0; i < cols; i++) ccnt[i + 1] += ccnt[i];
+    for (i = 0; i < nnz; i++) bycol[ccnt[c[i]]++] = i;
+    /* pass 2: stably by row. Counting at r + 2 makes cnt[r + 1] row r's
+     * start; the scatter advances it to row r's end, which is row r + 1's
+     * start, so cnt[0..rows] ends as the row pointer. */
+    memset(cnt, 0, sizeof(int) * ((size_t)rows + 2));
+    for (i = 0; i < nnz; i++) cnt[r[i] + 2]++;
+    for (i = 0; i < rows; i++) cnt[i + 2] += cnt[i + 1];
+    for (i = 0; i < nnz; i++) {
+        int e = bycol[i], p = cnt[r[e] + 1]++;
+        col[p] = c[e];
+        val[p] = v ? v[e] : 1.0f;
     }
     w = 0;
     for (i = 0; i < rows; i++) {
@@ -1157,6 +1152,8 @@ FGLDEF int fgl_csr_from_coo(int rows, int cols, int nnz, const int *r, const int
     rc = FGL_OK;
 done:
     FGL_FREE(cnt);
+    FGL_FREE(ccnt);
+    FGL_FREE(bycol);
     FGL_FREE(col);
     FGL_FREE(val);
     return rc;
@@ -1342,6 +1339,7 @@ FGLDEF int fgl_reader_f32s(fgl_reader *r, float *x, size_t n) {
     size_t i;
     if (r->err || n > (r->len - r->pos) / 4) {
         r->err = FGL_ERR_FORMAT;
+        if (n) memset(x, 0, sizeof(float) * n); /* "returns zeros", like every reader call */
         return r->err;
     }
     for (i = 0; i < n; i++) {
@@ -1551,8 +1549,11 @@ FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src) {
         tmp.n = tmp.cap = src->n;
         tmp.size = src->size;
     }
-    if (dst != src) fgl_params_free(dst);
-    *dst = tmp;
+    { /* free dst's old buffers after copying: dst may be src itself */
+        fgl_params old = *dst;
+        *dst = tmp;
+        fgl_params_free(&old);
+    }
     return FGL_OK;
 }
 
@@ -1705,9 +1706,10 @@ FGLDEF void fgl_params_write(const fgl_params *ps, fgl_bytes *b) {
     fgl_bytes_put_f32s(b, ps->data, ps->size);
 }
 
-FGLDEF int fgl_params_read(fgl_params *ps, fgl_reader *r, fgl_error *err) {
-    /* Read the layout into a fresh set first; only on success compare it with,
-     * or install it into, ps, so a bad buffer never leaves ps half-written. */
+/* Read the layout into a fresh set first; only on success compare it with, or
+ * install it into, ps, so a bad buffer never leaves ps half-written. With
+ * whole != 0 the values must also end the reader's bytes. */
+static int fgl__params_read(fgl_params *ps, fgl_reader *r, int whole, fgl_error *err) {
     fgl_params tmp;
     uint32_t n = fgl_reader_u32(r), i;
     int rc = FGL_OK;
@@ -1741,6 +1743,10 @@ FGLDEF int fgl_params_read(fgl_params *ps, fgl_reader *r, fgl_error *err) {
         rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: values truncated (%zu floats expected)", tmp.size);
         goto fail;
     }
+    if (whole && r->pos != r->len) {
+        rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: %zu unread bytes in payload", r->len - r->pos);
+        goto fail;
+    }
     if (ps->n == 0) {
         fgl_params_free(ps);
         *ps = tmp;
@@ -1757,6 +1763,8 @@ fail:
     return rc;
 }
 
+FGLDEF int fgl_params_read(fgl_params *ps, fgl_reader *r, fgl_error *err) { return fgl__params_read(ps, r, 0, err); }
+
 #define FGL__PARAMS_MAGIC "FGLP"
 #define FGL__PARAMS_VERSION 1u
 
@@ -1772,10 +1780,7 @@ FGLDEF int fgl_params_load_mem(fgl_params *ps, const void *data, size_t len, fgl
     fgl_reader r;
     int rc = fgl_frame_open(data, len, FGL__PARAMS_MAGIC, FGL__PARAMS_VERSION, &r, "parameters", err);
     if (rc) return rc;
-    rc = fgl_params_read(ps, &r, err);
-    if (rc == FGL_OK && r.pos != r.len)
-        rc = fgl_error_set(err, FGL_ERR_FORMAT, "parameters: %zu unread bytes in payload", r.len - r.pos);
-    return rc;
+    return fgl__params_read(ps, &r, 1, err);
 }
 
 FGLDEF int fgl_params_save(const fgl_params *ps, const char *path, fgl_error *err) {
@@ -1938,8 +1943,14 @@ FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err) {
     if (size != (uint64_t)o->size || (int)kind != o->cfg.kind)
         return fgl_error_set(err, FGL_ERR_SHAPE, "optimizer state: stored kind %u size %llu, expected kind %d size %zu",
                              (unsigned)kind, (unsigned long long)size, o->cfg.kind, o->size);
-    if (fgl_reader_f32s(r, o->m, o->size) || fgl_reader_f32s(r, o->v, o->size))
-        return fgl_error_set(err, FGL_ERR_FORMAT, "optimizer state: moments truncated");
+    /* Check the length first so a short buffer leaves o untouched. */
+    if ((r->len - r->pos) / 8 < o->size) {
+        r->err = FGL_ERR_FORMAT;
+        return fgl_error_set(err, FGL_ERR_FORMAT, "optimizer state: moments truncated (%zu bytes for %zu values)",
+                             r->len - r->pos, o->size);
+    }
+    fgl_reader_f32s(r, o->m, o->size);
+    fgl_reader_f32s(r, o->v, o->size);
     o->t = (int64_t)t;
     return FGL_OK;
 }
@@ -2816,8 +2827,15 @@ static fgl_node *fgl__nll(fgl_tape *t, const char *op, fgl_node *a, const int *l
         for (k = 0; k < n; k++) lp[k] = expf(lp[k]);
         y->s0 = lp;
     }
-    y->p0 = labels;
-    y->p1 = mask;
+    /* Labels and mask are copied: backward may run after the caller's
+     * buffers are gone or reused (as with gather's indices). */
+    if (!(y->p0 = fgl__copy_ints(t, labels, a->rows))) return NULL;
+    if (mask) {
+        unsigned char *m = (unsigned char *)fgl__talloc(t, (size_t)FGL__MAX(a->rows, 1));
+        if (!m) return NULL;
+        if (a->rows) memcpy(m, mask, (size_t)a->rows);
+        y->p1 = m;
+    }
     y->i0 = from_logits;
     y->i1 = count;
     y->val[0] = count ? (float)(loss / count) : 0.0f;

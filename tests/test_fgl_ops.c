@@ -650,6 +650,27 @@ static void test_loss_no_rows(void) {
     fgl_params_free(&ps);
 }
 
+static void test_loss_copies_labels(void) {
+    /* backward uses the labels and mask given to the forward call, even if
+     * the caller's buffers changed in between */
+    int labels[3] = {0, 2, 1};
+    unsigned char mask[3] = {1, 1, 0};
+    float x[9] = {0.1f, 0.2f, 0.3f, -1, 0, 1, 2, 2, 2}, g1[9] = {0}, g2[9] = {0};
+    fgl_tape t;
+    fgl_node *y;
+    fgl_tape_init(&t);
+    y = fgl_op_cross_entropy(&t, fgl_op_leaf(&t, x, g1, 3, 3), labels, mask);
+    FT_CHECK(fgl_tape_backward(&t, y) == FGL_OK, "backward");
+    fgl_tape_reset(&t);
+    y = fgl_op_cross_entropy(&t, fgl_op_leaf(&t, x, g2, 3, 3), labels, mask);
+    labels[0] = 1;
+    labels[1] = -1;
+    mask[2] = 1;
+    FT_CHECK(fgl_tape_backward(&t, y) == FGL_OK, "backward");
+    FT_CHECK(memcmp(g1, g2, sizeof g1) == 0, "gradient follows the labels at forward time");
+    fgl_tape_free(&t);
+}
+
 static fgl_node *b_bce(fgl_tape *t, fgl_params *ps, void *ud) {
     CTX;
     return fgl_op_bce_logits(t, P(0), P(1));
@@ -1328,6 +1349,7 @@ int main(void) {
     FT_RUN(test_softmax);
     FT_RUN(test_cross_entropy_nll);
     FT_RUN(test_loss_no_rows);
+    FT_RUN(test_loss_copies_labels);
     FT_RUN(test_bce_logits);
     FT_RUN(test_mse_l1_sqnorm);
     FT_RUN(test_cosine_pairwise);
