@@ -1,14 +1,1104 @@
-/* fgl_gnn.h - GNN layers, models and readouts.
+/* fgl_gnn.h - GNN layers, models and readouts on fgl's autodiff tape.
  *
  * Part of fgl (see README.md). Builds on fgl_graph.h and fgl.h.
+ *
+ * A model is built from a declarative spec (architecture, dimensions, depth,
+ * dropout, readout, task). Its parameters live in one fgl_params set whose
+ * slices carry group tags, so federated algorithms choose what to share by
+ * tag (FGL_G_FEATURE, FGL_G_CONV, FGL_G_STRUCT, FGL_G_HEAD, FGL_G_MASK,
+ * FGL_G_BNSTAT), never by name.
+ *
+ * EXAMPLE: a 2-layer GCN on a node-classification dataset.
+ *       fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE,
+ *                                                    data.n_feat, data.n_classes);
+ *       fgl_model m; fgl_error err;
+ *       if (fgl_model_init(&m, &spec, 1, &err)) { puts(err.msg); return 1; }
+ *       fgl_gnn_graph g;                        // the derived matrices a model needs
+ *       fgl_gnn_graph_from_node_data(&g, &data, &spec, &err);
+ *       fgl_tape t; fgl_tape_init(&t);
+ *       fgl_forward out;
+ *       fgl_model_forward(&m, &t, &g, 1, &rng, &out);   // train mode
+ *       fgl_node *loss = fgl_op_cross_entropy(&t, out.logits, data.y, train_mask);
+ *       fgl_tape_backward(&t, loss); ... fgl_optim_step(&opt, &m.params);
+ *
+ * ARCHITECTURES (fgl_model_spec.arch)
+ *   FGL_ARCH_GCN     Kipf & Welling: A_hat = D^-1/2 (A + I) D^-1/2, h' = A_hat h W + b.
+ *   FGL_ARCH_GIN     Xu et al.: h' = MLP((1 + eps) h + sum of neighbours), eps fixed or
+ *                    learned; MLP = Linear [-> BatchNorm] -> ReLU -> Linear.
+ *   FGL_ARCH_SAGE    GraphSAGE, mean aggregator with root weight:
+ *                    h' = h W_root + mean_{u in N(v)} h_u W_neigh + b.
+ *   FGL_ARCH_SGC     Wu et al.: A_hat^K X computed once per graph, then linear layers.
+ *   FGL_ARCH_GCNII   Chen et al.: h' = ((1 - a) A_hat h + a h0)((1 - b_l) I + b_l W_l),
+ *                    b_l = log(lambda / l + 1).
+ *   FGL_ARCH_GAT     Velickovic et al.: multi-head attention over N(v) and v itself,
+ *                    LeakyReLU(0.2) scores, edge softmax, heads concatenated, ELU.
+ *   FGL_ARCH_MLP     no graph: linear layers (a baseline).
+ *   FGL_ARCH_FEDSTAR FedStar's feature/structure decoupled GIN + GCN model with its
+ *                    published wiring (see fgl__fedstar_forward).
+ *   Any layer weight may carry a FED-PUB mask (spec.masked): effective weight
+ *   W * M with M a separate trainable FGL_G_MASK slice initialised to 1; in
+ *   evaluation |M| < spec.mask_prune counts as 0.
+ *
+ * A FORWARD PASS returns node embeddings (the last message-passing layer's
+ * output before its activation), the representation the classifier reads
+ * (activated node embeddings, or the graph readout for graph tasks), graph
+ * embeddings for graph tasks, and logits.
  */
 #ifndef FGL_GNN_H
 #define FGL_GNN_H
 
 #include "fgl_graph.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
+       FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_COUNT };
+enum { FGL_TASK_NODE, FGL_TASK_GRAPH };
+enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
+/* Classifier heads: none (the last layer emits the classes; node tasks
+ * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */
+enum { FGL_HEAD_NONE, FGL_HEAD_LINEAR, FGL_HEAD_MLP };
+
+#define FGL_MAX_LAYERS 16
+#define FGL_MAX_HEADS 32
+
+typedef struct fgl_model_spec {
+    int arch, task;
+    int in_dim;          /* node feature width */
+    int hidden;          /* width of every hidden layer */
+    int out_dim;         /* number of classes */
+    int layers;          /* message-passing layers (1..FGL_MAX_LAYERS) */
+    float dropout;       /* after each hidden activation and inside the head */
+    float input_dropout; /* on the input features (sparse inputs: on their non-zeros) */
+    int readout;         /* graph tasks: FGL_READOUT_* */
+    int head;            /* FGL_HEAD_* */
+    int input_proj;      /* GIN: Linear(in -> hidden) before the first layer */
+    int batch_norm;      /* GIN: batch norm inside each MLP */
+    int learn_eps;       /* GIN: trainable epsilon */
+    int heads;           /* GAT: attention heads (hidden must divide by it) */
+    float gcnii_alpha, gcnii_lambda;
+    int sgc_hops;        /* SGC: K */
+    int pe_dim;          /* FedStar: structure embedding width (DSE + RWSE) */
+    int masked;          /* FED-PUB weight masks */
+    float mask_prune;    /* evaluation: |mask| below this is 0 */
+    float bn_momentum, bn_eps;
+} fgl_model_spec;
+
+/* Slot indices (into the parameter set) of one layer; -1 where unused. */
+typedef struct fgl_layer_slots {
+    int w, b, mask;          /* main linear map */
+    int w2, b2, mask2;       /* second linear map (GIN MLP, SAGE root, head MLP) */
+    int bn_g, bn_b, bn_mean, bn_var;
+    int eps;                 /* GIN epsilon */
+    int att;                 /* GAT attention vectors, 2 x (heads * head_dim): src, dst */
+} fgl_layer_slots;
+
+typedef struct fgl_model {
+    fgl_model_spec spec;
+    fgl_params params;
+    fgl_layer_slots in_proj, pe_proj, conv[FGL_MAX_LAYERS], sconv[FGL_MAX_LAYERS], node_out, head;
+} fgl_model;
+
+/* The graph a forward pass runs on, with the derived matrices the model's
+ * architecture needs (built once per graph or batch by fgl_gnn_graph_*). The
+ * struct owns the derived matrices; features and the adjacency are borrowed
+ * and must outlive it. */
+typedef struct fgl_gnn_graph {
+    int n_nodes, n_feat;
+    const float *x;            /* dense features, or NULL */
+    const fgl_csr *x_sparse;   /* sparse features, or NULL */
+    fgl_csr x_sparse_t;        /* its transpose (fast backward), owned */
+    const fgl_csr *adj;        /* symmetric, no self loops */
+    const fgl_csr *adj_gcn;    /* D^-1/2 (A+I) D^-1/2 (borrowed or own_gcn) */
+    fgl_csr own_gcn;
+    fgl_csr adj_mean, adj_mean_t;  /* SAGE: D^-1 A and its transpose */
+    fgl_csr adj_loop;          /* GAT: A + I */
+    int *loop_rows;            /* GAT: row of each adj_loop entry */
+    float *x_prop;             /* SGC: A_hat^K X, n_nodes x n_feat */
+    const float *pe;           /* FedStar structure embeddings, n_nodes x n_pe */
+    int n_pe;
+    const int *offsets;        /* graph tasks: nodes of graph b are offsets[b]..offsets[b+1]-1 */
+    int n_graphs;
+} fgl_gnn_graph;
+
+typedef struct fgl_forward {
+    fgl_node *node_emb;    /* n_nodes x width: last message-passing output, before activation */
+    fgl_node *graph_emb;   /* n_graphs x width (graph tasks), else NULL */
+    fgl_node *rep;         /* what the classifier head reads */
+    fgl_node *logits;      /* n_nodes or n_graphs x out_dim */
+} fgl_forward;
+
+FGLDEF const char *fgl_arch_name(int arch);
+FGLDEF int fgl_arch_from_name(const char *name);   /* -1 if unknown */
+/* Defaults of the published protocols: GCN/SAGE/... node models (hidden 128,
+ * 2 layers, dropout 0.5, linear head: FED-PUB), GIN graph models (hidden 64,
+ * 3 layers, input projection, sum readout, MLP head: GCFL/FedStar), FedStar
+ * (hidden 64, 3 layers, pe_dim 32). */
+FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int out_dim);
+/* Checks a spec; FGL_ERR_ARG with the reason. */
+FGLDEF int fgl_model_spec_check(const fgl_model_spec *spec, fgl_error *err);
+/* Builds the parameter set and initialises it from seed. */
+FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err);
+FGLDEF void fgl_model_free(fgl_model *m);
+/* Re-draws every parameter from seed (masks to 1, BN statistics reset). */
+FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed);
+
+/* Prepare a graph for a model of this spec. */
+FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, const fgl_model_spec *spec,
+                                        fgl_error *err);
+FGLDEF int fgl_gnn_graph_from_batch(fgl_gnn_graph *g, fgl_batch *b, const fgl_model_spec *spec, fgl_error *err);
+/* General form: any of x / x_sparse; adj_gcn may be NULL (built if needed). */
+FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_csr *adj_gcn, const float *x,
+                              const fgl_csr *x_sparse, int n_feat, const float *pe, int n_pe, const int *offsets,
+                              int n_graphs, const fgl_model_spec *spec, fgl_error *err);
+FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g);
+
+/* Forward pass on the tape. train != 0 uses dropout (rng) and batch
+ * statistics; evaluation uses running statistics and prunes masks. */
+FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
+                             fgl_forward *out);
+/* Evaluation helpers (own tape). accuracy over rows with mask[i] != 0 and
+ * labels[i] >= 0 (mask NULL: all); returns -1 on error. */
+FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
+                                 const unsigned char *mask, double *loss_out);
+/* Mean over nodes of the node embeddings in evaluation mode (FED-PUB's
+ * functional embedding) into out (width floats). */
+FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, float *out);
+/* Width of node_emb / rep. */
+FGLDEF int fgl_model_emb_dim(const fgl_model *m);
+
+/* Save / load spec + parameters (framed, versioned, checksummed). Loading
+ * replaces m only on success; m must be zeroed or hold a model. */
+FGLDEF int fgl_model_save(const fgl_model *m, const char *path, fgl_error *err);
+FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err);
+FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
+FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
+
+/* GPFL's server model: a dense 2-layer graph auto-encoder,
+ * H = ReLU(LayerNorm(A_hat X W1 + b1)), Z = A_hat H W2 + b2, logits Z Z^T. */
+typedef struct fgl_gae {
+    int in_dim, hidden, out_dim;
+    fgl_params params;
+    int w1, b1, ln_g, ln_b, w2, b2;
+} fgl_gae;
+FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed);
+FGLDEF void fgl_gae_free(fgl_gae *g);
+/* a_hat: k x k dense normalised adjacency; x: k x in_dim. Returns Z and sets
+ * *logits to Z Z^T (both NULL on error, see t->msg). */
+FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a_hat, const float *x, int k,
+                                 fgl_node **logits);
+/* Dense D^-1/2 (A + I) D^-1/2 of a k x k weight matrix into out. */
+FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* FGL_GNN_H */
 
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
 #if defined(FGL_IMPLEMENTATION) && !defined(FGL_GNN_H_IMPLEMENTED)
 #define FGL_GNN_H_IMPLEMENTED
+
+#include <math.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage", "sgc", "gcnii", "gat", "mlp", "fedstar"};
+
+FGLDEF const char *fgl_arch_name(int arch) {
+    return arch >= 0 && arch < FGL_ARCH_COUNT ? fgl__arch_names[arch] : "unknown";
+}
+
+FGLDEF int fgl_arch_from_name(const char *name) {
+    int i;
+    for (i = 0; i < FGL_ARCH_COUNT; i++)
+        if (strcmp(name, fgl__arch_names[i]) == 0) return i;
+    return -1;
+}
+
+FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int out_dim) {
+    fgl_model_spec s;
+    memset(&s, 0, sizeof s);
+    s.arch = arch;
+    s.task = task;
+    s.in_dim = in_dim;
+    s.out_dim = out_dim;
+    s.hidden = task == FGL_TASK_GRAPH ? 64 : 128;
+    s.layers = task == FGL_TASK_GRAPH ? 3 : 2;
+    s.dropout = 0.5f;
+    s.readout = FGL_READOUT_SUM;
+    s.head = task == FGL_TASK_GRAPH ? FGL_HEAD_MLP : FGL_HEAD_LINEAR;
+    s.input_proj = arch == FGL_ARCH_GIN && task == FGL_TASK_GRAPH;
+    s.heads = 8;
+    s.gcnii_alpha = 0.1f;
+    s.gcnii_lambda = 0.5f;
+    s.sgc_hops = 2;
+    s.mask_prune = 1e-3f;
+    s.bn_momentum = 0.1f;
+    s.bn_eps = 1e-5f;
+    if (arch == FGL_ARCH_GCNII) s.layers = 8;
+    if (arch == FGL_ARCH_FEDSTAR) {
+        s.task = FGL_TASK_GRAPH;
+        s.hidden = 64;
+        s.layers = 3;
+        s.pe_dim = 32;
+        s.head = FGL_HEAD_MLP;
+    }
+    return s;
+}
+
+FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
+    if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
+    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
+    if (s->in_dim <= 0 || s->out_dim <= 0 || s->hidden <= 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: in_dim %d, hidden %d, out_dim %d must be positive", s->in_dim,
+                             s->hidden, s->out_dim);
+    if (s->layers < 1 || s->layers > FGL_MAX_LAYERS)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: %d layers, allowed 1..%d", s->layers, FGL_MAX_LAYERS);
+    if (!(s->dropout >= 0 && s->dropout < 1) || !(s->input_dropout >= 0 && s->input_dropout < 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "model: dropout must be in [0, 1)");
+    if (s->head < FGL_HEAD_NONE || s->head > FGL_HEAD_MLP) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown head %d", s->head);
+    if (s->task == FGL_TASK_GRAPH && s->head == FGL_HEAD_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: graph tasks need a classifier head after the readout");
+    if (s->task == FGL_TASK_GRAPH && (s->readout < FGL_READOUT_SUM || s->readout > FGL_READOUT_MAX))
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown readout %d", s->readout);
+    if (s->arch == FGL_ARCH_GAT && (s->heads < 1 || s->heads > FGL_MAX_HEADS || s->hidden % s->heads != 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden, s->heads);
+    if (s->arch == FGL_ARCH_SGC && s->sgc_hops < 0) return fgl_error_set(err, FGL_ERR_ARG, "model: SGC needs hops >= 0");
+    if (s->arch == FGL_ARCH_FEDSTAR && (s->task != FGL_TASK_GRAPH || s->pe_dim <= 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "model: FedStar is a graph model with pe_dim > 0");
+    if (s->arch == FGL_ARCH_GCNII && s->head == FGL_HEAD_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: GCNII needs an output head");
+    return FGL_OK;
+}
+
+/* --- building the parameter set ------------------------------------------- */
+
+static void fgl__slots_clear(fgl_layer_slots *s) {
+    s->w = s->b = s->mask = s->w2 = s->b2 = s->mask2 = -1;
+    s->bn_g = s->bn_b = s->bn_mean = s->bn_var = s->eps = s->att = -1;
+}
+
+/* Weight init kinds: Glorot for GCN/GAT weights (as PyG), fan-in uniform for
+ * Linear layers (as PyTorch: U(+-1/sqrt(fan_in)) for weight and bias). */
+enum { FGL__INIT_GLOROT, FGL__INIT_FAN_IN };
+
+typedef struct fgl__builder {
+    fgl_model *m;
+    int rc;
+} fgl__builder;
+
+static int fgl__add(fgl__builder *bd, const char *name, int rows, int cols, unsigned groups, int trainable) {
+    int i;
+    if (bd->rc) return -1;
+    i = fgl_params_add(&bd->m->params, name, rows, cols, groups, trainable);
+    if (i < 0) bd->rc = i;
+    return i;
+}
+
+/* A linear map in -> out: weight (in x out), optional bias, and a mask when
+ * the model is masked and the weight is maskable. */
+/* Names are composed in a roomy buffer; fgl_params_add rejects any longer
+ * than FGL_SLICE_NAME_LEN - 1. */
+#define FGL__NAME_BUF 128
+
+static void fgl__add_linear(fgl__builder *bd, const char *prefix, int in, int out, unsigned group, int bias,
+                            int *w, int *b, int *mask) {
+    char name[FGL__NAME_BUF];
+    snprintf(name, sizeof name, "%s.w", prefix);
+    *w = fgl__add(bd, name, in, out, group, 1);
+    *b = -1;
+    if (bias) {
+        snprintf(name, sizeof name, "%s.b", prefix);
+        *b = fgl__add(bd, name, 1, out, group, 1);
+    }
+    *mask = -1;
+    if (bd->m->spec.masked) {
+        snprintf(name, sizeof name, "%s.mask", prefix);
+        *mask = fgl__add(bd, name, in, out, FGL_G_MASK, 1);
+    }
+}
+
+static void fgl__add_bn(fgl__builder *bd, const char *prefix, int width, unsigned group, fgl_layer_slots *s) {
+    char name[FGL__NAME_BUF];
+    snprintf(name, sizeof name, "%s.bn_g", prefix);
+    s->bn_g = fgl__add(bd, name, 1, width, group | FGL_G_NORM, 1);
+    snprintf(name, sizeof name, "%s.bn_b", prefix);
+    s->bn_b = fgl__add(bd, name, 1, width, group | FGL_G_NORM, 1);
+    snprintf(name, sizeof name, "%s.bn_mean", prefix);
+    s->bn_mean = fgl__add(bd, name, 1, width, group | FGL_G_BNSTAT, 0);
+    snprintf(name, sizeof name, "%s.bn_var", prefix);
+    s->bn_var = fgl__add(bd, name, 1, width, group | FGL_G_BNSTAT, 0);
+}
+
+static void fgl__add_head(fgl__builder *bd, int in, fgl_layer_slots *h) {
+    const fgl_model_spec *s = &bd->m->spec;
+    if (s->head == FGL_HEAD_LINEAR) {
+        fgl__add_linear(bd, "head", in, s->out_dim, FGL_G_HEAD, 1, &h->w, &h->b, &h->mask);
+    } else if (s->head == FGL_HEAD_MLP) {
+        fgl__add_linear(bd, "head1", in, s->hidden, FGL_G_HEAD, 1, &h->w, &h->b, &h->mask);
+        fgl__add_linear(bd, "head2", s->hidden, s->out_dim, FGL_G_HEAD, 1, &h->w2, &h->b2, &h->mask2);
+    }
+}
+
+static void fgl__build_layout(fgl__builder *bd) {
+    fgl_model *m = bd->m;
+    const fgl_model_spec *s = &m->spec;
+    int l, H = s->hidden, C = s->out_dim, in = s->in_dim;
+    char p[FGL_SLICE_NAME_LEN];  /* "conv15" at most */
+    int last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+
+    if (s->arch == FGL_ARCH_FEDSTAR) {
+        fgl__add_linear(bd, "feat_in", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
+        fgl__add_linear(bd, "struct_in", s->pe_dim, H, FGL_G_STRUCT, 1, &m->pe_proj.w, &m->pe_proj.b, &m->pe_proj.mask);
+        for (l = 0; l < s->layers; l++) {
+            fgl_layer_slots *c = &m->conv[l], *sc = &m->sconv[l];
+            snprintf(p, sizeof p, "gin%d.lin1", l);
+            fgl__add_linear(bd, p, 2 * H, H, FGL_G_FEATURE, 1, &c->w, &c->b, &c->mask);
+            snprintf(p, sizeof p, "gin%d.lin2", l);
+            fgl__add_linear(bd, p, H, H, FGL_G_FEATURE, 1, &c->w2, &c->b2, &c->mask2);
+            snprintf(p, sizeof p, "gcn%d", l);
+            fgl__add_linear(bd, p, H, H, FGL_G_STRUCT, 1, &sc->w, &sc->b, &sc->mask);
+        }
+        fgl__add_linear(bd, "readout", 2 * H, H, FGL_G_HEAD, 1, &m->node_out.w, &m->node_out.b, &m->node_out.mask);
+        fgl__add_head(bd, H, &m->head);
+        return;
+    }
+    if (s->input_proj || s->arch == FGL_ARCH_GCNII) {
+        fgl__add_linear(bd, "in_proj", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
+        in = H;
+    }
+    for (l = 0; l < s->layers; l++) {
+        fgl_layer_slots *c = &m->conv[l];
+        int out = (l == s->layers - 1 && last_emits_classes) ? C : H;
+        snprintf(p, sizeof p, "conv%d", l);
+        switch (s->arch) {
+        case FGL_ARCH_GCN:
+        case FGL_ARCH_SGC:
+        case FGL_ARCH_MLP:
+            fgl__add_linear(bd, p, in, out, FGL_G_CONV, 1, &c->w, &c->b, &c->mask);
+            break;
+        case FGL_ARCH_GIN: {
+            char q[FGL_SLICE_NAME_LEN];
+            snprintf(q, sizeof q, "conv%d.lin1", l);
+            fgl__add_linear(bd, q, in, H, FGL_G_CONV, 1, &c->w, &c->b, &c->mask);
+            if (s->batch_norm) fgl__add_bn(bd, p, H, FGL_G_CONV, c);
+            snprintf(q, sizeof q, "conv%d.lin2", l);
+            fgl__add_linear(bd, q, H, out, FGL_G_CONV, 1, &c->w2, &c->b2, &c->mask2);
+            snprintf(q, sizeof q, "conv%d.eps", l);
+            c->eps = fgl__add(bd, q, 1, 1, FGL_G_CONV, s->learn_eps);
+            break;
+        }
+        case FGL_ARCH_SAGE: {
+            char q[FGL_SLICE_NAME_LEN];
+            snprintf(q, sizeof q, "conv%d.neigh", l);
+            fgl__add_linear(bd, q, in, out, FGL_G_CONV, 1, &c->w, &c->b, &c->mask);
+            snprintf(q, sizeof q, "conv%d.root", l);
+            fgl__add_linear(bd, q, in, out, FGL_G_CONV, 0, &c->w2, &c->b2, &c->mask2);
+            break;
+        }
+        case FGL_ARCH_GCNII:
+            fgl__add_linear(bd, p, H, H, FGL_G_CONV, 0, &c->w, &c->b, &c->mask);
+            break;
+        case FGL_ARCH_GAT: { /* att row 0: source vectors of all heads, row 1: destination */
+            char q[FGL_SLICE_NAME_LEN];
+            fgl__add_linear(bd, p, in, out, FGL_G_CONV, 1, &c->w, &c->b, &c->mask);
+            snprintf(q, sizeof q, "conv%d.att", l);
+            c->att = fgl__add(bd, q, 2, out, FGL_G_CONV, 1);
+            break;
+        }
+        default: break;
+        }
+        in = out;
+    }
+    fgl__add_head(bd, in, &m->head);
+}
+
+static void fgl__init_linear(fgl_model *m, int w, int b, int mask, int kind, fgl_rng *r) {
+    fgl_params *ps = &m->params;
+    if (w >= 0) {
+        int fan_in = ps->slices[w].rows;
+        if (kind == FGL__INIT_GLOROT) fgl_params_glorot(ps, w, r);
+        else fgl_params_fan_in_uniform(ps, w, fan_in, r);
+        if (b >= 0) {
+            if (kind == FGL__INIT_GLOROT) fgl_params_fill(ps, b, 0.0f);
+            else fgl_params_fan_in_uniform(ps, b, fan_in, r);
+        }
+    }
+    if (mask >= 0) fgl_params_fill(ps, mask, 1.0f);
+}
+
+static void fgl__init_slots(fgl_model *m, fgl_layer_slots *s, int kind, fgl_rng *r) {
+    fgl__init_linear(m, s->w, s->b, s->mask, kind, r);
+    fgl__init_linear(m, s->w2, s->b2, s->mask2, FGL__INIT_FAN_IN, r);
+    if (s->bn_g >= 0) {
+        fgl_params_fill(&m->params, s->bn_g, 1.0f);
+        fgl_params_fill(&m->params, s->bn_b, 0.0f);
+        fgl_params_fill(&m->params, s->bn_mean, 0.0f);
+        fgl_params_fill(&m->params, s->bn_var, 1.0f);
+    }
+    if (s->eps >= 0) fgl_params_fill(&m->params, s->eps, 0.0f);
+    if (s->att >= 0) fgl_params_glorot(&m->params, s->att, r);
+}
+
+FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed) {
+    fgl_rng r;
+    int l, conv_kind;
+    const fgl_model_spec *s = &m->spec;
+    fgl_rng_init(&r, seed, 0x6d6f64656cull); /* "model" */
+    conv_kind = (s->arch == FGL_ARCH_GCN || s->arch == FGL_ARCH_GAT || s->arch == FGL_ARCH_GCNII)
+                    ? FGL__INIT_GLOROT : FGL__INIT_FAN_IN;
+    fgl__init_slots(m, &m->in_proj, FGL__INIT_FAN_IN, &r);
+    fgl__init_slots(m, &m->pe_proj, FGL__INIT_FAN_IN, &r);
+    for (l = 0; l < s->layers; l++) {
+        fgl__init_slots(m, &m->conv[l], conv_kind, &r);
+        fgl__init_slots(m, &m->sconv[l], FGL__INIT_GLOROT, &r);
+    }
+    fgl__init_slots(m, &m->node_out, FGL__INIT_FAN_IN, &r);
+    fgl__init_slots(m, &m->head, FGL__INIT_FAN_IN, &r);
+}
+
+FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err) {
+    fgl__builder bd;
+    int rc, l;
+    memset(m, 0, sizeof *m);
+    rc = fgl_model_spec_check(spec, err);
+    if (rc) return rc;
+    m->spec = *spec;
+    fgl_params_init(&m->params);
+    fgl__slots_clear(&m->in_proj);
+    fgl__slots_clear(&m->pe_proj);
+    fgl__slots_clear(&m->node_out);
+    fgl__slots_clear(&m->head);
+    for (l = 0; l < FGL_MAX_LAYERS; l++) {
+        fgl__slots_clear(&m->conv[l]);
+        fgl__slots_clear(&m->sconv[l]);
+    }
+    bd.m = m;
+    bd.rc = FGL_OK;
+    fgl__build_layout(&bd);
+    if (bd.rc) {
+        fgl_model_free(m);
+        return fgl_error_set(err, bd.rc, "model: cannot build the parameter set (%s)", fgl_result_name(bd.rc));
+    }
+    fgl_model_reset_params(m, seed);
+    return FGL_OK;
+}
+
+FGLDEF void fgl_model_free(fgl_model *m) {
+    fgl_params_free(&m->params);
+}
+
+FGLDEF int fgl_model_emb_dim(const fgl_model *m) {
+    const fgl_model_spec *s = &m->spec;
+    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE) return s->out_dim;
+    return s->hidden;
+}
+
+/* --- derived graph matrices -------------------------------------------------- */
+
+/* D^-1 A (rows sum to 1; isolated nodes keep an empty row). */
+static int fgl__mean_adj(const fgl_csr *a, fgl_csr *out) {
+    int i, k, rc = fgl_csr_clone(out, a);
+    if (rc) return rc;
+    if (!out->values) {
+        out->values = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(a->nnz, 1));
+        if (!out->values) {
+            fgl_csr_free(out);
+            return FGL_ERR_NOMEM;
+        }
+        for (k = 0; k < a->nnz; k++) out->values[k] = 1.0f;
+    }
+    for (i = 0; i < a->rows; i++) {
+        double s = 0;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) s += out->values[k];
+        if (s > 0)
+            for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) out->values[k] = (float)(out->values[k] / s);
+    }
+    return FGL_OK;
+}
+
+/* A + I with sorted columns, and the row index of every entry. */
+static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
+    int i, k, w = 0, rc = fgl_csr_init(out, a->rows, a->cols, a->nnz + a->rows, 0);
+    int *rows;
+    if (rc) return rc;
+    rows = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(out->nnz, 1));
+    if (!rows) {
+        fgl_csr_free(out);
+        return FGL_ERR_NOMEM;
+    }
+    for (i = 0; i < a->rows; i++) {
+        int placed = 0;
+        out->indptr[i] = w;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
+            int c = a->indices[k];
+            if (c == i) continue; /* an existing self loop is replaced by the one we add */
+            if (!placed && c > i) {
+                rows[w] = i;
+                out->indices[w++] = i;
+                placed = 1;
+            }
+            rows[w] = i;
+            out->indices[w++] = c;
+        }
+        if (!placed) {
+            rows[w] = i;
+            out->indices[w++] = i;
+        }
+    }
+    out->indptr[a->rows] = w;
+    out->nnz = w;
+    *rows_out = rows;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g) {
+    fgl_csr_free(&g->x_sparse_t);
+    fgl_csr_free(&g->own_gcn);
+    fgl_csr_free(&g->adj_mean);
+    fgl_csr_free(&g->adj_mean_t);
+    fgl_csr_free(&g->adj_loop);
+    FGL_FREE(g->loop_rows);
+    FGL_FREE(g->x_prop);
+    memset(g, 0, sizeof *g);
+}
+
+FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_csr *adj_gcn, const float *x,
+                              const fgl_csr *x_sparse, int n_feat, const float *pe, int n_pe, const int *offsets,
+                              int n_graphs, const fgl_model_spec *spec, fgl_error *err) {
+    int arch = spec->arch, rc = FGL_OK, n;
+    memset(g, 0, sizeof *g);
+    if (!adj || adj->rows != adj->cols) return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: adjacency missing or not square");
+    n = adj->rows;
+    if ((x == NULL) == (x_sparse == NULL))
+        return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: give exactly one of dense or sparse features");
+    if (x_sparse && (x_sparse->rows != n || x_sparse->cols != n_feat))
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: sparse features %dx%d for %d nodes, %d features",
+                             x_sparse->rows, x_sparse->cols, n, n_feat);
+    if (n_feat != spec->in_dim)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %d features but the model expects %d", n_feat, spec->in_dim);
+    if (arch == FGL_ARCH_FEDSTAR && (!pe || n_pe != spec->pe_dim))
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: FedStar needs %d-wide structure embeddings, got %d",
+                             spec->pe_dim, pe ? n_pe : 0);
+    if (spec->task == FGL_TASK_GRAPH && (!offsets || n_graphs <= 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: a graph task needs graph offsets");
+    g->n_nodes = n;
+    g->n_feat = n_feat;
+    g->x = x;
+    g->x_sparse = x_sparse;
+    g->adj = adj;
+    g->adj_gcn = adj_gcn;
+    g->pe = pe;
+    g->n_pe = n_pe;
+    g->offsets = offsets;
+    g->n_graphs = n_graphs;
+    if (x_sparse && (rc = fgl_csr_transpose(x_sparse, &g->x_sparse_t))) goto fail;
+    if (!adj_gcn && (arch == FGL_ARCH_GCN || arch == FGL_ARCH_SGC || arch == FGL_ARCH_GCNII || arch == FGL_ARCH_FEDSTAR)) {
+        if ((rc = fgl_gcn_norm(adj, &g->own_gcn))) goto fail;
+        g->adj_gcn = &g->own_gcn;
+    }
+    if (arch == FGL_ARCH_SAGE) {
+        if ((rc = fgl__mean_adj(adj, &g->adj_mean))) goto fail;
+        if ((rc = fgl_csr_transpose(&g->adj_mean, &g->adj_mean_t))) goto fail;
+    }
+    if (arch == FGL_ARCH_GAT && (rc = fgl__loop_adj(adj, &g->adj_loop, &g->loop_rows))) goto fail;
+    if (arch == FGL_ARCH_SGC) { /* A_hat^K X, once */
+        size_t sz = (size_t)n * (size_t)n_feat;
+        float *a = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(sz, 1));
+        float *b = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(sz, 1));
+        int k, i;
+        if (!a || !b) {
+            FGL_FREE(a);
+            FGL_FREE(b);
+            rc = FGL_ERR_NOMEM;
+            goto fail;
+        }
+        if (x) memcpy(a, x, sizeof(float) * sz);
+        else {
+            memset(a, 0, sizeof(float) * sz);
+            for (i = 0; i < n; i++)
+                for (k = x_sparse->indptr[i]; k < x_sparse->indptr[i + 1]; k++)
+                    a[(size_t)i * n_feat + x_sparse->indices[k]] = x_sparse->values ? x_sparse->values[k] : 1.0f;
+        }
+        for (k = 0; k < spec->sgc_hops; k++) {
+            float *tmp;
+            fgl_csr_spmm(g->adj_gcn, a, n_feat, 0.0f, b);
+            tmp = a;
+            a = b;
+            b = tmp;
+        }
+        FGL_FREE(b);
+        g->x_prop = a;
+    }
+    return FGL_OK;
+fail:
+    fgl_gnn_graph_free(g);
+    return fgl_error_set(err, rc, "gnn graph: cannot derive the matrices the %s model needs (%s)", fgl_arch_name(arch),
+                         fgl_result_name(rc));
+}
+
+FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, const fgl_model_spec *spec,
+                                        fgl_error *err) {
+    const fgl_csr *gcn = NULL;
+    if (spec->arch == FGL_ARCH_GCN || spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GCNII) {
+        gcn = fgl_node_data_gcn(d, err);
+        if (!gcn) return err ? err->code : FGL_ERR_NOMEM;
+    }
+    return fgl_gnn_graph_make(g, &d->adj, gcn, d->x_sparse.rows ? NULL : d->x.data,
+                              d->x_sparse.rows ? &d->x_sparse : NULL, d->n_feat, NULL, 0, NULL, 0, spec, err);
+}
+
+FGLDEF int fgl_gnn_graph_from_batch(fgl_gnn_graph *g, fgl_batch *b, const fgl_model_spec *spec, fgl_error *err) {
+    return fgl_gnn_graph_make(g, &b->adj, b->adj_gcn.rows ? &b->adj_gcn : NULL, b->x, NULL, b->n_feat, b->pe, b->n_pe,
+                              b->offsets, b->n_graphs, spec, err);
+}
+
+/* --- forward pieces ------------------------------------------------------------- */
+
+typedef struct fgl__fwd {
+    fgl_model *m;
+    fgl_tape *t;
+    const fgl_gnn_graph *g;
+    int train;
+    fgl_rng *rng;
+} fgl__fwd;
+
+static fgl_node *fgl__p(fgl__fwd *f, int slot) { return slot >= 0 ? fgl_op_param(f->t, &f->m->params, slot) : NULL; }
+
+/* The weight a layer uses: W, or W * M; in evaluation W * M * keep, where
+ * keep is 0 for |M| < mask_prune (so gradients still reach kept entries). */
+static fgl_node *fgl__weight(fgl__fwd *f, int w, int mask) {
+    fgl_node *W = fgl__p(f, w), *M;
+    if (mask < 0) return W;
+    M = fgl__p(f, mask);
+    if (!f->train && M && f->m->spec.mask_prune > 0) {
+        size_t i, n = (size_t)M->rows * (size_t)M->cols;
+        float *keep = (float *)fgl_tape_alloc(f->t, sizeof(float) * n);
+        if (!keep) return NULL;
+        for (i = 0; i < n; i++) keep[i] = fabsf(M->val[i]) < f->m->spec.mask_prune ? 0.0f : 1.0f;
+        M = fgl_op_mul(f->t, M, fgl_op_const(f->t, keep, M->rows, M->cols));
+    }
+    return fgl_op_mul(f->t, W, M);
+}
+
+static fgl_node *fgl__maybe_bias(fgl__fwd *f, fgl_node *y, int b) {
+    return b >= 0 ? fgl_op_bias(f->t, y, fgl__p(f, b)) : y;
+}
+
+/* x W (+ b) for a dense node x. */
+static fgl_node *fgl__linear(fgl__fwd *f, fgl_node *x, int w, int b, int mask) {
+    return fgl__maybe_bias(f, fgl_op_matmul(f->t, x, fgl__weight(f, w, mask)), b);
+}
+
+static fgl_node *fgl__dropout(fgl__fwd *f, fgl_node *x, float p) {
+    return f->train ? fgl_op_dropout(f->t, x, p, f->rng) : x;
+}
+
+/* The input features as a dense node, or NULL when they are sparse (the
+ * first layer then multiplies the sparse matrix directly, see fgl__first). */
+static fgl_node *fgl__dense_input(fgl__fwd *f) {
+    const fgl_gnn_graph *g = f->g;
+    fgl_node *x;
+    if (g->x_prop) x = fgl_op_const(f->t, g->x_prop, g->n_nodes, g->n_feat);
+    else if (g->x) x = fgl_op_const(f->t, g->x, g->n_nodes, g->n_feat);
+    else return NULL;
+    return fgl__dropout(f, x, f->m->spec.input_dropout);
+}
+
+/* x_sparse W, with input dropout applied to the non-zeros (fresh values on
+ * the tape, structure shared with the data). */
+static fgl_node *fgl__sparse_times(fgl__fwd *f, fgl_node *W) {
+    const fgl_gnn_graph *g = f->g;
+    const fgl_csr *xs = g->x_sparse;
+    float p = f->m->spec.input_dropout;
+    if (!W) return NULL;
+    if (f->train && p > 0 && f->rng) {
+        fgl_csr *d = (fgl_csr *)fgl_tape_alloc(f->t, sizeof(fgl_csr));
+        float *v = (float *)fgl_tape_alloc(f->t, sizeof(float) * (size_t)FGL__MAX(xs->nnz, 1));
+        float keep = 1.0f / (1.0f - p);
+        int k;
+        if (!d || !v) return NULL;
+        *d = *xs;
+        for (k = 0; k < xs->nnz; k++)
+            v[k] = fgl_rng_uniform(f->rng) >= p ? (xs->values ? xs->values[k] : 1.0f) * keep : 0.0f;
+        d->values = v;
+        return fgl_op_spmm(f->t, d, NULL, W); /* backward by serial scatter */
+    }
+    return fgl_op_spmm(f->t, xs, &g->x_sparse_t, W);
+}
+
+/* The first linear map of a model on its raw input (dense or sparse). */
+static fgl_node *fgl__first(fgl__fwd *f, fgl_node *dense_in, int w, int b, int mask) {
+    fgl_node *W = fgl__weight(f, w, mask);
+    fgl_node *y = dense_in ? fgl_op_matmul(f->t, dense_in, W) : fgl__sparse_times(f, W);
+    return fgl__maybe_bias(f, y, b);
+}
+
+static fgl_node *fgl__readout(fgl__fwd *f, fgl_node *h) {
+    const int *off = f->g->offsets;
+    int n = f->g->n_graphs;
+    switch (f->m->spec.readout) {
+    case FGL_READOUT_MEAN: return fgl_op_segment_mean(f->t, h, off, n);
+    case FGL_READOUT_MAX: return fgl_op_segment_max(f->t, h, off, n);
+    default: return fgl_op_segment_sum(f->t, h, off, n);
+    }
+}
+
+static fgl_node *fgl__head(fgl__fwd *f, fgl_node *rep) {
+    const fgl_model_spec *s = &f->m->spec;
+    const fgl_layer_slots *h = &f->m->head;
+    if (s->head == FGL_HEAD_LINEAR) return fgl__linear(f, fgl__dropout(f, rep, s->dropout), h->w, h->b, h->mask);
+    if (s->head == FGL_HEAD_MLP) {
+        fgl_node *z = fgl_op_relu(f->t, fgl__linear(f, rep, h->w, h->b, h->mask));
+        return fgl__linear(f, fgl__dropout(f, z, s->dropout), h->w2, h->b2, h->mask2);
+    }
+    return rep;
+}
+
+/* One message-passing layer l on input h (NULL: the raw, possibly sparse,
+ * features). Returns the pre-activation output. */
+static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
+    const fgl_model_spec *s = &f->m->spec;
+    const fgl_layer_slots *c = &f->m->conv[l];
+    const fgl_gnn_graph *g = f->g;
+    fgl_tape *t = f->t;
+    switch (s->arch) {
+    case FGL_ARCH_GCN: {
+        fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        return fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn, xw), c->b);
+    }
+    case FGL_ARCH_SGC:
+    case FGL_ARCH_MLP:
+        return fgl__first(f, h, c->w, c->b, c->mask);
+    case FGL_ARCH_GIN: {
+        /* ((A + (1 + eps) I) h) W; with sparse input h = X the equal
+         * (A + (1 + eps) I)(X W) keeps the sparse product first. */
+        fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z;
+        if (h) {
+            fgl_node *agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
+            z = fgl__linear(f, agg, c->w, c->b, c->mask);
+        } else {
+            fgl_node *xw = fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+            z = fgl__maybe_bias(f, fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, xw), fgl_op_mul(t, xw, one_eps)), c->b);
+        }
+        if (c->bn_g >= 0)
+            z = fgl_op_batch_norm(t, z, fgl__p(f, c->bn_g), fgl__p(f, c->bn_b), fgl_params_data(&f->m->params, c->bn_mean),
+                                  fgl_params_data(&f->m->params, c->bn_var), s->bn_momentum, s->bn_eps, f->train);
+        return fgl__linear(f, fgl_op_relu(t, z), c->w2, c->b2, c->mask2);
+    }
+    case FGL_ARCH_SAGE: {
+        fgl_node *neigh, *root;
+        if (h) {
+            neigh = fgl_op_matmul(t, fgl_op_spmm(t, &g->adj_mean, &g->adj_mean_t, h), fgl__weight(f, c->w, c->mask));
+            root = fgl_op_matmul(t, h, fgl__weight(f, c->w2, c->mask2));
+        } else { /* sparse input: (mean A X) W = mean A (X W) */
+            neigh = fgl_op_spmm(t, &g->adj_mean, &g->adj_mean_t, fgl__sparse_times(f, fgl__weight(f, c->w, c->mask)));
+            root = fgl__sparse_times(f, fgl__weight(f, c->w2, c->mask2));
+        }
+        return fgl__maybe_bias(f, fgl_op_add(t, neigh, root), c->b);
+    }
+    case FGL_ARCH_GCNII: {
+        float a = s->gcnii_alpha, beta = (float)log(s->gcnii_lambda / (double)(l + 1) + 1.0);
+        fgl_node *sup = fgl_op_add(t, fgl_op_scale(t, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn, h), 1.0f - a),
+                                   fgl_op_scale(t, h0, a));
+        return fgl_op_add(t, fgl_op_scale(t, sup, 1.0f - beta),
+                          fgl_op_scale(t, fgl_op_matmul(t, sup, fgl__weight(f, c->w, c->mask)), beta));
+    }
+    case FGL_ARCH_GAT: {
+        int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+        int H = last ? 1 : s->heads, width = f->m->params.slices[c->w].cols, F = width / H, hh, j;
+        fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        fgl_node *att_t = fgl_op_transpose(t, fgl__p(f, c->att)); /* width x 2: source, destination */
+        fgl_node *cols[2 * FGL_MAX_HEADS], *sc, *e, *alpha;
+        float *bm = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)width * 2 * (size_t)H);
+        if (!z || !att_t || !bm) return NULL;
+        /* Scores of every head at once: sc = z B (n x 2H), where column h of
+         * B is the source vector restricted to head h's block of z and column
+         * H + h the destination vector, built as [src..src dst..dst] * mask. */
+        for (hh = 0; hh < H; hh++) {
+            cols[hh] = fgl_op_slice_cols(t, att_t, 0, 1);
+            cols[H + hh] = fgl_op_slice_cols(t, att_t, 1, 1);
+            for (j = hh * F; j < (hh + 1) * F; j++) {
+                bm[(size_t)j * 2 * H + hh] = 1.0f;
+                bm[(size_t)j * 2 * H + H + hh] = 1.0f;
+            }
+        }
+        sc = fgl_op_matmul(t, z, fgl_op_mul(t, fgl_op_concat_cols(t, cols, 2 * H), fgl_op_const(t, bm, width, 2 * H)));
+        /* e_ij = LeakyReLU(dst_i + src_j) over the entries (i, j) of A + I. */
+        e = fgl_op_add(t, fgl_op_gather_rows(t, fgl_op_slice_cols(t, sc, H, H), g->loop_rows, g->adj_loop.nnz),
+                       fgl_op_gather_rows(t, fgl_op_slice_cols(t, sc, 0, H), g->adj_loop.indices, g->adj_loop.nnz));
+        alpha = fgl_op_segment_softmax(t, fgl_op_leaky_relu(t, e, 0.2f), g->adj_loop.indptr, g->n_nodes);
+        alpha = fgl__dropout(f, alpha, s->dropout);
+        return fgl__maybe_bias(f, fgl_op_spmm_values(t, &g->adj_loop, alpha, z), c->b);
+    }
+    default:
+        return fgl_tape_fail(t, FGL_ERR_UNSUPPORTED, "conv: architecture %d", s->arch);
+    }
+}
+
+/* FedStar (ALGORITHMS.md): x0 = Linear(X), s0 = Linear(SE); per layer
+ * x <- dropout(ReLU(GIN([x || s]))) with GIN MLP 2H -> H -> ReLU -> H and
+ * eps = 0, then s <- tanh(GCN(s)) (the GIN sees s before that layer's GCN);
+ * readout: Linear(2H -> H) on [x || s], sum pooling, then the MLP head. */
+static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
+    fgl_model *m = f->m;
+    const fgl_model_spec *s = &m->spec;
+    const fgl_gnn_graph *g = f->g;
+    fgl_tape *t = f->t;
+    fgl_node *x, *st, *node;
+    int l;
+    x = fgl__first(f, fgl__dense_input(f), m->in_proj.w, m->in_proj.b, m->in_proj.mask);
+    st = fgl__linear(f, fgl_op_const(t, g->pe, g->n_nodes, g->n_pe), m->pe_proj.w, m->pe_proj.b, m->pe_proj.mask);
+    for (l = 0; l < s->layers; l++) {
+        const fgl_layer_slots *c = &m->conv[l], *sc = &m->sconv[l];
+        fgl_node *xs = fgl_op_concat2(t, x, st);
+        fgl_node *agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, xs), xs);
+        fgl_node *z = fgl__linear(f, fgl_op_relu(t, fgl__linear(f, agg, c->w, c->b, c->mask)), c->w2, c->b2, c->mask2);
+        x = fgl__dropout(f, fgl_op_relu(t, z), s->dropout);
+        st = fgl_op_tanh(t, fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn,
+                                                           fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask))), sc->b));
+    }
+    node = fgl__linear(f, fgl_op_concat2(t, x, st), m->node_out.w, m->node_out.b, m->node_out.mask);
+    out->node_emb = node;
+    out->graph_emb = fgl__readout(f, node);
+    out->rep = out->graph_emb;
+    out->logits = fgl__head(f, out->graph_emb);
+    return t->err;
+}
+
+FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
+                             fgl_forward *out) {
+    fgl__fwd f;
+    const fgl_model_spec *s = &m->spec;
+    fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
+    int l, last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    memset(out, 0, sizeof *out);
+    if (t->err) return t->err;
+    if (g->n_feat != s->in_dim) {
+        fgl_tape_fail(t, FGL_ERR_SHAPE, "forward: graph has %d features, model expects %d", g->n_feat, s->in_dim);
+        return t->err;
+    }
+    if (s->task == FGL_TASK_GRAPH && !g->offsets) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "forward: graph task without graph offsets");
+        return t->err;
+    }
+    f.m = m;
+    f.t = t;
+    f.g = g;
+    f.train = train;
+    f.rng = rng;
+    if (s->arch == FGL_ARCH_FEDSTAR) return fgl__fedstar_forward(&f, out);
+
+    h = fgl__dense_input(&f); /* NULL for sparse input */
+    if (m->in_proj.w >= 0) {
+        h = fgl__first(&f, h, m->in_proj.w, m->in_proj.b, m->in_proj.mask);
+        if (s->arch == FGL_ARCH_GCNII) {
+            h = fgl_op_relu(t, h);
+            h0 = h;
+        }
+    }
+    for (l = 0; l < s->layers; l++) {
+        int last = l == s->layers - 1;
+        if (s->arch == FGL_ARCH_GCNII) h = fgl__dropout(&f, h, s->dropout);
+        pre = fgl__conv(&f, l, h, h0);
+        if (last && last_emits_classes) break;
+        act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
+        /* Dropout after every activation, except where the next step brings
+         * its own: GCNII before each layer, a node head before its map. */
+        h = (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) ? act : fgl__dropout(&f, act, s->dropout);
+    }
+    out->node_emb = pre;
+    if (last_emits_classes) {
+        out->rep = h;
+        out->logits = pre;
+    } else if (s->task == FGL_TASK_GRAPH) {
+        out->graph_emb = fgl__readout(&f, h);
+        out->rep = out->graph_emb;
+        out->logits = fgl__head(&f, out->graph_emb);
+    } else {
+        out->rep = act;
+        out->logits = fgl__head(&f, act);
+    }
+    return t->err;
+}
+
+FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
+                                 const unsigned char *mask, double *loss_out) {
+    fgl_forward out;
+    int i, j, correct = 0, total = 0;
+    fgl_tape_reset(t);
+    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return -1;
+    if (loss_out) {
+        fgl_node *loss = fgl_op_cross_entropy(t, out.logits, labels, mask);
+        *loss_out = loss ? loss->val[0] : NAN;
+    }
+    for (i = 0; i < out.logits->rows; i++) {
+        const float *row = out.logits->val + (size_t)i * out.logits->cols;
+        int best = 0;
+        if ((mask && !mask[i]) || labels[i] < 0) continue;
+        for (j = 1; j < out.logits->cols; j++)
+            if (row[j] > row[best]) best = j;
+        correct += best == labels[i];
+        total++;
+    }
+    return total ? (double)correct / total : 0.0;
+}
+
+FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, float *out) {
+    fgl_forward fw;
+    int i, j, w;
+    fgl_tape_reset(t);
+    if (fgl_model_forward(m, t, g, 0, NULL, &fw) || !fw.node_emb) return t->err ? t->err : FGL_ERR_ARG;
+    w = fw.node_emb->cols;
+    for (j = 0; j < w; j++) {
+        double s = 0;
+        for (i = 0; i < fw.node_emb->rows; i++) s += fw.node_emb->val[(size_t)i * w + j];
+        out[j] = fw.node_emb->rows ? (float)(s / fw.node_emb->rows) : 0.0f;
+    }
+    return FGL_OK;
+}
+
+/* --- save / load ---------------------------------------------------------------- */
+
+#define FGL__MODEL_MAGIC "FGLM"
+#define FGL__MODEL_VERSION 1u
+
+static void fgl__put_f(fgl_bytes *b, float v) { fgl_bytes_put_f32s(b, &v, 1); }
+
+FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b) {
+    const fgl_model_spec *s = &m->spec;
+    int ints[15], i;
+    ints[0] = s->arch; ints[1] = s->task; ints[2] = s->in_dim; ints[3] = s->hidden; ints[4] = s->out_dim;
+    ints[5] = s->layers; ints[6] = s->readout; ints[7] = s->head; ints[8] = s->input_proj; ints[9] = s->batch_norm;
+    ints[10] = s->learn_eps; ints[11] = s->heads; ints[12] = s->sgc_hops; ints[13] = s->pe_dim; ints[14] = s->masked;
+    for (i = 0; i < 15; i++) fgl_bytes_put_u32(b, (uint32_t)ints[i]);
+    fgl__put_f(b, s->dropout);
+    fgl__put_f(b, s->input_dropout);
+    fgl__put_f(b, s->gcnii_alpha);
+    fgl__put_f(b, s->gcnii_lambda);
+    fgl__put_f(b, s->mask_prune);
+    fgl__put_f(b, s->bn_momentum);
+    fgl__put_f(b, s->bn_eps);
+    fgl_params_write(&m->params, b);
+}
+
+FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err) {
+    fgl_model_spec s;
+    int ints[15], i, rc;
+    float fl[7];
+    fgl_model tmp;
+    for (i = 0; i < 15; i++) ints[i] = (int)fgl_reader_u32(r);
+    fgl_reader_f32s(r, fl, 7);
+    if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "model: truncated spec");
+    memset(&s, 0, sizeof s);
+    s.arch = ints[0]; s.task = ints[1]; s.in_dim = ints[2]; s.hidden = ints[3]; s.out_dim = ints[4];
+    s.layers = ints[5]; s.readout = ints[6]; s.head = ints[7]; s.input_proj = ints[8]; s.batch_norm = ints[9];
+    s.learn_eps = ints[10]; s.heads = ints[11]; s.sgc_hops = ints[12]; s.pe_dim = ints[13]; s.masked = ints[14];
+    s.dropout = fl[0]; s.input_dropout = fl[1]; s.gcnii_alpha = fl[2]; s.gcnii_lambda = fl[3];
+    s.mask_prune = fl[4]; s.bn_momentum = fl[5]; s.bn_eps = fl[6];
+    if ((rc = fgl_model_init(&tmp, &s, 0, err))) return rc;
+    if ((rc = fgl_params_read(&tmp.params, r, err))) {
+        fgl_model_free(&tmp);
+        return rc;
+    }
+    fgl_model_free(m);
+    *m = tmp;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_model_save(const fgl_model *m, const char *path, fgl_error *err) {
+    fgl_bytes b;
+    size_t mark;
+    int rc;
+    fgl_bytes_init(&b);
+    fgl_frame_begin(&b, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &mark);
+    fgl_model_write(m, &b);
+    fgl_frame_end(&b, mark);
+    rc = b.err ? fgl_error_set(err, b.err, "%s: out of memory serialising the model", path)
+               : fgl_file_write(path, b.data, b.len, err);
+    fgl_bytes_free(&b);
+    return rc;
+}
+
+FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
+    unsigned char *data;
+    size_t len;
+    fgl_reader r;
+    int rc = fgl_file_read(path, &data, &len, err);
+    if (rc) return rc;
+    rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, err);
+    if (!rc) rc = fgl_model_read(m, &r, err);
+    FGL_FREE(data);
+    return rc;
+}
+
+/* --- GPFL's dense graph auto-encoder --------------------------------------------- */
+
+FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out) {
+    int i, j;
+    double *d = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(k, 1));
+    if (!d) return;
+    for (i = 0; i < k; i++) {
+        double s = 1.0; /* the self loop */
+        for (j = 0; j < k; j++)
+            if (j != i) s += a[(size_t)i * k + j];
+        d[i] = s > 0 ? 1.0 / sqrt(s) : 0.0;
+    }
+    for (i = 0; i < k; i++)
+        for (j = 0; j < k; j++) {
+            double w = i == j ? 1.0 : a[(size_t)i * k + j];
+            out[(size_t)i * k + j] = (float)(d[i] * w * d[j]);
+        }
+    FGL_FREE(d);
+}
+
+FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed) {
+    fgl_rng r;
+    fgl_params *ps = &g->params;
+    memset(g, 0, sizeof *g);
+    if (in_dim <= 0 || hidden <= 0 || out_dim <= 0) return FGL_ERR_ARG;
+    g->in_dim = in_dim;
+    g->hidden = hidden;
+    g->out_dim = out_dim;
+    fgl_params_init(ps);
+    if ((g->w1 = fgl_params_add(ps, "gae.w1", in_dim, hidden, FGL_G_CONV, 1)) < 0 ||
+        (g->b1 = fgl_params_add(ps, "gae.b1", 1, hidden, FGL_G_CONV, 1)) < 0 ||
+        (g->ln_g = fgl_params_add(ps, "gae.ln_g", 1, hidden, FGL_G_NORM, 1)) < 0 ||
+        (g->ln_b = fgl_params_add(ps, "gae.ln_b", 1, hidden, FGL_G_NORM, 1)) < 0 ||
+        (g->w2 = fgl_params_add(ps, "gae.w2", hidden, out_dim, FGL_G_CONV, 1)) < 0 ||
+        (g->b2 = fgl_params_add(ps, "gae.b2", 1, out_dim, FGL_G_CONV, 1)) < 0) {
+        fgl_params_free(ps);
+        return FGL_ERR_NOMEM;
+    }
+    fgl_rng_init(&r, seed, 0x676165ull); /* "gae" */
+    fgl_params_glorot(ps, g->w1, &r);
+    fgl_params_glorot(ps, g->w2, &r);
+    fgl_params_fill(ps, g->ln_g, 1.0f);
+    return FGL_OK;
+}
+
+FGLDEF void fgl_gae_free(fgl_gae *g) { fgl_params_free(&g->params); }
+
+FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a_hat, const float *x, int k,
+                                 fgl_node **logits) {
+    fgl_params *ps = &g->params;
+    fgl_node *A = fgl_op_const(t, a_hat, k, k), *X = fgl_op_const(t, x, k, g->in_dim), *h, *z;
+    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))), fgl_op_param(t, ps, g->b1));
+    h = fgl_op_relu(t, fgl_op_layer_norm(t, h, fgl_op_param(t, ps, g->ln_g), fgl_op_param(t, ps, g->ln_b), 1e-5f));
+    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))), fgl_op_param(t, ps, g->b2));
+    if (logits) *logits = fgl_op_matmul_ex(t, z, 0, z, 1);
+    return z;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_IMPLEMENTATION */

@@ -12,7 +12,7 @@ top=$(pwd)
 { echo "#define FGL_IMPLEMENTATION"; cat "$tmp/main.c"; } > "$tmp/impl.c"
 { for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do echo "#include \"$top/$h\""; done
   echo "int fgl_other_tu(void) { fgl_rng r; fgl_rng_init(&r, 1, 2); return (int)(fgl_rng_u64(&r) & 0); }"; } > "$tmp/other.c"
-W="-Wall -Wextra -Wpedantic -Werror"
+W="-O2 -Wall -Wextra -Wpedantic -Werror"
 check() { # name, command...
     name=$1; shift
     if "$@" > "$tmp/log" 2>&1; then echo "ok - compile $name"

@@ -1,0 +1,154 @@
+/* gin_tu.c - centralised GIN on a TU dataset with 10-fold cross-validation.
+ *
+ *   make build/gin_tu && ./build/gin_tu NCI1 [epochs] [folds] [data_dir]
+ *
+ * The protocol of Errica et al. 2020 ("A fair comparison of graph neural
+ * networks for graph classification"): stratified 10-fold cross-validation;
+ * inside each training fold a stratified 10% holdout selects the epoch; the
+ * test accuracy of the fold is read at that epoch. Model: 3 GIN layers
+ * (hidden 64, batch norm in the MLPs, ReLU, dropout 0.5), sum readout, MLP
+ * head; one-hot node labels as features; Adam lr 0.01 halved every 50
+ * epochs, batch 128. Errica et al. report GIN at 80.0 +- 1.4 (NCI1) and
+ * 73.3 +- 4.0 (PROTEINS).
+ */
+#define FGL_IMPLEMENTATION
+#include "fgl_gnn.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Accuracy of m over graphs ids[0..n-1] of s, in batches. */
+static double accuracy(fgl_model *m, fgl_tape *t, const fgl_graph_set *s, const int *ids, int n) {
+    double correct = 0;
+    int i0;
+    for (i0 = 0; i0 < n; i0 += 512) {
+        fgl_batch b;
+        fgl_gnn_graph g;
+        fgl_error err;
+        int k = n - i0 < 512 ? n - i0 : 512;
+        fgl_batch_init(&b);
+        if (fgl_batch_make(s, ids + i0, k, &b, &err) || fgl_gnn_graph_from_batch(&g, &b, &m->spec, &err)) {
+            fprintf(stderr, "gin_tu: %s\n", err.msg);
+            exit(1);
+        }
+        correct += fgl_model_accuracy(m, t, &g, b.y, NULL, NULL) * k;
+        fgl_gnn_graph_free(&g);
+        fgl_batch_free(&b);
+    }
+    return n ? correct / n : 0;
+}
+
+int main(int argc, char **argv) {
+    const char *name = argc > 1 ? argv[1] : "PROTEINS", *env = getenv("FGL_DATA");
+    int epochs = argc > 2 ? atoi(argv[2]) : 100, folds = argc > 3 ? atoi(argv[3]) : 10;
+    char dir[1024];
+    fgl_graph_set s;
+    fgl_error err;
+    fgl_rng rng;
+    int *fold, *order, *train, *val, *test, i, f, c, pos;
+    double sum = 0, sumsq = 0, t_epoch = 0;
+    long n_epochs = 0;
+    snprintf(dir, sizeof dir, "%s/tu/%s", argc > 4 ? argv[4] : env && *env ? env : "../shared/data", name);
+    fgl_graph_set_init(&s);
+    if (fgl_load_tu(dir, name, &s, &err) || fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err)) {
+        fprintf(stderr, "gin_tu: %s\n", err.msg);
+        return 1;
+    }
+    printf("%s: %d graphs, %d node features, %d classes; %d folds x %d epochs\n", name, s.n_graphs, s.n_feat,
+           s.n_classes, folds, epochs);
+    fold = (int *)malloc(sizeof(int) * (size_t)s.n_graphs);
+    order = (int *)malloc(sizeof(int) * (size_t)s.n_graphs);
+    train = (int *)malloc(sizeof(int) * (size_t)s.n_graphs);
+    val = (int *)malloc(sizeof(int) * (size_t)s.n_graphs);
+    test = (int *)malloc(sizeof(int) * (size_t)s.n_graphs);
+    /* stratified folds: shuffle, then deal each class's graphs round-robin */
+    fgl_rng_init(&rng, 12345, 0);
+    for (i = 0; i < s.n_graphs; i++) order[i] = i;
+    fgl_rng_shuffle(&rng, order, s.n_graphs);
+    for (c = 0, pos = 0; c < s.n_classes; c++)
+        for (i = 0; i < s.n_graphs; i++)
+            if (s.y[order[i]] == c) fold[order[i]] = pos++ % folds;
+    for (f = 0; f < folds; f++) {
+        fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
+        fgl_model m;
+        fgl_optim opt;
+        fgl_tape t;
+        int n_tr = 0, n_va = 0, n_te = 0, e, k = 0;
+        double best_val = -1, test_at_best = 0;
+        spec.batch_norm = 1;
+        /* inner holdout: every 10th training graph of each class (in shuffled order) */
+        for (c = 0; c < s.n_classes; c++)
+            for (i = 0; i < s.n_graphs; i++) {
+                int g = order[i];
+                if (s.y[g] != c) continue;
+                if (fold[g] == f) test[n_te++] = g;
+                else if (k++ % 10 == 0) val[n_va++] = g;
+                else train[n_tr++] = g;
+            }
+        if (fgl_model_init(&m, &spec, (uint64_t)f + 1, &err)) {
+            fprintf(stderr, "gin_tu: %s\n", err.msg);
+            return 1;
+        }
+        {
+            fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
+            oc.lr = 0.01f;
+            fgl_optim_init(&opt, oc, &m.params);
+        }
+        fgl_tape_init(&t);
+        fgl_rng_init(&rng, (uint64_t)f + 1, 7);
+        for (e = 0; e < epochs; e++) {
+            double t0 = fgl_now(), v, te;
+            int i0;
+            if (e > 0 && e % 50 == 0) opt.cfg.lr *= 0.5f;
+            fgl_rng_shuffle(&rng, train, n_tr);
+            for (i0 = 0; i0 < n_tr; i0 += 128) {
+                fgl_batch b;
+                fgl_gnn_graph g;
+                fgl_forward out;
+                int nb = n_tr - i0 < 128 ? n_tr - i0 : 128;
+                fgl_batch_init(&b);
+                if (fgl_batch_make(&s, train + i0, nb, &b, &err) || fgl_gnn_graph_from_batch(&g, &b, &spec, &err)) {
+                    fprintf(stderr, "gin_tu: %s\n", err.msg);
+                    return 1;
+                }
+                fgl_tape_reset(&t);
+                fgl_params_zero_grad(&m.params);
+                fgl_model_forward(&m, &t, &g, 1, &rng, &out);
+                if (fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, b.y, NULL))) {
+                    fprintf(stderr, "gin_tu: %s\n", t.msg);
+                    return 1;
+                }
+                fgl_optim_step(&opt, &m.params);
+                fgl_gnn_graph_free(&g);
+                fgl_batch_free(&b);
+            }
+            t_epoch += fgl_now() - t0;
+            n_epochs++;
+            v = accuracy(&m, &t, &s, val, n_va);
+            te = accuracy(&m, &t, &s, test, n_te);
+            if (v > best_val) {
+                best_val = v;
+                test_at_best = te;
+            }
+        }
+        printf("fold %d: best holdout %.2f%%, test at that epoch %.2f%%\n", f + 1, 100 * best_val, 100 * test_at_best);
+        fflush(stdout);
+        sum += test_at_best;
+        sumsq += test_at_best * test_at_best;
+        fgl_tape_free(&t);
+        fgl_optim_free(&opt);
+        fgl_model_free(&m);
+    }
+    {
+        double mean = sum / folds, sd = folds > 1 ? sqrt((sumsq - folds * mean * mean) / (folds - 1)) : 0;
+        printf("GIN on %s, %d-fold CV: test %.2f +- %.2f%%; %.1f ms per training epoch\n", name, folds, 100 * mean,
+               100 * sd, 1000 * t_epoch / (double)n_epochs);
+    }
+    free(fold);
+    free(order);
+    free(train);
+    free(val);
+    free(test);
+    fgl_graph_set_free(&s);
+    return 0;
+}

@@ -1,0 +1,512 @@
+/* Tests of fgl_gnn.h: every architecture gradient-checked end to end by
+ * finite differences (node and graph tasks, dense and sparse inputs, masks,
+ * batch norm, learned eps), dense/sparse agreement, save/load, the GAE, and
+ * short real-data runs that must reach a meaningful accuracy. */
+#define FGL_IMPLEMENTATION
+#include "../fgl_gnn.h"
+#include "ft.h"
+#include <time.h>
+
+/* A small random graph: n nodes in g graphs (contiguous), ~2.5 edges/node,
+ * dense features (some exact zeros, so the sparse copy is really sparse). */
+typedef struct toy {
+    int n, f, c, g;
+    fgl_csr adj, xs;
+    float *x, *pe;
+    int *y, *offsets, *gy;
+} toy;
+
+static void toy_make(toy *t, int n, int f, int c, int g, uint64_t seed) {
+    fgl_rng r;
+    int src[200], dst[200], m = 0, i, k, nnz = 0;
+    int *rows, *cols;
+    float *vals;
+    fgl_error err;
+    fgl_rng_init(&r, seed, 0);
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->f = f;
+    t->c = c;
+    t->g = g;
+    t->offsets = (int *)malloc(sizeof(int) * (size_t)(g + 1));
+    for (k = 0; k <= g; k++) t->offsets[k] = k * n / g;
+    for (k = 0; k < g; k++) { /* a path inside each graph plus random chords */
+        int a = t->offsets[k], b = t->offsets[k + 1];
+        for (i = a; i + 1 < b; i++) { src[m] = i; dst[m++] = i + 1; }
+        for (i = 0; i < (b - a); i++) {
+            int u = a + (int)fgl_rng_below(&r, (uint64_t)(b - a)), v = a + (int)fgl_rng_below(&r, (uint64_t)(b - a));
+            if (u != v && m < 200) { src[m] = u; dst[m++] = v; }
+        }
+    }
+    fgl_graph_from_edges(n, src, dst, m, FGL_EDGES_SYMMETRIZE | FGL_EDGES_DROP_SELF_LOOPS, &t->adj, &err);
+    t->x = (float *)calloc((size_t)n * f, sizeof(float));
+    t->pe = (float *)malloc(sizeof(float) * (size_t)n * 4);
+    rows = (int *)malloc(sizeof(int) * (size_t)n * f);
+    cols = (int *)malloc(sizeof(int) * (size_t)n * f);
+    vals = (float *)malloc(sizeof(float) * (size_t)n * f);
+    for (i = 0; i < n * f; i++)
+        if (fgl_rng_uniform(&r) < 0.6) {
+            t->x[i] = fgl_rng_uniformf(&r, -1, 1);
+            rows[nnz] = i / f;
+            cols[nnz] = i % f;
+            vals[nnz++] = t->x[i];
+        }
+    fgl_csr_from_coo(n, f, nnz, rows, cols, vals, 0, &t->xs, &err);
+    for (i = 0; i < n * 4; i++) t->pe[i] = fgl_rng_uniformf(&r, 0, 1);
+    t->y = (int *)malloc(sizeof(int) * (size_t)n);
+    for (i = 0; i < n; i++) t->y[i] = (int)fgl_rng_below(&r, (uint64_t)c);
+    t->gy = (int *)malloc(sizeof(int) * (size_t)g);
+    for (i = 0; i < g; i++) t->gy[i] = i % c;
+    free(rows);
+    free(cols);
+    free(vals);
+}
+
+static void toy_free(toy *t) {
+    fgl_csr_free(&t->adj);
+    fgl_csr_free(&t->xs);
+    free(t->x);
+    free(t->pe);
+    free(t->y);
+    free(t->offsets);
+    free(t->gy);
+}
+
+typedef struct gc_ctx {
+    fgl_model *m;
+    fgl_gnn_graph *g;
+    const int *labels;
+    int train;
+} gc_ctx;
+
+/* Loss of a forward pass; train mode with a fixed dropout stream, reseeded
+ * each call so every evaluation sees the same masks. */
+static fgl_node *gc_build(fgl_tape *t, fgl_params *ps, void *ud) {
+    gc_ctx *c = (gc_ctx *)ud;
+    fgl_forward out;
+    fgl_rng r;
+    (void)ps;
+    fgl_rng_init(&r, 99, 1);
+    if (fgl_model_forward(c->m, t, c->g, c->train, &r, &out)) return NULL;
+    return fgl_op_cross_entropy(t, out.logits, c->labels, NULL);
+}
+
+static double gc_loss(gc_ctx *c, fgl_params *ps) {
+    fgl_tape t;
+    fgl_node *l;
+    double v;
+    fgl_tape_init(&t);
+    l = gc_build(&t, ps, c);
+    v = l ? l->val[0] : NAN;
+    fgl_tape_free(&t);
+    return v;
+}
+
+/* Worst disagreement between the backward pass and finite differences of the
+ * float loss. A ReLU, max or LeakyReLU kink close to the point spoils a
+ * central difference, so each value gets four estimates and the closest one
+ * counts: central differences with h = 2.5e-4 and 1e-3, and second-order
+ * one-sided differences (-3 f(x) + 4 f(x +- h) - f(x +- 2h)) / (+-2h). A
+ * single kink lies on one side only, so one estimate stays clean, while a
+ * wrong backward term disagrees with all four. Returns the largest
+ * |analytic - numeric| / (1e-3 + 1e-2 |analytic|): <= 1 passes. The 1e-3
+ * covers float round-off (a few 2^-24 ulps of a loss near 1, over 2h), the
+ * 1e-2 the backward pass's own float error; the gradients tested are mostly
+ * 1e-2 .. 0.5, so a missing or mis-scaled term fails. */
+static double gc_check(gc_ctx *c, fgl_params *ps) {
+    fgl_tape t;
+    fgl_node *l;
+    float *an = (float *)malloc(sizeof(float) * ps->size);
+    double worst = 0, h = 2.5e-4;
+    size_t i;
+    int k;
+    fgl_tape_init(&t);
+    fgl_params_zero_grad(ps);
+    l = gc_build(&t, ps, c);
+    if (!l || fgl_tape_backward(&t, l)) {
+        fgl_tape_free(&t);
+        free(an);
+        return -1;
+    }
+    memcpy(an, ps->grad, sizeof(float) * ps->size);
+    fgl_tape_free(&t);
+    for (k = 0; k < ps->n; k++) {
+        const fgl_slice *sl = &ps->slices[k];
+        if (!sl->trainable) continue;
+        for (i = sl->offset; i < sl->offset + fgl_slice_size(sl); i++) {
+            float keep = ps->data[i];
+            double f[5], est[4], best = 1e300, tol;
+            int q;
+            for (q = -2; q <= 2; q++) {
+                ps->data[i] = (float)(keep + q * h);
+                f[q + 2] = gc_loss(c, ps);
+            }
+            ps->data[i] = (float)(keep + 4 * h);
+            est[0] = gc_loss(c, ps);
+            ps->data[i] = (float)(keep - 4 * h);
+            est[0] = (est[0] - gc_loss(c, ps)) / (8 * h);
+            ps->data[i] = keep;
+            est[1] = (f[3] - f[1]) / (2 * h);
+            est[2] = (-3 * f[2] + 4 * f[3] - f[4]) / (2 * h);
+            est[3] = (3 * f[2] - 4 * f[1] + f[0]) / (2 * h);
+            for (q = 0; q < 4; q++) best = fmin(best, fabs(est[q] - an[i]));
+            tol = 1e-3 + 1e-2 * fabs(an[i]);
+            if (getenv("GC_DEBUG") && best > tol)
+                printf("#   value %zu (%s): analytic %.6g, estimates %.6g %.6g %.6g %.6g\n", i, sl->name, an[i], est[0],
+                       est[1], est[2], est[3]);
+            worst = fmax(worst, best / tol);
+        }
+    }
+    free(an);
+    return worst;
+}
+
+/* Gradient-check a model of this spec on the toy graph; sparse: use the
+ * sparse feature matrix. */
+static void check_arch(const char *what, fgl_model_spec spec, toy *ty, int sparse) {
+    fgl_model m;
+    fgl_gnn_graph g;
+    fgl_error err;
+    gc_ctx ctx;
+    int task = spec.task, rc;
+    float keep_bn_momentum = spec.bn_momentum;
+    spec.bn_momentum = 0.0f; /* running statistics must not move between evaluations */
+    rc = fgl_model_init(&m, &spec, 3, &err);
+    FT_CHECK(rc == FGL_OK, "%s: init: %s", what, err.msg);
+    if (rc) return;
+    rc = fgl_gnn_graph_make(&g, &ty->adj, NULL, sparse ? NULL : ty->x, sparse ? &ty->xs : NULL, ty->f,
+                            spec.arch == FGL_ARCH_FEDSTAR ? ty->pe : NULL, 4, task == FGL_TASK_GRAPH ? ty->offsets : NULL,
+                            task == FGL_TASK_GRAPH ? ty->g : 0, &spec, &err);
+    FT_CHECK(rc == FGL_OK, "%s: graph: %s", what, err.msg);
+    if (!rc) {
+        double worst;
+        ctx.m = &m;
+        ctx.g = &g;
+        ctx.labels = task == FGL_TASK_GRAPH ? ty->gy : ty->y;
+        ctx.train = 1;
+        worst = gc_check(&ctx, &m.params);
+        FT_CHECK(worst >= 0 && worst <= 1.0, "%s (train): worst gradient error %.3g of tolerance", what, worst);
+        ctx.train = 0; /* evaluation mode too: running statistics, pruned masks, no dropout */
+        worst = gc_check(&ctx, &m.params);
+        FT_CHECK(worst >= 0 && worst <= 1.0, "%s (eval): worst gradient error %.3g of tolerance", what, worst);
+        fgl_gnn_graph_free(&g);
+    }
+    (void)keep_bn_momentum;
+    fgl_model_free(&m);
+}
+
+static fgl_model_spec small_spec(int arch, int task, const toy *t) {
+    fgl_model_spec s = fgl_model_spec_default(arch, task, t->f, t->c);
+    s.hidden = arch == FGL_ARCH_GAT ? 6 : 5;
+    s.heads = 2;
+    s.layers = arch == FGL_ARCH_GCNII ? 3 : 2;
+    s.dropout = 0.3f;
+    s.pe_dim = 4;
+    return s;
+}
+
+static void test_gradients_node_models(void) {
+    toy t;
+    int arch;
+    toy_make(&t, 9, 4, 3, 1, 5);
+    for (arch = 0; arch < FGL_ARCH_COUNT; arch++) {
+        char what[64];
+        fgl_model_spec s;
+        if (arch == FGL_ARCH_FEDSTAR) continue;
+        s = small_spec(arch, FGL_TASK_NODE, &t);
+        snprintf(what, sizeof what, "%s node dense", fgl_arch_name(arch));
+        check_arch(what, s, &t, 0);
+        snprintf(what, sizeof what, "%s node sparse", fgl_arch_name(arch));
+        s.input_dropout = 0.2f;
+        check_arch(what, s, &t, 1);
+        if (arch == FGL_ARCH_GCN || arch == FGL_ARCH_GAT || arch == FGL_ARCH_SAGE) {
+            s.head = FGL_HEAD_NONE; /* the last layer emits the classes */
+            snprintf(what, sizeof what, "%s node no-head", fgl_arch_name(arch));
+            check_arch(what, s, &t, 0);
+        }
+    }
+    toy_free(&t);
+}
+
+static void test_gradients_graph_models(void) {
+    toy t;
+    int arch;
+    toy_make(&t, 12, 3, 2, 3, 8);
+    for (arch = 0; arch < FGL_ARCH_COUNT; arch++) {
+        char what[64];
+        fgl_model_spec s = small_spec(arch, FGL_TASK_GRAPH, &t);
+        int r;
+        for (r = FGL_READOUT_SUM; r <= FGL_READOUT_MAX; r++) {
+            s.readout = r;
+            snprintf(what, sizeof what, "%s graph readout %d", fgl_arch_name(arch), r);
+            check_arch(what, s, &t, 0);
+        }
+    }
+    { /* GIN with batch norm, learned eps and masks; and a masked GCN */
+        fgl_model_spec s = small_spec(FGL_ARCH_GIN, FGL_TASK_GRAPH, &t);
+        s.batch_norm = 1;
+        s.learn_eps = 1;
+        s.masked = 1;
+        check_arch("gin bn+eps+masks", s, &t, 0);
+        check_arch("gin bn+eps+masks sparse", s, &t, 1);
+    }
+    toy_free(&t);
+}
+
+static void test_masked_gcn_and_pruning(void) {
+    toy t;
+    fgl_model_spec s;
+    fgl_model m;
+    fgl_gnn_graph g;
+    fgl_tape tp;
+    fgl_forward a, b;
+    fgl_error err;
+    int i, masks = 0, k;
+    float *keep;
+    toy_make(&t, 9, 4, 3, 1, 6);
+    s = small_spec(FGL_ARCH_GCN, FGL_TASK_NODE, &t);
+    s.masked = 1;
+    check_arch("gcn masked", s, &t, 0);
+    fgl_model_init(&m, &s, 1, &err);
+    for (i = 0; i < m.params.n; i++) {
+        const fgl_slice *sl = &m.params.slices[i];
+        if (sl->groups & FGL_G_MASK) {
+            const float *v = fgl_params_data(&m.params, i);
+            masks++;
+            FT_CHECK(sl->trainable && v[0] == 1.0f, "mask '%s' must be trainable and start at 1", sl->name);
+        }
+    }
+    FT_CHECK(masks == 3, "two GCN layers and the classifier carry masks, got %d", masks);
+    fgl_gnn_graph_make(&g, &t.adj, NULL, t.x, NULL, t.f, NULL, 0, NULL, 0, &s, &err);
+    fgl_tape_init(&tp);
+    /* masks of 5e-4 (below the 1e-3 pruning threshold) act as 0 in evaluation */
+    k = fgl_params_find(&m.params, "conv0.mask");
+    keep = fgl_params_data(&m.params, k);
+    for (i = 0; i < 4 * 5; i++) keep[i] = 5e-4f;
+    fgl_model_forward(&m, &tp, &g, 0, NULL, &a);
+    {
+        float *w = fgl_params_data(&m.params, fgl_params_find(&m.params, "conv0.w"));
+        float *copy = (float *)malloc(sizeof(float) * 20);
+        float *la = (float *)malloc(sizeof(float) * (size_t)a.logits->rows * a.logits->cols);
+        memcpy(la, a.logits->val, sizeof(float) * (size_t)a.logits->rows * a.logits->cols);
+        memcpy(copy, w, sizeof(float) * 20);
+        for (i = 0; i < 20; i++) {
+            w[i] = 0.0f;
+            keep[i] = 1.0f;
+        }
+        fgl_tape_reset(&tp);
+        fgl_model_forward(&m, &tp, &g, 0, NULL, &b);
+        FT_CHECK(memcmp(la, b.logits->val, sizeof(float) * (size_t)b.logits->rows * b.logits->cols) == 0,
+                 "pruned masks must equal zero weights in evaluation");
+        free(copy);
+        free(la);
+    }
+    fgl_tape_free(&tp);
+    fgl_gnn_graph_free(&g);
+    fgl_model_free(&m);
+    toy_free(&t);
+}
+
+/* The same model on dense and sparse copies of the same features gives the
+ * same logits (up to float summation order). */
+static void test_dense_sparse_agree(void) {
+    toy t;
+    int arch;
+    toy_make(&t, 10, 6, 3, 1, 11);
+    for (arch = 0; arch < FGL_ARCH_COUNT; arch++) {
+        fgl_model_spec s;
+        fgl_model m;
+        fgl_gnn_graph gd, gs;
+        fgl_tape t1, t2;
+        fgl_forward a, b;
+        fgl_error err;
+        double worst = 0;
+        int i;
+        if (arch == FGL_ARCH_FEDSTAR) continue;
+        s = small_spec(arch, FGL_TASK_NODE, &t);
+        fgl_model_init(&m, &s, 2, &err);
+        fgl_gnn_graph_make(&gd, &t.adj, NULL, t.x, NULL, t.f, NULL, 0, NULL, 0, &s, &err);
+        fgl_gnn_graph_make(&gs, &t.adj, NULL, NULL, &t.xs, t.f, NULL, 0, NULL, 0, &s, &err);
+        fgl_tape_init(&t1);
+        fgl_tape_init(&t2);
+        fgl_model_forward(&m, &t1, &gd, 0, NULL, &a);
+        fgl_model_forward(&m, &t2, &gs, 0, NULL, &b);
+        FT_CHECK(a.logits && b.logits, "%s: forward failed: %s %s", fgl_arch_name(arch), t1.msg, t2.msg);
+        if (a.logits && b.logits)
+            for (i = 0; i < a.logits->rows * a.logits->cols; i++)
+                worst = fmax(worst, fabs(a.logits->val[i] - b.logits->val[i]));
+        FT_CHECK(worst < 1e-5, "%s: dense and sparse inputs differ by %g", fgl_arch_name(arch), worst);
+        fgl_tape_free(&t1);
+        fgl_tape_free(&t2);
+        fgl_gnn_graph_free(&gd);
+        fgl_gnn_graph_free(&gs);
+        fgl_model_free(&m);
+    }
+    toy_free(&t);
+}
+
+static void test_spec_errors(void) {
+    fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 10, 3);
+    fgl_model m;
+    fgl_error err;
+    s.layers = 0;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "layers"), "0 layers: %s", err.msg);
+    s = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 10, 3);
+    s.head = FGL_HEAD_NONE;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "head"), "graph without head: %s", err.msg);
+    s = fgl_model_spec_default(FGL_ARCH_GAT, FGL_TASK_NODE, 10, 3);
+    s.hidden = 10;
+    s.heads = 3;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG, "hidden not a multiple of heads");
+    s = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 10, 3);
+    s.dropout = 1.0f;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG, "dropout 1");
+    { /* a graph with the wrong feature width is a clear error */
+        toy t;
+        fgl_gnn_graph g;
+        toy_make(&t, 6, 3, 2, 1, 1);
+        s = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 5, 2);
+        FT_CHECK(fgl_gnn_graph_make(&g, &t.adj, NULL, t.x, NULL, t.f, NULL, 0, NULL, 0, &s, &err) == FGL_ERR_SHAPE &&
+                     strstr(err.msg, "features"), "feature width mismatch: %s", err.msg);
+        toy_free(&t);
+    }
+}
+
+static void test_save_load(void) {
+    fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 7, 2);
+    fgl_model a, b;
+    fgl_error err;
+    char path[64];
+    FILE *f;
+    s.batch_norm = 1;
+    s.masked = 1;
+    fgl_model_init(&a, &s, 4, &err);
+    memset(&b, 0, sizeof b);
+    snprintf(path, sizeof path, "/tmp/fgl_test_model_%lx.bin", (unsigned long)time(NULL) ^ (unsigned long)(uintptr_t)&a);
+    FT_CHECK(fgl_model_save(&a, path, &err) == FGL_OK, "save: %s", err.msg);
+    FT_CHECK(fgl_model_load(&b, path, &err) == FGL_OK, "load: %s", err.msg);
+    FT_CHECK(fgl_params_same_layout(&a.params, &b.params) &&
+                 memcmp(a.params.data, b.params.data, sizeof(float) * a.params.size) == 0 &&
+                 memcmp(&a.spec, &b.spec, sizeof a.spec) == 0, "loaded model differs");
+    f = fopen(path, "r+b"); /* truncate the file: loading must fail cleanly and keep b */
+    if (f) {
+        fclose(f);
+        f = fopen(path, "wb");
+        fputs("FGLM", f);
+        fclose(f);
+    }
+    FT_CHECK(fgl_model_load(&b, path, &err) == FGL_ERR_FORMAT && strstr(err.msg, path), "truncated: %s", err.msg);
+    FT_CHECK(b.params.size == a.params.size, "a failed load must leave the model as it was");
+    remove(path);
+    fgl_model_free(&a);
+    fgl_model_free(&b);
+}
+
+typedef struct gae_ctx {
+    fgl_gae *g;
+    float *a, *x;
+    int k;
+} gae_ctx;
+
+static fgl_node *gae_build(fgl_tape *t, fgl_params *ps, void *ud) {
+    gae_ctx *c = (gae_ctx *)ud;
+    fgl_node *logits;
+    (void)ps;
+    fgl_gae_forward(c->g, t, c->a, c->x, c->k, &logits);
+    return logits;
+}
+
+static void test_gae(void) {
+    fgl_gae g;
+    gae_ctx c;
+    float a[25], ah[25], x[5 * 3];
+    fgl_rng r;
+    fgl_gradcheck_report rep;
+    int i, rc;
+    fgl_rng_init(&r, 3, 0);
+    for (i = 0; i < 25; i++) a[i] = (i % 5 != i / 5) && fgl_rng_uniform(&r) < 0.5 ? 1.0f : 0.0f;
+    for (i = 0; i < 15; i++) x[i] = fgl_rng_uniformf(&r, -1, 1);
+    fgl_dense_gcn_norm(a, 5, ah);
+    for (i = 0; i < 5; i++) FT_CHECK(ah[i * 5 + i] > 0, "self loop weight on the diagonal");
+    FT_CHECK(fgl_gae_init(&g, 3, 6, 4, 1) == FGL_OK, "gae init");
+    c.g = &g;
+    c.a = ah;
+    c.x = x;
+    c.k = 5;
+    rc = fgl_gradcheck_ex(&g.params, gae_build, &c, 0, 0, &rep); /* smooth but for one ReLU: the strict check */
+    FT_CHECK(rc == FGL_OK && rep.worst <= 1.0, "gae gradient: worst %.3g (%s)", rep.worst, rep.msg);
+    fgl_gae_free(&g);
+}
+
+/* Short real-data checks: meaningful accuracy, not the published figure
+ * (examples/gcn_cora.c and examples/gin_tu.c measure those). */
+static void test_gcn_cora_short(void) {
+    char dir[1024];
+    fgl_node_data d;
+    fgl_error err;
+    fgl_model_spec s;
+    fgl_model m;
+    fgl_gnn_graph g;
+    fgl_optim o;
+    fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
+    fgl_tape t;
+    fgl_rng r;
+    unsigned char *tr, *te;
+    int i, e;
+    double acc;
+    snprintf(dir, sizeof dir, "%s/node/Cora", ft_data_dir());
+    if (!ft_readable("../shared/data/node/Cora/Cora.edges") && !getenv("FGL_DATA")) FT_SKIP("no Cora under %s", dir);
+    fgl_node_data_init(&d);
+    if (fgl_load_node(dir, "Cora", &d, &err) != FGL_OK) {
+        FT_CHECK(0, "load Cora: %s", err.msg);
+        return;
+    }
+    fgl_node_data_normalize_features(&d);
+    tr = (unsigned char *)malloc((size_t)d.n_nodes);
+    te = (unsigned char *)malloc((size_t)d.n_nodes);
+    for (i = 0; i < d.n_nodes; i++) {
+        tr[i] = d.split[i] == FGL_SPLIT_TRAIN;
+        te[i] = d.split[i] == FGL_SPLIT_TEST;
+    }
+    s = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, d.n_feat, d.n_classes);
+    s.hidden = 16;
+    s.head = FGL_HEAD_NONE;
+    s.input_dropout = 0.5f;
+    fgl_model_init(&m, &s, 1, &err);
+    fgl_gnn_graph_from_node_data(&g, &d, &s, &err);
+    oc.lr = 0.01f;
+    oc.weight_decay = 5e-4f;
+    fgl_optim_init(&o, oc, &m.params);
+    fgl_tape_init(&t);
+    fgl_rng_init(&r, 1, 1);
+    for (e = 0; e < 100; e++) {
+        fgl_forward out;
+        fgl_tape_reset(&t);
+        fgl_params_zero_grad(&m.params);
+        fgl_model_forward(&m, &t, &g, 1, &r, &out);
+        fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, d.y, tr));
+        fgl_optim_step(&o, &m.params);
+    }
+    acc = fgl_model_accuracy(&m, &t, &g, d.y, te, NULL);
+    /* 7 classes, the largest holds 30% of the nodes: 0.75 is far above chance */
+    FT_CHECK(acc >= 0.75, "GCN on Cora after 100 epochs: test accuracy %.4f", acc);
+    free(tr);
+    free(te);
+    fgl_tape_free(&t);
+    fgl_optim_free(&o);
+    fgl_gnn_graph_free(&g);
+    fgl_model_free(&m);
+    fgl_node_data_free(&d);
+}
+
+int main(void) {
+    FT_RUN(test_gradients_node_models);
+    FT_RUN(test_gradients_graph_models);
+    FT_RUN(test_masked_gcn_and_pruning);
+    FT_RUN(test_dense_sparse_agree);
+    FT_RUN(test_spec_errors);
+    FT_RUN(test_save_load);
+    FT_RUN(test_gae);
+    FT_RUN(test_gcn_cora_short);
+    return ft_finish();
+}
