@@ -326,10 +326,10 @@ extern "C" {
 
 /* --- small private helpers ------------------------------------------------ */
 
-/* malloc of n elements of size sz, at least one byte, NULL on overflow. */
+/* malloc of n elements of size sz (room for one at least), NULL on overflow. */
 static void *fgl__gr_alloc(size_t n, size_t sz) {
     if (sz && n > ((size_t)-1) / 4 / sz) return NULL;
-    return FGL_MALLOC(n * sz != 0 ? n * sz : 1);
+    return FGL_MALLOC(n ? n * sz : (sz ? sz : 1));
 }
 #define FGL__GR_NEW(type, n) ((type *)fgl__gr_alloc((size_t)(n), sizeof(type)))
 
@@ -460,6 +460,7 @@ FGLDEF int fgl_graph_from_edges(int n, const int *src, const int *dst, int m, un
         FGL_FREE(c);
         return fgl_error_set(err, FGL_ERR_NOMEM, "graph_from_edges: out of memory (%d edges)", m);
     }
+    r[0] = c[0] = 0; /* never read when empty; keeps gcc's -Wmaybe-uninitialized quiet */
     for (k = 0; k < m; k++) {
         if (drop && src[k] == dst[k]) continue;
         r[M] = src[k];
@@ -1559,7 +1560,8 @@ static int fgl__gr_txt_float(fgl__gr_txt *t, float *out, const char *what) {
         if (e == s || (e < t->end && !fgl__gr_is_delim(*e))) return fgl__gr_txt_bad(t, s, what);
         p = e;
     }
-    if (d != d || d > 3.4028234663852886e38 || d < -3.4028234663852886e38) {
+    /* at or beyond FLT_MAX + half an ulp a float conversion gives Inf */
+    if (d != d || d >= 3.4028235677973366e38 || d <= -3.4028235677973366e38) {
         char tok[40];
         fgl__gr_tok(s, t->end, tok, sizeof tok);
         return fgl__gr_txt_fail(t, FGL_ERR_NONFINITE, "%s %s is not a finite float", what, tok);

@@ -1,0 +1,733 @@
+/* Tests of fgl_graph.h's loaders and writers: every real dataset of $FGL_DATA
+ * against the counts of its README, round trips through the writers, error
+ * codes and "file:line:" messages on small malformed datasets, and fuzzing
+ * (garbage bytes, every truncation) of each loader. */
+#define _POSIX_C_SOURCE 200809L
+#define FGL_IMPLEMENTATION
+#include "../fgl_graph.h"
+#include "ft.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Temporary files                                                          */
+/* ------------------------------------------------------------------------ */
+
+static char tmp_dir[256];
+static char written[64][320];
+static int n_written;
+
+static void tmp_init(void) {
+    snprintf(tmp_dir, sizeof tmp_dir, "/tmp/fgl_test_loaders_%ld", (long)getpid());
+    if (mkdir(tmp_dir, 0700) != 0) printf("# cannot create %s\n", tmp_dir);
+}
+
+static void tmp_cleanup(void) {
+    int i;
+    for (i = 0; i < n_written; i++) remove(written[i]);
+    rmdir(tmp_dir);
+}
+
+static const char *tmp_path(const char *file) {
+    static char p[320];
+    snprintf(p, sizeof p, "%s/%s", tmp_dir, file);
+    return p;
+}
+
+/* Write n bytes (n < 0: strlen) to tmp_dir/file, remembering it for cleanup. */
+static void put_file_n(const char *file, const char *text, long n) {
+    /* open + write + ftruncate rather than fopen("wb"): ext4 flushes a file
+     * truncated to zero and rewritten when it is closed, which made the
+     * thousands of rewrites of the fuzz tests slow */
+    const char *path = tmp_path(file);
+    int fd = open(path, O_WRONLY | O_CREAT, 0600), i, known = 0;
+    if (fd < 0) {
+        printf("# cannot write %s\n", path);
+        return;
+    }
+    if (n < 0) n = (long)strlen(text);
+    if ((n && write(fd, text, (size_t)n) != (ssize_t)n) || ftruncate(fd, (off_t)n) != 0)
+        printf("# short write to %s\n", path);
+    close(fd);
+    for (i = 0; i < n_written; i++) known |= strcmp(written[i], path) == 0;
+    if (!known && n_written < 64) strcpy(written[n_written++], path);
+}
+
+static void put_file(const char *file, const char *text) { put_file_n(file, text, -1); }
+
+static void del_file(const char *file) { remove(tmp_path(file)); }
+
+/* 1 if the message names "file:line:". */
+static int msg_has(const fgl_error *e, const char *file, int line) {
+    char pat[128];
+    snprintf(pat, sizeof pat, "%s:%d:", file, line);
+    return strstr(e->msg, pat) != NULL;
+}
+
+static int all_zero(const void *p, size_t n) {
+    const unsigned char *c = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (c[i]) return 0;
+    return 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Real datasets                                                            */
+/* ------------------------------------------------------------------------ */
+
+static int data_present(void) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/README.md", ft_data_dir());
+    return ft_readable(p);
+}
+
+/* The README table (graphs, average nodes and edges, node info, classes);
+ * exact node and undirected edge totals counted independently from the files
+ * (edges: distinct unordered pairs of _A.txt, none of them a self loop). */
+static const struct {
+    const char *name;
+    int graphs;
+    double avg_nodes, avg_edges;
+    int node_labels, attr_dim, classes;
+    int nodes, edges;
+} tu_expect[] = {
+    {"MUTAG", 188, 17.93, 19.79, 7, 0, 2, 3371, 3721},
+    {"PTC_MR", 344, 14.29, 14.69, 18, 0, 2, 4915, 5054},
+    {"BZR", 405, 35.75, 38.36, 10, 3, 2, 14479, 15535},
+    {"COX2", 467, 41.22, 43.45, 8, 3, 2, 19252, 20289},
+    {"DHFR", 756, 42.43, 44.54, 9, 3, 2, 32075, 33676},
+    {"AIDS", 2000, 15.69, 16.20, 38, 4, 2, 31385, 32390},
+    {"NCI1", 4110, 29.87, 32.30, 37, 0, 2, 122747, 132753},
+    {"PROTEINS", 1113, 39.06, 72.82, 3, 1, 2, 43471, 81044},
+    {"IMDB-BINARY", 1000, 19.77, 96.53, 0, 0, 2, 19773, 96531},
+};
+
+static int load_tu_data(const char *name, fgl_graph_set *s, fgl_error *e) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/tu/%s", ft_data_dir(), name);
+    return fgl_load_tu(dir, name, s, e);
+}
+
+static int load_node_data(const char *name, fgl_node_data *d, fgl_error *e) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/node/%s", ft_data_dir(), name);
+    return fgl_load_node(dir, name, d, e);
+}
+
+static void test_tu_datasets_match_readme(void) {
+    size_t i;
+    if (!data_present()) FT_SKIP("no data directory at %s", ft_data_dir());
+    for (i = 0; i < sizeof tu_expect / sizeof tu_expect[0]; i++) {
+        fgl_graph_set s;
+        fgl_error e;
+        int rc = load_tu_data(tu_expect[i].name, &s, &e), E;
+        FT_CHECK(rc == FGL_OK, "%s: %s", tu_expect[i].name, e.msg);
+        if (rc) continue;
+        E = fgl_graph_num_edges(&s.adj);
+        FT_CHECK(s.n_graphs == tu_expect[i].graphs, "%s: %d graphs", s.name, s.n_graphs);
+        FT_CHECK(s.n_nodes == tu_expect[i].nodes, "%s: %d nodes", s.name, s.n_nodes);
+        FT_CHECK(E == tu_expect[i].edges, "%s: %d undirected edges", s.name, E);
+        FT_CHECK(s.adj.nnz == 2 * E, "%s: both directions stored, no self loops", s.name);
+        FT_CHECK(floor(100.0 * s.n_nodes / s.n_graphs + 0.5) == floor(100.0 * tu_expect[i].avg_nodes + 0.5),
+                 "%s: average nodes %.4f vs README %.2f", s.name, (double)s.n_nodes / s.n_graphs,
+                 tu_expect[i].avg_nodes);
+        FT_CHECK(floor(100.0 * E / s.n_graphs + 0.5) == floor(100.0 * tu_expect[i].avg_edges + 0.5),
+                 "%s: average edges %.4f vs README %.2f", s.name, (double)E / s.n_graphs, tu_expect[i].avg_edges);
+        FT_CHECK(s.n_node_label_values == tu_expect[i].node_labels && (s.node_labels != NULL) == (tu_expect[i].node_labels > 0),
+                 "%s: %d node label values", s.name, s.n_node_label_values);
+        FT_CHECK(s.n_node_attr == tu_expect[i].attr_dim, "%s: attribute width %d", s.name, s.n_node_attr);
+        FT_CHECK(s.n_classes == tu_expect[i].classes, "%s: %d classes", s.name, s.n_classes);
+        FT_CHECK(fgl_graph_set_validate(&s, &e) == FGL_OK, "%s: %s", s.name, e.msg);
+        FT_CHECK(strcmp(s.name, tu_expect[i].name) == 0, "name %s", s.name);
+        fgl_graph_set_free(&s);
+    }
+}
+
+static void test_node_datasets_match_readme(void) {
+    static const struct {
+        const char *name;
+        int nodes, edges, feat, classes, sparse;
+    } ex[] = {{"Cora", 2708, 5278, 1433, 7, 1}, {"Computers", 13752, 245861, 767, 10, 0}, {"CS", 18333, 81894, 6805, 15, 1}};
+    size_t i;
+    if (!data_present()) FT_SKIP("no data directory at %s", ft_data_dir());
+    for (i = 0; i < 3; i++) {
+        fgl_node_data d;
+        fgl_error e;
+        int rc = load_node_data(ex[i].name, &d, &e), k, ymax = -1;
+        FT_CHECK(rc == FGL_OK, "%s: %s", ex[i].name, e.msg);
+        if (rc) continue;
+        FT_CHECK(d.n_nodes == ex[i].nodes, "%s: %d nodes", d.name, d.n_nodes);
+        FT_CHECK(fgl_graph_num_edges(&d.adj) == ex[i].edges && d.adj.nnz == 2 * ex[i].edges, "%s: %d edges", d.name,
+                 fgl_graph_num_edges(&d.adj));
+        FT_CHECK(d.n_feat == ex[i].feat, "%s: %d features", d.name, d.n_feat);
+        FT_CHECK(d.n_classes == ex[i].classes, "%s: %d classes", d.name, d.n_classes);
+        FT_CHECK((d.x_sparse.indptr != NULL) == ex[i].sparse && (d.x.data != NULL) == !ex[i].sparse,
+                 "%s: sparse features stay sparse, dense go to x", d.name);
+        for (k = 0; k < d.n_nodes; k++) ymax = d.y[k] > ymax ? d.y[k] : ymax;
+        FT_CHECK(ymax == ex[i].classes - 1, "%s: labels up to %d", d.name, ymax);
+        FT_CHECK(fgl_node_data_validate(&d, &e) == FGL_OK, "%s: %s", d.name, e.msg);
+        if (i == 0) {
+            FT_CHECK(d.split != NULL, "Cora has its Planetoid split");
+            FT_CHECK(fgl_split_indices(d.split, d.n_nodes, FGL_SPLIT_TRAIN, NULL) == 140 &&
+                         fgl_split_indices(d.split, d.n_nodes, FGL_SPLIT_VAL, NULL) == 500 &&
+                         fgl_split_indices(d.split, d.n_nodes, FGL_SPLIT_TEST, NULL) == 1000,
+                     "Planetoid split 140/500/1000");
+        }
+        if (i == 1) { /* README: 281 isolated nodes, largest component 13381 / 245778 */
+            fgl_node_data lcc;
+            int iso = 0, bin = 1;
+            size_t j;
+            for (k = 0; k < d.n_nodes; k++) iso += d.adj.indptr[k + 1] == d.adj.indptr[k];
+            FT_CHECK(iso == 281, "Computers: %d isolated nodes", iso);
+            FT_CHECK(fgl_node_data_largest_component(&d, &lcc, &e) == FGL_OK, "%s", e.msg);
+            FT_CHECK(lcc.n_nodes == 13381 && fgl_graph_num_edges(&lcc.adj) == 245778, "largest component %d / %d",
+                     lcc.n_nodes, fgl_graph_num_edges(&lcc.adj));
+            fgl_node_data_free(&lcc);
+            for (j = 0; j < fgl_tensor_size(&d.x); j++) bin &= d.x.data[j] == 0 || d.x.data[j] == 1;
+            FT_CHECK(bin, "Computers features are binary");
+        }
+        if (i == 2) { /* raw counts 1..105 */
+            float lo = 1e30f, hi = -1e30f;
+            for (k = 0; k < d.x_sparse.nnz; k++) {
+                lo = d.x_sparse.values[k] < lo ? d.x_sparse.values[k] : lo;
+                hi = d.x_sparse.values[k] > hi ? d.x_sparse.values[k] : hi;
+            }
+            FT_CHECK(lo == 1 && hi == 105, "CS counts %g..%g", lo, hi);
+        }
+        fgl_node_data_free(&d);
+    }
+}
+
+static void test_batch_of_whole_set(void) {
+    fgl_graph_set s;
+    fgl_batch b;
+    fgl_error e;
+    int *ids, g, same;
+    if (!data_present()) FT_SKIP("no data directory at %s", ft_data_dir());
+    if (load_tu_data("NCI1", &s, &e)) {
+        FT_CHECK(0, "%s", e.msg);
+        return;
+    }
+    fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &e);
+    ids = (int *)malloc(sizeof(int) * s.n_graphs);
+    for (g = 0; g < s.n_graphs; g++) ids[g] = g;
+    FT_CHECK(fgl_batch_make(&s, ids, s.n_graphs, &b, &e) == FGL_OK, "%s", e.msg);
+    same = b.adj.nnz == s.adj.nnz && memcmp(b.adj.indptr, s.adj.indptr, sizeof(int) * (s.n_nodes + 1)) == 0 &&
+           memcmp(b.adj.indices, s.adj.indices, sizeof(int) * s.adj.nnz) == 0 &&
+           memcmp(b.offsets, s.node_ptr, sizeof(int) * (s.n_graphs + 1)) == 0 &&
+           memcmp(b.x, s.x, sizeof(float) * s.n_nodes * s.n_feat) == 0 && memcmp(b.y, s.y, sizeof(int) * s.n_graphs) == 0;
+    FT_CHECK(same, "a batch of every graph in order is the set itself");
+    FT_CHECK(fgl_all_finite((size_t)b.adj_gcn.nnz, b.adj_gcn.values), "finite GCN matrix");
+    fgl_batch_free(&b);
+    free(ids);
+    fgl_graph_set_free(&s);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Round trips through the writers                                          */
+/* ------------------------------------------------------------------------ */
+
+static int same_csr(const fgl_csr *a, const fgl_csr *b) {
+    if (a->rows != b->rows || a->cols != b->cols || a->nnz != b->nnz) return 0;
+    if (memcmp(a->indptr, b->indptr, sizeof(int) * (a->rows + 1))) return 0;
+    if (a->nnz && memcmp(a->indices, b->indices, sizeof(int) * a->nnz)) return 0;
+    if ((a->values == NULL) != (b->values == NULL)) return 0;
+    return !a->values || !a->nnz || memcmp(a->values, b->values, sizeof(float) * a->nnz) == 0;
+}
+
+static int same_node_data(const fgl_node_data *a, const fgl_node_data *b) {
+    int ok = a->n_nodes == b->n_nodes && a->n_feat == b->n_feat && a->n_classes == b->n_classes;
+    ok = ok && same_csr(&a->adj, &b->adj) && memcmp(a->y, b->y, sizeof(int) * a->n_nodes) == 0;
+    ok = ok && (a->split == NULL) == (b->split == NULL) && (!a->split || memcmp(a->split, b->split, a->n_nodes) == 0);
+    ok = ok && (a->x_sparse.indptr == NULL) == (b->x_sparse.indptr == NULL);
+    if (ok && a->x_sparse.indptr) ok = same_csr(&a->x_sparse, &b->x_sparse);
+    if (ok && a->x.data)
+        ok = b->x.data && a->x.rows == b->x.rows && a->x.cols == b->x.cols &&
+             memcmp(a->x.data, b->x.data, sizeof(float) * fgl_tensor_size(&a->x)) == 0;
+    return ok;
+}
+
+static int same_graph_set(const fgl_graph_set *a, const fgl_graph_set *b) {
+    int ok = a->n_graphs == b->n_graphs && a->n_nodes == b->n_nodes && a->n_classes == b->n_classes;
+    ok = ok && memcmp(a->node_ptr, b->node_ptr, sizeof(int) * (a->n_graphs + 1)) == 0 && same_csr(&a->adj, &b->adj);
+    ok = ok && memcmp(a->y, b->y, sizeof(int) * a->n_graphs) == 0;
+    ok = ok && a->n_node_label_values == b->n_node_label_values && (a->node_labels == NULL) == (b->node_labels == NULL);
+    if (ok && a->node_labels) ok = memcmp(a->node_labels, b->node_labels, sizeof(int) * a->n_nodes) == 0;
+    ok = ok && a->n_node_attr == b->n_node_attr;
+    if (ok && a->node_attr)
+        ok = memcmp(a->node_attr, b->node_attr, sizeof(float) * (size_t)a->n_nodes * a->n_node_attr) == 0;
+    return ok;
+}
+
+static void test_round_trip_real(void) {
+    const char *tu[] = {"MUTAG", "BZR", "AIDS"};
+    int i;
+    fgl_error e;
+    if (!data_present()) FT_SKIP("no data directory at %s", ft_data_dir());
+    for (i = 0; i < 3; i++) {
+        fgl_graph_set a, b;
+        if (load_tu_data(tu[i], &a, &e)) {
+            FT_CHECK(0, "%s", e.msg);
+            continue;
+        }
+        FT_CHECK(fgl_save_tu(&a, tmp_dir, "RT", &e) == FGL_OK, "%s", e.msg);
+        FT_CHECK(fgl_load_tu(tmp_dir, "RT", &b, &e) == FGL_OK, "%s", e.msg);
+        FT_CHECK(same_graph_set(&a, &b), "%s survives save_tu + load_tu", tu[i]);
+        fgl_graph_set_free(&a);
+        fgl_graph_set_free(&b);
+        del_file("RT_node_labels.txt");
+        del_file("RT_node_attributes.txt");
+    }
+    {
+        fgl_node_data a, b;
+        if (load_node_data("Cora", &a, &e) == FGL_OK) {
+            FT_CHECK(fgl_save_node(&a, tmp_dir, "RN", &e) == FGL_OK, "%s", e.msg);
+            FT_CHECK(fgl_load_node(tmp_dir, "RN", &b, &e) == FGL_OK, "%s", e.msg);
+            FT_CHECK(same_node_data(&a, &b), "Cora survives save_node + load_node");
+            fgl_node_data_free(&a);
+            fgl_node_data_free(&b);
+        } else
+            FT_CHECK(0, "%s", e.msg);
+        del_file("RN.split");
+    }
+}
+
+static void test_round_trip_random_floats(void) {
+    /* Arbitrary floats (tiny, huge, negative) survive the text format exactly. */
+    fgl_node_data a, b;
+    fgl_error e;
+    fgl_rng r;
+    int i, j, s[40], t[40];
+    fgl_rng_init(&r, 99, 0);
+    memset(&a, 0, sizeof a);
+    a.n_nodes = 40;
+    a.n_feat = 7;
+    a.n_classes = 4;
+    for (i = 0; i < 40; i++) {
+        s[i] = i;
+        t[i] = (int)fgl_rng_below(&r, 40);
+    }
+    fgl_graph_from_edges(40, s, t, 40, FGL_EDGES_SYMMETRIZE | FGL_EDGES_DROP_SELF_LOOPS, &a.adj, NULL);
+    fgl_tensor_init(&a.x, 40, 7);
+    a.y = (int *)malloc(sizeof(int) * 40);
+    for (i = 0; i < 40; i++) {
+        a.y[i] = (int)fgl_rng_below(&r, 5) - 1;
+        for (j = 0; j < 7; j++)
+            FGL_AT(&a.x, i, j) = (float)(fgl_rng_normal(&r) * pow(10.0, (double)((int)fgl_rng_below(&r, 60) - 30)));
+    }
+    a.y[0] = 3;
+    FGL_AT(&a.x, 0, 0) = -0.0f;
+    FGL_AT(&a.x, 0, 1) = 16777217.0f;
+    FGL_AT(&a.x, 0, 2) = 3.4028234e38f;
+    FGL_AT(&a.x, 0, 3) = 1e-45f;
+    a.n_classes = 4;
+    FT_CHECK(fgl_save_node(&a, tmp_dir, "RF", &e) == FGL_OK, "%s", e.msg);
+    FT_CHECK(fgl_load_node(tmp_dir, "RF", &b, &e) == FGL_OK, "%s", e.msg);
+    FT_CHECK(b.n_nodes == 40 && same_node_data(&a, &b), "floats written with %%.9g read back bit-exactly");
+    fgl_node_data_free(&a);
+    fgl_node_data_free(&b);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small hand-written datasets                                               */
+/* ------------------------------------------------------------------------ */
+
+static const char *TU_FILES[][2] = {
+    {"T_graph_indicator.txt", "1\n1\n1\n2\n2\n3\n"},
+    {"T_graph_labels.txt", "-1\n1\n1\n"},
+    {"T_A.txt", "1, 2\n2, 1\n2, 3\n3, 2\n4, 5\n5, 4\n"},
+    {"T_node_labels.txt", "3\n5\n3\n7\n5\n3\n"},
+    {"T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0\n1,1\n2, 2\n"},
+};
+
+static void write_tu(void) {
+    int i;
+    for (i = 0; i < 5; i++) put_file(TU_FILES[i][0], TU_FILES[i][1]);
+    put_file("T_edge_labels.txt", "whatever, this file is ignored\n");
+}
+
+static void test_tu_small_valid(void) {
+    fgl_graph_set s;
+    fgl_error e;
+    write_tu();
+    FT_CHECK(fgl_load_tu(tmp_dir, "T", &s, &e) == FGL_OK, "%s", e.msg);
+    FT_CHECK(s.n_graphs == 3 && s.n_nodes == 6 && s.n_classes == 2, "sizes");
+    FT_CHECK(s.node_ptr[1] == 3 && s.node_ptr[2] == 5 && s.node_ptr[3] == 6, "node_ptr");
+    FT_CHECK(s.y[0] == 0 && s.y[1] == 1 && s.y[2] == 1, "-1/1 remapped to 0/1");
+    FT_CHECK(s.n_node_label_values == 3 && s.node_labels[0] == 0 && s.node_labels[1] == 1 && s.node_labels[3] == 2,
+             "node labels 3/5/7 -> 0/1/2");
+    FT_CHECK(s.n_node_attr == 2 && s.node_attr[0] == 1.5f && s.node_attr[3] == -3.0f && s.node_attr[4] == 100.0f,
+             "padded attributes");
+    FT_CHECK(fgl_graph_num_edges(&s.adj) == 3 && fgl_graph_set_validate(&s, &e) == FGL_OK, "3 edges");
+    fgl_graph_set_free(&s);
+
+    /* CRLF, trailing blanks, blank lines at the end, self loops and repeated
+     * edges (IMDB lists every edge twice) load to the same set */
+    put_file("T_graph_indicator.txt", "1 \r\n1\t\r\n1\r\n2\r\n2\r\n3\r\n\r\n  \r\n");
+    put_file("T_A.txt", "1,2\n2, 1\n1, 1\n2 ,3\n3, 2\n2, 3\n3, 2\n4, 5\n5, 4\n5,4\n\n");
+    FT_CHECK(fgl_load_tu(tmp_dir, "T", &s, &e) == FGL_OK, "%s", e.msg);
+    FT_CHECK(s.n_nodes == 6 && fgl_graph_num_edges(&s.adj) == 3 && s.adj.nnz == 6, "dedup + self loop dropped");
+    fgl_graph_set_free(&s);
+    put_file("T_graph_indicator.txt", TU_FILES[0][1]);
+    put_file("T_A.txt", TU_FILES[2][1]);
+
+    /* optional files may be absent */
+    del_file("T_node_labels.txt");
+    del_file("T_node_attributes.txt");
+    FT_CHECK(fgl_load_tu(tmp_dir, "T", &s, &e) == FGL_OK && !s.node_labels && !s.node_attr, "structure only");
+    fgl_graph_set_free(&s);
+    write_tu();
+}
+
+/* Load T with file `file` replaced by `text`; expect code and "file:line:". */
+static void tu_expect_error(const char *file, const char *text, int code, int line) {
+    fgl_graph_set s;
+    fgl_error e;
+    int rc, i;
+    write_tu();
+    put_file(file, text);
+    memset(&s, 0x5a, sizeof s);
+    rc = fgl_load_tu(tmp_dir, "T", &s, &e);
+    FT_CHECK(rc == code, "%s: got %s (%s), expected %s", file, fgl_result_name(rc), e.msg, fgl_result_name(code));
+    FT_CHECK(e.code == rc, "err->code matches");
+    if (line > 0) FT_CHECK(msg_has(&e, file, line), "message '%s' should name %s:%d:", e.msg, file, line);
+    FT_CHECK(all_zero(&s, sizeof s), "output zeroed on error");
+    for (i = 0; i < 5; i++)
+        if (strcmp(TU_FILES[i][0], file) == 0) put_file(file, TU_FILES[i][1]);
+}
+
+static void test_tu_errors(void) {
+    fgl_graph_set s;
+    fgl_error e;
+    int rc;
+    write_tu();
+    /* missing file */
+    del_file("T_A.txt");
+    rc = fgl_load_tu(tmp_dir, "T", &s, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "T_A.txt"), "missing _A.txt: %s", e.msg);
+    rc = fgl_load_tu(tmp_dir, "NOPE", &s, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "NOPE_graph_indicator.txt"), "missing dataset: %s", e.msg);
+    write_tu();
+    /* unparsable numbers */
+    tu_expect_error("T_graph_indicator.txt", "1\n1\nx1\n2\n2\n3\n", FGL_ERR_PARSE, 3);
+    tu_expect_error("T_graph_indicator.txt", "1\n1\n1\n2\n2\n3abc\n", FGL_ERR_PARSE, 6);
+    tu_expect_error("T_A.txt", "1, 2\n2; 1\n", FGL_ERR_PARSE, 2);
+    tu_expect_error("T_A.txt", "1, 2\n2, 1 7\n", FGL_ERR_PARSE, 2);
+    tu_expect_error("T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0\n1,1.2.3\n2, 2\n", FGL_ERR_PARSE, 5);
+    tu_expect_error("T_node_attributes.txt", " 1.5, 2\n nan, 1\n1e2, 4\n0,0\n1,1\n2, 2\n", FGL_ERR_NONFINITE, 2);
+    tu_expect_error("T_graph_labels.txt", "-1\n1\n99999999999\n", FGL_ERR_RANGE, 3);
+    /* ids out of range */
+    tu_expect_error("T_A.txt", "1, 2\n2, 9\n", FGL_ERR_RANGE, 2);
+    tu_expect_error("T_A.txt", "1, 2\n0, 1\n", FGL_ERR_RANGE, 2);
+    tu_expect_error("T_graph_indicator.txt", "1\n1\n0\n", FGL_ERR_RANGE, 3);
+    /* inconsistent counts */
+    tu_expect_error("T_graph_labels.txt", "-1\n1\n", FGL_ERR_SHAPE, 3);
+    tu_expect_error("T_graph_labels.txt", "-1\n1\n1\n1\n", FGL_ERR_SHAPE, 4);
+    tu_expect_error("T_node_labels.txt", "3\n5\n3\n7\n5\n", FGL_ERR_SHAPE, 6);
+    tu_expect_error("T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0,0\n1,1\n2, 2\n", FGL_ERR_SHAPE, 4);
+    tu_expect_error("T_node_attributes.txt", " 1.5, 2\n 0.25\n1e2, 4\n0,0\n1,1\n2, 2\n", FGL_ERR_SHAPE, 2);
+    tu_expect_error("T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0\n1,1\n", FGL_ERR_SHAPE, 6);
+    /* graph indicator structure */
+    tu_expect_error("T_graph_indicator.txt", "1\n1\n2\n1\n3\n3\n", FGL_ERR_FORMAT, 4);
+    tu_expect_error("T_graph_indicator.txt", "1\n1\n1\n3\n3\n3\n", FGL_ERR_FORMAT, 4);
+    tu_expect_error("T_graph_indicator.txt", "2\n2\n", FGL_ERR_FORMAT, 1);
+    tu_expect_error("T_A.txt", "1, 2\n3, 4\n", FGL_ERR_FORMAT, 2);
+    /* truncated lines and blank lines in the middle */
+    tu_expect_error("T_A.txt", "1, 2\n2, 1\n2,", FGL_ERR_FORMAT, 3);
+    tu_expect_error("T_A.txt", "1, 2\n\n2, 1\n", FGL_ERR_FORMAT, 2);
+    /* empty dataset */
+    tu_expect_error("T_graph_indicator.txt", "", FGL_ERR_EMPTY, 1);
+    tu_expect_error("T_graph_indicator.txt", "\n \n", FGL_ERR_EMPTY, 1);
+    write_tu();
+}
+
+static const char *NODE_FILES[][2] = {
+    {"N.features", "4 3\n1 0 0.5\n0 1 0\n0 0 1\n1 1 1\n"},
+    {"N.labels", "0\n1\n2\n1\n"},
+    {"N.edges", "0 1\n1 2\n2 3\n"},
+    {"N.split", "1\n2\n3\n0\n"},
+};
+
+static void write_node(void) {
+    int i;
+    for (i = 0; i < 4; i++) put_file(NODE_FILES[i][0], NODE_FILES[i][1]);
+}
+
+static void node_expect_error(const char *file, const char *text, int code, int line) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    write_node();
+    put_file(file, text);
+    memset(&d, 0x5a, sizeof d);
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == code, "%s: got %s (%s), expected %s", file, fgl_result_name(rc), e.msg, fgl_result_name(code));
+    if (line > 0) FT_CHECK(msg_has(&e, file, line), "message '%s' should name %s:%d:", e.msg, file, line);
+    FT_CHECK(all_zero(&d, sizeof d), "output zeroed on error");
+    write_node();
+}
+
+static void test_node_small(void) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    write_node();
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_OK, "%s", e.msg);
+    if (rc == FGL_OK) {
+        FT_CHECK(d.n_nodes == 4 && d.n_feat == 3 && d.n_classes == 3 && d.x.data && !d.x_sparse.indptr, "dense");
+        FT_CHECK(FGL_AT(&d.x, 0, 2) == 0.5f && FGL_AT(&d.x, 3, 1) == 1.0f, "values");
+        FT_CHECK(d.split[0] == FGL_SPLIT_TRAIN && d.split[1] == FGL_SPLIT_VAL && d.split[2] == FGL_SPLIT_TEST &&
+                     d.split[3] == FGL_SPLIT_NONE, "Planetoid codes");
+        FT_CHECK(fgl_graph_num_edges(&d.adj) == 3 && fgl_node_data_validate(&d, &e) == FGL_OK, "graph");
+        fgl_node_data_free(&d);
+    }
+    put_file("N.features", "4 3 5\r\n0 0 1\r\n1 1 2.5\r\n2 2 1\r\n3 0 1\r\n3 2 4\r\n");
+    del_file("N.split");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_OK, "%s", e.msg);
+    if (rc == FGL_OK) {
+        FT_CHECK(d.x_sparse.indptr && !d.x.data && d.x_sparse.nnz == 5 && !d.split, "sparse stays sparse, no split");
+        FT_CHECK(d.x_sparse.values[1] == 2.5f && d.x_sparse.indptr[3] == 3, "triplets");
+        fgl_node_data_free(&d);
+    }
+    write_node();
+    node_expect_error("N.features", "", FGL_ERR_EMPTY, 1);
+    node_expect_error("N.features", "0 3\n", FGL_ERR_EMPTY, 2);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 abc 0\n0 0 1\n1 1 1\n", FGL_ERR_PARSE, 3);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 1\n0 0 1\n1 1 1\n", FGL_ERR_SHAPE, 3);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 1 0 1\n0 0 1\n1 1 1\n", FGL_ERR_SHAPE, 3);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 1 0\n0 0 1\n", FGL_ERR_FORMAT, 5);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 1 0\n0 0 1\n1 1", FGL_ERR_FORMAT, 5);
+    node_expect_error("N.features", "4 3\n1 0 0.5\n0 1 0\n0 0 1\n1 1 1\n0 0 0\n", FGL_ERR_SHAPE, 6);
+    node_expect_error("N.features", "1000000 1000000\n1 2 3\n", FGL_ERR_FORMAT, 2);
+    node_expect_error("N.features", "4 3 3\n0 0 1.000000\n1 1 1.000000\n", FGL_ERR_FORMAT, 4);
+    node_expect_error("N.features", "4 3 30\n0 0 1\n1 1 1\n", FGL_ERR_FORMAT, 2);
+    node_expect_error("N.features", "4 3 2\n0 0 1\n1 1 1\n2 2 1\n", FGL_ERR_SHAPE, 4);
+    node_expect_error("N.features", "4 3 2\n0 0 1\n1 3 1\n", FGL_ERR_RANGE, 3);
+    node_expect_error("N.features", "4 3 2\n0 0 1\n4 0 1\n", FGL_ERR_RANGE, 3);
+    node_expect_error("N.labels", "0\n1\n2\n", FGL_ERR_SHAPE, 4);
+    node_expect_error("N.labels", "0\n1\n2\n1\n1\n", FGL_ERR_SHAPE, 5);
+    node_expect_error("N.labels", "0\n-2\n2\n1\n", FGL_ERR_RANGE, 2);
+    node_expect_error("N.labels", "0\n1.0\n2\n1\n", FGL_ERR_PARSE, 2);
+    node_expect_error("N.edges", "0 1\n1 2\n2 4\n", FGL_ERR_RANGE, 3);
+    node_expect_error("N.edges", "0 1\n1 -1\n", FGL_ERR_RANGE, 2);
+    node_expect_error("N.edges", "0 1\n1\n", FGL_ERR_FORMAT, 2);
+    node_expect_error("N.split", "1\n5\n3\n0\n", FGL_ERR_RANGE, 2);
+    node_expect_error("N.split", "1\n2\n3\n", FGL_ERR_SHAPE, 4);
+    del_file("N.labels");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "N.labels"), "missing labels: %s", e.msg);
+    write_node();
+}
+
+static const char *LINQS_FILES[][2] = {
+    {"L.content", "p1\t1\t0\t0\tB\np2\t0\t1\t0\tA\nx_3\t0\t0\t0.5\tC\np4\t1\t1\t0\tA\n"},
+    {"L.cites", "p1 p2\np2 x_3\nzz p1\np4 p4\np2\tp1\n"},
+};
+
+static void write_linqs(void) {
+    put_file(LINQS_FILES[0][0], LINQS_FILES[0][1]);
+    put_file(LINQS_FILES[1][0], LINQS_FILES[1][1]);
+}
+
+static void linqs_expect_error(const char *file, const char *text, int code, int line) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    write_linqs();
+    put_file(file, text);
+    rc = fgl_load_linqs(tmp_dir, "L", &d, NULL, &e);
+    FT_CHECK(rc == code, "%s: got %s (%s), expected %s", file, fgl_result_name(rc), e.msg, fgl_result_name(code));
+    if (line > 0) FT_CHECK(msg_has(&e, file, line), "message '%s' should name %s:%d:", e.msg, file, line);
+    FT_CHECK(all_zero(&d, sizeof d), "output zeroed on error");
+    write_linqs();
+}
+
+static void test_linqs_small(void) {
+    fgl_node_data d;
+    fgl_error e;
+    int dropped = -1, rc;
+    write_linqs();
+    rc = fgl_load_linqs(tmp_dir, "L", &d, &dropped, &e);
+    FT_CHECK(rc == FGL_OK, "%s", e.msg);
+    if (rc == FGL_OK) {
+        FT_CHECK(d.n_nodes == 4 && d.n_feat == 3 && d.n_classes == 3, "sizes %d %d %d", d.n_nodes, d.n_feat, d.n_classes);
+        FT_CHECK(d.y[0] == 1 && d.y[1] == 0 && d.y[2] == 2 && d.y[3] == 0, "classes A, B, C -> 0, 1, 2");
+        FT_CHECK(d.x_sparse.nnz == 5 && d.x_sparse.values[2] == 0.5f && d.x_sparse.indices[2] == 2, "features");
+        FT_CHECK(dropped == 1, "one cite names an unknown paper: %d", dropped);
+        FT_CHECK(fgl_graph_num_edges(&d.adj) == 2, "p1-p2, p2-x_3 (self loop and repeat dropped)");
+        FT_CHECK(fgl_node_data_validate(&d, &e) == FGL_OK, "%s", e.msg);
+        fgl_node_data_free(&d);
+    }
+    linqs_expect_error("L.content", "p1\t1\t0\t0\tB\np2\t0\t1\t0\tA\np1\t0\t0\t1\tC\n", FGL_ERR_FORMAT, 3);
+    linqs_expect_error("L.content", "p1\t1\t0\t0\tB\np2\t0\t1\tA\n", FGL_ERR_SHAPE, 2);
+    linqs_expect_error("L.content", "p1\t1\t0\t0\tB\np2\t0\tq\t0\tA\n", FGL_ERR_PARSE, 2);
+    linqs_expect_error("L.content", "p1 B\n", FGL_ERR_SHAPE, 1);
+    linqs_expect_error("L.content", "\n", FGL_ERR_EMPTY, 1);
+    linqs_expect_error("L.cites", "p1 p2\np2\n", FGL_ERR_FORMAT, 2);
+    linqs_expect_error("L.cites", "p1 p2\np2 p1 p4\n", FGL_ERR_PARSE, 2);
+    del_file("L.cites");
+    rc = fgl_load_linqs(tmp_dir, "L", &d, NULL, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "L.cites"), "missing cites: %s", e.msg);
+    write_linqs();
+}
+
+static const char *CSV_FILES[][2] = {
+    {"edge.csv", "0,1\n1,2\n2,0\n"},
+    {"node-feat.csv", "1.0,2.0\n3,4\n-5e-1,6\n"},
+    {"node-label.csv", "0\n1\n1\n"},
+};
+
+static void write_csv(void) {
+    int i;
+    for (i = 0; i < 3; i++) put_file(CSV_FILES[i][0], CSV_FILES[i][1]);
+}
+
+static int load_csv_tmp(fgl_node_data *d, fgl_error *e) {
+    char a[320], b[320], c[320];
+    strcpy(a, tmp_path("edge.csv"));
+    strcpy(b, tmp_path("node-feat.csv"));
+    strcpy(c, tmp_path("node-label.csv"));
+    return fgl_load_csv(a, b, c, d, e);
+}
+
+static void csv_expect_error(const char *file, const char *text, int code, const char *msg_file, int line) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    write_csv();
+    put_file(file, text);
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == code, "%s: got %s (%s), expected %s", file, fgl_result_name(rc), e.msg, fgl_result_name(code));
+    if (line > 0) FT_CHECK(msg_has(&e, msg_file, line), "message '%s' should name %s:%d:", e.msg, msg_file, line);
+    FT_CHECK(all_zero(&d, sizeof d), "output zeroed on error");
+    write_csv();
+}
+
+static void test_csv_small(void) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    write_csv();
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == FGL_OK, "%s", e.msg);
+    if (rc == FGL_OK) {
+        FT_CHECK(d.n_nodes == 3 && d.n_feat == 2 && d.n_classes == 2 && FGL_AT(&d.x, 2, 0) == -0.5f, "values");
+        FT_CHECK(fgl_graph_num_edges(&d.adj) == 3 && fgl_node_data_validate(&d, &e) == FGL_OK, "triangle");
+        fgl_node_data_free(&d);
+    }
+    csv_expect_error("node-feat.csv", "1.0,2.0\n3\n-5e-1,6\n", FGL_ERR_SHAPE, "node-feat.csv", 2);
+    csv_expect_error("node-feat.csv", "1.0,2.0\n3,4,5\n-5e-1,6\n", FGL_ERR_SHAPE, "node-feat.csv", 2);
+    csv_expect_error("node-feat.csv", "1.0,2.0\n3,4\n", FGL_ERR_SHAPE, "node-feat.csv", 3);
+    csv_expect_error("node-feat.csv", "1.0,2.0\n3,x4\n-5e-1,6\n", FGL_ERR_PARSE, "node-feat.csv", 2);
+    csv_expect_error("node-label.csv", "0\n1\n1\n1\n", FGL_ERR_SHAPE, "node-feat.csv", 4);
+    csv_expect_error("node-label.csv", "", FGL_ERR_EMPTY, "node-label.csv", 1);
+    csv_expect_error("edge.csv", "0,1\n1,3\n", FGL_ERR_RANGE, "edge.csv", 2);
+    csv_expect_error("edge.csv", "0,1\n1,,2\n", FGL_ERR_PARSE, "edge.csv", 2);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fuzzing                                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum { FZ_TU, FZ_NODE, FZ_LINQS, FZ_CSV };
+
+/* Load with the given loader; an error must leave the output zeroed with a
+ * message, a success must give a valid dataset. Returns 1 if all is well. */
+static int fuzz_one(int kind, int *n_ok) {
+    fgl_error e;
+    int rc, good;
+    e.msg[0] = 0;
+    if (kind == FZ_TU) {
+        fgl_graph_set s;
+        rc = fgl_load_tu(tmp_dir, "T", &s, &e);
+        good = rc ? (all_zero(&s, sizeof s) && e.msg[0] && e.code == rc) : fgl_graph_set_validate(&s, &e) == FGL_OK;
+        fgl_graph_set_free(&s);
+    } else {
+        fgl_node_data d;
+        rc = kind == FZ_NODE ? fgl_load_node(tmp_dir, "N", &d, &e)
+                             : kind == FZ_LINQS ? fgl_load_linqs(tmp_dir, "L", &d, NULL, &e) : load_csv_tmp(&d, &e);
+        good = rc ? (all_zero(&d, sizeof d) && e.msg[0] && e.code == rc) : fgl_node_data_validate(&d, &e) == FGL_OK;
+        fgl_node_data_free(&d);
+    }
+    if (!good) printf("#   fuzz: rc %s, message '%s'\n", fgl_result_name(rc), e.msg);
+    *n_ok += rc == FGL_OK;
+    return good;
+}
+
+static void fuzz_files(int kind, const char *(*files)[2], int n_files, void (*restore)(void)) {
+    static const char alphabet[] = "0123456789 ,\n\r\t-+.eE\0xn#";
+    fgl_rng r;
+    int f, bad = 0, ok = 0, runs = 0;
+    fgl_rng_init(&r, 2024, (uint64_t)kind);
+    for (f = 0; f < n_files; f++) {
+        const char *name = files[f][0], *text = files[f][1];
+        long len = (long)strlen(text), cut, it;
+        char buf[256];
+        restore();
+        for (cut = 0; cut <= len; cut++) { /* every truncation */
+            put_file_n(name, text, cut);
+            bad += !fuzz_one(kind, &ok);
+            runs++;
+        }
+        for (it = 0; it < 150; it++) { /* a few bytes changed */
+            int k, nm = 1 + (int)fgl_rng_below(&r, 4);
+            memcpy(buf, text, (size_t)len);
+            for (k = 0; k < nm && len > 0; k++) {
+                long at = (long)fgl_rng_below(&r, (uint64_t)len);
+                buf[at] = fgl_rng_below(&r, 4) == 0 ? (char)fgl_rng_below(&r, 256)
+                                                     : alphabet[fgl_rng_below(&r, sizeof alphabet - 1)];
+            }
+            put_file_n(name, buf, len);
+            bad += !fuzz_one(kind, &ok);
+            runs++;
+        }
+        for (it = 0; it < 50; it++) { /* pure garbage */
+            long n = (long)fgl_rng_below(&r, 120), k;
+            for (k = 0; k < n; k++)
+                buf[k] = fgl_rng_below(&r, 3) == 0 ? (char)fgl_rng_below(&r, 256)
+                                                    : alphabet[fgl_rng_below(&r, sizeof alphabet - 1)];
+            put_file_n(name, buf, n);
+            bad += !fuzz_one(kind, &ok);
+            runs++;
+        }
+    }
+    restore();
+    FT_CHECK(bad == 0, "%d of %d fuzzed loads broke the contract", bad, runs);
+    FT_CHECK(ok > 0 && ok < runs, "fuzzing hit both outcomes (%d successes of %d)", ok, runs);
+}
+
+static void test_fuzz_tu(void) { fuzz_files(FZ_TU, TU_FILES, 5, write_tu); }
+static void test_fuzz_node(void) {
+    fuzz_files(FZ_NODE, NODE_FILES, 4, write_node);
+    { /* and the sparse variant of the features */
+        static const char *sparse[][2] = {{"N.features", "4 3 5\n0 0 1\n1 1 2.5\n2 2 1\n3 0 1\n3 2 4\n"}};
+        fuzz_files(FZ_NODE, sparse, 1, write_node);
+    }
+}
+static void test_fuzz_linqs(void) { fuzz_files(FZ_LINQS, LINQS_FILES, 2, write_linqs); }
+static void test_fuzz_csv(void) { fuzz_files(FZ_CSV, CSV_FILES, 3, write_csv); }
+
+int main(void) {
+    tmp_init();
+    FT_RUN(test_tu_datasets_match_readme);
+    FT_RUN(test_node_datasets_match_readme);
+    FT_RUN(test_batch_of_whole_set);
+    FT_RUN(test_round_trip_real);
+    FT_RUN(test_round_trip_random_floats);
+    FT_RUN(test_tu_small_valid);
+    FT_RUN(test_tu_errors);
+    FT_RUN(test_node_small);
+    FT_RUN(test_linqs_small);
+    FT_RUN(test_csv_small);
+    FT_RUN(test_fuzz_tu);
+    FT_RUN(test_fuzz_node);
+    FT_RUN(test_fuzz_linqs);
+    FT_RUN(test_fuzz_csv);
+    tmp_cleanup();
+    return ft_finish();
+}
