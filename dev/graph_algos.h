@@ -104,8 +104,8 @@ FGLDEF int fgl_synth_node(const fgl_synth_node_config *cfg, uint64_t seed, fgl_n
  *   class 1  hubs: preferential attachment (BA-like growth, spread so the
  *            edge count matches);
  *   class 2  triangles: the union of random triangles (high clustering);
- *   class 3  ring: a ring lattice with 10% of its edges rewired (long
- *            cycles, near-regular degrees).
+ *   class 3  ring: a Hamiltonian cycle plus chords that pair up the nodes
+ *            of random permutations (long cycles, near-regular degrees).
  * Node labels (n_node_labels values) are min(max(degree, 1), L) - 1 for a
  * node, replaced by a uniform value with probability node_label_noise, so
  * one-hot node labels are informative, like atom types in molecules. Graph
@@ -113,7 +113,7 @@ FGLDEF int fgl_synth_node(const fgl_synth_node_config *cfg, uint64_t seed, fgl_n
 typedef struct fgl_synth_graphs_config {
     int n_graphs;            /* 600 */
     int n_classes;           /* 3 (1..4) */
-    int min_nodes, max_nodes;/* 12, 36 */
+    int min_nodes, max_nodes;/* 12, 36 (3 <= min <= max <= 10000) */
     double avg_degree;       /* 3.0 */
     int n_node_labels;       /* 4 */
     double node_label_noise; /* 0.2 */
@@ -217,7 +217,7 @@ FGLDEF fgl_partition_options fgl_partition_default(void);
  * with greedy k-way boundary refinement under the balance limit, plus forced
  * balancing moves. Works on disconnected graphs and isolated vertices.
  * part (n ints) receives parts 0..k-1, each of at most ceil(1.05 n / k)
- * nodes. 1 <= k <= n. Edge weights (values) are ignored: the cut counts
+ * nodes and none empty. 1 <= k <= n. Edge weights (values) are ignored: the cut counts
  * edges. */
 FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err);
 FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed,
@@ -1041,24 +1041,18 @@ static void fgl__ga_small_triangles(fgl__ga_small *s, int target, fgl_rng *r) {
     fgl__ga_small_fill_random(s, target, r);
 }
 
-static void fgl__ga_small_ring(fgl__ga_small *s, int target, fgl_rng *r) {
-    int n = s->n, j, u, i;
-    for (j = 1; j < n && s->m < target; j++)
-        for (u = 0; u < n && s->m < target; u++) fgl__ga_small_add(s, u, (u + j) % n);
-    /* rewire 10% of the edges to uniformly random new pairs */
-    for (i = 0; i < s->m && !s->err; i++) {
-        int a, b, tries = 0;
-        if (!(fgl_rng_uniform(r) < 0.1)) continue;
-        do {
-            a = (int)fgl_rng_below(r, (uint64_t)n);
-            b = (int)fgl_rng_below(r, (uint64_t)n);
-        } while ((a == b || fgl__ga_hset_has(&s->hs, fgl__ga_pair_key(a, b))) && ++tries < 1000);
-        if (tries >= 1000) continue;
-        fgl__ga_hset_del(&s->hs, fgl__ga_pair_key(s->a[i], s->b[i]));
-        if (fgl__ga_hset_add(&s->hs, fgl__ga_pair_key(a, b)) < 0) s->err = FGL_ERR_NOMEM;
-        s->a[i] = a;
-        s->b[i] = b;
+static void fgl__ga_small_ring(fgl__ga_small *s, int target, fgl_rng *r, int *perm) {
+    /* A Hamiltonian cycle, then rounds of chords pairing the nodes of a
+     * random permutation two by two (each round adds at most one edge per
+     * node), so every degree is within one or two of the mean. */
+    int n = s->n, u, round, i;
+    for (u = 0; u < n && s->m < target; u++) fgl__ga_small_add(s, u, (u + 1) % n);
+    for (round = 0; s->m < target && round < 4 * n && !s->err; round++) {
+        for (i = 0; i < n; i++) perm[i] = i;
+        fgl_rng_shuffle(r, perm, n);
+        for (i = 0; i + 1 < n && s->m < target; i += 2) fgl__ga_small_add(s, perm[i], perm[i + 1]);
     }
+    fgl__ga_small_fill_random(s, target, r);
 }
 
 FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg_in, uint64_t seed, fgl_graph_set *out,
@@ -1126,7 +1120,7 @@ FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg_in, uint64_t seed
         case 0: fgl__ga_small_fill_random(&s, target, &r); break;
         case 1: fgl__ga_small_hubs(&s, target, &r, rep, mark); break;
         case 2: fgl__ga_small_triangles(&s, target, &r); break;
-        default: fgl__ga_small_ring(&s, target, &r); break;
+        default: fgl__ga_small_ring(&s, target, &r, mark); break;
         }
         if (s.err) {
             rc = fgl_error_set(err, FGL_ERR_NOMEM, "synth_graphs: out of memory");
@@ -2136,6 +2130,33 @@ static void fgl__ga_kway_balance(const fgl__ga_wg *g, int k, int *part, int *pw,
     }
 }
 
+/* Give every empty part one vertex: the vertex of the largest part with the
+ * fewest edges to its own part (first such id). Only on the input graph,
+ * where vertex weights are 1, so balance can only improve. */
+static void fgl__ga_fill_empty(const fgl__ga_wg *g, int k, int *part, int *pw) {
+    int p, v, e;
+    for (p = 0; p < k; p++) {
+        int big, best = -1, bid = INT_MAX;
+        if (pw[p] > 0) continue;
+        big = 0;
+        for (v = 1; v < k; v++)
+            if (pw[v] > pw[big]) big = v;
+        if (pw[big] < 2) return;
+        for (v = 0; v < g->n; v++) {
+            int id = 0;
+            if (part[v] != big) continue;
+            for (e = g->xadj[v]; e < g->xadj[v + 1]; e++) id += part[g->adj[e]] == big ? g->ew[e] : 0;
+            if (id < bid) {
+                bid = id;
+                best = v;
+            }
+        }
+        part[best] = p;
+        pw[big] -= g->vw[best];
+        pw[p] += g->vw[best];
+    }
+}
+
 FGLDEF fgl_partition_options fgl_partition_default(void) {
     fgl_partition_options o;
     memset(&o, 0, sizeof o);
@@ -2231,6 +2252,7 @@ static int fgl__ga_multilevel(fgl__ga_wg *lv, int **cmaps, int k, int maxpw, int
         fgl__ga_kway_refine(&lv[l], cpart, pw, maxpw, o->refine_passes, kw, r);
         fgl__ga_kway_balance(&lv[l], k, cpart, pw, maxpw, kw, cand);
     }
+    fgl__ga_fill_empty(&lv[0], k, part, pw);
     cpart = NULL; /* it is part now */
 done:
     if (cpart != part) FGL_FREE(cpart);
