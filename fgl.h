@@ -594,6 +594,9 @@ FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_p
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/time.h>
 #endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #if defined(FGL_MALLOC) && defined(FGL_REALLOC) && defined(FGL_FREE)
 /* user allocator */
@@ -840,43 +843,85 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 
 /* --- GEMM ----------------------------------------------------------------- */
 
-/* Blocked GEMM. op(A) row panels of FGL__MC rows and op(B) column panels of
- * FGL__NC columns are packed into contiguous buffers, and a register-blocked
- * micro-kernel computes FGL__MR x FGL__NR tiles of C with the k loop outermost
- * so the inner loop is a vectorisable FGL__NR-wide multiply-add. */
+/* Blocked GEMM. For each block of FGL__KC steps of k, column panels of
+ * FGL__NR columns of op(B) and blocks of FGL__MC rows of op(A) (in row panels
+ * of FGL__MR) are packed into contiguous buffers, and a register-blocked
+ * micro-kernel computes FGL__MR x FGL__NR tiles of C with the k loop
+ * outermost, so the inner loop is a vectorisable FGL__NR-wide multiply-add.
+ * Packing reads the source along its rows whichever operand is transposed.
+ * Every element of C is summed by one thread, over k in increasing order, so
+ * the result does not depend on the number of threads or on the tiling. */
 #define FGL__MR 6
 #define FGL__NR 32
 #define FGL__KC 256
 #define FGL__MC 96
-#define FGL__NC 1024
 
-static void fgl__pack_a(int trans, const float *A, int lda, int i0, int mr, int p0, int kc,
+/* Rows i0 .. i0+mc-1, columns p0 .. p0+kc-1 of op(A) into panels of MR rows:
+ * panel r is dst[r*MR*kc ...], element (i, p) of it at p*MR + i; rows of the
+ * last panel beyond mc are zero. */
+static void fgl__pack_a(int trans, const float *A, int lda, int i0, int mc, int p0, int kc,
                         float *FGL__RESTRICT dst) {
-    /* dst[p * MR + i] = op(A)[i0 + i][p0 + p]; rows beyond mr are zero. */
-    int p, i;
-    for (p = 0; p < kc; p++) {
-        for (i = 0; i < mr; i++) {
-            size_t ii = (size_t)(i0 + i), pp = (size_t)(p0 + p);
-            dst[p * FGL__MR + i] = trans ? A[pp * (size_t)lda + ii] : A[ii * (size_t)lda + pp];
+    int p, i, ir;
+    if (!trans) {
+        for (ir = 0; ir < mc; ir += FGL__MR) {
+            int mr = FGL__MIN(FGL__MR, mc - ir);
+            float *d = dst + (size_t)ir * kc;
+            for (i = 0; i < mr; i++) {
+                const float *src = A + (size_t)(i0 + ir + i) * (size_t)lda + (size_t)p0;
+                for (p = 0; p < kc; p++) d[p * FGL__MR + i] = src[p];
+            }
+            for (; i < FGL__MR; i++)
+                for (p = 0; p < kc; p++) d[p * FGL__MR + i] = 0.0f;
         }
-        for (; i < FGL__MR; i++) dst[p * FGL__MR + i] = 0.0f;
+        return;
+    }
+    /* op(A)[i][p] = A[p][i]: row p0+p of A holds the mc values contiguously.
+     * 16 rows at a time: their values (6 KB) and the 16-step pieces of every
+     * panel they fill stay in L1. */
+    {
+        int pb;
+        for (pb = 0; pb < kc; pb += 16) {
+            int pe = FGL__MIN(pb + 16, kc);
+            for (ir = 0; ir < mc; ir += FGL__MR) {
+                int mr = FGL__MIN(FGL__MR, mc - ir);
+                for (p = pb; p < pe; p++) {
+                    const float *src = A + (size_t)(p0 + p) * (size_t)lda + (size_t)(i0 + ir);
+                    float *d = dst + (size_t)ir * kc + (size_t)p * FGL__MR;
+                    for (i = 0; i < mr; i++) d[i] = src[i];
+                    for (; i < FGL__MR; i++) d[i] = 0.0f;
+                }
+            }
+        }
     }
 }
 
+/* Rows p0 .. p0+kc-1, columns j0 .. j0+nr-1 of op(B) into one panel:
+ * element (p, j) at dst[p*NR + j]; columns beyond nr are zero. */
 static void fgl__pack_b(int trans, const float *B, int ldb, int p0, int kc, int j0, int nr,
                         float *FGL__RESTRICT dst) {
-    /* dst[p * NR + j] = op(B)[p0 + p][j0 + j]; columns beyond nr are zero. */
     int p, j;
-    for (p = 0; p < kc; p++) {
-        float *d = dst + (size_t)p * FGL__NR;
-        size_t pp = (size_t)(p0 + p);
-        if (!trans) {
-            const float *src = B + pp * (size_t)ldb + (size_t)j0;
+    if (!trans) {
+        for (p = 0; p < kc; p++) {
+            float *d = dst + (size_t)p * FGL__NR;
+            const float *src = B + (size_t)(p0 + p) * (size_t)ldb + (size_t)j0;
             for (j = 0; j < nr; j++) d[j] = src[j];
-        } else {
-            for (j = 0; j < nr; j++) d[j] = B[(size_t)(j0 + j) * (size_t)ldb + pp];
+            for (j = nr; j < FGL__NR; j++) d[j] = 0.0f;
         }
-        for (j = nr; j < FGL__NR; j++) d[j] = 0.0f;
+        return;
+    }
+    /* op(B)[p][j] = B[j][p]: row j0+j of B holds the kc values contiguously;
+     * 16 steps of k at a time, one cache line of each row. */
+    {
+        int pb;
+        for (pb = 0; pb < kc; pb += 16) {
+            int pe = FGL__MIN(pb + 16, kc);
+            for (j = 0; j < nr; j++) {
+                const float *src = B + (size_t)(j0 + j) * (size_t)ldb + (size_t)p0;
+                for (p = pb; p < pe; p++) dst[(size_t)p * FGL__NR + j] = src[p];
+            }
+            for (p = pb; p < pe; p++)
+                for (j = nr; j < FGL__NR; j++) dst[(size_t)p * FGL__NR + j] = 0.0f;
+        }
     }
 }
 
@@ -906,10 +951,55 @@ static void fgl__micro(int kc, const float *FGL__RESTRICT a, const float *FGL__R
     }
 }
 
+/* The plain triple loop, for when the packing buffers cannot be allocated. */
+static void fgl__gemm_plain(int trans_a, int trans_b, int m, int n, int k, float alpha, const float *A, int lda,
+                            const float *B, int ldb, float beta, float *C, int ldc) {
+    int i, j, p;
+    for (i = 0; i < m; i++)
+        for (j = 0; j < n; j++) {
+            float s = 0.0f, *cij = C + (size_t)i * (size_t)ldc + j;
+            for (p = 0; p < k; p++) {
+                float av = trans_a ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
+                float bv = trans_b ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
+                s += av * bv;
+            }
+            *cij = (beta == 0.0f ? 0.0f : beta * *cij) + alpha * s;
+        }
+}
+
+/* One tile of C: rows i0 .. i0+mc-1, column panels jr_lo .. jr_hi-1, over all
+ * of k in blocks of KC (so each element is summed in increasing k order). */
+static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, const float *A, int lda,
+                           const float *B, int ldb, float beta, float *C, int ldc, int i0, int mc, int jr_lo,
+                           int jr_hi, float *apack, float *bpack) {
+    int pc, jr, ir;
+    for (pc = 0; pc < k; pc += FGL__KC) {
+        int kc = FGL__MIN(FGL__KC, k - pc);
+        for (jr = jr_lo; jr < jr_hi; jr++)
+            fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
+                        bpack + (size_t)(jr - jr_lo) * FGL__NR * kc);
+        fgl__pack_a(trans_a, A, lda, i0, mc, pc, kc, apack);
+        for (jr = jr_lo; jr < jr_hi; jr++)
+            for (ir = 0; ir < mc; ir += FGL__MR)
+                fgl__micro(kc, apack + (size_t)ir * kc, bpack + (size_t)(jr - jr_lo) * FGL__NR * kc,
+                           C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR, ldc, FGL__MIN(FGL__MR, mc - ir),
+                           FGL__MIN(FGL__NR, n - jr * FGL__NR), alpha, pc == 0, beta);
+    }
+}
+
 FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                      const float *A, int lda, const float *B, int ldb, float beta,
                      float *C, int ldc) {
-    int jc;
+    /* C is cut into tiles of FGL__MC rows by a group of at most FGL__NG
+     * column panels; a tile packs its own blocks of A and B and runs over all
+     * of k, so the threads need no barrier inside the product (each one
+     * costs a scheduler time slice on a busy machine). Small m gets narrower
+     * column groups so there are enough tiles to share. Re-packing B per row
+     * block costs about 1/FGL__MC of the multiply-adds it feeds. */
+    enum { FGL__NG = 8 };
+    int n_ic, n_jr, n_jg, tile, nthreads = 1;
+    size_t abuf = (size_t)FGL__KC * FGL__MC, bbuf = (size_t)FGL__KC * FGL__NR * FGL__NG;
+    float *buf;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
         int i, j;
@@ -920,54 +1010,30 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
             }
         return;
     }
-    for (jc = 0; jc < n; jc += FGL__NC) {
-        int nc = FGL__MIN(FGL__NC, n - jc);
-        int n_jr = (nc + FGL__NR - 1) / FGL__NR;
-        int pc;
-        for (pc = 0; pc < k; pc += FGL__KC) {
-            int kc = FGL__MIN(FGL__KC, k - pc);
-            int n_ic = (m + FGL__MC - 1) / FGL__MC;
-            float *bpack = (float *)FGL_MALLOC(sizeof(float) * (size_t)n_jr * FGL__NR * (size_t)kc);
-            int ic, jr;
-            if (!bpack) { /* out of memory: fall back to a plain triple loop */
-                int i, j, p;
-                for (i = 0; i < m; i++)
-                    for (j = jc; j < jc + nc; j++) {
-                        double s = 0;
-                        float *cij = C + (size_t)i * (size_t)ldc + j;
-                        for (p = pc; p < pc + kc; p++) {
-                            float av = trans_a ? A[(size_t)p * lda + i] : A[(size_t)i * lda + p];
-                            float bv = trans_b ? B[(size_t)j * ldb + p] : B[(size_t)p * ldb + j];
-                            s += (double)av * bv;
-                        }
-                        if (pc == 0) *cij = (beta == 0.0f ? 0.0f : beta * *cij) + alpha * (float)s;
-                        else *cij += alpha * (float)s;
-                    }
-                continue;
-            }
-            for (jr = 0; jr < n_jr; jr++)
-                fgl__pack_b(trans_b, B, ldb, pc, kc, jc + jr * FGL__NR,
-                            FGL__MIN(FGL__NR, nc - jr * FGL__NR), bpack + (size_t)jr * FGL__NR * kc);
+    n_ic = (m + FGL__MC - 1) / FGL__MC;
+    n_jr = (n + FGL__NR - 1) / FGL__NR;
+    n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if ((double)m * nc * kc > 4e6)
+    nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
 #endif
-            for (ic = 0; ic < n_ic; ic++) {
-                float apack[FGL__MC * FGL__KC];
-                int i0 = ic * FGL__MC, mc = FGL__MIN(FGL__MC, m - i0), ir, jr2;
-                for (ir = 0; ir < mc; ir += FGL__MR)
-                    fgl__pack_a(trans_a, A, lda, i0 + ir, FGL__MIN(FGL__MR, mc - ir), pc, kc,
-                                apack + (size_t)ir * kc);
-                for (jr2 = 0; jr2 < n_jr; jr2++) {
-                    int j0 = jc + jr2 * FGL__NR, nr = FGL__MIN(FGL__NR, nc - jr2 * FGL__NR);
-                    for (ir = 0; ir < mc; ir += FGL__MR)
-                        fgl__micro(kc, apack + (size_t)ir * kc, bpack + (size_t)jr2 * FGL__NR * kc,
-                                   C + (size_t)(i0 + ir) * ldc + j0, ldc,
-                                   FGL__MIN(FGL__MR, mc - ir), nr, alpha, pc == 0, beta);
-                }
-            }
-            FGL_FREE(bpack);
-        }
+    buf = (float *)FGL_MALLOC(sizeof(float) * (abuf + bbuf) * (size_t)nthreads);
+    if (!buf) {
+        fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
     }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
+#endif
+    for (tile = 0; tile < n_ic * n_jg; tile++) {
+        int ic = tile / n_jg, jg = tile % n_jg, t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
+                       FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg,
+                       buf + (abuf + bbuf) * (size_t)t, buf + (abuf + bbuf) * (size_t)t + abuf);
+    }
+    FGL_FREE(buf);
 }
 
 FGLDEF int fgl_matmul(const fgl_tensor *A, int trans_a, const fgl_tensor *B, int trans_b,
