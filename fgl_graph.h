@@ -438,11 +438,27 @@ static int fgl__gr_coo_build(int rows, int cols, int m, const int *r, const int 
 
 /* --- graphs ----------------------------------------------------------------- */
 
+/* Sort a[0..n-1] ascending (insertion sort for short rows). */
+static void fgl__gr_sort_ints(int *a, int n) {
+    int i, j;
+    if (n > 24) {
+        qsort(a, (size_t)n, sizeof(int), fgl__gr_cmp_int);
+        return;
+    }
+    for (i = 1; i < n; i++) {
+        int v = a[i];
+        for (j = i - 1; j >= 0 && a[j] > v; j--) a[j + 1] = a[j];
+        a[j + 1] = v;
+    }
+}
+
 FGLDEF int fgl_graph_from_edges(int n, const int *src, const int *dst, int m, unsigned flags,
                                 fgl_csr *out, fgl_error *err) {
+    /* Count the entries of each row, scatter them, then sort and deduplicate
+     * each row in place: O(n + m) memory beyond the output. */
     int sym = (flags & FGL_EDGES_SYMMETRIZE) != 0, add = (flags & FGL_EDGES_ADD_SELF_LOOPS) != 0;
     int drop = (flags & FGL_EDGES_DROP_SELF_LOOPS) != 0 || add;
-    int k, M = 0, rc, *r, *c;
+    int k, i, w, *ptr, *pos, *ind;
     memset(out, 0, sizeof *out);
     if (n < 0 || m < 0 || (m > 0 && (!src || !dst)))
         return fgl_error_set(err, FGL_ERR_ARG, "graph_from_edges: n = %d, m = %d", n, m);
@@ -453,33 +469,55 @@ FGLDEF int fgl_graph_from_edges(int n, const int *src, const int *dst, int m, un
             return fgl_error_set(err, FGL_ERR_RANGE,
                                  "graph_from_edges: edge %d (%d, %d) has a node outside 0..%d", k,
                                  src[k], dst[k], n - 1);
-    r = FGL__GR_NEW(int, m * (sym ? 2 : 1) + (add ? n : 0));
-    c = FGL__GR_NEW(int, m * (sym ? 2 : 1) + (add ? n : 0));
-    if (!r || !c) {
-        FGL_FREE(r);
-        FGL_FREE(c);
-        return fgl_error_set(err, FGL_ERR_NOMEM, "graph_from_edges: out of memory (%d edges)", m);
-    }
-    r[0] = c[0] = 0; /* never read when empty; keeps gcc's -Wmaybe-uninitialized quiet */
+    ind = NULL;
+    ptr = FGL__GR_NEW(int, n + 1);
+    pos = FGL__GR_NEW(int, n + 1);
+    if (!ptr || !pos) goto nomem;
+    memset(ptr, 0, sizeof(int) * ((size_t)n + 1));
     for (k = 0; k < m; k++) {
-        if (drop && src[k] == dst[k]) continue;
-        r[M] = src[k];
-        c[M++] = dst[k];
-        if (sym && src[k] != dst[k]) {
-            r[M] = dst[k];
-            c[M++] = src[k];
+        if (src[k] == dst[k]) {
+            if (!drop) ptr[src[k] + 1]++;
+            continue;
         }
+        ptr[src[k] + 1]++;
+        if (sym) ptr[dst[k] + 1]++;
     }
     if (add)
-        for (k = 0; k < n; k++) {
-            r[M] = k;
-            c[M++] = k;
+        for (i = 0; i < n; i++) ptr[i + 1]++;
+    for (i = 0; i < n; i++) ptr[i + 1] += ptr[i];
+    ind = FGL__GR_NEW(int, ptr[n]);
+    if (!ind) goto nomem;
+    memcpy(pos, ptr, sizeof(int) * ((size_t)n + 1));
+    for (k = 0; k < m; k++) {
+        if (src[k] == dst[k]) {
+            if (!drop) ind[pos[src[k]]++] = src[k];
+            continue;
         }
-    rc = fgl__gr_coo_build(n, n, M, r, c, NULL, 1, out);
-    FGL_FREE(r);
-    FGL_FREE(c);
-    if (rc) return fgl_error_set(err, rc, "graph_from_edges: out of memory (%d edges)", m);
+        ind[pos[src[k]]++] = dst[k];
+        if (sym) ind[pos[dst[k]]++] = src[k];
+    }
+    if (add)
+        for (i = 0; i < n; i++) ind[pos[i]++] = i;
+    w = 0;
+    for (i = 0; i < n; i++) { /* sort, dedup and compact row i */
+        int a = ptr[i], b = ptr[i + 1], row0 = w;
+        fgl__gr_sort_ints(ind + a, b - a);
+        ptr[i] = row0;
+        for (k = a; k < b; k++)
+            if (w == row0 || ind[w - 1] != ind[k]) ind[w++] = ind[k];
+    }
+    ptr[n] = w;
+    FGL_FREE(pos);
+    out->rows = out->cols = n;
+    out->nnz = w;
+    out->indptr = ptr;
+    out->indices = ind;
     return FGL_OK;
+nomem:
+    FGL_FREE(ptr);
+    FGL_FREE(pos);
+    FGL_FREE(ind);
+    return fgl_error_set(err, FGL_ERR_NOMEM, "graph_from_edges: out of memory (%d edges)", m);
 }
 
 FGLDEF void fgl_graph_degrees(const fgl_csr *adj, int *deg) {
@@ -1113,9 +1151,30 @@ FGLDEF int fgl_node_data_densify(fgl_node_data *d) {
 }
 
 FGLDEF int fgl_labels_remap(int *y, int n, int *raw_values, int *n_values) {
-    int *v, i, u = 0;
+    int *v, i, u = 0, lo, hi;
     if (n_values) *n_values = 0;
     if (n < 0) return FGL_ERR_ARG;
+    if (n == 0) return FGL_OK;
+    lo = hi = y[0];
+    for (i = 1; i < n; i++) {
+        lo = y[i] < lo ? y[i] : lo;
+        hi = y[i] > hi ? y[i] : hi;
+    }
+    if ((double)hi - lo < 4.0 * n + 1024) { /* small range: a rank table */
+        int range = hi - lo + 1, *rank = FGL__GR_NEW(int, range);
+        if (!rank) return FGL_ERR_NOMEM;
+        memset(rank, 0, sizeof(int) * (size_t)range);
+        for (i = 0; i < n; i++) rank[y[i] - lo] = 1;
+        for (i = 0; i < range; i++)
+            if (rank[i]) {
+                if (raw_values) raw_values[u] = lo + i;
+                rank[i] = u++;
+            }
+        for (i = 0; i < n; i++) y[i] = rank[y[i] - lo];
+        if (n_values) *n_values = u;
+        FGL_FREE(rank);
+        return FGL_OK;
+    }
     v = FGL__GR_NEW(int, n);
     if (!v) return FGL_ERR_NOMEM;
     if (n) memcpy(v, y, sizeof(int) * (size_t)n);
