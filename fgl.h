@@ -393,7 +393,9 @@ FGLDEF int fgl_optim_init(fgl_optim *o, fgl_optim_config cfg, const fgl_params *
 FGLDEF void fgl_optim_free(fgl_optim *o);
 FGLDEF void fgl_optim_reset(fgl_optim *o);                /* zero moments, t = 0 */
 FGLDEF int fgl_optim_copy(fgl_optim *dst, const fgl_optim *src);
-/* One update of the trainable slices (of the selected groups). */
+/* One update of the trainable slices (of the selected groups). A clip_norm
+ * in the config first clips the gradient of all trainable slices, selected
+ * or not, by their joint norm. */
 FGLDEF int fgl_optim_step(fgl_optim *o, fgl_params *ps);
 FGLDEF int fgl_optim_step_groups(fgl_optim *o, fgl_params *ps, unsigned groups);
 /* Scale the gradient of trainable slices so its norm is at most max_norm;
@@ -707,7 +709,10 @@ FGLDEF double fgl_rng_uniform(fgl_rng *r) {
 
 FGLDEF float fgl_rng_uniformf(fgl_rng *r, float lo, float hi) {
     float u = (float)(fgl_rng_u64(r) >> 40) * (1.0f / 16777216.0f);
-    return lo + (hi - lo) * u;
+    float x = lo + (hi - lo) * u;
+    /* Rounding can land on hi (lo 0.5, hi 1.5, u = 1 - 2^-24 gives 1.5):
+     * step back to the largest float below it to keep [lo, hi). */
+    return x >= hi && hi > lo ? nextafterf(hi, lo) : x;
 }
 
 FGLDEF uint64_t fgl_rng_below(fgl_rng *r, uint64_t n) {

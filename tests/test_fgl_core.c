@@ -164,6 +164,15 @@ static void test_rng_uniform_normal(void) {
         in_range &= u >= 0 && u < 1 && f >= -2.0f && f < 3.0f;
     }
     FT_CHECK(in_range, "uniform draws stay in [lo, hi)");
+    { /* the largest u: lo + (hi - lo) u rounds up to hi for these bounds */
+        fgl_rng top;
+        float x;
+        /* xoshiro256** outputs rotl(5 s[1], 7) * 9: this s[1] gives all ones */
+        top.s[0] = top.s[2] = top.s[3] = 1;
+        top.s[1] = 0x4FC71C71C71C71C7ull;
+        x = fgl_rng_uniformf(&top, 0.5f, 1.5f);
+        FT_CHECK(x < 1.5f && x > 1.49999f, "uniformf(0.5, 1.5) at the top returned %.9g", x);
+    }
 }
 
 static void test_rng_gamma(void) {
