@@ -14,7 +14,19 @@
  *   "Degree" is the number of neighbours. E is the number of undirected
  *   edges (nnz / 2).
  *   Every random function takes a uint64_t seed and draws from its own fgl_rng
- *   stream(s): the same seed gives the same output, on every platform.
+ *   stream(s): the same seed gives the same output (the generators also use
+ *   libm's log, so another libm could in rare cases round differently).
+ *
+ * EXAMPLE: FED-PUB's disjoint and overlapping splits of d (an fgl_node_data)
+ * and a Dirichlet label-skew split of a graph set s.
+ *       int *part = (int *)malloc(sizeof(int) * d.n_nodes);
+ *       fgl_partition_metis(&d.adj, 10, seed, part, &err);     // 10 disjoint clients
+ *       fgl_split_subgraphs(&d, part, 10, clients, &err);
+ *       fgl_index_lists l;
+ *       fgl_split_overlapping(&d.adj, 30, seed, &l, &err);     // 6 parts x 5 samples
+ *       fgl_split_node_lists(&d, l.ptr, l.idx, l.n_lists, clients30, &err);
+ *       fgl_index_lists_free(&l);
+ *       fgl_split_dirichlet(s.y, s.n_graphs, s.n_classes, 20, 0.5, 10, seed, client_of, &err);
  */
 #ifndef FGL_GRAPH_ALGOS_DECL
 #define FGL_GRAPH_ALGOS_DECL
@@ -202,23 +214,31 @@ FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out);
 /* Options of the multilevel k-way partitioner. */
 typedef struct fgl_partition_options {
     double imbalance;   /* 0.05: every part holds at most ceil((1 + imbalance) n / k) nodes */
-    int coarsen_to;     /* 0: coarsen until max(20 k, 100) vertices remain */
-    int n_init;         /* 8: tries of each initial bisection (best kept) */
+    int coarsen_to;     /* 0: coarsen until max(30 k, n / (20 log2 k)) vertices remain */
+    int n_init;         /* 8: grown bisections tried at the bottom of each initial bisection */
     int refine_passes;  /* 10: greedy k-way refinement passes per level (at most) */
     int n_cuts;         /* 1: independent multilevel runs, best cut kept */
 } fgl_partition_options;
 
 FGLDEF fgl_partition_options fgl_partition_default(void);
-/* Min-edge-cut k-way partition in the METIS style: coarsening by heavy-edge
- * matching (seeded random visit order; leftover leaves that share a
- * neighbour and isolated vertices are paired too) while tracking vertex
- * weights; recursive bisection of the coarsest graph by greedy graph growing
- * + Fiduccia-Mattheyses refinement (several tries, best kept); uncoarsening
- * with greedy k-way boundary refinement under the balance limit, plus forced
- * balancing moves. Works on disconnected graphs and isolated vertices.
- * part (n ints) receives parts 0..k-1, each of at most ceil(1.05 n / k)
- * nodes and none empty. 1 <= k <= n. Edge weights (values) are ignored: the cut counts
- * edges. */
+/* Min-edge-cut k-way partition in the METIS style, for a symmetric adj.
+ *   1. Coarsening by heavy-edge matching (seeded random visit order, ties
+ *      to a random neighbour; when matching stalls, leftover vertices that
+ *      share their heaviest neighbour, and isolated vertices, are paired),
+ *      summing vertex and edge weights, down to coarsen_to vertices.
+ *   2. Initial partition of the coarsest graph by recursive bisection; each
+ *      bisection is itself multilevel (coarsened to ~40 vertices, best of
+ *      n_init greedy-graph-growing + Fiduccia-Mattheyses tries, FM at every
+ *      level back up). The best of up to 4 such partitions (1-2 when the
+ *      coarsest graph has more than 0.5M / 2M adjacency entries) is kept.
+ *   3. Uncoarsening: at every level, forced balancing moves (cheapest first)
+ *      and greedy k-way boundary refinement (random order; moves that lower
+ *      the cut, or keep it and improve balance, into parts with room).
+ * Disconnected graphs and isolated vertices are fine. part (n ints)
+ * receives parts 0..k-1, each of at most ceil(1.05 n / k) nodes (with the
+ * default imbalance), none empty; 1 <= k <= n. Edge weights (values) are
+ * ignored: the cut counts edges. Same seed, same partition. Costs
+ * O(E) per level in time and memory (E = adjacency entries of the level). */
 FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err);
 FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed,
                                   const fgl_partition_options *opt, int *part, fgl_error *err);
