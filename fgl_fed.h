@@ -1,14 +1,2027 @@
-/* fgl_fed.h - federated runtime and aggregation algorithms.
+/* fgl_fed.h - the federated runtime and its aggregation algorithms.
  *
  * Part of fgl (see README.md). Builds on fgl_gnn.h, fgl_graph.h and fgl.h.
+ *
+ * A run has K clients. Each owns its data (a subgraph for node
+ * classification, or a set of graphs for graph classification), a model
+ * built from its own spec (specs may differ between clients), an optimizer
+ * whose state persists across rounds, an RNG stream and the algorithm's
+ * per-client state. The server owns the algorithm's global or personalised
+ * state. One round:
+ *   1. the sampled clients train locally (in parallel with OpenMP, one client
+ *      per thread, disjoint writes) and each builds an upload;
+ *   2. the server rejects uploads with NaN/Inf or a wrong size (the client is
+ *      left out of this round's aggregation; counted and reported) and
+ *      aggregates the rest;
+ *   3. the server builds one download per client, every client applies it and
+ *      is evaluated on its own validation and test data.
+ * Bytes up and down are counted from the messages actually built. The same
+ * seed gives bit-identical results at any thread count.
+ *
+ * AN ALGORITHM IS A TABLE OF HOOKS (fgl_algo): init, download, receive,
+ * local-objective extras (a loss term on the tape and/or a gradient
+ * adjustment), upload, aggregate; plus a config struct described by a table
+ * of named parameters whose defaults are the published ones. fgl_algo_find()
+ * looks one up by name; the runner never branches on a name. See
+ * examples/custom_aggregator.c for a new rule in about 30 lines.
+ *
+ * EXAMPLE
+ *       fgl_client_data cd[5];           // data + model spec per client
+ *       ... (see fgl_scenario_* for ready-made federated splits)
+ *       fgl_run run; fgl_error err;
+ *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+ *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 5, &err)) ...
+ *       fgl_run_set(&run, "share", "all", &err);       // algorithm parameters
+ *       for (int r = 0; r < cfg.rounds; r++) fgl_run_round(&run);
+ *       fgl_run_summary s; fgl_run_summarize(&run, &s);
+ *       printf("%.2f%%\n", 100 * s.best_test);
+ *       fgl_run_free(&run);
  */
 #ifndef FGL_FED_H
 #define FGL_FED_H
 
 #include "fgl_gnn.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define FGL_MSG_MAX_PARTS 4
+
+/* A message is up to FGL_MSG_MAX_PARTS float vectors (weights, control
+ * variates, prototypes, embeddings, counts...). Its size on the wire is
+ * 4 bytes per float. */
+typedef struct fgl_msg {
+    int n_parts;
+    float *part[FGL_MSG_MAX_PARTS];
+    size_t len[FGL_MSG_MAX_PARTS], cap[FGL_MSG_MAX_PARTS];
+} fgl_msg;
+
+/* Make part p hold n floats (contents undefined) and return it; NULL on OOM. */
+FGLDEF float *fgl_msg_part(fgl_msg *m, int p, size_t n);
+FGLDEF void fgl_msg_clear(fgl_msg *m);   /* no parts (buffers kept) */
+FGLDEF void fgl_msg_free(fgl_msg *m);
+FGLDEF size_t fgl_msg_bytes(const fgl_msg *m);
+
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                            */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fgl_fed_config {
+    int rounds;             /* communication rounds */
+    int local_epochs;       /* local epochs per round */
+    int batch_size;         /* graph tasks: graphs per step (node tasks: full batch) */
+    float frac;             /* fraction of clients sampled each round */
+    uint64_t seed;          /* model initialisation and training randomness */
+    fgl_optim_config optim; /* each client's optimizer */
+    int reset_optim;        /* 1: optimizer state restarts every round (default: kept) */
+    int threads;            /* OpenMP threads for the client loop (0: default) */
+    int eval_batch;         /* graph tasks: graphs per evaluation batch */
+    int eval_after_train;   /* 1: evaluate a client right after its local training
+                               (FED-PUB's code); 0: after it applies the server's
+                               download (FedStar's code) */
+} fgl_fed_config;
+
+/* Published protocol defaults (ALGORITHMS.md and the authors' code): node
+ * tasks 100 rounds, Adam lr 0.01 wd 1e-6, evaluation after local training;
+ * graph tasks 200 rounds, batch 128, Adam lr 1e-3 wd 5e-4, evaluation after
+ * the download; 1 local epoch, all clients every round. */
+FGLDEF fgl_fed_config fgl_fed_config_default(int task);
+
+/* What one client brings: its data (exactly one of node / graphs, borrowed:
+ * it must outlive the run) with FGL_SPLIT_* codes in node->split or
+ * graphs->split, and its model spec. */
+typedef struct fgl_client_data {
+    fgl_node_data *node;
+    fgl_graph_set *graphs;
+    fgl_model_spec spec;
+} fgl_client_data;
+
+/* ------------------------------------------------------------------------ */
+/* Clients, runs, algorithms                                                */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fgl_run fgl_run;
+typedef struct fgl_client fgl_client;
+
+/* One local optimisation step, as the objective hooks see it. */
+typedef struct fgl_step {
+    fgl_tape *t;
+    fgl_model *model;            /* the model being trained */
+    const fgl_gnn_graph *g;      /* the graph or batch of this step */
+    const fgl_forward *fwd;      /* its forward pass */
+    const int *labels;           /* per row of fwd->logits */
+    const unsigned char *mask;   /* rows that count (NULL: all) */
+    int epoch, index;            /* local epoch, step within the round */
+} fgl_step;
+
+/* Hooks of the local training loop (fgl_client_train). */
+typedef struct fgl_train_hooks {
+    /* A term added to the cross-entropy loss (NULL: none). */
+    fgl_node *(*loss_extra)(fgl_run *run, fgl_client *c, const fgl_step *s);
+    /* Called after backward, before the optimizer step: adjust m->params.grad. */
+    void (*grad_adjust)(fgl_run *run, fgl_client *c, const fgl_step *s);
+    /* Called after the optimizer step (e.g. a proximal step on the parameters). */
+    void (*after_step)(fgl_run *run, fgl_client *c, const fgl_step *s);
+} fgl_train_hooks;
+
+struct fgl_client {
+    int id;
+    int task;
+    fgl_node_data *node;         /* borrowed */
+    fgl_graph_set *graphs;       /* borrowed */
+    int n_train, n_val, n_test;  /* samples (nodes or graphs) */
+    unsigned char *train_mask, *val_mask, *test_mask;   /* node tasks */
+    int *train_ids, *val_ids, *test_ids;                /* graph tasks */
+    fgl_gnn_graph full;          /* node tasks: the prepared graph */
+    int n_eval_batches;          /* graph tasks: prepared val + test batches */
+    fgl_batch *eval_b;
+    fgl_gnn_graph *eval_g;
+    int *eval_kind;              /* FGL_SPLIT_VAL or FGL_SPLIT_TEST per batch */
+    fgl_model model;
+    fgl_optim optim;
+    fgl_rng rng;
+    fgl_tape tape;
+    fgl_params start;            /* model parameters when local training began */
+    int steps;                   /* optimizer steps of the last local training */
+    double train_loss;           /* mean loss of the last local training */
+    fgl_msg up, down;
+    int expect_parts;            /* what the server accepts from this client */
+    size_t expect_len[FGL_MSG_MAX_PARTS];
+    int error;                   /* first error of this client in the round */
+    char msg[256];
+    double val_acc, test_acc;    /* latest evaluation */
+    void *state;                 /* the algorithm's, allocated in its init */
+};
+
+enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+
+/* A named parameter of an algorithm's config struct. */
+typedef struct fgl_algo_param {
+    const char *name;
+    int type;                    /* FGL_PARAM_* (GROUPS: unsigned group mask) */
+    size_t offset;               /* in the config struct */
+    double def;                  /* published default */
+    const char *help;
+} fgl_algo_param;
+
+typedef struct fgl_algo {
+    const char *name;
+    const char *summary;
+    size_t cfg_size;             /* the algorithm's config struct */
+    const fgl_algo_param *params;
+    int n_params;
+    /* Adjust a client's model spec before the model is built (e.g. FED-PUB
+     * turns on weight masks); NULL: none. */
+    int (*prepare_spec)(fgl_run *run, fgl_model_spec *spec, fgl_error *err);
+    /* Allocate server state (run->server) and client state (c->state);
+     * declare persistent state for checkpoints (fgl_run_keep_*) and the
+     * upload sizes the server accepts (fgl_run_expect). */
+    int (*init)(fgl_run *run);
+    void (*destroy)(fgl_run *run);
+    /* Server: the message for client c after aggregation (and once at start). */
+    int (*download)(fgl_run *run, fgl_client *c, fgl_msg *down);
+    /* Client: apply a download to its model / state. */
+    int (*receive)(fgl_run *run, fgl_client *c, const fgl_msg *down);
+    /* Client: local training; NULL = fgl_client_train on c->model with hooks. */
+    int (*local_train)(fgl_run *run, fgl_client *c);
+    fgl_train_hooks hooks;
+    /* Client: build the upload. */
+    int (*upload)(fgl_run *run, fgl_client *c, fgl_msg *up);
+    /* Server: aggregate the accepted uploads (fgl_run_accepted). */
+    int (*aggregate)(fgl_run *run);
+    /* The model to evaluate (NULL hook: c->model). */
+    fgl_model *(*eval_model)(fgl_run *run, fgl_client *c);
+    /* Algorithm-specific results as JSON members ("\"key\": value, ...")
+     * appended to run reports; NULL: none. */
+    void (*report)(const fgl_run *run, char *buf, size_t cap);
+    /* A K x K client-to-client matrix of the last round (FED-PUB's
+     * similarity, a collaboration graph, cluster co-membership); NULL: none. */
+    const float *(*client_matrix)(const fgl_run *run);
+} fgl_algo;
+
+typedef struct fgl_round_stats {
+    int n_part, n_rejected;
+    double train_loss, val_acc, test_acc;   /* means over clients */
+    size_t bytes_up, bytes_down;
+    double t_train, t_server, t_eval;       /* seconds */
+} fgl_round_stats;
+
+/* A registered piece of persistent state, for checkpoints. */
+typedef struct fgl__keep fgl__keep;
+
+struct fgl_run {
+    fgl_fed_config cfg;
+    const fgl_algo *algo;
+    void *algo_cfg;              /* cfg_size bytes, defaults from algo->params */
+    void *server;                /* the algorithm's server state */
+    int n_clients;
+    fgl_client *clients;
+    fgl_rng rng;                 /* server randomness (participation) */
+    int round;                   /* rounds completed */
+    int *part;                   /* participants of the current round */
+    int n_part;
+    unsigned char *accepted;     /* per client: upload accepted this round */
+    int rejected_total;
+    size_t bytes_up, bytes_down; /* totals, initial broadcast included */
+    fgl_round_stats *stats;      /* per round (cfg.rounds) */
+    double *client_val, *client_test, *client_loss;   /* rounds x clients */
+    size_t *client_up, *client_down;                 /* rounds x clients: bytes */
+    fgl__keep *keep;
+    int n_keep, cap_keep;
+    int started;                 /* models built, algorithm initialised */
+    double t_start;
+    fgl_error err;
+};
+
+FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
+                        const fgl_client_data *clients, int n_clients, fgl_error *err);
+/* fgl_run_init checks and prepares the data; the models, the algorithm's
+ * state and the initial broadcast come with the first round (or
+ * fgl_run_start), so parameters can be set in between. */
+FGLDEF int fgl_run_start(fgl_run *run);
+/* Set an algorithm parameter by name ("mu", "0.01"); before the start. */
+FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err);
+/* One round; FGL_OK or the first error (run->err says which client and why). */
+FGLDEF int fgl_run_round(fgl_run *run);
+FGLDEF void fgl_run_free(fgl_run *run);
+
+typedef struct fgl_run_summary {
+    int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
+    double best_val, best_test;   /* mean over clients at best_round */
+    double last_val, last_test;   /* mean over clients at the last round */
+    size_t bytes_up, bytes_down;
+    int rejected;
+    double seconds, t_train, t_server, t_eval;
+} fgl_run_summary;
+FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
+
+/* Checkpoint the whole run (models, optimizers, RNG streams, algorithm
+ * state, history) and resume it: the resumed run finishes with the same bits. */
+FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err);
+/* run must be initialised with the same config, algorithm and data. */
+FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
+
+/* For algorithms ------------------------------------------------------------ */
+
+/* The standard local training loop: cfg.local_epochs epochs of full-batch
+ * (node tasks) or shuffled mini-batch (graph tasks) steps minimising
+ * cross-entropy + hooks->loss_extra on model m with optimizer o. */
+FGLDEF int fgl_client_train(fgl_run *run, fgl_client *c, fgl_model *m, fgl_optim *o,
+                            const fgl_train_hooks *hooks);
+/* Accuracy of m on the client's validation or test data (FGL_SPLIT_VAL / TEST). */
+FGLDEF double fgl_client_eval(fgl_run *run, fgl_client *c, fgl_model *m, int which);
+/* Register state that checkpoints must carry (client -1: server). The memory
+ * must stay where it is for the life of the run. */
+FGLDEF int fgl_run_keep_floats(fgl_run *run, int client, float *p, size_t n);
+FGLDEF int fgl_run_keep_ints(fgl_run *run, int client, int *p, size_t n);
+FGLDEF int fgl_run_keep_params(fgl_run *run, int client, fgl_params *ps);
+FGLDEF int fgl_run_keep_optim(fgl_run *run, int client, fgl_optim *o);
+/* Declare that client c's uploads have part p of n floats. */
+FGLDEF void fgl_run_expect(fgl_run *run, int client, int part, size_t n);
+/* 1 if client c's upload was accepted this round. */
+FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
+/* Record an error on a client (returns code). */
+FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
+
+/* Shared-weight helpers used by many algorithms: check that every client
+ * has the same layout on the selected groups; pack/unpack those groups. */
+FGLDEF int fgl_run_check_shared(fgl_run *run, unsigned groups, fgl_error *err);
+/* out = sum_i w_i up_i(part) / sum_i w_i over the accepted uploads, with w_i
+ * the first float of part weight_part of client i's upload (weight_part < 0:
+ * equal weights). FGL_ERR_EMPTY (out untouched) if nothing was accepted. */
+FGLDEF int fgl_run_weighted_mean(fgl_run *run, int part, int weight_part, float *out, size_t n);
+/* Parse "all", "conv", "conv+head", "all-head" ... into a group mask. */
+FGLDEF int fgl_groups_parse(const char *s, unsigned *groups);
+FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap);
+
+/* ------------------------------------------------------------------------ */
+/* Ready-made federated datasets (the protocols of ALGORITHMS.md)           */
+/* ------------------------------------------------------------------------ */
+
+/* How a dataset is spread over clients. */
+enum {
+    FGL_PART_METIS,       /* node task: min-edge-cut k-way partition, disjoint subgraphs */
+    FGL_PART_LOUVAIN,     /* node task: Louvain communities packed into k clients */
+    FGL_PART_RANDOM,      /* node task: random balanced node partition */
+    FGL_PART_OVERLAP,     /* node task: FED-PUB's overlapping split (k multiple of 5) */
+    FGL_PART_DIRICHLET,   /* graph task: Dirichlet(alpha) label skew */
+    FGL_PART_IID,         /* graph task: uniform */
+    FGL_PART_PER_DATASET, /* graph task: one dataset per client */
+    FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
+    FGL_PART_COUNT
+};
+
+FGLDEF const char *fgl_part_name(int how);
+FGLDEF int fgl_part_from_name(const char *name);   /* -1 if unknown */
+
+typedef struct fgl_scenario {
+    int task, how, n_clients;
+    fgl_node_data *node;       /* n_clients client subgraphs (node tasks) */
+    fgl_graph_set *graphs;     /* n_clients client graph sets (graph tasks) */
+    long edge_cut;             /* disjoint node splits: edges lost between clients (-1: n/a) */
+} fgl_scenario;
+
+/* Node classification: spread full over k clients (METIS, LOUVAIN, RANDOM,
+ * OVERLAP or NONE), each client with its own random node split (train,
+ * val, rest test; seeded by seed and the client id). The partition itself
+ * is seeded by seed too. */
+FGLDEF int fgl_scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, int how, int k, double train,
+                                  double val, uint64_t seed, fgl_error *err);
+/* Graph classification: spread one set over k clients (DIRICHLET with alpha
+ * and at least min_per_client graphs each, IID or NONE); each client gets a
+ * stratified train/val/test split. full's features (x, pe) must be built. */
+FGLDEF int fgl_scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int how, int k, double alpha,
+                               int min_per_client, double train, double val, uint64_t seed, fgl_error *err);
+/* Graph classification, one dataset per client (copied), each split
+ * stratified. Each set keeps its own feature width. */
+FGLDEF int fgl_scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets, int n, double train, double val,
+                                    uint64_t seed, fgl_error *err);
+/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+ * whose in_dim / out_dim are the client's feature width and class count. */
+FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+FGLDEF void fgl_scenario_free(fgl_scenario *sc);
+
+/* The registry. */
+FGLDEF const fgl_algo *fgl_algo_find(const char *name);
+FGLDEF int fgl_algo_count(void);
+FGLDEF const fgl_algo *fgl_algo_at(int i);
+
+/* Algorithm configs (their fields are the --set keys). */
+
+/* Weight averaging (fedavg, fedprox, fedper, fedstar): share = the groups
+ * averaged, mu = FedProx's proximal weight. */
+typedef struct fgl_avg_config {
+    unsigned share;
+    float mu;
+} fgl_avg_config;
+
+/* FED-PUB. */
+typedef struct fgl_fedpub_config {
+    float tau;          /* similarity sharpness: 3 disjoint, 5 overlapping */
+    float l1;           /* mask sparsity weight */
+    float loc_l2;       /* proximal weight (per-slice L2 norms) */
+    int proxy_blocks, proxy_block_size;
+    float p_in, p_out;  /* proxy SBM edge probabilities */
+    int live_reg;       /* 1: the regularisers act on the parameters; 0: the authors' detached terms (no effect) */
+    int l1_prox;        /* 1: the L1 term as a proximal (soft-threshold) step after the optimizer step;
+                           0: its subgradient through the optimizer */
+} fgl_fedpub_config;
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* FGL_FED_H */
 
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
 #if defined(FGL_IMPLEMENTATION) && !defined(FGL_FED_H_IMPLEMENTED)
 #define FGL_FED_H_IMPLEMENTED
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
 #endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- messages --------------------------------------------------------------- */
+
+FGLDEF float *fgl_msg_part(fgl_msg *m, int p, size_t n) {
+    if (p < 0 || p >= FGL_MSG_MAX_PARTS) return NULL;
+    if (n > m->cap[p]) {
+        float *d = (float *)FGL_REALLOC(m->part[p], sizeof(float) * n);
+        if (!d) return NULL;
+        m->part[p] = d;
+        m->cap[p] = n;
+    }
+    m->len[p] = n; /* parts at or past n_parts have len 0 (see fgl_msg_clear) */
+    if (m->n_parts <= p) m->n_parts = p + 1;
+    return m->part[p] ? m->part[p] : (float *)m; /* n == 0: a non-NULL token */
+}
+
+FGLDEF void fgl_msg_clear(fgl_msg *m) {
+    int p;
+    for (p = 0; p < FGL_MSG_MAX_PARTS; p++) m->len[p] = 0;
+    m->n_parts = 0;
+}
+
+FGLDEF void fgl_msg_free(fgl_msg *m) {
+    int p;
+    for (p = 0; p < FGL_MSG_MAX_PARTS; p++) FGL_FREE(m->part[p]);
+    memset(m, 0, sizeof *m);
+}
+
+FGLDEF size_t fgl_msg_bytes(const fgl_msg *m) {
+    size_t n = 0;
+    int p;
+    for (p = 0; p < m->n_parts; p++) n += m->len[p];
+    return 4 * n;
+}
+
+/* --- configuration ------------------------------------------------------------- */
+
+FGLDEF fgl_fed_config fgl_fed_config_default(int task) {
+    fgl_fed_config c;
+    memset(&c, 0, sizeof c);
+    c.local_epochs = 1;
+    c.frac = 1.0f;
+    c.seed = 1;
+    c.optim = fgl_optim_default(FGL_ADAM);
+    c.eval_batch = 512;
+    c.eval_after_train = task == FGL_TASK_NODE;
+    if (task == FGL_TASK_GRAPH) {
+        c.rounds = 200;
+        c.batch_size = 128;
+        c.optim.lr = 1e-3f;
+        c.optim.weight_decay = 5e-4f;
+    } else {
+        c.rounds = 100;
+        c.batch_size = 0;
+        c.optim.lr = 0.01f;
+        c.optim.weight_decay = 1e-6f;
+    }
+    return c;
+}
+
+FGLDEF int fgl_groups_parse(const char *s, unsigned *groups) {
+    static const struct { const char *name; unsigned bits; } names[] = {
+        {"all", FGL_G_ALL}, {"feature", FGL_G_FEATURE}, {"conv", FGL_G_CONV}, {"struct", FGL_G_STRUCT},
+        {"head", FGL_G_HEAD}, {"mask", FGL_G_MASK}, {"norm", FGL_G_NORM}, {"bnstat", FGL_G_BNSTAT},
+        {"other", FGL_G_OTHER}, {"none", 0u}};
+    unsigned acc = 0;
+    int sign = 1;
+    const char *p = s;
+    if (!s || !*s) return FGL_ERR_ARG;
+    while (*p) {
+        size_t len = strcspn(p, "+-,");
+        size_t i, n = sizeof names / sizeof names[0];
+        for (i = 0; i < n; i++)
+            if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) break;
+        if (i == n) return FGL_ERR_ARG;
+        acc = sign > 0 ? acc | names[i].bits : acc & ~names[i].bits;
+        p += len;
+        if (*p == '-') sign = -1;
+        else if (*p) sign = 1;
+        if (*p) p++;
+    }
+    *groups = acc;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap) {
+    static const char *names[] = {"feature", "conv", "struct", "head", "mask", "norm", "bnstat", "other"};
+    size_t used = 0;
+    int i;
+    if (!cap) return;
+    buf[0] = 0;
+    if (groups == FGL_G_ALL) {
+        snprintf(buf, cap, "all");
+        return;
+    }
+    for (i = 0; i < 8; i++)
+        if (groups & (1u << i)) {
+            int w = snprintf(buf + used, cap - used, "%s%s", used ? "+" : "", names[i]);
+            if (w < 0 || (size_t)w >= cap - used) return;
+            used += (size_t)w;
+        }
+    if (!used) snprintf(buf, cap, "none");
+}
+
+/* --- persistent state registry ---------------------------------------------------- */
+
+enum { FGL__KEEP_FLOATS, FGL__KEEP_INTS, FGL__KEEP_PARAMS, FGL__KEEP_OPTIM, FGL__KEEP_RNG };
+
+struct fgl__keep {
+    int kind, client;
+    void *p;
+    size_t n;
+};
+
+static int fgl__keep_add(fgl_run *run, int kind, int client, void *p, size_t n) {
+    if (run->n_keep == run->cap_keep) {
+        int cap = run->cap_keep ? 2 * run->cap_keep : 64;
+        fgl__keep *k = (fgl__keep *)FGL_REALLOC(run->keep, sizeof(fgl__keep) * (size_t)cap);
+        if (!k) return FGL_ERR_NOMEM;
+        run->keep = k;
+        run->cap_keep = cap;
+    }
+    run->keep[run->n_keep].kind = kind;
+    run->keep[run->n_keep].client = client;
+    run->keep[run->n_keep].p = p;
+    run->keep[run->n_keep].n = n;
+    run->n_keep++;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_run_keep_floats(fgl_run *run, int client, float *p, size_t n) {
+    return fgl__keep_add(run, FGL__KEEP_FLOATS, client, p, n);
+}
+FGLDEF int fgl_run_keep_ints(fgl_run *run, int client, int *p, size_t n) {
+    return fgl__keep_add(run, FGL__KEEP_INTS, client, p, n);
+}
+FGLDEF int fgl_run_keep_params(fgl_run *run, int client, fgl_params *ps) {
+    return fgl__keep_add(run, FGL__KEEP_PARAMS, client, ps, 0);
+}
+FGLDEF int fgl_run_keep_optim(fgl_run *run, int client, fgl_optim *o) {
+    return fgl__keep_add(run, FGL__KEEP_OPTIM, client, o, 0);
+}
+
+FGLDEF void fgl_run_expect(fgl_run *run, int client, int part, size_t n) {
+    fgl_client *c;
+    if (client < 0 || client >= run->n_clients || part < 0 || part >= FGL_MSG_MAX_PARTS) return;
+    c = &run->clients[client];
+    c->expect_len[part] = n;
+    if (c->expect_parts <= part) c->expect_parts = part + 1;
+}
+
+FGLDEF int fgl_run_accepted(const fgl_run *run, int client) {
+    return client >= 0 && client < run->n_clients && run->accepted[client];
+}
+
+FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
+    if (!c->error) {
+        va_list ap;
+        c->error = code;
+        va_start(ap, fmt);
+        vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* --- clients: data preparation -------------------------------------------------- */
+
+static void fgl__client_free(fgl_client *c) {
+    int i;
+    FGL_FREE(c->train_mask);
+    FGL_FREE(c->val_mask);
+    FGL_FREE(c->test_mask);
+    FGL_FREE(c->train_ids);
+    FGL_FREE(c->val_ids);
+    FGL_FREE(c->test_ids);
+    fgl_gnn_graph_free(&c->full);
+    for (i = 0; i < c->n_eval_batches; i++) {
+        fgl_gnn_graph_free(&c->eval_g[i]);
+        fgl_batch_free(&c->eval_b[i]);
+    }
+    FGL_FREE(c->eval_b);
+    FGL_FREE(c->eval_g);
+    FGL_FREE(c->eval_kind);
+    fgl_model_free(&c->model);
+    fgl_optim_free(&c->optim);
+    fgl_tape_free(&c->tape);
+    fgl_params_free(&c->start);
+    fgl_msg_free(&c->up);
+    fgl_msg_free(&c->down);
+}
+
+static int fgl__client_node_masks(fgl_client *c, fgl_error *err) {
+    fgl_node_data *d = c->node;
+    int i, n = d->n_nodes;
+    if (!d->split) return fgl_error_set(err, FGL_ERR_ARG, "client %d: node data without a train/val/test split", c->id);
+    c->train_mask = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
+    c->val_mask = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
+    c->test_mask = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
+    if (!c->train_mask || !c->val_mask || !c->test_mask) return fgl_error_set(err, FGL_ERR_NOMEM, "client %d: out of memory", c->id);
+    for (i = 0; i < n; i++) {
+        int ok = d->y[i] >= 0;
+        c->train_mask[i] = ok && d->split[i] == FGL_SPLIT_TRAIN;
+        c->val_mask[i] = ok && d->split[i] == FGL_SPLIT_VAL;
+        c->test_mask[i] = ok && d->split[i] == FGL_SPLIT_TEST;
+        c->n_train += c->train_mask[i];
+        c->n_val += c->val_mask[i];
+        c->n_test += c->test_mask[i];
+    }
+    if (c->n_train == 0) return fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training nodes", c->id, d->name);
+    return FGL_OK;
+}
+
+/* Graph tasks: train/val/test id lists. */
+static int fgl__client_graph_ids(fgl_client *c, fgl_error *err) {
+    fgl_graph_set *s = c->graphs;
+    if (!s->split) return fgl_error_set(err, FGL_ERR_ARG, "client %d: graph set without a train/val/test split", c->id);
+    if (!s->x || s->n_feat <= 0) return fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", c->id, s->name);
+    c->n_train = fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_TRAIN, NULL);
+    c->n_val = fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_VAL, NULL);
+    c->n_test = fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_TEST, NULL);
+    c->train_ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(c->n_train, 1));
+    c->val_ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(c->n_val, 1));
+    c->test_ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(c->n_test, 1));
+    if (!c->train_ids || !c->val_ids || !c->test_ids) return fgl_error_set(err, FGL_ERR_NOMEM, "client %d: out of memory", c->id);
+    fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_TRAIN, c->train_ids);
+    fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_VAL, c->val_ids);
+    fgl_split_indices(s->split, s->n_graphs, FGL_SPLIT_TEST, c->test_ids);
+    if (c->n_train == 0) return fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training graphs", c->id, s->name);
+    return FGL_OK;
+}
+
+/* Graph tasks: the evaluation batches, prepared once for the client's model
+ * (they never change). */
+static int fgl__client_eval_batches(fgl_client *c, const fgl_model_spec *spec, int eval_batch, fgl_error *err) {
+    fgl_graph_set *s = c->graphs;
+    int kinds[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST}, k, nb, b;
+    if (eval_batch <= 0) eval_batch = 512;
+    nb = (c->n_val + eval_batch - 1) / eval_batch + (c->n_test + eval_batch - 1) / eval_batch;
+    c->eval_b = (fgl_batch *)FGL_MALLOC(sizeof(fgl_batch) * (size_t)FGL__MAX(nb, 1));
+    c->eval_g = (fgl_gnn_graph *)FGL_MALLOC(sizeof(fgl_gnn_graph) * (size_t)FGL__MAX(nb, 1));
+    c->eval_kind = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nb, 1));
+    if (!c->eval_b || !c->eval_g || !c->eval_kind) return fgl_error_set(err, FGL_ERR_NOMEM, "client %d: out of memory", c->id);
+    b = 0;
+    for (k = 0; k < 2; k++) {
+        const int *ids = k == 0 ? c->val_ids : c->test_ids;
+        int n = k == 0 ? c->n_val : c->n_test, i0, rc;
+        for (i0 = 0; i0 < n; i0 += eval_batch) {
+            int m = FGL__MIN(eval_batch, n - i0);
+            fgl_batch_init(&c->eval_b[b]);
+            memset(&c->eval_g[b], 0, sizeof(fgl_gnn_graph));
+            c->eval_kind[b] = kinds[k];
+            c->n_eval_batches = b + 1;
+            if ((rc = fgl_batch_make(s, ids + i0, m, &c->eval_b[b], err))) return rc;
+            if ((rc = fgl_gnn_graph_from_batch(&c->eval_g[b], &c->eval_b[b], spec, err))) return rc;
+            b++;
+        }
+    }
+    return FGL_OK;
+}
+
+/* --- run setup --------------------------------------------------------------------- */
+
+static void fgl__algo_defaults(const fgl_algo *a, void *cfg) {
+    int i;
+    for (i = 0; i < a->n_params; i++) {
+        const fgl_algo_param *p = &a->params[i];
+        char *at = (char *)cfg + p->offset;
+        if (p->type == FGL_PARAM_FLOAT) {
+            float v = (float)p->def;
+            memcpy(at, &v, sizeof v);
+        } else if (p->type == FGL_PARAM_INT) {
+            int v = (int)p->def;
+            memcpy(at, &v, sizeof v);
+        } else {
+            unsigned v = (unsigned)p->def;
+            memcpy(at, &v, sizeof v);
+        }
+    }
+}
+
+FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
+                        const fgl_client_data *clients, int n_clients, fgl_error *err) {
+    int i, rc;
+    memset(run, 0, sizeof *run);
+    if (!algo) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm");
+    if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
+    if (cfg->rounds <= 0 || cfg->local_epochs < 0 || !(cfg->frac > 0 && cfg->frac <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d, local epochs %d, fraction %g out of range", cfg->rounds,
+                             cfg->local_epochs, (double)cfg->frac);
+    run->cfg = *cfg;
+    run->algo = algo;
+    run->n_clients = n_clients;
+    run->algo_cfg = FGL_MALLOC(algo->cfg_size ? algo->cfg_size : 1);
+    run->clients = (fgl_client *)FGL_MALLOC(sizeof(fgl_client) * (size_t)n_clients);
+    run->accepted = (unsigned char *)FGL_MALLOC((size_t)n_clients);
+    run->part = (int *)FGL_MALLOC(sizeof(int) * (size_t)n_clients);
+    run->stats = (fgl_round_stats *)FGL_MALLOC(sizeof(fgl_round_stats) * (size_t)cfg->rounds);
+    run->client_val = (double *)FGL_MALLOC(sizeof(double) * (size_t)cfg->rounds * (size_t)n_clients);
+    run->client_test = (double *)FGL_MALLOC(sizeof(double) * (size_t)cfg->rounds * (size_t)n_clients);
+    run->client_loss = (double *)FGL_MALLOC(sizeof(double) * (size_t)cfg->rounds * (size_t)n_clients);
+    run->client_up = (size_t *)FGL_MALLOC(sizeof(size_t) * (size_t)cfg->rounds * (size_t)n_clients);
+    run->client_down = (size_t *)FGL_MALLOC(sizeof(size_t) * (size_t)cfg->rounds * (size_t)n_clients);
+    if (!run->algo_cfg || !run->clients || !run->accepted || !run->part || !run->stats || !run->client_val ||
+        !run->client_test || !run->client_loss || !run->client_up || !run->client_down) {
+        FGL_FREE(run->clients);
+        run->clients = NULL;
+        run->n_clients = 0;
+        fgl_run_free(run);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "run: out of memory");
+    }
+    memset(run->clients, 0, sizeof(fgl_client) * (size_t)n_clients);
+    memset(run->accepted, 0, (size_t)n_clients);
+    memset(run->stats, 0, sizeof(fgl_round_stats) * (size_t)cfg->rounds);
+    memset(run->client_loss, 0, sizeof(double) * (size_t)cfg->rounds * (size_t)n_clients);
+    memset(run->client_up, 0, sizeof(size_t) * (size_t)cfg->rounds * (size_t)n_clients);
+    memset(run->client_down, 0, sizeof(size_t) * (size_t)cfg->rounds * (size_t)n_clients);
+    memset(run->algo_cfg, 0, algo->cfg_size ? algo->cfg_size : 1);
+    fgl__algo_defaults(algo, run->algo_cfg);
+    fgl_rng_init(&run->rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
+    for (i = 0; i < n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        const fgl_client_data *cd = &clients[i];
+        c->id = i;
+        fgl_tape_init(&c->tape);
+        fgl_params_init(&c->start);
+        if ((cd->node == NULL) == (cd->graphs == NULL)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: give exactly one of node data or a graph set", i);
+            goto fail;
+        }
+        c->task = cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
+        if (c->task != cd->spec.task) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: the model spec's task does not match its data", i);
+            goto fail;
+        }
+        if (i > 0 && c->task != run->clients[0].task) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: all clients must have the same task", i);
+            goto fail;
+        }
+        c->node = cd->node;
+        c->graphs = cd->graphs;
+        c->model.spec = cd->spec; /* built at start; the spec is kept here until then */
+        if ((rc = fgl_model_spec_check(&cd->spec, err))) goto fail;
+        if (c->task == FGL_TASK_NODE) {
+            if ((rc = fgl__client_node_masks(c, err))) goto fail;
+        } else if ((rc = fgl__client_graph_ids(c, err))) {
+            goto fail;
+        }
+        fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
+    }
+    return FGL_OK;
+fail:
+    fgl_run_free(run);
+    return rc;
+}
+
+FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err) {
+    const fgl_algo *a = run->algo;
+    int i;
+    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
+    for (i = 0; i < a->n_params; i++) {
+        const fgl_algo_param *p = &a->params[i];
+        char *at = (char *)run->algo_cfg + p->offset, *end;
+        if (strcmp(p->name, key) != 0) continue;
+        if (p->type == FGL_PARAM_GROUPS) {
+            unsigned g;
+            if (fgl_groups_parse(value, &g))
+                return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
+                                     "head, mask, norm, bnstat; joined by + and -)", key, value);
+            memcpy(at, &g, sizeof g);
+        } else if (p->type == FGL_PARAM_INT) {
+            long v = strtol(value, &end, 10);
+            int iv = (int)v;
+            if (end == value || *end || v != (long)iv) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
+            memcpy(at, &iv, sizeof iv);
+        } else {
+            double v = strtod(value, &end);
+            float fv = (float)v;
+            if (end == value || *end || !isfinite(v)) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
+            memcpy(at, &fv, sizeof fv);
+        }
+        return FGL_OK;
+    }
+    return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
+}
+
+FGLDEF void fgl_run_free(fgl_run *run) {
+    int i;
+    if (run->started && run->algo && run->algo->destroy) run->algo->destroy(run);
+    for (i = 0; i < run->n_clients; i++) fgl__client_free(&run->clients[i]);
+    FGL_FREE(run->clients);
+    FGL_FREE(run->algo_cfg);
+    FGL_FREE(run->accepted);
+    FGL_FREE(run->part);
+    FGL_FREE(run->stats);
+    FGL_FREE(run->client_val);
+    FGL_FREE(run->client_test);
+    FGL_FREE(run->client_loss);
+    FGL_FREE(run->client_up);
+    FGL_FREE(run->client_down);
+    FGL_FREE(run->keep);
+    memset(run, 0, sizeof *run);
+}
+
+/* --- local training and evaluation ------------------------------------------------ */
+
+static int fgl__train_step(fgl_run *run, fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *h,
+                           const fgl_gnn_graph *g, const int *labels, const unsigned char *mask, int epoch,
+                           double *loss_sum) {
+    fgl_tape *t = &c->tape;
+    fgl_forward fw;
+    fgl_node *loss;
+    fgl_step st;
+    fgl_tape_reset(t);
+    fgl_params_zero_grad(&m->params);
+    fgl_model_forward(m, t, g, 1, &c->rng, &fw);
+    loss = fgl_op_cross_entropy(t, fw.logits, labels, mask);
+    st.t = t;
+    st.model = m;
+    st.g = g;
+    st.fwd = &fw;
+    st.labels = labels;
+    st.mask = mask;
+    st.epoch = epoch;
+    st.index = c->steps;
+    if (loss && h && h->loss_extra) {
+        fgl_node *extra = h->loss_extra(run, c, &st);
+        if (extra) loss = fgl_op_add(t, loss, extra);
+    }
+    if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "client %d: %s", c->id, t->msg);
+    *loss_sum += loss->val[0];
+    if (h && h->grad_adjust) h->grad_adjust(run, c, &st);
+    if (c->error) return c->error;
+    fgl_optim_step(o, &m->params);
+    if (h && h->after_step) h->after_step(run, c, &st);
+    c->steps++;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_client_train(fgl_run *run, fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *h) {
+    double loss_sum = 0;
+    int e, rc = FGL_OK, n_steps = 0;
+    fgl_error err;
+    c->steps = 0;
+    if (run->cfg.reset_optim) fgl_optim_reset(o);
+    for (e = 0; e < run->cfg.local_epochs && !rc; e++) {
+        if (c->task == FGL_TASK_NODE) {
+            rc = fgl__train_step(run, c, m, o, h, &c->full, c->node->y, c->train_mask, e, &loss_sum);
+            n_steps++;
+            continue;
+        }
+        {
+            int B = run->cfg.batch_size > 0 ? run->cfg.batch_size : c->n_train, i0;
+            fgl_rng_shuffle(&c->rng, c->train_ids, c->n_train);
+            for (i0 = 0; i0 < c->n_train && !rc; i0 += B) {
+                fgl_batch b;
+                fgl_gnn_graph g;
+                int nb = FGL__MIN(B, c->n_train - i0);
+                fgl_batch_init(&b);
+                memset(&g, 0, sizeof g);
+                rc = fgl_batch_make(c->graphs, c->train_ids + i0, nb, &b, &err);
+                if (!rc) rc = fgl_gnn_graph_from_batch(&g, &b, &m->spec, &err);
+                if (rc) fgl_client_fail(c, rc, "client %d: %s", c->id, err.msg);
+                else rc = fgl__train_step(run, c, m, o, h, &g, b.y, NULL, e, &loss_sum);
+                n_steps++;
+                fgl_gnn_graph_free(&g);
+                fgl_batch_free(&b);
+            }
+        }
+    }
+    c->train_loss = n_steps ? loss_sum / n_steps : 0.0;
+    return rc;
+}
+
+FGLDEF double fgl_client_eval(fgl_run *run, fgl_client *c, fgl_model *m, int which) {
+    (void)run;
+    if (c->task == FGL_TASK_NODE) {
+        const unsigned char *mask = which == FGL_SPLIT_TEST ? c->test_mask : which == FGL_SPLIT_VAL ? c->val_mask : c->train_mask;
+        return fgl_model_accuracy(m, &c->tape, &c->full, c->node->y, mask, NULL);
+    } else {
+        double correct = 0;
+        int total = 0, b;
+        for (b = 0; b < c->n_eval_batches; b++) {
+            double acc;
+            if (c->eval_kind[b] != which) continue;
+            acc = fgl_model_accuracy(m, &c->tape, &c->eval_g[b], c->eval_b[b].y, NULL, NULL);
+            if (acc < 0) return -1;
+            correct += acc * c->eval_b[b].n_graphs;
+            total += c->eval_b[b].n_graphs;
+        }
+        return total ? correct / total : 0.0;
+    }
+}
+
+/* --- start, rounds ------------------------------------------------------------------- */
+
+static int fgl__broadcast(fgl_run *run) {
+    int i, rc = FGL_OK;
+    size_t bytes = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        fgl_msg_clear(&c->down);
+        if (run->algo->download && (rc = run->algo->download(run, c, &c->down)))
+            return fgl_error_set(&run->err, rc, "server: building the download of client %d failed (%s)", i,
+                                 c->msg[0] ? c->msg : fgl_result_name(rc));
+        bytes += fgl_msg_bytes(&c->down);
+        if (run->started && run->round < run->cfg.rounds)
+            run->client_down[(size_t)run->round * run->n_clients + i] += fgl_msg_bytes(&c->down);
+    }
+    run->bytes_down += bytes;
+    if (run->round < run->cfg.rounds && run->started) run->stats[run->round].bytes_down += bytes;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(run->cfg.threads > 0 ? run->cfg.threads : omp_get_max_threads())
+#endif
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        if (run->algo->receive) run->algo->receive(run, c, &c->down);
+    }
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].error) {
+            fgl_client *c = &run->clients[i];
+            return fgl_error_set(&run->err, c->error, "client %d: %s", i, c->msg);
+        }
+    return rc;
+}
+
+FGLDEF int fgl_run_start(fgl_run *run) {
+    int i, rc;
+    if (run->started) return FGL_OK;
+    run->t_start = fgl_now();
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        fgl_model_spec spec = c->model.spec;
+        if (run->algo->prepare_spec && (rc = run->algo->prepare_spec(run, &spec, &run->err))) return rc;
+        if ((rc = fgl_model_init(&c->model, &spec, run->cfg.seed, &run->err))) return rc;
+        if (c->task == FGL_TASK_NODE && (rc = fgl_gnn_graph_from_node_data(&c->full, c->node, &spec, &run->err))) return rc;
+        if (c->task == FGL_TASK_GRAPH && (rc = fgl__client_eval_batches(c, &spec, run->cfg.eval_batch, &run->err))) return rc;
+        if ((rc = fgl_optim_init(&c->optim, run->cfg.optim, &c->model.params)) ||
+            (rc = fgl_params_clone(&c->start, &c->model.params)))
+            return fgl_error_set(&run->err, rc, "client %d: out of memory", i);
+        if ((rc = fgl_run_keep_params(run, i, &c->model.params)) || (rc = fgl_run_keep_optim(run, i, &c->optim)) ||
+            (rc = fgl__keep_add(run, FGL__KEEP_RNG, i, &c->rng, 0)))
+            return fgl_error_set(&run->err, rc, "out of memory");
+    }
+    if ((rc = fgl__keep_add(run, FGL__KEEP_RNG, -1, &run->rng, 0))) return fgl_error_set(&run->err, rc, "out of memory");
+    run->started = 1;
+    if (run->algo->init && (rc = run->algo->init(run))) {
+        if (!run->err.code) fgl_error_set(&run->err, rc, "%s: initialisation failed (%s)", run->algo->name, fgl_result_name(rc));
+        return rc;
+    }
+    return fgl__broadcast(run);
+}
+
+static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
+    fgl_model *m = run->algo->eval_model ? run->algo->eval_model(run, c) : &c->model;
+    c->val_acc = fgl_client_eval(run, c, m, FGL_SPLIT_VAL);
+    c->test_acc = fgl_client_eval(run, c, m, FGL_SPLIT_TEST);
+}
+
+static int fgl__participates(const fgl_run *run, int client) {
+    int i;
+    for (i = 0; i < run->n_part; i++)
+        if (run->part[i] == client) return 1;
+    return 0;
+}
+
+/* An upload is accepted if the client had no error, its parts have the
+ * declared sizes and every value is finite. */
+static int fgl__validate(fgl_client *c) {
+    int p;
+    if (c->error) return 0;
+    if (c->up.n_parts != c->expect_parts) return 0;
+    for (p = 0; p < c->up.n_parts; p++)
+        if (c->up.len[p] != c->expect_len[p] || !fgl_all_finite(c->up.len[p], c->up.part[p])) return 0;
+    return 1;
+}
+
+FGLDEF int fgl_run_round(fgl_run *run) {
+    fgl_round_stats *st;
+    int i, n, rc, rejected = 0;
+    double t0, t1, t2, loss = 0, vsum = 0, tsum = 0;
+    if (!run->started && (rc = fgl_run_start(run))) return rc;
+    if (run->round >= run->cfg.rounds) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
+    st = &run->stats[run->round];
+    /* participants: a seeded sample, in increasing id order */
+    n = (int)(run->cfg.frac * run->n_clients + 0.5f);
+    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
+    if (n == run->n_clients) {
+        for (i = 0; i < n; i++) run->part[i] = i;
+    } else {
+        int j;
+        if (fgl_rng_sample(&run->rng, run->n_clients, n, run->part)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+        for (i = 1; i < n; i++) /* insertion sort: n is small */
+            for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
+                int tmp = run->part[j];
+                run->part[j] = run->part[j - 1];
+                run->part[j - 1] = tmp;
+            }
+    }
+    run->n_part = n;
+    memset(run->accepted, 0, (size_t)run->n_clients);
+
+    t0 = fgl_now();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(run->cfg.threads > 0 ? run->cfg.threads : omp_get_max_threads())
+#endif
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        int r;
+        c->error = 0;
+        c->msg[0] = 0;
+        fgl_msg_clear(&c->up);
+        r = fgl_params_copy(&c->start, &c->model.params, FGL_G_ALL);
+        if (r) fgl_client_fail(c, r, "client %d: parameter layout changed", c->id);
+        else if (run->algo->local_train) r = run->algo->local_train(run, c);
+        else r = fgl_client_train(run, c, &c->model, &c->optim, &run->algo->hooks);
+        if (!r && run->algo->upload) r = run->algo->upload(run, c, &c->up);
+        if (r && !c->error) fgl_client_fail(c, r, "client %d: %s", c->id, fgl_result_name(r));
+        if (!r && run->cfg.eval_after_train) fgl__client_evaluate(run, c);
+    }
+    t1 = fgl_now();
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        if (c->error && c->error != FGL_ERR_NONFINITE)
+            return fgl_error_set(&run->err, c->error, "%s", c->msg);
+        st->bytes_up += fgl_msg_bytes(&c->up);
+        run->client_up[(size_t)run->round * run->n_clients + c->id] = fgl_msg_bytes(&c->up);
+        run->client_loss[(size_t)run->round * run->n_clients + c->id] = c->train_loss;
+        run->accepted[c->id] = (unsigned char)fgl__validate(c);
+        rejected += !run->accepted[c->id];
+        loss += c->train_loss;
+    }
+    run->bytes_up += st->bytes_up;
+    run->rejected_total += rejected;
+    st->n_part = n;
+    st->n_rejected = rejected;
+    st->train_loss = loss / n;
+    if (run->algo->aggregate && (rc = run->algo->aggregate(run))) {
+        if (!run->err.code) fgl_error_set(&run->err, rc, "%s: aggregation failed (%s)", run->algo->name, fgl_result_name(rc));
+        return rc;
+    }
+    if ((rc = fgl__broadcast(run))) return rc;
+    t2 = fgl_now();
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(run->cfg.threads > 0 ? run->cfg.threads : omp_get_max_threads())
+#endif
+    for (i = 0; i < run->n_clients; i++) /* clients not evaluated after training (all, or those left out) */
+        if (!run->cfg.eval_after_train || !fgl__participates(run, i)) fgl__client_evaluate(run, &run->clients[i]);
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        if (c->val_acc < 0 || c->test_acc < 0)
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "client %d: evaluation failed: %s", i, c->tape.msg);
+        run->client_val[(size_t)run->round * run->n_clients + i] = c->val_acc;
+        run->client_test[(size_t)run->round * run->n_clients + i] = c->test_acc;
+        vsum += c->val_acc;
+        tsum += c->test_acc;
+    }
+    st->val_acc = vsum / run->n_clients;
+    st->test_acc = tsum / run->n_clients;
+    st->t_train = t1 - t0;
+    st->t_server = t2 - t1;
+    st->t_eval = fgl_now() - t2;
+    run->round++;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
+    int r;
+    memset(s, 0, sizeof *s);
+    s->rounds = run->round;
+    s->best_round = -1;
+    s->bytes_up = run->bytes_up;
+    s->bytes_down = run->bytes_down;
+    s->rejected = run->rejected_total;
+    for (r = 0; r < run->round; r++) {
+        const fgl_round_stats *st = &run->stats[r];
+        if (s->best_round < 0 || st->val_acc > s->best_val) {
+            s->best_round = r;
+            s->best_val = st->val_acc;
+            s->best_test = st->test_acc;
+        }
+        s->t_train += st->t_train;
+        s->t_server += st->t_server;
+        s->t_eval += st->t_eval;
+    }
+    if (run->round > 0) {
+        s->last_val = run->stats[run->round - 1].val_acc;
+        s->last_test = run->stats[run->round - 1].test_acc;
+    }
+    s->seconds = s->t_train + s->t_server + s->t_eval;
+}
+
+/* --- checkpoints ----------------------------------------------------------------- */
+
+#define FGL__RUN_MAGIC "FGLR"
+#define FGL__RUN_VERSION 1u
+
+static void fgl__put_ints(fgl_bytes *b, const int *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) fgl_bytes_put_u32(b, (uint32_t)p[i]);
+}
+
+static void fgl__put_doubles(fgl_bytes *b, const double *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t u;
+        memcpy(&u, p + i, 8);
+        fgl_bytes_put_u64(b, u);
+    }
+}
+
+static void fgl__get_doubles(fgl_reader *r, double *p, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        uint64_t u = fgl_reader_u64(r);
+        memcpy(p + i, &u, 8);
+    }
+}
+
+FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
+    fgl_bytes b;
+    size_t mark, rounds = (size_t)run->round, k;
+    int i, rc;
+    fgl_bytes_init(&b);
+    fgl_frame_begin(&b, FGL__RUN_MAGIC, FGL__RUN_VERSION, &mark);
+    fgl_bytes_put_str(&b, run->algo->name);
+    fgl_bytes_put_u32(&b, (uint32_t)run->n_clients);
+    fgl_bytes_put_u32(&b, (uint32_t)run->cfg.rounds);
+    fgl_bytes_put_u64(&b, run->cfg.seed);
+    fgl_bytes_put_u32(&b, (uint32_t)run->started);
+    fgl_bytes_put_u32(&b, (uint32_t)run->round);
+    fgl_bytes_put_u64(&b, (uint64_t)run->bytes_up);
+    fgl_bytes_put_u64(&b, (uint64_t)run->bytes_down);
+    fgl_bytes_put_u32(&b, (uint32_t)run->rejected_total);
+    fgl_bytes_put(&b, run->algo_cfg, run->algo->cfg_size); /* plain floats/ints/masks */
+    for (k = 0; k < rounds; k++) {
+        const fgl_round_stats *st = &run->stats[k];
+        double d[6];
+        fgl_bytes_put_u32(&b, (uint32_t)st->n_part);
+        fgl_bytes_put_u32(&b, (uint32_t)st->n_rejected);
+        fgl_bytes_put_u64(&b, (uint64_t)st->bytes_up);
+        fgl_bytes_put_u64(&b, (uint64_t)st->bytes_down);
+        d[0] = st->train_loss; d[1] = st->val_acc; d[2] = st->test_acc;
+        d[3] = st->t_train; d[4] = st->t_server; d[5] = st->t_eval;
+        fgl__put_doubles(&b, d, 6);
+    }
+    fgl__put_doubles(&b, run->client_val, rounds * (size_t)run->n_clients);
+    fgl__put_doubles(&b, run->client_test, rounds * (size_t)run->n_clients);
+    fgl__put_doubles(&b, run->client_loss, rounds * (size_t)run->n_clients);
+    for (k = 0; k < rounds * (size_t)run->n_clients; k++) {
+        fgl_bytes_put_u64(&b, (uint64_t)run->client_up[k]);
+        fgl_bytes_put_u64(&b, (uint64_t)run->client_down[k]);
+    }
+    fgl_bytes_put_u32(&b, (uint32_t)run->n_keep);
+    for (i = 0; i < run->n_keep; i++) {
+        const fgl__keep *kp = &run->keep[i];
+        fgl_bytes_put_u32(&b, (uint32_t)kp->kind);
+        fgl_bytes_put_u32(&b, (uint32_t)(kp->client + 1));
+        switch (kp->kind) {
+        case FGL__KEEP_FLOATS: fgl_bytes_put_u64(&b, kp->n); fgl_bytes_put_f32s(&b, (const float *)kp->p, kp->n); break;
+        case FGL__KEEP_INTS: fgl_bytes_put_u64(&b, kp->n); fgl__put_ints(&b, (const int *)kp->p, kp->n); break;
+        case FGL__KEEP_PARAMS: fgl_params_write((const fgl_params *)kp->p, &b); break;
+        case FGL__KEEP_OPTIM: fgl_optim_write((const fgl_optim *)kp->p, &b); break;
+        default: {
+            const fgl_rng *r = (const fgl_rng *)kp->p;
+            int q;
+            for (q = 0; q < 4; q++) fgl_bytes_put_u64(&b, r->s[q]);
+        }
+        }
+    }
+    fgl_frame_end(&b, mark);
+    rc = b.err ? fgl_error_set(err, b.err, "%s: out of memory writing the checkpoint", path)
+               : fgl_file_write(path, b.data, b.len, err);
+    fgl_bytes_free(&b);
+    return rc;
+}
+
+FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
+    unsigned char *data;
+    size_t len, k, rounds;
+    fgl_reader r;
+    char name[64];
+    int rc, i;
+    if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
+    if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
+    fgl_reader_str(&r, name, sizeof name);
+    if (r.err || strcmp(name, run->algo->name) != 0 || fgl_reader_u32(&r) != (uint32_t)run->n_clients ||
+        fgl_reader_u32(&r) != (uint32_t)run->cfg.rounds || fgl_reader_u64(&r) != run->cfg.seed) {
+        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint of a different run (algorithm, clients, rounds or seed)", path);
+        goto done;
+    }
+    if (fgl_reader_u32(&r) && !run->started && (rc = fgl_run_start(run))) {
+        fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
+        goto done;
+    }
+    rounds = fgl_reader_u32(&r);
+    if (rounds > (size_t)run->cfg.rounds) {
+        rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: %zu rounds done of %d", path, rounds, run->cfg.rounds);
+        goto done;
+    }
+    run->round = (int)rounds;
+    run->bytes_up = (size_t)fgl_reader_u64(&r);
+    run->bytes_down = (size_t)fgl_reader_u64(&r);
+    run->rejected_total = (int)fgl_reader_u32(&r);
+    fgl_reader_get(&r, run->algo_cfg, run->algo->cfg_size);
+    for (k = 0; k < rounds; k++) {
+        fgl_round_stats *st = &run->stats[k];
+        double d[6];
+        st->n_part = (int)fgl_reader_u32(&r);
+        st->n_rejected = (int)fgl_reader_u32(&r);
+        st->bytes_up = (size_t)fgl_reader_u64(&r);
+        st->bytes_down = (size_t)fgl_reader_u64(&r);
+        fgl__get_doubles(&r, d, 6);
+        st->train_loss = d[0]; st->val_acc = d[1]; st->test_acc = d[2];
+        st->t_train = d[3]; st->t_server = d[4]; st->t_eval = d[5];
+    }
+    fgl__get_doubles(&r, run->client_val, rounds * (size_t)run->n_clients);
+    fgl__get_doubles(&r, run->client_test, rounds * (size_t)run->n_clients);
+    fgl__get_doubles(&r, run->client_loss, rounds * (size_t)run->n_clients);
+    for (k = 0; k < rounds * (size_t)run->n_clients; k++) {
+        run->client_up[k] = (size_t)fgl_reader_u64(&r);
+        run->client_down[k] = (size_t)fgl_reader_u64(&r);
+    }
+    if (fgl_reader_u32(&r) != (uint32_t)run->n_keep) {
+        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint holds different algorithm state", path);
+        goto done;
+    }
+    for (i = 0; i < run->n_keep && !r.err; i++) {
+        fgl__keep *kp = &run->keep[i];
+        if (fgl_reader_u32(&r) != (uint32_t)kp->kind || fgl_reader_u32(&r) != (uint32_t)(kp->client + 1)) {
+            rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: state entry %d does not match this run", path, i);
+            goto done;
+        }
+        switch (kp->kind) {
+        case FGL__KEEP_FLOATS:
+        case FGL__KEEP_INTS:
+            if (fgl_reader_u64(&r) != kp->n) {
+                rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: state entry %d has another size", path, i);
+                goto done;
+            }
+            if (kp->kind == FGL__KEEP_FLOATS) fgl_reader_f32s(&r, (float *)kp->p, kp->n);
+            else
+                for (k = 0; k < kp->n; k++) ((int *)kp->p)[k] = (int)fgl_reader_u32(&r);
+            break;
+        case FGL__KEEP_PARAMS:
+            if ((rc = fgl_params_read((fgl_params *)kp->p, &r, err))) goto done;
+            break;
+        case FGL__KEEP_OPTIM:
+            if ((rc = fgl_optim_read((fgl_optim *)kp->p, &r, err))) goto done;
+            break;
+        default: {
+            fgl_rng *g = (fgl_rng *)kp->p;
+            int q;
+            for (q = 0; q < 4; q++) g->s[q] = fgl_reader_u64(&r);
+        }
+        }
+    }
+    if (r.err || r.pos != r.len) rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated or with extra bytes", path);
+done:
+    FGL_FREE(data);
+    return rc;
+}
+
+/* --- helpers for algorithms ------------------------------------------------------ */
+
+FGLDEF int fgl_run_check_shared(fgl_run *run, unsigned groups, fgl_error *err) {
+    const fgl_params *a = &run->clients[0].model.params;
+    int i, sa, sb;
+    if (fgl_params_count(a, groups) == 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model", run->algo->name);
+    for (i = 1; i < run->n_clients; i++) {
+        const fgl_params *b = &run->clients[i].model.params;
+        sa = sb = 0;
+        for (;;) {
+            while (sa < a->n && !(a->slices[sa].groups & groups)) sa++;
+            while (sb < b->n && !(b->slices[sb].groups & groups)) sb++;
+            if (sa == a->n || sb == b->n) break;
+            if (strcmp(a->slices[sa].name, b->slices[sb].name) || a->slices[sa].rows != b->slices[sb].rows ||
+                a->slices[sa].cols != b->slices[sb].cols)
+                return fgl_error_set(err, FGL_ERR_SHAPE,
+                                     "%s: clients 0 and %d differ on shared parameter '%s' (%dx%d) vs '%s' (%dx%d); "
+                                     "share fewer groups (e.g. share=conv) or give them the same model",
+                                     run->algo->name, i, a->slices[sa].name, a->slices[sa].rows, a->slices[sa].cols,
+                                     b->slices[sb].name, b->slices[sb].rows, b->slices[sb].cols);
+            sa++;
+            sb++;
+        }
+        if (sa != a->n || sb != b->n)
+            return fgl_error_set(err, FGL_ERR_SHAPE, "%s: clients 0 and %d share a different number of parameters",
+                                 run->algo->name, i);
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_run_weighted_mean(fgl_run *run, int part, int weight_part, float *out, size_t n) {
+    double wsum = 0;
+    int i;
+    size_t j;
+    double *acc = (double *)FGL_MALLOC(sizeof(double) * (n ? n : 1));
+    if (!acc) return FGL_ERR_NOMEM;
+    memset(acc, 0, sizeof(double) * n);
+    for (i = 0; i < run->n_clients; i++) { /* fixed client order: deterministic sums */
+        const fgl_client *c = &run->clients[i];
+        double w;
+        if (!run->accepted[i] || c->up.len[part] != n) continue;
+        w = weight_part >= 0 ? c->up.part[weight_part][0] : 1.0;
+        for (j = 0; j < n; j++) acc[j] += w * c->up.part[part][j];
+        wsum += w;
+    }
+    if (wsum > 0)
+        for (j = 0; j < n; j++) out[j] = (float)(acc[j] / wsum);
+    FGL_FREE(acc);
+    return wsum > 0 ? FGL_OK : FGL_ERR_EMPTY;
+}
+
+/* ======================================================================== */
+/* Algorithms                                                               */
+/* ======================================================================== */
+
+#define FGL__OFF(type, field) offsetof(type, field)
+
+/* --- Local: no communication ------------------------------------------------------ */
+
+static const fgl_algo fgl__algo_local = {
+    "local", "self-training: each client trains alone, nothing is sent", 0, NULL, 0,
+    NULL, NULL, NULL, NULL, NULL, NULL, {NULL, NULL, NULL}, NULL, NULL, NULL, NULL, NULL};
+
+/* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
+/* One mechanism, four published defaults: the server keeps the global vector of
+ * the shared groups; clients upload those groups and their training-sample
+ * count; the server averages by count; FedProx adds mu (theta - theta_global)
+ * to the gradient, the derivative of mu/2 ||theta - theta_global||^2. */
+
+typedef struct fgl__avg_state {
+    size_t n;
+    float *global;
+} fgl__avg_state;
+
+static int fgl__avg_init(fgl_run *run) {
+    const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
+    fgl__avg_state *s;
+    int i, rc;
+    if ((rc = fgl_run_check_shared(run, cfg->share, &run->err))) return rc;
+    s = (fgl__avg_state *)FGL_MALLOC(sizeof *s);
+    if (!s) return FGL_ERR_NOMEM;
+    s->n = fgl_params_count(&run->clients[0].model.params, cfg->share);
+    s->global = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->n, 1));
+    run->server = s;
+    if (!s->global) return FGL_ERR_NOMEM;
+    /* The server's initial model: client 0's initialisation (every client
+     * draws the same one from the run seed when the specs agree). */
+    fgl_params_pack(&run->clients[0].model.params, cfg->share, s->global);
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_run_expect(run, i, 0, s->n);
+        fgl_run_expect(run, i, 1, 1);
+    }
+    return fgl_run_keep_floats(run, -1, s->global, s->n);
+}
+
+static void fgl__avg_destroy(fgl_run *run) {
+    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    if (s) FGL_FREE(s->global);
+    FGL_FREE(s);
+    run->server = NULL;
+}
+
+static int fgl__avg_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
+    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    float *p = fgl_msg_part(down, 0, s->n);
+    (void)c;
+    if (!p) return FGL_ERR_NOMEM;
+    memcpy(p, s->global, sizeof(float) * s->n);
+    return FGL_OK;
+}
+
+static int fgl__avg_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
+    const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
+    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, cfg->share))
+        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
+    fgl_params_unpack(&c->model.params, cfg->share, down->part[0]);
+    return FGL_OK;
+}
+
+static int fgl__avg_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
+    const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
+    size_t n = fgl_params_count(&c->model.params, cfg->share);
+    float *w = fgl_msg_part(up, 0, n), *cnt = fgl_msg_part(up, 1, 1);
+    if (!w || !cnt) return FGL_ERR_NOMEM;
+    fgl_params_pack(&c->model.params, cfg->share, w);
+    cnt[0] = (float)c->n_train;
+    return FGL_OK;
+}
+
+static int fgl__avg_aggregate(fgl_run *run) {
+    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    int rc = fgl_run_weighted_mean(run, 0, 1, s->global, s->n);
+    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+}
+
+/* grad += mu (theta - theta_start) on the shared trainable slices. */
+static void fgl__prox_grad(fgl_params *ps, const fgl_params *start, unsigned groups, float mu) {
+    int i;
+    size_t j;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *g = ps->grad + sl->offset;
+        const float *w = ps->data + sl->offset, *w0 = start->data + sl->offset;
+        if (!sl->trainable || !(sl->groups & groups)) continue;
+        for (j = 0; j < fgl_slice_size(sl); j++) g[j] += mu * (w[j] - w0[j]);
+    }
+}
+
+static void fgl__avg_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
+    const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
+    if (cfg->mu > 0) fgl__prox_grad(&st->model->params, &c->start, cfg->share, cfg->mu);
+}
+
+static const fgl_algo_param fgl__avg_params[] = {
+    {"share", FGL_PARAM_GROUPS, FGL__OFF(fgl_avg_config, share), (double)FGL_G_ALL, "parameter groups averaged"},
+    {"mu", FGL_PARAM_FLOAT, FGL__OFF(fgl_avg_config, mu), 0.0, "proximal weight (FedProx)"}};
+static const fgl_algo_param fgl__prox_params[] = {
+    {"share", FGL_PARAM_GROUPS, FGL__OFF(fgl_avg_config, share), (double)FGL_G_ALL, "parameter groups averaged"},
+    {"mu", FGL_PARAM_FLOAT, FGL__OFF(fgl_avg_config, mu), 0.01, "proximal weight mu/2 ||theta - theta_global||^2"}};
+static const fgl_algo_param fgl__per_params[] = {
+    {"share", FGL_PARAM_GROUPS, FGL__OFF(fgl_avg_config, share), (double)(FGL_G_ALL & ~(unsigned)FGL_G_HEAD),
+     "parameter groups averaged (all but the classifier head)"},
+    {"mu", FGL_PARAM_FLOAT, FGL__OFF(fgl_avg_config, mu), 0.0, "proximal weight"}};
+static const fgl_algo_param fgl__star_params[] = {
+    {"share", FGL_PARAM_GROUPS, FGL__OFF(fgl_avg_config, share), (double)FGL_G_STRUCT,
+     "parameter groups averaged (the structure encoder)"},
+    {"mu", FGL_PARAM_FLOAT, FGL__OFF(fgl_avg_config, mu), 0.0, "proximal weight"}};
+
+/* FedStar runs its decoupled model: any client spec becomes FedStar's with
+ * the same input and output sizes. */
+static int fgl__star_spec(fgl_run *run, fgl_model_spec *spec, fgl_error *err) {
+    fgl_model_spec s;
+    (void)run;
+    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "fedstar: graph classification only");
+    if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
+    s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
+    s.dropout = spec->dropout;
+    *spec = s;
+    return FGL_OK;
+}
+
+#define FGL__AVG_HOOKS(spec_hook)                                                                           \
+    spec_hook, fgl__avg_init, fgl__avg_destroy, fgl__avg_download, fgl__avg_receive, NULL,                 \
+        {NULL, fgl__avg_grad, NULL}, fgl__avg_upload, fgl__avg_aggregate, NULL, NULL, NULL
+
+static const fgl_algo fgl__algo_fedavg = {
+    "fedavg", "McMahan et al. 2017: average the shared parameters weighted by training samples",
+    sizeof(fgl_avg_config), fgl__avg_params, 2, FGL__AVG_HOOKS(NULL)};
+static const fgl_algo fgl__algo_fedprox = {
+    "fedprox", "Li et al. 2020: FedAvg plus a proximal term to the global model",
+    sizeof(fgl_avg_config), fgl__prox_params, 2, FGL__AVG_HOOKS(NULL)};
+static const fgl_algo fgl__algo_fedper = {
+    "fedper", "Arivazhagan et al. 2019: FedAvg of everything but the personal classifier head",
+    sizeof(fgl_avg_config), fgl__per_params, 2, FGL__AVG_HOOKS(NULL)};
+static const fgl_algo fgl__algo_fedstar = {
+    "fedstar", "Tan et al. 2023: share only the structure encoder of a feature/structure decoupled GNN",
+    sizeof(fgl_avg_config), fgl__star_params, 2, FGL__AVG_HOOKS(fgl__star_spec)};
+
+/* --- FED-PUB (Baek et al. 2023) ---------------------------------------------------- */
+/* Clients run GCNs with personal weight masks (kept local). Each round they
+ * upload their weights and a functional embedding: the mean output of their
+ * model's last GCN layer on a random proxy graph every client builds from the
+ * shared seed (so it costs no bytes). The server turns cosine similarities of
+ * the embeddings into weights alpha_ij = softmax_j(tau S_ij) and sends each
+ * client its own average sum_j alpha_ij theta_j. Locally: cross-entropy +
+ * l1 ||mask||_1 + loc_l2 sum_slices ||theta - theta_received||_2, applied to
+ * the live parameters (the authors' code computes them on detached copies). */
+
+#define FGL__PUB_SHARE (FGL_G_ALL & ~(unsigned)FGL_G_MASK)
+
+typedef struct fgl__pub_server {
+    size_t n;          /* shared floats */
+    int d;             /* embedding width */
+    float *theta;      /* K x n personalised models */
+    float *fe;         /* K x d latest functional embeddings */
+    int *has_fe;       /* K */
+    float *sim;        /* K x K weights alpha of the last aggregation */
+    double sparsity;   /* fraction of mask entries pruned at evaluation (last round) */
+} fgl__pub_server;
+
+typedef struct fgl__pub_client {
+    fgl_csr adj;
+    float *x;
+    fgl_gnn_graph g;
+} fgl__pub_client;
+
+static int fgl__pub_spec(fgl_run *run, fgl_model_spec *spec, fgl_error *err) {
+    (void)run;
+    if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedpub: node classification only");
+    spec->masked = 1;
+    return FGL_OK;
+}
+
+/* The proxy graph: blocks of equal size, edges i.i.d. with p_in inside a
+ * block and p_out across, node features N(0, 1); drawn from the run seed so
+ * every client holds the same graph. */
+static int fgl__pub_proxy(fgl_run *run, fgl_client *c, fgl__pub_client *pc) {
+    const fgl_fedpub_config *cfg = (const fgl_fedpub_config *)run->algo_cfg;
+    int n = cfg->proxy_blocks * cfg->proxy_block_size, i, j, m = 0, cap = 1024, rc, F = c->model.spec.in_dim;
+    int *src = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap), *dst = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
+    fgl_rng r;
+    fgl_error err;
+    size_t k;
+    if (n <= 0 || !src || !dst) {
+        FGL_FREE(src);
+        FGL_FREE(dst);
+        return fgl_client_fail(c, n <= 0 ? FGL_ERR_ARG : FGL_ERR_NOMEM, "fedpub: cannot build the proxy graph");
+    }
+    fgl_rng_init(&r, run->cfg.seed, 0x50524f5859ull); /* "PROXY" */
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            double p = (i / cfg->proxy_block_size == j / cfg->proxy_block_size) ? cfg->p_in : cfg->p_out;
+            if (p <= 0 || fgl_rng_uniform(&r) >= p) continue;
+            if (m == cap) {
+                int *ns, *nd;
+                cap *= 2;
+                ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
+                if (ns) src = ns;
+                nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
+                if (nd) dst = nd;
+                if (!ns || !nd) {
+                    FGL_FREE(src);
+                    FGL_FREE(dst);
+                    return fgl_client_fail(c, FGL_ERR_NOMEM, "fedpub: out of memory");
+                }
+            }
+            src[m] = i;
+            dst[m++] = j;
+        }
+    rc = fgl_graph_from_edges(n, src, dst, m, FGL_EDGES_SYMMETRIZE, &pc->adj, &err);
+    FGL_FREE(src);
+    FGL_FREE(dst);
+    if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    pc->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F);
+    if (!pc->x) return fgl_client_fail(c, FGL_ERR_NOMEM, "fedpub: out of memory");
+    for (k = 0; k < (size_t)n * (size_t)F; k++) pc->x[k] = (float)fgl_rng_normal(&r);
+    rc = fgl_gnn_graph_make(&pc->g, &pc->adj, NULL, pc->x, NULL, F, NULL, 0, NULL, 0, &c->model.spec, &err);
+    if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    return FGL_OK;
+}
+
+static void fgl__pub_destroy(fgl_run *run) {
+    fgl__pub_server *s = (fgl__pub_server *)run->server;
+    int i;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl__pub_client *pc = (fgl__pub_client *)run->clients[i].state;
+        if (!pc) continue;
+        fgl_gnn_graph_free(&pc->g);
+        fgl_csr_free(&pc->adj);
+        FGL_FREE(pc->x);
+        FGL_FREE(pc);
+        run->clients[i].state = NULL;
+    }
+    if (s) {
+        FGL_FREE(s->theta);
+        FGL_FREE(s->fe);
+        FGL_FREE(s->has_fe);
+        FGL_FREE(s->sim);
+        FGL_FREE(s);
+    }
+    run->server = NULL;
+}
+
+static int fgl__pub_init(fgl_run *run) {
+    fgl__pub_server *s;
+    int i, K = run->n_clients, rc;
+    if ((rc = fgl_run_check_shared(run, FGL__PUB_SHARE, &run->err))) return rc;
+    s = (fgl__pub_server *)FGL_MALLOC(sizeof *s);
+    if (!s) return FGL_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
+    run->server = s;
+    s->n = fgl_params_count(&run->clients[0].model.params, FGL__PUB_SHARE);
+    s->d = fgl_model_emb_dim(&run->clients[0].model);
+    s->theta = (float *)FGL_MALLOC(sizeof(float) * (size_t)K * s->n);
+    s->fe = (float *)FGL_MALLOC(sizeof(float) * (size_t)K * (size_t)s->d);
+    s->has_fe = (int *)FGL_MALLOC(sizeof(int) * (size_t)K);
+    s->sim = (float *)FGL_MALLOC(sizeof(float) * (size_t)K * (size_t)K);
+    if (!s->theta || !s->fe || !s->has_fe || !s->sim) return FGL_ERR_NOMEM;
+    memset(s->fe, 0, sizeof(float) * (size_t)K * (size_t)s->d);
+    memset(s->has_fe, 0, sizeof(int) * (size_t)K);
+    memset(s->sim, 0, sizeof(float) * (size_t)K * (size_t)K);
+    for (i = 0; i < K; i++) {
+        fgl_client *c = &run->clients[i];
+        fgl__pub_client *pc = (fgl__pub_client *)FGL_MALLOC(sizeof *pc);
+        if (!pc) return FGL_ERR_NOMEM;
+        memset(pc, 0, sizeof *pc);
+        c->state = pc;
+        if (fgl_model_emb_dim(&c->model) != s->d)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE, "fedpub: client %d embeds in %d dims, client 0 in %d", i,
+                                 fgl_model_emb_dim(&c->model), s->d);
+        if ((rc = fgl__pub_proxy(run, c, pc))) return fgl_error_set(&run->err, rc, "%s", c->msg);
+        fgl_params_pack(&run->clients[0].model.params, FGL__PUB_SHARE, s->theta + (size_t)i * s->n);
+        fgl_run_expect(run, i, 0, s->n);
+        fgl_run_expect(run, i, 1, (size_t)s->d);
+        fgl_run_expect(run, i, 2, 1);
+    }
+    if ((rc = fgl_run_keep_floats(run, -1, s->theta, (size_t)K * s->n)) ||
+        (rc = fgl_run_keep_floats(run, -1, s->fe, (size_t)K * (size_t)s->d)) ||
+        (rc = fgl_run_keep_ints(run, -1, s->has_fe, (size_t)K)) ||
+        (rc = fgl_run_keep_floats(run, -1, s->sim, (size_t)K * (size_t)K)))
+        return rc;
+    return FGL_OK;
+}
+
+static int fgl__pub_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
+    fgl__pub_server *s = (fgl__pub_server *)run->server;
+    float *p = fgl_msg_part(down, 0, s->n);
+    if (!p) return FGL_ERR_NOMEM;
+    memcpy(p, s->theta + (size_t)c->id * s->n, sizeof(float) * s->n);
+    return FGL_OK;
+}
+
+static int fgl__pub_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
+    (void)run;
+    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, FGL__PUB_SHARE))
+        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
+    fgl_params_unpack(&c->model.params, FGL__PUB_SHARE, down->part[0]);
+    return FGL_OK;
+}
+
+static int fgl__pub_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
+    fgl__pub_server *s = (fgl__pub_server *)run->server;
+    fgl__pub_client *pc = (fgl__pub_client *)c->state;
+    float *w = fgl_msg_part(up, 0, s->n), *fe = fgl_msg_part(up, 1, (size_t)s->d), *cnt = fgl_msg_part(up, 2, 1);
+    int rc;
+    if (!w || !fe || !cnt) return FGL_ERR_NOMEM;
+    fgl_params_pack(&c->model.params, FGL__PUB_SHARE, w);
+    if ((rc = fgl_model_mean_embedding(&c->model, &c->tape, &pc->g, fe)))
+        return fgl_client_fail(c, rc, "client %d: functional embedding: %s", c->id, c->tape.msg);
+    cnt[0] = (float)c->n_train;
+    return FGL_OK;
+}
+
+static int fgl__pub_aggregate(fgl_run *run) {
+    const fgl_fedpub_config *cfg = (const fgl_fedpub_config *)run->algo_cfg;
+    fgl__pub_server *s = (fgl__pub_server *)run->server;
+    int K = run->n_clients, i, j, rc;
+    size_t q;
+    double *acc = (double *)FGL_MALLOC(sizeof(double) * FGL__MAX(s->n, 1));
+    float *plain = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->n, 1));
+    if (!acc || !plain) {
+        FGL_FREE(acc);
+        FGL_FREE(plain);
+        return FGL_ERR_NOMEM;
+    }
+    for (i = 0; i < K; i++)
+        if (run->accepted[i]) {
+            memcpy(s->fe + (size_t)i * s->d, run->clients[i].up.part[1], sizeof(float) * (size_t)s->d);
+            s->has_fe[i] = 1;
+        }
+    rc = fgl_run_weighted_mean(run, 0, 2, plain, s->n);
+    if (rc == FGL_ERR_EMPTY) { /* nothing accepted: everyone keeps their model */
+        rc = FGL_OK;
+        goto done;
+    }
+    for (i = 0; i < K; i++) {
+        float *out = s->theta + (size_t)i * s->n, *row = s->sim + (size_t)i * K;
+        double wsum = 0, smax = -1e300;
+        memset(row, 0, sizeof(float) * (size_t)K);
+        if (run->round == 0 || !s->has_fe[i]) { /* the first round, or no embedding yet: the plain average */
+            memcpy(out, plain, sizeof(float) * s->n);
+            continue;
+        }
+        for (j = 0; j < K; j++) /* softmax over accepted clients, shifted for stability */
+            if (run->accepted[j]) {
+                double sij = fgl_cosine((size_t)s->d, s->fe + (size_t)i * s->d, s->fe + (size_t)j * s->d);
+                if (cfg->tau * sij > smax) smax = cfg->tau * sij;
+                row[j] = (float)sij;
+            }
+        for (j = 0; j < K; j++)
+            if (run->accepted[j]) {
+                double a = exp(cfg->tau * row[j] - smax);
+                row[j] = (float)a;
+                wsum += a;
+            }
+        memset(acc, 0, sizeof(double) * s->n);
+        for (j = 0; j < K; j++)
+            if (run->accepted[j]) {
+                const float *th = run->clients[j].up.part[0];
+                double a = row[j] / wsum;
+                row[j] = (float)a;
+                for (q = 0; q < s->n; q++) acc[q] += a * th[q];
+            }
+        for (q = 0; q < s->n; q++) out[q] = (float)acc[q];
+    }
+    rc = FGL_OK;
+done:
+    FGL_FREE(acc);
+    FGL_FREE(plain);
+    return rc;
+}
+
+static void fgl__pub_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
+    const fgl_fedpub_config *cfg = (const fgl_fedpub_config *)run->algo_cfg;
+    fgl_params *ps = &st->model->params;
+    int i;
+    size_t j;
+    if (!cfg->live_reg) return;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *g = ps->grad + sl->offset;
+        const float *w = ps->data + sl->offset, *w0 = c->start.data + sl->offset;
+        size_t n = fgl_slice_size(sl);
+        if (!sl->trainable) continue;
+        if (sl->groups & FGL_G_MASK) { /* d/dm l1 |m|, unless applied as a proximal step */
+            if (!cfg->l1_prox)
+                for (j = 0; j < n; j++) g[j] += w[j] > 0 ? cfg->l1 : w[j] < 0 ? -cfg->l1 : 0.0f;
+        } else if (run->round > 0) { /* d/dw loc_l2 ||w - w0||_2 */
+            double norm = 0;
+            for (j = 0; j < n; j++) norm += ((double)w[j] - w0[j]) * ((double)w[j] - w0[j]);
+            norm = sqrt(norm);
+            if (norm > 0)
+                for (j = 0; j < n; j++) g[j] += (float)(cfg->loc_l2 * (w[j] - w0[j]) / norm);
+        }
+    }
+}
+
+/* The L1 term's proximal step: m <- sign(m) max(|m| - lr l1, 0). Through
+ * Adam, the subgradient l1 sign(m) is rescaled to about lr per step wherever
+ * the data gradient is small (masks over features a client never sees), so
+ * it would zero those masks whatever l1 is; the proximal step keeps l1's
+ * scale. */
+static void fgl__pub_after_step(fgl_run *run, fgl_client *c, const fgl_step *st) {
+    const fgl_fedpub_config *cfg = (const fgl_fedpub_config *)run->algo_cfg;
+    fgl_params *ps = &st->model->params;
+    float shrink = c->optim.cfg.lr * cfg->l1;
+    int i;
+    size_t j;
+    if (!cfg->live_reg || !cfg->l1_prox) return;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *w = ps->data + sl->offset;
+        if (!sl->trainable || !(sl->groups & FGL_G_MASK)) continue;
+        for (j = 0; j < fgl_slice_size(sl); j++)
+            w[j] = w[j] > shrink ? w[j] - shrink : w[j] < -shrink ? w[j] + shrink : 0.0f;
+    }
+}
+
+static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
+    long pruned = 0, total = 0;
+    int i, k;
+    size_t j;
+    for (i = 0; i < run->n_clients; i++) {
+        const fgl_model *m = &run->clients[i].model;
+        for (k = 0; k < m->params.n; k++) {
+            const fgl_slice *sl = &m->params.slices[k];
+            const float *v = m->params.data + sl->offset;
+            if (!(sl->groups & FGL_G_MASK)) continue;
+            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m->spec.mask_prune;
+            total += (long)fgl_slice_size(sl);
+        }
+    }
+    /* Uploads carry the dense weights; sending theta * mask sparsely would skip
+     * the pruned entries (at 4 bytes each, before any index overhead). */
+    snprintf(buf, cap, "\"mask_sparsity\": %.6f, \"prunable_bytes_per_round\": %ld",
+             total ? (double)pruned / (double)total : 0.0, 4 * pruned);
+}
+
+static const float *fgl__pub_matrix(const fgl_run *run) {
+    const fgl__pub_server *s = (const fgl__pub_server *)run->server;
+    return s ? s->sim : NULL;
+}
+
+static const fgl_algo_param fgl__pub_params[] = {
+    {"tau", FGL_PARAM_FLOAT, FGL__OFF(fgl_fedpub_config, tau), 3.0, "similarity sharpness (3 disjoint, 5 overlapping)"},
+    {"l1", FGL_PARAM_FLOAT, FGL__OFF(fgl_fedpub_config, l1), 1e-3, "mask L1 weight"},
+    {"loc_l2", FGL_PARAM_FLOAT, FGL__OFF(fgl_fedpub_config, loc_l2), 1e-3, "proximal weight"},
+    {"proxy_blocks", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, proxy_blocks), 5, "proxy graph blocks"},
+    {"proxy_block_size", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, proxy_block_size), 100, "nodes per proxy block"},
+    {"p_in", FGL_PARAM_FLOAT, FGL__OFF(fgl_fedpub_config, p_in), 0.1, "proxy edge probability inside a block"},
+    {"p_out", FGL_PARAM_FLOAT, FGL__OFF(fgl_fedpub_config, p_out), 0.0, "proxy edge probability across blocks (paper: 0.01)"},
+    {"live_reg", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, live_reg), 1,
+     "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)"},
+    {"l1_prox", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, l1_prox), 1,
+     "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam"}};
+
+static const fgl_algo fgl__algo_fedpub = {
+    "fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity and weight masks",
+    sizeof(fgl_fedpub_config), fgl__pub_params, 9,
+    fgl__pub_spec, fgl__pub_init, fgl__pub_destroy, fgl__pub_download, fgl__pub_receive, NULL,
+    {NULL, fgl__pub_grad, fgl__pub_after_step}, fgl__pub_upload, fgl__pub_aggregate, NULL, fgl__pub_report, fgl__pub_matrix};
+
+
+/* --- ready-made federated datasets ----------------------------------------------- */
+
+static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap",
+                                                      "dirichlet", "iid", "per-dataset", "none"};
+
+FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
+
+FGLDEF int fgl_part_from_name(const char *name) {
+    int i;
+    for (i = 0; name && i < FGL_PART_COUNT; i++)
+        if (strcmp(name, fgl__part_names[i]) == 0) return i;
+    return -1;
+}
+
+FGLDEF void fgl_scenario_free(fgl_scenario *sc) {
+    int i;
+    for (i = 0; sc->node && i < sc->n_clients; i++) fgl_node_data_free(&sc->node[i]);
+    for (i = 0; sc->graphs && i < sc->n_clients; i++) fgl_graph_set_free(&sc->graphs[i]);
+    FGL_FREE(sc->node);
+    FGL_FREE(sc->graphs);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* Louvain communities packed into k clients: largest community first, each
+ * to the client with the fewest nodes so far. */
+static int fgl__louvain_parts(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err) {
+    int n = adj->rows, nc = 0, i, rc, *comm, *size, *order, *load, *owner;
+    comm = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!comm) return fgl_error_set(err, FGL_ERR_NOMEM, "louvain split: out of memory");
+    if ((rc = fgl_louvain(adj, seed, comm, &nc, err))) {
+        FGL_FREE(comm);
+        return rc;
+    }
+    size = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    order = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    owner = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    load = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(k, 1));
+    if (!size || !order || !owner || !load) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "louvain split: out of memory");
+        goto done;
+    }
+    memset(size, 0, sizeof(int) * (size_t)nc);
+    memset(load, 0, sizeof(int) * (size_t)k);
+    for (i = 0; i < n; i++) size[comm[i]]++;
+    for (i = 0; i < nc; i++) order[i] = i;
+    for (i = 1; i < nc; i++) { /* insertion sort by size, descending (ties: lower id first) */
+        int j = i, x = order[i];
+        while (j > 0 && size[order[j - 1]] < size[x]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    for (i = 0; i < nc; i++) {
+        int best = 0, j;
+        for (j = 1; j < k; j++)
+            if (load[j] < load[best]) best = j;
+        owner[order[i]] = best;
+        load[best] += size[order[i]];
+    }
+    for (i = 0; i < n; i++) part[i] = owner[comm[i]];
+    rc = FGL_OK;
+done:
+    FGL_FREE(comm);
+    FGL_FREE(size);
+    FGL_FREE(order);
+    FGL_FREE(owner);
+    FGL_FREE(load);
+    return rc;
+}
+
+FGLDEF int fgl_scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, int how, int k, double train,
+                                  double val, uint64_t seed, fgl_error *err) {
+    int n = full->n_nodes, i, rc = FGL_OK;
+    int *part = NULL;
+    memset(sc, 0, sizeof *sc);
+    if (how == FGL_PART_NONE) k = 1;
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", full->name, k, n);
+    if (how == FGL_PART_OVERLAP && k % 5 != 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
+    if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
+        how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
+                             "overlap, none)", fgl_part_name(how));
+    sc->task = FGL_TASK_NODE;
+    sc->how = how;
+    sc->edge_cut = -1;
+    sc->node = (fgl_node_data *)FGL_MALLOC(sizeof(fgl_node_data) * (size_t)k);
+    part = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!sc->node || !part) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+        goto done;
+    }
+    for (i = 0; i < k; i++) fgl_node_data_init(&sc->node[i]);
+    if (how == FGL_PART_OVERLAP) {
+        fgl_index_lists l;
+        memset(&l, 0, sizeof l);
+        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err))) rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
+        fgl_index_lists_free(&l);
+    } else {
+        if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
+        else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
+        else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
+        else rc = fgl_partition_random(n, k, seed, part, err);
+        if (!rc) {
+            sc->edge_cut = fgl_edge_cut(&full->adj, part);
+            rc = fgl_split_subgraphs(full, part, k, sc->node, err);
+        }
+    }
+    if (rc) goto done;
+    sc->n_clients = k;
+    for (i = 0; i < k; i++) {
+        if (sc->node[i].n_nodes == 0) {
+            rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no nodes", full->name, i, k);
+            goto done;
+        }
+        /* the centralised baseline keeps a split the data brings (Planetoid) */
+        if (how == FGL_PART_NONE && sc->node[i].split) continue;
+        if ((rc = fgl_split_nodes_random(&sc->node[i], train, val, seed * 7919u + (uint64_t)i)))
+            rc = fgl_error_set(err, rc, "%s: cannot split client %d's nodes", full->name, i);
+        if (rc) goto done;
+    }
+done:
+    FGL_FREE(part);
+    if (rc) {
+        sc->n_clients = k; /* free what exists */
+        fgl_scenario_free(sc);
+    }
+    return rc;
+}
+
+static int fgl__scenario_graph_alloc(fgl_scenario *sc, int k, int how, fgl_error *err) {
+    int i;
+    memset(sc, 0, sizeof *sc);
+    sc->task = FGL_TASK_GRAPH;
+    sc->how = how;
+    sc->edge_cut = -1;
+    sc->graphs = (fgl_graph_set *)FGL_MALLOC(sizeof(fgl_graph_set) * (size_t)FGL__MAX(k, 1));
+    if (!sc->graphs) return fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+    for (i = 0; i < k; i++) fgl_graph_set_init(&sc->graphs[i]);
+    sc->n_clients = k;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int how, int k, double alpha,
+                               int min_per_client, double train, double val, uint64_t seed, fgl_error *err) {
+    int n = full->n_graphs, i, rc;
+    int *client_of = NULL;
+    fgl_index_lists lists;
+    memset(&lists, 0, sizeof lists);
+    if (how == FGL_PART_NONE) k = 1;
+    if (how != FGL_PART_DIRICHLET && how != FGL_PART_IID && how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, iid, none)", fgl_part_name(how));
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
+    if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
+    if ((rc = fgl__scenario_graph_alloc(sc, k, how, err))) return rc;
+    client_of = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!client_of) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+        goto done;
+    }
+    if (how == FGL_PART_NONE) memset(client_of, 0, sizeof(int) * (size_t)n);
+    else if (how == FGL_PART_IID) rc = fgl_split_iid(n, k, seed, client_of, err);
+    else rc = fgl_split_dirichlet(full->y, n, full->n_classes, k, alpha, min_per_client, seed, client_of, err);
+    if (rc) goto done;
+    if ((rc = fgl_index_lists_from_assign(client_of, n, k, &lists, err))) goto done;
+    for (i = 0; i < k && !rc; i++) {
+        fgl_graph_set *g = &sc->graphs[i];
+        rc = fgl_graph_set_subset(full, lists.idx + lists.ptr[i], lists.ptr[i + 1] - lists.ptr[i], g, err);
+        if (!rc) {
+            snprintf(g->name, sizeof g->name, "%.40s#%d", full->name, i);
+            rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i);
+            if (rc) fgl_error_set(err, rc, "%s: cannot split client %d's graphs", full->name, i);
+        }
+    }
+done:
+    fgl_index_lists_free(&lists);
+    FGL_FREE(client_of);
+    if (rc) fgl_scenario_free(sc);
+    return rc;
+}
+
+FGLDEF int fgl_scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets, int n, double train, double val,
+                                    uint64_t seed, fgl_error *err) {
+    int i, rc, *ids;
+    if (n < 1) return fgl_error_set(err, FGL_ERR_ARG, "per-dataset split: no datasets");
+    if ((rc = fgl__scenario_graph_alloc(sc, n, FGL_PART_PER_DATASET, err))) return rc;
+    for (i = 0; i < n && !rc; i++) {
+        int j;
+        if (!sets[i].x) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", sets[i].name);
+            break;
+        }
+        ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(sets[i].n_graphs, 1));
+        if (!ids) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+            break;
+        }
+        for (j = 0; j < sets[i].n_graphs; j++) ids[j] = j;
+        rc = fgl_graph_set_subset(&sets[i], ids, sets[i].n_graphs, &sc->graphs[i], err);
+        FGL_FREE(ids);
+        if (!rc) {
+            memcpy(sc->graphs[i].name, sets[i].name, sizeof sc->graphs[i].name);
+            if ((rc = fgl_split_graphs_stratified(&sc->graphs[i], train, val, seed)))
+                fgl_error_set(err, rc, "%s: cannot split its graphs", sets[i].name);
+        }
+    }
+    if (rc) fgl_scenario_free(sc);
+    return rc;
+}
+
+FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+    int i;
+    for (i = 0; i < sc->n_clients; i++) {
+        out[i].spec = *tmpl;
+        out[i].node = sc->node ? &sc->node[i] : NULL;
+        out[i].graphs = sc->graphs ? &sc->graphs[i] : NULL;
+        out[i].spec.task = sc->task;
+        out[i].spec.in_dim = sc->node ? sc->node[i].n_feat : sc->graphs[i].n_feat;
+        out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
+    }
+}
+
+/* --- registry ------------------------------------------------------------------------ */
+
+static const fgl_algo *const fgl__registry[] = {
+    &fgl__algo_local, &fgl__algo_fedavg, &fgl__algo_fedprox, &fgl__algo_fedper, &fgl__algo_fedstar,
+    &fgl__algo_fedpub};
+
+FGLDEF int fgl_algo_count(void) { return (int)(sizeof fgl__registry / sizeof fgl__registry[0]); }
+
+FGLDEF const fgl_algo *fgl_algo_at(int i) { return i >= 0 && i < fgl_algo_count() ? fgl__registry[i] : NULL; }
+
+FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
+    int i;
+    for (i = 0; name && i < fgl_algo_count(); i++)
+        if (strcmp(fgl__registry[i]->name, name) == 0) return fgl__registry[i];
+    return NULL;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_IMPLEMENTATION */

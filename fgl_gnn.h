@@ -176,6 +176,11 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err);
 FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
 
+/* FedStar's structure embedding of every node of a graph set: s->pe =
+ * [DSE | RWSE] (k_dse + k_rwse columns; ALGORITHMS.md: 16 + 16), computed
+ * once on the set's block-diagonal adjacency. */
+FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err);
+
 /* GPFL's server model: a dense 2-layer graph auto-encoder,
  * H = ReLU(LayerNorm(A_hat X W1 + b1)), Z = A_hat H W2 + b2, logits Z Z^T. */
 typedef struct fgl_gae {
@@ -1037,6 +1042,39 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
     rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, err);
     if (!rc) rc = fgl_model_read(m, &r, err);
     FGL_FREE(data);
+    return rc;
+}
+
+/* --- structure encodings ----------------------------------------------------------- */
+
+FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err) {
+    size_t n = (size_t)s->n_nodes, i;
+    int w = k_dse + k_rwse, rc = FGL_OK, j;
+    float *dse, *rwse, *pe;
+    if (k_dse < 0 || k_rwse < 0 || w <= 0) return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
+    dse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_dse, 1));
+    rwse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_rwse, 1));
+    pe = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)w, 1));
+    if (!dse || !rwse || !pe) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory for structure encodings", s->name);
+        goto done;
+    }
+    if ((k_dse && (rc = fgl_dse(&s->adj, k_dse, dse))) || (k_rwse && (rc = fgl_rwse(&s->adj, k_rwse, rwse)))) {
+        fgl_error_set(err, rc, "%s: structure encodings failed (%s)", s->name, fgl_result_name(rc));
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < k_dse; j++) pe[i * w + j] = dse[i * k_dse + j];
+        for (j = 0; j < k_rwse; j++) pe[i * w + k_dse + j] = rwse[i * k_rwse + j];
+    }
+    FGL_FREE(s->pe);
+    s->pe = pe;
+    s->n_pe = w;
+    pe = NULL;
+done:
+    FGL_FREE(dse);
+    FGL_FREE(rwse);
+    FGL_FREE(pe);
     return rc;
 }
 

@@ -1,0 +1,698 @@
+/* fglrun - run any federated algorithm on any dataset and split.
+ *
+ *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]
+ *          [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]
+ *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]
+ *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
+ *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
+ *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
+ *          [--lcc] [--eval train|download] [--min-per-client N] [--data-dir DIR]
+ *
+ * With no arguments it runs the embedded default: a synthetic federated
+ * node-classification benchmark (planted communities with different label
+ * mixes, 10 clients) with several algorithms side by side, and prints a
+ * table. Named datasets are read from $FGL_DATA (default ../shared/data):
+ * node/NAME (node classification) or tu/NAME (graph classification); a
+ * comma list gives one dataset per client. `fglrun --help` lists
+ * everything, `fglrun --algo NAME --help` that algorithm's parameters.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define FGL_IMPLEMENTATION
+#include "fgl_fed.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define MAX_ITEMS 32
+
+typedef struct options {
+    char algos[MAX_ITEMS][32];
+    int n_algos;
+    char data[MAX_ITEMS][64];
+    int n_data;
+    int task;            /* -1: from the data */
+    int split;           /* -1: the protocol's default */
+    int public_split;
+    int clients;         /* 0: default */
+    double alpha;
+    int arch;            /* -1: default */
+    int rounds, local_epochs, batch, hidden, threads, seeds, min_per_client;
+    double lr, wd, frac;
+    uint64_t seed, split_seed;
+    int split_seed_set;
+    char sets[MAX_ITEMS][128];
+    int n_sets;
+    const char *out_dir, *checkpoint;
+    int info, json, quiet, lcc, eval_point;   /* eval_point: -1 protocol default, 0 download, 1 train */
+    const char *data_dir;
+} options;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]\n"
+            "              [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]\n"
+            "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]\n"
+            "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
+            "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
+            "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
+            "              [--lcc] [--eval train|download] [--min-per-client N] [--data-dir DIR]\n"
+            "\n"
+            "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
+            "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
+            "Algorithms:");
+    {
+        int i;
+        for (i = 0; i < fgl_algo_count(); i++) fprintf(f, " %s", fgl_algo_at(i)->name);
+    }
+    fprintf(f, "\n`fglrun --algo NAME --help` lists an algorithm's --set parameters.\n");
+}
+
+static int bad(const char *fmt, const char *a) {
+    fprintf(stderr, "fglrun: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return 2;
+}
+
+static int split_list(const char *s, char out[][64], int max, size_t width) {
+    int n = 0;
+    while (*s && n < max) {
+        size_t len = strcspn(s, ",");
+        if (len == 0 || len >= width) return -1;
+        memcpy(out[n], s, len);
+        out[n][len] = 0;
+        n++;
+        s += len;
+        if (*s == ',') s++;
+    }
+    return *s ? -1 : n;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *v) {
+    char *end;
+    long x;
+    errno = 0;
+    x = strtol(s, &end, 10);
+    if (end == s || *end || errno || x < lo || x > hi) return 0;
+    *v = (int)x;
+    return 1;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *v) {
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || *end || !(x >= lo && x <= hi)) return 0;
+    *v = x;
+    return 1;
+}
+
+static void print_algo_help(const fgl_algo *a) {
+    int i;
+    printf("%s: %s\nparameters (--set key=value):\n", a->name, a->summary);
+    for (i = 0; i < a->n_params; i++) {
+        const fgl_algo_param *p = &a->params[i];
+        if (p->type == FGL_PARAM_GROUPS) {
+            char buf[128];
+            fgl_groups_format((unsigned)p->def, buf, sizeof buf);
+            printf("  %-18s %-10s %s\n", p->name, buf, p->help);
+        } else {
+            printf("  %-18s %-10g %s\n", p->name, p->def, p->help);
+        }
+    }
+    if (!a->n_params) printf("  (none)\n");
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+    int i;
+    char tmp[MAX_ITEMS][64];
+    memset(o, 0, sizeof *o);
+    o->task = o->split = o->arch = -1;
+    o->alpha = 0.5;
+    o->rounds = o->local_epochs = o->batch = o->hidden = -1;
+    o->lr = o->wd = -1;
+    o->frac = 1.0;
+    o->seed = 1;
+    o->seeds = 1;
+    o->min_per_client = 10;
+    o->eval_point = -1;
+    o->data_dir = getenv("FGL_DATA");
+    if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int k;
+#define NEED_VALUE() \
+    if (!v) return bad("%s needs a value", a); \
+    i++
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            if (o->n_algos == 1 && fgl_algo_find(o->algos[0])) print_algo_help(fgl_algo_find(o->algos[0]));
+            else usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--algo")) {
+            NEED_VALUE();
+            if ((o->n_algos = split_list(v, tmp, MAX_ITEMS, 32)) <= 0) return bad("bad --algo list '%s'", v);
+            for (k = 0; k < o->n_algos; k++) {
+                if (!fgl_algo_find(tmp[k])) return bad("unknown algorithm '%s'", tmp[k]);
+                strcpy(o->algos[k], tmp[k]);
+            }
+        } else if (!strcmp(a, "--data")) {
+            NEED_VALUE();
+            if ((o->n_data = split_list(v, o->data, MAX_ITEMS, 64)) <= 0) return bad("bad --data list '%s'", v);
+        } else if (!strcmp(a, "--task")) {
+            NEED_VALUE();
+            if (!strcmp(v, "node")) o->task = FGL_TASK_NODE;
+            else if (!strcmp(v, "graph")) o->task = FGL_TASK_GRAPH;
+            else return bad("--task is node or graph, not '%s'", v);
+        } else if (!strcmp(a, "--split")) {
+            NEED_VALUE();
+            if (!strcmp(v, "public")) {
+                o->public_split = 1;
+                o->split = FGL_PART_NONE;
+            } else if ((o->split = fgl_part_from_name(v)) < 0) {
+                return bad("unknown split '%s'", v);
+            }
+        } else if (!strcmp(a, "--clients")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 100000, &o->clients)) return bad("--clients needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--alpha")) {
+            NEED_VALUE();
+            if (!parse_double(v, 1e-6, 1e9, &o->alpha)) return bad("--alpha needs a positive number, not '%s'", v);
+        } else if (!strcmp(a, "--model")) {
+            NEED_VALUE();
+            if ((o->arch = fgl_arch_from_name(v)) < 0 || o->arch == FGL_ARCH_FEDSTAR) return bad("unknown model '%s'", v);
+        } else if (!strcmp(a, "--rounds")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 1000000, &o->rounds)) return bad("--rounds needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--local-epochs")) {
+            NEED_VALUE();
+            if (!parse_int(v, 0, 100000, &o->local_epochs)) return bad("--local-epochs needs an integer >= 0, not '%s'", v);
+        } else if (!strcmp(a, "--batch")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 100000000, &o->batch)) return bad("--batch needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--hidden")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 1000000, &o->hidden)) return bad("--hidden needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--lr")) {
+            NEED_VALUE();
+            if (!parse_double(v, 0, 1e6, &o->lr)) return bad("--lr needs a number >= 0, not '%s'", v);
+        } else if (!strcmp(a, "--wd")) {
+            NEED_VALUE();
+            if (!parse_double(v, 0, 1e6, &o->wd)) return bad("--wd needs a number >= 0, not '%s'", v);
+        } else if (!strcmp(a, "--frac")) {
+            NEED_VALUE();
+            if (!parse_double(v, 1e-9, 1, &o->frac)) return bad("--frac needs a number in (0, 1], not '%s'", v);
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--split-seed")) {
+            int s;
+            NEED_VALUE();
+            if (!parse_int(v, 0, 2147483647, &s)) return bad("a seed is an integer >= 0, not '%s'", v);
+            if (!strcmp(a, "--seed")) o->seed = (uint64_t)s;
+            else {
+                o->split_seed = (uint64_t)s;
+                o->split_seed_set = 1;
+            }
+        } else if (!strcmp(a, "--seeds")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 1000, &o->seeds)) return bad("--seeds needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--threads")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 1024, &o->threads)) return bad("--threads needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--min-per-client")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, 1000000, &o->min_per_client)) return bad("--min-per-client needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--set")) {
+            NEED_VALUE();
+            if (!strchr(v, '=') || o->n_sets == MAX_ITEMS || strlen(v) >= sizeof o->sets[0]) return bad("--set takes key=value, not '%s'", v);
+            strcpy(o->sets[o->n_sets++], v);
+        } else if (!strcmp(a, "--out")) {
+            NEED_VALUE();
+            o->out_dir = v;
+        } else if (!strcmp(a, "--checkpoint")) {
+            NEED_VALUE();
+            o->checkpoint = v;
+        } else if (!strcmp(a, "--data-dir")) {
+            NEED_VALUE();
+            o->data_dir = v;
+        } else if (!strcmp(a, "--lcc")) {
+            o->lcc = 1;
+        } else if (!strcmp(a, "--eval")) {
+            NEED_VALUE();
+            if (!strcmp(v, "train")) o->eval_point = 1;
+            else if (!strcmp(v, "download")) o->eval_point = 0;
+            else return bad("--eval is train or download, not '%s'", v);
+        } else if (!strcmp(a, "--info")) {
+            o->info = 1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = 1;
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else {
+            return bad("unknown option '%s'", a);
+        }
+#undef NEED_VALUE
+    }
+    return 0;
+}
+
+/* --- data ------------------------------------------------------------------------------ */
+
+typedef struct dataset {
+    int task;
+    fgl_node_data node;
+    fgl_graph_set sets[MAX_ITEMS];
+    int n_sets;
+    char label[256];
+    const char *feature_note;
+} dataset;
+
+static int file_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int load_data(const options *o, dataset *ds, fgl_error *err) {
+    int i;
+    char path[1024];
+    memset(ds, 0, sizeof *ds);
+    fgl_node_data_init(&ds->node);
+    if (o->n_data == 0 || (o->n_data == 1 && !strcmp(o->data[0], "synthetic"))) {
+        ds->task = o->task >= 0 ? o->task : FGL_TASK_NODE;
+        if (ds->task == FGL_TASK_NODE) {
+            fgl_synth_node_config cfg = fgl_synth_node_default();
+            snprintf(ds->label, sizeof ds->label, "synthetic");
+            return fgl_synth_node(&cfg, o->split_seed, &ds->node, NULL, err);
+        } else {
+            fgl_synth_graphs_config cfg = fgl_synth_graphs_default();
+            int rc = fgl_synth_graphs(&cfg, o->split_seed, &ds->sets[0], err);
+            snprintf(ds->label, sizeof ds->label, "synthetic");
+            ds->n_sets = 1;
+            if (rc) return rc;
+            if ((rc = fgl_graph_set_features(&ds->sets[0], FGL_FEAT_NODE_LABELS, 0, err))) return rc;
+            return fgl_structure_encodings(&ds->sets[0], 16, 16, err);
+        }
+    }
+    for (i = 0; i < o->n_data; i++) {
+        const char *name = o->data[i];
+        snprintf(path, sizeof path, "%s/node/%s/%s.edges", o->data_dir, name, name);
+        if (file_exists(path)) {
+            if (o->n_data > 1) return fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time", name);
+            if (o->task == FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", name);
+            ds->task = FGL_TASK_NODE;
+            snprintf(path, sizeof path, "%s/node/%s", o->data_dir, name);
+            if (fgl_load_node(path, name, &ds->node, err)) return err->code;
+            if (o->lcc) { /* FED-PUB's code keeps the largest connected component */
+                fgl_node_data lcc;
+                int rc;
+                fgl_node_data_init(&lcc);
+                if ((rc = fgl_node_data_largest_component(&ds->node, &lcc, err))) return rc;
+                fgl_node_data_free(&ds->node);
+                ds->node = lcc;
+            }
+            /* ALGORITHMS.md: row-normalised features; count features (CS)
+             * are binarised first, the usual practice. */
+            {
+                int counts = 0, k;
+                if (ds->node.x_sparse.rows && ds->node.x_sparse.values)
+                    for (k = 0; k < ds->node.x_sparse.nnz && !counts; k++) counts = ds->node.x_sparse.values[k] > 1;
+                if (ds->node.x.data)
+                    for (k = 0; k < ds->node.n_nodes * ds->node.n_feat && !counts; k++) counts = ds->node.x.data[k] > 1;
+                if (counts) fgl_node_data_binarize_features(&ds->node);
+                fgl_node_data_normalize_features(&ds->node);
+                ds->feature_note = counts ? "binarised, row-normalised" : "row-normalised";
+            }
+            snprintf(ds->label, sizeof ds->label, "%s", name);
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/tu/%s", o->data_dir, name);
+        if (!file_exists(path))
+            return fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA)", name,
+                                 o->data_dir, name, o->data_dir, name);
+        if (o->task == FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "%s is a graph-classification dataset", name);
+        ds->task = FGL_TASK_GRAPH;
+        fgl_graph_set_init(&ds->sets[ds->n_sets]);
+        if (fgl_load_tu(path, name, &ds->sets[ds->n_sets], err)) return err->code;
+        {
+            fgl_graph_set *s = &ds->sets[ds->n_sets++];
+            int rc;
+            /* one-hot node labels; a dataset without them (IMDB) gets one-hot degree */
+            if (s->node_labels) rc = fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err);
+            else rc = fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
+            if (rc || (rc = fgl_structure_encodings(s, 16, 16, err))) return rc;
+        }
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", i ? "," : "", name);
+    }
+    return FGL_OK;
+}
+
+static void free_data(dataset *ds) {
+    int i;
+    fgl_node_data_free(&ds->node);
+    for (i = 0; i < ds->n_sets; i++) fgl_graph_set_free(&ds->sets[i]);
+}
+
+static int make_scenario(const options *o, dataset *ds, int *split, int *clients, fgl_scenario *sc, fgl_error *err) {
+    if (ds->task == FGL_TASK_NODE) {
+        if (*split < 0) *split = FGL_PART_METIS;
+        if (*clients <= 0) *clients = *split == FGL_PART_OVERLAP ? 10 : 5;
+        if (o->public_split && !ds->node.split)
+            return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
+        return fgl_scenario_subgraphs(sc, &ds->node, *split, *clients, 0.2, 0.4, o->split_seed, err);
+    }
+    if (ds->n_sets > 1 || *split == FGL_PART_PER_DATASET) {
+        *split = FGL_PART_PER_DATASET;
+        *clients = ds->n_sets;
+        return fgl_scenario_per_dataset(sc, ds->sets, ds->n_sets, 0.8, 0.1, o->split_seed, err);
+    }
+    if (*split < 0) *split = FGL_PART_DIRICHLET;
+    if (*clients <= 0) *clients = 10;
+    return fgl_scenario_graphs(sc, &ds->sets[0], *split, *clients, o->alpha, o->min_per_client, 0.8, 0.1,
+                               o->split_seed, err);
+}
+
+static void print_info(const dataset *ds, const fgl_scenario *sc, int split) {
+    int i;
+    printf("{\"data\": \"%s\", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->label,
+           ds->task == FGL_TASK_NODE ? "node" : "graph", fgl_part_name(split), sc->n_clients);
+    if (ds->task == FGL_TASK_NODE) {
+        printf(", \"nodes\": %d, \"edges\": %d, \"features\": %d, \"classes\": %d, \"features_prep\": \"%s\"",
+               ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes,
+               ds->feature_note ? ds->feature_note : "as generated");
+        if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
+    } else {
+        long graphs = 0, edges = 0;
+        for (i = 0; i < ds->n_sets; i++) {
+            graphs += ds->sets[i].n_graphs;
+            edges += fgl_graph_num_edges(&ds->sets[i].adj);
+        }
+        printf(", \"graphs\": %ld, \"edges\": %ld", graphs, edges);
+    }
+    printf(", \"per_client\": [");
+    for (i = 0; i < sc->n_clients; i++) {
+        if (sc->node) {
+            const fgl_node_data *d = &sc->node[i];
+            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d}", i ? ", " : "", d->n_nodes,
+                   fgl_graph_num_edges(&d->adj), fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
+        } else {
+            const fgl_graph_set *g = &sc->graphs[i];
+            int c, *counts = (int *)calloc((size_t)(g->n_classes > 0 ? g->n_classes : 1), sizeof(int));
+            for (c = 0; c < g->n_graphs; c++) counts[g->y[c]]++;
+            printf("%s{\"name\": \"%s\", \"graphs\": %d, \"nodes\": %d, \"features\": %d, \"classes\": %d, \"train\": %d, "
+                   "\"val\": %d, \"test\": %d, \"label_counts\": [", i ? ", " : "", g->name, g->n_graphs, g->n_nodes,
+                   g->n_feat, g->n_classes, fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_TRAIN, NULL),
+                   fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_VAL, NULL),
+                   fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_TEST, NULL));
+            for (c = 0; c < g->n_classes; c++) printf("%s%d", c ? ", " : "", counts[c]);
+            printf("]}");
+            free(counts);
+        }
+    }
+    printf("]}\n");
+}
+
+/* --- outputs ---------------------------------------------------------------------------- */
+
+static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run) {
+    char path[1024];
+    FILE *f;
+    int r, i;
+    snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", dir, algo, (unsigned long long)seed);
+    if (!(f = fopen(path, "w"))) {
+        fprintf(stderr, "fglrun: cannot write %s\n", path);
+        return;
+    }
+    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down\n");
+    for (r = 0; r < run->round; r++)
+        for (i = 0; i < run->n_clients; i++) {
+            size_t k = (size_t)r * run->n_clients + i;
+            fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, i, run->client_loss[k], run->client_val[k],
+                    run->client_test[k], run->client_up[k], run->client_down[k]);
+        }
+    fclose(f);
+}
+
+/* The algorithm's client-to-client matrix as CSV and as an SVG heatmap. */
+static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run) {
+    const float *m = run->algo->client_matrix ? run->algo->client_matrix(run) : NULL;
+    char path[1024];
+    FILE *f;
+    int K = run->n_clients, i, j, cell = K <= 20 ? 24 : K <= 50 ? 12 : 6, pad = 40;
+    float lo = 1e30f, hi = -1e30f;
+    if (!m) return;
+    snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.csv", dir, algo, (unsigned long long)seed);
+    if ((f = fopen(path, "w"))) {
+        for (i = 0; i < K; i++)
+            for (j = 0; j < K; j++) fprintf(f, "%.6g%c", m[i * K + j], j + 1 < K ? ',' : '\n');
+        fclose(f);
+    }
+    for (i = 0; i < K * K; i++) {
+        lo = m[i] < lo ? m[i] : lo;
+        hi = m[i] > hi ? m[i] : hi;
+    }
+    snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.svg", dir, algo, (unsigned long long)seed);
+    if (!(f = fopen(path, "w"))) return;
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+               "font-size=\"10\">\n", pad + K * cell + 10, pad + K * cell + 30);
+    fprintf(f, "<text x=\"%d\" y=\"14\">%s: client-to-client weights after round %d (row i: client i's "
+               "aggregation; white %.3g, dark %.3g)</text>\n", pad, algo, run->round, lo, hi);
+    for (i = 0; i < K; i++) {
+        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", pad - 4, pad + i * cell + cell / 2 + 4, i);
+        for (j = 0; j < K; j++) {
+            double t = hi > lo ? (m[i * K + j] - lo) / (hi - lo) : 0;
+            int r = (int)(255 - 215 * t), g = (int)(255 - 165 * t), b = (int)(255 - 75 * t);
+            fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"><title>%d-%d: %.4g</title></rect>\n",
+                    pad + j * cell, pad + i * cell, cell, cell, r, g, b, i, j, m[i * K + j]);
+        }
+    }
+    fprintf(f, "</svg>\n");
+    fclose(f);
+}
+
+/* --- running --------------------------------------------------------------------------- */
+
+typedef struct result {
+    double best[1000], last[1000], secs[1000];
+    size_t up, down;
+    int rejected, n;
+    char report[512];
+} result;
+
+static void mean_std(const double *x, int n, double *mean, double *sd) {
+    double s = 0, q = 0;
+    int i;
+    for (i = 0; i < n; i++) s += x[i];
+    *mean = n ? s / n : 0;
+    for (i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
+    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+}
+
+static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_client_data *cd, int K, int task,
+                   result *res, int idx) {
+    const fgl_algo *algo = fgl_algo_find(algo_name);
+    fgl_fed_config cfg = fgl_fed_config_default(task);
+    fgl_run run;
+    fgl_error err;
+    fgl_run_summary s;
+    int r, k, tty = !o->quiet && isatty(2);
+    if (o->rounds > 0) cfg.rounds = o->rounds;
+    if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
+    if (o->batch > 0) cfg.batch_size = o->batch;
+    if (o->lr >= 0) cfg.optim.lr = (float)o->lr;
+    if (o->wd >= 0) cfg.optim.weight_decay = (float)o->wd;
+    cfg.frac = (float)o->frac;
+    cfg.seed = seed;
+    cfg.threads = o->threads;
+    if (o->eval_point >= 0) cfg.eval_after_train = o->eval_point;
+    if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
+        fprintf(stderr, "fglrun: %s\n", err.msg);
+        return 1;
+    }
+    for (k = 0; k < o->n_sets; k++) {
+        char key[128], *eq;
+        strcpy(key, o->sets[k]);
+        eq = strchr(key, '=');
+        *eq = 0;
+        if (fgl_run_set(&run, key, eq + 1, &err)) {
+            if (o->n_algos > 1 && err.code == FGL_ERR_ARG && strstr(err.msg, "has no parameter")) continue;
+            fprintf(stderr, "fglrun: %s\n", err.msg);
+            fgl_run_free(&run);
+            return 2;
+        }
+    }
+    if (o->checkpoint && file_exists(o->checkpoint)) {
+        if (fgl_run_load(&run, o->checkpoint, &err)) {
+            fprintf(stderr, "fglrun: %s\n", err.msg);
+            fgl_run_free(&run);
+            return 1;
+        }
+        if (!o->quiet) fprintf(stderr, "fglrun: resumed %s at round %d\n", o->checkpoint, run.round);
+    }
+    for (r = run.round; r < cfg.rounds; r++) {
+        if (fgl_run_round(&run)) {
+            fprintf(stderr, "\nfglrun: %s, round %d: %s\n", algo->name, r + 1, run.err.msg);
+            fgl_run_free(&run);
+            return 1;
+        }
+        if (o->checkpoint && fgl_run_save(&run, o->checkpoint, &err)) fprintf(stderr, "fglrun: %s\n", err.msg);
+        if (tty) {
+            const fgl_round_stats *st = &run.stats[r];
+            int w = 30, done = (r + 1) * w / cfg.rounds, q;
+            fprintf(stderr, "\r%-10s seed %-3llu [", algo->name, (unsigned long long)seed);
+            for (q = 0; q < w; q++) fputc(q < done ? '#' : '.', stderr);
+            fprintf(stderr, "] %d/%d val %.3f test %.3f ", r + 1, cfg.rounds, st->val_acc, st->test_acc);
+        }
+    }
+    if (tty) fprintf(stderr, "\r%*s\r", 100, "");
+    fgl_run_summarize(&run, &s);
+    res->best[idx] = s.best_test;
+    res->last[idx] = s.last_test;
+    res->secs[idx] = s.seconds;
+    res->up += s.bytes_up;
+    res->down += s.bytes_down;
+    res->rejected += s.rejected;
+    res->n = idx + 1;
+    res->report[0] = 0;
+    if (algo->report) algo->report(&run, res->report, sizeof res->report);
+    if (o->out_dir) {
+        write_round_csv(o->out_dir, algo->name, seed, &run);
+        write_matrix(o->out_dir, algo->name, seed, &run);
+    }
+    if (!o->quiet && !o->json && o->seeds > 1)
+        printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", algo->name,
+               (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
+    fgl_run_free(&run);
+    return 0;
+}
+
+static void json_result(FILE *f, const options *o, const char *algo, const dataset *ds, int split, int K, int rounds,
+                        const result *res) {
+    double bm, bs, lm, ls, sm, ss;
+    int i;
+    mean_std(res->best, res->n, &bm, &bs);
+    mean_std(res->last, res->n, &lm, &ls);
+    mean_std(res->secs, res->n, &sm, &ss);
+    fprintf(f, "{\"algo\": \"%s\", \"data\": \"%s\", \"split\": \"%s\", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, "
+               "\"seed\": %llu, \"split_seed\": %llu, \"test_acc_mean\": %.6f, \"test_acc_std\": %.6f, "
+               "\"selection\": \"best_val\", \"last_acc_mean\": %.6f, \"last_acc_std\": %.6f, \"test_acc\": [",
+            algo, ds->label, o->public_split ? "public" : fgl_part_name(split), K, rounds, res->n,
+            (unsigned long long)o->seed, (unsigned long long)o->split_seed, bm, bs, lm, ls);
+    for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", res->best[i]);
+    fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f",
+            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm);
+    if (res->report[0]) fprintf(f, ", %s", res->report);
+    fprintf(f, "}");
+}
+
+int main(int argc, char **argv) {
+    options o;
+    dataset ds;
+    fgl_scenario sc;
+    fgl_client_data *cd;
+    fgl_model_spec tmpl;
+    fgl_error err;
+    result *res;
+    int rc = parse_args(argc, argv, &o), a, s, split, K, rounds;
+    static const char *default_algos[] = {"local", "fedavg", "fedper", "fedpub"};
+    if (rc) return rc == 1 ? 0 : rc;
+    if (o.n_algos == 0) { /* the embedded default: several algorithms side by side */
+        int n = (int)(sizeof default_algos / sizeof default_algos[0]);
+        if (o.n_data > 0 || o.task == FGL_TASK_GRAPH) n = 3; /* fedpub is node-only */
+        for (a = 0; a < n; a++) strcpy(o.algos[a], default_algos[a]);
+        o.n_algos = n;
+        if (o.n_data == 0 && o.rounds < 0) o.rounds = 50;
+        if (o.n_data == 0 && o.clients <= 0) o.clients = 10;
+    }
+    if (!o.split_seed_set) o.split_seed = 1234;
+#ifdef _OPENMP
+    if (o.threads > 0) omp_set_num_threads(o.threads);
+#endif
+    if (load_data(&o, &ds, &err)) {
+        fprintf(stderr, "fglrun: %s\n", err.msg);
+        free_data(&ds);
+        return 1;
+    }
+    split = o.split;
+    K = o.clients;
+    if (ds.n_sets > 1 && !o.split_seed_set) o.split_seed = 123; /* FedStar's fixed split seed */
+    if (make_scenario(&o, &ds, &split, &K, &sc, &err)) {
+        fprintf(stderr, "fglrun: %s\n", err.msg);
+        free_data(&ds);
+        return 1;
+    }
+    if (o.info) {
+        print_info(&ds, &sc, split);
+        fgl_scenario_free(&sc);
+        free_data(&ds);
+        return 0;
+    }
+    if (o.out_dir && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
+        return 1;
+    }
+    tmpl = fgl_model_spec_default(o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task, 1, 1);
+    if (o.hidden > 0) tmpl.hidden = o.hidden;
+    cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
+    res = (result *)calloc((size_t)o.n_algos, sizeof(result));
+    fgl_scenario_clients(&sc, &tmpl, cd);
+    rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
+    if (!o.quiet && !o.json)
+        printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s\n", ds.label,
+               ds.task == FGL_TASK_NODE ? "node classification" : "graph classification",
+               o.public_split ? "public" : fgl_part_name(split), sc.n_clients, rounds, o.seeds, o.seeds > 1 ? "s" : "");
+    for (a = 0; a < o.n_algos && !rc; a++)
+        for (s = 0; s < o.seeds && !rc; s++)
+            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &res[a], s);
+    if (!rc && !o.quiet) {
+        printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down", "seconds");
+        for (a = 0; a < o.n_algos; a++) {
+            double bm, bs, lm, ls, sm, ss;
+            mean_std(res[a].best, res[a].n, &bm, &bs);
+            mean_std(res[a].last, res[a].n, &lm, &ls);
+            mean_std(res[a].secs, res[a].n, &sm, &ss);
+            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f\n", o.algos[a], 100 * bm, 100 * bs,
+                   100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
+        }
+        printf("(mean +- std over %d seed%s of the mean client test accuracy, at the round of best mean validation "
+               "accuracy and at the last round)\n", o.seeds, o.seeds > 1 ? "s" : "");
+    }
+    if (!rc && (o.json || o.out_dir)) {
+        FILE *jf = NULL;
+        char path[1024];
+        if (o.out_dir) {
+            snprintf(path, sizeof path, "%s/result.json", o.out_dir);
+            jf = fopen(path, "w");
+        }
+        for (a = 0; a < o.n_algos; a++) {
+            if (o.json && o.n_algos == 1) json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
+            if (jf) {
+                fprintf(jf, a == 0 ? (o.n_algos > 1 ? "{\"runs\": [" : "") : ", ");
+                json_result(jf, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
+            }
+        }
+        if (o.json && o.n_algos > 1) {
+            printf("{\"runs\": [");
+            for (a = 0; a < o.n_algos; a++) {
+                if (a) printf(", ");
+                json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
+            }
+            printf("]}");
+        }
+        if (o.json) printf("\n");
+        if (jf) {
+            fprintf(jf, o.n_algos > 1 ? "]}\n" : "\n");
+            fclose(jf);
+        }
+    }
+    free(res);
+    free(cd);
+    fgl_scenario_free(&sc);
+    free_data(&ds);
+    return rc;
+}
