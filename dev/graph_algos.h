@@ -2309,6 +2309,10 @@ FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, cons
         return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: k = %d parts for %d nodes (need 1 <= k <= n)", k, n);
     if (!(o.imbalance >= 0) || o.n_init < 1 || o.refine_passes < 0 || o.n_cuts < 1 || o.coarsen_to < 0)
         return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: bad options");
+    rc = fgl_csr_validate(adj, err);
+    if (rc) return rc;
+    if (!fgl_graph_is_symmetric(adj))
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: the adjacency is not symmetric");
     if (k == 1 || n == 0) {
         for (i = 0; i < n; i++) part[i] = 0;
         return FGL_OK;

@@ -541,6 +541,16 @@ static void test_partition_planted_and_edge_cases(void) {
         FT_CHECK(fgl_partition_metis(&a, 1, 2, p2, &err) == FGL_OK && max_part_size(p2, n, 1, &bad) == n, "k = 1");
         FT_CHECK(fgl_partition_metis(&a, 0, 2, p2, &err) == FGL_ERR_ARG, "k = 0 accepted");
         FT_CHECK(fgl_partition_metis(&a, n + 1, 2, p2, &err) == FGL_ERR_ARG, "k > n accepted");
+        a.indices[0] = 2; /* row 0 now lists 1, 2 -> 2, 2: not strictly increasing */
+        FT_CHECK(fgl_partition_metis(&a, 3, 2, p2, &err) != FGL_OK, "broken CSR accepted");
+        a.indices[0] = 1;
+        {
+            fgl_csr t;
+            int d[2] = {0, 1};
+            fgl_csr_from_coo(3, 3, 1, d, d + 1, NULL, 0, &t, NULL); /* the single entry (0, 1) */
+            FT_CHECK(fgl_partition_metis(&t, 2, 1, p2, &err) == FGL_ERR_ARG, "asymmetric adjacency accepted");
+            fgl_csr_free(&t);
+        }
         fgl_csr_free(&a);
     }
     /* no edges at all */
