@@ -2004,11 +2004,22 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
     }
 }
 
+/* Algorithms under development in fragments (merged into this file when done);
+ * each defines FGL__DEV_ALGOS_x as a list of table addresses ending in a comma. */
+#include "dev/fed_algos_a.h"
+#include "dev/fed_algos_b.h"
+#ifndef FGL__DEV_ALGOS_A
+#define FGL__DEV_ALGOS_A
+#endif
+#ifndef FGL__DEV_ALGOS_B
+#define FGL__DEV_ALGOS_B
+#endif
+
 /* --- registry ------------------------------------------------------------------------ */
 
 static const fgl_algo *const fgl__registry[] = {
     &fgl__algo_local, &fgl__algo_fedavg, &fgl__algo_fedprox, &fgl__algo_fedper, &fgl__algo_fedstar,
-    &fgl__algo_fedpub};
+    FGL__DEV_ALGOS_A FGL__DEV_ALGOS_B &fgl__algo_fedpub};
 
 FGLDEF int fgl_algo_count(void) { return (int)(sizeof fgl__registry / sizeof fgl__registry[0]); }
 
