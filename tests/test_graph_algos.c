@@ -558,6 +558,39 @@ static void test_partition_planted_and_edge_cases(void) {
     FT_CHECK(fgl_partition_metis(&a, 7, 1, part, NULL) == FGL_OK, "edgeless graph");
     FT_CHECK(max_part_size(part, 100, 7, &bad) <= balance_limit(100, 7) && !bad, "edgeless balance");
     fgl_csr_free(&a);
+    /* options: best of 3 runs (run 0 is the default run) and a tight balance */
+    {
+        fgl_synth_node_config c = fgl_synth_node_default();
+        fgl_node_data d;
+        fgl_partition_options o = fgl_partition_default();
+        int *p1, *p3;
+        long c1, c3;
+        c.n_nodes = 3000;
+        fgl_synth_node(&c, 5, &d, NULL, NULL);
+        p1 = (int *)malloc(sizeof(int) * 3000);
+        p3 = (int *)malloc(sizeof(int) * 3000);
+        fgl_partition_metis(&d.adj, 7, 9, p1, NULL);
+        o.n_cuts = 3;
+        FT_CHECK(fgl_partition_metis_ex(&d.adj, 7, 9, &o, p3, &err) == FGL_OK, "%s", err.msg);
+        c1 = fgl_edge_cut(&d.adj, p1);
+        c3 = fgl_edge_cut(&d.adj, p3);
+        FT_CHECK(c3 <= c1, "best of 3 runs (%ld) worse than the first run (%ld)", c3, c1);
+        o.n_cuts = 1;
+        o.imbalance = 0.0;
+        FT_CHECK(fgl_partition_metis_ex(&d.adj, 7, 9, &o, p3, &err) == FGL_OK, "%s", err.msg);
+        mx = max_part_size(p3, 3000, 7, &bad);
+        FT_CHECK(!bad && mx <= 429, "imbalance 0: largest part %d > ceil(3000/7) = 429", mx);
+        /* no slack leaves refinement almost no legal move: only ask for far
+         * better than random */
+        c3 = fgl_edge_cut(&d.adj, p3);
+        fgl_partition_random(3000, 7, 9, p1, NULL);
+        FT_CHECK(c3 < fgl_edge_cut(&d.adj, p1) / 2, "imbalance 0: cut %ld vs random %ld", c3, fgl_edge_cut(&d.adj, p1));
+        o.imbalance = -1;
+        FT_CHECK(fgl_partition_metis_ex(&d.adj, 7, 9, &o, p3, &err) == FGL_ERR_ARG, "negative imbalance accepted");
+        free(p1);
+        free(p3);
+        fgl_node_data_free(&d);
+    }
     /* random balanced partition */
     FT_CHECK(fgl_partition_random(1000, 7, 1, part, NULL) == FGL_OK, "random partition");
     FT_CHECK(max_part_size(part, 1000, 7, &bad) == 143 && !bad, "random partition sizes");
