@@ -360,6 +360,15 @@ typedef struct fgl_avg_config {
     float mu;
 } fgl_avg_config;
 
+/* Their server state (run->server): the global vector of the shared groups.
+ * Uploads carry part 0 = the client's shared parameters (packed in slice
+ * order), part 1 = its training-sample count. A new aggregation rule can copy
+ * the fedavg table and replace only `aggregate` (examples/custom_aggregator.c). */
+typedef struct fgl_avg_state {
+    size_t n;
+    float *global;
+} fgl_avg_state;
+
 /* FED-PUB. */
 typedef struct fgl_fedpub_config {
     float tau;          /* similarity sharpness: 3 disjoint, 5 overlapping */
@@ -1327,17 +1336,12 @@ static const fgl_algo fgl__algo_local = {
  * count; the server averages by count; FedProx adds mu (theta - theta_global)
  * to the gradient, the derivative of mu/2 ||theta - theta_global||^2. */
 
-typedef struct fgl__avg_state {
-    size_t n;
-    float *global;
-} fgl__avg_state;
-
 static int fgl__avg_init(fgl_run *run) {
     const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
-    fgl__avg_state *s;
+    fgl_avg_state *s;
     int i, rc;
     if ((rc = fgl_run_check_shared(run, cfg->share, &run->err))) return rc;
-    s = (fgl__avg_state *)FGL_MALLOC(sizeof *s);
+    s = (fgl_avg_state *)FGL_MALLOC(sizeof *s);
     if (!s) return FGL_ERR_NOMEM;
     s->n = fgl_params_count(&run->clients[0].model.params, cfg->share);
     s->global = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->n, 1));
@@ -1354,14 +1358,14 @@ static int fgl__avg_init(fgl_run *run) {
 }
 
 static void fgl__avg_destroy(fgl_run *run) {
-    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    fgl_avg_state *s = (fgl_avg_state *)run->server;
     if (s) FGL_FREE(s->global);
     FGL_FREE(s);
     run->server = NULL;
 }
 
 static int fgl__avg_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
-    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    fgl_avg_state *s = (fgl_avg_state *)run->server;
     float *p = fgl_msg_part(down, 0, s->n);
     (void)c;
     if (!p) return FGL_ERR_NOMEM;
@@ -1388,7 +1392,7 @@ static int fgl__avg_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
 }
 
 static int fgl__avg_aggregate(fgl_run *run) {
-    fgl__avg_state *s = (fgl__avg_state *)run->server;
+    fgl_avg_state *s = (fgl_avg_state *)run->server;
     int rc = fgl_run_weighted_mean(run, 0, 1, s->global, s->n);
     return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
 }

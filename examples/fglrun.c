@@ -64,6 +64,7 @@ static void usage(FILE *f) {
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--min-per-client N] [--data-dir DIR]\n"
             "\n"
+            "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
             "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
             "Algorithms:");
@@ -514,12 +515,19 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
         fprintf(stderr, "fglrun: %s\n", err.msg);
         return 1;
     }
-    for (k = 0; k < o->n_sets; k++) {
-        char key[128], *eq;
+    for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only */
+        char key[128], *eq, *dot, *name;
         strcpy(key, o->sets[k]);
         eq = strchr(key, '=');
         *eq = 0;
-        if (fgl_run_set(&run, key, eq + 1, &err)) {
+        name = key;
+        dot = strchr(key, '.');
+        if (dot) {
+            *dot = 0;
+            if (strcmp(key, algo->name) != 0) continue;
+            name = dot + 1;
+        }
+        if (fgl_run_set(&run, name, eq + 1, &err)) {
             if (o->n_algos > 1 && err.code == FGL_ERR_ARG && strstr(err.msg, "has no parameter")) continue;
             fprintf(stderr, "fglrun: %s\n", err.msg);
             fgl_run_free(&run);
