@@ -43,6 +43,8 @@
  *     it in reverse. Errors (shape mismatch, out of memory) are sticky: an op
  *     that fails returns NULL, later ops given NULL return NULL, and
  *     fgl_tape_backward() returns the first error with t->msg explaining it.
+ *     fgl_gradcheck_ex checks any graph's gradients by finite differences
+ *     with an error estimate of its own (tests/test_fgl_ops.c uses it).
  *   - fgl_params: one flat float buffer per model with a table of named slices
  *     carrying group tags; gradients mirror it; whole-set or per-group vector
  *     arithmetic; a versioned, checksummed save/load format.
@@ -1000,7 +1002,9 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
      * of k, so the threads need no barrier inside the product (each one
      * costs a scheduler time slice on a busy machine). Small m gets narrower
      * column groups so there are enough tiles to share. Re-packing B per row
-     * block costs about 1/FGL__MC of the multiply-adds it feeds. */
+     * block costs about 1/FGL__MC of the multiply-adds it feeds. Tiles are
+     * handed out dynamically: a thread the OS holds back delays one tile,
+     * not a fixed share. */
     enum { FGL__NG = 8 };
     int n_ic, n_jr, n_jg, tile, nthreads = 1;
     size_t abuf = (size_t)FGL__KC * FGL__MC, bbuf = (size_t)FGL__KC * FGL__NR * FGL__NG;
@@ -1027,7 +1031,7 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
         return;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(nthreads) if (nthreads > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
 #endif
     for (tile = 0; tile < n_ic * n_jg; tile++) {
         int ic = tile / n_jg, jg = tile % n_jg, t = 0;
