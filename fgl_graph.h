@@ -63,11 +63,13 @@
  *     FGL_ERR_IO      a required file is missing or unreadable (no line);
  *     FGL_ERR_PARSE   a token that is not the number expected;
  *     FGL_ERR_RANGE   an id, label or code outside its range;
+ *     FGL_ERR_NONFINITE  a value that is NaN or does not fit a float;
  *     FGL_ERR_FORMAT  a file shorter than its own header/structure says
  *                     (truncated), a missing value, an empty middle line,
- *                     graph ids out of order;
+ *                     graph ids out of order, an edge joining two TU
+ *                     graphs, a repeated LINQS id;
  *     FGL_ERR_SHAPE   counts that disagree between files or between rows;
- *     FGL_ERR_EMPTY   no nodes / no graphs.
+ *     FGL_ERR_EMPTY   no nodes / no graphs / no features.
  *   Choices: self loops in edge files are dropped, duplicate edges merged and
  *   every edge list symmetrised (graphs satisfy the contract above). TU
  *   edge and graph attribute/label files are ignored. TU graph labels and
@@ -1437,6 +1439,7 @@ static int fgl__gr_txt_open(fgl__gr_txt *t, const char *path, fgl_error *err) {
     t->buf = (char *)nb;
     t->p = t->buf;
     t->end = t->buf + len;
+    if (len >= 3 && nb[0] == 0xEF && nb[1] == 0xBB && nb[2] == 0xBF) t->p += 3; /* UTF-8 BOM */
     return FGL_OK;
 }
 

@@ -364,9 +364,9 @@ static void test_tu_small_valid(void) {
     FT_CHECK(fgl_graph_num_edges(&s.adj) == 3 && fgl_graph_set_validate(&s, &e) == FGL_OK, "3 edges");
     fgl_graph_set_free(&s);
 
-    /* CRLF, trailing blanks, blank lines at the end, self loops and repeated
+    /* a UTF-8 BOM, CRLF, trailing blanks, blank lines at the end, self loops and repeated
      * edges (IMDB lists every edge twice) load to the same set */
-    put_file("T_graph_indicator.txt", "1 \r\n1\t\r\n1\r\n2\r\n2\r\n3\r\n\r\n  \r\n");
+    put_file("T_graph_indicator.txt", "\xEF\xBB\xBF" "1 \r\n1\t\r\n1\r\n2\r\n2\r\n3\r\n\r\n  \r\n");
     put_file("T_A.txt", "1,2\n2, 1\n1, 1\n2 ,3\n3, 2\n2, 3\n3, 2\n4, 5\n5, 4\n5,4\n\n");
     FT_CHECK(fgl_load_tu(tmp_dir, "T", &s, &e) == FGL_OK, "%s", e.msg);
     FT_CHECK(s.n_nodes == 6 && fgl_graph_num_edges(&s.adj) == 3 && s.adj.nnz == 6, "dedup + self loop dropped");
