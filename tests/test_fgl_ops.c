@@ -1258,6 +1258,36 @@ static void test_null_propagation_and_backward_errors(void) {
     fgl_tape_free(&t);
 }
 
+static void test_leaves(void) {
+    float buf[6] = {1, 2, 3, 4, 5, 6};
+    fgl_tensor x = fgl_tensor_view(buf, 3, 2);
+    fgl_params ps;
+    fgl_tape t;
+    fgl_node *z, *c, *p;
+    int s;
+    fgl_params_init(&ps);
+    s = rnd(&ps, "w", 2, 2, -1, 1);
+    fgl_tape_init(&t);
+    z = fgl_op_zeros(&t, 4, 5);
+    FT_CHECK(z && z->rows == 4 && z->cols == 5 && !z->needs_grad && fgl_norm1(20, z->val) == 0, "zeros");
+    c = fgl_op_tensor(&t, &x);
+    FT_CHECK(c && c->val == buf && c->rows == 3 && c->cols == 2 && !c->needs_grad && c->grad == NULL,
+             "tensor: a view, no gradient");
+    p = fgl_op_param(&t, &ps, s);
+    FT_CHECK(p && p->val == ps.data && p->grad == ps.grad && p->needs_grad, "param: views into the set");
+    ps.slices[s].trainable = 0;
+    p = fgl_op_param(&t, &ps, s);
+    FT_CHECK(p && p->grad == NULL && !p->needs_grad, "frozen param: no gradient");
+    FT_CHECK(fgl_op_param(&t, &ps, 1) == NULL && t.err == FGL_ERR_ARG && strstr(t.msg, "param"), "missing slice: %s",
+             t.msg);
+    fgl_tape_reset(&t);
+    FT_CHECK(fgl_op_param(&t, &ps, -1) == NULL && t.err == FGL_ERR_ARG, "negative slice");
+    fgl_tape_reset(&t);
+    FT_CHECK(fgl_op_leaf(&t, buf, NULL, -1, 2) == NULL && t.err == FGL_ERR_SHAPE, "negative shape");
+    fgl_tape_free(&t);
+    fgl_params_free(&ps);
+}
+
 static void test_backward_accumulates(void) {
     /* gradients add up over backward passes until zeroed; a parameter used
      * twice gets both contributions */
@@ -1363,6 +1393,7 @@ int main(void) {
     FT_RUN(test_shape_errors);
     FT_RUN(test_range_errors);
     FT_RUN(test_null_propagation_and_backward_errors);
+    FT_RUN(test_leaves);
     FT_RUN(test_backward_accumulates);
     FT_RUN(test_tape_memory_reuse);
     return ft_finish();
