@@ -52,8 +52,16 @@
  *   - loaders: TU (fgl_load_tu), the node layout (fgl_load_node), LINQS
  *     .content/.cites (fgl_load_linqs), OGB-like CSV (fgl_load_csv); writers
  *     for the TU and node layouts.
- *   - generators, graph properties, partitioners (METIS-like, Louvain) and
- *     split algorithms: dev/graph_algos.h, included at the end of this file.
+ *   - generators (G(n,p), G(n,m), SBM, Barabasi-Albert, Watts-Strogatz,
+ *     configuration model) and two synthetic federated benchmarks (planted
+ *     communities with community-specific label mixes for node
+ *     classification; graph classes that differ in structure);
+ *   - graph properties (density, degree statistics, entropy, scale-free
+ *     exponent, closeness, clustering, homophily) and FedStar's DSE / RWSE
+ *     structure encodings;
+ *   - partitions: a multilevel k-way min-edge-cut partitioner in the METIS
+ *     style, Louvain communities, random balanced; federated splits:
+ *     FED-PUB's overlapping split, Dirichlet label skew, IID.
  *
  * LOADERS
  *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may
@@ -77,6 +85,28 @@
  *   node-layout labels are 0-based already (-1 = unknown), n_classes =
  *   max + 1. LINQS cites naming an id absent from .content are dropped and
  *   counted.
+ *
+ * GENERATORS, PROPERTIES, PARTITIONS
+ *   An undirected graph is a symmetric fgl_csr: n x n, sorted columns, no
+ *   duplicates, no self loops. Every function here reads only the structure
+ *   (indptr / indices); the values array is ignored, except by Louvain and
+ *   fgl_modularity, which use it as edge weights when it is present.
+ *   "Degree" is the number of neighbours. E is the number of undirected
+ *   edges (nnz / 2).
+ *   Every random function takes a uint64_t seed and draws from its own fgl_rng
+ *   stream(s): the same seed gives the same output (the generators also use
+ *   libm's log, so another libm could in rare cases round differently).
+ *
+ * EXAMPLE: FED-PUB's disjoint and overlapping splits of d (an fgl_node_data)
+ * and a Dirichlet label-skew split of a graph set s.
+ *       int *part = (int *)malloc(sizeof(int) * d.n_nodes);
+ *       fgl_partition_metis(&d.adj, 10, seed, part, &err);     // 10 disjoint clients
+ *       fgl_split_subgraphs(&d, part, 10, clients, &err);
+ *       fgl_index_lists l;
+ *       fgl_split_overlapping(&d.adj, 30, seed, &l, &err);     // 6 parts x 5 samples
+ *       fgl_split_node_lists(&d, l.ptr, l.idx, l.n_lists, clients30, &err);
+ *       fgl_index_lists_free(&l);
+ *       fgl_split_dirichlet(s.y, s.n_graphs, s.n_classes, 20, 0.5, 10, seed, client_of, &err);
  *
  * COMPILE-TIME OPTIONS: those of fgl.h (FGL_STATIC, FGL_MALLOC/REALLOC/FREE,
  *   FGL_ASSERT).
@@ -304,6 +334,267 @@ FGLDEF int fgl_load_linqs(const char *dir, const char *name, fgl_node_data *out,
  * node (-1 = unknown). out->name is left empty (set it yourself). */
 FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char *label_path,
                         fgl_node_data *out, fgl_error *err);
+
+
+/* ------------------------------------------------------------------------ */
+/* Random graph generators                                                  */
+/* ------------------------------------------------------------------------ */
+/* All return a symmetric fgl_csr (values NULL, no self loops, no duplicate
+ * edges) that the caller frees with fgl_csr_free; bad arguments give
+ * FGL_ERR_ARG (and more than INT_MAX/2 edges FGL_ERR_RANGE). */
+
+/* Erdos-Renyi G(n, p): every pair independently with probability p. Runs in
+ * O(n + E) by geometric skipping over the pairs (Batagelj & Brandes 2005). */
+FGLDEF int fgl_gen_gnp(int n, double p, uint64_t seed, fgl_csr *out, fgl_error *err);
+/* Erdos-Renyi G(n, m): exactly m distinct edges, uniformly over all sets of
+ * m pairs (Floyd's sampling of pair indices). 0 <= m <= n(n-1)/2. */
+FGLDEF int fgl_gen_gnm(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err);
+/* Stochastic block model: block b holds sizes[b] consecutive nodes (block 0
+ * first); a pair in blocks a, b is an edge with probability
+ * probs[a * n_blocks + b] (a symmetric matrix of values in [0, 1]).
+ * Geometric skipping per block pair: O(n + n_blocks^2 + E). block_of, if not
+ * NULL, receives each node's block (n entries). */
+FGLDEF int fgl_gen_sbm(int n_blocks, const int *sizes, const double *probs, uint64_t seed,
+                       fgl_csr *out, int *block_of, fgl_error *err);
+/* Barabasi-Albert preferential attachment: nodes 0..m-1 start unconnected,
+ * node m links to all of them, and every later node links to m distinct
+ * earlier nodes chosen with probability proportional to their degree.
+ * Exactly m (n - m) edges; 1 <= m < n. */
+FGLDEF int fgl_gen_ba(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err);
+/* Watts-Strogatz: a ring where each node links to its k/2 nearest neighbours
+ * on each side (k even, 0 <= k < n), then each lattice edge (u, u + j) is
+ * rewired with probability beta to (u, w), w uniform among the nodes not
+ * already linked to u (kept when u is linked to all). Exactly n k / 2 edges. */
+FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fgl_error *err);
+/* Configuration model: degree[i] stubs per node (even sum), paired uniformly
+ * at random. Self loops and multi-edges are then removed (each multi-edge
+ * kept once), so a node's degree can end below degree[i]; on sparse
+ * sequences the loss is a handful of edges. */
+FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Synthetic federated benchmarks                                           */
+/* ------------------------------------------------------------------------ */
+
+/* One graph for node classification with planted communities: each node
+ * belongs to one of n_communities (near-equal sizes, node ids shuffled) and
+ * has a class drawn from its community's class distribution pi_c ~
+ * Dirichlet(label_alpha), so per-community clients are non-IID. Edges: E =
+ * round(n avg_degree / 2) draws; one end u uniform, the other inside u's
+ * community with probability 1 - mixing (else in another community), and of
+ * u's class with probability homophily (else uniform in that pool); repeats
+ * and self loops dropped, so the mean degree ends slightly below avg_degree.
+ * Features (dense): x = mu_y + nu_c + feat_noise * N(0, I) with class means
+ * mu_y ~ N(0, feat_signal^2 / (2 n_feat) I) (two class means are about
+ * feat_signal apart) and community offsets nu_c ~ N(0, feat_shift^2 / n_feat
+ * I) (a covariate shift between communities). Features alone classify
+ * moderately; averaging over neighbours (homophily) does much better. */
+typedef struct fgl_synth_node_config {
+    int n_nodes;          /* 3000 */
+    int n_communities;    /* 10 */
+    int n_classes;        /* 7 */
+    int n_feat;           /* 32 */
+    double avg_degree;    /* 8 */
+    double mixing;        /* 0.1: share of edge draws leaving the community */
+    double homophily;     /* 0.7: share of edge draws forced to the same class */
+    double label_alpha;   /* 0.5: Dirichlet concentration of community class mixes */
+    double feat_signal;   /* 2.0: typical distance between two class means */
+    double feat_shift;    /* 0.5: typical norm of a community's feature offset */
+    double feat_noise;    /* 1.0: standard deviation of the per-feature noise */
+} fgl_synth_node_config;
+
+FGLDEF fgl_synth_node_config fgl_synth_node_default(void);
+/* Fills out (name "synth-node", adj, dense x, y, n_classes, n_feat; split
+ * NULL, x_sparse and adj_gcn empty); cfg NULL means the defaults.
+ * community, if not NULL, receives each node's community (n_nodes ints).
+ * out is released with fgl_node_data_free. */
+FGLDEF int fgl_synth_node(const fgl_synth_node_config *cfg, uint64_t seed, fgl_node_data *out,
+                          int *community, fgl_error *err);
+
+/* Many small graphs for graph classification whose classes differ in
+ * structure at the same size distribution (nodes uniform in min..max) and
+ * the same number of edges (round(nodes * avg_degree / 2)):
+ *   class 0  random: G(n, m);
+ *   class 1  hubs: preferential attachment (BA-like growth, spread so the
+ *            edge count matches);
+ *   class 2  triangles: the union of random triangles (high clustering);
+ *   class 3  ring: a Hamiltonian cycle plus chords that pair up the nodes
+ *            of random permutations (long cycles, near-regular degrees).
+ * Node labels (n_node_labels values) are min(max(degree, 1), L) - 1 for a
+ * node, replaced by a uniform value with probability node_label_noise, so
+ * one-hot node labels are informative, like atom types in molecules. Graph
+ * labels are balanced, then a label_noise share is redrawn uniformly. */
+typedef struct fgl_synth_graphs_config {
+    int n_graphs;            /* 600 */
+    int n_classes;           /* 3 (1..4) */
+    int min_nodes, max_nodes;/* 12, 36 (3 <= min <= max <= 10000) */
+    double avg_degree;       /* 3.0 */
+    int n_node_labels;       /* 4 */
+    double node_label_noise; /* 0.2 */
+    double label_noise;      /* 0.05 */
+} fgl_synth_graphs_config;
+
+FGLDEF fgl_synth_graphs_config fgl_synth_graphs_default(void);
+/* Fills out (name "synth-graphs", n_graphs, n_nodes, n_classes, node_ptr,
+ * block-diagonal adj, y, node_labels, n_node_label_values; split, node_attr,
+ * x and pe NULL/0); cfg NULL means the defaults. Released with
+ * fgl_graph_set_free. */
+FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg, uint64_t seed, fgl_graph_set *out,
+                            fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Graph properties                                                         */
+/* ------------------------------------------------------------------------ */
+/* Formulas (N nodes, E undirected edges, d_i degrees, ln natural log):
+ *   density           2E / (N (N - 1))               (0 if N < 2)
+ *   avg degree        2E / N                         (0 if N = 0)
+ *   degree variance   (1/N) sum_i (d_i - 2E/N)^2     (population variance)
+ *   network entropy   sum_i d_i ln d_i / (2E)        (0 if E = 0; 0 ln 0 = 0)
+ *                     the entropy rate of the random walk on a connected
+ *                     graph, GPFL's "sum d log d / E" with E counting both
+ *                     directions; GPFL z-scores it, so the scale is moot.
+ *   scale-free exp.   1 + n1 / sum_{d_i >= 1} ln(d_i / (1 - 1/2)), n1 the
+ *                     number of nodes with degree >= d_min = 1: the discrete
+ *                     maximum-likelihood power-law estimate (Clauset et al.
+ *                     2009, eq. 3.7) with d_min = 1 (0 if n1 = 0).
+ *   closeness         per node u with r_u nodes reachable (u included) and
+ *                     S_u the sum of their distances: (r_u - 1)/S_u scaled by
+ *                     (r_u - 1)/(N - 1) (Wasserman-Faust, per component, as
+ *                     networkx's default); 0 for isolated nodes; averaged
+ *                     over nodes. BFS from every node: O(N E).
+ *   clustering        c_i = 2 T_i / (d_i (d_i - 1)), T_i the triangles
+ *                     through i, 0 if d_i < 2; the average is over all N
+ *                     nodes (zeros included).
+ *   edge homophily    share of edges whose two ends have the same label.
+ *   node homophily    mean over nodes with degree >= 1 of the share of
+ *                     their neighbours that have their label.
+ *   Homophilies skip nodes with a negative (unknown) label and the edges
+ *   touching them; 0 when nothing is left. */
+FGLDEF double fgl_graph_density(const fgl_csr *adj);
+FGLDEF double fgl_graph_avg_degree(const fgl_csr *adj);
+FGLDEF double fgl_graph_degree_variance(const fgl_csr *adj);
+FGLDEF double fgl_graph_entropy(const fgl_csr *adj);
+FGLDEF double fgl_graph_scale_free_exponent(const fgl_csr *adj);
+/* Closeness of every node into out (n doubles, may be NULL) and their mean
+ * into avg (may be NULL). */
+FGLDEF int fgl_graph_closeness(const fgl_csr *adj, double *out, double *avg);
+/* Local clustering of every node into local (may be NULL), mean into avg. */
+FGLDEF int fgl_graph_clustering(const fgl_csr *adj, double *local, double *avg);
+FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels);
+FGLDEF double fgl_node_homophily(const fgl_csr *adj, const int *labels);
+
+/* GPFL's six properties of one graph (plus clustering), in one call. */
+typedef struct fgl_graph_props {
+    double avg_degree, density, degree_variance, entropy, scale_free, closeness;
+    double clustering;
+} fgl_graph_props;
+FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Structure encodings (FedStar)                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Degree structure encoding: row i of out (n x K floats, row-major) is the
+ * one-hot of clip(d_i, 1, K) - 1. An isolated node (d = 0) is encoded like a
+ * degree-1 node (column 0), as clip() implies. */
+FGLDEF int fgl_dse(const fgl_csr *adj, int K, float *out);
+/* Random-walk structure encoding: row i of out (n x K) is [T_ii, (T^2)_ii,
+ * ..., (T^K)_ii] with T = A D^-1, i.e. the probabilities that a random walk
+ * from i is back at i after 1..K steps. D^-1 of an isolated node is taken as
+ * 0, so its row is all zeros (never NaN). Computed per node with sparse
+ * vectors over the ball of radius ceil(K/2) (using S = D^-1/2 A D^-1/2, whose
+ * powers have the same diagonal: (S^2t)_ii = |S^t e_i|^2, (S^2t+1)_ii =
+ * <S^t e_i, S^t+1 e_i>): exact, fast on small graphs and graph sets (the
+ * block-diagonal adjacency of a whole set is fine); on one large graph the
+ * cost is N times the edges of such a ball, so keep K small there. */
+FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out);
+
+/* ------------------------------------------------------------------------ */
+/* Partitions                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* Options of the multilevel k-way partitioner. */
+typedef struct fgl_partition_options {
+    double imbalance;   /* 0.05: every part holds at most ceil((1 + imbalance) n / k) nodes */
+    int coarsen_to;     /* 0: coarsen until max(30 k, n / (20 log2 k)) vertices remain */
+    int n_init;         /* 8: grown bisections tried at the bottom of each initial bisection */
+    int refine_passes;  /* 10: greedy k-way refinement passes per level (at most) */
+    int n_cuts;         /* 1: independent multilevel runs, best cut kept */
+} fgl_partition_options;
+
+FGLDEF fgl_partition_options fgl_partition_default(void);
+/* Min-edge-cut k-way partition in the METIS style, for a symmetric adj.
+ *   1. Coarsening by heavy-edge matching (seeded random visit order, ties
+ *      to a random neighbour; when matching stalls, leftover vertices that
+ *      share their heaviest neighbour, and isolated vertices, are paired),
+ *      summing vertex and edge weights, down to coarsen_to vertices.
+ *   2. Initial partition of the coarsest graph by recursive bisection; each
+ *      bisection is itself multilevel (coarsened to ~40 vertices, best of
+ *      n_init greedy-graph-growing + Fiduccia-Mattheyses tries, FM at every
+ *      level back up). The best of up to 4 such partitions (1-2 when the
+ *      coarsest graph has more than 0.5M / 2M adjacency entries) is kept.
+ *   3. Uncoarsening: at every level, forced balancing moves (cheapest first)
+ *      and greedy k-way boundary refinement (random order; moves that lower
+ *      the cut, or keep it and improve balance, into parts with room).
+ * Disconnected graphs and isolated vertices are fine. part (n ints)
+ * receives parts 0..k-1, each of at most ceil(1.05 n / k) nodes (with the
+ * default imbalance), none empty; 1 <= k <= n. Edge weights (values) are
+ * ignored: the cut counts edges. Same seed, same partition. Costs
+ * O(E) per level in time and memory (E = adjacency entries of the level). */
+FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err);
+FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed,
+                                  const fgl_partition_options *opt, int *part, fgl_error *err);
+/* Number of undirected edges whose ends lie in different parts. */
+FGLDEF long fgl_edge_cut(const fgl_csr *adj, const int *part);
+/* Uniformly random balanced partition: part sizes differ by at most one. */
+FGLDEF int fgl_partition_random(int n, int k, uint64_t seed, int *part, fgl_error *err);
+/* Louvain community detection (Blondel et al. 2008): local moving of nodes
+ * in a seeded random order to the neighbouring community of largest
+ * modularity gain until a pass gains less than 1e-7, then aggregation of
+ * communities into nodes, repeated until nothing merges. comm (n ints)
+ * receives communities numbered 0..n_comm-1; n_comm may be NULL. Uses the
+ * values as weights when present (they must be >= 0). */
+FGLDEF int fgl_louvain(const fgl_csr *adj, uint64_t seed, int *comm, int *n_comm, fgl_error *err);
+/* Newman modularity Q = sum_c [ in_c / 2m - (tot_c / 2m)^2 ] of the
+ * assignment comm (ids >= 0), with weights if values is present. 0 for a
+ * graph without edges; NaN if an id is negative or memory runs out. */
+FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm);
+
+/* ------------------------------------------------------------------------ */
+/* Federated splits                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* n_lists lists of indices, list i = idx[ptr[i] .. ptr[i+1]-1] (ascending). */
+typedef struct fgl_index_lists {
+    int n_lists;
+    int *ptr;    /* n_lists + 1 */
+    int *idx;    /* ptr[n_lists] */
+} fgl_index_lists;
+
+FGLDEF void fgl_index_lists_free(fgl_index_lists *l);
+/* Lists of the items of each value of assign[0..n-1] (values in 0..k-1). */
+FGLDEF int fgl_index_lists_from_assign(const int *assign, int n, int k, fgl_index_lists *out,
+                                       fgl_error *err);
+/* FED-PUB's overlapping split: fgl_partition_metis into n_clients / 5 parts,
+ * then from each part five independent uniform samples of floor(|part| / 2)
+ * of its nodes. List 5 p + s is sample s of part p. n_clients must be a
+ * positive multiple of 5 with n_clients / 5 <= n. */
+FGLDEF int fgl_split_overlapping(const fgl_csr *adj, int n_clients, uint64_t seed,
+                                 fgl_index_lists *out, fgl_error *err);
+/* Dirichlet(alpha) label skew of n items over n_clients: for every class, a
+ * proportion vector p ~ Dir(alpha, ..., alpha) cuts the shuffled items of the
+ * class into consecutive runs, one per client. The whole draw is repeated
+ * (up to 100 times) until every client holds at least min_per_client items;
+ * if no draw does, the last one is rebalanced by moving random items from
+ * the currently largest client to each client short of the minimum (so the
+ * skew is kept as far as the minimum allows). client_of (n ints) receives
+ * each item's client. Labels must lie in 0..n_classes-1;
+ * n >= n_clients * min_per_client. */
+FGLDEF int fgl_split_dirichlet(const int *labels, int n, int n_classes, int n_clients, double alpha,
+                               int min_per_client, uint64_t seed, int *client_of, fgl_error *err);
+/* Uniform (IID) split: a random permutation dealt round-robin, so client
+ * sizes differ by at most one. */
+FGLDEF int fgl_split_iid(int n, int n_clients, uint64_t seed, int *client_of, fgl_error *err);
 
 #ifdef __cplusplus
 }
@@ -2608,9 +2899,2523 @@ fail:
     return rc;
 }
 
+
+/* RNG stream ids of this part (any fixed distinct values). */
+#define FGL__GA_ST_GEN 0x6E6E01u
+#define FGL__GA_ST_SYNTH 0x6E6E02u
+#define FGL__GA_ST_PART 0x6E6E03u
+#define FGL__GA_ST_LOUVAIN 0x6E6E04u
+#define FGL__GA_ST_SPLIT 0x6E6E05u
+
+/* --- small helpers -------------------------------------------------------- */
+
+static int fgl__ga_deg(const fgl_csr *a, int i) { return a->indptr[i + 1] - a->indptr[i]; }
+
+static void *fgl__ga_alloc(size_t count, size_t size) {
+    return FGL_MALLOC((count ? count : 1) * size);
+}
+
+/* A growable list of undirected edges. */
+typedef struct fgl__ga_edges {
+    int *u, *v;
+    size_t n, cap;
+    int err;
+} fgl__ga_edges;
+
+static void fgl__ga_edges_init(fgl__ga_edges *e) { memset(e, 0, sizeof *e); }
+
+static void fgl__ga_edges_free(fgl__ga_edges *e) {
+    FGL_FREE(e->u);
+    FGL_FREE(e->v);
+    memset(e, 0, sizeof *e);
+}
+
+static int fgl__ga_edges_reserve(fgl__ga_edges *e, size_t cap) {
+    int *nu, *nv;
+    if (cap <= e->cap) return FGL_OK;
+    nu = (int *)FGL_REALLOC(e->u, sizeof(int) * cap);
+    if (!nu) return e->err = FGL_ERR_NOMEM;
+    e->u = nu;
+    nv = (int *)FGL_REALLOC(e->v, sizeof(int) * cap);
+    if (!nv) return e->err = FGL_ERR_NOMEM;
+    e->v = nv;
+    e->cap = cap;
+    return FGL_OK;
+}
+
+static void fgl__ga_edges_push(fgl__ga_edges *e, int a, int b) {
+    if (e->err) return;
+    if (e->n == e->cap && fgl__ga_edges_reserve(e, e->cap ? 2 * e->cap : 1024)) return;
+    e->u[e->n] = a;
+    e->v[e->n] = b;
+    e->n++;
+}
+
+/* Symmetric CSR (values NULL) from m undirected edges over n nodes; self
+ * loops and repeats dropped. (Like fgl_graph_from_edges with SYMMETRIZE |
+ * DROP_SELF_LOOPS, in one pass and less memory for the big generators.) */
+static int fgl__ga_edges_to_csr(int n, int m, const int *u, const int *v, fgl_csr *out, fgl_error *err) {
+    /* Unsorted adjacency lists first; then a transpose pass (for c = 0..n-1,
+     * append c to the list of every neighbour r of c): since the graph is
+     * symmetric the transpose is the graph, and its rows come out sorted.
+     * Then adjacent duplicates are squeezed out. O(n + m). */
+    int *deg = NULL, *tmp = NULL, *pos = NULL, i, w, rc;
+    long long nnz = 0;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || m < 0 || (m > 0 && (!u || !v)))
+        return fgl_error_set(err, FGL_ERR_ARG, "edges_to_csr: n = %d, m = %d or NULL arrays", n, m);
+    for (i = 0; i < m; i++) {
+        if (u[i] < 0 || u[i] >= n || v[i] < 0 || v[i] >= n)
+            return fgl_error_set(err, FGL_ERR_RANGE, "edges_to_csr: edge %d (%d, %d) outside 0..%d", i,
+                                 u[i], v[i], n - 1);
+        if (u[i] != v[i]) nnz += 2;
+    }
+    if (nnz > INT_MAX) return fgl_error_set(err, FGL_ERR_RANGE, "edges_to_csr: %lld entries do not fit an int", nnz);
+    deg = (int *)fgl__ga_alloc((size_t)n + 1, sizeof(int));
+    pos = (int *)fgl__ga_alloc((size_t)n + 1, sizeof(int));
+    tmp = (int *)fgl__ga_alloc((size_t)nnz, sizeof(int));
+    rc = fgl_csr_init(out, n, n, (int)nnz, 0);
+    if (!deg || !pos || !tmp || rc) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "edges_to_csr: out of memory (%lld entries)", nnz);
+        fgl_csr_free(out);
+        goto done;
+    }
+    memset(deg, 0, sizeof(int) * ((size_t)n + 1));
+    for (i = 0; i < m; i++)
+        if (u[i] != v[i]) {
+            deg[u[i] + 1]++;
+            deg[v[i] + 1]++;
+        }
+    for (i = 0; i < n; i++) deg[i + 1] += deg[i];
+    memcpy(pos, deg, sizeof(int) * ((size_t)n + 1));
+    for (i = 0; i < m; i++)
+        if (u[i] != v[i]) {
+            tmp[pos[u[i]]++] = v[i];
+            tmp[pos[v[i]]++] = u[i];
+        }
+    memcpy(pos, deg, sizeof(int) * ((size_t)n + 1));
+    for (i = 0; i < n; i++) {
+        int k;
+        for (k = deg[i]; k < deg[i + 1]; k++) out->indices[pos[tmp[k]]++] = i;
+    }
+    w = 0;
+    for (i = 0; i < n; i++) {
+        int k, start = w;
+        for (k = deg[i]; k < deg[i + 1]; k++)
+            if (w == start || out->indices[w - 1] != out->indices[k]) out->indices[w++] = out->indices[k];
+        out->indptr[i] = start;
+    }
+    out->indptr[n] = w;
+    out->nnz = w;
+    rc = FGL_OK;
+done:
+    FGL_FREE(deg);
+    FGL_FREE(pos);
+    FGL_FREE(tmp);
+    return rc;
+}
+
+static int fgl__ga_finish_edges(int n, fgl__ga_edges *e, fgl_csr *out, fgl_error *err, const char *who) {
+    int rc;
+    if (e->err) {
+        fgl__ga_edges_free(e);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", who);
+    }
+    if (e->n > (size_t)INT_MAX / 2) {
+        fgl__ga_edges_free(e);
+        return fgl_error_set(err, FGL_ERR_RANGE, "%s: %zu edges do not fit an int CSR", who, e->n);
+    }
+    rc = fgl__ga_edges_to_csr(n, (int)e->n, e->u, e->v, out, err);
+    fgl__ga_edges_free(e);
+    return rc;
+}
+
+/* Open-addressing set of 64-bit keys (keys < 2^64 - 2). */
+typedef struct fgl__ga_hset {
+    uint64_t *keys;
+    size_t cap, n, used; /* used counts live keys and tombstones */
+} fgl__ga_hset;
+
+#define FGL__GA_HS_EMPTY (~(uint64_t)0)
+#define FGL__GA_HS_DEAD (~(uint64_t)0 - 1)
+
+static uint64_t fgl__ga_mix64(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int fgl__ga_hset_init(fgl__ga_hset *h, size_t expect) {
+    size_t cap = 16, i;
+    while (cap < 2 * expect + 16) cap *= 2;
+    h->keys = (uint64_t *)FGL_MALLOC(sizeof(uint64_t) * cap);
+    h->cap = cap;
+    h->n = h->used = 0;
+    if (!h->keys) return FGL_ERR_NOMEM;
+    for (i = 0; i < cap; i++) h->keys[i] = FGL__GA_HS_EMPTY;
+    return FGL_OK;
+}
+
+static void fgl__ga_hset_free(fgl__ga_hset *h) {
+    FGL_FREE(h->keys);
+    memset(h, 0, sizeof *h);
+}
+
+static int fgl__ga_hset_has(const fgl__ga_hset *h, uint64_t key) {
+    size_t i = (size_t)fgl__ga_mix64(key) & (h->cap - 1);
+    for (;;) {
+        if (h->keys[i] == key) return 1;
+        if (h->keys[i] == FGL__GA_HS_EMPTY) return 0;
+        i = (i + 1) & (h->cap - 1);
+    }
+}
+
+static int fgl__ga_hset_add(fgl__ga_hset *h, uint64_t key); /* below */
+
+static int fgl__ga_hset_grow(fgl__ga_hset *h) {
+    fgl__ga_hset g;
+    size_t i;
+    if (fgl__ga_hset_init(&g, h->n * 2 + 16)) return FGL_ERR_NOMEM;
+    for (i = 0; i < h->cap; i++)
+        if (h->keys[i] != FGL__GA_HS_EMPTY && h->keys[i] != FGL__GA_HS_DEAD) fgl__ga_hset_add(&g, h->keys[i]);
+    fgl__ga_hset_free(h);
+    *h = g;
+    return FGL_OK;
+}
+
+/* 1 if added, 0 if present, negative on out of memory. */
+static int fgl__ga_hset_add(fgl__ga_hset *h, uint64_t key) {
+    size_t i, dead = (size_t)-1;
+    if ((h->used + 1) * 2 > h->cap && fgl__ga_hset_grow(h)) return FGL_ERR_NOMEM;
+    i = (size_t)fgl__ga_mix64(key) & (h->cap - 1);
+    for (;;) {
+        if (h->keys[i] == key) return 0;
+        if (h->keys[i] == FGL__GA_HS_DEAD && dead == (size_t)-1) dead = i;
+        if (h->keys[i] == FGL__GA_HS_EMPTY) break;
+        i = (i + 1) & (h->cap - 1);
+    }
+    if (dead != (size_t)-1) i = dead;
+    else h->used++;
+    h->keys[i] = key;
+    h->n++;
+    return 1;
+}
+
+static void fgl__ga_hset_del(fgl__ga_hset *h, uint64_t key) {
+    size_t i = (size_t)fgl__ga_mix64(key) & (h->cap - 1);
+    for (;;) {
+        if (h->keys[i] == key) {
+            h->keys[i] = FGL__GA_HS_DEAD;
+            h->n--;
+            return;
+        }
+        if (h->keys[i] == FGL__GA_HS_EMPTY) return;
+        i = (i + 1) & (h->cap - 1);
+    }
+}
+
+static uint64_t fgl__ga_pair_key(int a, int b) {
+    return a < b ? ((uint64_t)(uint32_t)a << 32) | (uint32_t)b : ((uint64_t)(uint32_t)b << 32) | (uint32_t)a;
+}
+
+/* --- generators ------------------------------------------------------------ */
+
+/* Number of failures before the next success of Bernoulli(p) trials, given
+ * lq = ln(1 - p) (p in (0, 1)); as a double, since it can be huge. */
+static double fgl__ga_geom_skip(fgl_rng *r, double lq) {
+    double u = 1.0 - fgl_rng_uniform(r); /* (0, 1] */
+    return floor(log(u) / lq);
+}
+
+/* Edges among the pairs (a, b), 0 <= b < a < n, of a block starting at off,
+ * each with probability p. */
+static void fgl__ga_gnp_block(fgl_rng *r, int off, int n, double p, fgl__ga_edges *e) {
+    long long v = 1, w = -1;
+    double lq;
+    if (n < 2 || p <= 0) return;
+    if (p >= 1) {
+        int a, b;
+        for (a = 1; a < n; a++)
+            for (b = 0; b < a; b++) fgl__ga_edges_push(e, off + a, off + b);
+        return;
+    }
+    lq = log(1.0 - p);
+    while (v < n && !e->err) {
+        double s = fgl__ga_geom_skip(r, lq);
+        if (s > 4e18) break;
+        w += 1 + (long long)s;
+        while (w >= v && v < n) {
+            w -= v;
+            v++;
+        }
+        if (v < n) fgl__ga_edges_push(e, off + (int)v, off + (int)w);
+    }
+}
+
+/* Edges between block A (na nodes from offa) and block B (nb from offb),
+ * each of the na * nb pairs with probability p. */
+static void fgl__ga_gnp_bipartite(fgl_rng *r, int offa, int na, int offb, int nb, double p, fgl__ga_edges *e) {
+    long long total = (long long)na * nb, t = -1;
+    double lq;
+    if (total == 0 || p <= 0) return;
+    if (p >= 1) {
+        int a, b;
+        for (a = 0; a < na; a++)
+            for (b = 0; b < nb; b++) fgl__ga_edges_push(e, offa + a, offb + b);
+        return;
+    }
+    lq = log(1.0 - p);
+    for (;;) {
+        double s = fgl__ga_geom_skip(r, lq);
+        if (e->err || s >= (double)(total - t)) break;
+        t += 1 + (long long)s;
+        if (t >= total) break;
+        fgl__ga_edges_push(e, offa + (int)(t / nb), offb + (int)(t % nb));
+    }
+}
+
+FGLDEF int fgl_gen_gnp(int n, double p, uint64_t seed, fgl_csr *out, fgl_error *err) {
+    fgl__ga_edges e;
+    fgl_rng r;
+    double expect;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || !(p >= 0 && p <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "gen_gnp: need n >= 0 and 0 <= p <= 1 (n = %d, p = %g)", n, p);
+    expect = p * (double)n * (n - 1) / 2;
+    if (expect > (double)INT_MAX / 2)
+        return fgl_error_set(err, FGL_ERR_RANGE, "gen_gnp: about %.0f edges do not fit an int CSR", expect);
+    fgl__ga_edges_init(&e);
+    fgl__ga_edges_reserve(&e, (size_t)(expect + 6 * sqrt(expect + 1) + 16));
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    fgl__ga_gnp_block(&r, 0, n, p, &e);
+    return fgl__ga_finish_edges(n, &e, out, err, "gen_gnp");
+}
+
+/* Pair index t in [0, n(n-1)/2) -> (a, b) with b < a: t = a(a-1)/2 + b. */
+static void fgl__ga_pair_of_index(long long t, int *a, int *b) {
+    long long x = (long long)((1.0 + sqrt(1.0 + 8.0 * (double)t)) / 2.0);
+    while (x * (x - 1) / 2 > t) x--;
+    while ((x + 1) * x / 2 <= t) x++;
+    *a = (int)x;
+    *b = (int)(t - x * (x - 1) / 2);
+}
+
+FGLDEF int fgl_gen_gnm(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err) {
+    long long total = (long long)n * (n - 1) / 2, j;
+    fgl__ga_hset hs;
+    fgl__ga_edges e;
+    fgl_rng r;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || m < 0 || (long long)m > total)
+        return fgl_error_set(err, FGL_ERR_ARG, "gen_gnm: need 0 <= m <= n(n-1)/2 (n = %d, m = %d)", n, m);
+    if (m > INT_MAX / 2) return fgl_error_set(err, FGL_ERR_RANGE, "gen_gnm: m = %d does not fit an int CSR", m);
+    fgl__ga_edges_init(&e);
+    if (fgl__ga_hset_init(&hs, (size_t)m) || fgl__ga_edges_reserve(&e, (size_t)m + 1)) {
+        fgl__ga_hset_free(&hs);
+        fgl__ga_edges_free(&e);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "gen_gnm: out of memory");
+    }
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    /* Floyd: for j = total-m .. total-1 take t uniform in [0, j]; if t is
+     * taken already take j. Every m-subset is equally likely. */
+    for (j = total - m; j < total; j++) {
+        long long t = (long long)fgl_rng_below(&r, (uint64_t)j + 1);
+        int a, b, added = fgl__ga_hset_add(&hs, (uint64_t)t);
+        if (added < 0) break;
+        if (added == 0) {
+            t = j;
+            if (fgl__ga_hset_add(&hs, (uint64_t)t) < 0) break;
+        }
+        fgl__ga_pair_of_index(t, &a, &b);
+        fgl__ga_edges_push(&e, a, b);
+    }
+    if (e.n != (size_t)m) e.err = FGL_ERR_NOMEM;
+    fgl__ga_hset_free(&hs);
+    return fgl__ga_finish_edges(n, &e, out, err, "gen_gnm");
+}
+
+FGLDEF int fgl_gen_sbm(int n_blocks, const int *sizes, const double *probs, uint64_t seed,
+                       fgl_csr *out, int *block_of, fgl_error *err) {
+    fgl__ga_edges e;
+    fgl_rng r;
+    long long n = 0;
+    double expect = 0;
+    int a, b, off_a, off_b;
+    memset(out, 0, sizeof *out);
+    if (n_blocks < 0 || (n_blocks > 0 && (!sizes || !probs)))
+        return fgl_error_set(err, FGL_ERR_ARG, "gen_sbm: %d blocks or NULL sizes / probabilities", n_blocks);
+    for (a = 0; a < n_blocks; a++) {
+        if (sizes[a] < 0) return fgl_error_set(err, FGL_ERR_ARG, "gen_sbm: block %d has size %d", a, sizes[a]);
+        n += sizes[a];
+        for (b = 0; b < n_blocks; b++) {
+            double p = probs[(size_t)a * n_blocks + b];
+            if (!(p >= 0 && p <= 1))
+                return fgl_error_set(err, FGL_ERR_ARG, "gen_sbm: probability [%d][%d] = %g outside [0, 1]", a, b, p);
+            if (fabs(p - probs[(size_t)b * n_blocks + a]) > 1e-12)
+                return fgl_error_set(err, FGL_ERR_ARG, "gen_sbm: probabilities not symmetric at [%d][%d]", a, b);
+        }
+    }
+    if (n > INT_MAX) return fgl_error_set(err, FGL_ERR_RANGE, "gen_sbm: %lld nodes do not fit an int", n);
+    for (a = 0; a < n_blocks; a++)
+        for (b = a; b < n_blocks; b++)
+            expect += probs[(size_t)a * n_blocks + b] *
+                      (a == b ? (double)sizes[a] * (sizes[a] - 1) / 2 : (double)sizes[a] * sizes[b]);
+    if (expect > (double)INT_MAX / 2)
+        return fgl_error_set(err, FGL_ERR_RANGE, "gen_sbm: about %.0f edges do not fit an int CSR", expect);
+    fgl__ga_edges_init(&e);
+    fgl__ga_edges_reserve(&e, (size_t)(expect + 6 * sqrt(expect + 1) + 16));
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    off_a = 0;
+    for (a = 0; a < n_blocks; a++) {
+        off_b = off_a;
+        for (b = a; b < n_blocks; b++) {
+            double p = probs[(size_t)a * n_blocks + b];
+            if (a == b) fgl__ga_gnp_block(&r, off_a, sizes[a], p, &e);
+            else fgl__ga_gnp_bipartite(&r, off_a, sizes[a], off_b, sizes[b], p, &e);
+            off_b += sizes[b];
+        }
+        off_a += sizes[a];
+    }
+    if (block_of) {
+        int i = 0, j;
+        for (a = 0; a < n_blocks; a++)
+            for (j = 0; j < sizes[a]; j++) block_of[i++] = a;
+    }
+    return fgl__ga_finish_edges((int)n, &e, out, err, "gen_sbm");
+}
+
+FGLDEF int fgl_gen_ba(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err) {
+    /* rep holds every node once per edge end, so a uniform draw from it is a
+     * draw proportional to degree; mark[] stamps the targets of the current
+     * node to keep them distinct. */
+    fgl__ga_edges e;
+    fgl_rng r;
+    int *rep = NULL, *mark = NULL, *targ = NULL, t, i;
+    size_t nrep = 0;
+    long long total;
+    memset(out, 0, sizeof *out);
+    if (m < 1 || m >= n)
+        return fgl_error_set(err, FGL_ERR_ARG, "gen_ba: need 1 <= m < n (n = %d, m = %d)", n, m);
+    total = (long long)m * (n - m);
+    if (total > INT_MAX / 2) return fgl_error_set(err, FGL_ERR_RANGE, "gen_ba: %lld edges do not fit an int CSR", total);
+    fgl__ga_edges_init(&e);
+    rep = (int *)fgl__ga_alloc((size_t)total * 2, sizeof(int));
+    mark = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    targ = (int *)fgl__ga_alloc((size_t)m, sizeof(int));
+    if (!rep || !mark || !targ || fgl__ga_edges_reserve(&e, (size_t)total + 1)) {
+        FGL_FREE(rep);
+        FGL_FREE(mark);
+        FGL_FREE(targ);
+        fgl__ga_edges_free(&e);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "gen_ba: out of memory");
+    }
+    for (i = 0; i < n; i++) mark[i] = -1;
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    for (i = 0; i < m; i++) targ[i] = i;
+    for (t = m; t < n; t++) {
+        if (t > m) {
+            int got = 0;
+            while (got < m) {
+                int c = rep[fgl_rng_below(&r, (uint64_t)nrep)];
+                if (mark[c] == t) continue;
+                mark[c] = t;
+                targ[got++] = c;
+            }
+        }
+        for (i = 0; i < m; i++) {
+            fgl__ga_edges_push(&e, t, targ[i]);
+            rep[nrep++] = t;
+            rep[nrep++] = targ[i];
+        }
+    }
+    FGL_FREE(rep);
+    FGL_FREE(mark);
+    FGL_FREE(targ);
+    return fgl__ga_finish_edges(n, &e, out, err, "gen_ba");
+}
+
+FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fgl_error *err) {
+    fgl__ga_edges e;
+    fgl__ga_hset hs;
+    fgl_rng r;
+    int *deg = NULL, j, u;
+    size_t idx;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || k < 0 || k % 2 || (k >= n && k > 0) || !(beta >= 0 && beta <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "gen_ws: need even 0 <= k < n and 0 <= beta <= 1 (n = %d, k = %d, beta = %g)",
+                             n, k, beta);
+    if ((long long)n * k / 2 > INT_MAX / 2)
+        return fgl_error_set(err, FGL_ERR_RANGE, "gen_ws: too many edges for an int CSR");
+    fgl__ga_edges_init(&e);
+    deg = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!deg || fgl__ga_hset_init(&hs, (size_t)n * (size_t)k / 2) ||
+        fgl__ga_edges_reserve(&e, (size_t)n * (size_t)k / 2 + 1)) {
+        FGL_FREE(deg);
+        fgl__ga_edges_free(&e);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "gen_ws: out of memory");
+    }
+    for (u = 0; u < n; u++) deg[u] = k;
+    /* Lattice edges in the order (j = 1: all u), (j = 2: all u), ... */
+    for (j = 1; j <= k / 2; j++)
+        for (u = 0; u < n; u++) {
+            int v = (u + j) % n;
+            fgl__ga_edges_push(&e, u, v);
+            if (fgl__ga_hset_add(&hs, fgl__ga_pair_key(u, v)) < 0) e.err = FGL_ERR_NOMEM;
+        }
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    for (idx = 0; idx < e.n && !e.err && beta > 0; idx++) {
+        int a = e.u[idx], b = e.v[idx], w;
+        if (!(fgl_rng_uniform(&r) < beta)) continue;
+        if (deg[a] >= n - 1) continue; /* a is linked to everyone */
+        do {
+            w = (int)fgl_rng_below(&r, (uint64_t)n);
+        } while (w == a || fgl__ga_hset_has(&hs, fgl__ga_pair_key(a, w)));
+        fgl__ga_hset_del(&hs, fgl__ga_pair_key(a, b));
+        if (fgl__ga_hset_add(&hs, fgl__ga_pair_key(a, w)) < 0) e.err = FGL_ERR_NOMEM;
+        deg[b]--;
+        deg[w]++;
+        e.v[idx] = w;
+    }
+    FGL_FREE(deg);
+    fgl__ga_hset_free(&hs);
+    return fgl__ga_finish_edges(n, &e, out, err, "gen_ws");
+}
+
+FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out, fgl_error *err) {
+    fgl__ga_edges e;
+    fgl_rng r;
+    int *stubs, i, j;
+    long long total = 0;
+    size_t s;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || (n > 0 && !degree)) return fgl_error_set(err, FGL_ERR_ARG, "gen_config: n = %d or NULL degrees", n);
+    for (i = 0; i < n; i++) {
+        if (degree[i] < 0) return fgl_error_set(err, FGL_ERR_ARG, "gen_config: degree[%d] = %d", i, degree[i]);
+        total += degree[i];
+    }
+    if (total % 2) return fgl_error_set(err, FGL_ERR_ARG, "gen_config: the degrees sum to %lld, an odd number", total);
+    if (total > INT_MAX) return fgl_error_set(err, FGL_ERR_RANGE, "gen_config: %lld stubs do not fit an int", total);
+    stubs = (int *)fgl__ga_alloc((size_t)total, sizeof(int));
+    fgl__ga_edges_init(&e);
+    if (!stubs || fgl__ga_edges_reserve(&e, (size_t)total / 2 + 1)) {
+        FGL_FREE(stubs);
+        fgl__ga_edges_free(&e);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "gen_config: out of memory");
+    }
+    s = 0;
+    for (i = 0; i < n; i++)
+        for (j = 0; j < degree[i]; j++) stubs[s++] = i;
+    fgl_rng_init(&r, seed, FGL__GA_ST_GEN);
+    fgl_rng_shuffle(&r, stubs, (int)total);
+    for (s = 0; s + 1 < (size_t)total; s += 2) fgl__ga_edges_push(&e, stubs[s], stubs[s + 1]);
+    FGL_FREE(stubs);
+    return fgl__ga_finish_edges(n, &e, out, err, "gen_config"); /* drops loops and repeats */
+}
+
+/* --- synthetic federated benchmarks ----------------------------------------- */
+
+FGLDEF fgl_synth_node_config fgl_synth_node_default(void) {
+    fgl_synth_node_config c;
+    memset(&c, 0, sizeof c);
+    c.n_nodes = 3000;
+    c.n_communities = 10;
+    c.n_classes = 7;
+    c.n_feat = 32;
+    c.avg_degree = 8.0;
+    c.mixing = 0.1;
+    c.homophily = 0.7;
+    c.label_alpha = 0.5;
+    c.feat_signal = 2.0;
+    c.feat_shift = 0.5;
+    c.feat_noise = 1.0;
+    return c;
+}
+
+/* Counting sort of the ids 0..n-1 by key (0..nk-1) into ptr (nk + 1) and
+ * ids (n); ids of one key stay in increasing order. */
+static void fgl__ga_bucket(const int *key, int n, int nk, int *ptr, int *ids) {
+    int i;
+    memset(ptr, 0, sizeof(int) * ((size_t)nk + 1));
+    for (i = 0; i < n; i++) ptr[key[i] + 1]++;
+    for (i = 0; i < nk; i++) ptr[i + 1] += ptr[i];
+    for (i = 0; i < n; i++) ids[ptr[key[i]]++] = i;
+    for (i = nk; i > 0; i--) ptr[i] = ptr[i - 1];
+    ptr[0] = 0;
+}
+
+FGLDEF int fgl_synth_node(const fgl_synth_node_config *cfg_in, uint64_t seed, fgl_node_data *out,
+                          int *community, fgl_error *err) {
+    fgl_synth_node_config cfg = cfg_in ? *cfg_in : fgl_synth_node_default();
+    int n = cfg.n_nodes, B = cfg.n_communities, C = cfg.n_classes, F = cfg.n_feat;
+    int *comm = NULL, *perm = NULL, *cptr = NULL, *cids = NULL, *ccptr = NULL, *ccids = NULL, *cckey = NULL;
+    double *pi = NULL, *alpha = NULL, *mu = NULL, *nu = NULL;
+    fgl__ga_edges e;
+    fgl_rng r;
+    long long E, t;
+    int i, c, f, rc;
+    memset(out, 0, sizeof *out);
+    if (n < 1 || B < 1 || B > n || C < 1 || F < 1 || !(cfg.avg_degree >= 0) || cfg.avg_degree > n ||
+        !(cfg.mixing >= 0 && cfg.mixing <= 1) || !(cfg.homophily >= 0 && cfg.homophily <= 1) ||
+        !(cfg.label_alpha > 0) || !(cfg.feat_noise >= 0) || !(cfg.feat_signal >= 0) || !(cfg.feat_shift >= 0))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "synth_node: bad configuration (n_nodes %d, n_communities %d, n_classes %d, n_feat %d, "
+                             "avg_degree %g, mixing %g, homophily %g, label_alpha %g)",
+                             n, B, C, F, cfg.avg_degree, cfg.mixing, cfg.homophily, cfg.label_alpha);
+    E = (long long)floor((double)n * cfg.avg_degree / 2 + 0.5);
+    fgl__ga_edges_init(&e);
+    comm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    cptr = (int *)fgl__ga_alloc((size_t)B + 1, sizeof(int));
+    cids = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    ccptr = (int *)fgl__ga_alloc((size_t)B * C + 1, sizeof(int));
+    ccids = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    cckey = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    pi = (double *)fgl__ga_alloc((size_t)B * C, sizeof(double));
+    alpha = (double *)fgl__ga_alloc((size_t)C, sizeof(double));
+    mu = (double *)fgl__ga_alloc((size_t)C * F, sizeof(double));
+    nu = (double *)fgl__ga_alloc((size_t)B * F, sizeof(double));
+    out->y = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    rc = fgl_tensor_init(&out->x, n, F);
+    if (!comm || !perm || !cptr || !cids || !ccptr || !ccids || !cckey || !pi || !alpha || !mu || !nu || !out->y ||
+        rc || fgl__ga_edges_reserve(&e, (size_t)E + 1)) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "synth_node: out of memory");
+        goto fail;
+    }
+    fgl_rng_init(&r, seed, FGL__GA_ST_SYNTH);
+    /* communities: a random permutation dealt round-robin */
+    for (i = 0; i < n; i++) perm[i] = i;
+    fgl_rng_shuffle(&r, perm, n);
+    for (i = 0; i < n; i++) comm[perm[i]] = i % B;
+    /* class mix of each community, then labels */
+    for (c = 0; c < C; c++) alpha[c] = cfg.label_alpha;
+    for (i = 0; i < B; i++) fgl_rng_dirichlet(&r, alpha, C, pi + (size_t)i * C);
+    for (i = 0; i < n; i++) {
+        const double *p = pi + (size_t)comm[i] * C;
+        double u = fgl_rng_uniform(&r), acc = 0;
+        int y = C - 1;
+        for (c = 0; c < C; c++) {
+            acc += p[c];
+            if (u < acc) {
+                y = c;
+                break;
+            }
+        }
+        out->y[i] = y;
+        cckey[i] = comm[i] * C + y;
+    }
+    fgl__ga_bucket(comm, n, B, cptr, cids);
+    fgl__ga_bucket(cckey, n, B * C, ccptr, ccids);
+    /* edges */
+    for (t = 0; t < E; t++) {
+        int u = (int)fgl_rng_below(&r, (uint64_t)n), cu = comm[u], yu = out->y[u], d = cu, v;
+        int outside = B > 1 && fgl_rng_uniform(&r) < cfg.mixing;
+        int same = fgl_rng_uniform(&r) < cfg.homophily;
+        int k0, k1;
+        if (outside) {
+            d = (int)fgl_rng_below(&r, (uint64_t)(B - 1));
+            if (d >= cu) d++;
+        }
+        k0 = ccptr[d * C + yu];
+        k1 = ccptr[d * C + yu + 1];
+        if (same && k1 - k0 > (d == cu ? 1 : 0)) v = ccids[k0 + (int)fgl_rng_below(&r, (uint64_t)(k1 - k0))];
+        else v = cids[cptr[d] + (int)fgl_rng_below(&r, (uint64_t)(cptr[d + 1] - cptr[d]))];
+        fgl__ga_edges_push(&e, u, v);
+    }
+    /* features */
+    for (i = 0; i < C * F; i++) mu[i] = fgl_rng_normal(&r) * cfg.feat_signal / sqrt(2.0 * F);
+    for (i = 0; i < B * F; i++) nu[i] = fgl_rng_normal(&r) * cfg.feat_shift / sqrt((double)F);
+    for (i = 0; i < n; i++) {
+        float *xi = out->x.data + (size_t)i * F;
+        const double *m = mu + (size_t)out->y[i] * F, *s = nu + (size_t)comm[i] * F;
+        for (f = 0; f < F; f++) xi[f] = (float)(m[f] + s[f] + cfg.feat_noise * fgl_rng_normal(&r));
+    }
+    rc = fgl__ga_finish_edges(n, &e, &out->adj, err, "synth_node");
+    if (rc) goto fail;
+    if (community) memcpy(community, comm, sizeof(int) * (size_t)n);
+    snprintf(out->name, sizeof out->name, "%s", "synth-node");
+    out->n_nodes = n;
+    out->n_feat = F;
+    out->n_classes = C;
+    goto done;
+fail:
+    fgl__ga_edges_free(&e);
+    fgl_tensor_free(&out->x);
+    fgl_csr_free(&out->adj);
+    FGL_FREE(out->y);
+    memset(out, 0, sizeof *out);
+done:
+    FGL_FREE(comm);
+    FGL_FREE(perm);
+    FGL_FREE(cptr);
+    FGL_FREE(cids);
+    FGL_FREE(ccptr);
+    FGL_FREE(ccids);
+    FGL_FREE(cckey);
+    FGL_FREE(pi);
+    FGL_FREE(alpha);
+    FGL_FREE(mu);
+    FGL_FREE(nu);
+    return rc;
+}
+
+FGLDEF fgl_synth_graphs_config fgl_synth_graphs_default(void) {
+    fgl_synth_graphs_config c;
+    memset(&c, 0, sizeof c);
+    c.n_graphs = 600;
+    c.n_classes = 3;
+    c.min_nodes = 12;
+    c.max_nodes = 36;
+    c.avg_degree = 3.0;
+    c.n_node_labels = 4;
+    c.node_label_noise = 0.2;
+    c.label_noise = 0.05;
+    return c;
+}
+
+/* Edges of one small graph under construction (local ids), kept distinct. */
+typedef struct fgl__ga_small {
+    int n, m;          /* nodes, edges so far */
+    int *a, *b;        /* edges (capacity cap) */
+    int cap;
+    fgl__ga_hset hs;
+    int err;
+} fgl__ga_small;
+
+static int fgl__ga_small_add(fgl__ga_small *s, int a, int b) {
+    int added;
+    if (a == b || s->err || s->m >= s->cap) return 0;
+    added = fgl__ga_hset_add(&s->hs, fgl__ga_pair_key(a, b));
+    if (added < 0) s->err = FGL_ERR_NOMEM;
+    if (added <= 0) return 0;
+    s->a[s->m] = a;
+    s->b[s->m] = b;
+    s->m++;
+    return 1;
+}
+
+/* Fill up to `target` edges with uniformly random new pairs. */
+static void fgl__ga_small_fill_random(fgl__ga_small *s, int target, fgl_rng *r) {
+    while (s->m < target && !s->err) {
+        int a = (int)fgl_rng_below(r, (uint64_t)s->n), b = (int)fgl_rng_below(r, (uint64_t)s->n);
+        fgl__ga_small_add(s, a, b);
+    }
+}
+
+static void fgl__ga_small_hubs(fgl__ga_small *s, int target, fgl_rng *r, int *rep, int *mark) {
+    /* Growth with attachment probability proportional to degree + 1: rep holds
+     * each node once plus once per edge end. Node t adds ceil(R / (n - t))
+     * edges (R edges still to place), at most t. */
+    int n = s->n, nrep = 0, t, i;
+    if (n < 2 || target < 1) return;
+    for (i = 0; i < n; i++) mark[i] = -1;
+    rep[nrep++] = 0;
+    rep[nrep++] = 1;
+    fgl__ga_small_add(s, 1, 0);
+    rep[nrep++] = 0;
+    rep[nrep++] = 1;
+    for (t = 2; t < n && s->m < target; t++) {
+        int R = target - s->m, a = (R + (n - t) - 1) / (n - t), got = 0;
+        if (a > t) a = t;
+        while (got < a) {
+            int c = rep[fgl_rng_below(r, (uint64_t)nrep)];
+            if (mark[c] == t) continue;
+            mark[c] = t;
+            if (fgl__ga_small_add(s, t, c)) {
+                rep[nrep++] = c;
+                rep[nrep++] = t;
+            }
+            got++;
+        }
+        rep[nrep++] = t;
+    }
+    /* early nodes could not take their share: add preferential pairs */
+    for (i = 0; s->m < target && i < 50 * target && !s->err; i++)
+        fgl__ga_small_add(s, rep[fgl_rng_below(r, (uint64_t)nrep)], rep[fgl_rng_below(r, (uint64_t)nrep)]);
+    fgl__ga_small_fill_random(s, target, r);
+}
+
+static void fgl__ga_small_triangles(fgl__ga_small *s, int target, fgl_rng *r) {
+    int tries = 0;
+    while (s->m < target && !s->err && tries++ < 100 * target + 100) {
+        int a = (int)fgl_rng_below(r, (uint64_t)s->n), b = (int)fgl_rng_below(r, (uint64_t)s->n);
+        int c = (int)fgl_rng_below(r, (uint64_t)s->n);
+        if (a == b || b == c || a == c) continue;
+        fgl__ga_small_add(s, a, b);
+        if (s->m < target) fgl__ga_small_add(s, b, c);
+        if (s->m < target) fgl__ga_small_add(s, c, a);
+    }
+    fgl__ga_small_fill_random(s, target, r);
+}
+
+static void fgl__ga_small_ring(fgl__ga_small *s, int target, fgl_rng *r, int *perm) {
+    /* A Hamiltonian cycle, then rounds of chords pairing the nodes of a
+     * random permutation two by two (each round adds at most one edge per
+     * node), so every degree is within one or two of the mean. */
+    int n = s->n, u, round, i;
+    for (u = 0; u < n && s->m < target; u++) fgl__ga_small_add(s, u, (u + 1) % n);
+    for (round = 0; s->m < target && round < 4 * n && !s->err; round++) {
+        for (i = 0; i < n; i++) perm[i] = i;
+        fgl_rng_shuffle(r, perm, n);
+        for (i = 0; i + 1 < n && s->m < target; i += 2) fgl__ga_small_add(s, perm[i], perm[i + 1]);
+    }
+    fgl__ga_small_fill_random(s, target, r);
+}
+
+FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg_in, uint64_t seed, fgl_graph_set *out,
+                            fgl_error *err) {
+    fgl_synth_graphs_config cfg = cfg_in ? *cfg_in : fgl_synth_graphs_default();
+    int G = cfg.n_graphs, C = cfg.n_classes, L = cfg.n_node_labels, maxn = cfg.max_nodes;
+    int *truth = NULL, *deg = NULL, *rep = NULL, *mark = NULL, g, i, rc;
+    long long total_nodes = 0;
+    fgl__ga_small s;
+    fgl__ga_edges e;
+    fgl_rng r;
+    memset(out, 0, sizeof *out);
+    memset(&s, 0, sizeof s);
+    fgl__ga_edges_init(&e);
+    if (G < 1 || C < 1 || C > 4 || cfg.min_nodes < 3 || maxn < cfg.min_nodes || maxn > 10000 || L < 1 ||
+        !(cfg.avg_degree >= 0) || cfg.avg_degree > maxn || !(cfg.node_label_noise >= 0 && cfg.node_label_noise <= 1) ||
+        !(cfg.label_noise >= 0 && cfg.label_noise <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "synth_graphs: bad configuration (n_graphs %d, n_classes %d (1..4), nodes %d..%d (3..10000), "
+                             "n_node_labels %d, avg_degree %g)",
+                             G, C, cfg.min_nodes, maxn, L, cfg.avg_degree);
+    if ((long long)G * maxn > INT_MAX / 4)
+        return fgl_error_set(err, FGL_ERR_RANGE, "synth_graphs: too many nodes for an int");
+    s.cap = (int)((double)maxn * cfg.avg_degree / 2 + 1) + 1;
+    if (s.cap > maxn * (maxn - 1) / 2) s.cap = maxn * (maxn - 1) / 2;
+    truth = (int *)fgl__ga_alloc((size_t)G, sizeof(int));
+    deg = (int *)fgl__ga_alloc((size_t)maxn, sizeof(int));
+    mark = (int *)fgl__ga_alloc((size_t)maxn, sizeof(int));
+    rep = (int *)fgl__ga_alloc((size_t)maxn + 4 * (size_t)s.cap + 4, sizeof(int));
+    s.a = (int *)fgl__ga_alloc((size_t)s.cap, sizeof(int));
+    s.b = (int *)fgl__ga_alloc((size_t)s.cap, sizeof(int));
+    out->node_ptr = (int *)fgl__ga_alloc((size_t)G + 1, sizeof(int));
+    out->y = (int *)fgl__ga_alloc((size_t)G, sizeof(int));
+    if (!truth || !deg || !mark || !rep || !s.a || !s.b || !out->node_ptr || !out->y ||
+        fgl__ga_hset_init(&s.hs, (size_t)s.cap)) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "synth_graphs: out of memory");
+        goto fail;
+    }
+    fgl_rng_init(&r, seed, FGL__GA_ST_SYNTH);
+    for (g = 0; g < G; g++) truth[g] = g % C;
+    fgl_rng_shuffle(&r, truth, G);
+    /* sizes first, so node_labels can be allocated once */
+    out->node_ptr[0] = 0;
+    for (g = 0; g < G; g++) {
+        int ng = cfg.min_nodes + (int)fgl_rng_below(&r, (uint64_t)(maxn - cfg.min_nodes + 1));
+        out->node_ptr[g + 1] = out->node_ptr[g] + ng;
+    }
+    total_nodes = out->node_ptr[G];
+    out->node_labels = (int *)fgl__ga_alloc((size_t)total_nodes, sizeof(int));
+    if (!out->node_labels || fgl__ga_edges_reserve(&e, (size_t)((double)total_nodes * cfg.avg_degree / 2 + G + 16))) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "synth_graphs: out of memory");
+        goto fail;
+    }
+    for (g = 0; g < G; g++) {
+        int off = out->node_ptr[g], ng = out->node_ptr[g + 1] - off, target;
+        size_t k;
+        double mt = floor((double)ng * cfg.avg_degree / 2 + 0.5);
+        target = mt > (double)ng * (ng - 1) / 2 ? ng * (ng - 1) / 2 : (int)mt;
+        if (target > s.cap) target = s.cap;
+        s.n = ng;
+        s.m = 0;
+        for (k = 0; k < s.hs.cap; k++) s.hs.keys[k] = FGL__GA_HS_EMPTY;
+        s.hs.n = s.hs.used = 0;
+        switch (truth[g]) {
+        case 0: fgl__ga_small_fill_random(&s, target, &r); break;
+        case 1: fgl__ga_small_hubs(&s, target, &r, rep, mark); break;
+        case 2: fgl__ga_small_triangles(&s, target, &r); break;
+        default: fgl__ga_small_ring(&s, target, &r, mark); break;
+        }
+        if (s.err) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "synth_graphs: out of memory");
+            goto fail;
+        }
+        memset(deg, 0, sizeof(int) * (size_t)ng);
+        for (i = 0; i < s.m; i++) {
+            deg[s.a[i]]++;
+            deg[s.b[i]]++;
+            fgl__ga_edges_push(&e, off + s.a[i], off + s.b[i]);
+        }
+        for (i = 0; i < ng; i++) {
+            int d = deg[i] < 1 ? 1 : deg[i] > L ? L : deg[i];
+            out->node_labels[off + i] =
+                fgl_rng_uniform(&r) < cfg.node_label_noise ? (int)fgl_rng_below(&r, (uint64_t)L) : d - 1;
+        }
+        out->y[g] = fgl_rng_uniform(&r) < cfg.label_noise ? (int)fgl_rng_below(&r, (uint64_t)C) : truth[g];
+    }
+    rc = fgl__ga_finish_edges((int)total_nodes, &e, &out->adj, err, "synth_graphs");
+    if (rc) goto fail;
+    snprintf(out->name, sizeof out->name, "%s", "synth-graphs");
+    out->n_graphs = G;
+    out->n_nodes = (int)total_nodes;
+    out->n_classes = C;
+    out->n_node_label_values = L;
+    goto done;
+fail:
+    fgl__ga_edges_free(&e);
+    FGL_FREE(out->node_ptr);
+    FGL_FREE(out->y);
+    FGL_FREE(out->node_labels);
+    fgl_csr_free(&out->adj);
+    memset(out, 0, sizeof *out);
+done:
+    fgl__ga_hset_free(&s.hs);
+    FGL_FREE(s.a);
+    FGL_FREE(s.b);
+    FGL_FREE(truth);
+    FGL_FREE(deg);
+    FGL_FREE(mark);
+    FGL_FREE(rep);
+    return rc;
+}
+
+/* --- graph properties --------------------------------------------------------- */
+
+FGLDEF double fgl_graph_density(const fgl_csr *adj) {
+    double n = adj->rows;
+    return adj->rows < 2 ? 0.0 : (double)adj->nnz / (n * (n - 1));
+}
+
+FGLDEF double fgl_graph_avg_degree(const fgl_csr *adj) {
+    return adj->rows < 1 ? 0.0 : (double)adj->nnz / adj->rows;
+}
+
+FGLDEF double fgl_graph_degree_variance(const fgl_csr *adj) {
+    double mean = fgl_graph_avg_degree(adj), s = 0;
+    int i;
+    if (adj->rows < 1) return 0.0;
+    for (i = 0; i < adj->rows; i++) {
+        double d = fgl__ga_deg(adj, i) - mean;
+        s += d * d;
+    }
+    return s / adj->rows;
+}
+
+FGLDEF double fgl_graph_entropy(const fgl_csr *adj) {
+    double s = 0;
+    int i;
+    if (adj->nnz == 0) return 0.0;
+    for (i = 0; i < adj->rows; i++) {
+        int d = fgl__ga_deg(adj, i);
+        if (d > 0) s += d * log((double)d);
+    }
+    return s / adj->nnz;
+}
+
+FGLDEF double fgl_graph_scale_free_exponent(const fgl_csr *adj) {
+    double s = 0;
+    int i, n1 = 0;
+    for (i = 0; i < adj->rows; i++) {
+        int d = fgl__ga_deg(adj, i);
+        if (d >= 1) {
+            s += log(d / 0.5);
+            n1++;
+        }
+    }
+    return n1 ? 1.0 + n1 / s : 0.0;
+}
+
+FGLDEF int fgl_graph_closeness(const fgl_csr *adj, double *out, double *avg) {
+    int n = adj->rows, *dist, *queue, s;
+    double sum = 0;
+    if (avg) *avg = 0;
+    if (n == 0) return FGL_OK;
+    dist = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    queue = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!dist || !queue) {
+        FGL_FREE(dist);
+        FGL_FREE(queue);
+        return FGL_ERR_NOMEM;
+    }
+    for (s = 0; s < n; s++) dist[s] = -1;
+    for (s = 0; s < n; s++) {
+        int head = 0, tail = 0, q;
+        long long tot = 0;
+        double c = 0;
+        dist[s] = 0;
+        queue[tail++] = s;
+        while (head < tail) {
+            int v = queue[head++], k;
+            tot += dist[v];
+            for (k = adj->indptr[v]; k < adj->indptr[v + 1]; k++) {
+                int u = adj->indices[k];
+                if (dist[u] < 0) {
+                    dist[u] = dist[v] + 1;
+                    queue[tail++] = u;
+                }
+            }
+        }
+        if (tot > 0 && n > 1) c = ((double)(tail - 1) / (double)tot) * ((double)(tail - 1) / (n - 1));
+        if (out) out[s] = c;
+        sum += c;
+        for (q = 0; q < tail; q++) dist[queue[q]] = -1;
+    }
+    if (avg) *avg = sum / n;
+    FGL_FREE(dist);
+    FGL_FREE(queue);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_graph_clustering(const fgl_csr *adj, double *local, double *avg) {
+    /* Mark the neighbours of i, then count marked neighbours of each
+     * neighbour: every triangle through i is seen twice. */
+    int n = adj->rows, *mark, i;
+    double sum = 0;
+    if (avg) *avg = 0;
+    if (n == 0) return FGL_OK;
+    mark = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!mark) return FGL_ERR_NOMEM;
+    for (i = 0; i < n; i++) mark[i] = -1;
+    for (i = 0; i < n; i++) {
+        int d = fgl__ga_deg(adj, i), k, q;
+        long long links = 0;
+        double c = 0;
+        if (d >= 2) {
+            for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) mark[adj->indices[k]] = i;
+            for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
+                int j = adj->indices[k];
+                if (j == i) continue;
+                for (q = adj->indptr[j]; q < adj->indptr[j + 1]; q++)
+                    if (adj->indices[q] != i && adj->indices[q] != j && mark[adj->indices[q]] == i) links++;
+            }
+            c = (double)links / ((double)d * (d - 1));
+        }
+        if (local) local[i] = c;
+        sum += c;
+    }
+    if (avg) *avg = sum / n;
+    FGL_FREE(mark);
+    return FGL_OK;
+}
+
+FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels) {
+    long long same = 0, all = 0;
+    int i, k;
+    for (i = 0; i < adj->rows; i++) {
+        if (labels[i] < 0) continue;
+        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
+            int j = adj->indices[k];
+            if (j == i || labels[j] < 0) continue;
+            all++;
+            same += labels[j] == labels[i];
+        }
+    }
+    return all ? (double)same / (double)all : 0.0;
+}
+
+FGLDEF double fgl_node_homophily(const fgl_csr *adj, const int *labels) {
+    double sum = 0;
+    int i, k, counted = 0;
+    for (i = 0; i < adj->rows; i++) {
+        int all = 0, same = 0;
+        if (labels[i] < 0) continue;
+        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
+            int j = adj->indices[k];
+            if (j == i || labels[j] < 0) continue;
+            all++;
+            same += labels[j] == labels[i];
+        }
+        if (all) {
+            sum += (double)same / all;
+            counted++;
+        }
+    }
+    return counted ? sum / counted : 0.0;
+}
+
+FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_error *err) {
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!adj || adj->rows != adj->cols)
+        return fgl_error_set(err, FGL_ERR_ARG, "graph_properties: need a square adjacency");
+    out->avg_degree = fgl_graph_avg_degree(adj);
+    out->density = fgl_graph_density(adj);
+    out->degree_variance = fgl_graph_degree_variance(adj);
+    out->entropy = fgl_graph_entropy(adj);
+    out->scale_free = fgl_graph_scale_free_exponent(adj);
+    rc = fgl_graph_closeness(adj, NULL, &out->closeness);
+    if (rc == FGL_OK) rc = fgl_graph_clustering(adj, NULL, &out->clustering);
+    if (rc) return fgl_error_set(err, rc, "graph_properties: out of memory (%d nodes)", adj->rows);
+    return FGL_OK;
+}
+
+/* --- structure encodings -------------------------------------------------------- */
+
+FGLDEF int fgl_dse(const fgl_csr *adj, int K, float *out) {
+    int i;
+    if (!adj || !out || K < 1) return FGL_ERR_ARG;
+    memset(out, 0, sizeof(float) * (size_t)adj->rows * (size_t)K);
+    for (i = 0; i < adj->rows; i++) {
+        int d = fgl__ga_deg(adj, i);
+        d = d < 1 ? 1 : d > K ? K : d;
+        out[(size_t)i * K + (size_t)(d - 1)] = 1.0f;
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out) {
+    /* x_t = S^t e_i kept as values over a list of touched nodes ordered by
+     * first touch; cnt[t] = how many nodes x_t may be non-zero on. */
+    int n, H, i, t;
+    int *list = NULL, *seen = NULL, *cnt = NULL;
+    double *isq = NULL, *x = NULL;
+    if (!adj || !out || K < 1) return FGL_ERR_ARG;
+    n = adj->rows;
+    H = (K + 1) / 2;
+    list = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    seen = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    cnt = (int *)fgl__ga_alloc((size_t)H + 1, sizeof(int));
+    isq = (double *)fgl__ga_alloc((size_t)n, sizeof(double));
+    x = (double *)fgl__ga_alloc((size_t)n * (size_t)(H + 1), sizeof(double));
+    if (!list || !seen || !cnt || !isq || !x) {
+        FGL_FREE(list);
+        FGL_FREE(seen);
+        FGL_FREE(cnt);
+        FGL_FREE(isq);
+        FGL_FREE(x);
+        return FGL_ERR_NOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        int d = fgl__ga_deg(adj, i);
+        isq[i] = d > 0 ? 1.0 / sqrt((double)d) : 0.0;
+        seen[i] = 0;
+    }
+    memset(x, 0, sizeof(double) * (size_t)n * (size_t)(H + 1));
+    for (i = 0; i < n; i++) {
+        float *o = out + (size_t)i * K;
+        int len = 1, q, k;
+        list[0] = i;
+        seen[i] = 1;
+        x[(size_t)i * (H + 1)] = 1.0;
+        cnt[0] = 1;
+        for (t = 0; t < H; t++) {
+            int upto = len;
+            for (q = 0; q < upto; q++) {
+                int v = list[q];
+                double xv = x[(size_t)v * (H + 1) + t];
+                if (xv == 0.0) continue;
+                xv *= isq[v];
+                for (k = adj->indptr[v]; k < adj->indptr[v + 1]; k++) {
+                    int u = adj->indices[k];
+                    if (!seen[u]) {
+                        seen[u] = 1;
+                        list[len++] = u;
+                    }
+                    x[(size_t)u * (H + 1) + t + 1] += xv * isq[u];
+                }
+            }
+            cnt[t + 1] = len;
+        }
+        for (k = 1; k <= K; k++) {
+            int a = k / 2, b = k - a; /* (S^k)_ii = <x_a, x_b> */
+            double s = 0;
+            for (q = 0; q < cnt[b]; q++) {
+                const double *xv = x + (size_t)list[q] * (H + 1);
+                s += xv[a] * xv[b];
+            }
+            o[k - 1] = (float)s;
+        }
+        for (q = 0; q < len; q++) {
+            seen[list[q]] = 0;
+            memset(x + (size_t)list[q] * (H + 1), 0, sizeof(double) * (size_t)(H + 1));
+        }
+    }
+    FGL_FREE(list);
+    FGL_FREE(seen);
+    FGL_FREE(cnt);
+    FGL_FREE(isq);
+    FGL_FREE(x);
+    return FGL_OK;
+}
+
+/* --- multilevel k-way partitioning ------------------------------------------------ */
+
+#define FGL__GA_MAX_LEVELS 64
+
+/* A graph with integer vertex and edge weights (adjacency lists unsorted). */
+typedef struct fgl__ga_wg {
+    int n, tvw;       /* vertices, total vertex weight */
+    int *xadj;        /* n + 1 */
+    int *adj, *ew;    /* xadj[n] neighbours and edge weights */
+    int *vw;          /* n vertex weights */
+} fgl__ga_wg;
+
+static void fgl__ga_wg_free(fgl__ga_wg *g) {
+    FGL_FREE(g->xadj);
+    FGL_FREE(g->adj);
+    FGL_FREE(g->ew);
+    FGL_FREE(g->vw);
+    memset(g, 0, sizeof *g);
+}
+
+static int fgl__ga_wg_alloc(fgl__ga_wg *g, int n, int nnz) {
+    memset(g, 0, sizeof *g);
+    g->xadj = (int *)fgl__ga_alloc((size_t)n + 1, sizeof(int));
+    g->adj = (int *)fgl__ga_alloc((size_t)nnz, sizeof(int));
+    g->ew = (int *)fgl__ga_alloc((size_t)nnz, sizeof(int));
+    g->vw = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!g->xadj || !g->adj || !g->ew || !g->vw) {
+        fgl__ga_wg_free(g);
+        return FGL_ERR_NOMEM;
+    }
+    g->n = n;
+    g->xadj[0] = 0;
+    return FGL_OK;
+}
+
+/* Indexed binary max-heap of vertices keyed by key[v] (shared array). */
+typedef struct fgl__ga_pq {
+    int n;
+    int *heap, *pos;  /* pos[v] = slot of v, or -1 */
+    const int *key;
+} fgl__ga_pq;
+
+static void fgl__ga_pq_up(fgl__ga_pq *q, int i) {
+    int v = q->heap[i];
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (q->key[q->heap[p]] >= q->key[v]) break;
+        q->heap[i] = q->heap[p];
+        q->pos[q->heap[i]] = i;
+        i = p;
+    }
+    q->heap[i] = v;
+    q->pos[v] = i;
+}
+
+static void fgl__ga_pq_down(fgl__ga_pq *q, int i) {
+    int v = q->heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= q->n) break;
+        if (c + 1 < q->n && q->key[q->heap[c + 1]] > q->key[q->heap[c]]) c++;
+        if (q->key[q->heap[c]] <= q->key[v]) break;
+        q->heap[i] = q->heap[c];
+        q->pos[q->heap[i]] = i;
+        i = c;
+    }
+    q->heap[i] = v;
+    q->pos[v] = i;
+}
+
+static void fgl__ga_pq_insert(fgl__ga_pq *q, int v) {
+    q->heap[q->n] = v;
+    q->pos[v] = q->n;
+    q->n++;
+    fgl__ga_pq_up(q, q->n - 1);
+}
+
+/* key[v] changed: restore the heap order. */
+static void fgl__ga_pq_fix(fgl__ga_pq *q, int v) {
+    int i = q->pos[v];
+    fgl__ga_pq_up(q, i);
+    fgl__ga_pq_down(q, q->pos[v]);
+}
+
+static void fgl__ga_pq_remove(fgl__ga_pq *q, int v) {
+    int i = q->pos[v], last;
+    q->pos[v] = -1;
+    q->n--;
+    if (i == q->n) return;
+    last = q->heap[q->n];
+    q->heap[i] = last;
+    q->pos[last] = i;
+    fgl__ga_pq_up(q, i);
+    fgl__ga_pq_down(q, q->pos[last]);
+}
+
+static int fgl__ga_pq_pop(fgl__ga_pq *q) {
+    int v = q->heap[0];
+    fgl__ga_pq_remove(q, v);
+    return v;
+}
+
+/* Scratch for bisections of graphs of up to cap vertices. */
+typedef struct fgl__ga_bis {
+    int cap;
+    int *gain, *locked, *moves, *perm, *where, *best;
+    int *heap0, *pos0, *heap1, *pos1;
+} fgl__ga_bis;
+
+static void fgl__ga_bis_free(fgl__ga_bis *b) {
+    FGL_FREE(b->gain);
+    FGL_FREE(b->locked);
+    FGL_FREE(b->moves);
+    FGL_FREE(b->perm);
+    FGL_FREE(b->where);
+    FGL_FREE(b->best);
+    FGL_FREE(b->heap0);
+    FGL_FREE(b->pos0);
+    FGL_FREE(b->heap1);
+    FGL_FREE(b->pos1);
+    memset(b, 0, sizeof *b);
+}
+
+static int fgl__ga_bis_init(fgl__ga_bis *b, int cap) {
+    size_t c = (size_t)cap;
+    memset(b, 0, sizeof *b);
+    b->gain = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->locked = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->moves = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->perm = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->where = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->best = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->heap0 = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->pos0 = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->heap1 = (int *)fgl__ga_alloc(c, sizeof(int));
+    b->pos1 = (int *)fgl__ga_alloc(c, sizeof(int));
+    if (!b->gain || !b->locked || !b->moves || !b->perm || !b->where || !b->best || !b->heap0 || !b->pos0 ||
+        !b->heap1 || !b->pos1) {
+        fgl__ga_bis_free(b);
+        return FGL_ERR_NOMEM;
+    }
+    b->cap = cap;
+    return FGL_OK;
+}
+
+static int fgl__ga_bad2(const int *pw, const int *maxw) {
+    return (pw[0] > maxw[0] ? pw[0] - maxw[0] : 0) + (pw[1] > maxw[1] ? pw[1] - maxw[1] : 0);
+}
+
+static int fgl__ga_cut2(const fgl__ga_wg *g, const int *where) {
+    int v, k, cut = 0;
+    for (v = 0; v < g->n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            if (where[g->adj[k]] != where[v]) cut += g->ew[k];
+    return cut / 2;
+}
+
+/* Fiduccia-Mattheyses refinement of the bisection where[] (weights pw[2],
+ * limits maxw[2]); returns the new cut. Each pass moves vertices one at a
+ * time, best gain first from the side that may give, each at most once, and
+ * keeps the best prefix: least balance violation, then least cut. */
+static int fgl__ga_fm2(const fgl__ga_wg *g, int *where, int *pw, const int *maxw, int cut, int npass, fgl__ga_bis *b,
+                    fgl_rng *r) {
+    int n = g->n, pass, v, k;
+    int limit = 50 + n / 50;
+    fgl__ga_pq q[2];
+    q[0].heap = b->heap0;
+    q[0].pos = b->pos0;
+    q[1].heap = b->heap1;
+    q[1].pos = b->pos1;
+    q[0].key = q[1].key = b->gain;
+    for (pass = 0; pass < npass; pass++) {
+        int nm = 0, best_nm = 0, best_cut = cut, best_bad = fgl__ga_bad2(pw, maxw);
+        for (v = 0; v < n; v++) {
+            int g_ = 0;
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+                g_ += where[g->adj[k]] != where[v] ? g->ew[k] : -g->ew[k];
+            b->gain[v] = g_;
+            b->locked[v] = 0;
+            b->pos0[v] = b->pos1[v] = -1;
+            b->perm[v] = v;
+        }
+        fgl_rng_shuffle(r, b->perm, n);
+        q[0].n = q[1].n = 0;
+        for (k = 0; k < n; k++) fgl__ga_pq_insert(&q[where[b->perm[k]]], b->perm[k]);
+        for (;;) {
+            int from, to, bad_before = fgl__ga_bad2(pw, maxw), bad, npw[2];
+            if (pw[0] > maxw[0] && q[0].n) from = 0;
+            else if (pw[1] > maxw[1] && q[1].n) from = 1;
+            else if (!q[0].n && !q[1].n) break;
+            else if (!q[0].n) from = 1;
+            else if (!q[1].n) from = 0;
+            else {
+                int g0 = b->gain[q[0].heap[0]], g1 = b->gain[q[1].heap[0]];
+                from = g0 > g1 ? 0 : g1 > g0 ? 1 : (pw[0] >= pw[1] ? 0 : 1);
+            }
+            to = 1 - from;
+            v = fgl__ga_pq_pop(&q[from]);
+            b->locked[v] = 1;
+            npw[from] = pw[from] - g->vw[v];
+            npw[to] = pw[to] + g->vw[v];
+            if (fgl__ga_bad2(npw, maxw) > bad_before) continue; /* would unbalance: skip it this pass */
+            where[v] = to;
+            pw[0] = npw[0];
+            pw[1] = npw[1];
+            cut -= b->gain[v];
+            b->moves[nm++] = v;
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+                int u = g->adj[k];
+                if (b->locked[u]) continue;
+                b->gain[u] += where[u] == to ? -2 * g->ew[k] : 2 * g->ew[k];
+                fgl__ga_pq_fix(&q[where[u]], u);
+            }
+            bad = fgl__ga_bad2(pw, maxw);
+            if (bad < best_bad || (bad == best_bad && cut < best_cut)) {
+                best_bad = bad;
+                best_cut = cut;
+                best_nm = nm;
+            } else if (nm - best_nm > limit) {
+                break;
+            }
+        }
+        while (nm > best_nm) { /* undo the moves after the best prefix */
+            v = b->moves[--nm];
+            pw[where[v]] -= g->vw[v];
+            where[v] = 1 - where[v];
+            pw[where[v]] += g->vw[v];
+        }
+        cut = best_cut;
+        if (best_nm == 0) break;
+    }
+    return cut;
+}
+
+/* Greedy graph growing: side 0 grows from a random vertex, always taking the
+ * outside vertex whose move lowers the cut most, until it weighs tw0 (a new
+ * random seed is taken when a component is used up). */
+static void fgl__ga_grow(const fgl__ga_wg *g, int tw0, int *where, fgl__ga_bis *b, fgl_rng *r) {
+    int n = g->n, v, k, w0 = 0;
+    fgl__ga_pq q;
+    q.heap = b->heap0;
+    q.pos = b->pos0;
+    q.key = b->gain;
+    q.n = 0;
+    for (v = 0; v < n; v++) {
+        int d = 0;
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) d += g->ew[k];
+        b->gain[v] = -d;
+        where[v] = 1;
+        b->pos0[v] = -1;
+    }
+    while (w0 < tw0) {
+        if (q.n == 0) { /* a random vertex still outside */
+            int start = (int)fgl_rng_below(r, (uint64_t)n), i, found = -1;
+            for (i = 0; i < n; i++) {
+                int c = (start + i) % n;
+                if (where[c] == 1) {
+                    found = c;
+                    break;
+                }
+            }
+            if (found < 0) break;
+            fgl__ga_pq_insert(&q, found);
+        }
+        v = fgl__ga_pq_pop(&q);
+        where[v] = 0;
+        w0 += g->vw[v];
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+            int u = g->adj[k];
+            if (where[u] != 1) continue;
+            b->gain[u] += 2 * g->ew[k];
+            if (b->pos0[u] >= 0) fgl__ga_pq_fix(&q, u);
+            else fgl__ga_pq_insert(&q, u);
+        }
+    }
+}
+
+/* Best of ntries grown + FM-refined bisections with side 0 of weight about
+ * tw0, into where (b->where is scratch). */
+static void fgl__ga_bisect(const fgl__ga_wg *g, int tw0, double ub, int ntries, fgl__ga_bis *b, int *where, fgl_rng *r) {
+    int maxw[2], t, best_cut = INT_MAX, best_bad = INT_MAX, tw1 = g->tvw - tw0;
+    maxw[0] = (int)ceil(tw0 * (1.0 + ub));
+    maxw[1] = (int)ceil(tw1 * (1.0 + ub));
+    for (t = 0; t < ntries; t++) {
+        int pw[2], v, cut, bad;
+        fgl__ga_grow(g, tw0, b->where, b, r);
+        pw[0] = pw[1] = 0;
+        for (v = 0; v < g->n; v++) pw[b->where[v]] += g->vw[v];
+        cut = fgl__ga_fm2(g, b->where, pw, maxw, fgl__ga_cut2(g, b->where), 10, b, r);
+        bad = fgl__ga_bad2(pw, maxw);
+        if (bad < best_bad || (bad == best_bad && cut < best_cut)) {
+            best_bad = bad;
+            best_cut = cut;
+            memcpy(where, b->where, sizeof(int) * (size_t)g->n);
+        }
+    }
+}
+
+/* Induced subgraph on the vertices with where[v] == side; back[i] = the
+ * vertex of g that is vertex i of s; map is scratch of g->n. */
+static int fgl__ga_wg_sub(const fgl__ga_wg *g, const int *where, int side, fgl__ga_wg *s, int *map, int *back) {
+    int v, k, ns = 0, nnz = 0, rc;
+    for (v = 0; v < g->n; v++) {
+        if (where[v] == side) {
+            map[v] = ns;
+            back[ns++] = v;
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) nnz += where[g->adj[k]] == side;
+        } else {
+            map[v] = -1;
+        }
+    }
+    rc = fgl__ga_wg_alloc(s, ns, nnz);
+    if (rc) return rc;
+    nnz = 0;
+    s->tvw = 0;
+    for (v = 0; v < ns; v++) {
+        int x = back[v];
+        for (k = g->xadj[x]; k < g->xadj[x + 1]; k++)
+            if (where[g->adj[k]] == side) {
+                s->adj[nnz] = map[g->adj[k]];
+                s->ew[nnz++] = g->ew[k];
+            }
+        s->xadj[v + 1] = nnz;
+        s->vw[v] = g->vw[x];
+        s->tvw += g->vw[x];
+    }
+    return FGL_OK;
+}
+
+static int fgl__ga_coarsen(const fgl__ga_wg *g, int maxvw, fgl_rng *r, int *cmap, fgl__ga_wg *cg);
+
+/* Multilevel bisection: coarsen g further (to about 40 vertices), take the
+ * best of ntries grown + FM-refined bisections there, then project it back
+ * level by level with an FM refinement at each. */
+static int fgl__ga_mlbisect(const fgl__ga_wg *g, int tw0, double ub, int ntries, fgl__ga_bis *b, int *where,
+                            fgl_rng *r) {
+    fgl__ga_wg lv[FGL__GA_MAX_LEVELS];
+    int *cm[FGL__GA_MAX_LEVELS], *w = NULL, L = 0, l, v, rc = FGL_OK, maxw[2];
+    maxw[0] = (int)ceil(tw0 * (1.0 + ub));
+    maxw[1] = (int)ceil((g->tvw - tw0) * (1.0 + ub));
+    lv[0] = *g; /* borrowed, never freed here */
+    while (L + 1 < FGL__GA_MAX_LEVELS && lv[L].n > 40) {
+        int maxvw = (int)(1.5 * g->tvw / 40);
+        if (maxvw < 2) maxvw = 2;
+        cm[L] = (int *)fgl__ga_alloc((size_t)lv[L].n, sizeof(int));
+        rc = cm[L] ? fgl__ga_coarsen(&lv[L], maxvw, r, cm[L], &lv[L + 1]) : FGL_ERR_NOMEM;
+        if (rc) {
+            FGL_FREE(cm[L]);
+            goto done;
+        }
+        L++;
+        if (lv[L].n > 0.9 * lv[L - 1].n) break;
+    }
+    w = (int *)fgl__ga_alloc((size_t)lv[L].n, sizeof(int));
+    if (!w) {
+        rc = FGL_ERR_NOMEM;
+        goto done;
+    }
+    fgl__ga_bisect(&lv[L], tw0, ub, ntries, b, w, r);
+    for (l = L - 1; l >= 0; l--) {
+        int *wl = l == 0 ? where : (int *)fgl__ga_alloc((size_t)lv[l].n, sizeof(int)), pw[2];
+        if (!wl) {
+            rc = FGL_ERR_NOMEM;
+            goto done;
+        }
+        pw[0] = pw[1] = 0;
+        for (v = 0; v < lv[l].n; v++) {
+            wl[v] = w[cm[l][v]];
+            pw[wl[v]] += lv[l].vw[v];
+        }
+        FGL_FREE(w);
+        w = wl;
+        fgl__ga_fm2(&lv[l], w, pw, maxw, fgl__ga_cut2(&lv[l], w), 10, b, r);
+    }
+    if (L == 0) memcpy(where, w, sizeof(int) * (size_t)g->n);
+    if (w == where) w = NULL;
+done:
+    FGL_FREE(w);
+    for (l = 1; l <= L; l++) fgl__ga_wg_free(&lv[l]);
+    for (l = 0; l < L; l++) FGL_FREE(cm[l]);
+    return rc;
+}
+
+/* Recursive bisection of g into k parts numbered first.. into part. */
+static int fgl__ga_rb(const fgl__ga_wg *g, int k, int first, int *part, int ntries, fgl__ga_bis *b, fgl_rng *r) {
+    int k1 = k / 2, *where = NULL, *map = NULL, *back0 = NULL, *back1 = NULL, *p0 = NULL, *p1 = NULL;
+    int v, rc = FGL_OK, tw0;
+    fgl__ga_wg s0, s1;
+    memset(&s0, 0, sizeof s0);
+    memset(&s1, 0, sizeof s1);
+    if (k <= 1 || g->n == 0) {
+        for (v = 0; v < g->n; v++) part[v] = first;
+        return FGL_OK;
+    }
+    tw0 = (int)((long long)g->tvw * k1 / k);
+    where = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    map = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    back0 = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    back1 = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    p0 = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    p1 = (int *)fgl__ga_alloc((size_t)g->n, sizeof(int));
+    if (!where || !map || !back0 || !back1 || !p0 || !p1) {
+        rc = FGL_ERR_NOMEM;
+        goto done;
+    }
+    rc = fgl__ga_mlbisect(g, tw0, 0.02, ntries, b, where, r);
+    if (!rc) rc = fgl__ga_wg_sub(g, where, 0, &s0, map, back0);
+    if (!rc) rc = fgl__ga_wg_sub(g, where, 1, &s1, map, back1);
+    if (!rc) rc = fgl__ga_rb(&s0, k1, first, p0, ntries, b, r);
+    if (!rc) rc = fgl__ga_rb(&s1, k - k1, first + k1, p1, ntries, b, r);
+    if (!rc) {
+        for (v = 0; v < s0.n; v++) part[back0[v]] = p0[v];
+        for (v = 0; v < s1.n; v++) part[back1[v]] = p1[v];
+    }
+done:
+    fgl__ga_wg_free(&s0);
+    fgl__ga_wg_free(&s1);
+    FGL_FREE(where);
+    FGL_FREE(map);
+    FGL_FREE(back0);
+    FGL_FREE(back1);
+    FGL_FREE(p0);
+    FGL_FREE(p1);
+    return rc;
+}
+
+/* One coarsening step: heavy-edge matching in random order (ties broken at
+ * random, coarse vertices capped at maxvw), then, if that leaves the graph
+ * large, pairing of leftover vertices that share a neighbour and of isolated
+ * ones; contraction sums vertex weights and parallel edge weights. */
+static int fgl__ga_coarsen(const fgl__ga_wg *g, int maxvw, fgl_rng *r, int *cmap, fgl__ga_wg *cg) {
+    int n = g->n, *match = NULL, *perm = NULL, *pend = NULL, *mark = NULL, *members = NULL;
+    int i, k, cn = 0, unmatched = 0, nnz, rc = FGL_OK, iso = -1;
+    match = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    pend = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    mark = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    members = (int *)fgl__ga_alloc(2 * (size_t)n, sizeof(int));
+    if (!match || !perm || !pend || !mark || !members) {
+        rc = FGL_ERR_NOMEM;
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        match[i] = -1;
+        perm[i] = i;
+        pend[i] = -1;
+    }
+    fgl_rng_shuffle(r, perm, n);
+    for (i = 0; i < n; i++) {
+        int v = perm[i], best = -1, bw = -1, bvw = INT_MAX, d = g->xadj[v + 1] - g->xadj[v], start, j;
+        if (match[v] >= 0 || d == 0) {
+            unmatched += match[v] < 0;
+            continue;
+        }
+        /* scan from a random offset: ties go to a random neighbour */
+        start = d > 1 ? (int)fgl_rng_below(r, (uint64_t)d) : 0;
+        for (j = 0; j < d; j++) {
+            int kk = g->xadj[v] + (start + j < d ? start + j : start + j - d);
+            int u = g->adj[kk], w = g->ew[kk];
+            if (match[u] >= 0 || u == v || g->vw[u] + g->vw[v] > maxvw) continue;
+            if (w > bw || (w == bw && g->vw[u] < bvw)) {
+                best = u;
+                bw = w;
+                bvw = g->vw[u];
+            }
+        }
+        if (best >= 0) {
+            match[v] = best;
+            match[best] = v;
+        } else {
+            unmatched++;
+        }
+    }
+    if (unmatched > n / 10) { /* two-hop pairing of the leftovers */
+        for (i = 0; i < n; i++) {
+            int v = perm[i], hub = -1, hw = -1;
+            if (match[v] >= 0) continue;
+            if (g->xadj[v] == g->xadj[v + 1]) {
+                if (iso >= 0 && g->vw[iso] + g->vw[v] <= maxvw) {
+                    match[v] = iso;
+                    match[iso] = v;
+                    iso = -1;
+                } else {
+                    iso = v;
+                }
+                continue;
+            }
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+                if (g->ew[k] > hw) {
+                    hw = g->ew[k];
+                    hub = g->adj[k];
+                }
+            if (pend[hub] >= 0 && match[pend[hub]] < 0 && g->vw[pend[hub]] + g->vw[v] <= maxvw) {
+                match[v] = pend[hub];
+                match[pend[hub]] = v;
+                pend[hub] = -1;
+            } else {
+                pend[hub] = v;
+            }
+        }
+    }
+    for (i = 0; i < n; i++) cmap[i] = -1;
+    for (i = 0; i < n; i++) {
+        if (cmap[i] >= 0) continue;
+        members[2 * cn] = i;
+        members[2 * cn + 1] = match[i] >= 0 && match[i] != i ? match[i] : -1;
+        cmap[i] = cn;
+        if (match[i] >= 0) cmap[match[i]] = cn;
+        cn++;
+    }
+    rc = fgl__ga_wg_alloc(cg, cn, g->xadj[n]);
+    if (rc) goto done;
+    for (i = 0; i < cn; i++) mark[i] = -1;
+    nnz = 0;
+    cg->tvw = g->tvw;
+    for (i = 0; i < cn; i++) {
+        int start = nnz, s;
+        cg->vw[i] = 0;
+        for (s = 0; s < 2; s++) {
+            int v = members[2 * i + s];
+            if (v < 0) continue;
+            cg->vw[i] += g->vw[v];
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+                int cu = cmap[g->adj[k]];
+                if (cu == i) continue;
+                if (mark[cu] < 0) {
+                    mark[cu] = nnz;
+                    cg->adj[nnz] = cu;
+                    cg->ew[nnz++] = g->ew[k];
+                } else {
+                    cg->ew[mark[cu]] += g->ew[k];
+                }
+            }
+        }
+        for (k = start; k < nnz; k++) mark[cg->adj[k]] = -1;
+        cg->xadj[i + 1] = nnz;
+    }
+    if (nnz > 0) { /* give back the unused tail of the edge arrays */
+        int *a2 = (int *)FGL_REALLOC(cg->adj, sizeof(int) * (size_t)nnz);
+        int *w2;
+        if (a2) cg->adj = a2;
+        w2 = (int *)FGL_REALLOC(cg->ew, sizeof(int) * (size_t)nnz);
+        if (w2) cg->ew = w2;
+    }
+done:
+    FGL_FREE(match);
+    FGL_FREE(perm);
+    FGL_FREE(pend);
+    FGL_FREE(mark);
+    FGL_FREE(members);
+    return rc;
+}
+
+/* Scratch of the k-way stages. */
+typedef struct fgl__ga_kw {
+    int *conn, *tl;      /* k: connectivity to each part (zero between uses), touched parts */
+    int *perm, *next;    /* n: vertex lists of the refinement passes */
+    int *flag;           /* n: pass stamps */
+} fgl__ga_kw;
+
+/* Connectivity of v to the parts around it into kw->conn (touched list tl);
+ * returns the number of touched parts. */
+static int fgl__ga_conn(const fgl__ga_wg *g, const int *part, int v, fgl__ga_kw *kw) {
+    int k, nt = 0;
+    for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+        int p = part[g->adj[k]];
+        if (kw->conn[p] == 0) kw->tl[nt++] = p;
+        kw->conn[p] += g->ew[k];
+    }
+    return nt;
+}
+
+static void fgl__ga_conn_clear(fgl__ga_kw *kw, int nt) {
+    int i;
+    for (i = 0; i < nt; i++) kw->conn[kw->tl[i]] = 0;
+}
+
+/* Greedy k-way refinement: boundary vertices in random order move to the
+ * adjacent part that lowers the cut most (or keeps it and improves the
+ * balance) if that part has room. The first pass visits every vertex, later
+ * passes only the vertices next to one that moved in the pass before. */
+static void fgl__ga_kway_refine(const fgl__ga_wg *g, int *part, int *pw, int maxpw, int npass, fgl__ga_kw *kw,
+                                fgl_rng *r) {
+    int n = g->n, pass, i, nlist = n, *list = kw->perm, *next = kw->next;
+    for (i = 0; i < n; i++) {
+        list[i] = i;
+        kw->flag[i] = 0;
+    }
+    for (pass = 0; pass < npass && nlist > 0; pass++) {
+        int nnext = 0, *tmp;
+        fgl_rng_shuffle(r, list, nlist);
+        for (i = 0; i < nlist; i++) {
+            int v = list[i], a = part[v], k, nt, j, best = -1, bg = INT_MIN, id, vw = g->vw[v], bnd = 0;
+            for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+                if (part[g->adj[k]] != a) {
+                    bnd = 1;
+                    break;
+                }
+            if (!bnd) continue;
+            nt = fgl__ga_conn(g, part, v, kw);
+            id = kw->conn[a];
+            for (j = 0; j < nt; j++) {
+                int q = kw->tl[j], gn;
+                if (q == a || pw[q] + vw > maxpw) continue;
+                gn = kw->conn[q] - id;
+                if (gn > bg || (gn == bg && best >= 0 && pw[q] < pw[best])) {
+                    bg = gn;
+                    best = q;
+                }
+            }
+            fgl__ga_conn_clear(kw, nt);
+            if (best >= 0 && (bg > 0 || (bg == 0 && pw[best] + vw < pw[a]) || pw[a] > maxpw)) {
+                part[v] = best;
+                pw[a] -= vw;
+                pw[best] += vw;
+                if (kw->flag[v] != pass + 1) {
+                    kw->flag[v] = pass + 1;
+                    next[nnext++] = v;
+                }
+                for (k = g->xadj[v]; k < g->xadj[v + 1]; k++) {
+                    int u = g->adj[k];
+                    if (kw->flag[u] != pass + 1) {
+                        kw->flag[u] = pass + 1;
+                        next[nnext++] = u;
+                    }
+                }
+            }
+        }
+        tmp = list;
+        list = next;
+        next = tmp;
+        nlist = nnext;
+    }
+}
+
+static int fgl__ga_lightest(const int *pw, int k) {
+    int p, best = 0;
+    for (p = 1; p < k; p++)
+        if (pw[p] < pw[best]) best = p;
+    return best;
+}
+
+/* Best destination for v out of an overweight part: the adjacent part with
+ * room and the largest gain, else the lightest part if it has room. */
+static int fgl__ga_dest(const fgl__ga_wg *g, const int *part, const int *pw, int k, int maxpw, int v, fgl__ga_kw *kw,
+                     int *gain) {
+    int a = part[v], nt = fgl__ga_conn(g, part, v, kw), id = kw->conn[a], j, best = -1, bg = INT_MIN;
+    for (j = 0; j < nt; j++) {
+        int q = kw->tl[j];
+        if (q == a || pw[q] + g->vw[v] > maxpw) continue;
+        if (kw->conn[q] - id > bg) {
+            bg = kw->conn[q] - id;
+            best = q;
+        }
+    }
+    fgl__ga_conn_clear(kw, nt);
+    if (best < 0) {
+        int l = fgl__ga_lightest(pw, k);
+        if (l != a && pw[l] + g->vw[v] <= maxpw) {
+            best = l;
+            bg = -id;
+        }
+    }
+    *gain = bg;
+    return best;
+}
+
+static int fgl__ga_cand_cmp(const void *x, const void *y) {
+    const int *a = (const int *)x, *b = (const int *)y;
+    if (a[0] != b[0]) return a[0] > b[0] ? -1 : 1;
+    return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Forced balancing: from every overweight part move the vertices that cost
+ * least to parts with room, until no part exceeds maxpw or nothing can move. */
+static void fgl__ga_kway_balance(const fgl__ga_wg *g, int k, int *part, int *pw, int maxpw, fgl__ga_kw *kw, int *cand) {
+    int round, v, p;
+    for (round = 0; round < 64; round++) {
+        int over = 0, nc = 0, i, moved = 0;
+        for (p = 0; p < k; p++) over |= pw[p] > maxpw;
+        if (!over) return;
+        for (v = 0; v < g->n; v++) {
+            int gain;
+            if (pw[part[v]] <= maxpw) continue;
+            if (fgl__ga_dest(g, part, pw, k, maxpw, v, kw, &gain) < 0) continue;
+            cand[2 * nc] = gain;
+            cand[2 * nc + 1] = v;
+            nc++;
+        }
+        qsort(cand, (size_t)nc, 2 * sizeof(int), fgl__ga_cand_cmp);
+        for (i = 0; i < nc; i++) {
+            int gain, q, a;
+            v = cand[2 * i + 1];
+            a = part[v];
+            if (pw[a] <= maxpw) continue;
+            q = fgl__ga_dest(g, part, pw, k, maxpw, v, kw, &gain);
+            if (q < 0) continue;
+            part[v] = q;
+            pw[a] -= g->vw[v];
+            pw[q] += g->vw[v];
+            moved++;
+        }
+        if (!moved) return;
+    }
+}
+
+/* Give every empty part one vertex: the vertex of the largest part with the
+ * fewest edges to its own part (first such id). Only on the input graph,
+ * where vertex weights are 1, so balance can only improve. */
+static void fgl__ga_fill_empty(const fgl__ga_wg *g, int k, int *part, int *pw) {
+    int p, v, e;
+    for (p = 0; p < k; p++) {
+        int big, best = -1, bid = INT_MAX;
+        if (pw[p] > 0) continue;
+        big = 0;
+        for (v = 1; v < k; v++)
+            if (pw[v] > pw[big]) big = v;
+        if (pw[big] < 2) return;
+        for (v = 0; v < g->n; v++) {
+            int id = 0;
+            if (part[v] != big) continue;
+            for (e = g->xadj[v]; e < g->xadj[v + 1]; e++) id += part[g->adj[e]] == big ? g->ew[e] : 0;
+            if (id < bid) {
+                bid = id;
+                best = v;
+            }
+        }
+        part[best] = p;
+        pw[big] -= g->vw[best];
+        pw[p] += g->vw[best];
+    }
+}
+
+FGLDEF fgl_partition_options fgl_partition_default(void) {
+    fgl_partition_options o;
+    memset(&o, 0, sizeof o);
+    o.imbalance = 0.05;
+    o.coarsen_to = 0;
+    o.n_init = 8;
+    o.refine_passes = 10;
+    o.n_cuts = 1;
+    return o;
+}
+
+FGLDEF long fgl_edge_cut(const fgl_csr *adj, const int *part) {
+    long cut = 0;
+    int i, k;
+    for (i = 0; i < adj->rows; i++)
+        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++)
+            if (adj->indices[k] > i && part[adj->indices[k]] != part[i]) cut++;
+    return cut;
+}
+
+static long long fgl__ga_wg_cut(const fgl__ga_wg *g, const int *part) {
+    long long cut = 0;
+    int v, k;
+    for (v = 0; v < g->n; v++)
+        for (k = g->xadj[v]; k < g->xadj[v + 1]; k++)
+            if (part[g->adj[k]] != part[v]) cut += g->ew[k];
+    return cut / 2;
+}
+
+/* One multilevel run on lv[0]; the partition of lv[0] goes to part. */
+static int fgl__ga_multilevel(fgl__ga_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to, const fgl_partition_options *o,
+                           fgl_rng *r, int *part, int *pw, fgl__ga_kw *kw, int *cand) {
+    int L = 0, l, rc = FGL_OK, v, t, n_ip, *cpart = NULL, *tpart = NULL, best_over = 0;
+    long long best_cut = 0;
+    fgl__ga_bis b;
+    memset(&b, 0, sizeof b);
+    /* coarsen */
+    while (L + 1 < FGL__GA_MAX_LEVELS && lv[L].n > coarsen_to) {
+        int maxvw = (int)(1.5 * lv[0].tvw / coarsen_to);
+        if (maxvw < 2) maxvw = 2;
+        cmaps[L] = (int *)fgl__ga_alloc((size_t)lv[L].n, sizeof(int));
+        rc = cmaps[L] ? fgl__ga_coarsen(&lv[L], maxvw, r, cmaps[L], &lv[L + 1]) : FGL_ERR_NOMEM;
+        if (rc) {
+            FGL_FREE(cmaps[L]);
+            cmaps[L] = NULL;
+            goto done;
+        }
+        L++;
+        if (lv[L].n > 0.95 * lv[L - 1].n) break; /* no longer shrinking */
+    }
+    /* initial partition of the coarsest graph: the best of a few recursive
+     * bisections, each balanced and refined there */
+    cpart = (int *)fgl__ga_alloc((size_t)lv[L].n, sizeof(int));
+    tpart = (int *)fgl__ga_alloc((size_t)lv[L].n, sizeof(int));
+    rc = cpart && tpart ? fgl__ga_bis_init(&b, lv[L].n) : FGL_ERR_NOMEM;
+    n_ip = lv[L].xadj[lv[L].n] > 2000000 ? 1 : lv[L].xadj[lv[L].n] > 500000 ? 2 : 4;
+    for (t = 0; t < n_ip && !rc; t++) {
+        long long cut;
+        int over = 0, p;
+        rc = fgl__ga_rb(&lv[L], k, 0, tpart, o->n_init, &b, r);
+        if (rc) break;
+        memset(pw, 0, sizeof(int) * (size_t)k);
+        for (v = 0; v < lv[L].n; v++) pw[tpart[v]] += lv[L].vw[v];
+        fgl__ga_kway_balance(&lv[L], k, tpart, pw, maxpw, kw, cand);
+        fgl__ga_kway_refine(&lv[L], tpart, pw, maxpw, o->refine_passes, kw, r);
+        for (p = 0; p < k; p++) over += pw[p] > maxpw ? pw[p] - maxpw : 0;
+        cut = fgl__ga_wg_cut(&lv[L], tpart);
+        if (t == 0 || over < best_over || (over == best_over && cut < best_cut)) {
+            best_over = over;
+            best_cut = cut;
+            memcpy(cpart, tpart, sizeof(int) * (size_t)lv[L].n);
+        }
+    }
+    fgl__ga_bis_free(&b);
+    FGL_FREE(tpart);
+    tpart = NULL;
+    if (rc) goto done;
+    /* uncoarsen: project, balance, refine */
+    for (l = L; l >= 0; l--) {
+        int *pl = l == 0 ? part : (int *)fgl__ga_alloc((size_t)lv[l].n, sizeof(int));
+        if (!pl) {
+            rc = FGL_ERR_NOMEM;
+            goto done;
+        }
+        if (l == L) memcpy(pl, cpart, sizeof(int) * (size_t)lv[l].n);
+        else
+            for (v = 0; v < lv[l].n; v++) pl[v] = cpart[cmaps[l][v]];
+        FGL_FREE(cpart);
+        cpart = pl;
+        memset(pw, 0, sizeof(int) * (size_t)k);
+        for (v = 0; v < lv[l].n; v++) pw[cpart[v]] += lv[l].vw[v];
+        fgl__ga_kway_balance(&lv[l], k, cpart, pw, maxpw, kw, cand);
+        fgl__ga_kway_refine(&lv[l], cpart, pw, maxpw, o->refine_passes, kw, r);
+        fgl__ga_kway_balance(&lv[l], k, cpart, pw, maxpw, kw, cand);
+    }
+    fgl__ga_fill_empty(&lv[0], k, part, pw);
+    cpart = NULL; /* it is part now */
+done:
+    if (cpart != part) FGL_FREE(cpart);
+    FGL_FREE(tpart);
+    for (l = 1; l <= L; l++) fgl__ga_wg_free(&lv[l]);
+    for (l = 0; l < L; l++) {
+        FGL_FREE(cmaps[l]);
+        cmaps[l] = NULL;
+    }
+    return rc;
+}
+
+FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err) {
+    return fgl_partition_metis_ex(adj, k, seed, NULL, part, err);
+}
+
+FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, const fgl_partition_options *opt,
+                                  int *part, fgl_error *err) {
+    fgl_partition_options o = opt ? *opt : fgl_partition_default();
+    fgl__ga_wg lv[FGL__GA_MAX_LEVELS];
+    int *cmaps[FGL__GA_MAX_LEVELS];
+    fgl__ga_kw kw;
+    int n, i, q, run, rc = FGL_OK, maxpw, coarsen_to, *trial = NULL, *pw = NULL, *cand = NULL;
+    long long best_cut = -1;
+    int best_over = INT_MAX;
+    double lg;
+    memset(lv, 0, sizeof lv);
+    memset(cmaps, 0, sizeof cmaps);
+    memset(&kw, 0, sizeof kw);
+    if (!adj || adj->rows != adj->cols || !part)
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: need a square adjacency and an output array");
+    n = adj->rows;
+    if (k < 1 || (k > n && n > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: k = %d parts for %d nodes (need 1 <= k <= n)", k, n);
+    if (!(o.imbalance >= 0) || o.n_init < 1 || o.refine_passes < 0 || o.n_cuts < 1 || o.coarsen_to < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: bad options");
+    rc = fgl_csr_validate(adj, err);
+    if (rc) return rc;
+    if (!fgl_graph_is_symmetric(adj))
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_metis: the adjacency is not symmetric");
+    if (k == 1 || n == 0) {
+        for (i = 0; i < n; i++) part[i] = 0;
+        return FGL_OK;
+    }
+    maxpw = (int)ceil((1.0 + o.imbalance) * n / k - 1e-9);
+    if ((long long)maxpw * k < n) maxpw = (n + k - 1) / k;
+    lg = log((double)k) / log(2.0);
+    coarsen_to = o.coarsen_to > 0 ? o.coarsen_to : (int)fmax(30.0 * k, n / (20.0 * lg));
+    if (coarsen_to < k) coarsen_to = k;
+    /* the input graph as level 0 (unit weights, self loops dropped) */
+    rc = fgl__ga_wg_alloc(&lv[0], n, adj->nnz);
+    trial = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    pw = (int *)fgl__ga_alloc((size_t)k, sizeof(int));
+    cand = (int *)fgl__ga_alloc(2 * (size_t)n, sizeof(int));
+    kw.conn = (int *)fgl__ga_alloc((size_t)k, sizeof(int));
+    kw.tl = (int *)fgl__ga_alloc((size_t)k, sizeof(int));
+    kw.perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    kw.next = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    kw.flag = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (rc || !trial || !pw || !cand || !kw.conn || !kw.tl || !kw.perm || !kw.next || !kw.flag) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "partition_metis: out of memory (%d nodes)", n);
+        goto done;
+    }
+    memset(kw.conn, 0, sizeof(int) * (size_t)k);
+    q = 0;
+    for (i = 0; i < n; i++) {
+        int e;
+        for (e = adj->indptr[i]; e < adj->indptr[i + 1]; e++) {
+            int j = adj->indices[e];
+            if (j < 0 || j >= n) {
+                rc = fgl_error_set(err, FGL_ERR_RANGE, "partition_metis: row %d has column %d of %d", i, j, n);
+                goto done;
+            }
+            if (j == i) continue;
+            lv[0].adj[q] = j;
+            lv[0].ew[q++] = 1;
+        }
+        lv[0].xadj[i + 1] = q;
+        lv[0].vw[i] = 1;
+    }
+    lv[0].tvw = n;
+    for (run = 0; run < o.n_cuts; run++) {
+        fgl_rng r;
+        long long cut;
+        int over = 0, p;
+        fgl_rng_init(&r, seed, FGL__GA_ST_PART + 16u * (uint64_t)run);
+        rc = fgl__ga_multilevel(lv, cmaps, k, maxpw, coarsen_to, &o, &r, trial, pw, &kw, cand);
+        if (rc) {
+            rc = fgl_error_set(err, rc, "partition_metis: out of memory (%d nodes)", n);
+            goto done;
+        }
+        for (p = 0; p < k; p++) over += pw[p] > maxpw ? pw[p] - maxpw : 0;
+        cut = fgl__ga_wg_cut(&lv[0], trial);
+        if (best_cut < 0 || over < best_over || (over == best_over && cut < best_cut)) {
+            best_cut = cut;
+            best_over = over;
+            memcpy(part, trial, sizeof(int) * (size_t)n);
+        }
+    }
+done:
+    fgl__ga_wg_free(&lv[0]);
+    FGL_FREE(trial);
+    FGL_FREE(pw);
+    FGL_FREE(cand);
+    FGL_FREE(kw.conn);
+    FGL_FREE(kw.tl);
+    FGL_FREE(kw.perm);
+    FGL_FREE(kw.next);
+    FGL_FREE(kw.flag);
+    return rc;
+}
+
+FGLDEF int fgl_partition_random(int n, int k, uint64_t seed, int *part, fgl_error *err) {
+    int *perm, i;
+    fgl_rng r;
+    if (n < 0 || k < 1 || (n > 0 && !part))
+        return fgl_error_set(err, FGL_ERR_ARG, "partition_random: n = %d, k = %d", n, k);
+    perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!perm) return fgl_error_set(err, FGL_ERR_NOMEM, "partition_random: out of memory");
+    for (i = 0; i < n; i++) perm[i] = i;
+    fgl_rng_init(&r, seed, FGL__GA_ST_PART);
+    fgl_rng_shuffle(&r, perm, n);
+    for (i = 0; i < n; i++) part[perm[i]] = i % k;
+    FGL_FREE(perm);
+    return FGL_OK;
+}
+
+/* --- Louvain and modularity -------------------------------------------------------- */
+
+/* A weighted graph of the Louvain levels: adjacency without self loops plus
+ * each node's self weight (A_ii) and strength k_i = A_ii + sum_j A_ij. */
+typedef struct fgl__ga_lg {
+    int n;
+    int *xadj, *adj;
+    double *w, *self, *k;
+} fgl__ga_lg;
+
+static void fgl__ga_lg_free(fgl__ga_lg *g) {
+    FGL_FREE(g->xadj);
+    FGL_FREE(g->adj);
+    FGL_FREE(g->w);
+    FGL_FREE(g->self);
+    FGL_FREE(g->k);
+    memset(g, 0, sizeof *g);
+}
+
+static int fgl__ga_lg_alloc(fgl__ga_lg *g, int n, int nnz) {
+    memset(g, 0, sizeof *g);
+    g->xadj = (int *)fgl__ga_alloc((size_t)n + 1, sizeof(int));
+    g->adj = (int *)fgl__ga_alloc((size_t)nnz, sizeof(int));
+    g->w = (double *)fgl__ga_alloc((size_t)nnz, sizeof(double));
+    g->self = (double *)fgl__ga_alloc((size_t)n, sizeof(double));
+    g->k = (double *)fgl__ga_alloc((size_t)n, sizeof(double));
+    if (!g->xadj || !g->adj || !g->w || !g->self || !g->k) {
+        fgl__ga_lg_free(g);
+        return FGL_ERR_NOMEM;
+    }
+    g->n = n;
+    g->xadj[0] = 0;
+    return FGL_OK;
+}
+
+/* Local moving on one level. comm receives the communities (node ids of
+ * this level); returns the number of nodes that changed community. */
+static int fgl__ga_louvain_move(const fgl__ga_lg *g, double m2, fgl_rng *r, int *comm, double *tot, double *nw, int *mark,
+                             int *list, int *perm) {
+    int n = g->n, v, i, e, pass, changed = 0;
+    for (v = 0; v < n; v++) {
+        comm[v] = v;
+        tot[v] = g->k[v];
+        mark[v] = 0;
+        nw[v] = 0;
+        perm[v] = v;
+    }
+    fgl_rng_shuffle(r, perm, n);
+    for (pass = 0; pass < 1000; pass++) {
+        int moves = 0;
+        double improve = 0;
+        for (i = 0; i < n; i++) {
+            int a, best, nt = 0, j;
+            double kv, stay, bg;
+            v = perm[i];
+            a = comm[v];
+            kv = g->k[v];
+            for (e = g->xadj[v]; e < g->xadj[v + 1]; e++) {
+                int c = comm[g->adj[e]];
+                if (!mark[c]) {
+                    mark[c] = 1;
+                    list[nt++] = c;
+                }
+                nw[c] += g->w[e];
+            }
+            tot[a] -= kv;
+            stay = nw[a] - tot[a] * kv / m2;
+            best = a;
+            bg = stay;
+            for (j = 0; j < nt; j++) {
+                int c = list[j];
+                double gn = nw[c] - tot[c] * kv / m2;
+                if (gn > bg + 1e-12 * m2) {
+                    bg = gn;
+                    best = c;
+                }
+            }
+            tot[best] += kv;
+            comm[v] = best;
+            if (best != a) {
+                moves++;
+                improve += bg - stay;
+            }
+            for (j = 0; j < nt; j++) {
+                mark[list[j]] = 0;
+                nw[list[j]] = 0;
+            }
+        }
+        changed += moves;
+        if (moves == 0 || 2.0 * improve / m2 < 1e-7) break;
+    }
+    return changed;
+}
+
+/* Contract the communities comm of g into h; map receives node -> new
+ * community id (0..nc-1, numbered by first appearance). */
+static int fgl__ga_louvain_aggregate(const fgl__ga_lg *g, const int *comm, int *map, int *nc_out, fgl__ga_lg *h, int *pos,
+                                  int *bptr, int *bids) {
+    int n = g->n, v, c, nc = 0, e, rc, nnz = 0;
+    for (v = 0; v < n; v++) pos[v] = -1;
+    for (v = 0; v < n; v++) {
+        if (pos[comm[v]] < 0) pos[comm[v]] = nc++;
+    }
+    for (v = 0; v < n; v++) map[v] = pos[comm[v]];
+    fgl__ga_bucket(map, n, nc, bptr, bids);
+    rc = fgl__ga_lg_alloc(h, nc, g->xadj[n]);
+    if (rc) return rc;
+    for (v = 0; v < n; v++) pos[v] = -1; /* now: slot of a neighbour community in h */
+    for (c = 0; c < nc; c++) {
+        int start = nnz, q;
+        h->self[c] = 0;
+        h->k[c] = 0;
+        for (q = bptr[c]; q < bptr[c + 1]; q++) {
+            v = bids[q];
+            h->self[c] += g->self[v];
+            h->k[c] += g->k[v];
+            for (e = g->xadj[v]; e < g->xadj[v + 1]; e++) {
+                int d = map[g->adj[e]];
+                if (d == c) {
+                    h->self[c] += g->w[e];
+                    continue;
+                }
+                if (pos[d] < 0) {
+                    pos[d] = nnz;
+                    h->adj[nnz] = d;
+                    h->w[nnz++] = 0;
+                }
+                h->w[pos[d]] += g->w[e];
+            }
+        }
+        for (q = start; q < nnz; q++) pos[h->adj[q]] = -1;
+        h->xadj[c + 1] = nnz;
+    }
+    *nc_out = nc;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_louvain(const fgl_csr *adj, uint64_t seed, int *comm, int *n_comm, fgl_error *err) {
+    fgl__ga_lg g, h;
+    fgl_rng r;
+    int n, i, e, rc = FGL_OK, nc = 0;
+    int *lcomm = NULL, *newc = NULL, *mark = NULL, *list = NULL, *perm = NULL, *bptr = NULL, *bids = NULL;
+    double *tot = NULL, *nw = NULL, m2 = 0;
+    memset(&g, 0, sizeof g);
+    memset(&h, 0, sizeof h);
+    if (!adj || adj->rows != adj->cols || (adj->rows > 0 && !comm))
+        return fgl_error_set(err, FGL_ERR_ARG, "louvain: need a square adjacency and an output array");
+    n = adj->rows;
+    if (n_comm) *n_comm = 0;
+    if (n == 0) return FGL_OK;
+    lcomm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    newc = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    mark = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    list = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    bptr = (int *)fgl__ga_alloc((size_t)n + 1, sizeof(int));
+    bids = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    tot = (double *)fgl__ga_alloc((size_t)n, sizeof(double));
+    nw = (double *)fgl__ga_alloc((size_t)n, sizeof(double));
+    if (!lcomm || !newc || !mark || !list || !perm || !bptr || !bids || !tot || !nw ||
+        fgl__ga_lg_alloc(&g, n, adj->nnz)) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "louvain: out of memory (%d nodes)", n);
+        goto done;
+    }
+    {
+        int q = 0;
+        for (i = 0; i < n; i++) {
+            g.self[i] = 0;
+            g.k[i] = 0;
+            for (e = adj->indptr[i]; e < adj->indptr[i + 1]; e++) {
+                int j = adj->indices[e];
+                double w = adj->values ? (double)adj->values[e] : 1.0;
+                if (j < 0 || j >= n || !(w >= 0)) {
+                    rc = fgl_error_set(err, FGL_ERR_ARG, "louvain: row %d: column %d or weight %g invalid", i, j, w);
+                    goto done;
+                }
+                g.k[i] += w;
+                if (j == i) {
+                    g.self[i] += w;
+                    continue;
+                }
+                g.adj[q] = j;
+                g.w[q++] = w;
+            }
+            g.xadj[i + 1] = q;
+            m2 += g.k[i];
+            comm[i] = i;
+        }
+    }
+    nc = n;
+    if (m2 > 0) {
+        fgl_rng_init(&r, seed, FGL__GA_ST_LOUVAIN);
+        for (;;) {
+            int changed = fgl__ga_louvain_move(&g, m2, &r, lcomm, tot, nw, mark, list, perm), prev = g.n;
+            if (changed == 0) break;
+            rc = fgl__ga_louvain_aggregate(&g, lcomm, mark, &nc, &h, newc, bptr, bids);
+            if (rc) {
+                rc = fgl_error_set(err, rc, "louvain: out of memory");
+                goto done;
+            }
+            for (i = 0; i < n; i++) comm[i] = mark[comm[i]];
+            fgl__ga_lg_free(&g);
+            g = h;
+            memset(&h, 0, sizeof h);
+            if (nc == prev) break;
+        }
+    }
+    if (n_comm) *n_comm = nc;
+done:
+    fgl__ga_lg_free(&g);
+    fgl__ga_lg_free(&h);
+    FGL_FREE(lcomm);
+    FGL_FREE(newc);
+    FGL_FREE(mark);
+    FGL_FREE(list);
+    FGL_FREE(perm);
+    FGL_FREE(bptr);
+    FGL_FREE(bids);
+    FGL_FREE(tot);
+    FGL_FREE(nw);
+    return rc;
+}
+
+FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm) {
+    int n = adj->rows, i, e, maxc = -1;
+    double *tot, *in, m2 = 0, q = 0;
+    for (i = 0; i < n; i++) {
+        if (comm[i] < 0) return NAN;
+        if (comm[i] > maxc) maxc = comm[i];
+    }
+    tot = (double *)fgl__ga_alloc((size_t)maxc + 1, sizeof(double));
+    in = (double *)fgl__ga_alloc((size_t)maxc + 1, sizeof(double));
+    if (!tot || !in) {
+        FGL_FREE(tot);
+        FGL_FREE(in);
+        return NAN;
+    }
+    for (i = 0; i <= maxc; i++) tot[i] = in[i] = 0;
+    for (i = 0; i < n; i++)
+        for (e = adj->indptr[i]; e < adj->indptr[i + 1]; e++) {
+            double w = adj->values ? (double)adj->values[e] : 1.0;
+            m2 += w;
+            tot[comm[i]] += w;
+            if (comm[adj->indices[e]] == comm[i]) in[comm[i]] += w;
+        }
+    if (m2 > 0)
+        for (i = 0; i <= maxc; i++) q += in[i] / m2 - (tot[i] / m2) * (tot[i] / m2);
+    FGL_FREE(tot);
+    FGL_FREE(in);
+    return q;
+}
+
+/* --- federated splits ----------------------------------------------------------------- */
+
+FGLDEF void fgl_index_lists_free(fgl_index_lists *l) {
+    FGL_FREE(l->ptr);
+    FGL_FREE(l->idx);
+    memset(l, 0, sizeof *l);
+}
+
+FGLDEF int fgl_index_lists_from_assign(const int *assign, int n, int k, fgl_index_lists *out, fgl_error *err) {
+    int i;
+    memset(out, 0, sizeof *out);
+    if (n < 0 || k < 1 || (n > 0 && !assign))
+        return fgl_error_set(err, FGL_ERR_ARG, "index_lists_from_assign: n = %d, k = %d", n, k);
+    for (i = 0; i < n; i++)
+        if (assign[i] < 0 || assign[i] >= k)
+            return fgl_error_set(err, FGL_ERR_RANGE, "index_lists_from_assign: item %d has list %d of %d", i,
+                                 assign[i], k);
+    out->ptr = (int *)fgl__ga_alloc((size_t)k + 1, sizeof(int));
+    out->idx = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!out->ptr || !out->idx) {
+        fgl_index_lists_free(out);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "index_lists_from_assign: out of memory");
+    }
+    fgl__ga_bucket(assign, n, k, out->ptr, out->idx);
+    out->n_lists = k;
+    return FGL_OK;
+}
+
+static int fgl__ga_int_cmp(const void *a, const void *b) {
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+FGLDEF int fgl_split_overlapping(const fgl_csr *adj, int n_clients, uint64_t seed, fgl_index_lists *out,
+                                 fgl_error *err) {
+    int P, n, *part = NULL, *pptr = NULL, *pids = NULL, *pick = NULL, p, s, i, rc, w = 0;
+    long long total = 0;
+    fgl_rng r;
+    memset(out, 0, sizeof *out);
+    if (!adj || adj->rows != adj->cols || n_clients < 5 || n_clients % 5)
+        return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d clients (need a positive multiple of 5)", n_clients);
+    n = adj->rows;
+    P = n_clients / 5;
+    if (P > n) return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d parts for %d nodes", P, n);
+    part = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    pptr = (int *)fgl__ga_alloc((size_t)P + 1, sizeof(int));
+    pids = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    pick = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!part || !pptr || !pids || !pick) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "split_overlapping: out of memory");
+        goto done;
+    }
+    rc = fgl_partition_metis(adj, P, seed, part, err);
+    if (rc) goto done;
+    fgl__ga_bucket(part, n, P, pptr, pids);
+    for (p = 0; p < P; p++) total += 5 * ((pptr[p + 1] - pptr[p]) / 2);
+    out->ptr = (int *)fgl__ga_alloc((size_t)n_clients + 1, sizeof(int));
+    out->idx = (int *)fgl__ga_alloc((size_t)total, sizeof(int));
+    if (!out->ptr || !out->idx) {
+        fgl_index_lists_free(out);
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "split_overlapping: out of memory");
+        goto done;
+    }
+    fgl_rng_init(&r, seed, FGL__GA_ST_SPLIT);
+    out->ptr[0] = 0;
+    for (p = 0; p < P; p++) {
+        int size = pptr[p + 1] - pptr[p], half = size / 2;
+        for (s = 0; s < 5; s++) {
+            rc = fgl_rng_sample(&r, size, half, pick);
+            if (rc) {
+                fgl_index_lists_free(out);
+                rc = fgl_error_set(err, rc, "split_overlapping: out of memory");
+                goto done;
+            }
+            for (i = 0; i < half; i++) out->idx[w + i] = pids[pptr[p] + pick[i]];
+            qsort(out->idx + w, (size_t)half, sizeof(int), fgl__ga_int_cmp);
+            w += half;
+            out->ptr[5 * p + s + 1] = w;
+        }
+    }
+    out->n_lists = n_clients;
+    rc = FGL_OK;
+done:
+    FGL_FREE(part);
+    FGL_FREE(pptr);
+    FGL_FREE(pids);
+    FGL_FREE(pick);
+    return rc;
+}
+
+FGLDEF int fgl_split_dirichlet(const int *labels, int n, int n_classes, int n_clients, double alpha,
+                               int min_per_client, uint64_t seed, int *client_of, fgl_error *err) {
+    int K = n_clients, C = n_classes, *cptr = NULL, *cids = NULL, *count = NULL, i, c, j, t, rc = FGL_OK;
+    double *a = NULL, *p = NULL;
+    fgl_rng r;
+    if (n < 0 || C < 1 || K < 1 || !(alpha > 0) || min_per_client < 0 || (n > 0 && (!labels || !client_of)))
+        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: n = %d, %d classes, %d clients, alpha = %g, minimum %d",
+                             n, C, K, alpha, min_per_client);
+    if ((long long)K * min_per_client > n)
+        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: %d clients x %d items exceed the %d items", K,
+                             min_per_client, n);
+    for (i = 0; i < n; i++)
+        if (labels[i] < 0 || labels[i] >= C)
+            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet: item %d has label %d of %d classes", i, labels[i], C);
+    cptr = (int *)fgl__ga_alloc((size_t)C + 1, sizeof(int));
+    cids = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    count = (int *)fgl__ga_alloc((size_t)K, sizeof(int));
+    a = (double *)fgl__ga_alloc((size_t)K, sizeof(double));
+    p = (double *)fgl__ga_alloc((size_t)K, sizeof(double));
+    if (!cptr || !cids || !count || !a || !p) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "split_dirichlet: out of memory");
+        goto done;
+    }
+    fgl__ga_bucket(labels, n, C, cptr, cids);
+    for (j = 0; j < K; j++) a[j] = alpha;
+    fgl_rng_init(&r, seed, FGL__GA_ST_SPLIT);
+    for (t = 0; t < 100; t++) {
+        int low = INT_MAX;
+        memset(count, 0, sizeof(int) * (size_t)K);
+        for (c = 0; c < C; c++) {
+            int nc = cptr[c + 1] - cptr[c], start = 0;
+            double cum = 0;
+            fgl_rng_shuffle(&r, cids + cptr[c], nc);
+            fgl_rng_dirichlet(&r, a, K, p);
+            for (j = 0; j < K; j++) {
+                int end;
+                cum += p[j];
+                end = j == K - 1 ? nc : (int)floor(cum * nc + 0.5);
+                if (end > nc) end = nc;
+                if (end < start) end = start;
+                for (i = start; i < end; i++) client_of[cids[cptr[c] + i]] = j;
+                count[j] += end - start;
+                start = end;
+            }
+        }
+        for (j = 0; j < K; j++)
+            if (count[j] < low) low = count[j];
+        if (low >= min_per_client) goto done;
+    }
+    /* no draw met the minimum: move random items of the largest client */
+    for (j = 0; j < K; j++)
+        while (count[j] < min_per_client) {
+            int donor = 0, pickn, q;
+            for (i = 1; i < K; i++)
+                if (count[i] > count[donor]) donor = i;
+            pickn = (int)fgl_rng_below(&r, (uint64_t)count[donor]);
+            for (q = 0; q < n; q++)
+                if (client_of[q] == donor && pickn-- == 0) break;
+            client_of[q] = j;
+            count[donor]--;
+            count[j]++;
+        }
+done:
+    FGL_FREE(cptr);
+    FGL_FREE(cids);
+    FGL_FREE(count);
+    FGL_FREE(a);
+    FGL_FREE(p);
+    return rc;
+}
+
+FGLDEF int fgl_split_iid(int n, int n_clients, uint64_t seed, int *client_of, fgl_error *err) {
+    int *perm, i;
+    fgl_rng r;
+    if (n < 0 || n_clients < 1 || (n > 0 && !client_of))
+        return fgl_error_set(err, FGL_ERR_ARG, "split_iid: n = %d, %d clients", n, n_clients);
+    perm = (int *)fgl__ga_alloc((size_t)n, sizeof(int));
+    if (!perm) return fgl_error_set(err, FGL_ERR_NOMEM, "split_iid: out of memory");
+    for (i = 0; i < n; i++) perm[i] = i;
+    fgl_rng_init(&r, seed, FGL__GA_ST_SPLIT);
+    fgl_rng_shuffle(&r, perm, n);
+    for (i = 0; i < n; i++) client_of[perm[i]] = i % n_clients;
+    FGL_FREE(perm);
+    return FGL_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif
 #endif /* FGL_IMPLEMENTATION */
 
-#include "dev/graph_algos.h"

@@ -13,7 +13,6 @@
  */
 #define FGL_IMPLEMENTATION
 #include "../fgl_graph.h"
-#include "../dev/graph_algos.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Tests of dev/graph_algos.h (included at the end of fgl_graph.h):
+/* Tests of fgl_graph.h's generators, properties, encodings, partitioners and splits:
  * generators, synthetic benchmarks, graph properties, DSE/RWSE, the
  * multilevel partitioner, Louvain, and the federated splits.
  *
@@ -7,7 +7,6 @@
  * only fail for a real bias. */
 #define FGL_IMPLEMENTATION
 #include "../fgl_graph.h"
-#include "../dev/graph_algos.h" /* no-op once fgl_graph.h includes it */
 #include "ft.h"
 
 /* --- helpers --------------------------------------------------------------- */
