@@ -495,12 +495,18 @@ static const fgl_algo fgl__algo_gcflplus = {
 /* ======================================================================== */
 /* FedProto (Tan et al., AAAI 2022) and FedTGP (Zhang et al., AAAI 2024)    */
 /* ======================================================================== */
-/* Prototype methods: no weights leave a client, so models may differ as long
+/* References: Tan et al., "FedProto: Federated Prototype Learning across
+ * Heterogeneous Clients", AAAI 2022; Zhang et al., "FedTGP: Trainable Global
+ * Prototypes with Adaptive-Margin-Enhanced Contrastive Learning for Data and
+ * Model Heterogeneity in Federated Learning", AAAI 2024.
+ * Prototype methods: no weights leave a client, so models may differ as long
  * as the representation the classifier reads (fgl_forward.rep, `hidden`
  * wide) has one width d. C = the largest class count among clients.
  * Sends: up C x d prototypes (the mean rep of the client's training samples
- * of each class, computed in evaluation mode after local training; zeros for
- * classes it lacks) + C per-class counts; down C x d global prototypes (a
+ * of each class, computed in evaluation mode after local training as
+ * FedTGP's code does; FedProto's code averages the training-mode reps seen
+ * during the local epochs instead; zeros for classes the client lacks) + C
+ * per-class counts; down C x d global prototypes (a
  * class without one is a row of NaN, FedProto only; nothing is sent before
  * the first aggregation). Client loss: CE + lambda * mean over the training
  * rows' entries of (rep - P_y)^2, i.e. lambda * (1/d) * mean_v ||h_v - P_y||^2
