@@ -1478,9 +1478,25 @@ FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fg
     FILE *f = fopen(path, "rb");
     unsigned char *buf = NULL;
     size_t n = 0, cap = 0;
+    long size;
     *data = NULL;
     *len = 0;
     if (!f) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot open for reading", path);
+    /* Size the buffer from the file's length when it can be known (one pass
+     * over the pages instead of copies at every doubling); +1 so reaching
+     * the end needs no growth. Pipes and growing files still work: the loop
+     * below grows the buffer as needed. */
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
+        cap = (size_t)size + 1;
+        buf = (unsigned char *)FGL_MALLOC(cap);
+        if (!buf) {
+            fclose(f);
+            return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory reading %ld bytes", path, size);
+        }
+    } else {
+        clearerr(f);
+        rewind(f);
+    }
     for (;;) {
         size_t got;
         if (n == cap) {

@@ -678,6 +678,21 @@ static void test_frames_and_files(void) {
     FT_CHECK(fgl_file_read(path, &data, &len, &err) == FGL_OK && len == b.len && memcmp(data, b.data, len) == 0,
              "read back");
     FGL_FREE(data);
+    FT_CHECK(fgl_file_write(path, NULL, 0, &err) == FGL_OK && fgl_file_read(path, &data, &len, &err) == FGL_OK &&
+                 len == 0 && data != NULL,
+             "empty file");
+    FGL_FREE(data);
+    {
+        size_t big = 300000, i, same = 1;
+        unsigned char *src = (unsigned char *)malloc(big);
+        for (i = 0; i < big; i++) src[i] = (unsigned char)(i * 7 + (i >> 9));
+        FT_CHECK(fgl_file_write(path, src, big, &err) == FGL_OK, "write 300 KB");
+        FT_CHECK(fgl_file_read(path, &data, &len, &err) == FGL_OK && len == big, "read 300 KB: %zu", len);
+        for (i = 0; data && i < big && i < len; i++) same &= data[i] == src[i];
+        FT_CHECK(same, "300 KB round trip");
+        FGL_FREE(data);
+        free(src);
+    }
     remove(path);
     FT_CHECK(fgl_file_read("build/no/such/file", &data, &len, &err) == FGL_ERR_IO && strstr(err.msg, "no/such/file") &&
                  data == NULL,
