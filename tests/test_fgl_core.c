@@ -678,10 +678,12 @@ static void test_frames_and_files(void) {
     FT_CHECK(fgl_file_read(path, &data, &len, &err) == FGL_OK && len == b.len && memcmp(data, b.data, len) == 0,
              "read back");
     FGL_FREE(data);
+    data = NULL;
     FT_CHECK(fgl_file_write(path, NULL, 0, &err) == FGL_OK && fgl_file_read(path, &data, &len, &err) == FGL_OK &&
                  len == 0 && data != NULL,
              "empty file");
     FGL_FREE(data);
+    data = NULL;
     {
         size_t big = 300000, i, same = 1;
         unsigned char *src = (unsigned char *)malloc(big);
