@@ -1007,7 +1007,7 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
      * not a fixed share. */
     enum { FGL__NG = 8 };
     int n_ic, n_jr, n_jg, tile, nthreads = 1;
-    size_t abuf = (size_t)FGL__KC * FGL__MC, bbuf = (size_t)FGL__KC * FGL__NR * FGL__NG;
+    size_t abuf, bbuf;
     float *buf;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
@@ -1022,6 +1022,11 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
     n_ic = (m + FGL__MC - 1) / FGL__MC;
     n_jr = (n + FGL__NR - 1) / FGL__NR;
     n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
+    /* Packing buffers sized to the product, not to the largest blocks: the
+     * many small products of a GNN step then stay on the heap's fast path
+     * instead of mapping and faulting in fresh pages on every call. */
+    abuf = (size_t)FGL__MIN(FGL__KC, k) * (size_t)((FGL__MIN(FGL__MC, m) + FGL__MR - 1) / FGL__MR * FGL__MR);
+    bbuf = (size_t)FGL__MIN(FGL__KC, k) * FGL__NR * (size_t)((n_jr + n_jg - 1) / n_jg);
 #ifdef _OPENMP
     nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
 #endif
