@@ -152,8 +152,9 @@ static int fgl__keep_train_order(fgl_run *run) {
  * run_gcflplus); it splits only when every client's sequence holds seq_length
  * values, and then cuts by the DTW distances D_ij of the clients' last
  * seq_length values, with weights max(D) - D_ij (max over the cluster's
- * matrix, diagonal included), each sequence divided by its standard deviation
- * first if standardize=1. After a GCFL+ split every client's sequence starts
+ * symmetric, zero-diagonal matrix, as dtaidistance's distance_matrix gives
+ * it), each sequence divided by its standard deviation first if
+ * standardize=1. After a GCFL+ split every client's sequence starts
  * again (so at most one GCFL+ split per round), as in the authors' code.
  * Choices: a cluster with a member whose upload is missing this round (not
  * sampled, rejected) is not split that round (the authors always use every
