@@ -489,7 +489,9 @@ FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a);     /* log(max(a, 1e-30))
 FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a);
 FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
 /* Inverted dropout: keeps with probability 1-p and scales by 1/(1-p).
- * p <= 0 or rng == NULL (evaluation) returns a unchanged. */
+ * p <= 0 or rng == NULL (evaluation) returns a unchanged. The mask is
+ * reproducible: elements 2m and 2m+1 are kept when the low and the high 32
+ * bits of the m-th fgl_rng_u64 draw are >= p 2^32. */
 FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
 /* Shape. */
 FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
@@ -2383,26 +2385,45 @@ FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a) {
 enum { FGL__ADD, FGL__SUB, FGL__MUL };
 enum { FGL__BC_SAME, FGL__BC_ROW, FGL__BC_COL, FGL__BC_SCALAR };
 
-/* Index of b's element that pairs with a's element (i, j). */
-#define FGL__BIDX(mode, i, j, cols) \
-    ((mode) == FGL__BC_SAME ? (size_t)(i) * (cols) + (j) : (mode) == FGL__BC_ROW ? (size_t)(j) : (mode) == FGL__BC_COL ? (size_t)(i) : 0)
+/* Row i of b as the operand pairs with row i of a: a pointer that advances
+ * with j (same shape, row broadcast) or a single value (column, scalar). */
+#define FGL__BROW(mode, b, i, C) \
+    ((mode) == FGL__BC_SAME ? (b) + (size_t)(i) * (C) : (mode) == FGL__BC_ROW ? (b) : (mode) == FGL__BC_COL ? (b) + (i) : (b))
 
 static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
     int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
-    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
-    for (i = 0; i < R; i++)
-        for (j = 0; j < C; j++) {
-            size_t ia = (size_t)i * C + j, ib = FGL__BIDX(mode, i, j, (size_t)C);
-            float g = y->grad[ia];
-            if (kind == FGL__MUL) {
-                if (ga) ga[ia] += g * b->val[ib];
-                if (gb) gb[ib] += g * a->val[ia];
-            } else {
-                if (ga) ga[ia] += g;
-                if (gb) gb[ib] += kind == FGL__SUB ? -g : g;
-            }
+    int vec = mode == FGL__BC_SAME || mode == FGL__BC_ROW;
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b), sgn = kind == FGL__SUB ? -1.0f : 1.0f;
+    double gsum = 0; /* column / scalar broadcast: the reduction, in double */
+    for (i = 0; i < R; i++) {
+        const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *FGL__RESTRICT av = a->val + (size_t)i * C;
+        const float *bv = FGL__BROW(mode, b->val, i, C);
+        float *gbr = gb ? FGL__BROW(mode, gb, i, C) : NULL;
+        if (ga) {
+            float *FGL__RESTRICT gar = ga + (size_t)i * C;
+            if (kind != FGL__MUL) fgl_axpy((size_t)C, 1.0f, g, gar);
+            else if (vec)
+                for (j = 0; j < C; j++) gar[j] += g[j] * bv[j];
+            else
+                fgl_axpy((size_t)C, bv[0], g, gar);
         }
+        if (!gb) continue;
+        if (vec) {
+            if (kind == FGL__MUL)
+                for (j = 0; j < C; j++) gbr[j] += g[j] * av[j];
+            else
+                fgl_axpy((size_t)C, sgn, g, gbr);
+        } else {
+            double s = 0;
+            if (kind == FGL__MUL) s = fgl_dot((size_t)C, g, av);
+            else
+                for (j = 0; j < C; j++) s += g[j];
+            if (mode == FGL__BC_COL) gbr[0] += sgn * (float)s;
+            else gsum += s;
+        }
+    }
+    if (gb && mode == FGL__BC_SCALAR) gb[0] += sgn * (float)gsum;
 }
 
 static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a, fgl_node *b) {
@@ -2421,11 +2442,23 @@ static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a,
     y->i0 = kind;
     y->i1 = mode;
     for (i = 0; i < R; i++) {
-        const float *pa = a->val + (size_t)i * C;
-        float *py = y->val + (size_t)i * C;
-        for (j = 0; j < C; j++) {
-            float bv = b->val[FGL__BIDX(mode, i, j, (size_t)C)];
-            py[j] = kind == FGL__ADD ? pa[j] + bv : kind == FGL__SUB ? pa[j] - bv : pa[j] * bv;
+        const float *FGL__RESTRICT pa = a->val + (size_t)i * C, *bv = FGL__BROW(mode, b->val, i, C);
+        float *FGL__RESTRICT py = y->val + (size_t)i * C;
+        if (mode == FGL__BC_SAME || mode == FGL__BC_ROW) { /* one loop per kind: they vectorise */
+            if (kind == FGL__ADD)
+                for (j = 0; j < C; j++) py[j] = pa[j] + bv[j];
+            else if (kind == FGL__SUB)
+                for (j = 0; j < C; j++) py[j] = pa[j] - bv[j];
+            else
+                for (j = 0; j < C; j++) py[j] = pa[j] * bv[j];
+        } else {
+            float v = bv[0];
+            if (kind == FGL__ADD)
+                for (j = 0; j < C; j++) py[j] = pa[j] + v;
+            else if (kind == FGL__SUB)
+                for (j = 0; j < C; j++) py[j] = pa[j] - v;
+            else
+                for (j = 0; j < C; j++) py[j] = pa[j] * v;
         }
     }
     return y;
@@ -2537,9 +2570,18 @@ FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng)
     mask = fgl__fbuf(t, n);
     if (!mask) return NULL;
     keep = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
-    for (i = 0; i < n; i++) {
-        mask[i] = fgl_rng_uniform(rng) >= (double)p ? keep : 0.0f;
-        y->val[i] = a->val[i] * mask[i];
+    {
+        /* Each 64-bit draw decides two elements: an element is kept when its
+         * 32-bit half is >= p 2^32 (probability 1 - p to within 2^-32). */
+        double tp = (double)p * 4294967296.0;
+        uint32_t thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
+        for (i = 0; i + 1 < n; i += 2) {
+            uint64_t r = fgl_rng_u64(rng);
+            mask[i] = (uint32_t)r >= thr && p < 1.0f ? keep : 0.0f;
+            mask[i + 1] = (uint32_t)(r >> 32) >= thr && p < 1.0f ? keep : 0.0f;
+        }
+        if (i < n) mask[i] = (uint32_t)fgl_rng_u64(rng) >= thr && p < 1.0f ? keep : 0.0f;
+        for (i = 0; i < n; i++) y->val[i] = a->val[i] * mask[i];
     }
     y->s0 = mask;
     return y;

@@ -1043,7 +1043,12 @@ static void test_two_layer_network(void) {
                 }
                 h[i * 6 + j] = s > 0 ? s : 0;
             }
-        for (k = 0; k < 30; k++) h[k] *= fgl_rng_uniform(&m) >= 0.3 ? 1 / 0.7 : 0;
+        for (k = 0; k < 30; k += 2) { /* fgl_op_dropout's rule: two elements per 64-bit draw */
+            uint64_t u = fgl_rng_u64(&m);
+            uint32_t thr = (uint32_t)(0.3f * 4294967296.0);
+            h[k] *= (uint32_t)u >= thr ? 1 / 0.7 : 0;
+            h[k + 1] *= (uint32_t)(u >> 32) >= thr ? 1 / 0.7 : 0;
+        }
         for (i = 0; i < 5; i++) {
             double z = 0;
             for (j = 0; j < 3; j++) {
