@@ -9,7 +9,7 @@
 # FGL_DATA names the directory of the real datasets (default ../shared/data).
 
 CC      ?= cc
-OPT     ?= -O3 -march=native
+OPT     ?= -O3 -march=native -fno-math-errno
 OMP     ?= -fopenmp
 WARN    := -Wall -Wextra -Wpedantic
 CFLAGS  := -std=c99 $(OPT) $(WARN) $(OMP) -I.
