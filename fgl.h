@@ -2575,12 +2575,14 @@ FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng)
          * 32-bit half is >= p 2^32 (probability 1 - p to within 2^-32). */
         double tp = (double)p * 4294967296.0;
         uint32_t thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
+        /* Branch-free (keep = 0 when p >= 1): a branch on random bits is
+         * mispredicted half the time. */
         for (i = 0; i + 1 < n; i += 2) {
             uint64_t r = fgl_rng_u64(rng);
-            mask[i] = (uint32_t)r >= thr && p < 1.0f ? keep : 0.0f;
-            mask[i + 1] = (uint32_t)(r >> 32) >= thr && p < 1.0f ? keep : 0.0f;
+            mask[i] = keep * (float)((uint32_t)r >= thr);
+            mask[i + 1] = keep * (float)((uint32_t)(r >> 32) >= thr);
         }
-        if (i < n) mask[i] = (uint32_t)fgl_rng_u64(rng) >= thr && p < 1.0f ? keep : 0.0f;
+        if (i < n) mask[i] = keep * (float)((uint32_t)fgl_rng_u64(rng) >= thr);
         for (i = 0; i < n; i++) y->val[i] = a->val[i] * mask[i];
     }
     y->s0 = mask;
