@@ -470,6 +470,9 @@ FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice);
 FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b);
 FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b);
 FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a);
+/* x W + b in one node (b: 1 x cols or NULL): the dense layer of every model,
+ * without the intermediate x W that matmul + bias would keep. */
+FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
 /* Elementwise with broadcasting of b: same shape, 1 x cols (each row),
  * rows x 1 (each column) or 1 x 1. */
 FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b);
@@ -2357,6 +2360,32 @@ FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return fgl_op_matmul_ex(t, a, 0, b, 0);
 }
 
+static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *x = y->in[0], *w = y->in[1], *b = y->in[2];
+    int m = y->rows, n = y->cols, k = x->cols, i;
+    float *gx = fgl__grad(t, x), *gw = fgl__grad(t, w), *gb = fgl__grad(t, b);
+    if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, 1.0f, gx, k);   /* dx = dy W^T */
+    if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, 1.0f, gw, n);   /* dW = x^T dy */
+    if (gb)
+        for (i = 0; i < m; i++) fgl_axpy((size_t)n, 1.0f, y->grad + (size_t)i * n, gb);
+}
+
+FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b) {
+    fgl_node *y;
+    int i;
+    FGL__LIVE2("linear", x, w);
+    if (x->cols != w->rows || (b && (b->rows != 1 || b->cols != w->cols)))
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "linear: %dx%d input, %dx%d weight, bias %dx%d", x->rows, x->cols,
+                             w->rows, w->cols, b ? b->rows : 0, b ? b->cols : 0);
+    y = fgl__node(t, "linear", x->rows, w->cols, fgl__linear_bw, x, w, b);
+    if (!y) return NULL;
+    if (b) /* start from the bias, then accumulate x W */
+        for (i = 0; i < y->rows; i++) memcpy(y->val + (size_t)i * y->cols, b->val, sizeof(float) * (size_t)y->cols);
+    fgl_gemm(0, 0, x->rows, w->cols, x->cols, 1.0f, x->val, x->cols, w->val, w->cols, b ? 1.0f : 0.0f, y->val,
+             y->cols);
+    return y;
+}
+
 static void fgl__transpose(const float *src, int rows, int cols, float *dst, int accumulate) {
     int i, j;
     for (i = 0; i < rows; i++)
@@ -2551,41 +2580,44 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
 /* --- dropout ------------------------------------------------------------------ */
 
 static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
-    float *ga = fgl__grad(t, y->in[0]);
-    const float *mask = (const float *)y->s0;
+    float *ga = fgl__grad(t, y->in[0]), keep = y->f0;
+    const unsigned char *mask = (const unsigned char *)y->s0;
     size_t i, n = fgl__size(y);
     if (ga)
-        for (i = 0; i < n; i++) ga[i] += y->grad[i] * mask[i];
+        for (i = 0; i < n; i++) ga[i] += y->grad[i] * (keep * (float)mask[i]);
 }
 
 FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng) {
     fgl_node *y;
-    float *mask, keep;
+    unsigned char *mask;
+    float keep;
     size_t i, n;
     FGL__LIVE1("dropout", a);
     if (p <= 0.0f || !rng) return a;
     y = fgl__node(t, "dropout", a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
     if (!y) return NULL;
     n = fgl__size(y);
-    mask = fgl__fbuf(t, n);
+    mask = (unsigned char *)fgl__talloc(t, n ? n : 1); /* one byte per element: 1 kept, 0 dropped */
     if (!mask) return NULL;
     keep = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
     {
         /* Each 64-bit draw decides two elements: an element is kept when its
-         * 32-bit half is >= p 2^32 (probability 1 - p to within 2^-32). */
+         * 32-bit half is >= p 2^32 (probability 1 - p to within 2^-32).
+         * Branch-free: a branch on random bits mispredicts half the time. */
         double tp = (double)p * 4294967296.0;
         uint32_t thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
-        /* Branch-free (keep = 0 when p >= 1): a branch on random bits is
-         * mispredicted half the time. */
+        fgl_rng r = *rng; /* a local copy keeps the state in registers */
         for (i = 0; i + 1 < n; i += 2) {
-            uint64_t r = fgl_rng_u64(rng);
-            mask[i] = keep * (float)((uint32_t)r >= thr);
-            mask[i + 1] = keep * (float)((uint32_t)(r >> 32) >= thr);
+            uint64_t u = fgl_rng_u64(&r);
+            mask[i] = (unsigned char)((uint32_t)u >= thr);
+            mask[i + 1] = (unsigned char)((uint32_t)(u >> 32) >= thr);
         }
-        if (i < n) mask[i] = keep * (float)((uint32_t)fgl_rng_u64(rng) >= thr);
-        for (i = 0; i < n; i++) y->val[i] = a->val[i] * mask[i];
+        if (i < n) mask[i] = (unsigned char)((uint32_t)fgl_rng_u64(&r) >= thr);
+        *rng = r;
+        for (i = 0; i < n; i++) y->val[i] = a->val[i] * (keep * (float)mask[i]);
     }
     y->s0 = mask;
+    y->f0 = keep;
     return y;
 }
 

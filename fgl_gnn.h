@@ -114,8 +114,8 @@ typedef struct fgl_gnn_graph {
     const fgl_csr *adj_gcn;    /* D^-1/2 (A+I) D^-1/2 (borrowed or own_gcn) */
     fgl_csr own_gcn;
     fgl_csr adj_mean, adj_mean_t;  /* SAGE: D^-1 A and its transpose */
-    fgl_csr adj_loop;          /* GAT: A + I */
-    int *loop_rows;            /* GAT: row of each adj_loop entry */
+    fgl_csr adj_loop;          /* GAT, GIN, FedStar: A + I */
+    int *loop_rows;            /* row of each adj_loop entry (GAT's edge scores) */
     float *x_prop;             /* SGC: A_hat^K X, n_nodes x n_feat */
     const float *pe;           /* FedStar structure embeddings, n_nodes x n_pe */
     int n_pe;
@@ -614,7 +614,10 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
         if ((rc = fgl__mean_adj(adj, &g->adj_mean))) goto fail;
         if ((rc = fgl_csr_transpose(&g->adj_mean, &g->adj_mean_t))) goto fail;
     }
-    if (arch == FGL_ARCH_GAT && (rc = fgl__loop_adj(adj, &g->adj_loop, &g->loop_rows))) goto fail;
+    /* A + I: GAT's attention support; GIN's and FedStar's aggregation with eps = 0 */
+    if ((arch == FGL_ARCH_GAT || arch == FGL_ARCH_GIN || arch == FGL_ARCH_FEDSTAR) &&
+        (rc = fgl__loop_adj(adj, &g->adj_loop, &g->loop_rows)))
+        goto fail;
     if (arch == FGL_ARCH_SGC) { /* A_hat^K X, once */
         size_t sz = (size_t)n * (size_t)n_feat;
         float *a = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(sz, 1));
@@ -698,9 +701,9 @@ static fgl_node *fgl__maybe_bias(fgl__fwd *f, fgl_node *y, int b) {
     return b >= 0 ? fgl_op_bias(f->t, y, fgl__p(f, b)) : y;
 }
 
-/* x W (+ b) for a dense node x. */
+/* x W (+ b) for a dense node x, as one tape node. */
 static fgl_node *fgl__linear(fgl__fwd *f, fgl_node *x, int w, int b, int mask) {
-    return fgl__maybe_bias(f, fgl_op_matmul(f->t, x, fgl__weight(f, w, mask)), b);
+    return fgl_op_linear(f->t, x, fgl__weight(f, w, mask), fgl__p(f, b));
 }
 
 static fgl_node *fgl__dropout(fgl__fwd *f, fgl_node *x, float p) {
@@ -742,9 +745,8 @@ static fgl_node *fgl__sparse_times(fgl__fwd *f, fgl_node *W) {
 
 /* The first linear map of a model on its raw input (dense or sparse). */
 static fgl_node *fgl__first(fgl__fwd *f, fgl_node *dense_in, int w, int b, int mask) {
-    fgl_node *W = fgl__weight(f, w, mask);
-    fgl_node *y = dense_in ? fgl_op_matmul(f->t, dense_in, W) : fgl__sparse_times(f, W);
-    return fgl__maybe_bias(f, y, b);
+    if (dense_in) return fgl__linear(f, dense_in, w, b, mask);
+    return fgl__maybe_bias(f, fgl__sparse_times(f, fgl__weight(f, w, mask)), b);
 }
 
 static fgl_node *fgl__readout(fgl__fwd *f, fgl_node *h) {
@@ -787,7 +789,10 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
         /* ((A + (1 + eps) I) h) W; with sparse input h = X the equal
          * (A + (1 + eps) I)(X W) keeps the sparse product first. */
         fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z;
-        if (h) {
+        if (h && g->adj_loop.rows && !s->learn_eps && one_eps && one_eps->val[0] == 1.0f) {
+            /* eps fixed at 0 (the usual GIN): one product with A + I */
+            z = fgl__linear(f, fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, h), c->w, c->b, c->mask);
+        } else if (h) {
             fgl_node *agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
             z = fgl__linear(f, agg, c->w, c->b, c->mask);
         } else {
@@ -865,7 +870,7 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
     for (l = 0; l < s->layers; l++) {
         const fgl_layer_slots *c = &m->conv[l], *sc = &m->sconv[l];
         fgl_node *xs = fgl_op_concat2(t, x, st);
-        fgl_node *agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, xs), xs);
+        fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
         fgl_node *z = fgl__linear(f, fgl_op_relu(t, fgl__linear(f, agg, c->w, c->b, c->mask)), c->w2, c->b2, c->mask2);
         x = fgl__dropout(f, fgl_op_relu(t, z), s->dropout);
         st = fgl_op_tanh(t, fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn,

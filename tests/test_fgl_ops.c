@@ -125,6 +125,50 @@ static void test_matmul(void) {
         }
 }
 
+/* x W + b as one node, with and without the bias. */
+static fgl_node *b_linear(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_linear(t, P(0), P(1), c->i0 ? P(2) : NULL);
+}
+
+static void test_linear(void) {
+    int with_bias, M = 5, K = 4, N = 3;
+    for (with_bias = 0; with_bias < 2; with_bias++) {
+        fgl_params ps;
+        ctx c;
+        fgl_tape t;
+        double want[5 * 3];
+        int i, j, q;
+        memset(&c, 0, sizeof c);
+        fgl_params_init(&ps);
+        c.s[0] = rnd(&ps, "x", M, K, -1, 1);
+        c.s[1] = rnd(&ps, "W", K, N, -1, 1);
+        c.s[2] = rnd(&ps, "b", 1, N, -1, 1);
+        c.i0 = with_bias;
+        for (i = 0; i < M; i++)
+            for (j = 0; j < N; j++) {
+                double sum = with_bias ? D(&ps, c.s[2])[j] : 0;
+                for (q = 0; q < K; q++) sum += (double)D(&ps, c.s[0])[i * K + q] * D(&ps, c.s[1])[q * N + j];
+                want[i * N + j] = sum;
+            }
+        close_to(with_bias ? "linear with bias" : "linear", forward(&t, &ps, b_linear, &c), want, M, N, 1e-5);
+        fgl_tape_free(&t);
+        gc(with_bias ? "linear with bias" : "linear", &ps, b_linear, &c);
+        fgl_params_free(&ps);
+    }
+    { /* shape errors */
+        fgl_tape tp;
+        float x[6] = {0}, w[6] = {0}, b[3] = {0};
+        fgl_tape_init(&tp);
+        FT_CHECK(!fgl_op_linear(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 2, 3), NULL) &&
+                     tp.err == FGL_ERR_SHAPE && strstr(tp.msg, "linear"), "inner dimensions: %s", tp.msg);
+        fgl_tape_reset(&tp);
+        FT_CHECK(!fgl_op_linear(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 3, 2), fgl_op_const(&tp, b, 1, 3)) &&
+                     tp.err == FGL_ERR_SHAPE, "bias width: %s", tp.msg);
+        fgl_tape_free(&tp);
+    }
+}
+
 /* x^T x: the same node is both operands, so both gradients land in one buffer. */
 static fgl_node *b_gram(fgl_tape *t, fgl_params *ps, void *ud) {
     CTX;
@@ -1370,6 +1414,7 @@ int main(void) {
     fgl_rng_init(&R, 2024, 0);
     FT_RUN(test_matmul);
     FT_RUN(test_matmul_aliased);
+    FT_RUN(test_linear);
     FT_RUN(test_transpose);
     FT_RUN(test_binary_broadcast);
     FT_RUN(test_binary_aliased);
