@@ -15,6 +15,20 @@
 #include "ft.h"
 #include <time.h>
 
+/* Under AddressSanitizer (make sanitize) the end-to-end runs are cut to a
+ * few rounds and only their memory safety, bytes and finiteness are
+ * checked: the accuracy bars are make test's job. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 static fgl_node_data cora;
 static int have_cora;
 static fgl_graph_set mutag;
@@ -156,8 +170,9 @@ static void run_cases(const algo_case *cases, int n_cases, const fgl_fed_config 
         fgl_run_summarize(&run, &s);
         printf("#   %s: %-26s %7.2f%% %7.2f%% %10.1f %10.1f\n", what, cases[a].label, 100 * s.best_test, 100 * s.last_test,
                run.stats[cfg->rounds - 1].bytes_up / 1024.0, run.stats[cfg->rounds - 1].bytes_down / 1024.0);
-        FT_CHECK(s.best_test > cases[a].min_acc, "%s %s: mean test accuracy %.3f, needs > %.2f", what, cases[a].label,
-                 s.best_test, cases[a].min_acc);
+        if (!SANITIZED)
+            FT_CHECK(s.best_test > cases[a].min_acc, "%s %s: mean test accuracy %.3f, needs > %.2f", what,
+                     cases[a].label, s.best_test, cases[a].min_acc);
         FT_CHECK(s.rejected == 0, "%s %s: %d uploads rejected", what, cases[a].label, s.rejected);
         FT_CHECK(models_finite(&run), "%s %s: a model holds NaN/Inf", what, cases[a].label);
         check_bytes(&run, cases[a].name, cfg->rounds);
@@ -188,7 +203,7 @@ static void test_node_end_to_end(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     if (!have_cora) FT_SKIP("Cora not found under %s", ft_data_dir());
     if (!cora_clients(&sc, cd, 32)) return;
-    cfg.rounds = 20;
+    cfg.rounds = SANITIZED ? 3 : 20;
     cfg.local_epochs = 5;
     cfg.threads = 2;
     run_cases(cases, (int)(sizeof cases / sizeof cases[0]), &cfg, cd, 5, "Cora");
@@ -213,7 +228,7 @@ static void test_graph_end_to_end(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
     if (!have_tu) FT_SKIP("MUTAG not found under %s", ft_data_dir());
     if (!mutag_clients(&sc, cd)) return;
-    cfg.rounds = 20;
+    cfg.rounds = SANITIZED ? 3 : 20;
     cfg.local_epochs = 2;
     cfg.optim.lr = 0.01f; /* short runs: a larger step than the protocol's 1e-3 */
     cfg.threads = 2;
