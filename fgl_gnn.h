@@ -163,6 +163,10 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
  * labels[i] >= 0 (mask NULL: all); returns -1 on error. */
 FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
                                  const unsigned char *mask, double *loss_out);
+/* One evaluation-mode forward pass scored on several masks: acc[i] for
+ * masks[i] (and, if correct/count are not NULL, the raw counts). */
+FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
+                              const unsigned char *const *masks, int n_masks, double *acc, int *correct, int *count);
 /* Mean over nodes of the node embeddings in evaluation mode (FED-PUB's
  * functional embedding) into out (width floats). */
 FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, float *out);
@@ -940,26 +944,44 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     return t->err;
 }
 
+FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
+                              const unsigned char *const *masks, int n_masks, double *acc, int *correct, int *count) {
+    fgl_forward out;
+    int i, j, q;
+    fgl_tape_reset(t);
+    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+    for (q = 0; q < n_masks; q++) {
+        int ok = 0, total = 0;
+        for (i = 0; i < out.logits->rows; i++) {
+            const float *row = out.logits->val + (size_t)i * out.logits->cols;
+            int best = 0;
+            if ((masks && masks[q] && !masks[q][i]) || labels[i] < 0) continue;
+            for (j = 1; j < out.logits->cols; j++)
+                if (row[j] > row[best]) best = j;
+            ok += best == labels[i];
+            total++;
+        }
+        acc[q] = total ? (double)ok / total : 0.0;
+        if (correct) correct[q] = ok;
+        if (count) count[q] = total;
+    }
+    return FGL_OK;
+}
+
 FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
                                  const unsigned char *mask, double *loss_out) {
     fgl_forward out;
-    int i, j, correct = 0, total = 0;
+    double acc;
+    const unsigned char *masks[1];
+    masks[0] = mask;
+    if (!loss_out) return fgl_model_evaluate(m, t, g, labels, masks, 1, &acc, NULL, NULL) ? -1 : acc;
     fgl_tape_reset(t);
     if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return -1;
-    if (loss_out) {
+    {
         fgl_node *loss = fgl_op_cross_entropy(t, out.logits, labels, mask);
         *loss_out = loss ? loss->val[0] : NAN;
     }
-    for (i = 0; i < out.logits->rows; i++) {
-        const float *row = out.logits->val + (size_t)i * out.logits->cols;
-        int best = 0;
-        if ((mask && !mask[i]) || labels[i] < 0) continue;
-        for (j = 1; j < out.logits->cols; j++)
-            if (row[j] > row[best]) best = j;
-        correct += best == labels[i];
-        total++;
-    }
-    return total ? (double)correct / total : 0.0;
+    return fgl_model_evaluate(m, t, g, labels, masks, 1, &acc, NULL, NULL) ? -1 : acc;
 }
 
 FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, float *out) {
