@@ -31,3 +31,10 @@ for omp in "" "-fopenmp"; do
 done
 check "two translation units link (gcc)" sh -c "gcc -std=c99 $W -c '$tmp/impl.c' -o '$tmp/a.o' && gcc -std=c99 $W -c '$tmp/other.c' -o '$tmp/b.o' && gcc '$tmp/a.o' '$tmp/b.o' -o '$tmp/prog' -lm && '$tmp/prog'"
 check "FGL_STATIC (gcc)" gcc -std=c99 $W -Wno-unused-function -DFGL_STATIC -c "$tmp/impl.c" -o "$tmp/s.o"
+# README's quickstart, exactly as written (the first ```c block).
+awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' README.md > "$tmp/quickstart.c"
+if [ -s "$tmp/quickstart.c" ]; then
+    check "README quickstart (gcc)" gcc -std=c99 $W -fopenmp -I"$top" "$tmp/quickstart.c" -o "$tmp/quickstart" -lm
+else
+    echo "not ok - README has no C quickstart block"
+fi
