@@ -156,7 +156,10 @@ static int fgl__keep_train_order(fgl_run *run) {
  * it), each sequence divided by its standard deviation first if
  * standardize=1. After a GCFL+ split every client's sequence starts
  * again (so at most one GCFL+ split per round), as in the authors' code.
- * Choices: a cluster with a member whose upload is missing this round (not
+ * Choices: share defaults to conv (GCFL's code shares the GIN convolution
+ * layers; input projection and head stay local), one default for both tasks:
+ * for node-task models pass share=all. A cluster with a member whose upload
+ * is missing this round (not
  * sampled, rejected) is not split that round (the authors always use every
  * client). The side of a cut holding the cluster's lowest client keeps the
  * cluster id; the other side gets a new one. Evaluation uses each client's
