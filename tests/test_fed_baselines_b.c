@@ -11,6 +11,20 @@
 #include "ft.h"
 #include <stdio.h>
 
+/* Under AddressSanitizer (make sanitize) the end-to-end runs are short and
+ * the accuracy bars are left to make test; the split, checkpoint, byte and
+ * thread checks run in both. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#ifndef SANITIZED
+#define SANITIZED 0
+#endif
+
 /* --- data ---------------------------------------------------------------------------- */
 
 static int load_tu(const char *name, fgl_graph_set *s) {
@@ -311,7 +325,7 @@ static void test_gcfl_mutag(void) {
     fgl__gcfl_server *srv;
     float *before = NULL;
     size_t n, bytes_n, j;
-    int r, i, K = 6, R = 12, ok = 1;
+    int r, i, K = 6, R = SANITIZED ? 3 : 12, ok = 1;
     const float *mat;
     if (mutag_dirichlet(&full, &sc, cd)) FT_SKIP("MUTAG not available");
     if (run_make(&run, "gcfl", cd, K, FGL_TASK_GRAPH, R, 2, NULL)) {
@@ -353,7 +367,7 @@ static void test_gcfl_mutag(void) {
     }
     fgl_run_summarize(&run, &s);
     printf("#   gcfl MUTAG 6 clients %d rounds: best-val test %.3f, last %.3f\n", R, s.best_test, s.last_test);
-    FT_CHECK(s.best_test > 0.7, "accuracy %.3f clearly above chance (0.5)", s.best_test);
+    if (!SANITIZED) FT_CHECK(s.best_test > 0.7, "accuracy %.3f clearly above chance (0.5)", s.best_test);
     /* bytes: up n + 1 floats per client; down n per client (round 1 also carries the initial broadcast) */
     bytes_n = 4 * n;
     for (r = 0; r < R; r++) {
@@ -510,7 +524,7 @@ static void test_fedproto_cora(void) {
     fgl_run run;
     fgl_run_summary s;
     fgl__proto_server *srv;
-    int R = 15, C, d, cl, i, k, ok = 1;
+    int R = SANITIZED ? 3 : 15, C, d, cl, i, k, ok = 1;
     if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
     fgl_scenario_clients(&sc, &spec, cd);
     if (run_make(&run, "fedproto", cd, 5, FGL_TASK_NODE, R, 2, NULL)) {
@@ -528,7 +542,7 @@ static void test_fedproto_cora(void) {
     FT_CHECK(C == 7 && d == 128, "C %d, d %d", C, d);
     fgl_run_summarize(&run, &s);
     printf("#   fedproto Cora 5 clients %d rounds: best-val test %.3f, last %.3f\n", R, s.best_test, s.last_test);
-    FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
+    if (!SANITIZED) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
     check_proto_bytes(&run, C, d);
     /* the server rule, recomputed from the last round's uploads: count-weighted means */
     for (cl = 0; cl < C; cl++) {
@@ -598,7 +612,7 @@ static void test_fedtgp_cora(void) {
     fgl__proto_server *srv;
     fgl_error e;
     char path[512];
-    int R = 15, C, d, cl;
+    int R = SANITIZED ? 5 : 15, C, d, cl;
     if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
     fgl_scenario_clients(&sc, &spec, cd);
     tmp_path(path, sizeof path, "tgp");
@@ -623,7 +637,7 @@ static void test_fedtgp_cora(void) {
     fgl_run_summarize(&run, &s);
     printf("#   fedtgp Cora 5 clients %d rounds: best-val test %.3f, last %.3f, margin %.3f, server loss %.3f\n", R,
            s.best_test, s.last_test, srv->last[0], srv->last[1]);
-    FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
+    if (!SANITIZED) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
     check_proto_bytes(&run, C, d);
     FT_NEAR(srv->last[0], tgp_margin(&run, C, d, 100, 0), 1e-4 * (1 + srv->last[0]), "margin (authors' rule)");
     FT_CHECK(srv->last[1] > 0 && isfinite(srv->last[1]), "server loss %g", srv->last[1]);
@@ -659,7 +673,7 @@ static void test_proto_mutag(void) {
     fgl_client_data cd[6];
     fgl_run run;
     fgl_run_summary s;
-    int a, R = 10;
+    int a, R = SANITIZED ? 3 : 10;
     const char *names[2] = {"fedproto", "fedtgp"};
     if (mutag_dirichlet(&full, &sc, cd)) FT_SKIP("MUTAG not available");
     for (a = 0; a < 2; a++) {
@@ -671,7 +685,7 @@ static void test_proto_mutag(void) {
             const fgl__proto_server *srv = (const fgl__proto_server *)run.server;
             fgl_run_summarize(&run, &s);
             printf("#   %s MUTAG 6 clients %d rounds: best-val test %.3f, last %.3f\n", names[a], R, s.best_test, s.last_test);
-            FT_CHECK(s.best_test > 0.7, "%s accuracy %.3f clearly above chance (0.5)", names[a], s.best_test);
+            if (!SANITIZED) FT_CHECK(s.best_test > 0.7, "%s accuracy %.3f clearly above chance (0.5)", names[a], s.best_test);
             FT_CHECK(srv->C == 2 && srv->d == 64, "C %d d %d", srv->C, srv->d);
             check_proto_bytes(&run, srv->C, srv->d);
         } else {
@@ -723,11 +737,12 @@ static void test_threads_identical(void) {
     fgl_client_data cd[5];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_run a, b;
+    int R = SANITIZED ? 2 : 4;
     if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
     fgl_scenario_clients(&sc, &spec, cd);
-    if (!run_make(&a, "fedtgp", cd, 5, FGL_TASK_NODE, 4, 1, NULL)) {
-        if (!run_make(&b, "fedtgp", cd, 5, FGL_TASK_NODE, 4, 2, NULL)) {
-            FT_CHECK(!run_rounds(&a, 4) && !run_rounds(&b, 4), "runs");
+    if (!run_make(&a, "fedtgp", cd, 5, FGL_TASK_NODE, R, 1, NULL)) {
+        if (!run_make(&b, "fedtgp", cd, 5, FGL_TASK_NODE, R, 2, NULL)) {
+            FT_CHECK(!run_rounds(&a, R) && !run_rounds(&b, R), "runs");
             FT_CHECK(same_runs(&a, &b), "fedtgp: 1 and 2 threads give the same bits");
             fgl_run_free(&b);
         }
