@@ -342,7 +342,8 @@ FGLDEF int fgl_scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int 
 FGLDEF int fgl_scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets, int n, double train, double val,
                                     uint64_t seed, fgl_error *err);
 /* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
- * whose in_dim / out_dim are the client's feature width and class count. */
+ * whose in_dim / out_dim are the client's feature width and class count
+ * (and pe_dim its structure-embedding width, for graph sets that have one). */
 FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
@@ -379,6 +380,7 @@ typedef struct fgl_fedpub_config {
     int live_reg;       /* 1: the regularisers act on the parameters; 0: the authors' detached terms (no effect) */
     int l1_prox;        /* 1: the L1 term as a proximal (soft-threshold) step after the optimizer step;
                            0: its subgradient through the optimizer */
+    int masks;          /* 1: personal weight masks; 0: none (the "similarity only" ablation) */
 } fgl_fedpub_config;
 
 #ifdef __cplusplus
@@ -1451,6 +1453,7 @@ static int fgl__star_spec(fgl_run *run, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
     s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
     s.dropout = spec->dropout;
+    if (spec->pe_dim > 0) s.pe_dim = spec->pe_dim; /* the width the data's structure embeddings have */
     *spec = s;
     return FGL_OK;
 }
@@ -1501,9 +1504,9 @@ typedef struct fgl__pub_client {
 } fgl__pub_client;
 
 static int fgl__pub_spec(fgl_run *run, fgl_model_spec *spec, fgl_error *err) {
-    (void)run;
+    const fgl_fedpub_config *cfg = (const fgl_fedpub_config *)run->algo_cfg;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedpub: node classification only");
-    spec->masked = 1;
+    spec->masked = cfg->masks != 0;
     return FGL_OK;
 }
 
@@ -1788,11 +1791,13 @@ static const fgl_algo_param fgl__pub_params[] = {
     {"live_reg", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, live_reg), 1,
      "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)"},
     {"l1_prox", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, l1_prox), 1,
-     "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam"}};
+     "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam"},
+    {"masks", FGL_PARAM_INT, FGL__OFF(fgl_fedpub_config, masks), 1,
+     "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)"}};
 
 static const fgl_algo fgl__algo_fedpub = {
     "fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity and weight masks",
-    sizeof(fgl_fedpub_config), fgl__pub_params, 9,
+    sizeof(fgl_fedpub_config), fgl__pub_params, 10,
     fgl__pub_spec, fgl__pub_init, fgl__pub_destroy, fgl__pub_download, fgl__pub_receive, NULL,
     {NULL, fgl__pub_grad, fgl__pub_after_step}, fgl__pub_upload, fgl__pub_aggregate, NULL, fgl__pub_report, fgl__pub_matrix};
 
@@ -2017,6 +2022,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.task = sc->task;
         out[i].spec.in_dim = sc->node ? sc->node[i].n_feat : sc->graphs[i].n_feat;
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
+        if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
 }
 

@@ -6,7 +6,7 @@
  *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
- *          [--lcc] [--eval train|download] [--min-per-client N] [--data-dir DIR]
+ *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--min-per-client N] [--data-dir DIR]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -51,6 +51,7 @@ typedef struct options {
     int n_sets;
     const char *out_dir, *checkpoint;
     int info, json, quiet, lcc, eval_point;   /* eval_point: -1 protocol default, 0 download, 1 train */
+    int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     const char *data_dir;
 } options;
 
@@ -62,7 +63,7 @@ static void usage(FILE *f) {
             "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
-            "              [--lcc] [--eval train|download] [--min-per-client N] [--data-dir DIR]\n"
+            "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--min-per-client N] [--data-dir DIR]\n"
             "\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
@@ -144,6 +145,7 @@ static int parse_args(int argc, char **argv, options *o) {
     o->seeds = 1;
     o->min_per_client = 10;
     o->eval_point = -1;
+    o->k_dse = o->k_rwse = 16;
     o->data_dir = getenv("FGL_DATA");
     if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
     for (i = 1; i < argc; i++) {
@@ -247,6 +249,12 @@ static int parse_args(int argc, char **argv, options *o) {
             if (!strcmp(v, "train")) o->eval_point = 1;
             else if (!strcmp(v, "download")) o->eval_point = 0;
             else return bad("--eval is train or download, not '%s'", v);
+        } else if (!strcmp(a, "--se")) { /* DSE,RWSE widths */
+            char se[2][64];
+            NEED_VALUE();
+            if (split_list(v, se, 2, 64) != 2 || !parse_int(se[0], 0, 1024, &o->k_dse) ||
+                !parse_int(se[1], 0, 1024, &o->k_rwse) || o->k_dse + o->k_rwse == 0)
+                return bad("--se takes two widths DSE,RWSE (e.g. 16,16 or 16,0), not '%s'", v);
         } else if (!strcmp(a, "--info")) {
             o->info = 1;
         } else if (!strcmp(a, "--json")) {
@@ -295,7 +303,7 @@ static int load_data(const options *o, dataset *ds, fgl_error *err) {
             ds->n_sets = 1;
             if (rc) return rc;
             if ((rc = fgl_graph_set_features(&ds->sets[0], FGL_FEAT_NODE_LABELS, 0, err))) return rc;
-            return fgl_structure_encodings(&ds->sets[0], 16, 16, err);
+            return fgl_structure_encodings(&ds->sets[0], o->k_dse, o->k_rwse, err);
         }
     }
     for (i = 0; i < o->n_data; i++) {
@@ -344,7 +352,7 @@ static int load_data(const options *o, dataset *ds, fgl_error *err) {
             /* one-hot node labels; a dataset without them (IMDB) gets one-hot degree */
             if (s->node_labels) rc = fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err);
             else rc = fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
-            if (rc || (rc = fgl_structure_encodings(s, 16, 16, err))) return rc;
+            if (rc || (rc = fgl_structure_encodings(s, o->k_dse, o->k_rwse, err))) return rc;
         }
         snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", i ? "," : "", name);
     }
