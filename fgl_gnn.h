@@ -170,8 +170,10 @@ FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
 /* Mean over nodes of the node embeddings in evaluation mode (FED-PUB's
  * functional embedding) into out (width floats). */
 FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, float *out);
-/* Width of node_emb / rep. */
+/* Width of node_emb (the last message-passing output; FED-PUB's functional
+ * embedding) and of rep (what the classifier reads; prototypes). */
 FGLDEF int fgl_model_emb_dim(const fgl_model *m);
+FGLDEF int fgl_model_rep_dim(const fgl_model *m);
 
 /* Save / load spec + parameters (framed, versioned, checksummed). Loading
  * replaces m only on success; m must be zeroed or hold a model. */
@@ -508,6 +510,15 @@ FGLDEF void fgl_model_free(fgl_model *m) {
 FGLDEF int fgl_model_emb_dim(const fgl_model *m) {
     const fgl_model_spec *s = &m->spec;
     if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE) return s->out_dim;
+    return s->hidden;
+}
+
+FGLDEF int fgl_model_rep_dim(const fgl_model *m) {
+    const fgl_model_spec *s = &m->spec;
+    /* Without a head the last layer emits the classes and rep is its input:
+     * the previous layer's activation, or the raw features of a 1-layer model. */
+    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE)
+        return s->layers > 1 || s->input_proj || s->arch == FGL_ARCH_GCNII ? s->hidden : s->in_dim;
     return s->hidden;
 }
 

@@ -1,4 +1,4 @@
-/* Tests of GCFL, GCFL+, FedProto and FedTGP (dev/fed_algos_b.h): the
+/* Tests of GCFL, GCFL+, FedProto and FedTGP (fgl_fed.h): the
  * Stoer-Wagner minimum cut against brute force and known graphs, DTW against
  * hand-computed values, the prototype loss term on a hand-made step, and
  * end-to-end runs on real data (MUTAG / PTC_MR graph classification, Cora
