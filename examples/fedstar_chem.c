@@ -1,0 +1,73 @@
+/* fedstar_chem.c - FedStar on CHEM: seven molecule datasets, one per client.
+ *
+ *   make build/fedstar_chem && ./build/fedstar_chem [data_dir] [rounds]
+ *
+ * The FedStar paper's CHEM setting: MUTAG, BZR, COX2, DHFR, PTC_MR, AIDS and
+ * NCI1 each held by one client, each with its own node-feature width
+ * (one-hot node labels), a stratified 80/10/10 split with seed 123; every
+ * node gets a 32-dimensional structure embedding (16 one-hot degrees + 16
+ * random-walk return probabilities). FedStar's decoupled model shares only
+ * its structure encoder; everything else stays with the client. Adam lr
+ * 1e-3, weight decay 5e-4, batch 128, 200 rounds of 1 local epoch; the
+ * final round's test accuracy is reported, as in the paper.
+ */
+#define FGL_IMPLEMENTATION
+#include "fgl_fed.h"
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { K = 7 };
+
+int main(int argc, char **argv) {
+    static const char *names[K] = {"MUTAG", "BZR", "COX2", "DHFR", "PTC_MR", "AIDS", "NCI1"};
+    const char *env = getenv("FGL_DATA"), *root = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    fgl_graph_set sets[K];
+    fgl_scenario sc;
+    fgl_client_data cd[K];
+    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, 1, 1);
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_run run;
+    fgl_run_summary s;
+    fgl_error err;
+    char dir[1024];
+    int i, r;
+    if (argc > 2) cfg.rounds = atoi(argv[2]);
+    for (i = 0; i < K; i++) {
+        snprintf(dir, sizeof dir, "%s/tu/%s", root, names[i]);
+        fgl_graph_set_init(&sets[i]);
+        if (fgl_load_tu(dir, names[i], &sets[i], &err) ||
+            fgl_graph_set_features(&sets[i], FGL_FEAT_NODE_LABELS, 0, &err) ||
+            fgl_structure_encodings(&sets[i], 16, 16, &err)) {
+            fprintf(stderr, "fedstar_chem: %s\n", err.msg);
+            return 1;
+        }
+    }
+    if (fgl_scenario_per_dataset(&sc, sets, K, 0.8, 0.1, 123, &err)) {
+        fprintf(stderr, "fedstar_chem: %s\n", err.msg);
+        return 1;
+    }
+    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_run_init(&run, &cfg, fgl_algo_find("fedstar"), cd, K, &err)) {
+        fprintf(stderr, "fedstar_chem: %s\n", err.msg);
+        return 1;
+    }
+    for (r = 0; r < cfg.rounds; r++) {
+        if (fgl_run_round(&run)) {
+            fprintf(stderr, "fedstar_chem: %s\n", run.err.msg);
+            return 1;
+        }
+        if ((r + 1) % 50 == 0) printf("round %d: mean test accuracy %.2f%%\n", r + 1, 100 * run.stats[r].test_acc);
+    }
+    fgl_run_summarize(&run, &s);
+    printf("\n%-8s %7s %9s %10s\n", "client", "graphs", "features", "final test");
+    for (i = 0; i < K; i++)
+        printf("%-8s %7d %9d %9.2f%%\n", names[i], sc.graphs[i].n_graphs, sc.graphs[i].n_feat,
+               100 * run.clients[i].test_acc);
+    printf("%-8s %28.2f%%  (paper: 79.79%%)\n", "mean", 100 * s.last_test);
+    printf("structure encoder: %zu floats shared per client and round; %.1f MB up, %.1f MB down; %.1f s\n",
+           fgl_params_count(&run.clients[0].model.params, FGL_G_STRUCT), s.bytes_up / 1e6, s.bytes_down / 1e6, s.seconds);
+    fgl_run_free(&run);
+    fgl_scenario_free(&sc);
+    for (i = 0; i < K; i++) fgl_graph_set_free(&sets[i]);
+    return 0;
+}
