@@ -2229,6 +2229,21 @@ static float *fgl__grad(fgl_tape *t, fgl_node *n) {
     return n->grad;
 }
 
+/* For a backward step that will write every element of n's gradient: when n
+ * has no gradient yet, uninitialised memory and *fresh = 1 (write, do not
+ * add: zero-filling it first would double the memory traffic); else the
+ * existing buffer and *fresh = 0 (accumulate). Take it right before writing:
+ * an op whose two inputs are the same node then writes, then accumulates. */
+static float *fgl__grad_w(fgl_tape *t, fgl_node *n, int *fresh) {
+    *fresh = 0;
+    if (!n || !n->needs_grad) return NULL;
+    if (!n->grad) {
+        n->grad = fgl__fbuf(t, fgl__size(n));
+        *fresh = n->grad != NULL;
+    }
+    return n->grad;
+}
+
 /* 1 if the tape is healthy and the input exists. A NULL input without an
  * error on the tape is the caller's bug; it becomes the tape's error. */
 static int fgl__live(fgl_tape *t, const char *op, const fgl_node *a) {
@@ -2321,19 +2336,21 @@ FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
 static void fgl__matmul_bw(fgl_tape *t, fgl_node *c) {
     fgl_node *a = c->in[0], *b = c->in[1];
     int ta = c->i0, tb = c->i1;
-    int m = c->rows, n = c->cols, k = ta ? a->rows : a->cols;
-    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    int m = c->rows, n = c->cols, k = ta ? a->rows : a->cols, fresh;
+    float *ga = fgl__grad_w(t, a, &fresh), *gb, beta = fresh ? 0.0f : 1.0f;
     if (ga) {
         if (!ta) /* dA = dC op(B)^T */
-            fgl_gemm(0, !tb, m, k, n, 1.0f, c->grad, n, b->val, b->cols, 1.0f, ga, a->cols);
+            fgl_gemm(0, !tb, m, k, n, 1.0f, c->grad, n, b->val, b->cols, beta, ga, a->cols);
         else /* A^T = op(A): dA = op(B) dC^T */
-            fgl_gemm(tb, 1, k, m, n, 1.0f, b->val, b->cols, c->grad, n, 1.0f, ga, a->cols);
+            fgl_gemm(tb, 1, k, m, n, 1.0f, b->val, b->cols, c->grad, n, beta, ga, a->cols);
     }
+    gb = fgl__grad_w(t, b, &fresh);
+    beta = fresh ? 0.0f : 1.0f;
     if (gb) {
         if (!tb) /* dB = op(A)^T dC */
-            fgl_gemm(!ta, 0, k, n, m, 1.0f, a->val, a->cols, c->grad, n, 1.0f, gb, b->cols);
+            fgl_gemm(!ta, 0, k, n, m, 1.0f, a->val, a->cols, c->grad, n, beta, gb, b->cols);
         else /* dB = dC^T op(A) */
-            fgl_gemm(1, ta, n, k, m, 1.0f, c->grad, n, a->val, a->cols, 1.0f, gb, b->cols);
+            fgl_gemm(1, ta, n, k, m, 1.0f, c->grad, n, a->val, a->cols, beta, gb, b->cols);
     }
 }
 
@@ -2362,10 +2379,12 @@ FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
 
 static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0], *w = y->in[1], *b = y->in[2];
-    int m = y->rows, n = y->cols, k = x->cols, i;
-    float *gx = fgl__grad(t, x), *gw = fgl__grad(t, w), *gb = fgl__grad(t, b);
-    if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, 1.0f, gx, k);   /* dx = dy W^T */
-    if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, 1.0f, gw, n);   /* dW = x^T dy */
+    int m = y->rows, n = y->cols, k = x->cols, i, fresh;
+    float *gx = fgl__grad_w(t, x, &fresh), *gw, *gb;
+    if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, fresh ? 0.0f : 1.0f, gx, k); /* dx = dy W^T */
+    gw = fgl__grad_w(t, w, &fresh);
+    if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
+    gb = fgl__grad(t, b);
     if (gb)
         for (i = 0; i < m; i++) fgl_axpy((size_t)n, 1.0f, y->grad + (size_t)i * n, gb);
 }
@@ -2423,19 +2442,26 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
     int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
     int vec = mode == FGL__BC_SAME || mode == FGL__BC_ROW;
-    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b), sgn = kind == FGL__SUB ? -1.0f : 1.0f;
+    int fresh;
+    float *ga = fgl__grad_w(t, a, &fresh), *gb = fgl__grad(t, b), sgn = kind == FGL__SUB ? -1.0f : 1.0f;
     double gsum = 0; /* column / scalar broadcast: the reduction, in double */
     for (i = 0; i < R; i++) {
-        const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *FGL__RESTRICT av = a->val + (size_t)i * C;
+        const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
         const float *bv = FGL__BROW(mode, b->val, i, C);
         float *gbr = gb ? FGL__BROW(mode, gb, i, C) : NULL;
-        if (ga) {
-            float *FGL__RESTRICT gar = ga + (size_t)i * C;
-            if (kind != FGL__MUL) fgl_axpy((size_t)C, 1.0f, g, gar);
-            else if (vec)
-                for (j = 0; j < C; j++) gar[j] += g[j] * bv[j];
-            else
-                fgl_axpy((size_t)C, bv[0], g, gar);
+        if (ga) { /* written on the first contribution, added after (a == b: gb adds below) */
+            float *gar = ga + (size_t)i * C;
+            float s = kind != FGL__MUL ? 1.0f : vec ? 0.0f : bv[0];
+            if (kind == FGL__MUL && vec) {
+                if (fresh)
+                    for (j = 0; j < C; j++) gar[j] = g[j] * bv[j];
+                else
+                    for (j = 0; j < C; j++) gar[j] += g[j] * bv[j];
+            } else if (fresh) {
+                for (j = 0; j < C; j++) gar[j] = s * g[j];
+            } else {
+                fgl_axpy((size_t)C, s, g, gar);
+            }
         }
         if (!gb) continue;
         if (vec) {
@@ -2512,23 +2538,33 @@ enum { FGL__RELU, FGL__LEAKY, FGL__ELU, FGL__SIGMOID, FGL__TANH, FGL__EXP, FGL__
 
 static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0];
-    float *ga = fgl__grad(t, a), p = y->f0;
+    int fresh;
+    float *ga = fgl__grad_w(t, a, &fresh), p = y->f0;
     const float *x = a->val, *v = y->val, *g = y->grad;
     size_t i, n = fgl__size(y);
     if (!ga) return;
+    /* Each derivative written (first contribution) or added. */
+#define FGL__UNARY_BW(expr)                              \
+    do {                                                 \
+        if (fresh)                                       \
+            for (i = 0; i < n; i++) ga[i] = (expr);      \
+        else                                             \
+            for (i = 0; i < n; i++) ga[i] += (expr);     \
+    } while (0)
     switch (y->i0) {
-    case FGL__RELU: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : 0.0f; break;
-    case FGL__LEAKY: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : p * g[i]; break;
-    case FGL__ELU: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : g[i] * (v[i] + p); break;
-    case FGL__SIGMOID: for (i = 0; i < n; i++) ga[i] += g[i] * v[i] * (1.0f - v[i]); break;
-    case FGL__TANH: for (i = 0; i < n; i++) ga[i] += g[i] * (1.0f - v[i] * v[i]); break;
-    case FGL__EXP: for (i = 0; i < n; i++) ga[i] += g[i] * v[i]; break;
-    case FGL__LOG: for (i = 0; i < n; i++) ga[i] += x[i] > 1e-30f ? g[i] / x[i] : 0.0f; break;
-    case FGL__ABS: for (i = 0; i < n; i++) ga[i] += x[i] > 0 ? g[i] : x[i] < 0 ? -g[i] : 0.0f; break;
-    case FGL__SQUARE: for (i = 0; i < n; i++) ga[i] += 2.0f * x[i] * g[i]; break;
-    case FGL__AFFINE: for (i = 0; i < n; i++) ga[i] += p * g[i]; break;
+    case FGL__RELU: FGL__UNARY_BW(x[i] > 0 ? g[i] : 0.0f); break;
+    case FGL__LEAKY: FGL__UNARY_BW(x[i] > 0 ? g[i] : p * g[i]); break;
+    case FGL__ELU: FGL__UNARY_BW(x[i] > 0 ? g[i] : g[i] * (v[i] + p)); break;
+    case FGL__SIGMOID: FGL__UNARY_BW(g[i] * v[i] * (1.0f - v[i])); break;
+    case FGL__TANH: FGL__UNARY_BW(g[i] * (1.0f - v[i] * v[i])); break;
+    case FGL__EXP: FGL__UNARY_BW(g[i] * v[i]); break;
+    case FGL__LOG: FGL__UNARY_BW(x[i] > 1e-30f ? g[i] / x[i] : 0.0f); break;
+    case FGL__ABS: FGL__UNARY_BW(x[i] > 0 ? g[i] : x[i] < 0 ? -g[i] : 0.0f); break;
+    case FGL__SQUARE: FGL__UNARY_BW(2.0f * x[i] * g[i]); break;
+    case FGL__AFFINE: FGL__UNARY_BW(p * g[i]); break;
     default: break;
     }
+#undef FGL__UNARY_BW
 }
 
 static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, float p, float q) {
@@ -2580,10 +2616,13 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
 /* --- dropout ------------------------------------------------------------------ */
 
 static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
-    float *ga = fgl__grad(t, y->in[0]), keep = y->f0;
+    int fresh;
+    float *ga = fgl__grad_w(t, y->in[0], &fresh), keep = y->f0;
     const unsigned char *mask = (const unsigned char *)y->s0;
     size_t i, n = fgl__size(y);
-    if (ga)
+    if (ga && fresh)
+        for (i = 0; i < n; i++) ga[i] = y->grad[i] * (keep * (float)mask[i]);
+    else if (ga)
         for (i = 0; i < n; i++) ga[i] += y->grad[i] * (keep * (float)mask[i]);
 }
 
@@ -3317,10 +3356,15 @@ FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fg
 static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0];
     const fgl_csr *a = (const fgl_csr *)y->p0, *at = (const fgl_csr *)y->p1;
-    float *g = fgl__grad(t, x);
+    int fresh;
+    float *g = fgl__grad_w(t, x, &fresh);
     if (!g) return;
-    if (at) fgl_csr_spmm(at, y->grad, y->cols, 1.0f, g);
-    else fgl_csr_spmm_t(a, y->grad, y->cols, g);
+    if (at) {
+        fgl_csr_spmm(at, y->grad, y->cols, fresh ? 0.0f : 1.0f, g);
+    } else { /* scatter: needs a zeroed start */
+        if (fresh) memset(g, 0, sizeof(float) * fgl__size(x));
+        fgl_csr_spmm_t(a, y->grad, y->cols, g);
+    }
 }
 
 FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x) {
