@@ -1,0 +1,91 @@
+#!/bin/sh
+# bench/results.sh SECTION... - the experiments behind RESULTS.md.
+#
+#   make build/fglrun && sh bench/results.sh fedpub chem
+#   JOBS=2 SEEDS=3 sh bench/results.sh baselines
+#
+# Each experiment is one fglrun call (--seeds N: model seeds 1..N, the split
+# seed fixed) whose --json line is appended, with a label, to
+# bench/results/SECTION.jsonl. Experiments run JOBS at a time, each on one
+# thread. bench/results_table.sh turns the files into the tables of
+# RESULTS.md. Sections:
+#   fedpub      Cora (largest component) disjoint 5/10/20 and overlapping
+#               10/30/50 clients: Local, FedAvg, FED-PUB; ablations
+#   computers   Amazon Computers disjoint 5/10/20: Local, FedAvg, FED-PUB
+#   baselines   every algorithm on Cora, 10 METIS clients
+#   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
+#               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
+#   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
+set -e
+cd "$(dirname "$0")/.."
+FGLRUN=${FGLRUN:-./build/fglrun}
+JOBS=${JOBS:-2}
+SEEDS=${SEEDS:-3}
+OUT=bench/results
+CHEM=MUTAG,BZR,COX2,DHFR,PTC_MR,AIDS,NCI1
+mkdir -p "$OUT"
+[ -x "$FGLRUN" ] || { echo "results.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
+
+# one line per experiment: SECTION|LABEL|fglrun arguments
+experiments() {
+    for sec in "$@"; do
+        case $sec in
+        fedpub)
+            for k in 5 10 20; do
+                for a in local fedavg fedpub; do
+                    echo "fedpub|cora disjoint $k $a|--algo $a --data Cora --lcc --split metis --clients $k --seeds $SEEDS"
+                done
+            done
+            for k in 10 30 50; do
+                for a in local fedavg; do
+                    echo "fedpub|cora overlap $k $a|--algo $a --data Cora --lcc --split overlap --clients $k --seeds $SEEDS"
+                done
+                echo "fedpub|cora overlap $k fedpub|--algo fedpub --data Cora --lcc --split overlap --clients $k --set tau=5 --seeds $SEEDS"
+            done
+            for k in 10 20; do
+                echo "fedpub|cora disjoint $k fedpub similarity-only|--algo fedpub --data Cora --lcc --split metis --clients $k --set masks=0 --seeds $SEEDS"
+                echo "fedpub|cora disjoint $k fedpub masks-only|--algo fedpub --data Cora --lcc --split metis --clients $k --set tau=0 --seeds $SEEDS"
+                echo "fedpub|cora disjoint $k fedpub authors-regularisers|--algo fedpub --data Cora --lcc --split metis --clients $k --set live_reg=0 --seeds $SEEDS"
+                echo "fedpub|cora disjoint $k fedpub l1-subgradient|--algo fedpub --data Cora --lcc --split metis --clients $k --set l1_prox=0 --seeds $SEEDS"
+            done ;;
+        computers)
+            for k in 5 10 20; do
+                for a in local fedavg fedpub; do
+                    echo "computers|computers disjoint $k $a|--algo $a --data Computers --lcc --split metis --clients $k --seeds $SEEDS"
+                done
+            done ;;
+        baselines)
+            for a in local fedavg fedprox fedper scaffold ditto moon feddc fedamp pfedgraph fedproto fedtgp fedpub; do
+                echo "baselines|cora disjoint 10 $a|--algo $a --data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            done
+            for a in gcfl gcflplus; do
+                echo "baselines|cora disjoint 10 $a|--algo $a --data Cora --lcc --split metis --clients 10 --set share=all --seeds $SEEDS"
+            done ;;
+        chem)
+            echo "chem|chem local|--algo local --data $CHEM --seeds $SEEDS"
+            for a in fedavg fedprox gcfl; do
+                echo "chem|chem $a|--algo $a --data $CHEM --set share=conv --seeds $SEEDS"
+            done
+            echo "chem|chem fedper|--algo fedper --data $CHEM --seeds $SEEDS"
+            echo "chem|chem fedstar|--algo fedstar --data $CHEM --seeds $SEEDS"
+            echo "chem|chem fedstar dse-only|--algo fedstar --data $CHEM --se 16,0 --seeds $SEEDS"
+            echo "chem|chem fedstar rwse-only|--algo fedstar --data $CHEM --se 0,16 --seeds $SEEDS" ;;
+        mixed)
+            echo "mixed|chem+proteins+imdb local|--algo local --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS"
+            echo "mixed|chem+proteins+imdb fedavg|--algo fedavg --data $CHEM,PROTEINS,IMDB-BINARY --set share=conv --seeds $SEEDS"
+            echo "mixed|chem+proteins+imdb fedstar|--algo fedstar --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS" ;;
+        *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
+        esac
+    done
+}
+
+run_one() { # SECTION|LABEL|ARGS
+    sec=${1%%|*}; rest=${1#*|}; label=${rest%%|*}; args=${rest#*|}
+    line=$(OMP_NUM_THREADS=1 $FGLRUN $args --threads 1 --quiet --json | tail -n 1)
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
+    echo "done: $label" >&2
+}
+
+if [ "${1:-}" = "--one" ]; then shift; run_one "$1"; exit; fi
+experiments "$@" | tr '\n' '\0' | xargs -0 -P "$JOBS" -I{} sh "$0" --one "{}"
