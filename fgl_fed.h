@@ -1484,7 +1484,9 @@ static const fgl_algo fgl__algo_fedstar = {
  * model's last GCN layer on a random proxy graph every client builds from the
  * shared seed (so it costs no bytes). The server turns cosine similarities of
  * the embeddings into weights alpha_ij = softmax_j(tau S_ij) and sends each
- * client its own average sum_j alpha_ij theta_j. Locally: cross-entropy +
+ * client its own average sum_j alpha_ij theta_j, from the first aggregation
+ * on (the initial broadcast is the common initial model, as in the authors'
+ * code). Locally: cross-entropy +
  * l1 ||mask||_1 + loc_l2 sum_slices ||theta - theta_received||_2, applied to
  * the live parameters (the authors' code computes them on detached copies). */
 
@@ -1679,7 +1681,7 @@ static int fgl__pub_aggregate(fgl_run *run) {
         float *out = s->theta + (size_t)i * s->n, *row = s->sim + (size_t)i * K;
         double wsum = 0, smax = -1e300;
         memset(row, 0, sizeof(float) * (size_t)K);
-        if (run->round == 0 || !s->has_fe[i]) { /* the first round, or no embedding yet: the plain average */
+        if (!s->has_fe[i]) { /* no embedding from this client yet: the plain average */
             memcpy(out, plain, sizeof(float) * s->n);
             continue;
         }
