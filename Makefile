@@ -27,7 +27,7 @@ SANTESTS := $(patsubst tests/%.c,build/san/%,$(wildcard tests/test_*.c))
 BENCHES  := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
 # Tests quick enough to run under valgrind (20-50x slower). Built without
 # -march=native: valgrind does not decode AVX-512.
-VGTESTS  := build/vg/test_fgl_core build/vg/test_fgl_ops
+VGTESTS  := build/vg/test_fgl_core build/vg/test_fgl_ops build/vg/test_gnn build/vg/test_graph_core
 VGFLAGS  := -std=c99 -O1 -g $(WARN) -I.
 
 .PHONY: all test sanitize valgrind bench clean
