@@ -13,10 +13,41 @@
  *   2. the server rejects uploads with NaN/Inf or a wrong size (the client is
  *      left out of this round's aggregation; counted and reported) and
  *      aggregates the rest;
- *   3. the server builds one download per client, every client applies it and
- *      is evaluated on its own validation and test data.
- * Bytes up and down are counted from the messages actually built. The same
- * seed gives bit-identical results at any thread count.
+ *   3. the server builds one download per client and every client applies
+ *      it. Each client is evaluated on its own validation and test data,
+ *      after its local training (cfg.eval_after_train, the node-task default,
+ *      as FED-PUB's code) or after applying the download (graph tasks, as
+ *      FedStar's code).
+ * Bytes up and down are counted from the messages actually built (4 bytes a
+ * float; round 0 also carries the initial broadcast). The same seed gives
+ * bit-identical results at any thread count, and fgl_run_save/fgl_run_load
+ * resume a run with the same bits.
+ *
+ * ALGORITHMS (fgl_algo_find(name); `fglrun --algo NAME --help` lists each
+ * one's parameters with their published defaults)
+ *   local      no communication
+ *   fedavg     average of the shared groups (share=all; share=conv: GNN layers
+ *              only, as GCFL's and FedStar's code), weighted by samples
+ *   fedprox    + mu/2 ||theta - theta_global||^2
+ *   fedper     everything but the classifier head
+ *   scaffold   control variates c, c_i correct the local gradient
+ *   ditto      a personal model pulled towards the global one
+ *   moon       model-contrastive term on representations
+ *   feddc      local drift h_i with penalty and gradient correction
+ *   gcfl       clusters split by a min cut of update similarities; gcflplus
+ *              compares sequences of update norms by dynamic time warping
+ *   fedamp     personalised cloud models from similarity-weighted averages
+ *   pfedgraph  an inferred collaboration graph (a simplex QP per client)
+ *   fedproto   per-class prototypes instead of weights; fedtgp trains
+ *              global prototypes on the server with an adaptive margin
+ *   fedstar    only the structure encoder of a feature/structure decoupled GNN
+ *   fedpub     functional-embedding similarity and personal weight masks
+ *
+ * READY-MADE FEDERATED DATASETS (fgl_scenario_*): a node dataset split into
+ * K subgraphs (METIS-style, Louvain, random, FED-PUB's overlapping split), a
+ * graph set split by Dirichlet label skew or uniformly, or one dataset per
+ * client; fgl_scenario_clients gives each client a model spec sized to its
+ * data (feature width, classes, structure-embedding width).
  *
  * AN ALGORITHM IS A TABLE OF HOOKS (fgl_algo): init, download, receive,
  * local-objective extras (a loss term on the tape and/or a gradient
@@ -25,13 +56,15 @@
  * looks one up by name; the runner never branches on a name. See
  * examples/custom_aggregator.c for a new rule in about 30 lines.
  *
- * EXAMPLE
- *       fgl_client_data cd[5];           // data + model spec per client
- *       ... (see fgl_scenario_* for ready-made federated splits)
- *       fgl_run run; fgl_error err;
+ * EXAMPLE (README.md has a complete program)
+ *       fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
+ *       fgl_scenario_subgraphs(&sc, &cora, FGL_PART_METIS, 5, 0.2, 0.4, 1234, &err);
+ *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
+ *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       fgl_run run;
  *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
- *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 5, &err)) ...
- *       fgl_run_set(&run, "share", "all", &err);       // algorithm parameters
+ *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err)) ...
+ *       fgl_run_set(&run, "mu", "0.01", &err);          // algorithm parameters
  *       for (int r = 0; r < cfg.rounds; r++) fgl_run_round(&run);
  *       fgl_run_summary s; fgl_run_summarize(&run, &s);
  *       printf("%.2f%%\n", 100 * s.best_test);
