@@ -6,12 +6,13 @@
  *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
- *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--min-per-client N] [--data-dir DIR]
+ *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
+ *          [--min-per-client N] [--data-dir DIR]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
- * mixes, 10 clients) with several algorithms side by side, and prints a
- * table. Named datasets are read from $FGL_DATA (default ../shared/data):
+ * mixes, 10 METIS clients, 5% of each client's nodes labelled for training)
+ * with several algorithms side by side, and prints a table. Named datasets are read from $FGL_DATA (default ../shared/data):
  * node/NAME (node classification) or tu/NAME (graph classification); a
  * comma list gives one dataset per client. `fglrun --help` lists
  * everything, `fglrun --algo NAME --help` that algorithm's parameters.
@@ -52,6 +53,7 @@ typedef struct options {
     const char *out_dir, *checkpoint;
     int info, json, quiet, lcc, eval_point;   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
+    double train_frac, val_frac;   /* per-client split; < 0: the protocol's (node 0.2/0.4, graph 0.8/0.1) */
     const char *data_dir;
 } options;
 
@@ -63,7 +65,8 @@ static void usage(FILE *f) {
             "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
-            "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--min-per-client N] [--data-dir DIR]\n"
+            "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
+            "              [--min-per-client N] [--data-dir DIR]\n"
             "\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
@@ -146,6 +149,7 @@ static int parse_args(int argc, char **argv, options *o) {
     o->min_per_client = 10;
     o->eval_point = -1;
     o->k_dse = o->k_rwse = 16;
+    o->train_frac = o->val_frac = -1;
     o->data_dir = getenv("FGL_DATA");
     if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
     for (i = 1; i < argc; i++) {
@@ -249,6 +253,12 @@ static int parse_args(int argc, char **argv, options *o) {
             if (!strcmp(v, "train")) o->eval_point = 1;
             else if (!strcmp(v, "download")) o->eval_point = 0;
             else return bad("--eval is train or download, not '%s'", v);
+        } else if (!strcmp(a, "--train-frac") || !strcmp(a, "--val-frac")) {
+            double f;
+            NEED_VALUE();
+            if (!parse_double(v, 0, 1, &f)) return bad("a split fraction is a number in [0, 1], not '%s'", v);
+            if (!strcmp(a, "--train-frac")) o->train_frac = f;
+            else o->val_frac = f;
         } else if (!strcmp(a, "--se")) { /* DSE,RWSE widths */
             char se[2][64];
             NEED_VALUE();
@@ -366,21 +376,25 @@ static void free_data(dataset *ds) {
 }
 
 static int make_scenario(const options *o, dataset *ds, int *split, int *clients, fgl_scenario *sc, fgl_error *err) {
-    if (ds->task == FGL_TASK_NODE) {
+    int node = ds->task == FGL_TASK_NODE;
+    double tr = o->train_frac >= 0 ? o->train_frac : node ? 0.2 : 0.8;
+    double va = o->val_frac >= 0 ? o->val_frac : node ? 0.4 : 0.1;
+    if (tr + va > 1) return fgl_error_set(err, FGL_ERR_ARG, "train (%g) + validation (%g) fractions exceed 1", tr, va);
+    if (node) {
         if (*split < 0) *split = FGL_PART_METIS;
         if (*clients <= 0) *clients = *split == FGL_PART_OVERLAP ? 10 : 5;
         if (o->public_split && !ds->node.split)
             return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
-        return fgl_scenario_subgraphs(sc, &ds->node, *split, *clients, 0.2, 0.4, o->split_seed, err);
+        return fgl_scenario_subgraphs(sc, &ds->node, *split, *clients, tr, va, o->split_seed, err);
     }
     if (ds->n_sets > 1 || *split == FGL_PART_PER_DATASET) {
         *split = FGL_PART_PER_DATASET;
         *clients = ds->n_sets;
-        return fgl_scenario_per_dataset(sc, ds->sets, ds->n_sets, 0.8, 0.1, o->split_seed, err);
+        return fgl_scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, o->split_seed, err);
     }
     if (*split < 0) *split = FGL_PART_DIRICHLET;
     if (*clients <= 0) *clients = 10;
-    return fgl_scenario_graphs(sc, &ds->sets[0], *split, *clients, o->alpha, o->min_per_client, 0.8, 0.1,
+    return fgl_scenario_graphs(sc, &ds->sets[0], *split, *clients, o->alpha, o->min_per_client, tr, va,
                                o->split_seed, err);
 }
 
@@ -622,8 +636,13 @@ int main(int argc, char **argv) {
         if (o.n_data > 0 || o.task == FGL_TASK_GRAPH) n = 3; /* fedpub is node-only */
         for (a = 0; a < n; a++) strcpy(o.algos[a], default_algos[a]);
         o.n_algos = n;
-        if (o.n_data == 0 && o.rounds < 0) o.rounds = 50;
-        if (o.n_data == 0 && o.clients <= 0) o.clients = 10;
+        if (o.n_data == 0 && o.task != FGL_TASK_GRAPH) { /* few labels per client: collaboration can help */
+            if (o.rounds < 0) o.rounds = 50;
+            if (o.clients <= 0) o.clients = 10;
+            if (o.train_frac < 0) o.train_frac = 0.05;
+            if (o.val_frac < 0) o.val_frac = 0.2;
+            if (o.seeds == 1) o.seeds = 3;
+        }
     }
     if (!o.split_seed_set) o.split_seed = 1234;
 #ifdef _OPENMP
@@ -658,10 +677,14 @@ int main(int argc, char **argv) {
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     fgl_scenario_clients(&sc, &tmpl, cd);
     rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
-    if (!o.quiet && !o.json)
-        printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s\n", ds.label,
+    if (!o.quiet && !o.json) {
+        double tr = o.train_frac >= 0 ? o.train_frac : ds.task == FGL_TASK_NODE ? 0.2 : 0.8;
+        printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s", ds.label,
                ds.task == FGL_TASK_NODE ? "node classification" : "graph classification",
                o.public_split ? "public" : fgl_part_name(split), sc.n_clients, rounds, o.seeds, o.seeds > 1 ? "s" : "");
+        if (!o.public_split) printf(", %g%% of each client's %s for training", 100 * tr, ds.task == FGL_TASK_NODE ? "nodes" : "graphs");
+        printf("\n");
+    }
     for (a = 0; a < o.n_algos && !rc; a++)
         for (s = 0; s < o.seeds && !rc; s++)
             rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &res[a], s);
