@@ -67,6 +67,20 @@ static inline const char *ft_data_dir(void) {
     return d && *d ? d : "../shared/data";
 }
 
+/* 1 when long runs should be cut short: under AddressSanitizer, or with
+ * FGL_TEST_QUICK set (tests/valgrind.sh sets it). Such runs check memory
+ * safety; the accuracy bars are make test's job. */
+static inline int ft_quick(void) {
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 1;
+#endif
+#endif
+    return getenv("FGL_TEST_QUICK") != NULL;
+}
+
 /* 1 if path exists and can be read. */
 static inline int ft_readable(const char *path) {
     FILE *f = fopen(path, "rb");
