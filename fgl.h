@@ -1370,31 +1370,42 @@ FGLDEF void fgl_bytes_put(fgl_bytes *b, const void *p, size_t n) {
     b->len += n;
 }
 
+/* Every fgl format is little-endian on every host: the low n bytes of v at
+ * dst, and back. */
+static void fgl__le_store(unsigned char *dst, uint64_t v, int n) {
+    int i;
+    for (i = 0; i < n; i++) dst[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t fgl__le_load(const unsigned char *src, int n) {
+    uint64_t v = 0;
+    int i;
+    for (i = 0; i < n; i++) v |= (uint64_t)src[i] << (8 * i);
+    return v;
+}
+
 FGLDEF void fgl_bytes_put_u32(fgl_bytes *b, uint32_t v) {
     unsigned char x[4];
-    int i;
-    for (i = 0; i < 4; i++) x[i] = (unsigned char)(v >> (8 * i));
+    fgl__le_store(x, v, 4);
     fgl_bytes_put(b, x, 4);
 }
 
 FGLDEF void fgl_bytes_put_u64(fgl_bytes *b, uint64_t v) {
     unsigned char x[8];
-    int i;
-    for (i = 0; i < 8; i++) x[i] = (unsigned char)(v >> (8 * i));
+    fgl__le_store(x, v, 8);
     fgl_bytes_put(b, x, 8);
 }
 
 FGLDEF void fgl_bytes_put_f32s(fgl_bytes *b, const float *x, size_t n) {
-    /* Little-endian on every host: convert in blocks through a small buffer. */
+    /* Convert in blocks through a small buffer. */
     unsigned char tmp[1024];
     size_t i = 0;
     while (i < n) {
         size_t m = FGL__MIN(n - i, sizeof tmp / 4), j;
         for (j = 0; j < m; j++) {
             uint32_t u;
-            int q;
             memcpy(&u, x + i + j, 4);
-            for (q = 0; q < 4; q++) tmp[4 * j + q] = (unsigned char)(u >> (8 * q));
+            fgl__le_store(tmp + 4 * j, u, 4);
         }
         fgl_bytes_put(b, tmp, 4 * m);
         i += m;
@@ -1429,20 +1440,14 @@ FGLDEF int fgl_reader_get(fgl_reader *r, void *p, size_t n) {
 
 FGLDEF uint32_t fgl_reader_u32(fgl_reader *r) {
     unsigned char x[4];
-    uint32_t v = 0;
-    int i;
     fgl_reader_get(r, x, 4);
-    for (i = 0; i < 4; i++) v |= (uint32_t)x[i] << (8 * i);
-    return v;
+    return (uint32_t)fgl__le_load(x, 4);
 }
 
 FGLDEF uint64_t fgl_reader_u64(fgl_reader *r) {
     unsigned char x[8];
-    uint64_t v = 0;
-    int i;
     fgl_reader_get(r, x, 8);
-    for (i = 0; i < 8; i++) v |= (uint64_t)x[i] << (8 * i);
-    return v;
+    return fgl__le_load(x, 8);
 }
 
 FGLDEF int fgl_reader_f32s(fgl_reader *r, float *x, size_t n) {
@@ -1453,8 +1458,7 @@ FGLDEF int fgl_reader_f32s(fgl_reader *r, float *x, size_t n) {
         return r->err;
     }
     for (i = 0; i < n; i++) {
-        const unsigned char *q = r->data + r->pos + 4 * i;
-        uint32_t u = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+        uint32_t u = (uint32_t)fgl__le_load(r->data + r->pos + 4 * i, 4);
         memcpy(x + i, &u, 4);
     }
     r->pos += 4 * n;
@@ -1553,10 +1557,9 @@ FGLDEF void fgl_frame_begin(fgl_bytes *b, const char magic[4], uint32_t version,
 
 FGLDEF void fgl_frame_end(fgl_bytes *b, size_t mark) {
     uint64_t n, sum;
-    int i;
     if (b->err) return;
     n = (uint64_t)(b->len - mark - 8);
-    for (i = 0; i < 8; i++) b->data[mark + (size_t)i] = (unsigned char)(n >> (8 * i));
+    fgl__le_store(b->data + mark, n, 8);
     sum = fgl_checksum64(b->data + mark, b->len - mark); /* length field + payload */
     fgl_bytes_put_u64(b, sum);
 }
