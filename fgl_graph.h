@@ -1990,6 +1990,62 @@ static int fgl__gr_fvec_push(fgl__gr_fvec *v, float x) {
     return FGL_OK;
 }
 
+/* Rows of floats, one per line, as many on every line as on the first: the
+ * TU node attributes and the CSV features. The messages use each file's own
+ * words, e.g. "attribute" / "attributes" / "line" / "attribute lines" /
+ * "nodes". */
+typedef struct fgl__gr_rows_words {
+    const char *value;   /* one value (parse errors) */
+    const char *values;  /* the values of a row */
+    const char *row;     /* one row */
+    const char *rows;    /* the rows */
+    const char *owners;  /* what the expected number of rows counts */
+} fgl__gr_rows_words;
+
+/* *w = the number of values on the first non-blank line, 0 for a file without
+ * one. They are parsed (a bad token is reported here) but not consumed: the
+ * cursor stays at the start of that line for fgl__gr_read_rows. */
+static int fgl__gr_row_width(fgl__gr_txt *t, const fgl__gr_rows_words *words, int *w) {
+    int rc;
+    *w = 0;
+    if ((rc = fgl__gr_txt_more(t)) > 0) {
+        const char *save = t->p;
+        while (!fgl__gr_txt_at_eol(t)) {
+            float v;
+            if ((rc = fgl__gr_txt_float(t, &v, words->value)) != 0) return rc;
+            fgl__gr_txt_sep(t);
+            (*w)++;
+        }
+        t->p = save;
+    }
+    return rc < 0 ? rc : FGL_OK;
+}
+
+/* The rest of the file into x: exactly n rows of exactly w values
+ * (FGL_ERR_SHAPE otherwise, at the offending line). */
+static int fgl__gr_read_rows(fgl__gr_txt *t, float *x, int n, int w, const fgl__gr_rows_words *words) {
+    int rc, row = 0, j;
+    while ((rc = fgl__gr_txt_more(t)) > 0) {
+        float *r;
+        if (row >= n)
+            return fgl__gr_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d %s", words->rows, n, words->owners);
+        r = x + (size_t)row * (size_t)w;
+        for (j = 0; j < w; j++) {
+            if (fgl__gr_txt_at_eol(t))
+                return fgl__gr_txt_fail(t, FGL_ERR_SHAPE, "%d %s, the first %s has %d", j, words->values, words->row, w);
+            if ((rc = fgl__gr_txt_float(t, &r[j], words->value)) != 0) return rc;
+            fgl__gr_txt_sep(t);
+        }
+        if (!fgl__gr_txt_at_eol(t))
+            return fgl__gr_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d of the first %s", words->values, w, words->row);
+        if ((rc = fgl__gr_txt_eol(t)) != 0) return rc;
+        row++;
+    }
+    if (rc < 0) return rc;
+    if (row != n) return fgl__gr_txt_fail(t, FGL_ERR_SHAPE, "%d %s for %d %s", row, words->rows, n, words->owners);
+    return FGL_OK;
+}
+
 /* --- TU loader ------------------------------------------------------------------- */
 
 /* Read one integer per line into a new array; *n = lines read. */
@@ -2137,64 +2193,16 @@ FGLDEF int fgl_load_tu(const char *dir, const char *name, fgl_graph_set *out, fg
     /* optional node attributes: the same number of floats on every line */
     FGL__GR_TU_OPEN("_node_attributes.txt");
     if (rc == FGL_OK) {
-        int w = 0, row = 0, j;
-        fgl__gr_fvec first = {NULL, 0, 0};
-        if ((rc = fgl__gr_txt_more(&t)) > 0) {
-            while (!fgl__gr_txt_at_eol(&t)) {
-                float v;
-                if ((rc = fgl__gr_txt_float(&t, &v, "attribute")) != 0 || (rc = fgl__gr_fvec_push(&first, v)) != 0) {
-                    FGL_FREE(first.a);
-                    if (rc == FGL_ERR_NOMEM) goto nomem;
-                    goto fail;
-                }
-                fgl__gr_txt_sep(&t);
-            }
-            w = (int)first.n;
-        }
-        if (rc < 0) {
-            FGL_FREE(first.a);
-            goto fail;
-        }
+        static const fgl__gr_rows_words words = {"attribute", "attributes", "line", "attribute lines", "nodes"};
+        int w;
+        if ((rc = fgl__gr_row_width(&t, &words, &w)) != 0) goto fail;
         if (w == 0) {
-            FGL_FREE(first.a);
             rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "no attributes for %d nodes", N);
             goto fail;
         }
         attr = FGL__GR_NEW(float, (size_t)N * (size_t)w);
-        if (!attr) {
-            FGL_FREE(first.a);
-            goto nomem;
-        }
-        memcpy(attr, first.a, sizeof(float) * (size_t)w);
-        FGL_FREE(first.a);
-        if ((rc = fgl__gr_txt_eol(&t)) != 0) goto fail;
-        row = 1;
-        while ((rc = fgl__gr_txt_more(&t)) > 0) {
-            float *r = attr + (size_t)row * (size_t)w;
-            if (row >= N) {
-                rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "more attribute lines than the %d nodes", N);
-                goto fail;
-            }
-            for (j = 0; j < w; j++) {
-                if (fgl__gr_txt_at_eol(&t)) {
-                    rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "%d attributes, the first line has %d", j, w);
-                    goto fail;
-                }
-                if ((rc = fgl__gr_txt_float(&t, &r[j], "attribute")) != 0) goto fail;
-                fgl__gr_txt_sep(&t);
-            }
-            if (!fgl__gr_txt_at_eol(&t)) {
-                rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "more attributes than the %d of the first line", w);
-                goto fail;
-            }
-            if ((rc = fgl__gr_txt_eol(&t)) != 0) goto fail;
-            row++;
-        }
-        if (rc < 0) goto fail;
-        if (row != N) {
-            rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "%d attribute lines for %d nodes", row, N);
-            goto fail;
-        }
+        if (!attr) goto nomem;
+        if ((rc = fgl__gr_read_rows(&t, attr, N, w, &words)) != 0) goto fail;
         out->node_attr = attr;
         out->n_node_attr = w;
         attr = NULL;
@@ -2808,8 +2816,9 @@ done:
 
 FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char *label_path,
                         fgl_node_data *out, fgl_error *err) {
+    static const fgl__gr_rows_words words = {"feature value", "values", "row", "feature rows", "labels"};
     fgl__gr_txt t;
-    int rc, n = 0, i, w = 0, row = 0, mx = -1;
+    int rc, n = 0, i, w = 0, mx = -1;
     memset(out, 0, sizeof *out);
     memset(&t, 0, sizeof t);
     if (!edge_path || !feat_path || !label_path)
@@ -2834,18 +2843,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
     fgl__gr_txt_close(&t);
     /* features: the first row sets the width */
     if ((rc = fgl__gr_txt_open(&t, feat_path, err)) != 0) goto fail;
-    w = 0;
-    if ((rc = fgl__gr_txt_more(&t)) > 0) {
-        const char *save = t.p;
-        while (!fgl__gr_txt_at_eol(&t)) {
-            float v;
-            if ((rc = fgl__gr_txt_float(&t, &v, "feature value")) != 0) goto fail;
-            fgl__gr_txt_sep(&t);
-            w++;
-        }
-        t.p = save;
-    }
-    if (rc < 0) goto fail;
+    if ((rc = fgl__gr_row_width(&t, &words, &w)) != 0) goto fail;
     if (w == 0) {
         rc = fgl__gr_txt_fail(&t, FGL_ERR_EMPTY, "no features");
         goto fail;
@@ -2858,33 +2856,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", feat_path);
         goto fail;
     }
-    while ((rc = fgl__gr_txt_more(&t)) > 0) {
-        float *r = out->x.data + (size_t)row * (size_t)w;
-        int j;
-        if (row >= n) {
-            rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "more feature rows than the %d labels", n);
-            goto fail;
-        }
-        for (j = 0; j < w; j++) {
-            if (fgl__gr_txt_at_eol(&t)) {
-                rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "%d values, the first row has %d", j, w);
-                goto fail;
-            }
-            if ((rc = fgl__gr_txt_float(&t, &r[j], "feature value")) != 0) goto fail;
-            fgl__gr_txt_sep(&t);
-        }
-        if (!fgl__gr_txt_at_eol(&t)) {
-            rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "more values than the %d of the first row", w);
-            goto fail;
-        }
-        if ((rc = fgl__gr_txt_eol(&t)) != 0) goto fail;
-        row++;
-    }
-    if (rc < 0) goto fail;
-    if (row != n) {
-        rc = fgl__gr_txt_fail(&t, FGL_ERR_SHAPE, "%d feature rows for %d labels", row, n);
-        goto fail;
-    }
+    if ((rc = fgl__gr_read_rows(&t, out->x.data, n, w, &words)) != 0) goto fail;
     out->n_feat = w;
     fgl__gr_txt_close(&t);
     /* edges */
