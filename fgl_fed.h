@@ -1368,6 +1368,30 @@ FGLDEF int fgl_run_weighted_mean(fgl_run *run, int part, int weight_part, float 
     return wsum > 0 ? FGL_OK : FGL_ERR_EMPTY;
 }
 
+/* Client side of a download whose part 0 holds the shared groups'
+ * parameters (packed in slice order): check its size, load it. */
+static int fgl__receive_shared(fgl_client *c, const fgl_msg *down, unsigned groups) {
+    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, groups))
+        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
+    fgl_params_unpack(&c->model.params, groups, down->part[0]);
+    return FGL_OK;
+}
+
+/* grad += mu (theta - ref) on the trainable slices of the groups: the
+ * gradient of mu/2 ||theta - ref||^2, ref the model received this round
+ * (c->start) for FedProx, Ditto and FedAMP. */
+static void fgl__prox_grad(fgl_params *ps, const fgl_params *ref, unsigned groups, float mu) {
+    int i;
+    size_t j;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *g = ps->grad + sl->offset;
+        const float *w = ps->data + sl->offset, *w0 = ref->data + sl->offset;
+        if (!sl->trainable || !(sl->groups & groups)) continue;
+        for (j = 0; j < fgl_slice_size(sl); j++) g[j] += mu * (w[j] - w0[j]);
+    }
+}
+
 /* ======================================================================== */
 /* Algorithms                                                               */
 /* ======================================================================== */
@@ -1424,11 +1448,7 @@ static int fgl__avg_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
 }
 
 static int fgl__avg_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
-    const fgl_avg_config *cfg = (const fgl_avg_config *)run->algo_cfg;
-    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, cfg->share))
-        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
-    fgl_params_unpack(&c->model.params, cfg->share, down->part[0]);
-    return FGL_OK;
+    return fgl__receive_shared(c, down, ((const fgl_avg_config *)run->algo_cfg)->share);
 }
 
 static int fgl__avg_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
@@ -1445,19 +1465,6 @@ static int fgl__avg_aggregate(fgl_run *run) {
     fgl_avg_state *s = (fgl_avg_state *)run->server;
     int rc = fgl_run_weighted_mean(run, 0, 1, s->global, s->n);
     return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
-}
-
-/* grad += mu (theta - theta_start) on the shared trainable slices. */
-static void fgl__prox_grad(fgl_params *ps, const fgl_params *start, unsigned groups, float mu) {
-    int i;
-    size_t j;
-    for (i = 0; i < ps->n; i++) {
-        const fgl_slice *sl = &ps->slices[i];
-        float *g = ps->grad + sl->offset;
-        const float *w = ps->data + sl->offset, *w0 = start->data + sl->offset;
-        if (!sl->trainable || !(sl->groups & groups)) continue;
-        for (j = 0; j < fgl_slice_size(sl); j++) g[j] += mu * (w[j] - w0[j]);
-    }
 }
 
 static void fgl__avg_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
@@ -1669,10 +1676,7 @@ static int fgl__pub_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
 
 static int fgl__pub_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
     (void)run;
-    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, FGL__PUB_SHARE))
-        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
-    fgl_params_unpack(&c->model.params, FGL__PUB_SHARE, down->part[0]);
-    return FGL_OK;
+    return fgl__receive_shared(c, down, FGL__PUB_SHARE);
 }
 
 static int fgl__pub_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
@@ -2103,20 +2107,6 @@ static void fgl__a_tpack(const fgl_params *ps, unsigned groups, const float *bas
     }
 }
 
-/* grad += lambda (theta - ref) on the trainable slices of the groups, ref a
- * buffer with the same layout (the model received this round: c->start). */
-static void fgl__a_prox(fgl_params *ps, const fgl_params *ref, unsigned groups, float lambda) {
-    int s;
-    size_t j;
-    for (s = 0; s < ps->n; s++) {
-        const fgl_slice *sl = &ps->slices[s];
-        float *g = ps->grad + sl->offset;
-        const float *w = ps->data + sl->offset, *w0 = ref->data + sl->offset;
-        if (!fgl__a_sel(sl, groups) || !sl->trainable) continue;
-        for (j = 0; j < fgl_slice_size(sl); j++) g[j] += lambda * (w[j] - w0[j]);
-    }
-}
-
 /* Number of accepted uploads this round. */
 static int fgl__a_n_accepted(const fgl_run *run) {
     int i, n = 0;
@@ -2278,31 +2268,49 @@ static int fgl__scaf_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
     return FGL_OK;
 }
 
-static int fgl__scaf_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
-    const fgl__scaf_config *cfg = (const fgl__scaf_config *)run->algo_cfg;
+/* Client side of the family's download: theta_global (part 0, n floats) into
+ * the model and the server's c (part 1, m floats) as received; with_w: also
+ * FedDC's w_i (part 2, one positive float). Every part is checked before
+ * anything is applied. */
+static int fgl__cv_receive(fgl_client *c, const fgl_msg *down, unsigned share, int with_w) {
     fgl__cv_client *cc = (fgl__cv_client *)c->state;
-    size_t n = fgl_params_count(&c->model.params, cfg->share), m = fgl__a_tcount(&c->model.params, cfg->share);
+    size_t n = fgl_params_count(&c->model.params, share), m = fgl__a_tcount(&c->model.params, share);
     int rc;
-    if ((rc = fgl__a_check_down(c, down, 0, n)) || (rc = fgl__a_check_down(c, down, 1, m))) return rc;
-    fgl_params_unpack(&c->model.params, cfg->share, down->part[0]);
+    if ((rc = fgl__a_check_down(c, down, 0, n)) || (rc = fgl__a_check_down(c, down, 1, m)) ||
+        (with_w && (rc = fgl__a_check_down(c, down, 2, 1))))
+        return rc;
+    if (with_w && !(down->part[2][0] > 0))
+        return fgl_client_fail(c, FGL_ERR_ARG, "client %d: feddc: weight %g", c->id, (double)down->part[2][0]);
+    fgl_params_unpack(&c->model.params, share, down->part[0]);
     memcpy(cc->crecv, down->part[1], sizeof(float) * m);
+    if (with_w) cc->w = down->part[2][0];
     return FGL_OK;
 }
 
-/* After local training, on the trainable shared floats: dtheta = theta_i -
- * theta_global, FedDC's drift h_i += dtheta, and the new variate
+static int fgl__scaf_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
+    return fgl__cv_receive(c, down, ((const fgl__scaf_config *)run->algo_cfg)->share, 0);
+}
+
+/* Local training (the hooks add fgl__cv_grad), then, on the trainable shared
+ * floats: dtheta = theta_i - theta_global, FedDC's drift h_i += dtheta, and
+ * the new variate
  *   variate 0: c_i+ = c_i - c/w_i - dtheta / (steps lr)  (w_i = 1 for SCAFFOLD)
  *   variate 1: c_i+ = the mean over the local steps of the gradient before
  *              the correction was added (identical to 0 under plain SGD,
  *              and in gradient units under any optimizer);
  * dc_i = w_i (c_i+ - c_i) is what the upload carries. */
-static int fgl__cv_after_train(fgl_run *run, fgl_client *c, unsigned share, int variate) {
+static int fgl__cv_train(fgl_run *run, fgl_client *c, unsigned share, int variate) {
     fgl__cv_client *cc = (fgl__cv_client *)c->state;
     fgl__cv_server *s = (fgl__cv_server *)run->server;
-    double inv = fgl__a_inv_steps_lr(c);
-    float *now = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->m, 1));
-    float *before = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->m, 1));
+    double inv;
+    float *now, *before;
     size_t k;
+    int rc;
+    memset(cc->gsum, 0, sizeof(double) * s->m);
+    if ((rc = fgl_client_train(run, c, &c->model, &c->optim, &run->algo->hooks))) return rc;
+    inv = fgl__a_inv_steps_lr(c);
+    now = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->m, 1));
+    before = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(s->m, 1));
     if (!now || !before) {
         FGL_FREE(now);
         FGL_FREE(before);
@@ -2324,33 +2332,37 @@ static int fgl__cv_after_train(fgl_run *run, fgl_client *c, unsigned share, int 
     return FGL_OK;
 }
 
-/* g += c - c_i on the trainable shared slices (variate 1: first add the
- * uncorrected gradient to the round's sum). */
-static void fgl__scaf_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
-    const fgl__scaf_config *cfg = (const fgl__scaf_config *)run->algo_cfg;
+/* The local gradient on the trainable shared floats (k: their packed index):
+ * with a drift (FedDC) first g += a (theta + h_i - theta_global), a =
+ * alpha_i; then, variate 1, the gradient so far into the round's sum; then
+ * the correction g += c/w_i - c_i (SCAFFOLD: w_i = 1, g += c - c_i). */
+static void fgl__cv_grad(fgl_client *c, fgl_params *ps, unsigned share, int variate, float a) {
     const fgl__cv_client *cc = (const fgl__cv_client *)c->state;
-    fgl_params *ps = &st->model->params;
+    const float *h = cc->h;
+    float inv_w = 1.0f / cc->w;
     size_t k = 0, j;
     int s;
     for (s = 0; s < ps->n; s++) {
         const fgl_slice *sl = &ps->slices[s];
         float *g = ps->grad + sl->offset;
-        if (!fgl__a_sel(sl, cfg->share) || !sl->trainable) continue;
+        const float *w = ps->data + sl->offset, *w0 = c->start.data + sl->offset;
+        if (!fgl__a_sel(sl, share) || !sl->trainable) continue;
         for (j = 0; j < fgl_slice_size(sl); j++, k++) {
-            if (cfg->variate) cc->gsum[k] += g[j];
-            g[j] += cc->crecv[k] - cc->ci[k];
+            if (h) g[j] += a * (w[j] + h[k] - w0[j]);
+            if (variate) cc->gsum[k] += g[j];
+            g[j] += inv_w * cc->crecv[k] - cc->ci[k];
         }
     }
 }
 
+static void fgl__scaf_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
+    const fgl__scaf_config *cfg = (const fgl__scaf_config *)run->algo_cfg;
+    fgl__cv_grad(c, &st->model->params, cfg->share, cfg->variate, 0.0f);
+}
+
 static int fgl__scaf_train(fgl_run *run, fgl_client *c) {
     const fgl__scaf_config *cfg = (const fgl__scaf_config *)run->algo_cfg;
-    fgl__cv_client *cc = (fgl__cv_client *)c->state;
-    fgl__cv_server *s = (fgl__cv_server *)run->server;
-    int rc;
-    memset(cc->gsum, 0, sizeof(double) * s->m);
-    if ((rc = fgl_client_train(run, c, &c->model, &c->optim, &run->algo->hooks))) return rc;
-    return fgl__cv_after_train(run, c, cfg->share, cfg->variate);
+    return fgl__cv_train(run, c, cfg->share, cfg->variate);
 }
 
 static int fgl__scaf_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
@@ -2372,17 +2384,25 @@ static int fgl__scaf_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
     return FGL_OK;
 }
 
+/* The server's variate update of the family: c += (|S| / K) mean_S dc_i,
+ * i.e. (1/K) sum_S dc_i, over the accepted uploads S (part 1). */
+static int fgl__cv_update_c(fgl_run *run, fgl__cv_server *s) {
+    double frac = (double)fgl__a_n_accepted(run) / run->n_clients;
+    size_t k;
+    int rc = fgl_run_weighted_mean(run, 1, -1, s->tmp_m, s->m);
+    if (rc) return rc;
+    for (k = 0; k < s->m; k++) s->c[k] = (float)(s->c[k] + frac * s->tmp_m[k]);
+    return FGL_OK;
+}
+
 static int fgl__scaf_aggregate(fgl_run *run) {
     fgl__cv_server *s = (fgl__cv_server *)run->server;
     int rc = fgl_run_weighted_mean(run, 0, 2, s->tmp_n, s->n);
-    double frac = (double)fgl__a_n_accepted(run) / run->n_clients;
     size_t k;
     if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: the server state stays */
     if (rc) return rc;
     for (k = 0; k < s->n; k++) s->theta[k] += s->tmp_n[k];
-    if ((rc = fgl_run_weighted_mean(run, 1, -1, s->tmp_m, s->m))) return rc;
-    for (k = 0; k < s->m; k++) s->c[k] = (float)(s->c[k] + frac * s->tmp_m[k]);
-    return FGL_OK;
+    return fgl__cv_update_c(run, s);
 }
 
 static const fgl_algo_param fgl__scaf_params[] = {
@@ -2456,7 +2476,7 @@ static int fgl__ditto_init(fgl_run *run) {
 /* On the personal model: g += lambda (v - theta_global). */
 static void fgl__ditto_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
     const fgl__ditto_config *cfg = (const fgl__ditto_config *)run->algo_cfg;
-    if (cfg->lambda != 0) fgl__a_prox(&st->model->params, &c->start, cfg->avg.share, cfg->lambda);
+    if (cfg->lambda != 0) fgl__prox_grad(&st->model->params, &c->start, cfg->avg.share, cfg->lambda);
 }
 
 static int fgl__ditto_train(fgl_run *run, fgl_client *c) {
@@ -2666,48 +2686,18 @@ static int fgl__feddc_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
 }
 
 static int fgl__feddc_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
-    const fgl__feddc_config *cfg = (const fgl__feddc_config *)run->algo_cfg;
-    fgl__cv_client *cc = (fgl__cv_client *)c->state;
-    size_t n = fgl_params_count(&c->model.params, cfg->share), m = fgl__a_tcount(&c->model.params, cfg->share);
-    int rc;
-    if ((rc = fgl__a_check_down(c, down, 0, n)) || (rc = fgl__a_check_down(c, down, 1, m)) ||
-        (rc = fgl__a_check_down(c, down, 2, 1)))
-        return rc;
-    if (!(down->part[2][0] > 0)) return fgl_client_fail(c, FGL_ERR_ARG, "client %d: feddc: weight %g", c->id, (double)down->part[2][0]);
-    fgl_params_unpack(&c->model.params, cfg->share, down->part[0]);
-    memcpy(cc->crecv, down->part[1], sizeof(float) * m);
-    cc->w = down->part[2][0];
-    return FGL_OK;
+    return fgl__cv_receive(c, down, ((const fgl__feddc_config *)run->algo_cfg)->share, 1);
 }
 
 static void fgl__feddc_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
     const fgl__feddc_config *cfg = (const fgl__feddc_config *)run->algo_cfg;
-    const fgl__cv_client *cc = (const fgl__cv_client *)c->state;
-    fgl_params *ps = &st->model->params;
-    float a = cfg->alpha / cc->w, inv_w = 1.0f / cc->w;
-    size_t k = 0, j;
-    int s;
-    for (s = 0; s < ps->n; s++) {
-        const fgl_slice *sl = &ps->slices[s];
-        float *g = ps->grad + sl->offset;
-        const float *w = ps->data + sl->offset, *w0 = c->start.data + sl->offset;
-        if (!fgl__a_sel(sl, cfg->share) || !sl->trainable) continue;
-        for (j = 0; j < fgl_slice_size(sl); j++, k++) {
-            g[j] += a * (w[j] + cc->h[k] - w0[j]);
-            if (cfg->variate) cc->gsum[k] += g[j];
-            g[j] += inv_w * cc->crecv[k] - cc->ci[k];
-        }
-    }
+    float a = cfg->alpha / ((const fgl__cv_client *)c->state)->w; /* alpha_i = alpha / w_i */
+    fgl__cv_grad(c, &st->model->params, cfg->share, cfg->variate, a);
 }
 
 static int fgl__feddc_train(fgl_run *run, fgl_client *c) {
     const fgl__feddc_config *cfg = (const fgl__feddc_config *)run->algo_cfg;
-    fgl__cv_client *cc = (fgl__cv_client *)c->state;
-    fgl__cv_server *s = (fgl__cv_server *)run->server;
-    int rc;
-    memset(cc->gsum, 0, sizeof(double) * s->m);
-    if ((rc = fgl_client_train(run, c, &c->model, &c->optim, &run->algo->hooks))) return rc;
-    return fgl__cv_after_train(run, c, cfg->share, cfg->variate);
+    return fgl__cv_train(run, c, cfg->share, cfg->variate);
 }
 
 static int fgl__feddc_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
@@ -2731,13 +2721,10 @@ static int fgl__feddc_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
 
 static int fgl__feddc_aggregate(fgl_run *run) {
     fgl__cv_server *s = (fgl__cv_server *)run->server;
-    int rc = fgl_run_weighted_mean(run, 0, -1, s->theta, s->n), n_acc = fgl__a_n_accepted(run);
-    size_t k;
-    if (rc == FGL_ERR_EMPTY) return FGL_OK;
+    int rc = fgl_run_weighted_mean(run, 0, -1, s->theta, s->n);
+    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: the server state stays */
     if (rc) return rc;
-    if ((rc = fgl_run_weighted_mean(run, 1, -1, s->tmp_m, s->m))) return rc;
-    for (k = 0; k < s->m; k++) s->c[k] = (float)(s->c[k] + (double)n_acc / run->n_clients * s->tmp_m[k]);
-    return FGL_OK;
+    return fgl__cv_update_c(run, s);
 }
 
 static const fgl_algo_param fgl__feddc_params[] = {
@@ -2862,7 +2849,7 @@ static int fgl__amp_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
 /* g += lambda (theta - u_i): c->start holds u_i on the shared groups. */
 static void fgl__amp_grad(fgl_run *run, fgl_client *c, const fgl_step *st) {
     const fgl__amp_config *cfg = (const fgl__amp_config *)run->algo_cfg;
-    if (cfg->lambda != 0) fgl__a_prox(&st->model->params, &c->start, cfg->share, cfg->lambda);
+    if (cfg->lambda != 0) fgl__prox_grad(&st->model->params, &c->start, cfg->share, cfg->lambda);
 }
 
 static int fgl__amp_upload(fgl_run *run, fgl_client *c, fgl_msg *up) {
@@ -3474,11 +3461,7 @@ static int fgl__gcfl_download(fgl_run *run, fgl_client *c, fgl_msg *down) {
 }
 
 static int fgl__gcfl_receive(fgl_run *run, fgl_client *c, const fgl_msg *down) {
-    const fgl__gcfl_config *cfg = (const fgl__gcfl_config *)run->algo_cfg;
-    if (down->n_parts < 1 || down->len[0] != fgl_params_count(&c->model.params, cfg->share))
-        return fgl_client_fail(c, FGL_ERR_SHAPE, "client %d: download of the wrong size", c->id);
-    fgl_params_unpack(&c->model.params, cfg->share, down->part[0]);
-    return FGL_OK;
+    return fgl__receive_shared(c, down, ((const fgl__gcfl_config *)run->algo_cfg)->share);
 }
 
 /* Delta theta = theta(after training) - theta(start) on the shared groups,
