@@ -39,15 +39,15 @@ build/%: examples/%.c $(HEADERS)
 	@mkdir -p build
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-build/tests/%: tests/%.c tests/ft.h $(HEADERS)
+build/tests/%: tests/%.c tests/ft.h tests/ft_fed.h $(HEADERS)
 	@mkdir -p build/tests
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 
-build/san/%: tests/%.c tests/ft.h $(HEADERS)
+build/san/%: tests/%.c tests/ft.h tests/ft_fed.h $(HEADERS)
 	@mkdir -p build/san
 	$(CC) $(SANFLAGS) $< -o $@ $(LDLIBS)
 
-build/vg/%: tests/%.c tests/ft.h $(HEADERS)
+build/vg/%: tests/%.c tests/ft.h tests/ft_fed.h $(HEADERS)
 	@mkdir -p build/vg
 	$(CC) $(VGFLAGS) $< -o $@ $(LDLIBS)
 

@@ -6,6 +6,7 @@
 #define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
+#include "ft_fed.h"
 #include <time.h>
 
 static fgl_node_data cora;
@@ -13,67 +14,13 @@ static int have_cora;
 static fgl_graph_set mutag, ptc;
 static int have_tu;
 
-static void load_data(void) {
-    char dir[1024];
-    fgl_error err;
-    fgl_node_data_init(&cora);
-    fgl_graph_set_init(&mutag);
-    fgl_graph_set_init(&ptc);
-    snprintf(dir, sizeof dir, "%s/node/Cora", ft_data_dir());
-    have_cora = fgl_load_node(dir, "Cora", &cora, &err) == FGL_OK && fgl_node_data_normalize_features(&cora) == FGL_OK;
-    snprintf(dir, sizeof dir, "%s/tu/MUTAG", ft_data_dir());
-    have_tu = fgl_load_tu(dir, "MUTAG", &mutag, &err) == FGL_OK &&
-              fgl_graph_set_features(&mutag, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK &&
-              fgl_structure_encodings(&mutag, 16, 16, &err) == FGL_OK;
-    snprintf(dir, sizeof dir, "%s/tu/PTC_MR", ft_data_dir());
-    have_tu = have_tu && fgl_load_tu(dir, "PTC_MR", &ptc, &err) == FGL_OK &&
-              fgl_graph_set_features(&ptc, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK &&
-              fgl_structure_encodings(&ptc, 16, 16, &err) == FGL_OK;
-}
-
-/* Cora over 5 METIS clients. */
-static int cora_clients(fgl_scenario *sc, fgl_client_data *cd, int hidden) {
-    fgl_error err;
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    spec.hidden = hidden;
-    if (fgl_scenario_subgraphs(sc, &cora, FGL_PART_METIS, 5, 0.2, 0.4, 1234, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    fgl_scenario_clients(sc, &spec, cd);
-    return 1;
-}
-
-/* Run `rounds` rounds; returns the run (caller frees) or fails the test. */
-static int run_rounds(fgl_run *run, const fgl_fed_config *cfg, const char *algo, fgl_client_data *cd, int k,
-                      int rounds, const char *const *sets) {
-    fgl_error err;
-    int r;
-    if (fgl_run_init(run, cfg, fgl_algo_find(algo), cd, k, &err)) {
-        FT_CHECK(0, "%s: init: %s", algo, err.msg);
-        return 0;
-    }
-    for (; sets && *sets; sets += 2)
-        if (fgl_run_set(run, sets[0], sets[1], &err)) {
-            FT_CHECK(0, "%s: set %s=%s: %s", algo, sets[0], sets[1], err.msg);
-            return 0;
-        }
-    for (r = 0; r < rounds; r++)
-        if (fgl_run_round(run)) {
-            FT_CHECK(0, "%s: round %d: %s", algo, r, run->err.msg);
-            fgl_run_free(run);
-            return 0;
-        }
-    return 1;
-}
-
 static void test_node_algorithms_run_and_count_bytes(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     const char *algos[] = {"local", "fedavg", "fedprox", "fedper", "fedpub"};
     int a;
     if (!have_cora) FT_SKIP("Cora not found under %s", ft_data_dir());
-    if (!cora_clients(&sc, cd, 32)) return;
+    if (!ft_cora_clients(&cora, 32, &sc, cd)) return;
     for (a = 0; a < 5; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run run;
@@ -81,7 +28,7 @@ static void test_node_algorithms_run_and_count_bytes(void) {
         size_t P, shared, up = 0, down = 0;
         int r;
         cfg.rounds = 30;
-        if (!run_rounds(&run, &cfg, algos[a], cd, 5, 30, NULL)) continue;
+        if (!ft_run_rounds(&run, &cfg, algos[a], cd, 5, 30, NULL)) continue;
         fgl_run_summarize(&run, &s);
         /* 7 classes, the largest about 30% of the nodes */
         FT_CHECK(s.best_test > 0.45, "%s: mean test accuracy %.3f after 30 rounds", algos[a], s.best_test);
@@ -115,38 +62,22 @@ static void test_node_algorithms_run_and_count_bytes(void) {
     fgl_scenario_free(&sc);
 }
 
-static int same_history(const fgl_run *a, const fgl_run *b) {
-    size_t n = (size_t)a->round * a->n_clients;
-    return a->round == b->round && memcmp(a->client_val, b->client_val, sizeof(double) * n) == 0 &&
-           memcmp(a->client_test, b->client_test, sizeof(double) * n) == 0 &&
-           memcmp(a->client_loss, b->client_loss, sizeof(double) * n) == 0;
-}
-
-static int same_models(const fgl_run *a, const fgl_run *b) {
-    int i;
-    for (i = 0; i < a->n_clients; i++)
-        if (memcmp(a->clients[i].model.params.data, b->clients[i].model.params.data,
-                   sizeof(float) * a->clients[i].model.params.size) != 0)
-            return 0;
-    return 1;
-}
-
 static void test_thread_count_does_not_change_bits(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     const char *algos[] = {"fedavg", "fedpub"};
     int a;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 32)) return;
+    if (!ft_cora_clients(&cora, 32, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run r1, r2;
         cfg.rounds = 8;
         cfg.threads = 1;
-        if (!run_rounds(&r1, &cfg, algos[a], cd, 5, 8, NULL)) continue;
+        if (!ft_run_rounds(&r1, &cfg, algos[a], cd, 5, 8, NULL)) continue;
         cfg.threads = 2;
-        if (run_rounds(&r2, &cfg, algos[a], cd, 5, 8, NULL)) {
-            FT_CHECK(same_history(&r1, &r2) && same_models(&r1, &r2), "%s: 1 and 2 threads differ", algos[a]);
+        if (ft_run_rounds(&r2, &cfg, algos[a], cd, 5, 8, NULL)) {
+            FT_CHECK(ft_same_history(&r1, &r2) && ft_same_models(&r1, &r2), "%s: 1 and 2 threads differ", algos[a]);
             fgl_run_free(&r2);
         }
         fgl_run_free(&r1);
@@ -161,7 +92,7 @@ static void test_checkpoint_resume_is_exact(void) {
     char path[128];
     int a;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 32)) return;
+    if (!ft_cora_clients(&cora, 32, &sc, cd)) return;
     snprintf(path, sizeof path, "/tmp/fgl_test_ckpt_%lx.bin", (unsigned long)time(NULL) ^ (unsigned long)(uintptr_t)&sc);
     for (a = 0; a < 2; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
@@ -169,16 +100,16 @@ static void test_checkpoint_resume_is_exact(void) {
         fgl_error err;
         int r;
         cfg.rounds = 10;
-        if (!run_rounds(&full, &cfg, algos[a], cd, 5, 10, NULL)) continue;
-        if (!run_rounds(&part, &cfg, algos[a], cd, 5, 4, NULL)) continue;
+        if (!ft_run_rounds(&full, &cfg, algos[a], cd, 5, 10, NULL)) continue;
+        if (!ft_run_rounds(&part, &cfg, algos[a], cd, 5, 4, NULL)) continue;
         FT_CHECK(fgl_run_save(&part, path, &err) == FGL_OK, "%s: save: %s", algos[a], err.msg);
         fgl_run_free(&part);
-        if (!run_rounds(&resumed, &cfg, algos[a], cd, 5, 0, NULL)) continue;
+        if (!ft_run_rounds(&resumed, &cfg, algos[a], cd, 5, 0, NULL)) continue;
         FT_CHECK(fgl_run_load(&resumed, path, &err) == FGL_OK, "%s: load: %s", algos[a], err.msg);
         FT_CHECK(resumed.round == 4, "%s: resumed at round %d", algos[a], resumed.round);
         for (r = resumed.round; r < 10; r++)
             if (fgl_run_round(&resumed)) break;
-        FT_CHECK(same_history(&full, &resumed) && same_models(&full, &resumed),
+        FT_CHECK(ft_same_history(&full, &resumed) && ft_same_models(&full, &resumed),
                  "%s: resumed run differs from the uninterrupted one", algos[a]);
         FT_CHECK(full.bytes_up == resumed.bytes_up && full.bytes_down == resumed.bytes_down, "%s: byte totals differ",
                  algos[a]);
@@ -190,7 +121,7 @@ static void test_checkpoint_resume_is_exact(void) {
         fgl_run other;
         fgl_error err;
         cfg.rounds = 11;
-        if (run_rounds(&other, &cfg, "fedavg", cd, 5, 0, NULL)) {
+        if (ft_run_rounds(&other, &cfg, "fedavg", cd, 5, 0, NULL)) {
             FT_CHECK(fgl_run_load(&other, path, &err) == FGL_ERR_SHAPE, "loading a 10-round checkpoint into an 11-round run: %s",
                      err.msg);
             fgl_run_free(&other);
@@ -220,15 +151,15 @@ static void test_graph_checkpoint_resume_is_exact(void) {
     cfg.rounds = 6;
     cfg.batch_size = 16; /* several shuffled batches per epoch */
     snprintf(path, sizeof path, "/tmp/fgl_test_gckpt_%lx.bin", (unsigned long)time(NULL) ^ (unsigned long)(uintptr_t)&sc);
-    if (run_rounds(&full, &cfg, "fedavg", cd, 3, 6, NULL)) {
-        if (run_rounds(&part, &cfg, "fedavg", cd, 3, 2, NULL)) {
+    if (ft_run_rounds(&full, &cfg, "fedavg", cd, 3, 6, NULL)) {
+        if (ft_run_rounds(&part, &cfg, "fedavg", cd, 3, 2, NULL)) {
             FT_CHECK(fgl_run_save(&part, path, &err) == FGL_OK, "save: %s", err.msg);
             fgl_run_free(&part);
-            if (run_rounds(&resumed, &cfg, "fedavg", cd, 3, 0, NULL)) {
+            if (ft_run_rounds(&resumed, &cfg, "fedavg", cd, 3, 0, NULL)) {
                 FT_CHECK(fgl_run_load(&resumed, path, &err) == FGL_OK, "load: %s", err.msg);
                 for (r = resumed.round; r < 6; r++)
                     if (fgl_run_round(&resumed)) break;
-                FT_CHECK(same_history(&full, &resumed) && same_models(&full, &resumed),
+                FT_CHECK(ft_same_history(&full, &resumed) && ft_same_models(&full, &resumed),
                          "a resumed graph-task run differs from the uninterrupted one");
                 fgl_run_free(&resumed);
             }
@@ -258,7 +189,7 @@ static void test_bad_uploads_are_rejected(void) {
     fgl_run_summary s;
     int r, i;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 32)) return;
+    if (!ft_cora_clients(&cora, 32, &sc, cd)) return;
     bad.upload = nan_upload;
     cfg.rounds = 10;
     if (fgl_run_init(&run, &cfg, &bad, cd, 5, &err)) {
@@ -290,7 +221,7 @@ static void test_parameters_and_errors(void) {
     FT_CHECK(fgl_groups_parse("convv", &g) == FGL_ERR_ARG, "unknown group");
     FT_CHECK(fgl_algo_find("nope") == NULL, "unknown algorithm");
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     cfg.rounds = 2;
     FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) == FGL_OK, "init");
     FT_CHECK(fgl_run_set(&run, "mu", "0.5", &err) == FGL_OK, "mu: %s", err.msg);
@@ -337,7 +268,7 @@ static void test_heterogeneous_graph_clients(void) {
     for (a = 0; a < 3; a++) {
         fgl_run_summary s;
         cfg.rounds = 60;
-        if (!run_rounds(&run, &cfg, algos[a], cd, 2, 60, a == 1 ? conv : NULL)) continue;
+        if (!ft_run_rounds(&run, &cfg, algos[a], cd, 2, 60, a == 1 ? conv : NULL)) continue;
         fgl_run_summarize(&run, &s);
         /* Majority classes: MUTAG 66.5%, PTC_MR 55.8%, mean 61.2%. The
          * validation sets (19 and 34 graphs) are too small to select a round,
@@ -373,7 +304,7 @@ static void test_graph_dirichlet_fedavg(void) {
     cfg.rounds = 60;
     cfg.batch_size = 32;
     cfg.optim.lr = 0.01f;
-    if (run_rounds(&run, &cfg, "fedavg", cd, 3, 60, NULL)) {
+    if (ft_run_rounds(&run, &cfg, "fedavg", cd, 3, 60, NULL)) {
         fgl_run_summarize(&run, &s);
         FT_CHECK(s.last_test > 0.72, "FedAvg on MUTAG over 3 clients: %.3f (majority class 66%%)", s.last_test);
         fgl_run_free(&run);
@@ -382,7 +313,8 @@ static void test_graph_dirichlet_fedavg(void) {
 }
 
 int main(void) {
-    load_data();
+    have_cora = ft_load_cora(&cora);
+    have_tu = ft_load_tu("MUTAG", 16, &mutag) && ft_load_tu("PTC_MR", 16, &ptc);
     FT_RUN(test_node_algorithms_run_and_count_bytes);
     FT_RUN(test_thread_count_does_not_change_bits);
     FT_RUN(test_checkpoint_resume_is_exact);

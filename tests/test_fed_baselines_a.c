@@ -13,50 +13,13 @@
 #define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
+#include "ft_fed.h"
 #include <time.h>
-
-/* Under AddressSanitizer (make sanitize) the end-to-end runs are cut to a
- * few rounds and only their memory safety, bytes and finiteness are
- * checked: the accuracy bars are make test's job. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 static fgl_node_data cora;
 static int have_cora;
 static fgl_graph_set mutag;
 static int have_tu;
-
-static void load_data(void) {
-    char dir[1024];
-    fgl_error err;
-    fgl_node_data_init(&cora);
-    fgl_graph_set_init(&mutag);
-    snprintf(dir, sizeof dir, "%s/node/Cora", ft_data_dir());
-    have_cora = fgl_load_node(dir, "Cora", &cora, &err) == FGL_OK && fgl_node_data_normalize_features(&cora) == FGL_OK;
-    snprintf(dir, sizeof dir, "%s/tu/MUTAG", ft_data_dir());
-    have_tu = fgl_load_tu(dir, "MUTAG", &mutag, &err) == FGL_OK &&
-              fgl_graph_set_features(&mutag, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK;
-}
-
-static int cora_clients(fgl_scenario *sc, fgl_client_data *cd, int hidden) {
-    fgl_error err;
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    spec.hidden = hidden;
-    if (fgl_scenario_subgraphs(sc, &cora, FGL_PART_METIS, 5, 0.2, 0.4, 1234, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    fgl_scenario_clients(sc, &spec, cd);
-    return 1;
-}
 
 static int mutag_clients(fgl_scenario *sc, fgl_client_data *cd) {
     fgl_error err;
@@ -66,30 +29,6 @@ static int mutag_clients(fgl_scenario *sc, fgl_client_data *cd) {
         return 0;
     }
     fgl_scenario_clients(sc, &spec, cd);
-    return 1;
-}
-
-/* sets: NULL-terminated key, value pairs. */
-static int run_rounds(fgl_run *run, const fgl_fed_config *cfg, const char *algo, fgl_client_data *cd, int k,
-                      int rounds, const char *const *sets) {
-    fgl_error err;
-    int r;
-    if (fgl_run_init(run, cfg, fgl_algo_find(algo), cd, k, &err)) {
-        FT_CHECK(0, "%s: init: %s", algo, err.msg);
-        return 0;
-    }
-    for (; sets && *sets; sets += 2)
-        if (fgl_run_set(run, sets[0], sets[1], &err)) {
-            FT_CHECK(0, "%s: set %s=%s: %s", algo, sets[0], sets[1], err.msg);
-            fgl_run_free(run);
-            return 0;
-        }
-    for (r = 0; r < rounds; r++)
-        if (fgl_run_round(run)) {
-            FT_CHECK(0, "%s: round %d: %s", algo, r, run->err.msg);
-            fgl_run_free(run);
-            return 0;
-        }
     return 1;
 }
 
@@ -166,11 +105,11 @@ static void run_cases(const algo_case *cases, int n_cases, const fgl_fed_config 
     for (a = 0; a < n_cases; a++) {
         fgl_run run;
         fgl_run_summary s;
-        if (!run_rounds(&run, cfg, cases[a].name, cd, k, cfg->rounds, cases[a].sets)) continue;
+        if (!ft_run_rounds(&run, cfg, cases[a].name, cd, k, cfg->rounds, cases[a].sets)) continue;
         fgl_run_summarize(&run, &s);
         printf("#   %s: %-26s %7.2f%% %7.2f%% %10.1f %10.1f\n", what, cases[a].label, 100 * s.best_test, 100 * s.last_test,
                run.stats[cfg->rounds - 1].bytes_up / 1024.0, run.stats[cfg->rounds - 1].bytes_down / 1024.0);
-        if (!SANITIZED)
+        if (!ft_quick()) /* quick runs (ASan) are a few rounds: memory safety, bytes and finiteness only */
             FT_CHECK(s.best_test > cases[a].min_acc, "%s %s: mean test accuracy %.3f, needs > %.2f", what,
                      cases[a].label, s.best_test, cases[a].min_acc);
         FT_CHECK(s.rejected == 0, "%s %s: %d uploads rejected", what, cases[a].label, s.rejected);
@@ -202,8 +141,8 @@ static void test_node_end_to_end(void) {
     fgl_client_data cd[5];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     if (!have_cora) FT_SKIP("Cora not found under %s", ft_data_dir());
-    if (!cora_clients(&sc, cd, 32)) return;
-    cfg.rounds = SANITIZED ? 3 : 20;
+    if (!ft_cora_clients(&cora, 32, &sc, cd)) return;
+    cfg.rounds = ft_quick() ? 3 : 20;
     cfg.local_epochs = 5;
     cfg.threads = 2;
     run_cases(cases, (int)(sizeof cases / sizeof cases[0]), &cfg, cd, 5, "Cora");
@@ -228,29 +167,12 @@ static void test_graph_end_to_end(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
     if (!have_tu) FT_SKIP("MUTAG not found under %s", ft_data_dir());
     if (!mutag_clients(&sc, cd)) return;
-    cfg.rounds = SANITIZED ? 3 : 20;
+    cfg.rounds = ft_quick() ? 3 : 20;
     cfg.local_epochs = 2;
     cfg.optim.lr = 0.01f; /* short runs: a larger step than the protocol's 1e-3 */
     cfg.threads = 2;
     run_cases(cases, (int)(sizeof cases / sizeof cases[0]), &cfg, cd, 4, "MUTAG");
     fgl_scenario_free(&sc);
-}
-
-static int same_history(const fgl_run *a, const fgl_run *b) {
-    size_t n = (size_t)a->round * a->n_clients;
-    return a->round == b->round && memcmp(a->client_val, b->client_val, sizeof(double) * n) == 0 &&
-           memcmp(a->client_test, b->client_test, sizeof(double) * n) == 0 &&
-           memcmp(a->client_loss, b->client_loss, sizeof(double) * n) == 0;
-}
-
-static int same_models(const fgl_run *a, const fgl_run *b) {
-    int i;
-    for (i = 0; i < a->n_clients; i++)
-        if (a->clients[i].model.params.size != b->clients[i].model.params.size ||
-            memcmp(a->clients[i].model.params.data, b->clients[i].model.params.data,
-                   sizeof(float) * a->clients[i].model.params.size) != 0)
-            return 0;
-    return 1;
 }
 
 static const char *const all_six[] = {"scaffold", "ditto", "moon", "feddc", "fedamp", "pfedgraph"};
@@ -266,7 +188,7 @@ static void test_checkpoint_resume_is_exact(void) {
     char path[160];
     int a;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     snprintf(path, sizeof path, "/tmp/fgl_test_ckpt_a_%lx.bin", (unsigned long)time(NULL) ^ (unsigned long)(uintptr_t)&sc);
     for (a = 0; a < 6; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
@@ -275,14 +197,14 @@ static void test_checkpoint_resume_is_exact(void) {
         int r, ok = 1;
         cfg.rounds = 7;
         cfg.local_epochs = 2;
-        if (!run_rounds(&full, &cfg, all_six[a], cd, 5, 7, NULL)) continue;
-        if (!run_rounds(&part, &cfg, all_six[a], cd, 5, 3, NULL)) {
+        if (!ft_run_rounds(&full, &cfg, all_six[a], cd, 5, 7, NULL)) continue;
+        if (!ft_run_rounds(&part, &cfg, all_six[a], cd, 5, 3, NULL)) {
             fgl_run_free(&full);
             continue;
         }
         FT_CHECK(fgl_run_save(&part, path, &err) == FGL_OK, "%s: save: %s", all_six[a], err.msg);
         fgl_run_free(&part);
-        if (!run_rounds(&resumed, &cfg, all_six[a], cd, 5, 0, NULL)) {
+        if (!ft_run_rounds(&resumed, &cfg, all_six[a], cd, 5, 0, NULL)) {
             fgl_run_free(&full);
             continue;
         }
@@ -290,7 +212,7 @@ static void test_checkpoint_resume_is_exact(void) {
         FT_CHECK(resumed.round == 3, "%s: resumed at round %d", all_six[a], resumed.round);
         for (r = resumed.round; r < 7 && ok; r++) ok = fgl_run_round(&resumed) == FGL_OK;
         FT_CHECK(ok, "%s: resumed round failed: %s", all_six[a], resumed.err.msg);
-        FT_CHECK(same_history(&full, &resumed) && same_models(&full, &resumed),
+        FT_CHECK(ft_same_history(&full, &resumed) && ft_same_models(&full, &resumed),
                  "%s: the resumed run differs from the uninterrupted one", all_six[a]);
         FT_CHECK(full.bytes_up == resumed.bytes_up && full.bytes_down == resumed.bytes_down, "%s: byte totals differ",
                  all_six[a]);
@@ -314,17 +236,17 @@ static void test_thread_count_does_not_change_bits(void) {
     fgl_client_data cd[5];
     int a;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     for (a = 0; a < 6; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run r1, r2;
         cfg.rounds = 4;
         cfg.local_epochs = 2;
         cfg.threads = 1;
-        if (!run_rounds(&r1, &cfg, all_six[a], cd, 5, 4, NULL)) continue;
+        if (!ft_run_rounds(&r1, &cfg, all_six[a], cd, 5, 4, NULL)) continue;
         cfg.threads = 2;
-        if (run_rounds(&r2, &cfg, all_six[a], cd, 5, 4, NULL)) {
-            FT_CHECK(same_history(&r1, &r2) && same_models(&r1, &r2), "%s: 1 and 2 threads differ", all_six[a]);
+        if (ft_run_rounds(&r2, &cfg, all_six[a], cd, 5, 4, NULL)) {
+            FT_CHECK(ft_same_history(&r1, &r2) && ft_same_models(&r1, &r2), "%s: 1 and 2 threads differ", all_six[a]);
             if (r1.algo->client_matrix)
                 FT_CHECK(memcmp(r1.algo->client_matrix(&r1), r2.algo->client_matrix(&r2), sizeof(float) * 25) == 0,
                          "%s: client matrices differ", all_six[a]);
@@ -345,18 +267,18 @@ static void test_reductions(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     cfg.rounds = 4;
-    if (run_rounds(&a, &cfg, "moon", cd, 5, 4, moon0)) {
-        if (run_rounds(&b, &cfg, "fedavg", cd, 5, 4, NULL)) {
-            FT_CHECK(same_history(&a, &b) && same_models(&a, &b), "moon with mu = 0 differs from fedavg");
+    if (ft_run_rounds(&a, &cfg, "moon", cd, 5, 4, moon0)) {
+        if (ft_run_rounds(&b, &cfg, "fedavg", cd, 5, 4, NULL)) {
+            FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b), "moon with mu = 0 differs from fedavg");
             fgl_run_free(&b);
         }
         fgl_run_free(&a);
     }
-    if (run_rounds(&a, &cfg, "fedamp", cd, 5, 4, amp_self)) {
-        if (run_rounds(&b, &cfg, "local", cd, 5, 4, NULL)) {
-            FT_CHECK(same_history(&a, &b) && same_models(&a, &b), "fedamp with self_weight 1, lambda 0 differs from local");
+    if (ft_run_rounds(&a, &cfg, "fedamp", cd, 5, 4, amp_self)) {
+        if (ft_run_rounds(&b, &cfg, "local", cd, 5, 4, NULL)) {
+            FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b), "fedamp with self_weight 1, lambda 0 differs from local");
             fgl_run_free(&b);
         }
         fgl_run_free(&a);
@@ -376,7 +298,7 @@ static void test_variates_agree_under_sgd(void) {
     fgl_client_data cd[5];
     int a, i;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run r0, r1;
@@ -385,8 +307,8 @@ static void test_variates_agree_under_sgd(void) {
         cfg.optim = fgl_optim_default(FGL_SGD);
         cfg.optim.lr = 0.5f;
         cfg.optim.weight_decay = 0;
-        if (!run_rounds(&r0, &cfg, algos[a], cd, 5, 3, v0)) continue;
-        if (run_rounds(&r1, &cfg, algos[a], cd, 5, 3, v1)) {
+        if (!ft_run_rounds(&r0, &cfg, algos[a], cd, 5, 3, v0)) continue;
+        if (ft_run_rounds(&r1, &cfg, algos[a], cd, 5, 3, v1)) {
             size_t m = ((fgl__cv_server *)r0.server)->m, k;
             double diff = 0, ref = 0, cdiff = 0, cref = 0;
             for (i = 0; i < 5; i++) {
@@ -461,12 +383,12 @@ static void test_client_matrices_and_errors(void) {
     fgl_error err;
     int i, j, a;
     if (!have_cora) FT_SKIP("Cora not found");
-    if (!cora_clients(&sc, cd, 16)) return;
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
     cfg.rounds = 3;
     for (a = 0; a < 2; a++) {
         const char *name = a ? "pfedgraph" : "fedamp";
         const float *M;
-        if (!run_rounds(&run, &cfg, name, cd, 5, 3, NULL)) continue;
+        if (!ft_run_rounds(&run, &cfg, name, cd, 5, 3, NULL)) continue;
         M = run.algo->client_matrix(&run);
         FT_CHECK(M != NULL, "%s: no client matrix", name);
         for (i = 0; M && i < 5; i++) {
@@ -498,7 +420,8 @@ static void test_client_matrices_and_errors(void) {
 }
 
 int main(void) {
-    load_data();
+    have_cora = ft_load_cora(&cora);
+    have_tu = ft_load_tu("MUTAG", 0, &mutag);
     FT_RUN(test_simplex_projection);
     FT_RUN(test_node_end_to_end);
     FT_RUN(test_graph_end_to_end);

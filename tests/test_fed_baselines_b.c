@@ -9,48 +9,20 @@
 #define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
+#include "ft_fed.h"
 #include <stdio.h>
 
-/* Under AddressSanitizer (make sanitize) the end-to-end runs are short and
- * the accuracy bars are left to make test; the split, checkpoint, byte and
- * thread checks run in both. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+/* Quick runs (ft_quick(): under AddressSanitizer, or FGL_TEST_QUICK set) are
+ * short and leave the accuracy bars to make test; the split, checkpoint,
+ * byte and thread checks run in both. */
 
 /* --- data ---------------------------------------------------------------------------- */
 
-static int load_tu(const char *name, fgl_graph_set *s) {
-    char dir[1024];
-    fgl_error e;
-    fgl_graph_set_init(s);
-    snprintf(dir, sizeof dir, "%s/tu/%s", ft_data_dir(), name);
-    if (fgl_load_tu(dir, name, s, &e) || fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, &e)) {
-        printf("#   %s\n", e.msg);
-        fgl_graph_set_free(s);
-        return 1;
-    }
-    return 0;
-}
-
-static int load_cora(fgl_node_data *d, fgl_scenario *sc) {
-    char dir[1024];
-    fgl_error e;
-    fgl_node_data_init(d);
-    snprintf(dir, sizeof dir, "%s/node/Cora", ft_data_dir());
-    if (fgl_load_node(dir, "Cora", d, &e) || fgl_node_data_normalize_features(d) ||
-        fgl_scenario_subgraphs(sc, d, FGL_PART_METIS, 5, 0.2, 0.4, 1234, &e)) {
-        printf("#   %s\n", e.msg);
-        fgl_node_data_free(d);
-        return 1;
-    }
+/* Cora over 5 METIS clients with the default node GCN (hidden 128). */
+static int cora_clients(fgl_node_data *cora, fgl_scenario *sc, fgl_client_data *cd) {
+    if (!ft_load_cora(cora)) return 0;
+    if (ft_cora_clients(cora, 128, sc, cd)) return 1;
+    fgl_node_data_free(cora);
     return 0;
 }
 
@@ -58,7 +30,7 @@ static int load_cora(fgl_node_data *d, fgl_scenario *sc) {
 static int mutag_dirichlet(fgl_graph_set *full, fgl_scenario *sc, fgl_client_data *cd) {
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 1, 1);
     fgl_error e;
-    if (load_tu("MUTAG", full)) return 1;
+    if (!ft_load_tu("MUTAG", 0, full)) return 1;
     if (fgl_scenario_graphs(sc, full, FGL_PART_DIRICHLET, 6, 0.5, 10, 0.8, 0.1, 1234, &e)) {
         printf("#   %s\n", e.msg);
         fgl_graph_set_free(full);
@@ -81,8 +53,8 @@ static int two_sets_make(two_sets *t) {
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 1, 1);
     fgl_error e;
     memset(t, 0, sizeof *t);
-    if (load_tu("MUTAG", &t->a)) return 1;
-    if (load_tu("PTC_MR", &t->b)) {
+    if (!ft_load_tu("MUTAG", 0, &t->a)) return 1;
+    if (!ft_load_tu("PTC_MR", 0, &t->b)) {
         fgl_graph_set_free(&t->a);
         return 1;
     }
@@ -105,24 +77,14 @@ static void two_sets_free(two_sets *t) {
 
 /* --- helpers ---------------------------------------------------------------------------- */
 
+/* A run with the task's default config, `rounds` rounds planned, none done;
+ * 0 on success, 1 (the test failed) otherwise. */
 static int run_make(fgl_run *run, const char *algo, fgl_client_data *cd, int K, int task, int rounds, int threads,
                     const char *const *sets) {
     fgl_fed_config cfg = fgl_fed_config_default(task);
-    fgl_error e;
-    int i;
     cfg.rounds = rounds;
     cfg.threads = threads;
-    if (fgl_run_init(run, &cfg, fgl_algo_find(algo), cd, K, &e)) {
-        printf("#   %s\n", e.msg);
-        return 1;
-    }
-    for (i = 0; sets && sets[i]; i += 2)
-        if (fgl_run_set(run, sets[i], sets[i + 1], &e)) {
-            printf("#   %s\n", e.msg);
-            fgl_run_free(run);
-            return 1;
-        }
-    return 0;
+    return !ft_run_rounds(run, &cfg, algo, cd, K, 0, sets);
 }
 
 static int run_rounds(fgl_run *run, int upto) {
@@ -136,18 +98,10 @@ static int run_rounds(fgl_run *run, int upto) {
 
 /* Bitwise equality of two runs' histories, models and registered state. */
 static int same_runs(const fgl_run *a, const fgl_run *b) {
-    size_t n = (size_t)a->round * (size_t)a->n_clients;
     int i, r;
-    if (a->round != b->round || a->n_keep != b->n_keep) return 0;
-    if (memcmp(a->client_val, b->client_val, sizeof(double) * n) || memcmp(a->client_test, b->client_test, sizeof(double) * n) ||
-        memcmp(a->client_loss, b->client_loss, sizeof(double) * n))
-        return 0;
+    if (!ft_same_history(a, b) || !ft_same_models(a, b) || a->n_keep != b->n_keep) return 0;
     for (r = 0; r < a->round; r++)
         if (a->stats[r].bytes_up != b->stats[r].bytes_up || a->stats[r].bytes_down != b->stats[r].bytes_down) return 0;
-    for (i = 0; i < a->n_clients; i++) {
-        const fgl_params *p = &a->clients[i].model.params, *q = &b->clients[i].model.params;
-        if (p->size != q->size || memcmp(p->data, q->data, sizeof(float) * p->size)) return 0;
-    }
     for (i = 0; i < a->n_keep; i++) {
         const fgl__keep *x = &a->keep[i], *y = &b->keep[i];
         if (x->kind != y->kind || x->n != y->n) return 0;
@@ -325,7 +279,7 @@ static void test_gcfl_mutag(void) {
     fgl__gcfl_server *srv;
     float *before = NULL;
     size_t n, bytes_n, j;
-    int r, i, K = 6, R = SANITIZED ? 3 : 12, ok = 1;
+    int r, i, K = 6, R = ft_quick() ? 3 : 12, ok = 1;
     const float *mat;
     if (mutag_dirichlet(&full, &sc, cd)) FT_SKIP("MUTAG not available");
     if (run_make(&run, "gcfl", cd, K, FGL_TASK_GRAPH, R, 2, NULL)) {
@@ -367,7 +321,7 @@ static void test_gcfl_mutag(void) {
     }
     fgl_run_summarize(&run, &s);
     printf("#   gcfl MUTAG 6 clients %d rounds: best-val test %.3f, last %.3f\n", R, s.best_test, s.last_test);
-    if (!SANITIZED) FT_CHECK(s.best_test > 0.7, "accuracy %.3f clearly above chance (0.5)", s.best_test);
+    if (!ft_quick()) FT_CHECK(s.best_test > 0.7, "accuracy %.3f clearly above chance (0.5)", s.best_test);
     /* bytes: up n + 1 floats per client; down n per client (round 1 also carries the initial broadcast) */
     bytes_n = 4 * n;
     for (r = 0; r < R; r++) {
@@ -520,13 +474,11 @@ static void test_fedproto_cora(void) {
     fgl_node_data cora;
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_run run;
     fgl_run_summary s;
     fgl__proto_server *srv;
-    int R = SANITIZED ? 3 : 15, C, d, cl, i, k, ok = 1;
-    if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
-    fgl_scenario_clients(&sc, &spec, cd);
+    int R = ft_quick() ? 3 : 15, C, d, cl, i, k, ok = 1;
+    if (!cora_clients(&cora, &sc, cd)) FT_SKIP("Cora not available");
     if (run_make(&run, "fedproto", cd, 5, FGL_TASK_NODE, R, 2, NULL)) {
         FT_CHECK(0, "run init");
         goto out;
@@ -542,7 +494,7 @@ static void test_fedproto_cora(void) {
     FT_CHECK(C == 7 && d == 128, "C %d, d %d", C, d);
     fgl_run_summarize(&run, &s);
     printf("#   fedproto Cora 5 clients %d rounds: best-val test %.3f, last %.3f\n", R, s.best_test, s.last_test);
-    if (!SANITIZED) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
+    if (!ft_quick()) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
     check_proto_bytes(&run, C, d);
     /* the server rule, recomputed from the last round's uploads: count-weighted means */
     for (cl = 0; cl < C; cl++) {
@@ -606,15 +558,13 @@ static void test_fedtgp_cora(void) {
     fgl_node_data cora;
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_run run, b;
     fgl_run_summary s;
     fgl__proto_server *srv;
     fgl_error e;
     char path[512];
-    int R = SANITIZED ? 5 : 15, C, d, cl;
-    if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
-    fgl_scenario_clients(&sc, &spec, cd);
+    int R = ft_quick() ? 5 : 15, C, d, cl;
+    if (!cora_clients(&cora, &sc, cd)) FT_SKIP("Cora not available");
     tmp_path(path, sizeof path, "tgp");
     if (run_make(&run, "fedtgp", cd, 5, FGL_TASK_NODE, R, 2, NULL)) {
         FT_CHECK(0, "run init");
@@ -637,7 +587,7 @@ static void test_fedtgp_cora(void) {
     fgl_run_summarize(&run, &s);
     printf("#   fedtgp Cora 5 clients %d rounds: best-val test %.3f, last %.3f, margin %.3f, server loss %.3f\n", R,
            s.best_test, s.last_test, srv->last[0], srv->last[1]);
-    if (!SANITIZED) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
+    if (!ft_quick()) FT_CHECK(s.best_test > 0.6, "accuracy %.3f clearly above chance (1/7)", s.best_test);
     check_proto_bytes(&run, C, d);
     FT_NEAR(srv->last[0], tgp_margin(&run, C, d, 100, 0), 1e-4 * (1 + srv->last[0]), "margin (authors' rule)");
     FT_CHECK(srv->last[1] > 0 && isfinite(srv->last[1]), "server loss %g", srv->last[1]);
@@ -673,7 +623,7 @@ static void test_proto_mutag(void) {
     fgl_client_data cd[6];
     fgl_run run;
     fgl_run_summary s;
-    int a, R = SANITIZED ? 3 : 10;
+    int a, R = ft_quick() ? 3 : 10;
     const char *names[2] = {"fedproto", "fedtgp"};
     if (mutag_dirichlet(&full, &sc, cd)) FT_SKIP("MUTAG not available");
     for (a = 0; a < 2; a++) {
@@ -685,7 +635,7 @@ static void test_proto_mutag(void) {
             const fgl__proto_server *srv = (const fgl__proto_server *)run.server;
             fgl_run_summarize(&run, &s);
             printf("#   %s MUTAG 6 clients %d rounds: best-val test %.3f, last %.3f\n", names[a], R, s.best_test, s.last_test);
-            if (!SANITIZED) FT_CHECK(s.best_test > 0.7, "%s accuracy %.3f clearly above chance (0.5)", names[a], s.best_test);
+            if (!ft_quick()) FT_CHECK(s.best_test > 0.7, "%s accuracy %.3f clearly above chance (0.5)", names[a], s.best_test);
             FT_CHECK(srv->C == 2 && srv->d == 64, "C %d d %d", srv->C, srv->d);
             check_proto_bytes(&run, srv->C, srv->d);
         } else {
@@ -701,12 +651,10 @@ static void test_proto_heterogeneous_models(void) {
     fgl_node_data cora;
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     static const int archs[5] = {FGL_ARCH_GCN, FGL_ARCH_SAGE, FGL_ARCH_GAT, FGL_ARCH_GIN, FGL_ARCH_MLP};
     fgl_run run;
     int i;
-    if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (!cora_clients(&cora, &sc, cd)) FT_SKIP("Cora not available");
     for (i = 0; i < 5; i++) cd[i].spec.arch = archs[i];
     if (!run_make(&run, "fedtgp", cd, 5, FGL_TASK_NODE, 2, 2, NULL)) {
         FT_CHECK(run_rounds(&run, 2) == 0, "GCN, SAGE, GAT, GIN and MLP clients together");
@@ -735,11 +683,9 @@ static void test_threads_identical(void) {
     fgl_node_data cora;
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_run a, b;
-    int R = SANITIZED ? 2 : 4;
-    if (load_cora(&cora, &sc)) FT_SKIP("Cora not available");
-    fgl_scenario_clients(&sc, &spec, cd);
+    int R = ft_quick() ? 2 : 4;
+    if (!cora_clients(&cora, &sc, cd)) FT_SKIP("Cora not available");
     if (!run_make(&a, "fedtgp", cd, 5, FGL_TASK_NODE, R, 1, NULL)) {
         if (!run_make(&b, "fedtgp", cd, 5, FGL_TASK_NODE, R, 2, NULL)) {
             FT_CHECK(!run_rounds(&a, R) && !run_rounds(&b, R), "runs");
