@@ -7,8 +7,10 @@
 # Each experiment is one fglrun call (--seeds N: model seeds 1..N, the split
 # seed fixed) whose --json line is appended, with a label, to
 # bench/results/SECTION.jsonl. Experiments run JOBS at a time, each on one
-# thread. bench/results_table.sh turns the files into the tables of
-# RESULTS.md. Sections:
+# thread. An experiment whose label is already in the file is skipped, so
+# an interrupted run resumes; delete the file to measure a section again.
+# bench/results_table.sh turns the files into the tables of RESULTS.md.
+# Sections:
 #   fedpub      Cora (largest component) disjoint 5/10/20 and overlapping
 #               10/30/50 clients: Local, FedAvg, FED-PUB; ablations
 #   computers   Amazon Computers disjoint 5/10/20: Local, FedAvg, FED-PUB
@@ -83,6 +85,10 @@ experiments() {
 
 run_one() { # SECTION|LABEL|ARGS
     sec=${1%%|*}; rest=${1#*|}; label=${rest%%|*}; args=${rest#*|}
+    # resumable: an experiment already in the file is not run again
+    if [ -f "$OUT/$sec.jsonl" ] && grep -qF "\"label\": \"$label\"," "$OUT/$sec.jsonl"; then
+        echo "skip (already in $OUT/$sec.jsonl): $label" >&2; return 0
+    fi
     line=$(OMP_NUM_THREADS=1 $FGLRUN $args --threads 1 --quiet --json | tail -n 1)
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
