@@ -875,15 +875,27 @@ static void fgl__pack_a(int trans, const float *A, int lda, int i0, int mc, int 
                         float *FGL__RESTRICT dst) {
     int p, i, ir;
     if (!trans) {
+        /* Step p of a panel is the MR values of column p in its rows: read
+         * the MR rows side by side so the panel is written in order (writing
+         * it row by row, at a stride of MR floats, cost more than the reads). */
         for (ir = 0; ir < mc; ir += FGL__MR) {
             int mr = FGL__MIN(FGL__MR, mc - ir);
-            float *d = dst + (size_t)ir * kc;
-            for (i = 0; i < mr; i++) {
-                const float *src = A + (size_t)(i0 + ir + i) * (size_t)lda + (size_t)p0;
-                for (p = 0; p < kc; p++) d[p * FGL__MR + i] = src[p];
+            float *FGL__RESTRICT d = dst + (size_t)ir * kc;
+            const float *r = A + (size_t)(i0 + ir) * (size_t)lda + (size_t)p0;
+            if (mr == FGL__MR) {
+                const float *r0 = r, *r1 = r0 + lda, *r2 = r1 + lda, *r3 = r2 + lda, *r4 = r3 + lda, *r5 = r4 + lda;
+                for (p = 0; p < kc; p++, d += FGL__MR) {
+                    d[0] = r0[p];
+                    d[1] = r1[p];
+                    d[2] = r2[p];
+                    d[3] = r3[p];
+                    d[4] = r4[p];
+                    d[5] = r5[p];
+                }
+            } else {
+                for (p = 0; p < kc; p++, d += FGL__MR)
+                    for (i = 0; i < FGL__MR; i++) d[i] = i < mr ? r[(size_t)i * lda + p] : 0.0f;
             }
-            for (; i < FGL__MR; i++)
-                for (p = 0; p < kc; p++) d[p * FGL__MR + i] = 0.0f;
         }
         return;
     }
