@@ -312,6 +312,69 @@ static void test_graph_dirichlet_fedavg(void) {
     fgl_scenario_free(&sc);
 }
 
+/* FedAvg's rule, recomputed from the uploads: after a round the server model
+ * is the training-count-weighted mean of what the clients sent, and every
+ * client starts the next round's training from exactly that vector. One
+ * client's FedAvg is Local, bit for bit. */
+static void test_fedavg_rule(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run run;
+    if (!have_cora) FT_SKIP("Cora not found under %s", ft_data_dir());
+    if (!ft_cora_clients(&cora, 16, &sc, cd)) return;
+    cfg.rounds = 3;
+    if (ft_run_rounds(&run, &cfg, "fedavg", cd, 5, 2, NULL)) {
+        const fgl_avg_state *srv = (const fgl_avg_state *)run.server;
+        size_t k, n = srv->n, bad = 0;
+        double wsum = 0;
+        int i;
+        float *packed = (float *)malloc(sizeof(float) * n);
+        for (i = 0; i < 5; i++) wsum += run.clients[i].up.part[1][0];
+        FT_CHECK(n == run.clients[0].model.params.size, "server holds %zu floats, the model has %zu", n,
+                 run.clients[0].model.params.size);
+        for (k = 0; k < n; k++) {
+            double acc = 0;
+            for (i = 0; i < 5; i++) acc += (double)run.clients[i].up.part[1][0] * run.clients[i].up.part[0][k];
+            bad += fabs(acc / wsum - srv->global[k]) > 1e-6 * (1 + fabs(acc / wsum));
+        }
+        FT_CHECK(bad == 0, "%zu of %zu server values differ from the weighted mean of the uploads", bad, n);
+        for (i = 0; i < 5; i++) FT_CHECK(run.clients[i].up.part[1][0] == (float)run.clients[i].n_train, "client %d count", i);
+        /* one more round: each client's training starts from the server vector */
+        if (packed) memcpy(packed, srv->global, sizeof(float) * n);
+        FT_CHECK(fgl_run_round(&run) == FGL_OK, "round 3: %s", run.err.msg);
+        for (i = 0; i < 5 && packed; i++) {
+            float *start = (float *)malloc(sizeof(float) * n);
+            if (!start) break;
+            fgl_params_pack(&run.clients[i].start, FGL_G_ALL, start);
+            FT_CHECK(memcmp(start, packed, sizeof(float) * n) == 0, "client %d did not start round 3 from the average", i);
+            free(start);
+        }
+        free(packed);
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+    { /* one client */
+        fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
+        fgl_error err;
+        fgl_run a, b;
+        spec.hidden = 16;
+        if (fgl_scenario_subgraphs(&sc, &cora, FGL_PART_METIS, 1, 0.2, 0.4, 1234, &err)) {
+            FT_CHECK(0, "scenario: %s", err.msg);
+            return;
+        }
+        fgl_scenario_clients(&sc, &spec, cd);
+        if (ft_run_rounds(&a, &cfg, "fedavg", cd, 1, 3, NULL)) {
+            if (ft_run_rounds(&b, &cfg, "local", cd, 1, 3, NULL)) {
+                FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b), "FedAvg with one client differs from Local");
+                fgl_run_free(&b);
+            }
+            fgl_run_free(&a);
+        }
+        fgl_scenario_free(&sc);
+    }
+}
+
 int main(void) {
     have_cora = ft_load_cora(&cora);
     have_tu = ft_load_tu("MUTAG", 16, &mutag) && ft_load_tu("PTC_MR", 16, &ptc);
@@ -323,6 +386,7 @@ int main(void) {
     FT_RUN(test_parameters_and_errors);
     FT_RUN(test_heterogeneous_graph_clients);
     FT_RUN(test_graph_dirichlet_fedavg);
+    FT_RUN(test_fedavg_rule);
     fgl_node_data_free(&cora);
     fgl_graph_set_free(&mutag);
     fgl_graph_set_free(&ptc);
