@@ -70,7 +70,10 @@ experiments() {
             for a in fedavg fedprox gcfl; do
                 echo "chem|chem $a|--algo $a --data $CHEM --set share=conv --seeds $SEEDS"
             done
-            echo "chem|chem fedper|--algo fedper --data $CHEM --seeds $SEEDS"
+            # FedPer keeps the head local; the input projection differs in
+            # shape between datasets, so it stays local too
+            echo "chem|chem gcfl molecule eps|--algo gcfl --data $CHEM --set share=conv --set eps1=0.07 --set eps2=0.28 --seeds $SEEDS"
+            echo "chem|chem fedper|--algo fedper --data $CHEM --set share=all-head-feature --seeds $SEEDS"
             echo "chem|chem fedstar|--algo fedstar --data $CHEM --seeds $SEEDS"
             echo "chem|chem fedstar dse-only|--algo fedstar --data $CHEM --se 16,0 --seeds $SEEDS"
             echo "chem|chem fedstar rwse-only|--algo fedstar --data $CHEM --se 0,16 --seeds $SEEDS" ;;
@@ -90,6 +93,10 @@ run_one() { # SECTION|LABEL|ARGS
         echo "skip (already in $OUT/$sec.jsonl): $label" >&2; return 0
     fi
     line=$(OMP_NUM_THREADS=1 $FGLRUN $args --threads 1 --quiet --json | tail -n 1)
+    case $line in
+    "{"*) ;;
+    *) echo "FAILED: $label (fglrun $args)" >&2; return 0 ;;
+    esac
     commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
     echo "done: $label" >&2
