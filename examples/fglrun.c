@@ -7,7 +7,7 @@
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
- *          [--min-per-client N] [--data-dir DIR]
+ *          [--min-per-client N] [--data-dir DIR] [--reset-optim]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -51,7 +51,7 @@ typedef struct options {
     char sets[MAX_ITEMS][128];
     int n_sets;
     const char *out_dir, *checkpoint;
-    int info, json, quiet, lcc, eval_point;   /* eval_point: -1 protocol default, 0 download, 1 train */
+    int info, json, quiet, lcc, eval_point, reset_optim;   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (node 0.2/0.4, graph 0.8/0.1) */
     const char *data_dir;
@@ -66,8 +66,9 @@ static void usage(FILE *f) {
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
-            "              [--min-per-client N] [--data-dir DIR]\n"
+            "              [--min-per-client N] [--data-dir DIR] [--reset-optim]\n"
             "\n"
+            "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
             "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
@@ -248,6 +249,8 @@ static int parse_args(int argc, char **argv, options *o) {
             o->data_dir = v;
         } else if (!strcmp(a, "--lcc")) {
             o->lcc = 1;
+        } else if (!strcmp(a, "--reset-optim")) {
+            o->reset_optim = 1;
         } else if (!strcmp(a, "--eval")) {
             NEED_VALUE();
             if (!strcmp(v, "train")) o->eval_point = 1;
@@ -532,6 +535,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     cfg.frac = (float)o->frac;
     cfg.seed = seed;
     cfg.threads = o->threads;
+    if (o->reset_optim) cfg.reset_optim = 1;
     if (o->eval_point >= 0) cfg.eval_after_train = o->eval_point;
     if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
