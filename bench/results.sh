@@ -15,7 +15,10 @@
 #               10/30/50 clients: Local, FedAvg, FED-PUB; ablations
 #   computers   Amazon Computers disjoint 5/10/20: Local, FedAvg, FED-PUB
 #               (the paper's protocol for it: 200 rounds of 3 local epochs;
-#               lr 1e-3, the authors' code's rate for every dataset but Cora)
+#               lr 1e-3, the authors' code's rate for every dataset but Cora;
+#               0/1 features as stored: row-normalised, every shared model
+#               collapses to the majority class, see RESULTS.md and
+#               bench/results/computers_rownorm.jsonl)
 #   baselines   every algorithm on Cora, 10 METIS clients
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
@@ -55,7 +58,7 @@ experiments() {
         computers)
             for k in 5 10 20; do
                 for a in local fedavg fedpub; do
-                    echo "computers|computers disjoint $k $a|--algo $a --data Computers --lcc --split metis --clients $k --rounds 200 --local-epochs 3 --lr 0.001 --seeds $SEEDS"
+                    echo "computers|computers disjoint $k $a|--algo $a --data Computers --lcc --split metis --clients $k --rounds 200 --local-epochs 3 --lr 0.001 --features raw --seeds $SEEDS"
                 done
             done ;;
         baselines)

@@ -7,7 +7,7 @@
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
- *          [--min-per-client N] [--data-dir DIR] [--reset-optim]
+ *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -51,7 +51,8 @@ typedef struct options {
     char sets[MAX_ITEMS][128];
     int n_sets;
     const char *out_dir, *checkpoint;
-    int info, json, quiet, lcc, eval_point, reset_optim;   /* eval_point: -1 protocol default, 0 download, 1 train */
+    int info, json, quiet, lcc, eval_point, reset_optim;
+    int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (node 0.2/0.4, graph 0.8/0.1) */
     const char *data_dir;
@@ -66,9 +67,10 @@ static void usage(FILE *f) {
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
-            "              [--min-per-client N] [--data-dir DIR] [--reset-optim]\n"
+            "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
             "\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
+            "--features raw skips the row normalisation of node features (default row).\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
             "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
@@ -251,6 +253,11 @@ static int parse_args(int argc, char **argv, options *o) {
             o->lcc = 1;
         } else if (!strcmp(a, "--reset-optim")) {
             o->reset_optim = 1;
+        } else if (!strcmp(a, "--features")) {
+            NEED_VALUE();
+            if (!strcmp(v, "row")) o->raw_features = 0;
+            else if (!strcmp(v, "raw")) o->raw_features = 1;
+            else return bad("--features is row or raw, not '%s'", v);
         } else if (!strcmp(a, "--eval")) {
             NEED_VALUE();
             if (!strcmp(v, "train")) o->eval_point = 1;
@@ -336,8 +343,9 @@ static int load_data(const options *o, dataset *ds, fgl_error *err) {
                 fgl_node_data_free(&ds->node);
                 ds->node = lcc;
             }
-            /* ALGORITHMS.md: row-normalised features; count features (CS)
-             * are binarised first, the usual practice. */
+            /* ALGORITHMS.md: row-normalised features (--features raw keeps
+             * them 0/1); count features (CS) are binarised first, the usual
+             * practice. */
             {
                 int counts = 0, k;
                 if (ds->node.x_sparse.rows && ds->node.x_sparse.values)
@@ -345,8 +353,9 @@ static int load_data(const options *o, dataset *ds, fgl_error *err) {
                 if (ds->node.x.data)
                     for (k = 0; k < ds->node.n_nodes * ds->node.n_feat && !counts; k++) counts = ds->node.x.data[k] > 1;
                 if (counts) fgl_node_data_binarize_features(&ds->node);
-                fgl_node_data_normalize_features(&ds->node);
-                ds->feature_note = counts ? "binarised, row-normalised" : "row-normalised";
+                if (!o->raw_features) fgl_node_data_normalize_features(&ds->node);
+                ds->feature_note = o->raw_features ? (counts ? "binarised" : "as stored")
+                                   : counts ? "binarised, row-normalised" : "row-normalised";
             }
             snprintf(ds->label, sizeof ds->label, "%s", name);
             continue;
