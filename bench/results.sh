@@ -49,6 +49,12 @@ experiments() {
                 done
                 echo "fedpub|cora overlap $k fedpub|--algo fedpub --data Cora --lcc --split overlap --clients $k --set tau=5 --seeds $SEEDS"
             done
+            # the same with the 0/1 features as stored (not row-normalised)
+            for k in 5 10 20; do
+                for a in local fedavg fedpub; do
+                    echo "fedpub|cora disjoint $k $a raw-features|--algo $a --data Cora --lcc --split metis --clients $k --features raw --seeds $SEEDS"
+                done
+            done
             for k in 10 20; do
                 echo "fedpub|cora disjoint $k fedpub similarity-only|--algo fedpub --data Cora --lcc --split metis --clients $k --set masks=0 --seeds $SEEDS"
                 echo "fedpub|cora disjoint $k fedpub masks-only|--algo fedpub --data Cora --lcc --split metis --clients $k --set tau=0 --seeds $SEEDS"
