@@ -330,6 +330,7 @@ static void test_fedavg_rule(void) {
         double wsum = 0;
         int i;
         float *packed = (float *)malloc(sizeof(float) * n);
+        FT_CHECK(packed != NULL, "out of memory");
         for (i = 0; i < 5; i++) wsum += run.clients[i].up.part[1][0];
         FT_CHECK(n == run.clients[0].model.params.size, "server holds %zu floats, the model has %zu", n,
                  run.clients[0].model.params.size);
