@@ -14,7 +14,7 @@
 # (de)serialising, waiting for a message to arrive: what one process does
 # not pay). The results go to bench/results/mpi.jsonl, one JSON line per run.
 # Settings:
-#   cora      FedAvg on Cora, 10 METIS clients, 20 rounds (GCN, ~92 KB a model)
+#   cora      FedAvg on Cora, 10 METIS clients, 20 rounds (GCN, hidden 128: ~0.75 MB a model)
 #   chem      FedStar on the seven CHEM datasets, one per client, 10 rounds
 set -e
 cd "$(dirname "$0")/.."
