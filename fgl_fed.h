@@ -89,7 +89,9 @@
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew, IID, one dataset per client); fgl_scenario_clients
- * gives each client a model spec sized to its data.
+ * gives each client a model spec sized to its data. GPFL's protocol: the
+ * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
+ * and stratified k-fold cross-validation inside every client (folds, fold).
  *
  * EXAMPLE (README.md has a complete program)
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
@@ -584,6 +586,7 @@ enum {
     FGL_PART_IID,         /* graph task: uniform */
     FGL_PART_PER_DATASET, /* graph task: one dataset per client */
     FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
+    FGL_PART_DIRICHLET_EQUAL, /* graph task: GPFL's soft Dirichlet(alpha) skew, capped priors, equal sizes */
     FGL_PART_COUNT
 };
 
@@ -600,6 +603,9 @@ typedef struct fgl_split_config {
                             (node 0.2 / 0.4, graph 0.8 / 0.1); the rest is test */
     int keep_split;      /* NONE: keep the split the data brings (Planetoid's public split) */
     uint64_t seed;       /* the split's own seed, separate from the model's (1234) */
+    int folds, fold;     /* graph tasks, folds >= 2: stratified k-fold CV inside every client
+                            (fgl_split_graphs_kfold), fold `fold` the test set, no validation set */
+    double cap;          /* DIRICHLET_EQUAL: the largest class prior (0.95, GPFL's code) */
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -4066,8 +4072,8 @@ FGLDEF int fgl_algo_register(const fgl_algo *a) {
 
 /* --- ready-made federated datasets ----------------------------------------------- */
 
-static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap",
-                                                      "dirichlet", "iid", "per-dataset", "none"};
+static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
+                                                      "iid", "per-dataset", "none", "dirichlet-equal"};
 
 FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
 
@@ -4209,14 +4215,17 @@ static int fgl__scenario_graph_alloc(fgl_scenario *sc, int k, int how, fgl_error
 }
 
 static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int how, int k, double alpha,
-                               int min_per_client, double train, double val, uint64_t seed, fgl_error *err) {
+                               int min_per_client, double train, double val, const fgl_split_config *cfg,
+                               fgl_error *err) {
+    uint64_t seed = cfg->seed;
     int n = full->n_graphs, i, rc;
     int *client_of = NULL;
     fgl_index_lists lists;
     memset(&lists, 0, sizeof lists);
     if (how == FGL_PART_NONE) k = 1;
-    if (how != FGL_PART_DIRICHLET && how != FGL_PART_IID && how != FGL_PART_NONE)
-        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, iid, none)", fgl_part_name(how));
+    if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
+                             fgl_part_name(how));
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
     if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
     if ((rc = fgl__scenario_graph_alloc(sc, k, how, err))) return rc;
@@ -4227,6 +4236,9 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     }
     if (how == FGL_PART_NONE) memset(client_of, 0, sizeof(int) * (size_t)n);
     else if (how == FGL_PART_IID) rc = fgl_split_iid(n, k, seed, client_of, err);
+    else if (how == FGL_PART_DIRICHLET_EQUAL)
+        rc = fgl_split_dirichlet_equal(full->y, n, full->n_classes, k, alpha, cfg->cap > 0 ? cfg->cap : 0.95, seed,
+                                       client_of, err);
     else rc = fgl_split_dirichlet(full->y, n, full->n_classes, k, alpha, min_per_client, seed, client_of, err);
     if (rc) goto done;
     if ((rc = fgl_index_lists_from_assign(client_of, n, k, &lists, err))) goto done;
@@ -4235,7 +4247,8 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
         rc = fgl_graph_set_subset(full, lists.idx + lists.ptr[i], lists.ptr[i + 1] - lists.ptr[i], g, err);
         if (!rc) {
             snprintf(g->name, sizeof g->name, "%.40s#%d", full->name, i);
-            rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i);
+            if (cfg->folds >= 2) rc = fgl_split_graphs_kfold(g, cfg->folds, cfg->fold, seed * 7919u + (uint64_t)i);
+            else rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i);
             if (rc) fgl_error_set(err, rc, "%s: cannot split client %d's graphs", full->name, i);
         }
     }
@@ -4434,6 +4447,7 @@ FGLDEF fgl_split_config fgl_split_default(void) {
     c.min_per_client = 10;
     c.train = c.val = -1;
     c.seed = 1234;
+    c.cap = 0.95;
     return c;
 }
 
@@ -4444,6 +4458,9 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
     memset(sc, 0, sizeof *sc);
     if (!(tr >= 0 && va >= 0 && tr + va <= 1))
         return fgl_error_set(err, FGL_ERR_ARG, "train (%g) + validation (%g) fractions must be in [0, 1]", tr, va);
+    if (c.folds != 0 && (node || c.folds < 2 || c.fold < 0 || c.fold >= c.folds))
+        return fgl_error_set(err, FGL_ERR_ARG, "cross-validation: %d folds, fold %d (graph tasks; folds >= 2, "
+                             "0 <= fold < folds)", c.folds, c.fold);
     if (node) {
         int how = c.how >= 0 ? c.how : FGL_PART_METIS;
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
@@ -4456,10 +4473,11 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)
             return fgl_error_set(err, FGL_ERR_ARG, "%s: several datasets are split one per client, not '%s'", ds->label,
                                  fgl_part_name(c.how));
+        if (c.folds) return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
         return fgl__scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, c.seed, err);
     }
     return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET, c.clients > 0 ? c.clients : 10,
-                                c.alpha, c.min_per_client, tr, va, c.seed, err);
+                                c.alpha, c.min_per_client, tr, va, &c, err);
 }
 
 #ifdef __cplusplus
