@@ -26,8 +26,9 @@
 #   gpfl_others     NCI1, 25 clients, alpha 0.5: FED-PUB and FedStar; GPFL
 #                   with the paper's aggregation weights (gamma on the client
 #                   itself) and with the authors' 20 identical random graphs
-#   gpfl_ablation   NCI1, 25 clients, alpha 0.5: the paper's four ablations
-#                   (property initialisation on/off x network learning on/off)
+#   gpfl_ablation   PROTEINS, 15 clients, alpha 0.5: the paper's four ablations
+#                   (property initialisation on/off x network learning on/off),
+#                   and GPFL with every link kept (thresh=0)
 #   gpfl_more       FED-PUB and FedStar at NCI1 alpha 1 / 5, FED-PUB's
 #                   remaining PROTEINS settings
 set -e
@@ -66,9 +67,10 @@ experiments() {
             # property initialisation (init=1) or a random one (init=0), with or without learning
             for init in 1 0; do
                 for learn in 0 1; do
-                    echo "gpfl_ablation|nci1 25 alpha 0.5 gpfl init=$init learn=$learn|--algo gpfl --data NCI1 --clients 25 --alpha 0.5 --set init=$init --set learn=$learn $P"
+                    echo "gpfl_ablation|proteins 15 alpha 0.5 gpfl init=$init learn=$learn|--algo gpfl --data PROTEINS --clients 15 --alpha 0.5 --set init=$init --set learn=$learn $P"
                 done
-            done ;;
+            done
+            echo "gpfl_ablation|proteins 15 alpha 0.5 gpfl thresh=0|--algo gpfl --data PROTEINS --clients 15 --alpha 0.5 --set thresh=0 $P" ;;
         gpfl_more)
             for al in 1 5; do
                 for a in fedpub fedstar; do
@@ -97,10 +99,11 @@ run_one() { # SECTION|LABEL|ARGS
     "{"*) ;;
     *) echo "FAILED: $label (fglrun $args)" >&2; return 0 ;;
     esac
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
     echo "done: $label ($(date '+%H:%M'))" >&2
 }
 
 if [ "${1:-}" = "--one" ]; then shift; run_one "$1"; exit; fi
+if [ "${1:-}" = "--list" ]; then shift; experiments "$@"; exit; fi   # the experiments, one line each
 experiments "$@" | tr '\n' '\0' | xargs -0 -P "$JOBS" -I{} sh "$0" --one "{}"
