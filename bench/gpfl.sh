@@ -65,8 +65,9 @@ experiments() {
             echo "gpfl_others|nci1 25 alpha 0.5 gpfl identical-graphs|--algo gpfl --data NCI1 --clients 25 --alpha 0.5 --set same_graphs=1 $P" ;;
         gpfl_ablation)
             # property initialisation (init=1) or a random one (init=0), with or without learning
-            for init in 1 0; do
+            for init in 1 0; do   # init=1 learn=1 is GPFL itself (gpfl_proteins)
                 for learn in 0 1; do
+                    [ $init$learn = 11 ] && continue
                     echo "gpfl_ablation|proteins 15 alpha 0.5 gpfl init=$init learn=$learn|--algo gpfl --data PROTEINS --clients 15 --alpha 0.5 --set init=$init --set learn=$learn $P"
                 done
             done
