@@ -703,7 +703,7 @@ int fglrun_main(int argc, char **argv) {
     if (rc) return rc == 1 ? 0 : rc;
     if (o.n_algos == 0) { /* the embedded default: several algorithms side by side */
         int n = (int)(sizeof default_algos / sizeof default_algos[0]);
-        if (o.data[0] || o.task == FGL_TASK_GRAPH) n = 3; /* fedpub is node-only */
+        if (o.data[0] || o.task == FGL_TASK_GRAPH) n = 3; /* named or graph data: local, fedavg, fedper */
         for (a = 0; a < n; a++) strcpy(o.algos[a], default_algos[a]);
         o.n_algos = n;
         if (!o.data[0] && o.task != FGL_TASK_GRAPH) { /* few labels per client: collaboration can help */
