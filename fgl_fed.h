@@ -83,13 +83,19 @@
  *              global prototypes on the server with an adaptive margin
  *   fedstar    only the structure encoder of a feature/structure decoupled GNN
  *   fedpub     functional-embedding similarity and personal weight masks
+ *              (node tasks: GCN; graph tasks: any graph model, e.g. the GIN)
+ *   gpfl       a client network learned from graph properties, functional
+ *              embeddings and a graph auto-encoder guides personal
+ *              aggregation (graph classification)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew, IID, one dataset per client); fgl_scenario_clients
- * gives each client a model spec sized to its data.
+ * gives each client a model spec sized to its data. GPFL's protocol: the
+ * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
+ * and stratified k-fold cross-validation inside every client (folds, fold).
  *
  * EXAMPLE (README.md has a complete program)
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
@@ -698,6 +704,7 @@ enum {
     FGL_PART_IID,         /* graph task: uniform */
     FGL_PART_PER_DATASET, /* graph task: one dataset per client */
     FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
+    FGL_PART_DIRICHLET_EQUAL, /* graph task: GPFL's soft Dirichlet(alpha) skew, capped priors, equal sizes */
     FGL_PART_COUNT
 };
 
@@ -714,6 +721,9 @@ typedef struct fgl_split_config {
                             (node 0.2 / 0.4, graph 0.8 / 0.1); the rest is test */
     int keep_split;      /* NONE: keep the split the data brings (Planetoid's public split) */
     uint64_t seed;       /* the split's own seed, separate from the model's (1234) */
+    int folds, fold;     /* graph tasks, folds >= 2: stratified k-fold CV inside every client
+                            (fgl_split_graphs_kfold), fold `fold` the test set, no validation set */
+    double cap;          /* DIRICHLET_EQUAL: the largest class prior (0.95, GPFL's code) */
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -3491,7 +3501,10 @@ static fgl_algo fgl__fedstar(void) {
 /* Clients run GCNs with personal weight masks (kept local). Each round they
  * upload their weights and a functional embedding: the mean output of their
  * model's last GCN layer on a random proxy graph every client builds from
- * the shared seed (so it costs no bytes). The server turns cosine
+ * the shared seed (so it costs no bytes). Graph tasks (GPFL's comparison)
+ * run the same on any graph model, e.g. the GIN: masks on every weight
+ * matrix, the proxy graph seen as one graph, and the embedding the mean
+ * over its nodes of the last GIN layer's output (before its activation). The server turns cosine
  * similarities of the embeddings into weights
  *     alpha_ij = exp(tau S_ij) / sum_k exp(tau S_ik)
  * over the accepted uploads and sends each client its own average
@@ -3504,6 +3517,7 @@ static fgl_algo fgl__fedstar(void) {
 typedef struct fgl__pub_proxy {
     fgl_csr adj;
     float *x;
+    int offsets[2];   /* graph tasks: the proxy is one graph */
     fgl_gnn_graph g;
 } fgl__pub_proxy;
 
@@ -3515,7 +3529,8 @@ static void fgl__pub_proxy_free(void *p) {
 }
 
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedpub: node classification only");
+    if (spec->arch == FGL_ARCH_FEDSTAR)
+        return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
     spec->masked = fgl_get(set, "masks") != 0;
     return FGL_OK;
 }
@@ -3568,7 +3583,10 @@ static int fgl__pub_client_init(fgl_client *c) {
     if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
     if (!(px->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F))) return FGL_ERR_NOMEM;
     for (k = 0; k < (size_t)n * (size_t)F; k++) px->x[k] = (float)fgl_rng_normal(&r);
-    if ((rc = fgl_gnn_graph_make(&px->g, &px->adj, NULL, px->x, NULL, F, NULL, 0, NULL, 0, &c->model.spec, &err)))
+    px->offsets[0] = 0;
+    px->offsets[1] = n;
+    if ((rc = fgl_gnn_graph_make(&px->g, &px->adj, NULL, px->x, NULL, F, NULL, 0, c->task == FGL_TASK_GRAPH ? px->offsets : NULL,
+                                 c->task == FGL_TASK_GRAPH ? 1 : 0, &c->model.spec, &err)))
         return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
     return FGL_OK;
 }
@@ -5107,6 +5125,441 @@ static fgl_algo fgl__fedtgp(void) {
     return a;
 }
 
+/* --- GPFL (Chen et al., TMLR 2025; ALGORITHMS.md) ------------------------------------ */
+/* A learned client network for personalised graph classification. Every
+ * client trains the whole model (the GIN of the protocol) and uploads it
+ * with its functional embedding: the flattened log-softmax output of its
+ * model (evaluation mode) on 20 Erdos-Renyi graphs G(fe_nodes, fe_p) with
+ * one-hot degree features clipped to its feature width F (20 x C floats; the
+ * graphs come from the run seed, so every client holds the same ones and
+ * they cost no bytes; same_graphs=1 draws the 20 identically, as the
+ * authors' code does). In round 1 it also sends 6 floats, the mean GPFL
+ * graph properties of its training graphs (fgl_graph_gpfl_properties).
+ * Sent: up 4 (n + 20 C) bytes a round, + 24 once; down 4 n.
+ *
+ * The server keeps every client's model theta_i and, with
+ *     cosnet(v)_ij = relu(cos(v_i - mean_k v_k, v_j - mean_k v_k))
+ * (centred, not z-scored), A_E = cosnet(FE) every round:
+ *  1. first aggregation: the property network A_P = cosnet(properties),
+ *     after a greedy backward elimination that drops, while more than
+ *     min_props remain, the property whose removal most reduces
+ *     ||A_P - A_E||_F^2, and stops when no removal reduces it
+ *     (init=0: a network of U(0, 1) weights instead, the paper's "random");
+ *     A_1 = rownorm(A_P). Later A_t = rownorm(relu(beta A_{t-1} + (1 - beta) A_E)).
+ *  2. the client features X: each uploaded model average-pooled to about
+ *     `pool` numbers (kernel = stride = floor(n / pool), in fgl's parameter
+ *     order), centred across clients, rows L2-normalised;
+ *  3. a graph auto-encoder (fgl_gae: widths gae_hidden, gae_out, LayerNorm),
+ *     built afresh every round (weights, LayerNorm and Adam state, as the
+ *     authors' code builds a new one each round), trained gae_steps
+ *     full-batch Adam steps (gae_lr, gae_wd) on fgl_gae_loss(S, size_weight)
+ *     with input (A_t, X); S = Z Z^T;
+ *  4. the client network A = rownorm(1[rowsoftmax(S) >= thresh / K]);
+ *     learn=0 skips steps 2-4 and the moving average: A = A_1 every round
+ *     (the paper's fixed "property" / "random" networks);
+ *  5. with dtheta_i = theta_i(uploaded) - theta_i (0 for a client whose
+ *     upload is missing),
+ *         theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i     (code)
+ *         theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i     (paper_mix=1, Eq. 4)
+ *     and client i downloads theta_i.
+ * rownorm divides each row by its sum; a row summing to 0 becomes the
+ * client's own unit row. A (the network the aggregation used) is the
+ * client_matrix, identity before the first aggregation. */
+
+#define FGL__GPFL_GRAPHS 20
+
+static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "density", "degree_variance",
+                                                                 "entropy", "scale_free", "closeness"};
+
+/* The random graphs a client embeds its model on (rebuilt from the seed). */
+typedef struct fgl__gpfl_probe {
+    fgl_csr adj;
+    float *x;
+    int offsets[FGL__GPFL_GRAPHS + 1];
+    fgl_gnn_graph g;
+} fgl__gpfl_probe;
+
+static void fgl__gpfl_probe_free(void *p) {
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)p;
+    fgl_gnn_graph_free(&pb->g);
+    fgl_csr_free(&pb->adj);
+    FGL_FREE(pb->x);
+}
+
+static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
+
+static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    (void)set;
+    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "gpfl: graph classification only");
+    return FGL_OK;
+}
+
+static int fgl__gpfl_client_init(fgl_client *c) {
+    int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
+    double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
+    float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_new_scratch(&c->store, "probe", sizeof(fgl__gpfl_probe), fgl__gpfl_probe_free);
+    int *src = NULL, *dst = NULL, m = 0, cap = 0, g, i, k, rc = FGL_OK, N;
+    fgl_error err;
+    if (!props || !pb) return FGL_ERR_NOMEM;
+    if (nn < 1 || !(p >= 0 && p <= 1))
+        return fgl_client_fail(c, FGL_ERR_ARG, "gpfl: fe_nodes must be >= 1 and fe_p in [0, 1]");
+    if ((rc = fgl_graph_set_gpfl_properties(c->data.graphs, FGL_SPLIT_TRAIN, pr, &err)))
+        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
+    /* 20 G(nn, p) graphs side by side */
+    N = FGL__GPFL_GRAPHS * nn;
+    for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
+        fgl_csr one;
+        uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
+        memset(&one, 0, sizeof one);
+        pb->offsets[g] = g * nn;
+        if ((rc = fgl_gen_gnp(nn, p, gs, &one, &err))) break;
+        if (m + one.nnz > cap) {
+            int *ns, *nd;
+            cap = 2 * (m + one.nnz) + 16;
+            ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
+            if (ns) src = ns;
+            nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
+            if (nd) dst = nd;
+            if (!ns || !nd) rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
+        }
+        for (i = 0; i < nn && !rc; i++)
+            for (k = one.indptr[i]; k < one.indptr[i + 1]; k++) {
+                src[m] = g * nn + i;
+                dst[m++] = g * nn + one.indices[k];
+            }
+        fgl_csr_free(&one);
+    }
+    pb->offsets[FGL__GPFL_GRAPHS] = N;
+    if (!rc) rc = fgl_graph_from_edges(N, src, dst, m, FGL_EDGES_SYMMETRIZE, &pb->adj, &err);
+    FGL_FREE(src);
+    FGL_FREE(dst);
+    if (rc) return fgl_client_fail(c, rc, "gpfl: random graphs: %s", err.msg);
+    /* one-hot degree, clipped to the feature width */
+    if (!(pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)N * (size_t)F))) return FGL_ERR_NOMEM;
+    memset(pb->x, 0, sizeof(float) * (size_t)N * (size_t)F);
+    for (i = 0; i < N; i++) {
+        int d = pb->adj.indptr[i + 1] - pb->adj.indptr[i];
+        pb->x[(size_t)i * F + (d < F ? d : F - 1)] = 1.0f;
+    }
+    if ((rc = fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, F, NULL, 0, pb->offsets, FGL__GPFL_GRAPHS,
+                                 &c->model.spec, &err)))
+        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    return FGL_OK;
+}
+
+/* The functional embedding, and the properties in the first round. */
+static int fgl__gpfl_upload(fgl_client *c) {
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_get_scratch(&c->store, "probe");
+    float *fe = fgl_up(c, "fe");
+    int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
+    fgl_forward fw;
+    fgl_node *lp;
+    fgl_tape_reset(&c->tape);
+    if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
+        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s", c->tape.msg);
+    for (g = 0; g < FGL__GPFL_GRAPHS; g++)
+        for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
+    fgl_tape_reset(&c->tape);
+    if (c->round == 0) memcpy(fgl_up(c, "props"), fgl_floats(&c->store, "props"), sizeof(float) * FGL_GPFL_PROPS);
+    else fgl_up_drop(c, "props");
+    return FGL_OK;
+}
+
+/* Rows of a (K x K) divided by their sums; a row summing to 0 (or less)
+ * becomes the unit row of its client. */
+static void fgl__gpfl_rownorm(int K, float *a) {
+    int i, j;
+    for (i = 0; i < K; i++) {
+        float *r = a + (size_t)i * K;
+        double sum = 0;
+        for (j = 0; j < K; j++) sum += r[j];
+        for (j = 0; j < K; j++) r[j] = sum > 0 ? (float)(r[j] / sum) : (float)(j == i);
+    }
+}
+
+/* out = relu(cos(v_i - mean, v_j - mean)) over the rows with has[i] (v: K x
+ * d, columns with use[q] when use is not NULL; the mean over those rows);
+ * a row without has is 0 but for 1 on the diagonal. */
+static int fgl__gpfl_cosnet(fgl_server *s, int K, int d, const float *v, const int *has, const int *use, float *out) {
+    double *mean = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)FGL__MAX(d, 1));
+    float *cv = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)FGL__MAX(d, 1));
+    int i, j, q, n = 0;
+    if (!mean || !cv) return FGL_ERR_NOMEM;
+    for (i = 0; i < K; i++)
+        if (has[i]) {
+            n++;
+            for (q = 0; q < d; q++) mean[q] += v[(size_t)i * d + q];
+        }
+    for (i = 0; i < K; i++)
+        for (q = 0; q < d; q++)
+            cv[(size_t)i * d + q] = has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            double c = has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
+            out[(size_t)i * K + j] = c > 0 ? (float)c : 0.0f;
+        }
+    return FGL_OK;
+}
+
+static double fgl__gpfl_dist2(int K, const float *a, const float *b) {
+    double s = 0;
+    size_t q;
+    for (q = 0; q < (size_t)K * K; q++) s += ((double)a[q] - b[q]) * ((double)a[q] - b[q]);
+    return s;
+}
+
+/* Round 1's greedy backward elimination of properties (keep[q] = 1 for the
+ * kept ones) and the property network on them into ap. */
+static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap) {
+    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = (int)fgl_get(s->set, "min_props");
+    const float *props = fgl_floats(&s->store, "props");
+    const int *has = fgl_ints(&s->store, "has_props");
+    double cur;
+    for (q = 0; q < FGL_GPFL_PROPS; q++) keep[q] = 1;
+    if ((rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap))) return rc;
+    cur = fgl__gpfl_dist2(K, ap, ae);
+    while (left > minp) {
+        int best = -1;
+        double best_d = cur;
+        for (q = 0; q < FGL_GPFL_PROPS; q++) {
+            double dq;
+            if (!keep[q]) continue;
+            keep[q] = 0;
+            rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap);
+            keep[q] = 1;
+            if (rc) return rc;
+            dq = fgl__gpfl_dist2(K, ap, ae);
+            if (dq < best_d) { /* strictly better; ties keep the earlier property */
+                best_d = dq;
+                best = q;
+            }
+        }
+        if (best < 0) break; /* no removal helps */
+        keep[best] = 0;
+        cur = best_d;
+        left--;
+    }
+    return fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap);
+}
+
+static int fgl__gpfl_server_init(fgl_server *s) {
+    size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
+    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"), o = (int)fgl_get(s->set, "gae_out");
+    double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
+    float *theta, *A, *net;
+    fgl_gae *gae;
+    fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
+    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
+        fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
+        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) || !(fgl_get(s->set, "gae_wd") >= 0))
+        return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
+                               ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
+    theta = fgl_new_floats(&s->store, "theta", K * n);
+    fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
+    fgl_new_ints(&s->store, "has_props", K);
+    fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
+    fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
+    net = fgl_new_floats(&s->store, "net", K * K);   /* A_t, the auto-encoder's input network */
+    A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
+    fgl_new_floats(&s->store, "soft", K * K);        /* row-softmax of the auto-encoder's S */
+    fgl_new_floats(&s->store, "last", 2);            /* last auto-encoder loss, mean links per client */
+    kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
+    gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
+    if (s->store.err || !gae) return FGL_ERR_NOMEM;
+    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed)) return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
+    oc.lr = (float)fgl_get(s->set, "gae_lr");
+    oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
+    fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
+    fgl_new_tape(&s->store, "gae_tape");
+    if (s->store.err) return s->store.err;
+    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * n);
+    for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
+    if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
+        fgl_rng r;
+        fgl_rng_init(&r, s->fed->seed, 0x47504652414eull); /* "GPFRAN" */
+        for (i = 0; i < K * K; i++) net[i] = (float)fgl_rng_uniform(&r);
+    }
+    return FGL_OK;
+}
+
+/* The auto-encoder's network: A = rownorm(1[rowsoftmax(S) >= thresh / K]). */
+static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
+    int K = s->n_clients, i, j, rc;
+    size_t n = s->n_shared, q, kern;
+    fgl_gae *gae = (fgl_gae *)fgl_get_scratch(&s->store, "gae");
+    fgl_optim *opt = fgl_get_optim(&s->store, "gae_optim");
+    float *soft = fgl_floats(&s->store, "soft");
+    float *last = fgl_floats(&s->store, "last"), thr = (float)(fgl_get(s->set, "thresh") / K);
+    int m = gae->in_dim;
+    float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)m);
+    float *S = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
+    double loss = 0;
+    if (!X || !S) return FGL_ERR_NOMEM;
+    kern = n / (size_t)m;
+    /* client features: pooled, centred across clients, rows L2-normalised */
+    for (i = 0; i < K; i++)
+        for (j = 0; j < m; j++) {
+            double acc = 0;
+            for (q = 0; q < kern; q++) acc += ups[(size_t)i * n + (size_t)j * kern + q];
+            X[(size_t)i * m + j] = (float)(acc / (double)kern);
+        }
+    for (j = 0; j < m; j++) {
+        double mean = 0;
+        for (i = 0; i < K; i++) mean += X[(size_t)i * m + j];
+        mean /= K;
+        for (i = 0; i < K; i++) X[(size_t)i * m + j] = (float)(X[(size_t)i * m + j] - mean);
+    }
+    for (i = 0; i < K; i++) {
+        double nrm = fgl_norm2((size_t)m, X + (size_t)i * m);
+        if (nrm > 0)
+            for (j = 0; j < m; j++) X[(size_t)i * m + j] = (float)(X[(size_t)i * m + j] / nrm);
+    }
+    /* a fresh auto-encoder, trained on (A_t, X) */
+    fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
+    fgl_optim_reset(opt);
+    rc = fgl_gae_fit(gae, opt, fgl_get_tape(&s->store, "gae_tape"), fgl_floats(&s->store, "net"), X, K,
+                     (int)fgl_get(s->set, "gae_steps"), (float)fgl_get(s->set, "size_weight"), S, &loss);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", fgl_get_tape(&s->store, "gae_tape")->msg);
+    last[0] = (float)loss;
+    /* row softmax, threshold, row-normalise */
+    for (i = 0; i < K; i++) {
+        const float *r = S + (size_t)i * K;
+        double mx = r[0], sum = 0;
+        for (j = 1; j < K; j++) mx = r[j] > mx ? r[j] : mx;
+        for (j = 0; j < K; j++) sum += exp((double)r[j] - mx);
+        for (j = 0; j < K; j++) {
+            soft[(size_t)i * K + j] = (float)(exp((double)r[j] - mx) / sum);
+            A[(size_t)i * K + j] = soft[(size_t)i * K + j] >= thr ? 1.0f : 0.0f;
+        }
+    }
+    fgl__gpfl_rownorm(K, A);
+    return FGL_OK;
+}
+
+static int fgl__gpfl_aggregate(fgl_server *s) {
+    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
+    size_t n = s->n_shared, d = s->up_len[1], q; /* part 1: "fe" */
+    float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
+    float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
+    float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");
+    int *has_props = fgl_ints(&s->store, "has_props"), *state = fgl_ints(&s->store, "state");
+    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    float *mixed = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    float *fe = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(d, 1));
+    float *ae = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
+    double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K), links = 0;
+    int *has = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    int *has_fe = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    if (!ups || !mixed || !fe || !ae || !w || !has || !has_fe) return FGL_ERR_NOMEM;
+    if ((n_up = fgl_server_gather(s, "theta", ups, has)) == 0) return FGL_OK; /* nothing accepted: models stay */
+    for (i = 0; i < K; i++) {
+        const float *pr = fgl_upload(s, i, "props");
+        if (!has[i]) memcpy(ups + (size_t)i * n, theta + (size_t)i * n, sizeof(float) * n); /* no update */
+        if (pr) {
+            memcpy(props + (size_t)i * FGL_GPFL_PROPS, pr, sizeof(float) * FGL_GPFL_PROPS);
+            has_props[i] = 1;
+        }
+    }
+    fgl_server_gather(s, "fe", fe, has_fe);
+    if ((rc = fgl__gpfl_cosnet(s, K, (int)d, fe, has_fe, NULL, ae))) return rc;
+    /* the network the auto-encoder starts from */
+    if (!state[0]) {
+        if (fgl_get(s->set, "init") != 0 && (rc = fgl__gpfl_select(s, ae, fgl_ints(&s->store, "keep"), net))) return rc;
+        fgl__gpfl_rownorm(K, net);
+        state[0] = 1;
+    } else if (learn) {
+        for (q = 0; q < (size_t)K * K; q++) {
+            float v = beta * net[q] + (1.0f - beta) * ae[q];
+            net[q] = v > 0 ? v : 0.0f;
+        }
+        fgl__gpfl_rownorm(K, net);
+    }
+    if (learn) {
+        if ((rc = fgl__gpfl_learn(s, ups, A))) return rc;
+    } else {
+        memcpy(A, net, sizeof(float) * (size_t)K * K);
+    }
+    /* theta_i += a (A dtheta)_i + b dtheta_i */
+    for (i = 0; i < K; i++)
+        for (q = 0; q < n; q++) ups[(size_t)i * n + q] -= theta[(size_t)i * n + q];
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            w[(size_t)i * K + j] = A[(size_t)i * K + j];
+            links += i != j && A[(size_t)i * K + j] > 0;
+        }
+    if ((rc = fgl_mix_rows(K, w, ups, n, mixed, NULL))) return rc;
+    {
+        float a = paper ? 1.0f - gamma : gamma, b = paper ? gamma : 1.0f - gamma;
+        for (i = 0; i < K; i++)
+            for (q = 0; q < n; q++)
+                theta[(size_t)i * n + q] += a * mixed[(size_t)i * n + q] + b * ups[(size_t)i * n + q];
+    }
+    last[1] = (float)(links / K);
+    state[1]++;
+    return FGL_OK;
+}
+
+static const float *fgl__gpfl_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+
+static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
+    const int *keep;
+    const float *last;
+    size_t used;
+    int q, first = 1;
+    if (!run->started || !cap) return;
+    keep = fgl_ints(&run->server.store, "keep");
+    last = fgl_floats(&run->server.store, "last");
+    used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
+    for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
+        if (keep[q] && fgl_get(&run->set, "init") != 0) {
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
+            first = 0;
+        }
+    if (used < cap)
+        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g", (double)last[0],
+                 (double)last[1]);
+}
+
+static fgl_algo fgl__gpfl(void) {
+    fgl_algo a = fgl_algo_new("gpfl", "Chen et al. 2025: a learned client network (property-initialised, graph "
+                              "auto-encoder) guides personalised aggregation; graph classification");
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
+    fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
+                       "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
+    fgl_algo_param_add(&a, "paper_mix", FGL_PARAM_INT, 0,
+                       "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
+    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
+    fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
+    fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
+    fgl_algo_param_add(&a, "gae_lr", FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
+    fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
+    fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
+    fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
+    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0, "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100, "client features: parameters average-pooled to about this many numbers");
+    fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
+    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30, "nodes of each of the 20 random graphs of the functional embedding");
+    fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
+    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0, "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1, "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
+                       "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
+    fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
+    a.prepare_spec = fgl__gpfl_spec;
+    a.client_init = fgl__gpfl_client_init;
+    a.upload = fgl__gpfl_upload;
+    a.server_init = fgl__gpfl_server_init;
+    a.aggregate = fgl__gpfl_aggregate;
+    a.report = fgl__gpfl_report;
+    a.client_matrix = fgl__gpfl_matrix;
+    return a;
+}
+
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -5124,7 +5577,8 @@ static fgl__registry *fgl__reg(void) {
         static fgl_algo (*const make[])(void) = {fgl__local,     fgl__fedavg,   fgl__fedprox,  fgl__fedper,
                                                  fgl__scaffold,  fgl__ditto,    fgl__moon,     fgl__feddc,
                                                  fgl__gcfl,      fgl__gcflplus, fgl__fedamp,   fgl__pfedgraph,
-                                                 fgl__fedproto,  fgl__fedtgp,   fgl__fedstar,  fgl__fedpub};
+                                                 fgl__fedproto,  fgl__fedtgp,   fgl__fedstar,  fgl__fedpub,
+                                                 fgl__gpfl};
         int i, n = (int)(sizeof make / sizeof make[0]);
         for (i = 0; i < n; i++) reg.algo[i] = make[i]();
         reg.n = n;
@@ -5161,8 +5615,8 @@ FGLDEF int fgl_algo_register(const fgl_algo *a) {
 
 /* --- ready-made federated datasets ----------------------------------------------- */
 
-static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap",
-                                                      "dirichlet", "iid", "per-dataset", "none"};
+static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
+                                                      "iid", "per-dataset", "none", "dirichlet-equal"};
 
 FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
 
@@ -5304,14 +5758,17 @@ static int fgl__scenario_graph_alloc(fgl_scenario *sc, int k, int how, fgl_error
 }
 
 static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int how, int k, double alpha,
-                               int min_per_client, double train, double val, uint64_t seed, fgl_error *err) {
+                               int min_per_client, double train, double val, const fgl_split_config *cfg,
+                               fgl_error *err) {
+    uint64_t seed = cfg->seed;
     int n = full->n_graphs, i, rc;
     int *client_of = NULL;
     fgl_index_lists lists;
     memset(&lists, 0, sizeof lists);
     if (how == FGL_PART_NONE) k = 1;
-    if (how != FGL_PART_DIRICHLET && how != FGL_PART_IID && how != FGL_PART_NONE)
-        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, iid, none)", fgl_part_name(how));
+    if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
+                             fgl_part_name(how));
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
     if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
     if ((rc = fgl__scenario_graph_alloc(sc, k, how, err))) return rc;
@@ -5322,6 +5779,9 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     }
     if (how == FGL_PART_NONE) memset(client_of, 0, sizeof(int) * (size_t)n);
     else if (how == FGL_PART_IID) rc = fgl_split_iid(n, k, seed, client_of, err);
+    else if (how == FGL_PART_DIRICHLET_EQUAL)
+        rc = fgl_split_dirichlet_equal(full->y, n, full->n_classes, k, alpha, cfg->cap > 0 ? cfg->cap : 0.95, seed,
+                                       client_of, err);
     else rc = fgl_split_dirichlet(full->y, n, full->n_classes, k, alpha, min_per_client, seed, client_of, err);
     if (rc) goto done;
     if ((rc = fgl_index_lists_from_assign(client_of, n, k, &lists, err))) goto done;
@@ -5330,7 +5790,8 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
         rc = fgl_graph_set_subset(full, lists.idx + lists.ptr[i], lists.ptr[i + 1] - lists.ptr[i], g, err);
         if (!rc) {
             snprintf(g->name, sizeof g->name, "%.40s#%d", full->name, i);
-            rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i, err);
+            if (cfg->folds >= 2) rc = fgl_split_graphs_kfold(g, cfg->folds, cfg->fold, seed * 7919u + (uint64_t)i, err);
+            else rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i, err);
         }
     }
 done:
@@ -5527,6 +5988,7 @@ FGLDEF fgl_split_config fgl_split_default(void) {
     c.min_per_client = 10;
     c.train = c.val = -1;
     c.seed = 1234;
+    c.cap = 0.95;
     return c;
 }
 
@@ -5537,6 +5999,9 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
     memset(sc, 0, sizeof *sc);
     if (!(tr >= 0 && va >= 0 && tr + va <= 1))
         return fgl_error_set(err, FGL_ERR_ARG, "train (%g) + validation (%g) fractions must be in [0, 1]", tr, va);
+    if (c.folds != 0 && (node || c.folds < 2 || c.fold < 0 || c.fold >= c.folds))
+        return fgl_error_set(err, FGL_ERR_ARG, "cross-validation: %d folds, fold %d (graph tasks; folds >= 2, "
+                             "0 <= fold < folds)", c.folds, c.fold);
     if (node) {
         int how = c.how >= 0 ? c.how : FGL_PART_METIS;
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
@@ -5549,10 +6014,11 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)
             return fgl_error_set(err, FGL_ERR_ARG, "%s: several datasets are split one per client, not '%s'", ds->label,
                                  fgl_part_name(c.how));
+        if (c.folds) return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
         return fgl__scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, c.seed, err);
     }
     return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET, c.clients > 0 ? c.clients : 10,
-                                c.alpha, c.min_per_client, tr, va, c.seed, err);
+                                c.alpha, c.min_per_client, tr, va, &c, err);
 }
 
 /* ======================================================================== */

@@ -657,6 +657,52 @@ FGLDEF int fgl_split_dirichlet(const int *labels, int n, int n_classes, int n_cl
  * sizes differ by at most one. */
 FGLDEF int fgl_split_iid(int n, int n_clients, uint64_t seed, int *client_of, fgl_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* GPFL's protocol: soft Dirichlet split, k-fold CV, client graph properties */
+/* ------------------------------------------------------------------------ */
+/* (ALGORITHMS.md, section GPFL.) */
+
+/* GPFL's soft Dirichlet label skew with equal client sizes: client j draws a
+ * class prior p_j ~ Dir(alpha, ..., alpha); entries above cap are set to cap
+ * and the excess is spread equally over the entries that were not above it;
+ * client j gets floor(n / K) items, one more for the first n mod K clients.
+ * Items are dealt one at a time: a client chosen uniformly among those
+ * still short draws a class from its prior (renormalised over the classes
+ * that still have items) and receives a random remaining item of that
+ * class. client_of (n ints) receives each item's client. Labels in
+ * 0..n_classes-1; 1 <= n_clients <= n; alpha > 0; 1/n_classes <= cap <= 1
+ * (the authors use 0.95). */
+FGLDEF int fgl_split_dirichlet_equal(const int *labels, int n, int n_classes, int n_clients, double alpha, double cap,
+                                     uint64_t seed, int *client_of, fgl_error *err);
+/* Stratified k-fold cross-validation of a graph set: the graphs of each
+ * class (in a random order drawn from seed) are dealt round-robin over the
+ * folds, the dealing continuing from class to class so that fold sizes
+ * differ by at most one; fold `fold` becomes FGL_SPLIT_TEST and the others
+ * FGL_SPLIT_TRAIN (no validation set). The folds depend on seed only, so
+ * calls with fold = 0 .. folds-1 give the folds of one partition.
+ * FGL_ERR_ARG unless 2 <= folds and 0 <= fold < folds. */
+FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_t seed, fgl_error *err);
+
+/* GPFL's six properties of one graph (N nodes, 2|E| adjacency entries,
+ * degrees d_i), as the authors' code computes them:
+ *   [0] average degree <d> = 2|E| / N
+ *   [1] density 2|E| / (N (N - 1))               (0 if N < 2)
+ *   [2] degree variance (1/N) sum (d_i - <d>)^2
+ *   [3] entropy mean_i(d_i ln d_i) / (2|E|)       (0 if |E| = 0)
+ *   [4] "scale-free exponent" -(2 + 1/<d>): a function of <d>, not a fit;
+ *       NaN for a graph without edges (fgl_graph_set_gpfl_properties leaves
+ *       such graphs out of this property's mean)
+ *   [5] mean closeness centrality (fgl_graph_closeness: Wasserman-Faust,
+ *       as networkx)
+ * These differ from fgl_graph_properties (entropy not divided by N there,
+ * scale-free exponent a power-law fit). All 0 for an empty graph. */
+#define FGL_GPFL_PROPS 6
+FGLDEF int fgl_graph_gpfl_properties(const fgl_csr *adj, double *out, fgl_error *err);
+/* Their mean over the graphs of s whose split code is `code` (code < 0:
+ * every graph) into out (FGL_GPFL_PROPS doubles). FGL_ERR_EMPTY if there is
+ * no such graph. */
+FGLDEF int fgl_graph_set_gpfl_properties(const fgl_graph_set *s, int code, double *out, fgl_error *err);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5389,6 +5435,183 @@ FGLDEF int fgl_split_iid(int n, int n_clients, uint64_t seed, int *client_of, fg
     fgl_rng_shuffle(&r, perm, n);
     for (i = 0; i < n; i++) client_of[perm[i]] = i % n_clients;
     FGL_FREE(perm);
+    return FGL_OK;
+}
+
+/* --- GPFL's protocol: soft Dirichlet split, k-fold CV, graph properties ----------- */
+/* Public fgl_ functions and FGL_MALLOC / FGL_FREE only. */
+
+FGLDEF int fgl_split_dirichlet_equal(const int *labels, int n, int n_classes, int n_clients, double alpha, double cap,
+                                     uint64_t seed, int *client_of, fgl_error *err) {
+    int K = n_clients, C = n_classes, i, j, c, rc = FGL_OK, left = n, n_open = K;
+    int *pool = NULL, *start = NULL, *avail = NULL, *slots = NULL, *open = NULL;
+    double *a = NULL, *prior = NULL, *w = NULL;
+    fgl_rng r;
+    if (n < 1 || C < 1 || K < 1 || K > n || !(alpha > 0) || !(cap * C >= 1.0 - 1e-12 && cap <= 1.0) || !labels ||
+        !client_of)
+        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet_equal: n = %d, %d classes, %d clients, alpha = %g, "
+                             "cap = %g (need 1 <= clients <= n, alpha > 0, 1/classes <= cap <= 1)", n, C, K, alpha, cap);
+    for (i = 0; i < n; i++)
+        if (labels[i] < 0 || labels[i] >= C)
+            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet_equal: item %d has label %d of %d classes", i,
+                                 labels[i], C);
+    pool = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
+    start = (int *)FGL_MALLOC(sizeof(int) * ((size_t)C + 1));
+    avail = (int *)FGL_MALLOC(sizeof(int) * (size_t)C);
+    slots = (int *)FGL_MALLOC(sizeof(int) * (size_t)K);
+    open = (int *)FGL_MALLOC(sizeof(int) * (size_t)K);
+    a = (double *)FGL_MALLOC(sizeof(double) * (size_t)C);
+    prior = (double *)FGL_MALLOC(sizeof(double) * (size_t)K * (size_t)C);
+    w = (double *)FGL_MALLOC(sizeof(double) * (size_t)C);
+    if (!pool || !start || !avail || !slots || !open || !a || !prior || !w) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "split_dirichlet_equal: out of memory");
+        goto done;
+    }
+    fgl_rng_init(&r, seed, 0x47504c4653ull); /* "GPLFS" */
+    /* the class priors, capped */
+    for (c = 0; c < C; c++) a[c] = alpha;
+    for (j = 0; j < K; j++) {
+        double *p = prior + (size_t)j * C, excess = 0;
+        int below = 0;
+        fgl_rng_dirichlet(&r, a, C, p);
+        for (c = 0; c < C; c++) {
+            if (p[c] > cap) excess += p[c] - cap;
+            else below++;
+        }
+        for (c = 0; c < C && excess > 0; c++) p[c] = p[c] > cap ? cap : p[c] + excess / below;
+    }
+    /* every class's items in a random order */
+    memset(avail, 0, sizeof(int) * (size_t)C);
+    for (i = 0; i < n; i++) avail[labels[i]]++;
+    start[0] = 0;
+    for (c = 0; c < C; c++) start[c + 1] = start[c] + avail[c];
+    for (c = 0; c < C; c++) avail[c] = 0;
+    for (i = 0; i < n; i++) pool[start[labels[i]] + avail[labels[i]]++] = i;
+    for (c = 0; c < C; c++) fgl_rng_shuffle(&r, pool + start[c], avail[c]);
+    /* equal sizes, then one item at a time */
+    for (j = 0; j < K; j++) {
+        slots[j] = n / K + (j < n % K);
+        open[j] = j;
+    }
+    while (left > 0) {
+        int q = (int)fgl_rng_below(&r, (uint64_t)n_open), cl = -1;
+        double tot = 0, u, cum = 0;
+        const double *p;
+        j = open[q];
+        p = prior + (size_t)j * C;
+        for (c = 0; c < C; c++) tot += w[c] = avail[c] > 0 ? p[c] : 0.0;
+        if (!(tot > 0)) /* no prior mass on the classes left: uniform over them */
+            for (c = 0, tot = 0; c < C; c++) tot += w[c] = avail[c] > 0 ? 1.0 : 0.0;
+        u = fgl_rng_uniform(&r) * tot;
+        for (c = 0; c < C; c++) {
+            if (w[c] <= 0) continue;
+            cl = c;
+            cum += w[c];
+            if (u < cum) break;
+        }
+        client_of[pool[start[cl] + --avail[cl]]] = j;
+        left--;
+        if (--slots[j] == 0) open[q] = open[--n_open];
+    }
+done:
+    FGL_FREE(pool);
+    FGL_FREE(start);
+    FGL_FREE(avail);
+    FGL_FREE(slots);
+    FGL_FREE(open);
+    FGL_FREE(a);
+    FGL_FREE(prior);
+    FGL_FREE(w);
+    return rc;
+}
+
+FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_t seed, fgl_error *err) {
+    int G = s->n_graphs, c, g, pos = 0, *idx;
+    fgl_rng r;
+    if (folds < 2 || fold < 0 || fold >= folds)
+        return fgl_error_set(err, FGL_ERR_ARG, "kfold: need 2 <= folds and 0 <= fold < folds (got %d, %d)", folds, fold);
+    if (G > 0 && !s->y) return fgl_error_set(err, FGL_ERR_ARG, "kfold: the graph set has no labels");
+    if (!s->split) {
+        s->split = (unsigned char *)FGL_MALLOC((size_t)(G > 0 ? G : 1));
+        if (!s->split) return fgl_error_set(err, FGL_ERR_NOMEM, "kfold: out of memory (%d graphs)", G);
+    }
+    idx = (int *)FGL_MALLOC(sizeof(int) * (size_t)(G > 0 ? G : 1));
+    if (!idx) return fgl_error_set(err, FGL_ERR_NOMEM, "kfold: out of memory (%d graphs)", G);
+    fgl_rng_init(&r, seed, 0x4b464f4c44ull); /* "KFOLD" */
+    for (g = 0; g < G; g++) s->split[g] = FGL_SPLIT_NONE;
+    for (c = 0; c < s->n_classes; c++) {
+        int m = 0, i;
+        for (g = 0; g < G; g++)
+            if (s->y[g] == c) idx[m++] = g;
+        fgl_rng_shuffle(&r, idx, m);
+        for (i = 0; i < m; i++, pos++) s->split[idx[i]] = (unsigned char)(pos % folds == fold ? FGL_SPLIT_TEST : FGL_SPLIT_TRAIN);
+    }
+    FGL_FREE(idx);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_graph_gpfl_properties(const fgl_csr *adj, double *out, fgl_error *err) {
+    int N, i, rc;
+    double twoE, mean, var = 0, dlnd = 0;
+    if (!adj || adj->rows != adj->cols || !out)
+        return fgl_error_set(err, FGL_ERR_ARG, "gpfl_properties: need a square adjacency and an output");
+    for (i = 0; i < FGL_GPFL_PROPS; i++) out[i] = 0;
+    N = adj->rows;
+    if (N == 0) return FGL_OK;
+    twoE = (double)adj->nnz;
+    mean = twoE / N;
+    for (i = 0; i < N; i++) {
+        double d = (double)(adj->indptr[i + 1] - adj->indptr[i]);
+        var += (d - mean) * (d - mean);
+        if (d > 0) dlnd += d * log(d);
+    }
+    out[0] = mean;
+    out[1] = N > 1 ? twoE / ((double)N * (N - 1)) : 0.0;
+    out[2] = var / N;
+    out[3] = twoE > 0 ? dlnd / N / twoE : 0.0;
+    out[4] = mean > 0 ? -(2.0 + 1.0 / mean) : NAN;
+    if ((rc = fgl_graph_closeness(adj, NULL, &out[5])))
+        return fgl_error_set(err, rc, "gpfl_properties: out of memory (%d nodes)", N);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_graph_set_gpfl_properties(const fgl_graph_set *s, int code, double *out, fgl_error *err) {
+    double sum[FGL_GPFL_PROPS], p[FGL_GPFL_PROPS];
+    int cnt[FGL_GPFL_PROPS], g, k, *nodes = NULL, cap = 0, rc = FGL_OK, used = 0;
+    fgl_csr sub;
+    memset(&sub, 0, sizeof sub);
+    for (k = 0; k < FGL_GPFL_PROPS; k++) {
+        sum[k] = 0;
+        cnt[k] = 0;
+        out[k] = 0;
+    }
+    if (code >= 0 && !s->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: no split to choose graphs from", s->name);
+    for (g = 0; g < s->n_graphs && !rc; g++) {
+        int n = s->node_ptr[g + 1] - s->node_ptr[g], i;
+        if (code >= 0 && s->split[g] != code) continue;
+        if (n > cap || !nodes) {
+            FGL_FREE(nodes);
+            cap = n > 1 ? n : 1;
+            if (!(nodes = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap))) {
+                rc = fgl_error_set(err, FGL_ERR_NOMEM, "gpfl_properties: out of memory");
+                break;
+            }
+        }
+        for (i = 0; i < n; i++) nodes[i] = s->node_ptr[g] + i;
+        if ((rc = fgl_graph_subgraph(&s->adj, nodes, n, &sub, NULL, err))) break;
+        rc = fgl_graph_gpfl_properties(&sub, p, err);
+        fgl_csr_free(&sub);
+        for (k = 0; k < FGL_GPFL_PROPS && !rc; k++)
+            if (p[k] == p[k]) { /* the exponent of a graph without edges (NaN) is left out */
+                sum[k] += p[k];
+                cnt[k]++;
+            }
+        used++;
+    }
+    FGL_FREE(nodes);
+    if (rc) return rc;
+    if (!used) return fgl_error_set(err, FGL_ERR_EMPTY, "%s: no graph with split code %d", s->name, code);
+    for (k = 0; k < FGL_GPFL_PROPS; k++) out[k] = cnt[k] ? sum[k] / cnt[k] : 0.0;
     return FGL_OK;
 }
 

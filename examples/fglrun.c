@@ -8,7 +8,7 @@
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
  *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
- *          [--stop-after R] [--eval-every N]
+ *          [--stop-after R] [--eval-every N] [--folds F] [--fold I]
  *          [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]
  *          [--secagg] [--secagg-dropout P]
  *          (build/fglrun_mpi, under mpirun: [--mpi-timeout S] [--mpi-fail RANK:ROUND])
@@ -83,6 +83,7 @@ typedef struct options {
 #ifdef FGL_MPI
     fgl_mpi_options mpi;
 #endif
+    int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
 } options;
 
 static void usage(FILE *f) {
@@ -95,7 +96,7 @@ static void usage(FILE *f) {
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
             "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
-            "              [--stop-after R] [--eval-every N]\n"
+            "              [--stop-after R] [--eval-every N] [--folds F] [--fold I]\n"
             "              [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]\n"
             "              [--secagg] [--secagg-dropout P]\n"
 #ifdef FGL_MPI
@@ -111,6 +112,10 @@ static void usage(FILE *f) {
             "  FILE.ALGO.seedS with several algorithms or seeds); --stop-after R stops after round R, leaving it.\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
             "--features raw skips the row normalisation of node features (default row).\n"
+            "--folds F: stratified F-fold cross-validation inside every client (graph tasks; train on F-1 folds,\n"
+            "  test on the other, no validation set), every fold run in turn and the results over folds and seeds;\n"
+            "  --fold I runs fold I (0-based) only. --split dirichlet-equal: GPFL's soft Dirichlet(--alpha) skew,\n"
+            "  class priors capped at 0.95, equal client sizes.\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
 #ifdef FGL_MPI
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
@@ -208,6 +213,7 @@ static int parse_args(int argc, char **argv, options *o) {
 #ifdef FGL_MPI
     o->mpi = fgl_mpi_options_default();
 #endif
+    o->fold = -1;
     o->data_dir = getenv("FGL_DATA");
     if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
     for (i = 1; i < argc; i++) {
@@ -324,6 +330,12 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--eval-every")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->eval_every)) return bad("--eval-every needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--folds")) {
+            NEED_VALUE();
+            if (!parse_int(v, 2, 1000, &o->folds)) return bad("--folds needs an integer >= 2, not '%s'", v);
+        } else if (!strcmp(a, "--fold")) {
+            NEED_VALUE();
+            if (!parse_int(v, 0, 999, &o->fold)) return bad("--fold needs an integer >= 0, not '%s'", v);
         } else if (!strcmp(a, "--stop-after")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->stop_after)) return bad("--stop-after needs a positive round, not '%s'", v);
@@ -382,6 +394,8 @@ static int parse_args(int argc, char **argv, options *o) {
     }
     if (o->stop_after && !o->checkpoint) return bad("%s", "--stop-after needs --checkpoint FILE");
     if (o->attack.kind != FGL_ATTACK_NONE && !(o->attack.frac > 0)) return bad("%s", "--attack needs --attackers F (a fraction > 0)");
+    if (o->fold >= 0 && o->fold >= o->folds) return bad("%s", "--fold I needs --folds F with I < F");
+    if (o->folds && o->seeds * o->folds > 1000) return bad("%s", "--folds x --seeds: at most 1000 runs");
     return 0;
 }
 
@@ -432,7 +446,7 @@ static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : "synthetic", o->task, &opt, o->split_seed, err);
 }
 
-static int make_scenario(const options *o, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
+static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
     fgl_split_config c = fgl_split_default();
     c.how = o->split;
     c.clients = o->clients;
@@ -442,6 +456,8 @@ static int make_scenario(const options *o, const fgl_dataset *ds, fgl_scenario *
     c.val = o->val_frac;
     c.keep_split = o->public_split;
     c.seed = o->split_seed;
+    c.folds = o->folds;
+    c.fold = fold;
     return fgl_scenario_make(sc, ds, &c, err);
 }
 
@@ -508,12 +524,46 @@ static void write_round_csv(const char *dir, const char *algo, uint64_t seed, co
     fclose(f);
 }
 
-/* The algorithm's client-to-client matrix as CSV and as an SVG heatmap. */
-static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run) {
+/* Each client's dominant label (the most frequent among its labelled
+ * samples; ties to the smaller label) and its share, and an order of the
+ * clients by dominant label, then by that share (descending), then by id. */
+static void client_order(const fgl_client_data *cd, int K, int *order, int *dom, double *share) {
+    int i, j;
+    for (i = 0; i < K; i++) {
+        int n = cd[i].node ? cd[i].node->n_nodes : cd[i].graphs->n_graphs, C = cd[i].spec.out_dim, q, best = 0, tot = 0;
+        const int *y = cd[i].node ? cd[i].node->y : cd[i].graphs->y;
+        int *cnt = (int *)calloc((size_t)(C > 0 ? C : 1), sizeof(int));
+        for (q = 0; cnt && q < n; q++)
+            if (y[q] >= 0 && y[q] < C) {
+                cnt[y[q]]++;
+                tot++;
+            }
+        for (q = 1; cnt && q < C; q++)
+            if (cnt[q] > cnt[best]) best = q;
+        dom[i] = best;
+        share[i] = cnt && tot ? (double)cnt[best] / tot : 0;
+        free(cnt);
+        order[i] = i;
+    }
+    for (i = 1; i < K; i++) /* insertion sort: K is small */
+        for (j = i; j > 0; j--) {
+            int a = order[j - 1], b = order[j], t;
+            if (dom[a] < dom[b] || (dom[a] == dom[b] && (share[a] > share[b] || (share[a] == share[b] && a < b)))) break;
+            t = order[j - 1];
+            order[j - 1] = order[j];
+            order[j] = t;
+        }
+}
+
+/* The algorithm's client-to-client matrix as CSV (rows and columns in
+ * client order) and as an SVG heatmap whose rows and columns follow `order`
+ * (NULL: client order), labelled "id:dominant label" when dom is given. */
+static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run, const int *order,
+                         const int *dom) {
     const float *m = run->algo.client_matrix ? run->algo.client_matrix(run) : NULL;
     char path[1024];
     FILE *f;
-    int K = run->n_clients, i, j, cell = K <= 20 ? 24 : K <= 50 ? 12 : 6, pad = 40;
+    int K = run->n_clients, i, j, cell = K <= 20 ? 24 : K <= 50 ? 12 : 6, pad = dom ? 52 : 40;
     float lo = 1e30f, hi = -1e30f;
     if (!m) return;
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.csv", dir, algo, (unsigned long long)seed);
@@ -531,14 +581,18 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
                "font-size=\"10\">\n", pad + K * cell + 10, pad + K * cell + 30);
     fprintf(f, "<text x=\"%d\" y=\"14\">%s: client-to-client weights after round %d (row i: client i's "
-               "aggregation; white %.3g, dark %.3g)</text>\n", pad, algo, run->round, lo, hi);
+               "aggregation; white %.3g, dark %.3g)%s</text>\n", pad, algo, run->round, lo, hi,
+            dom ? "; clients ordered by dominant label, shown as id:label" : "");
     for (i = 0; i < K; i++) {
-        fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", pad - 4, pad + i * cell + cell / 2 + 4, i);
+        int oi = order ? order[i] : i;
+        if (dom) fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d:%d</text>\n", pad - 4, pad + i * cell + cell / 2 + 4, oi, dom[oi]);
+        else fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%d</text>\n", pad - 4, pad + i * cell + cell / 2 + 4, oi);
         for (j = 0; j < K; j++) {
-            double t = hi > lo ? (m[i * K + j] - lo) / (hi - lo) : 0;
+            int oj = order ? order[j] : j;
+            double t = hi > lo ? (m[oi * K + oj] - lo) / (hi - lo) : 0;
             int r = (int)(255 - 215 * t), g = (int)(255 - 165 * t), b = (int)(255 - 75 * t);
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"rgb(%d,%d,%d)\"><title>%d-%d: %.4g</title></rect>\n",
-                    pad + j * cell, pad + i * cell, cell, cell, r, g, b, i, j, m[i * K + j]);
+                    pad + j * cell, pad + i * cell, cell, cell, r, g, b, oi, oj, m[oi * K + oj]);
         }
     }
     fprintf(f, "</svg>\n");
@@ -548,7 +602,7 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
 /* --- running --------------------------------------------------------------------------- */
 
 typedef struct result {
-    double best[1000], last[1000], secs[1000], eps[1000];
+    double best[1000], last[1000], secs[1000], eps[1000], server[1000];
     size_t up, down;
     int rejected, screened, clipped, dropped, n;
     int *rejected_round, *clipped_round;   /* per round, summed over seeds */
@@ -571,14 +625,15 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
 
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
-static void checkpoint_path(const options *o, const char *algo, uint64_t seed, char *out, size_t cap) {
-    if (o->n_algos == 1 && o->seeds == 1) snprintf(out, cap, "%s", o->checkpoint);
+static void checkpoint_path(const options *o, const char *algo, uint64_t seed, int fold, char *out, size_t cap) {
+    if (o->n_algos == 1 && o->seeds == 1 && (!o->folds || o->fold >= 0)) snprintf(out, cap, "%s", o->checkpoint);
+    else if (o->folds) snprintf(out, cap, "%s.%s.fold%d.seed%llu", o->checkpoint, algo, fold, (unsigned long long)seed);
     else snprintf(out, cap, "%s.%s.seed%llu", o->checkpoint, algo, (unsigned long long)seed);
 }
 
 /* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
-static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_client_data *cd, int K, int task,
-                   result *res, int idx) {
+static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
+                   int task, result *res, int idx) {
     const fgl_algo *algo = fgl_algo_find(algo_name);
     fgl_fed_config cfg = fgl_fed_config_default(task);
     fgl_run run;
@@ -635,7 +690,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     }
 #endif
     if (o->checkpoint) {
-        checkpoint_path(o, algo->name, seed, ckpt, sizeof ckpt);
+        checkpoint_path(o, algo->name, seed, fold, ckpt, sizeof ckpt);
         if (file_exists(ckpt)) {
             if (fgl_run_load(&run, ckpt, &err)) {
                 fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -672,6 +727,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     res->best[idx] = s.best_test;
     res->last[idx] = s.last_test;
     res->secs[idx] = s.seconds;
+    res->server[idx] = s.t_server;
     res->up += s.bytes_up;
     res->down += s.bytes_down;
     res->rejected += s.rejected;
@@ -711,10 +767,21 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     res->report[0] = 0;
     if (algo->report) algo->report(&run, res->report, sizeof res->report);
     if (o->out_dir) {
-        write_round_csv(o->out_dir, algo->name, seed, &run);
-        write_matrix(o->out_dir, algo->name, seed, &run);
+        char name[64];
+        int *order = (int *)malloc(sizeof(int) * (size_t)K), *dom = (int *)malloc(sizeof(int) * (size_t)K);
+        double *share = (double *)malloc(sizeof(double) * (size_t)K);
+        if (o->folds) snprintf(name, sizeof name, "%s_fold%d", algo->name, fold);
+        else snprintf(name, sizeof name, "%s", algo->name);
+        if (order && dom && share) client_order(cd, K, order, dom, share);
+        write_round_csv(o->out_dir, name, seed, &run);
+        write_matrix(o->out_dir, name, seed, &run, order && dom && share ? order : NULL, order && dom && share ? dom : NULL);
+        free(order);
+        free(dom);
+        free(share);
     }
-    if (!o->quiet && !o->json && o->seeds > 1)
+    if (!o->quiet && !o->json && o->folds)
+        printf("  %-10s fold %d seed %llu: last %.2f%%\n", algo->name, fold, (unsigned long long)seed, 100 * s.last_test);
+    else if (!o->quiet && !o->json && o->seeds > 1)
         printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", algo->name,
                (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
     fgl_run_free(&run);
@@ -723,19 +790,25 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
 
 static void json_result(FILE *f, const options *o, const char *algo, const fgl_dataset *ds, int split, int K, int rounds,
                         const result *res) {
-    double bm, bs, lm, ls, sm, ss;
+    double bm, bs, lm, ls, sm, ss, vm, vs;
     int i;
-    mean_std(res->best, res->n, &bm, &bs);
+    /* with cross-validation there is no validation set: the last round is reported */
+    const double *sel = o->folds ? res->last : res->best;
+    mean_std(sel, res->n, &bm, &bs);
     mean_std(res->last, res->n, &lm, &ls);
     mean_std(res->secs, res->n, &sm, &ss);
+    mean_std(res->server, res->n, &vm, &vs);
     fprintf(f, "{\"algo\": \"%s\", \"data\": \"%s\", \"split\": \"%s\", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, "
-               "\"seed\": %llu, \"split_seed\": %llu, \"test_acc_mean\": %.6f, \"test_acc_std\": %.6f, "
-               "\"selection\": \"best_val\", \"last_acc_mean\": %.6f, \"last_acc_std\": %.6f, \"test_acc\": [",
-            algo, ds->label, o->public_split ? "public" : fgl_part_name(split), K, rounds, res->n,
-            (unsigned long long)o->seed, (unsigned long long)o->split_seed, bm, bs, lm, ls);
-    for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", res->best[i]);
-    fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f",
-            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm);
+               "\"seed\": %llu, \"split_seed\": %llu, ",
+            algo, ds->label, o->public_split ? "public" : fgl_part_name(split), K, rounds, o->seeds,
+            (unsigned long long)o->seed, (unsigned long long)o->split_seed);
+    if (o->folds) fprintf(f, "\"folds\": %d, \"fold\": %d, \"runs\": %d, ", o->folds, o->fold, res->n);
+    fprintf(f, "\"test_acc_mean\": %.6f, \"test_acc_std\": %.6f, \"selection\": \"%s\", \"last_acc_mean\": %.6f, "
+               "\"last_acc_std\": %.6f, \"test_acc\": [", bm, bs, o->folds ? "last_round" : "best_val", lm, ls);
+    for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", sel[i]);
+    fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
+               "\"seconds_server\": %.3f",
+            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm);
     if (res->defended) { /* the defences' record: totals over seeds, then per round */
         fprintf(f, ", \"robust\": \"%s\", \"attack\": \"%s\", \"attackers\": %g, \"screened_uploads\": %d, "
                    "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"rejected_per_round\": [",
@@ -773,12 +846,12 @@ int fglrun_main(int argc, char **argv) {
     fgl_model_spec tmpl;
     fgl_error err;
     result *res;
-    int rc = parse_args(argc, argv, &o), a, s, split, rounds, stopped = 0;
+    int rc = parse_args(argc, argv, &o), a, s, split, rounds, stopped = 0, f, n_folds;
     static const char *default_algos[] = {"local", "fedavg", "fedper", "fedpub"};
     if (rc) return rc == 1 ? 0 : rc;
     if (o.n_algos == 0) { /* the embedded default: several algorithms side by side */
         int n = (int)(sizeof default_algos / sizeof default_algos[0]);
-        if (o.data[0] || o.task == FGL_TASK_GRAPH) n = 3; /* fedpub is node-only */
+        if (o.data[0] || o.task == FGL_TASK_GRAPH) n = 3; /* named or graph data: local, fedavg, fedper */
         for (a = 0; a < n; a++) strcpy(o.algos[a], default_algos[a]);
         o.n_algos = n;
         if (!o.data[0] && o.task != FGL_TASK_GRAPH) { /* few labels per client: collaboration can help */
@@ -799,7 +872,8 @@ int fglrun_main(int argc, char **argv) {
         return 1;
     }
     if (ds.n_sets > 1 && !o.split_seed_set) o.split_seed = 123; /* FedStar's fixed split seed */
-    if (make_scenario(&o, &ds, &sc, &err)) {
+    n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : 1;
+    if (make_scenario(&o, o.fold > 0 ? o.fold : 0, &ds, &sc, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
         fgl_dataset_free(&ds);
         return 1;
@@ -829,11 +903,23 @@ int fglrun_main(int argc, char **argv) {
         if (!o.public_split) printf(", %g%% of each client's %s for training", 100 * tr, ds.task == FGL_TASK_NODE ? "nodes" : "graphs");
         printf("\n");
     }
-    for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
-        for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
-            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &res[a], s);
-            stopped |= rc == 3;
+    for (f = 0; f < n_folds && (!rc || rc == 3); f++) { /* one fold's clients at a time */
+        int fold = o.folds ? (o.fold >= 0 ? o.fold : f) : 0;
+        if (f > 0) {
+            fgl_scenario_free(&sc);
+            if (make_scenario(&o, fold, &ds, &sc, &err)) {
+                fprintf(stderr, "fglrun: %s\n", err.msg);
+                rc = 1;
+                break;
+            }
+            fgl_scenario_clients(&sc, &tmpl, cd);
         }
+        for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
+            for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
+                rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, fold, cd, sc.n_clients, ds.task, &res[a], f * o.seeds + s);
+                stopped |= rc == 3;
+            }
+    }
     if (rc == 3) rc = 0;
     if (stopped) { /* partial runs: nothing to report until they are resumed */
         free(res);
@@ -846,14 +932,19 @@ int fglrun_main(int argc, char **argv) {
         printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down", "seconds");
         for (a = 0; a < o.n_algos; a++) {
             double bm, bs, lm, ls, sm, ss;
-            mean_std(res[a].best, res[a].n, &bm, &bs);
+            mean_std(o.folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
             mean_std(res[a].last, res[a].n, &lm, &ls);
             mean_std(res[a].secs, res[a].n, &sm, &ss);
             printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f\n", o.algos[a], 100 * bm, 100 * bs,
                    100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
         }
-        printf("(mean +- std over %d seed%s of the mean client test accuracy, at the round of best mean validation "
-               "accuracy and at the last round)\n", o.seeds, o.seeds > 1 ? "s" : "");
+        if (o.folds)
+            printf("(mean +- std over %d fold%s x %d seed%s of the mean client test accuracy at the last round: no "
+                   "validation set, so both columns are the last round)\n", n_folds, n_folds > 1 ? "s" : "", o.seeds,
+                   o.seeds > 1 ? "s" : "");
+        else
+            printf("(mean +- std over %d seed%s of the mean client test accuracy, at the round of best mean validation "
+                   "accuracy and at the last round)\n", o.seeds, o.seeds > 1 ? "s" : "");
     }
     if (!rc && (o.json || o.out_dir)) {
         FILE *jf = NULL;

@@ -169,7 +169,7 @@ static int resume_matches(const fgl_algo *algo, const fgl_fed_config *cfg, fgl_c
  * every state entry (2 local epochs, so optimizer moments, control
  * variates, drifts, personal and previous models, server matrices and
  * cluster assignments all matter by then). Node algorithms on node data,
- * FedStar on graphs. */
+ * FedStar and GPFL on graphs. */
 static void test_every_algorithm_resumes_exactly(void) {
     fgl_scenario nsc, gsc;
     fgl_client_data ncd[5], gcd[3];
@@ -181,7 +181,7 @@ static void test_every_algorithm_resumes_exactly(void) {
     }
     for (a = 0; a < n; a++) {
         const fgl_algo *algo = fgl_algo_at(a);
-        int graph = !strcmp(algo->name, "fedstar"), same = 0, ok;
+        int graph = !strcmp(algo->name, "fedstar") || !strcmp(algo->name, "gpfl"), same = 0, ok; /* graph-only ones */
         fgl_fed_config cfg = fgl_fed_config_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
         static const char *const gcfl_sets[] = {"share", "all", "warmup", "2", "eps1", "10", "eps2", "0", NULL};
         const char *const *sets = !strncmp(algo->name, "gcfl", 4) ? gcfl_sets : NULL; /* splits happen in the run */

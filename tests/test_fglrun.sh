@@ -11,10 +11,10 @@ B=${1:-build}
 FGLRUN=$B/fglrun
 USER=$B/tests/user_fglrun
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-strip() { sed 's/"seconds": [0-9.]*//' "$1"; }
+strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g' "$1"; }
 for algo in $($FGLRUN --help | sed -n 's/^Algorithms://p'); do
     case $algo in
-        fedstar) args="--task graph --data synthetic --clients 4 --rounds 5 --batch 32" ;;
+        fedstar|gpfl) args="--task graph --data synthetic --clients 4 --rounds 5 --batch 32" ;;
         *) args="--data synthetic --clients 4 --rounds 5 --local-epochs 2" ;;
     esac
     case $algo in gcfl*) args="$args --set share=all --set warmup=2 --set eps1=1e9 --set eps2=0" ;; esac
@@ -59,6 +59,32 @@ for case in "--algo fedpub --set tua=5" "--algo local,fedpub --set tua=5" "--alg
     elif grep -q "set" "$tmp/err"; then echo "ok - fglrun $case refused"
     else echo "not ok - fglrun $case: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 done
+# GPFL's protocol: --split dirichlet-equal --folds F runs every fold (the JSON's last_acc_mean is their
+# mean), --fold I one of them (its number is the I-th of the full run's); --out writes the client network
+# of each fold as CSV and as an SVG heatmap ordered by dominant label
+cv="--task graph --data synthetic --split dirichlet-equal --alpha 0.5 --clients 4 --rounds 2 --batch 32 --json --quiet"
+if $FGLRUN --algo gpfl $cv --folds 3 --out "$tmp/cv" > "$tmp/cv.json" 2> "$tmp/err" &&
+   $FGLRUN --algo gpfl $cv --folds 3 --fold 1 > "$tmp/cv1.json" 2>> "$tmp/err"; then
+    all=$(sed 's/.*"test_acc": \[\([^]]*\)\].*/\1/' "$tmp/cv.json")
+    one=$(sed 's/.*"test_acc": \[\([^]]*\)\].*/\1/' "$tmp/cv1.json")
+    mean=$(echo "$all" | awk -F', ' '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.6f", s / NF}')
+    got=$(sed 's/.*"last_acc_mean": \([0-9.]*\).*/\1/' "$tmp/cv.json")
+    if grep -q '"folds": 3, "fold": -1, "runs": 3' "$tmp/cv.json" && grep -q '"selection": "last_round"' "$tmp/cv.json" &&
+       [ "$(echo "$all" | cut -d, -f2 | tr -d ' ')" = "$one" ] && [ "$mean" = "$got" ]; then
+        echo "ok - fglrun --folds 3 runs three folds, --fold 1 the second of them"
+    else
+        echo "not ok - fglrun --folds / --fold: [$all] mean $got (computed $mean), fold 1: [$one]"
+    fi
+    if [ -s "$tmp/cv/gpfl_fold2_seed1_matrix.csv" ] && grep -q "ordered by dominant label" "$tmp/cv/gpfl_fold0_seed1_matrix.svg"; then
+        echo "ok - fglrun --out writes GPFL's client network per fold, ordered by dominant label"
+    else
+        echo "not ok - fglrun --out writes GPFL's client network per fold"; ls "$tmp/cv" | sed 's/^/#   /'
+    fi
+else
+    echo "not ok - fglrun --folds"; sed 's/^/#   /' "$tmp/err" | head -5
+fi
+if $FGLRUN --algo local --data synthetic --folds 3 --rounds 1 --quiet > /dev/null 2>&1; then echo "not ok - --folds on node data must be refused"
+else echo "ok - --folds is for graph data"; fi
 # --stop-after without --checkpoint
 if $FGLRUN --algo fedavg --data synthetic --rounds 3 --stop-after 1 > /dev/null 2>&1; then echo "not ok - --stop-after without --checkpoint must be refused"
 else echo "ok - --stop-after needs --checkpoint"; fi

@@ -37,8 +37,8 @@ same() { # label, reference JSON, MPI JSON, stderr
     fi
 }
 ALGOS=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' ',')
-NODE=$(echo "$ALGOS" | sed 's/,fedstar//')
-GRAPH=$(echo "$ALGOS" | sed 's/,fedpub//')
+NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//")
+GRAPH=$ALGOS
 NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmup=1 --set gcflplus.warmup=1"
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
