@@ -2,13 +2,14 @@
  *
  *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]
  *          [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]
- *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]
+ *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]
  *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
  *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
- *          [--stop-after R] [--eval-every N]
+ *          [--stop-after R] [--eval-every N] [--stratified] [--heads N] [--layers L]
+ *          [--head none|linear|mlp]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -53,6 +54,9 @@ typedef struct options {
     int clients;         /* 0: default */
     double alpha;
     int arch;            /* -1: default */
+    int archs[MAX_ITEMS], n_archs;   /* --model a,b,c: client i gets archs[n_archs i / K] */
+    int heads, layers, head;         /* GAT heads, message-passing layers, classifier head; -1: the spec's default */
+    int stratified;      /* node tasks: per-class stratified split */
     int rounds, local_epochs, batch, hidden, threads, seeds, min_per_client;
     double lr, wd, frac;
     uint64_t seed, split_seed;
@@ -73,14 +77,19 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]\n"
             "              [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]\n"
-            "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]\n"
+            "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]\n"
             "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
             "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
-            "              [--stop-after R] [--eval-every N]\n"
+            "              [--stop-after R] [--eval-every N] [--stratified] [--heads N] [--layers L]\n"
+            "              [--head none|linear|mlp]\n"
             "\n"
+            "--model a,b,c gives clients different backbones in contiguous blocks (client i of K gets entry n*i/K);\n"
+            "  only algorithms that share no weights accept it (local and the prototype methods).\n"
+            "--stratified splits each client's nodes per class (train/val/test keep the class proportions).\n"
+            "--head none: the last message-passing layer is the classifier (GCNII keeps its output map).\n"
             "--checkpoint FILE saves the run after every round and resumes from FILE if it exists (one file per run:\n"
             "  FILE.ALGO.seedS with several algorithms or seeds); --stop-after R stops after round R, leaving it.\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
@@ -157,6 +166,7 @@ static int parse_args(int argc, char **argv, options *o) {
     char tmp[MAX_ITEMS][64];
     memset(o, 0, sizeof *o);
     o->task = o->split = o->arch = -1;
+    o->heads = o->layers = o->head = -1;
     o->alpha = 0.5;
     o->rounds = o->local_epochs = o->batch = o->hidden = -1;
     o->lr = o->wd = -1;
@@ -211,7 +221,25 @@ static int parse_args(int argc, char **argv, options *o) {
             if (!parse_double(v, 1e-6, 1e9, &o->alpha)) return bad("--alpha needs a positive number, not '%s'", v);
         } else if (!strcmp(a, "--model")) {
             NEED_VALUE();
-            if ((o->arch = fgl_arch_from_name(v)) < 0 || o->arch == FGL_ARCH_FEDSTAR) return bad("unknown model '%s'", v);
+            if ((o->n_archs = split_list(v, tmp, MAX_ITEMS, 64)) <= 0) return bad("bad --model list '%s'", v);
+            for (k = 0; k < o->n_archs; k++)
+                if ((o->archs[k] = fgl_arch_from_name(tmp[k])) < 0 || o->archs[k] == FGL_ARCH_FEDSTAR)
+                    return bad("unknown model '%s'", tmp[k]);
+            o->arch = o->archs[0];
+        } else if (!strcmp(a, "--heads")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, FGL_MAX_HEADS, &o->heads)) return bad("--heads needs an integer in 1..32, not '%s'", v);
+        } else if (!strcmp(a, "--layers")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, FGL_MAX_LAYERS, &o->layers)) return bad("--layers needs an integer in 1..16, not '%s'", v);
+        } else if (!strcmp(a, "--head")) {
+            NEED_VALUE();
+            if (!strcmp(v, "none")) o->head = FGL_HEAD_NONE;
+            else if (!strcmp(v, "linear")) o->head = FGL_HEAD_LINEAR;
+            else if (!strcmp(v, "mlp")) o->head = FGL_HEAD_MLP;
+            else return bad("--head is none, linear or mlp, not '%s'", v);
+        } else if (!strcmp(a, "--stratified")) {
+            o->stratified = 1;
         } else if (!strcmp(a, "--rounds")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->rounds)) return bad("--rounds needs a positive integer, not '%s'", v);
@@ -340,6 +368,45 @@ static int check_sets(const options *o) {
     return 0;
 }
 
+/* --- models ---------------------------------------------------------------------------- */
+
+/* The model spec of an architecture with the command line's overrides. */
+static fgl_model_spec model_spec(const options *o, int arch, int task) {
+    fgl_model_spec s = fgl_model_spec_default(arch, task, 1, 1);
+    if (o->hidden > 0) s.hidden = o->hidden;
+    if (o->heads > 0) s.heads = o->heads;
+    if (o->layers > 0) s.layers = o->layers;
+    if (o->head >= 0) s.head = o->head;
+    /* GCNII's output map is its classifier; graph tasks need a head after the readout */
+    if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
+    return s;
+}
+
+/* 1 if --model gives clients different architectures. */
+static int mixed_models(const options *o) {
+    int k;
+    for (k = 1; k < o->n_archs; k++)
+        if (o->archs[k] != o->archs[0]) return 1;
+    return 0;
+}
+
+/* Algorithms that share weights need one model for every client. */
+static int check_models(const options *o) {
+    int a, i;
+    if (!mixed_models(o)) return 0;
+    for (a = 0; a < o->n_algos; a++) {
+        const fgl_algo *al = fgl_algo_find(o->algos[a]);
+        if (!fgl_algo_shares_weights(al)) continue;
+        fprintf(stderr, "fglrun: --model gives clients different architectures, but %s shares model weights, so every "
+                        "client needs the same model. Algorithms that share no weights:", al->name);
+        for (i = 0; i < fgl_algo_count(); i++)
+            if (!fgl_algo_shares_weights(fgl_algo_at(i))) fprintf(stderr, " %s", fgl_algo_at(i)->name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    return 0;
+}
+
 /* --- data ------------------------------------------------------------------------------ */
 
 static int file_exists(const char *path) {
@@ -367,6 +434,7 @@ static int make_scenario(const options *o, const fgl_dataset *ds, fgl_scenario *
     c.train = o->train_frac;
     c.val = o->val_frac;
     c.keep_split = o->public_split;
+    c.stratified = o->stratified;
     c.seed = o->split_seed;
     return fgl_scenario_make(sc, ds, &c, err);
 }
@@ -641,7 +709,7 @@ int fglrun_main(int argc, char **argv) {
             if (o.seeds == 1) o.seeds = 3;
         }
     }
-    if ((rc = check_sets(&o))) return rc;
+    if ((rc = check_sets(&o)) || (rc = check_models(&o))) return rc;
     if (!o.split_seed_set) o.split_seed = 1234;
 #ifdef _OPENMP
     if (o.threads > 0) omp_set_num_threads(o.threads);
@@ -667,11 +735,23 @@ int fglrun_main(int argc, char **argv) {
         fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
         return 1;
     }
-    tmpl = fgl_model_spec_default(o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task, 1, 1);
-    if (o.hidden > 0) tmpl.hidden = o.hidden;
+    tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     fgl_scenario_clients(&sc, &tmpl, cd);
+    for (a = 0; o.n_archs > 1 && a < sc.n_clients; a++) { /* --model a,b,c: contiguous blocks */
+        fgl_model_spec sp = model_spec(&o, o.archs[(int)((long)o.n_archs * a / sc.n_clients)], ds.task);
+        sp.task = cd[a].spec.task;
+        sp.in_dim = cd[a].spec.in_dim;
+        sp.out_dim = cd[a].spec.out_dim;
+        sp.pe_dim = cd[a].spec.pe_dim;
+        cd[a].spec = sp;
+    }
+    if (!o.quiet && !o.json && mixed_models(&o)) {
+        printf("models:");
+        for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
+        printf("\n");
+    }
     rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : ds.task == FGL_TASK_NODE ? 0.2 : 0.8;

@@ -1,0 +1,55 @@
+#!/bin/sh
+# bench/fedpg.sh SECTION... - the FedPG experiments behind RESULTS.md (section FedPG).
+#
+#   make build/fglrun && nice -n 10 sh bench/fedpg.sh fedpg_cora
+#   SEEDS=3 sh bench/fedpg.sh fedpg_nci1
+#
+# Same machinery as bench/results.sh (each experiment is one fglrun call with
+# --seeds N whose --json line is appended, with a label, to
+# bench/results/SECTION.jsonl; an experiment already in the file is skipped,
+# so an interrupted run resumes), but one experiment at a time (JOBS=1) by
+# default: they are long, and the machine is shared.
+# Sections:
+#   fedpg_cora       Cora, 10 METIS clients, FedPG's node protocol (per-class
+#                    stratified 20/40/40, hidden 64, 3 local epochs, Adam lr
+#                    1e-2 wd 5e-4, 100 rounds, GAMLP): Local, FedAvg, FED-PUB,
+#                    FedProto, FedTGP, FedPG and its ablations
+#   fedpg_computers  Amazon Computers (largest component), the same protocol
+#   fedpg_hetero     Cora, 10 clients, five backbones in blocks of two
+#                    (GCN, single-head GAT, GraphSAGE, SGC, GCNII): Local,
+#                    FedProto, FedTGP, FedPG
+#   fedpg_nci1       NCI1, 10 clients, Dirichlet 0.3 / 0.5 / 1 and iid, 90/10
+#                    train/test, GIN, 200 rounds, last-round accuracy
+#   fedpg_proteins   PROTEINS, Dirichlet 0.3, the same
+set -e
+cd "$(dirname "$0")/.."
+SEEDS=${SEEDS:-3}
+JOBS=${JOBS:-1}
+export FGLRUN=${FGLRUN:-./build/fglrun}
+[ -x "$FGLRUN" ] || { echo "fedpg.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
+
+# FedPG's node protocol (ALGORITHMS.md, FedPG)
+NODE="--split metis --clients 10 --stratified --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --rounds 100"
+# the graph-level protocol: 10 clients, 90/10 train/test, no validation, last round
+GRAPH="--clients 10 --train-frac 0.9 --val-frac 0 --eval-every 20"
+
+experiments() {
+    for sec in "$@"; do
+        case $sec in
+        fedpg_nci1|fedpg_proteins)
+            data=NCI1; settings="dirichlet:0.3 dirichlet:0.5 dirichlet:1 iid:0"
+            [ $sec = fedpg_proteins ] && { data=PROTEINS; settings="dirichlet:0.3"; }
+            for algo in fedavg fedstar local fedproto fedtgp fedpg; do
+                for s in $settings; do
+                    split=${s%%:*}; alpha=${s#*:}
+                    if [ $split = iid ]; then name="$data iid"; sp="--split iid"
+                    else name="$data dir $alpha"; sp="--split dirichlet --alpha $alpha"; fi
+                    echo "$sec|$name $algo|--algo $algo --data $data $sp $GRAPH --seeds $SEEDS"
+                done
+            done ;;
+        *) echo "fedpg.sh: unknown section $sec" >&2; exit 2 ;;
+        esac
+    done
+}
+
+experiments "$@" | tr '\n' '\0' | xargs -0 -P "$JOBS" -I{} sh bench/results.sh --one "{}"
