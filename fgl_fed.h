@@ -83,6 +83,9 @@
  *              global prototypes on the server with an adaptive margin
  *   fedstar    only the structure encoder of a feature/structure decoupled GNN
  *   fedpub     functional-embedding similarity and personal weight masks
+ *   fedpg      prototypes per class and hop (receptive field 0..H), a server
+ *              generator with a per-hop adaptive margin, personalised fusion;
+ *              clients may run different backbones
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
@@ -624,8 +627,8 @@ typedef struct fgl_scenario {
 } fgl_scenario;
 
 /* Spread ds over clients as cfg says; each client gets its own random node
- * split (node tasks) or stratified graph split (graph tasks), seeded by
- * cfg->seed and the client id. The scenario copies what it needs: ds may be
+ * split (per class with cfg->stratified; node tasks) or stratified graph
+ * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
 /* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
@@ -4101,10 +4104,13 @@ static fgl_algo fgl__fedtgp(void) {
  * Graph tasks (no public code; fgl's choice): the "neighbours" of a training
  * graph are the other training graphs of the client whose embedding cosine
  * lies in a ring that moves outwards with h: N^h(v) = {u != v : theta_h <=
- * cos(z_u, z_v) < theta_{h-1}}, theta_0 = +inf, theta_h = graph_theta -
- * (h - 1) graph_decay (defaults 0.9, 0.8, 0.7, ...), recomputed from the
- * current embeddings: over all training graphs for the upload, over the
- * graphs of the mini-batch inside the loss.
+ * cos(z_u, z_v) < theta_{h-1}}, theta_0 = +inf, with decaying thresholds
+ * theta_h = the cosine reached by the top h graph_band fraction of all pairs
+ * (graph_band 0.1: hop 1 is the 10% most similar pairs, hop 2 the next 10%,
+ * ...), recomputed from the current embeddings: over all training graphs
+ * for the upload, over the graphs of the mini-batch inside the loss. (Fixed
+ * cosine thresholds fail: the ReLU embeddings are non-negative and nearly
+ * all pairs exceed 0.9.)
  *
  * Client, after local training (evaluation mode): for class c and hop h,
  * p^{c,h} = mean over the centres v of class c with N^h(v) non-empty of
@@ -4116,8 +4122,9 @@ static fgl_algo fgl__fedtgp(void) {
  * behind each row; 0 marks an absent row, whose floats are zeros and are
  * never read).
  * Loss: CE + mu sum_{h, c} mean_{v in S_c^h} ||mean_{N^h(v)} z - P~^{c,h}||^2 / d
- * (MSE per class and hop, as nn.MSELoss), over the rows the download marks;
- * no term before the first download (round 0).
+ * (MSE per class and hop, as nn.MSELoss), over the rows the download marks
+ * (hops up to loss_hops, default all); no term before the first download
+ * (round 0).
  * Server: every accepted upload replaces that client's entry in a bank (the
  * latest prototypes and counts of every client). Per hop h in turn: the
  * queries are this round's uploaded p^{c,h} with counts > 0 (plus, with
@@ -4269,20 +4276,36 @@ done:
     return rc;
 }
 
-/* Graph tasks: rings of embedding cosine among the n rows of z (d wide). */
-static int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double theta,
-                                double decay, fgl_tape *t) {
+static int fgl__pg_cmp_desc(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* Graph tasks: rings of embedding cosine among the n rows of z (d wide):
+ * hop h holds the pairs whose cosine lies between thresholds theta_h <=
+ * cos < theta_{h-1} (theta_0 = +inf). theta_h is the cosine that the
+ * fraction h band of all pairs (i != j) reach or exceed: with band 0.1, hop 1
+ * is the 10% most similar pairs, hop 2 the next 10%, ... (thresholds that
+ * decay with h and follow the embeddings' own spread; the ReLU embeddings
+ * of a GNN are non-negative, so fixed cosine thresholds would put nearly
+ * every pair in hop 1). */
+static int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
+                                fgl_tape *t) {
     int i, j, h, rc;
     double *nrm = (double *)fgl__pg_alloc(t, sizeof(double) * (size_t)FGL__MAX(n, 1));
     signed char *ring = (signed char *)fgl__pg_alloc(t, (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(n, 1));
     int *cnt = (int *)fgl__pg_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
+    float *cs = (float *)fgl__pg_alloc(t, sizeof(float) * (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(n, 1));
+    float *sorted = (float *)fgl__pg_alloc(t, sizeof(float) * (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(n, 1));
+    double theta[FGL_MAX_LAYERS + 1];
+    size_t m = 0;
     memset(r, 0, sizeof *r);
     r->H = H;
     r->n = n;
     r->on_tape = t != NULL;
     r->centre = (int *)fgl__pg_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
     r->label = (int *)fgl__pg_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
-    if (!nrm || !ring || !cnt || !r->centre || !r->label) {
+    if (!nrm || !ring || !cnt || !cs || !sorted || !r->centre || !r->label) {
         rc = FGL_ERR_NOMEM;
         goto done;
     }
@@ -4291,18 +4314,26 @@ static int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *lab
         r->label[i] = label[i];
         nrm[i] = FGL__MAX(fgl_norm2((size_t)d, z + (size_t)i * d), 1e-12);
     }
+    for (i = 0; i < n; i++)
+        for (j = 0; j < n; j++) {
+            cs[(size_t)i * n + j] = (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
+            if (i != j) sorted[m++] = cs[(size_t)i * n + j];
+        }
+    qsort(sorted, m, sizeof(float), fgl__pg_cmp_desc); /* a total order of floats: the same result anywhere */
+    for (h = 1; h <= H; h++) { /* the band h quantile from the top; no pair at all: +inf */
+        double q = ceil(band * h * (double)m) - 1;
+        theta[h] = m == 0 || q < 0 ? HUGE_VAL : sorted[(size_t)FGL__MIN(q, (double)m - 1)];
+    }
     /* ring[i n + j]: the hop of j around i (0: itself, -1: none within H) */
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
-            double cs;
             signed char hh = -1;
             if (i == j) {
                 ring[(size_t)i * n + j] = 0;
                 continue;
             }
-            cs = fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]);
             for (h = 1; h <= H; h++)
-                if (cs >= theta - (h - 1) * decay) {
+                if (cs[(size_t)i * n + j] >= theta[h]) {
                     hh = (signed char)h;
                     break;
                 }
@@ -4329,6 +4360,8 @@ done:
         FGL_FREE(nrm);
         FGL_FREE(ring);
         FGL_FREE(cnt);
+        FGL_FREE(cs);
+        FGL_FREE(sorted);
         if (rc) fgl__pg_rings_free(r);
     }
     return rc;
@@ -4389,6 +4422,7 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     fgl_node *z = st->fwd->rep, *total = NULL;
     fgl_tape *t = st->t;
     int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, h, i, d;
+    int top = fgl_get(c->set, "loss_hops") >= 0 ? FGL__MIN((int)fgl_get(c->set, "loss_hops"), H) : H;
     fgl__pg_rings local, *r;
     int *nch;
     if (!z || mu == 0 || !P || !mask) return NULL;
@@ -4396,8 +4430,7 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     if (c->task == FGL_TASK_NODE) {
         r = (fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
     } else { /* the rings among this batch's graphs, from the embeddings as they are now */
-        int rc = fgl__pg_rings_cosine(&local, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_theta"),
-                                      fgl_get(c->set, "graph_decay"), t);
+        int rc = fgl__pg_rings_cosine(&local, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_band"), t);
         if (rc) {
             fgl_client_fail(c, rc, "fedpg: out of memory");
             return NULL;
@@ -4411,7 +4444,7 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
             int y = r->label[i];
             if (y >= 0 && y < C && mask[y * H1 + h] > 0 && r->hop[h].indptr[i] < r->hop[h].indptr[i + 1]) nch[y * H1 + h]++;
         }
-    for (h = 0; h <= H; h++) {
+    for (h = 0; h <= top; h++) {
         float *T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(r->n, 1) * (size_t)d);
         float *w = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(r->n, 1));
         fgl_node *R, *term;
@@ -4505,8 +4538,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
         if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
         if (rc < 0) return rc;
-        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, fgl_get(c->set, "graph_theta"), fgl_get(c->set, "graph_decay"),
-                                       &c->store.scratch)))
+        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, fgl_get(c->set, "graph_band"), &c->store.scratch)))
             return rc;
         fgl__pg_accumulate(&r, Z, d, C, sum, cnt);
     }
@@ -4700,11 +4732,13 @@ static fgl_algo fgl__fedpg(void) {
                        "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
     fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0, "RF context: extra queries from other hops, as a fraction of "
                        "a hop's queries (the paper's Delta s; not in the authors' code)");
+    fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -1, "highest hop in the client's loss (-1: all H; 0: the centre "
+                       "only, a diagnostic; the messages still carry every hop)");
     fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "1: the embedding z the classifier reads is L2-normalised");
     fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0, "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
-    fgl_algo_param_add(&a, "graph_theta", FGL_PARAM_FLOAT, 0.9, "graph tasks: cosine threshold of hop 1");
-    fgl_algo_param_add(&a, "graph_decay", FGL_PARAM_FLOAT, 0.1, "graph tasks: the threshold drops by this per hop");
+    fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
+                       "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_HOPS, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);

@@ -439,14 +439,52 @@ static int make_scenario(const options *o, const fgl_dataset *ds, fgl_scenario *
     return fgl_scenario_make(sc, ds, &c, err);
 }
 
+/* FED-PUB's Table 4 statistics of a split: the mean over clients of each
+ * subgraph's mean clustering coefficient, and the median over client pairs
+ * of the Jensen-Shannon divergence of their label distributions (all their
+ * labelled nodes, or graphs), natural log; FED-PUB's text says divergence,
+ * scipy's jensenshannon returns its square root, so both are printed. */
+static void split_statistics(const fgl_scenario *sc, int C, double *clustering, double *jsd, double *jsdist) {
+    int K = sc->n_clients, i, j, q = 0, n_pairs = K * (K - 1) / 2;
+    double *dist = (double *)calloc((size_t)(K > 0 ? K : 1) * (size_t)(C > 0 ? C : 1), sizeof(double));
+    double *pairs = (double *)calloc((size_t)(n_pairs > 0 ? n_pairs : 1), sizeof(double));
+    *clustering = 0;
+    for (i = 0; i < K; i++) {
+        const int *y = sc->node ? sc->node[i].y : sc->graphs[i].y;
+        int n = sc->node ? sc->node[i].n_nodes : sc->graphs[i].n_graphs, v;
+        if (sc->node) *clustering += fgl_graph_mean_clustering(&sc->node[i].adj) / K;
+        for (v = 0; v < n; v++)
+            if (y[v] >= 0 && y[v] < C) dist[(size_t)i * C + y[v]] += 1;
+    }
+    for (i = 0; i < K; i++)
+        for (j = i + 1; j < K; j++) pairs[q++] = fgl_js_divergence(dist + (size_t)i * C, dist + (size_t)j * C, C);
+    for (i = 1; i < q; i++) /* sort for the median */
+        for (j = i; j > 0 && pairs[j - 1] > pairs[j]; j--) {
+            double t = pairs[j];
+            pairs[j] = pairs[j - 1];
+            pairs[j - 1] = t;
+        }
+    *jsd = q == 0 ? 0 : q % 2 ? pairs[q / 2] : 0.5 * (pairs[q / 2 - 1] + pairs[q / 2]);
+    for (i = 0; i < q; i++) pairs[i] = sqrt(pairs[i]); /* monotone: still sorted */
+    *jsdist = q == 0 ? 0 : q % 2 ? pairs[q / 2] : 0.5 * (pairs[q / 2 - 1] + pairs[q / 2]);
+    free(dist);
+    free(pairs);
+}
+
 static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split) {
-    int i;
+    int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
+    double clustering, jsd, jsdist;
     printf("{\"data\": \"%s\", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->label,
            ds->task == FGL_TASK_NODE ? "node" : "graph", fgl_part_name(split), sc->n_clients);
+    for (i = 1; i < ds->n_sets; i++) C = ds->sets[i].n_classes > C ? ds->sets[i].n_classes : C;
+    split_statistics(sc, C, &clustering, &jsd, &jsdist);
+    printf(", \"label_jsd_median\": %.4f, \"label_js_distance_median\": %.4f", jsd, jsdist);
     if (ds->task == FGL_TASK_NODE) {
         printf(", \"nodes\": %d, \"edges\": %d, \"features\": %d, \"classes\": %d, \"features_prep\": \"%s\"",
                ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes,
                ds->features);
+        printf(", \"clustering_full\": %.4f, \"clustering_clients\": %.4f", fgl_graph_mean_clustering(&ds->node.adj),
+               clustering);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
     } else {
         long graphs = 0, edges = 0;
@@ -460,10 +498,11 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
     for (i = 0; i < sc->n_clients; i++) {
         if (sc->node) {
             const fgl_node_data *d = &sc->node[i];
-            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d}", i ? ", " : "", d->n_nodes,
-                   fgl_graph_num_edges(&d->adj), fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
+            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d, \"clustering\": %.4f}",
+                   i ? ", " : "", d->n_nodes, fgl_graph_num_edges(&d->adj),
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
-                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL), fgl_graph_mean_clustering(&d->adj));
         } else {
             const fgl_graph_set *g = &sc->graphs[i];
             int c, *counts = (int *)calloc((size_t)(g->n_classes > 0 ? g->n_classes : 1), sizeof(int));

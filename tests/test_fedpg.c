@@ -102,28 +102,43 @@ static void test_rings_are_exact_distances(void) {
     fgl_scenario_free(&sc);
 }
 
-/* Graph-level rings: hop h around i holds the j != i with theta_h <=
- * cos(z_i, z_j) < theta_{h-1}. */
+/* Graph-level rings: the 30 ordered pairs of 6 graphs ranked by embedding
+ * cosine; with band 0.2 hop 1 holds the 6 most similar pairs, hop 2 the next
+ * 6 (distinct angles: no ties but the symmetric ones), the rest no hop. */
 static void test_cosine_rings(void) {
     float z[6 * 2];
-    int y[6] = {0, 1, 0, 1, 0, 1}, i, j, q, bad = 0;
+    int y[6] = {0, 1, 0, 1, 0, 1}, i, j, q, bad = 0, count[3] = {0, 0, 0};
     fgl__pg_rings r;
-    double ang[6] = {0.0, 0.2, 0.5, 0.7, 1.2, 3.0};
+    double ang[6] = {0.0, 0.2, 0.5, 0.9, 1.4, 3.0}, all[30], th1, th2;
+    int m = 0;
     for (i = 0; i < 6; i++) {
-        z[2 * i] = (float)cos(ang[i]);
-        z[2 * i + 1] = (float)sin(ang[i]);
+        z[2 * i] = (float)(2 * cos(ang[i])); /* lengths differ: cosine, not dot */
+        z[2 * i + 1] = (float)(2 * sin(ang[i]));
     }
-    FT_CHECK(fgl__pg_rings_cosine(&r, z, y, 6, 2, 2, 0.95, 0.2, NULL) == FGL_OK, "rings");
+    for (i = 0; i < 6; i++)
+        for (j = 0; j < 6; j++)
+            if (i != j) all[m++] = cos(ang[i] - ang[j]);
+    for (i = 0; i < m; i++) /* descending */
+        for (j = i + 1; j < m; j++)
+            if (all[j] > all[i]) {
+                double t = all[i];
+                all[i] = all[j];
+                all[j] = t;
+            }
+    th1 = 0.5 * (all[5] + all[6]);
+    th2 = 0.5 * (all[11] + all[12]);
+    FT_CHECK(fgl__pg_rings_cosine(&r, z, y, 6, 2, 2, 0.2, NULL) == FGL_OK, "rings");
     for (i = 0; i < 6; i++)
         for (j = 0; j < 6; j++) {
             double c = cos(ang[i] - ang[j]);
-            int want = i == j ? 0 : c >= 0.95 ? 1 : c >= 0.75 ? 2 : -1, found = -1, h;
+            int want = i == j ? 0 : c > th1 ? 1 : c > th2 ? 2 : -1, found = -1, h;
             for (h = 0; h <= 2; h++)
                 for (q = r.hop[h].indptr[i]; q < r.hop[h].indptr[i + 1]; q++)
-                    if (r.hop[h].indices[q] == j) found = h;
+                    if (r.hop[h].indices[q] == j) found = h, count[h]++;
             bad += found != want;
         }
     FT_CHECK(bad == 0, "%d pairs in the wrong ring", bad);
+    FT_CHECK(count[0] == 6 && count[1] == 6 && count[2] == 6, "ring sizes %d %d %d", count[0], count[1], count[2]);
     fgl__pg_rings_free(&r);
 }
 
