@@ -4094,9 +4094,12 @@ static fgl_algo fgl__fedtgp(void) {
 /* Prototypes per class and hop instead of weights (ALGORITHMS.md, FedPG: the
  * paper's equations are lost; this is the reconstruction written there).
  * Clients may run different backbones (no weights travel); they must agree
- * on the width d of the embedding z the classifier reads, which is
- * L2-normalised (normalize=1 sets spec.norm_rep: z = L2norm(ReLU(layer-1
- * output)) for a two-layer model whose last layer is the classifier).
+ * on the width d of the embedding z the classifier reads, which on node
+ * tasks is L2-normalised (normalize=1 sets spec.norm_rep: z =
+ * L2norm(ReLU(layer-1 output)) for a two-layer model whose last layer is the
+ * classifier). Graph tasks keep the pooled embedding as it is by default
+ * (normalize=2 normalises it too: on NCI1 the normalised readouts collapsed
+ * to one direction and every client predicted its majority class).
  *
  * Hops h = 0..H, H the smallest message-passing layer count among clients
  * (FGL_DIM_HOPS = H + 1). Node tasks: N^0(v) = {v}, N^h(v) = the nodes at
@@ -4276,9 +4279,31 @@ done:
     return rc;
 }
 
-static int fgl__pg_cmp_desc(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return x > y ? -1 : x < y ? 1 : 0;
+/* The k-th largest (0-based) of a[0..m-1], reordering a: quickselect with a
+ * median-of-three pivot (no randomness; the value is the order statistic
+ * whatever the order). */
+static float fgl__pg_kth_largest(float *a, size_t m, size_t k) {
+    size_t lo = 0, hi = m - 1;
+    while (lo < hi) {
+        size_t i = lo, j = hi, mid = lo + (hi - lo) / 2;
+        float x = a[lo], y = a[mid], z = a[hi], pivot = x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y));
+        while (i <= j) { /* descending: larger values to the left */
+            while (a[i] > pivot) i++;
+            while (a[j] < pivot) j--;
+            if (i <= j) {
+                float t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j) hi = j;
+        else if (k >= i) lo = i;
+        else return a[k];
+    }
+    return a[k];
 }
 
 /* Graph tasks: rings of embedding cosine among the n rows of z (d wide):
@@ -4319,10 +4344,9 @@ static int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *lab
             cs[(size_t)i * n + j] = (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
             if (i != j) sorted[m++] = cs[(size_t)i * n + j];
         }
-    qsort(sorted, m, sizeof(float), fgl__pg_cmp_desc); /* a total order of floats: the same result anywhere */
     for (h = 1; h <= H; h++) { /* the band h quantile from the top; no pair at all: +inf */
         double q = ceil(band * h * (double)m) - 1;
-        theta[h] = m == 0 || q < 0 ? HUGE_VAL : sorted[(size_t)FGL__MIN(q, (double)m - 1)];
+        theta[h] = m == 0 || q < 0 ? HUGE_VAL : fgl__pg_kth_largest(sorted, m, (size_t)FGL__MIN(q, (double)m - 1));
     }
     /* ring[i n + j]: the hop of j around i (0: itself, -1: none within H) */
     for (i = 0; i < n; i++)
@@ -4385,8 +4409,9 @@ static void fgl__pg_accumulate(const fgl__pg_rings *r, const float *z, int d, in
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
 
 static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    (void)err;
-    if (fgl_get(set, "normalize") != 0) spec->norm_rep = 1;
+    int n = (int)fgl_get(set, "normalize");
+    if (n < 0 || n > 2) return fgl_error_set(err, FGL_ERR_ARG, "fedpg: normalize is 0, 1 or 2, not %d", n);
+    if (n == 2 || (n == 1 && spec->task == FGL_TASK_NODE)) spec->norm_rep = 1;
     return FGL_OK;
 }
 
@@ -4734,7 +4759,8 @@ static fgl_algo fgl__fedpg(void) {
                        "a hop's queries (the paper's Delta s; not in the authors' code)");
     fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -1, "highest hop in the client's loss (-1: all H; 0: the centre "
                        "only, a diagnostic; the messages still carry every hop)");
-    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "1: the embedding z the classifier reads is L2-normalised");
+    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "L2-normalise the embedding z the classifier reads: 1 node tasks "
+                       "(authors' code), 2 graph tasks too, 0 never");
     fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0, "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
     fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "

@@ -12,15 +12,20 @@
 # Sections:
 #   fedpg_cora       Cora, 10 METIS clients, FedPG's node protocol (per-class
 #                    stratified 20/40/40, hidden 64, 3 local epochs, Adam lr
-#                    1e-2 wd 5e-4, 100 rounds, GAMLP): Local, FedAvg, FED-PUB,
-#                    FedProto, FedTGP, FedPG and its ablations
+#                    1e-2 wd 5e-4, 100 rounds, GAMLP whose second layer is the
+#                    classifier): FedPG, FedAvg, Local, FedProto, FedTGP, FED-PUB
+#   fedpg_cora_ablations  FedPG with RF context, without the adaptive margin,
+#                    without personalisation; mu = 0 and a hop-0-only loss
 #   fedpg_computers  Amazon Computers (largest component), the same protocol
 #   fedpg_hetero     Cora, 10 clients, five backbones in blocks of two
 #                    (GCN, single-head GAT, GraphSAGE, SGC, GCNII): Local,
 #                    FedProto, FedTGP, FedPG
 #   fedpg_nci1       NCI1, 10 clients, Dirichlet 0.3 / 0.5 / 1 and iid, 90/10
-#                    train/test, GIN, 200 rounds, last-round accuracy
+#                    train/test, GIN, 200 rounds, last-round accuracy: FedAvg,
+#                    FedPG, FedStar, Local (ALGOS=... for others, e.g. fedproto
+#                    fedtgp; NCI1_SETTINGS="dirichlet:0.3 iid:0" for a part)
 #   fedpg_proteins   PROTEINS, Dirichlet 0.3, the same
+#   fedpg_info       fglrun --info of the splits (FED-PUB's Table 4 statistics)
 set -e
 cd "$(dirname "$0")/.."
 SEEDS=${SEEDS:-3}
@@ -40,16 +45,18 @@ experiments() {
             data="Cora"; [ $sec = fedpg_computers ] && data="Computers --lcc"
             name=${data%% *}
             M="--model gamlp --head none"
-            for algo in local fedavg fedpg fedproto fedtgp fedpub; do
+            for algo in fedpg fedavg local fedproto fedtgp fedpub; do
                 echo "$sec|$name metis 10 $algo gamlp|--algo $algo --data $data $NODE $M --seeds $SEEDS"
-            done
+            done ;;
+        fedpg_cora_ablations)
             # the paper's ablations: RF context on (not in the authors' code, so off by default),
             # no adaptive margin, no personalisation; and two diagnostics
-            echo "$sec|$name metis 10 fedpg gamlp rf-context 0.5|--algo fedpg --data $data $NODE $M --set rf_ratio=0.5 --seeds $SEEDS"
-            echo "$sec|$name metis 10 fedpg gamlp no-margin|--algo fedpg --data $data $NODE $M --set tau=0 --seeds $SEEDS"
-            echo "$sec|$name metis 10 fedpg gamlp no-personalisation|--algo fedpg --data $data $NODE $M --set alpha=1 --seeds $SEEDS"
-            echo "$sec|$name metis 10 fedpg gamlp mu=0 (normalised local)|--algo fedpg --data $data $NODE $M --set mu=0 --seeds $SEEDS"
-            echo "$sec|$name metis 10 fedpg gamlp hop-0 loss only|--algo fedpg --data $data $NODE $M --set loss_hops=0 --seeds $SEEDS" ;;
+            M="--model gamlp --head none"
+            echo "$sec|Cora metis 10 fedpg gamlp rf-context 0.5|--algo fedpg --data Cora $NODE $M --set rf_ratio=0.5 --seeds $SEEDS"
+            echo "$sec|Cora metis 10 fedpg gamlp no-margin|--algo fedpg --data Cora $NODE $M --set tau=0 --seeds $SEEDS"
+            echo "$sec|Cora metis 10 fedpg gamlp no-personalisation|--algo fedpg --data Cora $NODE $M --set alpha=1 --seeds $SEEDS"
+            echo "$sec|Cora metis 10 fedpg gamlp mu=0 (normalised local)|--algo fedpg --data Cora $NODE $M --set mu=0 --seeds $SEEDS"
+            echo "$sec|Cora metis 10 fedpg gamlp hop-0 loss only|--algo fedpg --data Cora $NODE $M --set loss_hops=0 --seeds $SEEDS" ;;
         fedpg_hetero)
             M="--model gcn,gat,sage,sgc,gcnii --heads 1 --layers 2 --head none"
             for algo in local fedproto fedtgp fedpg; do
@@ -63,10 +70,11 @@ experiments() {
             echo "$sec|Cora metis 10|--data Cora --split metis --clients 10 --stratified --info"
             echo "$sec|Computers lcc metis 10|--data Computers --lcc --split metis --clients 10 --stratified --info" ;;
         fedpg_nci1|fedpg_proteins)
-            data=NCI1; settings="dirichlet:0.3 dirichlet:0.5 dirichlet:1 iid:0"
+            # settings outer, so that whole settings finish first; NCI1_SETTINGS / ALGOS choose a part
+            data=NCI1; settings=${NCI1_SETTINGS:-"dirichlet:0.3 iid:0 dirichlet:0.5 dirichlet:1"}
             [ $sec = fedpg_proteins ] && { data=PROTEINS; settings="dirichlet:0.3"; }
-            for algo in fedavg fedpg fedstar local fedproto fedtgp; do
-                for s in $settings; do
+            for s in $settings; do
+                for algo in ${ALGOS:-fedavg fedpg fedstar local}; do
                     split=${s%%:*}; alpha=${s#*:}
                     if [ $split = iid ]; then name="$data iid"; sp="--split iid"
                     else name="$data dir $alpha"; sp="--split dirichlet --alpha $alpha"; fi

@@ -102,6 +102,36 @@ static void test_rings_are_exact_distances(void) {
     fgl_scenario_free(&sc);
 }
 
+static int cmp_desc(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x > y ? -1 : x < y ? 1 : 0;
+}
+
+/* The quickselect behind the graph rings' thresholds equals sorting, for
+ * every k, on random arrays with many ties, sorted, reversed and constant. */
+static void test_kth_largest(void) {
+    float a[64], b[64], c[64];
+    fgl_rng r;
+    int trial, n, k, i, bad = 0;
+    fgl_rng_init(&r, 11, 0);
+    for (trial = 0; trial < 400; trial++) {
+        n = 1 + (int)fgl_rng_below(&r, 60);
+        for (i = 0; i < n; i++) {
+            int kind = trial % 4;
+            a[i] = kind == 0 ? (float)fgl_rng_below(&r, 5) : kind == 1 ? (float)i : kind == 2 ? (float)(n - i)
+                                                                                    : trial % 8 == 3 ? 1.0f
+                                                                                                     : (float)fgl_rng_uniform(&r);
+        }
+        memcpy(b, a, sizeof(float) * (size_t)n);
+        qsort(b, (size_t)n, sizeof(float), cmp_desc);
+        for (k = 0; k < n; k++) {
+            memcpy(c, a, sizeof(float) * (size_t)n);
+            bad += fgl__pg_kth_largest(c, (size_t)n, (size_t)k) != b[k];
+        }
+    }
+    FT_CHECK(bad == 0, "%d order statistics differ from sorting", bad);
+}
+
 /* Graph-level rings: the 30 ordered pairs of 6 graphs ranked by embedding
  * cosine; with band 0.2 hop 1 holds the 6 most similar pairs, hop 2 the next
  * 6 (distinct angles: no ties but the symmetric ones), the rest no hop. */
@@ -551,6 +581,7 @@ int main(void) {
     printf("# data: %s (%s), %s (%s)\n", nodes.label, real_nodes ? "real" : "synthetic", graphs.label,
            real_graphs ? "real" : "synthetic");
     FT_RUN(test_rings_are_exact_distances);
+    FT_RUN(test_kth_largest);
     FT_RUN(test_cosine_rings);
     FT_RUN(test_upload_and_mask);
     FT_RUN(test_personalised_fusion);
