@@ -602,9 +602,10 @@ FGLDEF int fgl_split_iid(int n, int n_clients, uint64_t seed, int *client_of, fg
 /* ------------------------------------------------------------------------ */
 
 /* Per-class stratified node split: inside each class (labelled nodes only;
- * y < 0 stays FGL_SPLIT_NONE) a random round(train n_c) nodes train,
- * round(val n_c) validate and the rest test, so every split keeps the
- * class proportions (FedPG's 20/40/40). FGL_ERR_ARG for bad fractions. */
+ * y < 0 stays FGL_SPLIT_NONE) a random floor(train n_c) nodes train,
+ * floor(val n_c) validate and the rest test (rounded down, as FedPG's code
+ * does), so every split keeps the class proportions (FedPG's 20/40/40).
+ * FGL_ERR_ARG for bad fractions. */
 FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val, uint64_t seed);
 /* Mean over nodes of the local clustering coefficient (Watts and Strogatz:
  * the fraction of a node's neighbour pairs that are adjacent; nodes of
@@ -5428,8 +5429,8 @@ FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val
         for (i = 0; i < n; i++)
             if (d->y[i] == c) idx[m++] = i;
         fgl_rng_shuffle(&r, idx, m);
-        ntr = (int)floor(train * m + 0.5);
-        nva = (int)floor(val * m + 0.5);
+        ntr = (int)floor(train * m + 1e-9);
+        nva = (int)floor(val * m + 1e-9);
         if (ntr > m) ntr = m;
         if (nva > m - ntr) nva = m - ntr;
         for (i = 0; i < m; i++)

@@ -11,9 +11,11 @@
 # default: they are long, and the machine is shared.
 # Sections:
 #   fedpg_cora       Cora, 10 METIS clients, FedPG's node protocol (per-class
-#                    stratified 20/40/40, hidden 64, 3 local epochs, Adam lr
-#                    1e-2 wd 5e-4, 100 rounds, GAMLP whose second layer is the
-#                    classifier): FedPG, FedAvg, Local, FedProto, FedTGP, FED-PUB
+#                    stratified 20/40/40, 0/1 features as stored, hidden 64, 3
+#                    local epochs, Adam lr 1e-2 wd 5e-4, 100 rounds, GAMLP whose
+#                    second layer is the classifier): FedPG, FedAvg, Local,
+#                    FedProto, FedTGP, FED-PUB (fedpg_cora_rownorm.jsonl: the
+#                    first three with row-normalised features)
 #   fedpg_cora_ablations  FedPG with RF context, without the adaptive margin,
 #                    without personalisation; mu = 0 and a hop-0-only loss
 #   fedpg_computers  Amazon Computers (largest component), the same protocol
@@ -34,7 +36,8 @@ export FGLRUN=${FGLRUN:-./build/fglrun}
 [ -x "$FGLRUN" ] || { echo "fedpg.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
 
 # FedPG's node protocol (ALGORITHMS.md, FedPG)
-NODE="--split metis --clients 10 --stratified --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --rounds 100"
+# (0/1 features as stored: the authors' code loads Planetoid and Amazon without NormalizeFeatures)
+NODE="--split metis --clients 10 --stratified --features raw --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --rounds 100"
 # the graph-level protocol: 10 clients, 90/10 train/test, no validation, last round
 GRAPH="--clients 10 --train-frac 0.9 --val-frac 0 --eval-every 20"
 
