@@ -558,6 +558,15 @@ FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^
 /* Geometry. */
 FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
 FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
+/* Each row divided by its Euclidean norm, max(||a_i||, eps) (as PyTorch's
+ * F.normalize; eps <= 0: 1e-12): the unit-length embeddings of prototype
+ * methods. */
+FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps);
+/* Per-row mixture of constant blocks: xs holds m blocks of rows x cols
+ * floats, one after the other, and w is rows x m; out row i = sum_k
+ * w[i, k] xs_k row i (GAMLP's attention over propagated features). The
+ * gradient flows to w only; xs must live until backward is done. */
+FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols);
 /* Normalisation. gamma/beta are 1 x cols nodes or NULL. */
 FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
                                    float eps);
@@ -3331,6 +3340,84 @@ FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b) {
         y->val[i] = (float)(fgl_dot((size_t)C, ai, bi) / (na * nb));
     }
     y->s0 = norms;
+    return y;
+}
+
+/* y_i = a_i / n_i, n_i = max(|a_i|, eps) (saved in s0). Where |a_i| > eps,
+ * da_i = (dy_i - y_i (y_i . dy_i)) / n_i; below eps the divisor is the
+ * constant eps and da_i = dy_i / eps. */
+static void fgl__l2norm_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *ga = fgl__grad(t, a);
+    const float *norms = (const float *)y->s0;
+    int i, j, C = a->cols;
+    if (!ga) return;
+    for (i = 0; i < y->rows; i++) {
+        const float *yi = y->val + (size_t)i * C, *gi = y->grad + (size_t)i * C;
+        float *gai = ga + (size_t)i * C, n = norms[i];
+        double dot = y->i1 && norms[y->rows + i] != 0.0f ? 0.0 : fgl_dot((size_t)C, yi, gi);
+        for (j = 0; j < C; j++) gai[j] += (float)((gi[j] - yi[j] * dot) / n);
+    }
+}
+
+FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps) {
+    fgl_node *y;
+    float *norms;
+    int i, j, C, any_clamped = 0;
+    FGL__LIVE1("l2_normalize_rows", a);
+    if (!(eps > 0)) eps = 1e-12f;
+    y = fgl__node(t, "l2_normalize_rows", a->rows, a->cols, fgl__l2norm_bw, a, NULL, NULL);
+    /* norms[i]: the divisor of row i; norms[rows + i]: 1 if it was clamped to eps */
+    if (!y || !(norms = fgl__fbuf(t, 2 * (size_t)FGL__MAX(a->rows, 1)))) return NULL;
+    C = a->cols;
+    for (i = 0; i < a->rows; i++) {
+        const float *ai = a->val + (size_t)i * C;
+        double n = fgl_norm2((size_t)C, ai);
+        float *yi = y->val + (size_t)i * C;
+        norms[a->rows + i] = 0.0f;
+        if (!(n > eps)) {
+            n = eps;
+            norms[a->rows + i] = 1.0f;
+            any_clamped = 1;
+        }
+        norms[i] = (float)n;
+        for (j = 0; j < C; j++) yi[j] = (float)(ai[j] / n);
+    }
+    y->s0 = norms;
+    y->i1 = any_clamped;
+    return y;
+}
+
+static void fgl__mix_blocks_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *w = y->in[0];
+    float *gw = fgl__grad(t, w);
+    const float *xs = (const float *)y->p0;
+    int i, k, R = y->rows, C = y->cols, m = w->cols;
+    if (!gw) return;
+    for (i = 0; i < R; i++)
+        for (k = 0; k < m; k++)
+            gw[(size_t)i * m + k] += (float)fgl_dot((size_t)C, y->grad + (size_t)i * C, xs + ((size_t)k * R + i) * C);
+}
+
+FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols) {
+    fgl_node *y;
+    int i, k, j, R, m;
+    FGL__LIVE1("mix_blocks", w);
+    if (!xs || cols < 0) return fgl_tape_fail(t, FGL_ERR_ARG, "mix_blocks: no blocks, or %d columns", cols);
+    R = w->rows;
+    m = w->cols;
+    y = fgl__node(t, "mix_blocks", R, cols, fgl__mix_blocks_bw, w, NULL, NULL);
+    if (!y) return NULL;
+    y->p0 = xs;
+    for (i = 0; i < R; i++) {
+        float *FGL__RESTRICT yi = y->val + (size_t)i * cols;
+        for (j = 0; j < cols; j++) yi[j] = 0.0f;
+        for (k = 0; k < m; k++) {
+            const float *FGL__RESTRICT xk = xs + ((size_t)k * R + i) * cols;
+            float a = w->val[(size_t)i * m + k];
+            for (j = 0; j < cols; j++) yi[j] += a * xk[j];
+        }
+    }
     return y;
 }
 

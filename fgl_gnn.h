@@ -35,9 +35,22 @@
  *   FGL_ARCH_MLP     no graph: linear layers (a baseline).
  *   FGL_ARCH_FEDSTAR FedStar's feature/structure decoupled GIN + GCN model with its
  *                    published wiring (see fgl__fedstar_forward).
+ *   FGL_ARCH_GAMLP   Zhang et al. (KDD 2022), as FedPG's node-level tables use it: the
+ *                    propagated features X_k = A_hat^k X, k = 0..K (K = sgc_hops),
+ *                    computed once per graph; per node, softmax attention over the hops
+ *                    with one learned scoring vector a (weight of hop k: softmax_k
+ *                    (X_k[v] . a)), their weighted sum, then linear layers (an MLP).
+ *                    GAMLP's recursive/JK attention conditions each hop's score on the
+ *                    others and it adds a label-propagation branch; fgl scores each hop
+ *                    on its own features and has no label branch.
  *   Any layer weight may carry a FED-PUB mask (spec.masked): effective weight
  *   W * M with M a separate trainable FGL_G_MASK slice initialised to 1; in
  *   evaluation |M| < spec.mask_prune counts as 0.
+ *
+ * spec.norm_rep L2-normalises each row of the representation the classifier
+ * reads (FedPG's embedding z = L2norm(ReLU(layer 1 output)): with no head,
+ * the input of the last layer, after dropout in training; with a head, what
+ * the head reads; for graph tasks, the readout).
  *
  * A FORWARD PASS returns node embeddings (the last message-passing layer's
  * output before its activation), the representation the classifier reads
@@ -54,7 +67,7 @@ extern "C" {
 #endif
 
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
-       FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_COUNT };
+       FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
 enum { FGL_TASK_NODE, FGL_TASK_GRAPH };
 enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
@@ -83,11 +96,12 @@ typedef struct fgl_model_spec {
     int learn_eps;       /* GIN: trainable epsilon */
     int heads;           /* GAT: attention heads (hidden must divide by it) */
     float gcnii_alpha, gcnii_lambda;
-    int sgc_hops;        /* SGC: K */
+    int sgc_hops;        /* SGC, GAMLP: K propagation steps */
     int pe_dim;          /* FedStar: structure embedding width (DSE + RWSE) */
     int masked;          /* FED-PUB weight masks */
     float mask_prune;    /* evaluation: |mask| below this is 0 */
     float bn_momentum, bn_eps;
+    int norm_rep;        /* 1: rep (what the classifier reads) is L2-normalised per row */
 } fgl_model_spec;
 
 /* Slot indices (into the parameter set) of one layer; -1 where unused. */
@@ -103,6 +117,7 @@ typedef struct fgl_model {
     fgl_model_spec spec;
     fgl_params params;
     fgl_layer_slots in_proj, pe_proj, conv[FGL_MAX_LAYERS], sconv[FGL_MAX_LAYERS], node_out, head;
+    int hop_att;         /* GAMLP: the hop scoring vector (in_dim x 1), else -1 */
 } fgl_model;
 
 /* The graph a forward pass runs on, with the derived matrices the model's
@@ -121,6 +136,8 @@ typedef struct fgl_gnn_graph {
     fgl_csr adj_loop;          /* GAT, GIN, FedStar: A + I */
     int *loop_rows;            /* row of each adj_loop entry (GAT's edge scores) */
     float *x_prop;             /* SGC: A_hat^K X, n_nodes x n_feat */
+    float *x_hops;             /* GAMLP: A_hat^k X for k = 0..n_hops-1, one n_nodes x n_feat block each */
+    int n_hops;
     const float *pe;           /* FedStar structure embeddings, n_nodes x n_pe */
     int n_pe;
     const int *offsets;        /* graph tasks: nodes of graph b are offsets[b]..offsets[b+1]-1 */
@@ -319,7 +336,7 @@ FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
 extern "C" {
 #endif
 
-static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage", "sgc", "gcnii", "gat", "mlp", "fedstar"};
+static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage", "sgc", "gcnii", "gat", "mlp", "fedstar", "gamlp"};
 
 FGLDEF const char *fgl_arch_name(int arch) {
     return arch >= 0 && arch < FGL_ARCH_COUNT ? fgl__arch_names[arch] : "unknown";
@@ -353,6 +370,7 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
     s.bn_momentum = 0.1f;
     s.bn_eps = 1e-5f;
     if (arch == FGL_ARCH_GCNII) s.layers = 8;
+    if (arch == FGL_ARCH_GAMLP) s.sgc_hops = 3;
     if (arch == FGL_ARCH_FEDSTAR) {
         s.task = FGL_TASK_GRAPH;
         s.hidden = 64;
@@ -386,6 +404,8 @@ FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden, s->heads);
     if (s->arch == FGL_ARCH_SGC && (s->sgc_hops < 0 || s->sgc_hops > FGL_MAX_SGC_HOPS))
         return fgl_error_set(err, FGL_ERR_ARG, "model: SGC hops %d, allowed 0..%d", s->sgc_hops, FGL_MAX_SGC_HOPS);
+    if (s->arch == FGL_ARCH_GAMLP && (s->sgc_hops < 0 || s->sgc_hops > 64))
+        return fgl_error_set(err, FGL_ERR_ARG, "model: GAMLP needs 0..64 propagation steps, not %d", s->sgc_hops);
     if (s->arch == FGL_ARCH_FEDSTAR && (s->task != FGL_TASK_GRAPH || s->pe_dim <= 0))
         return fgl_error_set(err, FGL_ERR_ARG, "model: FedStar is a graph model with pe_dim > 0");
     if (s->arch == FGL_ARCH_GCNII && s->head == FGL_HEAD_NONE)
@@ -495,6 +515,7 @@ static void fgl__build_layout(fgl__builder *bd) {
         fgl__add_head(bd, H, &m->head);
         return;
     }
+    if (s->arch == FGL_ARCH_GAMLP) m->hop_att = fgl__add(bd, "hop_att", in, 1, FGL_G_FEATURE, 1);
     if (s->input_proj || s->arch == FGL_ARCH_GCNII) {
         fgl__add_linear(bd, "in_proj", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
         in = H;
@@ -507,6 +528,7 @@ static void fgl__build_layout(fgl__builder *bd) {
         case FGL_ARCH_GCN:
         case FGL_ARCH_SGC:
         case FGL_ARCH_MLP:
+        case FGL_ARCH_GAMLP:
             fgl__add_linear(bd, p, in, out, FGL_G_CONV, 1, &c->w, &c->b, &c->mask);
             break;
         case FGL_ARCH_GIN: {
@@ -587,6 +609,7 @@ FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed) {
     }
     fgl__init_slots(m, &m->node_out, FGL__INIT_FAN_IN, &r);
     fgl__init_slots(m, &m->head, FGL__INIT_FAN_IN, &r);
+    if (m->hop_att >= 0) fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
 }
 
 FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err) {
@@ -601,6 +624,7 @@ FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t see
     fgl__slots_clear(&m->pe_proj);
     fgl__slots_clear(&m->node_out);
     fgl__slots_clear(&m->head);
+    m->hop_att = -1;
     for (l = 0; l < FGL_MAX_LAYERS; l++) {
         fgl__slots_clear(&m->conv[l]);
         fgl__slots_clear(&m->sconv[l]);
@@ -702,6 +726,7 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g) {
     fgl_csr_free(&g->adj_loop);
     FGL_FREE(g->loop_rows);
     FGL_FREE(g->x_prop);
+    FGL_FREE(g->x_hops);
     memset(g, 0, sizeof *g);
 }
 
@@ -735,7 +760,8 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
     g->offsets = offsets;
     g->n_graphs = n_graphs;
     if (x_sparse && (rc = fgl_csr_transpose(x_sparse, &g->x_sparse_t))) goto fail;
-    if (!adj_gcn && (arch == FGL_ARCH_GCN || arch == FGL_ARCH_SGC || arch == FGL_ARCH_GCNII || arch == FGL_ARCH_FEDSTAR)) {
+    if (!adj_gcn && (arch == FGL_ARCH_GCN || arch == FGL_ARCH_SGC || arch == FGL_ARCH_GCNII || arch == FGL_ARCH_FEDSTAR ||
+                     arch == FGL_ARCH_GAMLP)) {
         if ((rc = fgl_gcn_norm(adj, &g->own_gcn))) goto fail;
         g->adj_gcn = &g->own_gcn;
     }
@@ -775,6 +801,25 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
         FGL_FREE(b);
         g->x_prop = a;
     }
+    if (arch == FGL_ARCH_GAMLP) { /* X, A_hat X, ..., A_hat^K X, block after block */
+        size_t sz = (size_t)n * (size_t)n_feat;
+        int k, i, K = spec->sgc_hops;
+        float *h = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(sz * (size_t)(K + 1), 1));
+        if (!h) {
+            rc = FGL_ERR_NOMEM;
+            goto fail;
+        }
+        if (x) memcpy(h, x, sizeof(float) * sz);
+        else {
+            memset(h, 0, sizeof(float) * sz);
+            for (i = 0; i < n; i++)
+                for (k = x_sparse->indptr[i]; k < x_sparse->indptr[i + 1]; k++)
+                    h[(size_t)i * n_feat + x_sparse->indices[k]] = x_sparse->values ? x_sparse->values[k] : 1.0f;
+        }
+        for (k = 1; k <= K; k++) fgl_csr_spmm(g->adj_gcn, h + (size_t)(k - 1) * sz, n_feat, 0.0f, h + (size_t)k * sz);
+        g->x_hops = h;
+        g->n_hops = K + 1;
+    }
     return FGL_OK;
 fail:
     fgl_gnn_graph_free(g);
@@ -785,7 +830,8 @@ fail:
 FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, const fgl_model_spec *spec,
                                         fgl_error *err) {
     const fgl_csr *gcn = NULL;
-    if (spec->arch == FGL_ARCH_GCN || spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GCNII) {
+    if (spec->arch == FGL_ARCH_GCN || spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GCNII ||
+        spec->arch == FGL_ARCH_GAMLP) {
         gcn = fgl_node_data_gcn(d, err);
         if (!gcn) return err ? err->code : FGL_ERR_NOMEM;
     }
@@ -839,11 +885,25 @@ static fgl_node *fgl__dropout(fgl__fwd *f, fgl_node *x, float p) {
     return f->train ? fgl_op_dropout(f->t, x, p, f->rng) : x;
 }
 
+/* GAMLP: per node, softmax over hops k of X_k[v] . a, then sum_k w_k X_k[v]. */
+static fgl_node *fgl__hop_attention(fgl__fwd *f) {
+    const fgl_gnn_graph *g = f->g;
+    fgl_node *cols[65], *a = fgl__p(f, f->m->hop_att);
+    size_t block = (size_t)g->n_nodes * (size_t)g->n_feat;
+    int k;
+    if (!g->x_hops || g->n_hops < 1 || g->n_hops > 65)
+        return fgl_tape_fail(f->t, FGL_ERR_ARG, "GAMLP: the graph was not prepared for it (no propagated features)");
+    for (k = 0; k < g->n_hops; k++)
+        cols[k] = fgl_op_matmul(f->t, fgl_op_const(f->t, g->x_hops + (size_t)k * block, g->n_nodes, g->n_feat), a);
+    return fgl_op_mix_blocks(f->t, fgl_op_softmax(f->t, fgl_op_concat_cols(f->t, cols, g->n_hops)), g->x_hops, g->n_feat);
+}
+
 /* The input features as a dense node, or NULL when they are sparse (the
  * first layer then multiplies the sparse matrix directly, see fgl__first). */
 static fgl_node *fgl__dense_input(fgl__fwd *f) {
     const fgl_gnn_graph *g = f->g;
     fgl_node *x;
+    if (f->m->hop_att >= 0) return fgl__dropout(f, fgl__hop_attention(f), f->m->spec.input_dropout);
     if (g->x_prop) x = fgl_op_const(f->t, g->x_prop, g->n_nodes, g->n_feat);
     else if (g->x) x = fgl_op_const(f->t, g->x, g->n_nodes, g->n_feat);
     else return NULL;
@@ -913,6 +973,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
     }
     case FGL_ARCH_SGC:
     case FGL_ARCH_MLP:
+    case FGL_ARCH_GAMLP:
         return fgl__first(f, h, c->w, c->b, c->mask);
     case FGL_ARCH_GIN: {
         /* ((A + (1 + eps) I) h) W; with sparse input h = X the equal
@@ -1008,8 +1069,8 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
     node = fgl__linear(f, fgl_op_concat2(t, x, st), m->node_out.w, m->node_out.b, m->node_out.mask);
     out->node_emb = node;
     out->graph_emb = fgl__readout(f, node);
-    out->rep = out->graph_emb;
-    out->logits = fgl__head(f, out->graph_emb);
+    out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, out->graph_emb, 0) : out->graph_emb;
+    out->logits = fgl__head(f, out->rep);
     return t->err;
 }
 
@@ -1047,6 +1108,8 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     for (l = 0; l < s->layers; l++) {
         int last = l == s->layers - 1;
         if (s->arch == FGL_ARCH_GCNII) h = fgl__dropout(&f, h, s->dropout);
+        /* the last layer is the classifier: its (dense) input is the representation */
+        if (last && last_emits_classes && s->norm_rep && h) h = fgl_op_l2_normalize_rows(t, h, 0);
         pre = fgl__conv(&f, l, h, h0);
         if (last && last_emits_classes) break;
         act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
@@ -1060,11 +1123,11 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         out->logits = pre;
     } else if (s->task == FGL_TASK_GRAPH) {
         out->graph_emb = fgl__readout(&f, h);
-        out->rep = out->graph_emb;
-        out->logits = fgl__head(&f, out->graph_emb);
+        out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, out->graph_emb, 0) : out->graph_emb;
+        out->logits = fgl__head(&f, out->rep);
     } else {
-        out->rep = act;
-        out->logits = fgl__head(&f, act);
+        out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, act, 0) : act;
+        out->logits = fgl__head(&f, out->rep);
     }
     return t->err;
 }
@@ -1289,17 +1352,18 @@ FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *
 /* --- save / load ---------------------------------------------------------------- */
 
 #define FGL__MODEL_MAGIC "FGLM"
-#define FGL__MODEL_VERSION 2u /* 2: parameter values in grouped memory order */
+#define FGL__MODEL_VERSION 3u /* 2: parameter values in grouped memory order; 3: + norm_rep (2 still read) */
 
 static void fgl__put_f(fgl_bytes *b, float v) { fgl_bytes_put_f32s(b, &v, 1); }
 
 FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b) {
     const fgl_model_spec *s = &m->spec;
-    int ints[15], i;
+    int ints[16], i;
     ints[0] = s->arch; ints[1] = s->task; ints[2] = s->in_dim; ints[3] = s->hidden; ints[4] = s->out_dim;
     ints[5] = s->layers; ints[6] = s->readout; ints[7] = s->head; ints[8] = s->input_proj; ints[9] = s->batch_norm;
     ints[10] = s->learn_eps; ints[11] = s->heads; ints[12] = s->sgc_hops; ints[13] = s->pe_dim; ints[14] = s->masked;
-    for (i = 0; i < 15; i++) fgl_bytes_put_u32(b, (uint32_t)ints[i]);
+    ints[15] = s->norm_rep;
+    for (i = 0; i < 16; i++) fgl_bytes_put_u32(b, (uint32_t)ints[i]);
     fgl__put_f(b, s->dropout);
     fgl__put_f(b, s->input_dropout);
     fgl__put_f(b, s->gcnii_alpha);
@@ -1310,28 +1374,29 @@ FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b) {
     fgl_params_write(&m->params, b);
 }
 
-FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err) {
-    /* Everything the spec says is checked before the model is built (its
-     * flags, floats and fgl_model_spec_check), then the parameter set it
-     * implies is counted without allocating and compared with the bytes
-     * left: only a spec the payload can back is built. m is replaced only
-     * on success. */
-    static const char *flag_names[4] = {"input_proj", "batch_norm", "learn_eps", "masked"};
-    static const int flag_at[4] = {8, 9, 10, 14};
+/* Reads a model written as file format `version` (2 has no norm_rep).
+ * Everything the spec says is checked before the model is built (its flags,
+ * floats and fgl_model_spec_check), then the parameter set it implies is
+ * counted without allocating and compared with the bytes left: only a spec
+ * the payload can back is built. m is replaced only on success. */
+static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_error *err) {
+    static const char *flag_names[5] = {"input_proj", "batch_norm", "learn_eps", "masked", "norm_rep"};
+    static const int flag_at[5] = {8, 9, 10, 14, 15};
     static const char *float_names[7] = {"dropout", "input_dropout", "gcnii_alpha", "gcnii_lambda",
                                          "mask_prune", "bn_momentum", "bn_eps"};
     fgl_model_spec s;
-    int ints[15], i, rc;
+    int ints[16], i, rc, n_ints = version >= 3 ? 16 : 15;
     float fl[7];
     fgl_model tmp;
     fgl__builder count;
     fgl_error why;
     uint64_t need;
     size_t left;
-    for (i = 0; i < 15; i++) ints[i] = (int)fgl_reader_u32(r);
+    ints[15] = 0;
+    for (i = 0; i < n_ints; i++) ints[i] = (int)fgl_reader_u32(r);
     fgl_reader_f32s(r, fl, 7);
     if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "model: truncated spec");
-    for (i = 0; i < 4; i++)
+    for (i = 0; i < 5; i++)
         if (ints[flag_at[i]] != 0 && ints[flag_at[i]] != 1)
             return fgl_error_set(err, FGL_ERR_FORMAT, "model: stored flag %s = %d, expected 0 or 1", flag_names[i],
                                  ints[flag_at[i]]);
@@ -1345,6 +1410,7 @@ FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err) {
     s.learn_eps = ints[10]; s.heads = ints[11]; s.sgc_hops = ints[12]; s.pe_dim = ints[13]; s.masked = ints[14];
     s.dropout = fl[0]; s.input_dropout = fl[1]; s.gcnii_alpha = fl[2]; s.gcnii_lambda = fl[3];
     s.mask_prune = fl[4]; s.bn_momentum = fl[5]; s.bn_eps = fl[6];
+    s.norm_rep = ints[15];
     if (fgl_model_spec_check(&s, &why) != FGL_OK)
         return fgl_error_set(err, FGL_ERR_FORMAT, "model: invalid stored spec: %s",
                              strncmp(why.msg, "model: ", 7) == 0 ? why.msg + 7 : why.msg);
@@ -1373,6 +1439,10 @@ FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err) {
     return FGL_OK;
 }
 
+FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err) {
+    return fgl__model_read(m, r, FGL__MODEL_VERSION, err);
+}
+
 FGLDEF int fgl_model_save(const fgl_model *m, const char *path, fgl_error *err) {
     fgl_bytes b;
     size_t mark;
@@ -1393,8 +1463,11 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
     fgl_reader r;
     int rc = fgl_file_read(path, &data, &len, err);
     if (rc) return rc;
-    rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, err);
-    if (!rc && (rc = fgl_model_read(m, &r, err)) != FGL_OK && err) { /* name the file */
+    rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, NULL);
+    if (!rc) rc = fgl__model_read(m, &r, FGL__MODEL_VERSION, err);
+    else if (!fgl_frame_open(data, len, FGL__MODEL_MAGIC, 2u, &r, path, NULL)) rc = fgl__model_read(m, &r, 2u, err);
+    else rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, err); /* the error */
+    if (rc && err && strncmp(err->msg, path, strlen(path)) != 0) { /* name the file */
         char msg[FGL_ERROR_MSG_LEN];
         snprintf(msg, sizeof msg, "%s", err->msg);
         fgl_error_set(err, rc, "%s: %s", path, msg);

@@ -703,6 +703,27 @@ FGLDEF int fgl_graph_gpfl_properties(const fgl_csr *adj, double *out, fgl_error 
  * no such graph. */
 FGLDEF int fgl_graph_set_gpfl_properties(const fgl_graph_set *s, int code, double *out, fgl_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* Stratified node splits and split statistics (FedPG's protocol; the       */
+/* partition statistics of FED-PUB's Table 4)                               */
+/* ------------------------------------------------------------------------ */
+
+/* Per-class stratified node split: inside each class (labelled nodes only;
+ * y < 0 stays FGL_SPLIT_NONE) a random floor(train n_c) nodes train,
+ * floor(val n_c) validate and the rest test (rounded down, as FedPG's code
+ * does), so every split keeps the class proportions (FedPG's 20/40/40).
+ * FGL_ERR_ARG for bad fractions. */
+FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val, uint64_t seed, fgl_error *err);
+/* Mean over nodes of the local clustering coefficient (Watts and Strogatz:
+ * the fraction of a node's neighbour pairs that are adjacent; nodes of
+ * degree < 2 count 0, as networkx's average_clustering) of a symmetric
+ * graph without self loops. 0 for an empty graph. */
+FGLDEF double fgl_graph_mean_clustering(const fgl_csr *adj);
+/* Jensen-Shannon divergence (natural log, in [0, ln 2]) of two
+ * distributions given as non-negative weights over n outcomes (normalised
+ * here; an all-zero vector gives 0). */
+FGLDEF double fgl_js_divergence(const double *p, const double *q, int n);
+
 #ifdef __cplusplus
 }
 #endif
@@ -5613,6 +5634,80 @@ FGLDEF int fgl_graph_set_gpfl_properties(const fgl_graph_set *s, int code, doubl
     if (!used) return fgl_error_set(err, FGL_ERR_EMPTY, "%s: no graph with split code %d", s->name, code);
     for (k = 0; k < FGL_GPFL_PROPS; k++) out[k] = cnt[k] ? sum[k] / cnt[k] : 0.0;
     return FGL_OK;
+}
+
+/* --- stratified node splits and split statistics ------------------------------ */
+
+FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val, uint64_t seed, fgl_error *err) {
+    int *idx, i, c, C = 0, n = d->n_nodes;
+    fgl_rng r;
+    if (!(train >= 0 && val >= 0 && train + val <= 1.0 + 1e-9))
+        return fgl_error_set(err, FGL_ERR_ARG, "stratified split: fractions train %g, val %g (need >= 0, sum <= 1)", train, val);
+    if (n > 0 && !d->y) return fgl_error_set(err, FGL_ERR_ARG, "stratified split: the nodes have no labels");
+    if (!d->split) {
+        d->split = (unsigned char *)FGL_MALLOC((size_t)(n > 0 ? n : 1));
+        if (!d->split) return fgl_error_set(err, FGL_ERR_NOMEM, "stratified split: out of memory (%d nodes)", n);
+    }
+    idx = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!idx) return fgl_error_set(err, FGL_ERR_NOMEM, "stratified split: out of memory (%d nodes)", n);
+    for (i = 0; i < n; i++) {
+        d->split[i] = FGL_SPLIT_NONE;
+        if (d->y && d->y[i] + 1 > C) C = d->y[i] + 1;
+    }
+    fgl_rng_init(&r, seed, 0x5374726174ull); /* "Strat" */
+    for (c = 0; c < C; c++) {
+        int m = 0, ntr, nva;
+        for (i = 0; i < n; i++)
+            if (d->y[i] == c) idx[m++] = i;
+        fgl_rng_shuffle(&r, idx, m);
+        ntr = (int)floor(train * m + 1e-9);
+        nva = (int)floor(val * m + 1e-9);
+        if (ntr > m) ntr = m;
+        if (nva > m - ntr) nva = m - ntr;
+        for (i = 0; i < m; i++)
+            d->split[idx[i]] = (unsigned char)(i < ntr ? FGL_SPLIT_TRAIN : i < ntr + nva ? FGL_SPLIT_VAL : FGL_SPLIT_TEST);
+    }
+    FGL_FREE(idx);
+    return FGL_OK;
+}
+
+FGLDEF double fgl_graph_mean_clustering(const fgl_csr *adj) {
+    int n = adj->rows, v, k, q;
+    double total = 0;
+    unsigned char *mark;
+    if (n <= 0) return 0.0;
+    mark = (unsigned char *)FGL_MALLOC((size_t)n);
+    if (!mark) return NAN;
+    memset(mark, 0, (size_t)n);
+    for (v = 0; v < n; v++) {
+        long deg = adj->indptr[v + 1] - adj->indptr[v], links = 0;
+        if (deg < 2) continue;
+        for (k = adj->indptr[v]; k < adj->indptr[v + 1]; k++) mark[adj->indices[k]] = 1;
+        for (k = adj->indptr[v]; k < adj->indptr[v + 1]; k++) {
+            int u = adj->indices[k];
+            for (q = adj->indptr[u]; q < adj->indptr[u + 1]; q++) links += mark[adj->indices[q]];
+        }
+        for (k = adj->indptr[v]; k < adj->indptr[v + 1]; k++) mark[adj->indices[k]] = 0;
+        total += (double)links / ((double)deg * (double)(deg - 1)); /* each link seen from both ends */
+    }
+    FGL_FREE(mark);
+    return total / n;
+}
+
+FGLDEF double fgl_js_divergence(const double *p, const double *q, int n) {
+    double sp = 0, sq = 0, js = 0;
+    int i;
+    for (i = 0; i < n; i++) {
+        sp += p[i];
+        sq += q[i];
+    }
+    if (!(sp > 0) || !(sq > 0)) return 0.0;
+    for (i = 0; i < n; i++) {
+        double a = p[i] / sp, b = q[i] / sq, m = 0.5 * (a + b);
+        if (a > 0) js += 0.5 * a * log(a / m);
+        if (b > 0) js += 0.5 * b * log(b / m);
+    }
+    return js;
 }
 
 #ifdef __cplusplus

@@ -2,13 +2,14 @@
  *
  *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]
  *          [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]
- *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]
+ *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]
  *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
  *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
  *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
  *          [--stop-after R] [--eval-every N] [--folds F] [--fold I]
+ *          [--stratified] [--heads N] [--layers L] [--head none|linear|mlp]
  *          [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]
  *          [--secagg] [--secagg-dropout P]
  *          (build/fglrun_mpi, under mpirun: [--mpi-timeout S] [--mpi-fail RANK:ROUND])
@@ -62,6 +63,9 @@ typedef struct options {
     int clients;         /* 0: default */
     double alpha;
     int arch;            /* -1: default */
+    int archs[MAX_ITEMS], n_archs;   /* --model a,b,c: client i gets archs[n_archs i / K] */
+    int heads, layers, head;         /* GAT heads, message-passing layers, classifier head; -1: the spec's default */
+    int stratified;      /* node tasks: per-class stratified split */
     int rounds, local_epochs, batch, hidden, threads, seeds, min_per_client;
     double lr, wd, frac;
     uint64_t seed, split_seed;
@@ -90,13 +94,14 @@ static void usage(FILE *f) {
     fprintf(f,
             "usage: fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]\n"
             "              [--split metis|overlap|louvain|random|dirichlet|iid|per-dataset|public|none]\n"
-            "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp]\n"
+            "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]\n"
             "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
             "              [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]\n"
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
             "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
             "              [--stop-after R] [--eval-every N] [--folds F] [--fold I]\n"
+            "              [--stratified] [--heads N] [--layers L] [--head none|linear|mlp]\n"
             "              [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]\n"
             "              [--secagg] [--secagg-dropout P]\n"
 #ifdef FGL_MPI
@@ -108,6 +113,10 @@ static void usage(FILE *f) {
             "--attack signflip[:L]|scale:L|noise:S|labelflip|nan|count:N|alie makes a fraction --attackers F of the\n"
             "  clients (drawn from the seed) attack; --dp clips updates to C and adds noise Z C / n (epsilon reported);\n"
             "  --secagg masks uploads so the server sees their sum only (--secagg-dropout: simulated dropouts).\n"
+            "--model a,b,c gives clients different backbones in contiguous blocks (client i of K gets entry n*i/K);\n"
+            "  only algorithms that share no weights accept it (local and the prototype methods).\n"
+            "--stratified splits each client's nodes per class (train/val/test keep the class proportions).\n"
+            "--head none: the last message-passing layer is the classifier (GCNII keeps its output map).\n"
             "--checkpoint FILE saves the run after every round and resumes from FILE if it exists (one file per run:\n"
             "  FILE.ALGO.seedS with several algorithms or seeds); --stop-after R stops after round R, leaving it.\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
@@ -193,6 +202,7 @@ static int parse_args(int argc, char **argv, options *o) {
     char tmp[MAX_ITEMS][64];
     memset(o, 0, sizeof *o);
     o->task = o->split = o->arch = -1;
+    o->heads = o->layers = o->head = -1;
     o->alpha = 0.5;
     o->rounds = o->local_epochs = o->batch = o->hidden = -1;
     o->lr = o->wd = -1;
@@ -258,7 +268,25 @@ static int parse_args(int argc, char **argv, options *o) {
             if (!parse_double(v, 1e-6, 1e9, &o->alpha)) return bad("--alpha needs a positive number, not '%s'", v);
         } else if (!strcmp(a, "--model")) {
             NEED_VALUE();
-            if ((o->arch = fgl_arch_from_name(v)) < 0 || o->arch == FGL_ARCH_FEDSTAR) return bad("unknown model '%s'", v);
+            if ((o->n_archs = split_list(v, tmp, MAX_ITEMS, 64)) <= 0) return bad("bad --model list '%s'", v);
+            for (k = 0; k < o->n_archs; k++)
+                if ((o->archs[k] = fgl_arch_from_name(tmp[k])) < 0 || o->archs[k] == FGL_ARCH_FEDSTAR)
+                    return bad("unknown model '%s'", tmp[k]);
+            o->arch = o->archs[0];
+        } else if (!strcmp(a, "--heads")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, FGL_MAX_HEADS, &o->heads)) return bad("--heads needs an integer in 1..32, not '%s'", v);
+        } else if (!strcmp(a, "--layers")) {
+            NEED_VALUE();
+            if (!parse_int(v, 1, FGL_MAX_LAYERS, &o->layers)) return bad("--layers needs an integer in 1..16, not '%s'", v);
+        } else if (!strcmp(a, "--head")) {
+            NEED_VALUE();
+            if (!strcmp(v, "none")) o->head = FGL_HEAD_NONE;
+            else if (!strcmp(v, "linear")) o->head = FGL_HEAD_LINEAR;
+            else if (!strcmp(v, "mlp")) o->head = FGL_HEAD_MLP;
+            else return bad("--head is none, linear or mlp, not '%s'", v);
+        } else if (!strcmp(a, "--stratified")) {
+            o->stratified = 1;
         } else if (!strcmp(a, "--rounds")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->rounds)) return bad("--rounds needs a positive integer, not '%s'", v);
@@ -428,6 +456,45 @@ static int check_sets(const options *o) {
     return 0;
 }
 
+/* --- models ---------------------------------------------------------------------------- */
+
+/* The model spec of an architecture with the command line's overrides. */
+static fgl_model_spec model_spec(const options *o, int arch, int task) {
+    fgl_model_spec s = fgl_model_spec_default(arch, task, 1, 1);
+    if (o->hidden > 0) s.hidden = o->hidden;
+    if (o->heads > 0) s.heads = o->heads;
+    if (o->layers > 0) s.layers = o->layers;
+    if (o->head >= 0) s.head = o->head;
+    /* GCNII's output map is its classifier; graph tasks need a head after the readout */
+    if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
+    return s;
+}
+
+/* 1 if --model gives clients different architectures. */
+static int mixed_models(const options *o) {
+    int k;
+    for (k = 1; k < o->n_archs; k++)
+        if (o->archs[k] != o->archs[0]) return 1;
+    return 0;
+}
+
+/* Algorithms that share weights need one model for every client. */
+static int check_models(const options *o) {
+    int a, i;
+    if (!mixed_models(o)) return 0;
+    for (a = 0; a < o->n_algos; a++) {
+        const fgl_algo *al = fgl_algo_find(o->algos[a]);
+        if (!fgl_algo_shares_weights(al)) continue;
+        fprintf(stderr, "fglrun: --model gives clients different architectures, but %s shares model weights, so every "
+                        "client needs the same model. Algorithms that share no weights:", al->name);
+        for (i = 0; i < fgl_algo_count(); i++)
+            if (!fgl_algo_shares_weights(fgl_algo_at(i))) fprintf(stderr, " %s", fgl_algo_at(i)->name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    return 0;
+}
+
 /* --- data ------------------------------------------------------------------------------ */
 
 static int file_exists(const char *path) {
@@ -455,20 +522,59 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.train = o->train_frac;
     c.val = o->val_frac;
     c.keep_split = o->public_split;
+    c.stratified = o->stratified;
     c.seed = o->split_seed;
     c.folds = o->folds;
     c.fold = fold;
     return fgl_scenario_make(sc, ds, &c, err);
 }
 
+/* FED-PUB's Table 4 statistics of a split: the mean over clients of each
+ * subgraph's mean clustering coefficient, and the median over client pairs
+ * of the Jensen-Shannon divergence of their label distributions (all their
+ * labelled nodes, or graphs), natural log; FED-PUB's text says divergence,
+ * scipy's jensenshannon returns its square root, so both are printed. */
+static void split_statistics(const fgl_scenario *sc, int C, double *clustering, double *jsd, double *jsdist) {
+    int K = sc->n_clients, i, j, q = 0, n_pairs = K * (K - 1) / 2;
+    double *dist = (double *)calloc((size_t)(K > 0 ? K : 1) * (size_t)(C > 0 ? C : 1), sizeof(double));
+    double *pairs = (double *)calloc((size_t)(n_pairs > 0 ? n_pairs : 1), sizeof(double));
+    *clustering = 0;
+    for (i = 0; i < K; i++) {
+        const int *y = sc->node ? sc->node[i].y : sc->graphs[i].y;
+        int n = sc->node ? sc->node[i].n_nodes : sc->graphs[i].n_graphs, v;
+        if (sc->node) *clustering += fgl_graph_mean_clustering(&sc->node[i].adj) / K;
+        for (v = 0; v < n; v++)
+            if (y[v] >= 0 && y[v] < C) dist[(size_t)i * C + y[v]] += 1;
+    }
+    for (i = 0; i < K; i++)
+        for (j = i + 1; j < K; j++) pairs[q++] = fgl_js_divergence(dist + (size_t)i * C, dist + (size_t)j * C, C);
+    for (i = 1; i < q; i++) /* sort for the median */
+        for (j = i; j > 0 && pairs[j - 1] > pairs[j]; j--) {
+            double t = pairs[j];
+            pairs[j] = pairs[j - 1];
+            pairs[j - 1] = t;
+        }
+    *jsd = q == 0 ? 0 : q % 2 ? pairs[q / 2] : 0.5 * (pairs[q / 2 - 1] + pairs[q / 2]);
+    for (i = 0; i < q; i++) pairs[i] = sqrt(pairs[i]); /* monotone: still sorted */
+    *jsdist = q == 0 ? 0 : q % 2 ? pairs[q / 2] : 0.5 * (pairs[q / 2 - 1] + pairs[q / 2]);
+    free(dist);
+    free(pairs);
+}
+
 static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split) {
-    int i;
+    int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
+    double clustering, jsd, jsdist;
     printf("{\"data\": \"%s\", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->label,
            ds->task == FGL_TASK_NODE ? "node" : "graph", fgl_part_name(split), sc->n_clients);
+    for (i = 1; i < ds->n_sets; i++) C = ds->sets[i].n_classes > C ? ds->sets[i].n_classes : C;
+    split_statistics(sc, C, &clustering, &jsd, &jsdist);
+    printf(", \"label_jsd_median\": %.4f, \"label_js_distance_median\": %.4f", jsd, jsdist);
     if (ds->task == FGL_TASK_NODE) {
         printf(", \"nodes\": %d, \"edges\": %d, \"features\": %d, \"classes\": %d, \"features_prep\": \"%s\"",
                ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes,
                ds->features);
+        printf(", \"clustering_full\": %.4f, \"clustering_clients\": %.4f", fgl_graph_mean_clustering(&ds->node.adj),
+               clustering);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
     } else {
         long graphs = 0, edges = 0;
@@ -482,10 +588,11 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
     for (i = 0; i < sc->n_clients; i++) {
         if (sc->node) {
             const fgl_node_data *d = &sc->node[i];
-            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d}", i ? ", " : "", d->n_nodes,
-                   fgl_graph_num_edges(&d->adj), fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
+            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d, \"clustering\": %.4f}",
+                   i ? ", " : "", d->n_nodes, fgl_graph_num_edges(&d->adj),
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
-                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL), fgl_graph_mean_clustering(&d->adj));
         } else {
             const fgl_graph_set *g = &sc->graphs[i];
             int c, *counts = (int *)calloc((size_t)(g->n_classes > 0 ? g->n_classes : 1), sizeof(int));
@@ -862,7 +969,7 @@ int fglrun_main(int argc, char **argv) {
             if (o.seeds == 1) o.seeds = 3;
         }
     }
-    if ((rc = check_sets(&o))) return rc;
+    if ((rc = check_sets(&o)) || (rc = check_models(&o))) return rc;
     if (!o.split_seed_set) o.split_seed = 1234;
 #ifdef _OPENMP
     if (o.threads > 0) omp_set_num_threads(o.threads);
@@ -889,11 +996,23 @@ int fglrun_main(int argc, char **argv) {
         fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
         return 1;
     }
-    tmpl = fgl_model_spec_default(o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task, 1, 1);
-    if (o.hidden > 0) tmpl.hidden = o.hidden;
+    tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     fgl_scenario_clients(&sc, &tmpl, cd);
+    for (a = 0; o.n_archs > 1 && a < sc.n_clients; a++) { /* --model a,b,c: contiguous blocks */
+        fgl_model_spec sp = model_spec(&o, o.archs[(int)((long)o.n_archs * a / sc.n_clients)], ds.task);
+        sp.task = cd[a].spec.task;
+        sp.in_dim = cd[a].spec.in_dim;
+        sp.out_dim = cd[a].spec.out_dim;
+        sp.pe_dim = cd[a].spec.pe_dim;
+        cd[a].spec = sp;
+    }
+    if (!o.quiet && !o.json && mixed_models(&o)) {
+        printf("models:");
+        for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
+        printf("\n");
+    }
     rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : ds.task == FGL_TASK_NODE ? 0.2 : 0.8;

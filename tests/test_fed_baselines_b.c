@@ -651,9 +651,14 @@ static void test_proto_heterogeneous_models(void) {
         fgl_run_free(&run);
     }
     cd[3].spec.hidden = 128;
-    cd[2].spec.head = FGL_HEAD_NONE;
+    cd[2].spec.head = FGL_HEAD_NONE; /* two layers: the prototypes are the last layer's input */
     if (!run_make(&run, "fedtgp", cd, 5, FGL_TASK_NODE, 2, 2, NULL)) {
-        FT_CHECK(fgl_run_start(&run) == FGL_ERR_ARG && strstr(run.err.msg, "head"), "head-less model refused: %s",
+        FT_CHECK(run_rounds(&run, 2) == 0, "a two-layer head-less model takes part: %s", run.err.msg);
+        fgl_run_free(&run);
+    }
+    cd[2].spec.layers = 1; /* one layer, no head: its representation would be the raw features */
+    if (!run_make(&run, "fedtgp", cd, 5, FGL_TASK_NODE, 2, 2, NULL)) {
+        FT_CHECK(fgl_run_start(&run) == FGL_ERR_ARG && strstr(run.err.msg, "head"), "one-layer head-less model refused: %s",
                  run.err.msg);
         fgl_run_free(&run);
     }

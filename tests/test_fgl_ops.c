@@ -827,6 +827,84 @@ static void test_cosine_pairwise(void) {
     fgl_params_free(&ps);
 }
 
+static fgl_node *b_l2norm(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_l2_normalize_rows(t, P(0), c->f0);
+}
+
+/* Rows of unit length, the gradient checked, and a row below eps divided by
+ * eps (as PyTorch's F.normalize): no NaN from a zero row, and its gradient is
+ * the constant 1/eps scaling. */
+static void test_l2_normalize_rows(void) {
+    fgl_params ps;
+    ctx c;
+    fgl_tape t;
+    fgl_node *y;
+    double want[20];
+    int i, k;
+    float *z;
+    memset(&c, 0, sizeof c);
+    fgl_params_init(&ps);
+    c.s[0] = rnd(&ps, "a", 4, 5, -1, 1);
+    for (i = 0; i < 4; i++) {
+        double n = 0;
+        for (k = 0; k < 5; k++) n += (double)D(&ps, c.s[0])[i * 5 + k] * D(&ps, c.s[0])[i * 5 + k];
+        for (k = 0; k < 5; k++) want[i * 5 + k] = D(&ps, c.s[0])[i * 5 + k] / sqrt(n);
+    }
+    close_to("l2_normalize_rows", forward(&t, &ps, b_l2norm, &c), want, 4, 5, 1e-6);
+    fgl_tape_free(&t);
+    gc("l2_normalize_rows", &ps, b_l2norm, &c);
+    /* one row tiny: with eps 0.5 it is divided by 0.5, the others by their norm */
+    z = fgl_params_data(&ps, c.s[0]);
+    for (k = 0; k < 5; k++) z[5 + k] = 0.01f * (float)(k + 1);
+    c.f0 = 0.5f;
+    y = forward(&t, &ps, b_l2norm, &c);
+    FT_CHECK(y && fabsf(y->val[5 + 2] - 0.03f / 0.5f) < 1e-7f, "a row below eps is divided by eps: %g",
+             y ? (double)y->val[7] : -1.0);
+    fgl_tape_free(&t);
+    gc("l2_normalize_rows (a row clamped)", &ps, b_l2norm, &c);
+    /* a zero row stays zero (finite), with eps 0 meaning 1e-12 */
+    for (k = 0; k < 5; k++) z[5 + k] = 0.0f;
+    c.f0 = 0.0f;
+    y = forward(&t, &ps, b_l2norm, &c);
+    FT_CHECK(y && y->val[5] == 0.0f && fgl_all_finite(20, y->val), "a zero row normalises to zero");
+    fgl_tape_free(&t);
+    fgl_params_free(&ps);
+}
+
+static float mix_xs[3 * 4 * 5];
+
+static fgl_node *b_mix(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    /* softmax in front, as GAMLP uses it: the check covers a non-trivial chain */
+    return fgl_op_mix_blocks(t, c->op ? fgl_op_softmax(t, P(0)) : P(0), mix_xs, 5);
+}
+
+/* out row i = sum_k w[i, k] X_k row i against a naive sum; gradient to w. */
+static void test_mix_blocks(void) {
+    fgl_params ps;
+    ctx c;
+    fgl_tape t;
+    double want[20];
+    int i, j, k;
+    memset(&c, 0, sizeof c);
+    for (k = 0; k < 60; k++) mix_xs[k] = (float)fgl_rng_uniform(&R) * 2 - 1;
+    fgl_params_init(&ps);
+    c.s[0] = rnd(&ps, "w", 4, 3, -1, 1);
+    for (i = 0; i < 4; i++)
+        for (j = 0; j < 5; j++) {
+            double acc = 0;
+            for (k = 0; k < 3; k++) acc += (double)D(&ps, c.s[0])[i * 3 + k] * mix_xs[(k * 4 + i) * 5 + j];
+            want[i * 5 + j] = acc;
+        }
+    close_to("mix_blocks", forward(&t, &ps, b_mix, &c), want, 4, 5, 1e-6);
+    fgl_tape_free(&t);
+    gc("mix_blocks", &ps, b_mix, &c);
+    c.op = 1;
+    gc("mix_blocks after softmax", &ps, b_mix, &c);
+    fgl_params_free(&ps);
+}
+
 /* ---- normalisation ------------------------------------------------------------- */
 
 static fgl_node *b_layer_norm(fgl_tape *t, fgl_params *ps, void *ud) {
@@ -1219,6 +1297,7 @@ static void test_shape_errors(void) {
     expect_fail("bce_logits", &t, fgl_op_bce_logits(&t, A23, B(2, 2)), FGL_ERR_SHAPE, "bce_logits");
     expect_fail("cosine_rows", &t, fgl_op_cosine_rows(&t, A23, B(2, 4)), FGL_ERR_SHAPE, "cosine_rows");
     expect_fail("pairwise_dist", &t, fgl_op_pairwise_dist(&t, A23, B(2, 2)), FGL_ERR_SHAPE, "pairwise_dist");
+    expect_fail("mix_blocks", &t, fgl_op_mix_blocks(&t, A23, NULL, 4), FGL_ERR_ARG, "mix_blocks");
     expect_fail("layer_norm", &t, fgl_op_layer_norm(&t, A23, B(1, 2), NULL, 1e-5f), FGL_ERR_SHAPE, "layer_norm");
     expect_fail("batch_norm gamma", &t, fgl_op_batch_norm(&t, A23, NULL, B(1, 4), NULL, NULL, 0.1f, 1e-5f, 1),
                 FGL_ERR_SHAPE, "batch_norm");
@@ -1433,6 +1512,8 @@ int main(void) {
     FT_RUN(test_bce_logits);
     FT_RUN(test_mse_l1_sqnorm);
     FT_RUN(test_cosine_pairwise);
+    FT_RUN(test_l2_normalize_rows);
+    FT_RUN(test_mix_blocks);
     FT_RUN(test_layer_norm);
     FT_RUN(test_batch_norm);
     FT_RUN(test_spmm);

@@ -88,3 +88,15 @@ else echo "ok - --folds is for graph data"; fi
 # --stop-after without --checkpoint
 if $FGLRUN --algo fedavg --data synthetic --rounds 3 --stop-after 1 > /dev/null 2>&1; then echo "not ok - --stop-after without --checkpoint must be refused"
 else echo "ok - --stop-after needs --checkpoint"; fi
+# --model a,b,c: clients get backbones in blocks; algorithms sharing weights refuse a mix, the others run it
+if $FGLRUN --algo fedavg --model gcn,sage --data synthetic --clients 4 --rounds 1 --quiet > /dev/null 2> "$tmp/err"; then
+    echo "not ok - fglrun --algo fedavg --model gcn,sage must be refused"
+elif grep -q "shares model weights" "$tmp/err" && grep -q "fedpg" "$tmp/err"; then echo "ok - fglrun refuses mixed models for fedavg, naming the algorithms that accept them"
+else echo "not ok - fglrun --model gcn,sage with fedavg: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --algo local,fedproto,fedtgp,fedpg --model gcn,gat,sage,sgc,gcnii --heads 1 --layers 2 --head none --hidden 16 \
+        --data synthetic --clients 5 --rounds 2 --stratified > "$tmp/mixed.txt" 2> "$tmp/err" &&
+   grep -q "models: 0:gcn 1:gat 2:sage 3:sgc 4:gcnii" "$tmp/mixed.txt"; then
+    echo "ok - fglrun runs local, fedproto, fedtgp and fedpg with five backbones in blocks"
+else
+    echo "not ok - fglrun with five backbones"; sed 's/^/#   /' "$tmp/err" "$tmp/mixed.txt" | head -5
+fi

@@ -230,7 +230,163 @@ static void test_gradients_node_models(void) {
             snprintf(what, sizeof what, "%s node no-head", fgl_arch_name(arch));
             check_arch(what, s, &t, 0);
         }
+        /* FedPG's embedding: the classifier reads L2-normalised rows (single-head GAT) */
+        s = small_spec(arch, FGL_TASK_NODE, &t);
+        s.norm_rep = 1;
+        s.heads = 1;
+        snprintf(what, sizeof what, "%s node norm_rep", fgl_arch_name(arch));
+        check_arch(what, s, &t, 0);
+        if (arch != FGL_ARCH_GCNII) {
+            s.head = FGL_HEAD_NONE;
+            snprintf(what, sizeof what, "%s node norm_rep no-head", fgl_arch_name(arch));
+            check_arch(what, s, &t, 1);
+        }
     }
+    toy_free(&t);
+}
+
+/* Every backbone FedPG mixes (node: GCN, single-head GAT, GraphSAGE, SGC,
+ * GCNII, GAMLP; graph: GIN and the others) exposes, with norm_rep, a
+ * representation of the same width d = hidden whose rows have unit length,
+ * in training and evaluation mode; and norm_rep changes the logits (the
+ * classifier really reads the normalised rows). */
+static void test_normalized_embeddings(void) {
+    static const int archs[] = {FGL_ARCH_GCN, FGL_ARCH_GAT, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII,
+                                FGL_ARCH_GAMLP, FGL_ARCH_GIN, FGL_ARCH_MLP};
+    toy t;
+    int a, task, train;
+    toy_make(&t, 12, 4, 3, 3, 21);
+    for (task = FGL_TASK_NODE; task <= FGL_TASK_GRAPH; task++)
+        for (a = 0; a < (int)(sizeof archs / sizeof archs[0]); a++) {
+            fgl_model_spec s = fgl_model_spec_default(archs[a], task, t.f, t.c);
+            fgl_model m, plain;
+            fgl_gnn_graph g;
+            fgl_tape tp;
+            fgl_error err;
+            fgl_rng r;
+            s.hidden = 8;
+            s.layers = 2;
+            s.heads = 1;
+            s.norm_rep = 1;
+            if (task == FGL_TASK_NODE && archs[a] != FGL_ARCH_GCNII) s.head = FGL_HEAD_NONE;
+            if (fgl_model_init(&m, &s, 4, &err)) {
+                FT_CHECK(0, "%s: %s", fgl_arch_name(archs[a]), err.msg);
+                continue;
+            }
+            s.norm_rep = 0;
+            fgl_model_init(&plain, &s, 4, &err);
+            FT_CHECK(fgl_model_rep_dim(&m) == 8, "%s task %d: rep width %d", fgl_arch_name(archs[a]), task, fgl_model_rep_dim(&m));
+            FT_CHECK(fgl_gnn_graph_make(&g, &t.adj, NULL, t.x, NULL, t.f, NULL, 0, task ? t.offsets : NULL, task ? t.g : 0,
+                                        &s, &err) == FGL_OK, "graph: %s", err.msg);
+            fgl_tape_init(&tp);
+            for (train = 0; train <= 1; train++) {
+                fgl_forward fw, fp;
+                int i, k, bad = 0, differ = 0;
+                fgl_rng_init(&r, 5, 0);
+                fgl_tape_reset(&tp);
+                if (fgl_model_forward(&m, &tp, &g, train, &r, &fw) || !fw.rep) {
+                    FT_CHECK(0, "%s: forward: %s", fgl_arch_name(archs[a]), tp.msg);
+                    break;
+                }
+                FT_CHECK(fw.rep->cols == 8 && fw.rep->rows == (task ? t.g : t.n), "%s task %d: rep %dx%d",
+                         fgl_arch_name(archs[a]), task, fw.rep->rows, fw.rep->cols);
+                for (i = 0; i < fw.rep->rows; i++) {
+                    double n2 = 0;
+                    for (k = 0; k < fw.rep->cols; k++) n2 += (double)fw.rep->val[i * fw.rep->cols + k] * fw.rep->val[i * fw.rep->cols + k];
+                    bad += n2 > 0 && fabs(n2 - 1) > 1e-5; /* a row dropped to zero stays zero */
+                }
+                FT_CHECK(bad == 0, "%s task %d train %d: %d rows not of unit length", fgl_arch_name(archs[a]), task, train, bad);
+                if (!train) {
+                    fgl_tape t2;
+                    fgl_tape_init(&t2);
+                    fgl_model_forward(&plain, &t2, &g, 0, NULL, &fp);
+                    for (i = 0; i < fp.logits->rows * fp.logits->cols; i++) differ |= fp.logits->val[i] != fw.logits->val[i];
+                    FT_CHECK(differ, "%s task %d: norm_rep does not change the logits", fgl_arch_name(archs[a]), task);
+                    fgl_tape_free(&t2);
+                }
+            }
+            fgl_tape_free(&tp);
+            fgl_gnn_graph_free(&g);
+            fgl_model_free(&m);
+            fgl_model_free(&plain);
+        }
+    toy_free(&t);
+}
+
+/* GAMLP: the propagated blocks are X, A_hat X, ..., A_hat^K X; with the
+ * scoring vector at 0 the hop weights are uniform, so the first layer reads
+ * the plain mean of the hops (checked against a naive computation). */
+static void test_gamlp_hops(void) {
+    toy t;
+    fgl_model_spec s;
+    fgl_model m;
+    fgl_gnn_graph g;
+    fgl_tape tp;
+    fgl_error err;
+    fgl_forward fw;
+    fgl_csr ahat;
+    double *cur, *nxt, *mean;
+    int i, j, k, q, K = 3, bad = 0;
+    toy_make(&t, 9, 4, 3, 1, 7);
+    s = fgl_model_spec_default(FGL_ARCH_GAMLP, FGL_TASK_NODE, t.f, t.c);
+    s.sgc_hops = K;
+    s.hidden = 5;
+    s.layers = 1;
+    s.head = FGL_HEAD_NONE;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_OK, "init: %s", err.msg);
+    FT_CHECK(m.hop_att >= 0 && m.params.slices[m.hop_att].rows == t.f, "a scoring vector of the feature width");
+    FT_CHECK(fgl_gnn_graph_make(&g, &t.adj, NULL, NULL, &t.xs, t.f, NULL, 0, NULL, 0, &s, &err) == FGL_OK, "graph: %s", err.msg);
+    FT_CHECK(g.n_hops == K + 1, "%d blocks", g.n_hops);
+    fgl_gcn_norm(&t.adj, &ahat);
+    cur = (double *)calloc((size_t)t.n * t.f, sizeof(double));
+    nxt = (double *)calloc((size_t)t.n * t.f, sizeof(double));
+    mean = (double *)calloc((size_t)t.n * t.f, sizeof(double));
+    for (i = 0; i < t.n * t.f; i++) cur[i] = t.x[i];
+    for (k = 0; k <= K; k++) {
+        for (i = 0; i < t.n * t.f; i++) {
+            bad += fabs(g.x_hops[(size_t)k * t.n * t.f + i] - cur[i]) > 1e-5;
+            mean[i] += cur[i] / (K + 1);
+        }
+        memset(nxt, 0, sizeof(double) * (size_t)t.n * t.f);
+        for (i = 0; i < t.n; i++)
+            for (q = ahat.indptr[i]; q < ahat.indptr[i + 1]; q++)
+                for (j = 0; j < t.f; j++) nxt[i * t.f + j] += ahat.values[q] * cur[ahat.indices[q] * t.f + j];
+        memcpy(cur, nxt, sizeof(double) * (size_t)t.n * t.f);
+    }
+    FT_CHECK(bad == 0, "%d propagated values differ from A_hat^k X", bad);
+    /* scores 0: uniform weights; the layer is then Linear(mean of hops) */
+    fgl_params_fill(&m.params, m.hop_att, 0.0f);
+    fgl_tape_init(&tp);
+    FT_CHECK(fgl_model_forward(&m, &tp, &g, 0, NULL, &fw) == FGL_OK, "forward: %s", tp.msg);
+    bad = 0;
+    for (i = 0; i < t.n; i++)
+        for (j = 0; j < t.c; j++) {
+            double want = fgl_params_data(&m.params, m.conv[0].b)[j];
+            for (k = 0; k < t.f; k++) want += mean[i * t.f + k] * fgl_params_data(&m.params, m.conv[0].w)[k * t.c + j];
+            bad += fabs(fw.logits->val[i * t.c + j] - want) > 1e-5;
+        }
+    FT_CHECK(bad == 0, "%d logits differ from Linear(mean of the hops)", bad);
+    { /* the strict finite-difference check: a smooth model (no ReLU) with sharp hop weights */
+        gc_ctx c;
+        fgl_gradcheck_report rep;
+        fgl_rng rr;
+        fgl_rng_init(&rr, 3, 0);
+        fgl_params_uniform(&m.params, m.hop_att, -2.0f, 2.0f, &rr);
+        c.m = &m;
+        c.g = &g;
+        c.labels = t.y;
+        c.train = 0;
+        FT_CHECK(fgl_gradcheck_ex(&m.params, gc_build, &c, 0, 0, &rep) == FGL_OK, "gradcheck: %s", rep.msg);
+        FT_CHECK(rep.worst <= 1.0, "GAMLP: value %zu: analytic %.8g, numeric %.8g (tol %.3g)", rep.index, rep.analytic,
+                 rep.numeric, rep.tol);
+    }
+    fgl_tape_free(&tp);
+    free(cur);
+    free(nxt);
+    free(mean);
+    fgl_csr_free(&ahat);
+    fgl_gnn_graph_free(&g);
+    fgl_model_free(&m);
     toy_free(&t);
 }
 
@@ -247,6 +403,13 @@ static void test_gradients_graph_models(void) {
             snprintf(what, sizeof what, "%s graph readout %d", fgl_arch_name(arch), r);
             check_arch(what, s, &t, 0);
         }
+    }
+    for (arch = 0; arch < FGL_ARCH_COUNT; arch++) { /* FedPG's graph-level embedding: a normalised readout */
+        char what[64];
+        fgl_model_spec s = small_spec(arch, FGL_TASK_GRAPH, &t);
+        s.norm_rep = 1;
+        snprintf(what, sizeof what, "%s graph norm_rep", fgl_arch_name(arch));
+        check_arch(what, s, &t, 0);
     }
     { /* GIN with batch norm, learned eps and masks; and a masked GCN */
         fgl_model_spec s = small_spec(FGL_ARCH_GIN, FGL_TASK_GRAPH, &t);
@@ -386,6 +549,7 @@ static void test_save_load(void) {
     FILE *f;
     s.batch_norm = 1;
     s.masked = 1;
+    s.norm_rep = 1;
     fgl_model_init(&a, &s, 4, &err);
     memset(&b, 0, sizeof b);
     snprintf(path, sizeof path, "/tmp/fgl_test_model_%lx.bin", (unsigned long)time(NULL) ^ (unsigned long)(uintptr_t)&a);
@@ -403,6 +567,23 @@ static void test_save_load(void) {
     }
     FT_CHECK(fgl_model_load(&b, path, &err) == FGL_ERR_FORMAT && strstr(err.msg, path), "truncated: %s", err.msg);
     FT_CHECK(b.params.size == a.params.size, "a failed load must leave the model as it was");
+    { /* a version-2 file (before norm_rep) still loads, with norm_rep 0 */
+        fgl_bytes by;
+        size_t mark;
+        int ints[15] = {FGL_ARCH_GIN, FGL_TASK_GRAPH, 7, 64, 2, 3, 0, FGL_HEAD_MLP, 1, 1, 0, 8, 2, 0, 1}, i;
+        float fl[7] = {0.5f, 0.0f, 0.1f, 0.5f, 1e-3f, 0.1f, 1e-5f};
+        fgl_bytes_init(&by);
+        fgl_frame_begin(&by, "FGLM", 2u, &mark);
+        for (i = 0; i < 15; i++) fgl_bytes_put_u32(&by, (uint32_t)ints[i]);
+        fgl_bytes_put_f32s(&by, fl, 7);
+        fgl_params_write(&a.params, &by);
+        fgl_frame_end(&by, mark);
+        FT_CHECK(fgl_file_write(path, by.data, by.len, &err) == FGL_OK, "write: %s", err.msg);
+        fgl_bytes_free(&by);
+        FT_CHECK(fgl_model_load(&b, path, &err) == FGL_OK, "version 2: %s", err.msg);
+        FT_CHECK(b.spec.norm_rep == 0 && b.spec.masked == 1 && memcmp(a.params.data, b.params.data, sizeof(float) * a.params.size) == 0,
+                 "version 2 file read wrongly");
+    }
     remove(path);
     fgl_model_free(&a);
     fgl_model_free(&b);
@@ -455,6 +636,7 @@ static void test_forged_model_file(void) {
         {3, 0x80000000u, "hidden"},         /* negative */
         {5, 1000u, "layers"},               /* 1000 layers */
         {14, 7u, "masked = 7"},             /* a flag that is not 0 or 1 */
+        {15, 2u, "norm_rep = 2"},           /* the flag of version 3 */
     };
     memcpy(&nan_bits, &nan_f, 4);
     s.hidden = 4;
@@ -483,7 +665,7 @@ static void test_forged_model_file(void) {
                  "field %d: a failed load changed the model", forged[i].field);
     }
     /* a spec float that is not finite */
-    forge_model(&good, 15 + 6, nan_bits, path); /* bn_eps */
+    forge_model(&good, 16 + 6, nan_bits, path); /* bn_eps: after the 16 ints of version 3 */
     rc = fgl_model_load(&b, path, &err);
     FT_CHECK(rc == FGL_ERR_FORMAT && strstr(err.msg, "bn_eps"), "NaN bn_eps: %s (%s)", fgl_result_name(rc), err.msg);
     remove(path);
@@ -759,6 +941,8 @@ int main(void) {
     fgl_tape_init(&gc_tape);
     FT_RUN(test_gradients_node_models);
     FT_RUN(test_gradients_graph_models);
+    FT_RUN(test_normalized_embeddings);
+    FT_RUN(test_gamlp_hops);
     FT_RUN(test_masked_gcn_and_pruning);
     FT_RUN(test_dense_sparse_agree);
     FT_RUN(test_spec_errors);
