@@ -179,10 +179,18 @@ enum {
     FGL_DIM_CLIENTS = -3,    /* K */
     FGL_DIM_CLASSES = -4,    /* C, the largest class count among clients */
     FGL_DIM_REP = -5,        /* d, the width of what the classifier reads (equal for all clients) */
-    FGL_DIM_EMB = -6         /* the width of the last message-passing output (equal for all clients) */
+    FGL_DIM_EMB = -6,        /* the width of the last message-passing output (equal for all clients) */
+    FGL_DIM_INPUT = -7,      /* the width of the model's input features (equal for all clients) */
+    FGL_DIM_NODES = -8       /* uploads only: the client's own node count (node tasks: the nodes of its
+                                graph; graph tasks: of all its graphs), so sizes differ between clients */
 };
+/* A size given by an integer parameter of the algorithm (e.g. a number of
+ * anchors): fgl_algo_param_dim(&a, "anchors") returns the rule; the value,
+ * read at the start, must be a positive integer. */
+#define FGL__DIM_PARAM0 (-100)
 
-#define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet) */
+#define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet); an upload part's memory is
+                                 allocated by the first fgl_up and released by fgl_up_drop */
 #define FGL_PART_ROW 2u      /* download: row `client` of the server buffer `from` */
 
 typedef struct fgl_part {
@@ -341,6 +349,8 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
+/* The size rule "the value of integer parameter name" (declared before). */
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name);
 /* 1 if any message part carries model weights (FGL_SEND_MODEL / DELTA, or a
  * size in shared parameters): then clients must agree on the shared layout;
  * otherwise (prototype methods, Local) their models may differ. */
@@ -403,10 +413,15 @@ struct fgl_server {
     size_t n_shared, n_trainable;
     const fgl_params *init;      /* the common initial model (client 0's spec, the run seed) */
     const int *n_registered;     /* training samples each client registered at the start */
+    const int *n_nodes;          /* nodes each client holds (what FGL_DIM_NODES means for it) */
+    const fgl_node_data *pub;    /* public data the server holds (fgl_run_set_public), or NULL */
+    const size_t *up_len_of;     /* K x FGL_MSG_MAX_PARTS: each client's declared upload sizes */
     const fgl_msg *const *up;    /* up[i]: client i's accepted upload this round, or NULL */
     int n_accepted;
     fgl_msg *down;               /* down[i]: built by the runtime (and the download hook) */
-    size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run */
+    size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run (0: the
+                                                                        size depends on the client, see
+                                                                        fgl_upload_size) */
     fgl_rng rng;                 /* server randomness (participation) */
     fgl_store store;             /* the algorithm's server state */
     int error;
@@ -441,6 +456,9 @@ FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu);
 /* Server side. Client i's accepted upload part (NULL if the upload is
  * absent or rejected, or the part absent). */
 FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name);
+/* The floats part `name` of client i's upload holds when sent (its declared
+ * size for that client: FGL_DIM_NODES differs between clients). */
+FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
 /* The download part of client i to write (download hook), sized by its
  * declaration; NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
@@ -451,7 +469,9 @@ FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out);
 /* The same with equal weights whatever the declaration. */
 FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
 /* Copy each accepted upload's part into row i of dst (K x len); has[i]
- * (may be NULL) becomes 1 for those rows. Returns the number copied. */
+ * (may be NULL) becomes 1 for those rows. Returns the number copied, or
+ * FGL_ERR_SHAPE for a part whose size differs between clients. The same
+ * parts make fgl_server_mean fail with FGL_ERR_SHAPE. */
 FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *has);
 FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
 /* out row i = sum_j w[i K + j] src row j (rows of n floats) for the rows i
@@ -478,6 +498,9 @@ struct fgl_run {
     fgl_client *clients;
     fgl_server server;
     fgl_model ref;               /* the common initial model (server->init) */
+    const fgl_node_data *pub;    /* public data the server holds, or NULL (borrowed) */
+    int *n_nodes;                /* per client: nodes it holds */
+    size_t *up_len_of;           /* K x FGL_MSG_MAX_PARTS: declared upload sizes per client */
     int *n_registered;
     const fgl_msg **up_view;     /* what server.up points to */
     fgl_msg *down;               /* K downloads */
@@ -502,6 +525,12 @@ FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo 
  * initial broadcast come with the first round (or fgl_run_start), so
  * parameters can be set in between. */
 FGLDEF int fgl_run_start(fgl_run *run);
+/* Public data the server holds (e.g. nodes withheld from every client and
+ * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
+ * features must have the clients' width. Server hooks read it as s->pub;
+ * clients see only what a download sends them. Before the start; NULL
+ * removes it. */
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err);
 /* Set an algorithm parameter by name ("mu", "0.01"); before the start. */
 FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err);
 /* An algorithm parameter's value. */
@@ -580,7 +609,7 @@ enum {
     FGL_PART_LOUVAIN,     /* node task: Louvain communities packed into k clients */
     FGL_PART_RANDOM,      /* node task: random balanced node partition */
     FGL_PART_OVERLAP,     /* node task: FED-PUB's overlapping split (k multiple of 5) */
-    FGL_PART_DIRICHLET,   /* graph task: Dirichlet(alpha) label skew */
+    FGL_PART_DIRICHLET,   /* Dirichlet(alpha) label skew (node task: of the nodes, edges across clients dropped) */
     FGL_PART_IID,         /* graph task: uniform */
     FGL_PART_PER_DATASET, /* graph task: one dataset per client */
     FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
@@ -595,7 +624,9 @@ typedef struct fgl_split_config {
                             PER_DATASET for several */
     int clients;         /* 0: 5 (node; overlapping: 10), 10 (graph); PER_DATASET: one per set */
     double alpha;        /* DIRICHLET concentration (0.5) */
-    int min_per_client;  /* DIRICHLET: fewest graphs a client may get (10) */
+    int min_per_client;  /* DIRICHLET: fewest graphs (nodes) a client may get (10) */
+    int public_nodes;    /* node tasks: nodes drawn at random (split seed) and withheld from every client
+                            before the split, kept in fgl_scenario.pub (0) */
     double train, val;   /* fractions of each client's samples; < 0: the protocol's
                             (node 0.2 / 0.4, graph 0.8 / 0.1); the rest is test */
     int keep_split;      /* NONE: keep the split the data brings (Planetoid's public split) */
@@ -609,6 +640,8 @@ typedef struct fgl_scenario {
     fgl_node_data *node;       /* n_clients client subgraphs (node tasks) */
     fgl_graph_set *graphs;     /* n_clients client graph sets (graph tasks) */
     long edge_cut;             /* disjoint node splits: edges lost between clients (-1: n/a) */
+    fgl_node_data pub;         /* the withheld public nodes with their induced edges (n_nodes 0: none);
+                                  fgl_run_set_public gives them to the server */
 } fgl_scenario;
 
 /* Spread ds over clients as cfg says; each client gets its own random node
@@ -822,6 +855,15 @@ FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows,
     fgl__part_add(a->down, &a->n_down, name, kind, rows, cols, flags, from);
 }
 
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(i >= 0 && a->params[i].type == FGL_PARAM_INT); /* a declared integer parameter */
+    return FGL__DIM_PARAM0 - (i < 0 ? 0 : i);
+}
+
+/* 1 if a part's size depends on the client. */
+static int fgl__per_client(const fgl_part *p) { return p->rows == FGL_DIM_NODES || p->cols == FGL_DIM_NODES; }
+
 FGLDEF int fgl_algo_shares_weights(const fgl_algo *a) {
     int i;
     for (i = 0; i < a->n_up + a->n_down; i++) {
@@ -1002,7 +1044,10 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
 
 /* What the size rules mean in this run (equal for every client; checked). */
 typedef struct fgl__dims {
-    size_t shared, trainable, clients, classes, rep, emb;
+    size_t shared, trainable, clients, classes, rep, emb, input;
+    size_t nodes;              /* one client's node count (0: the server's view, where it differs) */
+    const double *param;       /* the algorithm's parameter values (sizes by parameter) */
+    int n_params;
 } fgl__dims;
 
 static size_t fgl__dim(const fgl__dims *d, int rule) {
@@ -1013,7 +1058,14 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
     case FGL_DIM_CLASSES: return d->classes;
     case FGL_DIM_REP: return d->rep;
     case FGL_DIM_EMB: return d->emb;
-    default: return rule > 0 ? (size_t)rule : 0;
+    case FGL_DIM_INPUT: return d->input;
+    case FGL_DIM_NODES: return d->nodes;
+    default:
+        if (rule <= FGL__DIM_PARAM0) { /* checked at the start: a positive integer */
+            int i = FGL__DIM_PARAM0 - rule;
+            return d->param && i < d->n_params && d->param[i] >= 1 ? (size_t)d->param[i] : 0;
+        }
+        return rule > 0 ? (size_t)rule : 0;
     }
 }
 
@@ -1035,13 +1087,21 @@ FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
 FGLDEF float *fgl_up(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0); /* a declared part */
-    return p >= 0 ? c->up.part[p] : NULL;
+    if (p < 0) return NULL;
+    if (!c->up.part[p] && !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
+        fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
+        return NULL;
+    }
+    return c->up.part[p];
 }
 
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0 && (c->up.decl[p].flags & FGL_PART_OPTIONAL));
     if (p < 0) return;
+    FGL_FREE(c->up.own[p]); /* a large one-off part does not stay allocated */
+    c->up.own[p] = NULL;
+    c->up.cap[p] = 0;
     c->up.part[p] = NULL;
     c->up.len[p] = 0;
 }
@@ -1204,6 +1264,15 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
     return p >= 0 ? m->part[p] : NULL;
 }
 
+FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name) {
+    int q;
+    for (q = 0; q < s->algo->n_up; q++)
+        if (strcmp(s->algo->up[q].name, name) == 0) break;
+    FGL_ASSERT(q < s->algo->n_up); /* a declared part */
+    if (q == s->algo->n_up || client < 0 || client >= s->n_clients) return 0;
+    return s->up_len_of[(size_t)client * FGL_MSG_MAX_PARTS + q];
+}
+
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
@@ -1228,6 +1297,7 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
     for (i = 0; i < s->n_clients && p < 0; i++)
         if (s->up[i]) p = fgl_msg_find(s->up[i], part);
     if (p < 0) return FGL_ERR_EMPTY;
+    if (fgl__per_client(&s->algo->up[p])) return FGL_ERR_SHAPE; /* sizes differ between clients */
     for (i = 0; i < s->n_clients; i++)
         if (s->up[i] && s->up[i]->part[p]) n = s->up[i]->len[p];
     acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
@@ -1253,7 +1323,9 @@ FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *h
     for (i = 0; i < s->n_clients; i++) {
         const fgl_msg *m = s->up[i];
         int p;
-        if (!m || (p = fgl_msg_find(m, part)) < 0 || !m->part[p]) continue;
+        if (!m || (p = fgl_msg_find(m, part)) < 0) continue;
+        if (fgl__per_client(&m->decl[p])) return FGL_ERR_SHAPE; /* rows of different sizes */
+        if (!m->part[p]) continue;
         memcpy(dst + (size_t)i * m->len[p], m->part[p], sizeof(float) * m->len[p]);
         if (has) has[i] = 1;
         n++;
@@ -1302,6 +1374,8 @@ FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo 
     run->set.value = (double *)fgl__zalloc(sizeof(double) * FGL_ALGO_MAX_PARAMS);
     run->clients = (fgl_client *)fgl__zalloc(sizeof(fgl_client) * K);
     run->n_registered = (int *)fgl__zalloc(sizeof(int) * K);
+    run->n_nodes = (int *)fgl__zalloc(sizeof(int) * K);
+    run->up_len_of = (size_t *)fgl__zalloc(sizeof(size_t) * K * FGL_MSG_MAX_PARTS);
     run->up_view = (const fgl_msg **)fgl__zalloc(sizeof(fgl_msg *) * K);
     run->down = (fgl_msg *)fgl__zalloc(sizeof(fgl_msg) * K);
     run->accepted = (unsigned char *)fgl__zalloc(K);
@@ -1313,7 +1387,7 @@ FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo 
     run->client_loss = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
-    if (!run->set.value || !run->clients || !run->n_registered || !run->up_view || !run->down || !run->accepted ||
+    if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view || !run->down || !run->accepted ||
         !run->rejected_by || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
         !run->client_up || !run->client_down) {
         FGL_FREE(run->clients);
@@ -1376,6 +1450,7 @@ FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo 
             goto fail;
         }
         run->n_registered[i] = c->n_train;
+        run->n_nodes[i] = cd->node ? cd->node->n_nodes : cd->graphs->n_nodes;
         fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
     }
     fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
@@ -1409,6 +1484,17 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
     return FGL_OK;
 }
 
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err) {
+    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
+    if (pub && run->n_clients > 0 && run->clients[0].data.node && pub->n_feat != run->clients[0].data.node->n_feat)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "public data: %d features, the clients %d", pub->n_feat,
+                             run->clients[0].data.node->n_feat);
+    if (pub && pub->n_nodes > 0 && !pub->x.data && !pub->x_sparse.indptr)
+        return fgl_error_set(err, FGL_ERR_ARG, "public data: no node features");
+    run->pub = pub && pub->n_nodes > 0 ? pub : NULL;
+    return FGL_OK;
+}
+
 FGLDEF double fgl_run_get(const fgl_run *run, const char *key) {
     int i = fgl__param_index(&run->algo, key);
     return i >= 0 ? run->set.value[i] : NAN;
@@ -1436,6 +1522,8 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->clients);
     FGL_FREE(run->set.value);
     FGL_FREE(run->n_registered);
+    FGL_FREE(run->n_nodes);
+    FGL_FREE(run->up_len_of);
     FGL_FREE(run->up_view);
     FGL_FREE(run->down);
     FGL_FREE(run->accepted);
@@ -1488,19 +1576,40 @@ static int fgl__check_shared(fgl_run *run) {
 /* The size rules' values; widths the messages use must agree across clients. */
 static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     const fgl_algo *a = &run->algo;
-    int i, p, uses_rep = 0, uses_emb = 0;
+    int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
     memset(d, 0, sizeof *d);
     d->shared = run->clients[0].n_shared;
     d->trainable = run->clients[0].n_trainable;
     d->clients = (size_t)run->n_clients;
     d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
     d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
+    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->param = run->set.value;
+    d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++)
         if ((size_t)run->clients[i].model.spec.out_dim > d->classes) d->classes = (size_t)run->clients[i].model.spec.out_dim;
     for (p = 0; p < a->n_up + a->n_down; p++) {
         const fgl_part *q = p < a->n_up ? &a->up[p] : &a->down[p - a->n_up];
+        int k, rule[2];
         uses_rep |= q->rows == FGL_DIM_REP || q->cols == FGL_DIM_REP;
         uses_emb |= q->rows == FGL_DIM_EMB || q->cols == FGL_DIM_EMB;
+        uses_input |= q->rows == FGL_DIM_INPUT || q->cols == FGL_DIM_INPUT;
+        if (p >= a->n_up && fgl__per_client(q))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: download part '%s' is sized by the client's nodes; "
+                                 "per-client sizes are for uploads", a->name, q->name);
+        rule[0] = q->rows;
+        rule[1] = q->cols;
+        for (k = 0; k < 2; k++) {
+            int pi = FGL__DIM_PARAM0 - rule[k];
+            double v;
+            if (rule[k] > FGL__DIM_PARAM0) continue;
+            if (pi >= a->n_params || a->params[pi].type != FGL_PARAM_INT)
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name, q->name);
+            v = run->set.value[pi];
+            if (!(v >= 1 && v <= 2147483647.0))
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by parameter %s = %g; it must be a "
+                                     "positive integer", a->name, q->name, a->params[pi].name, v);
+        }
     }
     for (i = 1; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
@@ -1511,6 +1620,9 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
         if (uses_emb && (size_t)fgl_model_emb_dim(m) != d->emb)
             return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d embeds in %d dimensions, client 0 in %zu",
                                  a->name, i, fgl_model_emb_dim(m), d->emb);
+        if (uses_input && (size_t)m->spec.in_dim != d->input)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d has %d input features, client 0 %zu; the "
+                                 "messages need one width", a->name, i, m->spec.in_dim, d->input);
     }
     return FGL_OK;
 }
@@ -1614,10 +1726,15 @@ static int fgl__broadcast(fgl_run *run) {
 }
 
 /* The declared sizes of a client's messages. */
-static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *d) {
+static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims) {
+    fgl__dims d = *dims;
     int p;
-    for (p = 0; p < run->algo.n_up; p++) c->up_len[p] = fgl__part_size(d, &run->algo.up[p]);
-    for (p = 0; p < run->algo.n_down; p++) c->down_len[p] = fgl__part_size(d, &run->algo.down[p]);
+    d.nodes = (size_t)run->n_nodes[c->id];
+    for (p = 0; p < run->algo.n_up; p++) {
+        c->up_len[p] = fgl__part_size(&d, &run->algo.up[p]);
+        run->up_len_of[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up_len[p];
+    }
+    for (p = 0; p < run->algo.n_down; p++) c->down_len[p] = fgl__part_size(&d, &run->algo.down[p]);
     c->up.decl = run->algo.up;
     c->up.n_parts = run->algo.n_up;
 }
@@ -1665,6 +1782,9 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->share = share;
     s->init = &run->ref.params;
     s->n_registered = run->n_registered;
+    s->n_nodes = run->n_nodes;
+    s->pub = run->pub;
+    s->up_len_of = run->up_len_of;
     s->up = run->up_view;
     s->down = run->down;
     if (weights && (rc = fgl__check_shared(run))) return rc;
@@ -1718,6 +1838,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x;
+        if (d->kind == FGL_SEND_DATA && (d->flags & FGL_PART_OPTIONAL)) continue; /* allocated by fgl_up */
         if (!(x = fgl__msg_own(&c->up, p, c->up_len[p]))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_DELTA) fgl_client_pack(c, &c->model.params, x);
         if (d->kind == FGL_SEND_DELTA) {
@@ -1946,6 +2067,15 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
     fgl_bytes_put_u32(&b, (uint32_t)c->eval_after_train);
     fgl_bytes_put_u32(&b, (uint32_t)(c->eval_every > 1 ? c->eval_every : 1));
     fgl_bytes_put_u32(&b, (uint32_t)run->n_clients);
+    if (run->pub) { /* the server's public data */
+        const fgl_node_data *pd = run->pub;
+        fgl_bytes_put_u32(&b, (uint32_t)pd->n_nodes);
+        fgl_bytes_put_u32(&b, (uint32_t)pd->n_feat);
+        fgl__put_sum(&b, pd->y, sizeof(int) * (size_t)pd->n_nodes);
+        fgl__put_csr_sum(&b, &pd->adj);
+        fgl__put_sum(&b, pd->x.data, pd->x.data ? sizeof(float) * fgl_tensor_size(&pd->x) : 0);
+        if (pd->x_sparse.rows) fgl__put_csr_sum(&b, &pd->x_sparse);
+    }
     for (i = 0; i < run->n_clients; i++) {
         const fgl_client *cl = &run->clients[i];
         const fgl_model_spec *s = &cl->spec;
@@ -4084,6 +4214,7 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc) {
     for (i = 0; sc->graphs && i < sc->n_clients; i++) fgl_graph_set_free(&sc->graphs[i]);
     FGL_FREE(sc->node);
     FGL_FREE(sc->graphs);
+    fgl_node_data_free(&sc->pub);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -4135,19 +4266,88 @@ done:
     return rc;
 }
 
-static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, int how, int k, double train,
-                                   double val, int keep_split, uint64_t seed, fgl_error *err) {
-    int n = full->n_nodes, i, rc = FGL_OK;
+/* Label-Dirichlet assignment of nodes (the FedGCN-style split): unlabelled
+ * nodes form one more pseudo-class so every node is assigned. */
+static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed, int *part,
+                               fgl_error *err) {
+    int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0;
+    int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!lab) return fgl_error_set(err, FGL_ERR_NOMEM, "dirichlet split: out of memory");
+    for (i = 0; i < n; i++) {
+        lab[i] = d->y && d->y[i] >= 0 && d->y[i] < C ? d->y[i] : C;
+        unl |= lab[i] == C;
+    }
+    rc = fgl_split_dirichlet(lab, n, C + unl, k, alpha, min_per_client, seed, part, err);
+    FGL_FREE(lab);
+    return rc;
+}
+
+/* Withhold `count` random nodes of full: *pub gets them (induced edges),
+ * *rest the others (induced edges). */
+static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub, fgl_node_data *rest,
+                               fgl_error *err) {
+    int n = full->n_nodes, i, m = 0, rc;
+    int *pick = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(count, 1));
+    int *others = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    unsigned char *taken = (unsigned char *)fgl__zalloc((size_t)FGL__MAX(n, 1));
+    fgl_rng r;
+    if (!pick || !others || !taken) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "public nodes: out of memory");
+        goto done;
+    }
+    fgl_rng_init(&r, seed, 0x5055424c4943ull); /* "PUBLIC" */
+    if ((rc = fgl_rng_sample(&r, n, count, pick))) {
+        rc = fgl_error_set(err, rc, "public nodes: cannot draw %d of %d", count, n);
+        goto done;
+    }
+    for (i = 1; i < count; i++) { /* ascending ids: the public set reads in the data's order */
+        int j = i, x = pick[i];
+        while (j > 0 && pick[j - 1] > x) {
+            pick[j] = pick[j - 1];
+            j--;
+        }
+        pick[j] = x;
+    }
+    for (i = 0; i < count; i++) taken[pick[i]] = 1;
+    for (i = 0; i < n; i++)
+        if (!taken[i]) others[m++] = i;
+    if ((rc = fgl_node_data_subgraph(full, pick, count, pub, err))) goto done;
+    snprintf(pub->name, sizeof pub->name, "%.50s-public", full->name);
+    if ((rc = fgl_node_data_subgraph(full, others, m, rest, err))) fgl_node_data_free(pub);
+done:
+    FGL_FREE(pick);
+    FGL_FREE(others);
+    FGL_FREE(taken);
+    return rc;
+}
+
+static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train,
+                                   double val, int keep_split, double alpha, int min_per_client, int public_nodes,
+                                   uint64_t seed, fgl_error *err) {
+    int n = all->n_nodes, i, rc = FGL_OK;
     int *part = NULL;
+    fgl_node_data rest;
+    const fgl_node_data *full = all;
     memset(sc, 0, sizeof *sc);
+    fgl_node_data_init(&rest);
     if (how == FGL_PART_NONE) k = 1;
-    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", full->name, k, n);
+    if (public_nodes < 0 || public_nodes >= n)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
+    n -= public_nodes;
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", all->name, k, n);
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
-        how != FGL_PART_NONE)
+        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE)
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
-                             "overlap, none)", fgl_part_name(how));
+                             "overlap, dirichlet, none)", fgl_part_name(how));
+    if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
+        return fgl_error_set(err, FGL_ERR_ARG, "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
+                             "must fit in %d nodes", alpha, k, min_per_client, n);
+    if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
+        if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
+        full = &rest;
+    }
     sc->task = FGL_TASK_NODE;
     sc->how = how;
     sc->edge_cut = -1;
@@ -4165,6 +4365,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, 
         fgl_index_lists_free(&l);
     } else {
         if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
+        else if (how == FGL_PART_DIRICHLET) rc = fgl__node_dirichlet(full, k, alpha, min_per_client, seed, part, err);
         else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
         else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
         else rc = fgl_partition_random(n, k, seed, part, err);
@@ -4188,6 +4389,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, 
     }
 done:
     FGL_FREE(part);
+    fgl_node_data_free(&rest);
     if (rc) {
         sc->n_clients = k; /* free what exists */
         fgl_scenario_free(sc);
@@ -4449,8 +4651,10 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
         if (c.keep_split && how == FGL_PART_NONE && !ds->node.split)
             return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
-        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.seed, err);
+        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.alpha, c.min_per_client,
+                                       c.public_nodes, c.seed, err);
     }
+    if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1) return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
     if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)

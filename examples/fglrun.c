@@ -8,7 +8,8 @@
  *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
  *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
  *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
- *          [--stop-after R] [--eval-every N]
+ *          [--stop-after R] [--eval-every N] [--optim adam|sgd] [--momentum M] [--head linear|none|mlp]
+ *          [--public-nodes N]
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -67,6 +68,10 @@ typedef struct options {
     const char *data_dir;
     int stop_after;      /* with --checkpoint: stop after this round (0: run to the end) */
     int eval_every;      /* evaluate every N rounds and at the last (0: every round) */
+    int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
+    double momentum;     /* SGD momentum (< 0: 0) */
+    int head;            /* -1: the model's default; FGL_HEAD_* */
+    int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
 } options;
 
 static void usage(FILE *f) {
@@ -79,12 +84,17 @@ static void usage(FILE *f) {
             "              [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]\n"
             "              [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]\n"
             "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
-            "              [--stop-after R] [--eval-every N]\n"
+            "              [--stop-after R] [--eval-every N] [--optim adam|sgd] [--momentum M]\n"
+            "              [--head linear|none|mlp] [--public-nodes N]\n"
             "\n"
             "--checkpoint FILE saves the run after every round and resumes from FILE if it exists (one file per run:\n"
             "  FILE.ALGO.seedS with several algorithms or seeds); --stop-after R stops after round R, leaving it.\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
             "--features raw skips the row normalisation of node features (default row).\n"
+            "--optim sgd [--momentum M] trains every client with SGD (default: Adam); --head none makes the last\n"
+            "  GNN layer emit the classes (GCN(d -> hidden -> C) with 2 layers; default: a linear classifier).\n"
+            "--public-nodes N withholds N random nodes (split seed) from every client and gives them to the server\n"
+            "  as public data (pfedgnn's anchors, as its authors' code).\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
             "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
             "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
@@ -167,6 +177,8 @@ static int parse_args(int argc, char **argv, options *o) {
     o->eval_point = -1;
     o->k_dse = o->k_rwse = 16;
     o->train_frac = o->val_frac = -1;
+    o->optim = o->head = -1;
+    o->momentum = -1;
     o->data_dir = getenv("FGL_DATA");
     if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
     for (i = 1; i < argc; i++) {
@@ -267,6 +279,23 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--stop-after")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->stop_after)) return bad("--stop-after needs a positive round, not '%s'", v);
+        } else if (!strcmp(a, "--optim")) {
+            NEED_VALUE();
+            if (!strcmp(v, "sgd")) o->optim = FGL_SGD;
+            else if (!strcmp(v, "adam")) o->optim = FGL_ADAM;
+            else return bad("--optim is adam or sgd, not '%s'", v);
+        } else if (!strcmp(a, "--momentum")) {
+            NEED_VALUE();
+            if (!parse_double(v, 0, 0.999999, &o->momentum)) return bad("--momentum needs a number in [0, 1), not '%s'", v);
+        } else if (!strcmp(a, "--head")) {
+            NEED_VALUE();
+            if (!strcmp(v, "none")) o->head = FGL_HEAD_NONE;
+            else if (!strcmp(v, "linear")) o->head = FGL_HEAD_LINEAR;
+            else if (!strcmp(v, "mlp")) o->head = FGL_HEAD_MLP;
+            else return bad("--head is linear, none or mlp, not '%s'", v);
+        } else if (!strcmp(a, "--public-nodes")) {
+            NEED_VALUE();
+            if (!parse_int(v, 0, 100000000, &o->public_nodes)) return bad("--public-nodes needs an integer >= 0, not '%s'", v);
         } else if (!strcmp(a, "--data-dir")) {
             NEED_VALUE();
             o->data_dir = v;
@@ -308,6 +337,7 @@ static int parse_args(int argc, char **argv, options *o) {
 #undef NEED_VALUE
     }
     if (o->stop_after && !o->checkpoint) return bad("%s", "--stop-after needs --checkpoint FILE");
+    if (o->momentum >= 0 && o->optim != FGL_SGD) return bad("%s", "--momentum is for --optim sgd");
     return 0;
 }
 
@@ -367,6 +397,7 @@ static int make_scenario(const options *o, const fgl_dataset *ds, fgl_scenario *
     c.train = o->train_frac;
     c.val = o->val_frac;
     c.keep_split = o->public_split;
+    c.public_nodes = o->public_nodes;
     c.seed = o->split_seed;
     return fgl_scenario_make(sc, ds, &c, err);
 }
@@ -380,6 +411,7 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
                ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes,
                ds->features);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
+        if (sc->pub.n_nodes > 0) printf(", \"public_nodes\": %d", sc->pub.n_nodes);
     } else {
         long graphs = 0, edges = 0;
         for (i = 0; i < ds->n_sets; i++) {
@@ -498,7 +530,7 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, c
 
 /* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
 static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_client_data *cd, int K, int task,
-                   result *res, int idx) {
+                   const fgl_node_data *pub, result *res, int idx) {
     const fgl_algo *algo = fgl_algo_find(algo_name);
     fgl_fed_config cfg = fgl_fed_config_default(task);
     fgl_run run;
@@ -510,6 +542,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     if (o->rounds > 0) cfg.rounds = o->rounds;
     if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
     if (o->batch > 0) cfg.batch_size = o->batch;
+    if (o->optim >= 0) { /* another optimizer with the protocol's learning rate and weight decay */
+        fgl_optim_config oc = fgl_optim_default(o->optim);
+        oc.lr = cfg.optim.lr;
+        oc.weight_decay = cfg.optim.weight_decay;
+        if (o->momentum >= 0) oc.momentum = (float)o->momentum;
+        cfg.optim = oc;
+    }
     if (o->lr >= 0) cfg.optim.lr = (float)o->lr;
     if (o->wd >= 0) cfg.optim.weight_decay = (float)o->wd;
     cfg.frac = (float)o->frac;
@@ -520,6 +559,11 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     cfg.eval_every = o->eval_every;
     if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
+        return 1;
+    }
+    if (pub && pub->n_nodes > 0 && fgl_run_set_public(&run, pub, &err)) {
+        fprintf(stderr, "fglrun: %s\n", err.msg);
+        fgl_run_free(&run);
         return 1;
     }
     for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only (checked before) */
@@ -669,6 +713,7 @@ int fglrun_main(int argc, char **argv) {
     }
     tmpl = fgl_model_spec_default(o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task, 1, 1);
     if (o.hidden > 0) tmpl.hidden = o.hidden;
+    if (o.head >= 0) tmpl.head = o.head;
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     fgl_scenario_clients(&sc, &tmpl, cd);
@@ -683,7 +728,7 @@ int fglrun_main(int argc, char **argv) {
     }
     for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
         for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
-            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &res[a], s);
+            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &sc.pub, &res[a], s);
             stopped |= rc == 3;
         }
     if (rc == 3) rc = 0;
