@@ -3,6 +3,7 @@
 #
 #   make build/fglrun && sh bench/results.sh fedpub chem
 #   JOBS=2 SEEDS=3 sh bench/results.sh baselines
+#   FGLRUN=build/fglrun-abc123 COMMIT=abc123 sh bench/results.sh pfedgnn   # a saved binary
 #
 # Each experiment is one fglrun call (--seeds N: model seeds 1..N, the split
 # seed fixed) whose --json line is appended, with a label, to
@@ -129,7 +130,7 @@ run_one() { # SECTION|LABEL|ARGS
     "{"*) ;;
     *) echo "FAILED: $label (fglrun $args)" >&2; return 0 ;;
     esac
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
     echo "done: $label" >&2
 }
