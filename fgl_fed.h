@@ -655,6 +655,23 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
 FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
+/* ------------------------------------------------------------------------ */
+/* How a client-to-client matrix relates to the clients' labels             */
+/* ------------------------------------------------------------------------ */
+
+/* Spearman's rank correlation of x and y (n values; ties get their mean
+ * rank); 0 if either is constant or n < 2. */
+FGLDEF double fgl_spearman(const double *x, const double *y, int n);
+/* sim (K x K) = cosine similarity of the clients' label histograms (all
+ * their labelled nodes, or all their graphs). */
+FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim);
+/* The mean over clients i of the Spearman correlation, across j != i,
+ * between m[i][j] (e.g. an algorithm's client_matrix) and ref[i][j] (e.g.
+ * fgl_label_similarity): 1 when every client ranks the others in the order
+ * of ref. perm (may be NULL) compares with ref[perm[i]][perm[j]] instead: a
+ * random permutation gives a null value. */
+FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm);
+
 #ifdef __cplusplus
 }
 #endif
@@ -4142,6 +4159,408 @@ static fgl_algo fgl__fedtgp(void) {
     return a;
 }
 
+/* --- pFedGNN (Kataria, Malik, Shukla, Bhilwade, Kumar, LoG 2025) ----------------- */
+/* A collaboration graph between clients inferred once, before training,
+ * from distances to public anchors, then personalised weight mixing.
+ * One shot: the server asks every client (download part "ask", 4 bytes)
+ * for the squared distances from each of its n_i nodes' features to K_a
+ * anchors (upload "dist", n_i x K_a floats, sent once; with blocks=1 also
+ * its n_i x n_i node-node block "block", as the authors' code). Anchors:
+ * K_a real nodes withheld from every client and held by the server
+ * (fgl_run_set_public; fglrun --public-nodes), sent once to every client
+ * (download "anchors", K_a x d floats), as the authors' code (default when
+ * the server holds public nodes); or K_a random points N(0, anchor_scale^2
+ * / d I) drawn from the run seed by server and clients alike (the paper's
+ * "any public points"; no bytes). With K_a < d the features cannot be
+ * recovered from the distances (the paper's Lemma 1); the report says
+ * whether that holds.
+ * Server: the anchors' classical-MDS frame (rank r <= K_a - 1), each
+ * client's nodes placed by landmark MDS (method=0: Nystrom, closed form) or
+ * refined by anchored weighted SMACOF (method=1, the authors' code: weight 1
+ * on the observed distances, anchors fixed, at most max_iter iterations,
+ * stop when the stress falls by less than tol relatively); the completed
+ * distances are those of the placed nodes. Affinity kernel (kernel=0: the
+ * authors' row-max kernel and random-walk Laplacian; kernel=1: exp(-D^2 /
+ * sigma^2) with the combinatorial Laplacian), L_C = P L_G P^T by per-client-
+ * pair sums, never an N x N matrix (fgl_coarsen_clients: every pair up to
+ * 50,000 nodes, 256 sampled nodes per client beyond, or pair_sample), and
+ * w_ij proportional to -(L_C)_ij for j != i, rows normalised (the
+ * client_matrix).
+ * Rounds (all of them, from the aggregation that completes the graph on):
+ *     theta_i <- alpha theta_i + (1 - alpha) sum_{j != i} w_ij theta_j
+ * over the accepted uploads (w renormalised over them; a client without a
+ * neighbour keeps its model), on fgl_mix_rows, each client receiving its own
+ * row. alpha = 0 is the authors' code (no self term); the paper's best:
+ * 0.7 (Cora), 0.2 (CiteSeer). Until every client's distances are in, each
+ * keeps its own model. Sent: round 0 up 4 (n + 1 + n_i K_a) (+ 4 n_i^2),
+ * later rounds 4 (n + 1); down 4 n a round, plus 4 (1 + K_a d) once. Not
+ * implemented: the pre-release's extra pFedGraph term lam <u_i, theta> /
+ * ||theta|| in the local loss (not in the paper). */
+
+/* The anchors: the server's first K_a public nodes, or random points. */
+static int fgl__pfn_public(const fgl_server *s) { return fgl_get(s->set, "anchor_nodes") != 0 && s->pub != NULL; }
+
+static void fgl__pfn_random_anchors(uint64_t seed, float scale, int K, int d, float *a) {
+    fgl_rng r;
+    size_t k;
+    fgl_rng_init(&r, seed, 0x414e43484f52ull); /* "ANCHOR" */
+    for (k = 0; k < (size_t)K * (size_t)d; k++) a[k] = (float)(scale * fgl_rng_normal(&r) / sqrt((double)d));
+}
+
+typedef struct fgl__pfn_frame {
+    fgl_anchor_frame f;
+    float *anchors;   /* K_a x d */
+    int d;            /* feature width */
+} fgl__pfn_frame;
+
+static void fgl__pfn_frame_free(void *p) {
+    fgl__pfn_frame *fr = (fgl__pfn_frame *)p;
+    fgl_anchor_frame_free(&fr->f);
+    FGL_FREE(fr->anchors);
+}
+
+static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    (void)set;
+    if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "pfedgnn: node classification only");
+    return FGL_OK;
+}
+
+static int fgl__pfn_server_init(fgl_server *s) {
+    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc, q;
+    int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
+    fgl__pfn_frame *fr;
+    double *d2;
+    fgl_error err;
+    float *theta;
+    for (q = 0; q < s->algo->n_down; q++)
+        if (!strcmp(s->algo->down[q].name, "anchors")) break;
+    d = (int)(s->down_len[q] / (size_t)Ka);
+    if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
+    if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
+    if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
+    if (fgl_get(s->set, "blocks") != 0 && method != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
+    if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
+    if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka, s->pub->n_nodes);
+    for (i = 0; i < K; i++) N += s->n_nodes[i];
+    fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
+    d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
+    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d))) return FGL_ERR_NOMEM;
+    fr->d = d;
+    if (fgl__pfn_public(s)) { /* the first K_a public nodes, as their features are */
+        const fgl_node_data *pd = s->pub;
+        memset(fr->anchors, 0, sizeof(float) * (size_t)Ka * (size_t)d);
+        for (i = 0; i < Ka; i++) {
+            if (pd->x.data) {
+                memcpy(fr->anchors + (size_t)i * d, pd->x.data + (size_t)i * d, sizeof(float) * (size_t)d);
+            } else {
+                int p;
+                for (p = pd->x_sparse.indptr[i]; p < pd->x_sparse.indptr[i + 1]; p++)
+                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] = pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
+            }
+        }
+    } else {
+        fgl__pfn_random_anchors(s->fed->seed, (float)fgl_get(s->set, "anchor_scale"), Ka, d, fr->anchors);
+    }
+    for (i = 0; i < Ka; i++)
+        for (j = 0; j < Ka; j++) {
+            double acc = 0;
+            int f;
+            for (f = 0; f < d; f++) {
+                double t = (double)fr->anchors[(size_t)i * d + f] - fr->anchors[(size_t)j * d + f];
+                acc += t * t;
+            }
+            d2[(size_t)i * Ka + j] = acc;
+        }
+    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
+        return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+    theta = fgl_new_floats(&s->store, "theta", (size_t)K * s->n_shared);
+    fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
+    fgl_new_ints(&s->store, "has_dist", (size_t)K);
+    fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
+    fgl_new_ints(&s->store, "iters", (size_t)K);
+    fgl_new_floats(&s->store, "lc", (size_t)K * K);       /* the coarsened Laplacian */
+    fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
+    fgl_new_ints(&s->store, "ready", 1);
+    if (s->store.err) return s->store.err;
+    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + (size_t)i * s->n_shared);
+    return FGL_OK;
+}
+
+/* Until the server has a client's distances it asks for them (and sends the
+ * public anchors). */
+static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
+    float *ask, *a;
+    (void)down;
+    if (fgl_ints(&s->store, "has_dist")[client]) return FGL_OK;
+    if (!(ask = fgl_download_part(s, client, "ask"))) return FGL_ERR_NOMEM;
+    ask[0] = 1.0f;
+    if (fgl__pfn_public(s)) {
+        const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+        if (!(a = fgl_download_part(s, client, "anchors"))) return FGL_ERR_NOMEM;
+        memcpy(a, fr->anchors, sizeof(float) * (size_t)fr->f.K * (size_t)fr->d);
+    }
+    return FGL_OK;
+}
+
+/* Asked: the squared distances of every node to the anchors (and the block). */
+static int fgl__pfn_upload(fgl_client *c) {
+    int Ka = (int)fgl_get(c->set, "anchors"), d = c->model.spec.in_dim, rc;
+    const float *anchors = fgl_down(c, "anchors");
+    float *dist, *block;
+    fgl_error err;
+    if (!fgl_down(c, "ask")) {
+        fgl_up_drop(c, "dist");
+        fgl_up_drop(c, "block");
+        return FGL_OK;
+    }
+    if (!anchors) { /* random anchors: drawn from the run seed, as the server did */
+        float *a = (float *)fgl_scratch(&c->store, sizeof(float) * (size_t)Ka * (size_t)d);
+        if (!a) return FGL_ERR_NOMEM;
+        fgl__pfn_random_anchors(c->fed->seed, (float)fgl_get(c->set, "anchor_scale"), Ka, d, a);
+        anchors = a;
+    }
+    if (!(dist = fgl_up(c, "dist"))) return c->error;
+    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    if (fgl_get(c->set, "blocks") == 0) {
+        fgl_up_drop(c, "block");
+    } else {
+        if (!(block = fgl_up(c, "block"))) return c->error;
+        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    }
+    return FGL_OK;
+}
+
+/* Place newly arrived clients' nodes; once all are in, the graph. */
+static int fgl__pfn_oneshot(fgl_server *s) {
+    const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    int K = s->n_clients, r = fr->f.r, i, off = 0, rc, all = 1;
+    int *has = fgl_ints(&s->store, "has_dist"), *iters = fgl_ints(&s->store, "iters"), *ptr;
+    float *emb = fgl_floats(&s->store, "emb"), *stress = fgl_floats(&s->store, "stress");
+    fgl_error err;
+    for (i = 0; i < K; i++) {
+        const float *dist = fgl_upload(s, i, "dist");
+        int n = s->n_nodes[i];
+        if (!has[i] && dist) {
+            float *z = emb + (size_t)off * r;
+            fgl_anchor_embed(&fr->f, dist, n, z);
+            if (fgl_get(s->set, "method") == 1) {
+                double s0 = 0, s1 = 0;
+                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, (int)fgl_get(s->set, "max_iter"),
+                                           fgl_get(s->set, "tol"), z, &s0, &s1, &err);
+                if (it < 0) return fgl_server_fail(s, it, "pfedgnn: client %d: %s", i, err.msg);
+                iters[i] = it;
+                stress[2 * i] = (float)s0;
+                stress[2 * i + 1] = (float)s1;
+            }
+            has[i] = 1;
+        }
+        all &= has[i];
+        off += n;
+    }
+    if (!all || fgl_ints(&s->store, "ready")[0]) return FGL_OK;
+    {
+        fgl_coarsen_config cc = fgl_coarsen_default();
+        double *lc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+        double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+        int sample = (int)fgl_get(s->set, "pair_sample");
+        ptr = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)(K + 1));
+        if (!lc || !w || !ptr) return FGL_ERR_NOMEM;
+        for (i = 0; i < K; i++) ptr[i + 1] = ptr[i] + s->n_nodes[i];
+        cc.kernel = (int)fgl_get(s->set, "kernel");
+        cc.sigma = fgl_get(s->set, "sigma");
+        cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
+        cc.seed = s->fed->seed;
+        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err))) return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+        fgl_collab_weights(lc, K, w);
+        for (i = 0; i < K * K; i++) {
+            fgl_floats(&s->store, "lc")[i] = (float)lc[i];
+            fgl_floats(&s->store, "w")[i] = (float)w[i];
+        }
+        fgl_ints(&s->store, "ready")[0] = 1;
+    }
+    return FGL_OK;
+}
+
+static int fgl__pfn_aggregate(fgl_server *s) {
+    int K = s->n_clients, i, j, rc, ready;
+    size_t n = s->n_shared;
+    double alpha = fgl_get(s->set, "alpha");
+    float *theta = fgl_floats(&s->store, "theta"), *w = fgl_floats(&s->store, "w");
+    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+    int *has = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    if (!ups || !mix || !has) return FGL_ERR_NOMEM;
+    if ((rc = fgl__pfn_oneshot(s))) return rc;
+    if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: everyone keeps their model */
+    ready = fgl_ints(&s->store, "ready")[0];
+    fgl_server_gather(s, "theta", ups, has);
+    for (i = 0; i < K; i++)
+        if (!has[i]) memcpy(ups + (size_t)i * n, theta + (size_t)i * n, sizeof(float) * n); /* its last model here */
+    for (i = 0; i < K; i++) {
+        double sum = 0;
+        for (j = 0; ready && j < K; j++)
+            if (j != i && has[j]) sum += w[(size_t)i * K + j];
+        for (j = 0; j < K; j++) {
+            double v = j == i ? (sum > 0 ? alpha : 1.0) : sum > 0 && has[j] ? (1 - alpha) * w[(size_t)i * K + j] / sum : 0.0;
+            mix[(size_t)i * K + j] = v;
+        }
+    }
+    return fgl_mix_rows(K, mix, ups, n, theta, NULL);
+}
+
+static const float *fgl__pfn_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "w") : NULL; }
+
+static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
+    const fgl_server *s = &run->server;
+    const fgl__pfn_frame *fr;
+    int K = run->n_clients, Ka, i, d;
+    double bytes = 0, s0 = 0, s1 = 0;
+    if (!run->started || !cap) return;
+    fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    Ka = fr->f.K;
+    d = run->clients[0].model.spec.in_dim;
+    for (i = 0; i < K; i++) {
+        bytes += 4.0 * run->n_nodes[i] * Ka + (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
+        s0 += fgl_floats(&s->store, "stress")[2 * i];
+        s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
+    }
+    snprintf(buf, cap, "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
+             "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
+             Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+             4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
+             fgl_ints(&s->store, "ready")[0]);
+}
+
+static fgl_algo fgl__pfedgnn(void) {
+    fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
+                              "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
+                       "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code; "
+                       "paper's best 0.7 Cora)");
+    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100, "K_a anchors (authors' code: 100; private if K_a < features)");
+    fgl_algo_param_add(&a, "anchor_nodes", FGL_PARAM_INT, 1,
+                       "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
+    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1, "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0, "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
+    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3, "SMACOF stops when the stress falls by less than this (relative)");
+    fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
+    fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
+    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
+    fgl_algo_param_add(&a, "pair_sample", FGL_PARAM_INT, 0,
+                       "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
+    fgl_algo_upload(&a, "dist", FGL_SEND_DATA, FGL_DIM_NODES, fgl_algo_param_dim(&a, "anchors"), FGL_PART_OPTIONAL);
+    fgl_algo_upload(&a, "block", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_NODES, FGL_PART_OPTIONAL);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
+    fgl_algo_download(&a, "ask", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL, NULL);
+    a.prepare_spec = fgl__pfn_spec;
+    a.upload = fgl__pfn_upload;
+    a.server_init = fgl__pfn_server_init;
+    a.aggregate = fgl__pfn_aggregate;
+    a.download = fgl__pfn_download;
+    a.report = fgl__pfn_report;
+    a.client_matrix = fgl__pfn_matrix;
+    return a;
+}
+
+/* --- client matrices against the clients' labels --------------------------------- */
+
+/* ranks 1..n of x, ties averaged (O(n^2): n is a number of clients) */
+static void fgl__ranks(const double *x, int n, double *r) {
+    int i, j;
+    for (i = 0; i < n; i++) {
+        double less = 0, equal = 0;
+        for (j = 0; j < n; j++) {
+            less += x[j] < x[i];
+            equal += x[j] == x[i];
+        }
+        r[i] = less + (equal + 1) / 2.0;
+    }
+}
+
+FGLDEF double fgl_spearman(const double *x, const double *y, int n) {
+    double *rx, *ry, mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0, rho;
+    int i;
+    if (n < 2) return 0;
+    rx = (double *)FGL_MALLOC(sizeof(double) * 2 * (size_t)n);
+    if (!rx) return 0;
+    ry = rx + n;
+    fgl__ranks(x, n, rx);
+    fgl__ranks(y, n, ry);
+    for (i = 0; i < n; i++) {
+        mx += rx[i] / n;
+        my += ry[i] / n;
+    }
+    for (i = 0; i < n; i++) {
+        sxy += (rx[i] - mx) * (ry[i] - my);
+        sxx += (rx[i] - mx) * (rx[i] - mx);
+        syy += (ry[i] - my) * (ry[i] - my);
+    }
+    rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+    FGL_FREE(rx);
+    return rho;
+}
+
+FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim) {
+    int i, j, c, C = 0;
+    double *h;
+    for (i = 0; i < K; i++) {
+        int ci = cd[i].node ? cd[i].node->n_classes : cd[i].graphs ? cd[i].graphs->n_classes : 0;
+        C = ci > C ? ci : C;
+    }
+    h = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(K * C, 1));
+    if (!h) return FGL_ERR_NOMEM;
+    memset(h, 0, sizeof(double) * (size_t)FGL__MAX(K * C, 1));
+    for (i = 0; i < K; i++) {
+        int n = cd[i].node ? cd[i].node->n_nodes : cd[i].graphs ? cd[i].graphs->n_graphs : 0;
+        const int *y = cd[i].node ? cd[i].node->y : cd[i].graphs ? cd[i].graphs->y : NULL;
+        for (j = 0; y && j < n; j++)
+            if (y[j] >= 0 && y[j] < C) h[(size_t)i * C + y[j]] += 1;
+    }
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            double dot = 0, ni = 0, nj = 0;
+            for (c = 0; c < C; c++) {
+                dot += h[(size_t)i * C + c] * h[(size_t)j * C + c];
+                ni += h[(size_t)i * C + c] * h[(size_t)i * C + c];
+                nj += h[(size_t)j * C + c] * h[(size_t)j * C + c];
+            }
+            sim[(size_t)i * K + j] = ni > 0 && nj > 0 ? dot / sqrt(ni * nj) : 0;
+        }
+    FGL_FREE(h);
+    return FGL_OK;
+}
+
+FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm) {
+    double *a, *b, sum = 0;
+    int i, j, n;
+    if (K < 3) return 0; /* fewer than two others to rank */
+    a = (double *)FGL_MALLOC(sizeof(double) * 2 * (size_t)K);
+    if (!a) return 0;
+    b = a + K;
+    for (i = 0; i < K; i++) {
+        n = 0;
+        for (j = 0; j < K; j++) {
+            if (j == i) continue;
+            a[n] = m[(size_t)i * K + j];
+            b[n] = perm ? ref[(size_t)perm[i] * K + perm[j]] : ref[(size_t)i * K + j];
+            n++;
+        }
+        sum += fgl_spearman(a, b, n);
+    }
+    FGL_FREE(a);
+    return sum / K;
+}
+
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -4159,7 +4578,8 @@ static fgl__registry *fgl__reg(void) {
         static fgl_algo (*const make[])(void) = {fgl__local,     fgl__fedavg,   fgl__fedprox,  fgl__fedper,
                                                  fgl__scaffold,  fgl__ditto,    fgl__moon,     fgl__feddc,
                                                  fgl__gcfl,      fgl__gcflplus, fgl__fedamp,   fgl__pfedgraph,
-                                                 fgl__fedproto,  fgl__fedtgp,   fgl__fedstar,  fgl__fedpub};
+                                                 fgl__fedproto,  fgl__fedtgp,   fgl__fedstar,  fgl__fedpub,
+                                                 fgl__pfedgnn};
         int i, n = (int)(sizeof make / sizeof make[0]);
         for (i = 0; i < n; i++) reg.algo[i] = make[i]();
         reg.n = n;

@@ -507,6 +507,8 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
 
 typedef struct result {
     double best[1000], last[1000], secs[1000];
+    double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
+    int has_rho;
     size_t up, down;
     int rejected, n;
     char report[512];
@@ -530,7 +532,7 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, c
 
 /* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
 static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_client_data *cd, int K, int task,
-                   const fgl_node_data *pub, result *res, int idx) {
+                   const fgl_node_data *pub, const double *labsim, result *res, int idx) {
     const fgl_algo *algo = fgl_algo_find(algo_name);
     fgl_fed_config cfg = fgl_fed_config_default(task);
     fgl_run run;
@@ -631,6 +633,10 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, fgl_c
     res->n = idx + 1;
     res->report[0] = 0;
     if (algo->report) algo->report(&run, res->report, sizeof res->report);
+    if (labsim && algo->client_matrix && algo->client_matrix(&run)) { /* does the matrix follow the labels? */
+        res->rho[idx] = fgl_rowwise_spearman(algo->client_matrix(&run), labsim, K, NULL);
+        res->has_rho = 1;
+    }
     if (o->out_dir) {
         write_round_csv(o->out_dir, algo->name, seed, &run);
         write_matrix(o->out_dir, algo->name, seed, &run);
@@ -657,6 +663,11 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", res->best[i]);
     fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm);
+    if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
+        double rm, rs;
+        mean_std(res->rho, res->n, &rm, &rs);
+        fprintf(f, ", \"matrix_label_spearman\": %.4f", rm);
+    }
     if (res->report[0]) fprintf(f, ", %s", res->report);
     fprintf(f, "}");
 }
@@ -669,6 +680,7 @@ int fglrun_main(int argc, char **argv) {
     fgl_model_spec tmpl;
     fgl_error err;
     result *res;
+    double *labsim = NULL;
     int rc = parse_args(argc, argv, &o), a, s, split, rounds, stopped = 0;
     static const char *default_algos[] = {"local", "fedavg", "fedper", "fedpub"};
     if (rc) return rc == 1 ? 0 : rc;
@@ -717,6 +729,11 @@ int fglrun_main(int argc, char **argv) {
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     fgl_scenario_clients(&sc, &tmpl, cd);
+    labsim = (double *)malloc(sizeof(double) * (size_t)sc.n_clients * (size_t)sc.n_clients);
+    if (labsim && fgl_label_similarity(cd, sc.n_clients, labsim)) {
+        free(labsim);
+        labsim = NULL;
+    }
     rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : ds.task == FGL_TASK_NODE ? 0.2 : 0.8;
@@ -728,12 +745,13 @@ int fglrun_main(int argc, char **argv) {
     }
     for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
         for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
-            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &sc.pub, &res[a], s);
+            rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, cd, sc.n_clients, ds.task, &sc.pub, labsim, &res[a], s);
             stopped |= rc == 3;
         }
     if (rc == 3) rc = 0;
     if (stopped) { /* partial runs: nothing to report until they are resumed */
         free(res);
+        free(labsim);
         free(cd);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
@@ -781,6 +799,7 @@ int fglrun_main(int argc, char **argv) {
         }
     }
     free(res);
+    free(labsim);
     free(cd);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);
