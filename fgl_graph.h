@@ -5957,7 +5957,7 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
                                fgl_error *err) {
     fgl_coarsen_config cfg = cfg_in ? *cfg_in : fgl_coarsen_default();
     fgl__anc_cols cols;
-    double *q = NULL, *m = NULL, *den = NULL, *acc = NULL, total = 0;
+    double *q = NULL, *m = NULL, *den = NULL, *acc = NULL, *cu = NULL, *cv = NULL, total = 0;
     float *e = NULL;
     int N, a, b, i, j, tile, rc = FGL_OK, *owner = NULL;
     if (K < 1 || !ptr || !lc || r < 1 || ptr[0] != 0) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: %d clients, dimension %d", K, r);
@@ -6045,20 +6045,34 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
             den[i + ii] = total * mx - s; /* 0: every distance equal, a uniform row */
         }
     }
-    /* pass 2: A_ij = (m_i - D_ij) / den_i, symmetrised, rows normalised, summed per client pair */
+    /* pass 2: A_ij = (m_i - D_ij) / den_i = u_i - D_ij v_i (v_i = 0, u_i = 1/N for a uniform row),
+     * symmetrised, rows normalised, summed per client pair; the columns' u, v gathered once */
+    for (i = 0; i < N; i++) {
+        double v = den[i] > 0 ? 1.0 / den[i] : 0.0;
+        m[i] = den[i] > 0 ? m[i] * v : 1.0 / total;
+        den[i] = v;
+    }
+    cu = (double *)FGL_MALLOC(sizeof(double) * (size_t)(cols.n > 0 ? cols.n : 1));
+    cv = (double *)FGL_MALLOC(sizeof(double) * (size_t)(cols.n > 0 ? cols.n : 1));
+    if (!cu || !cv) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "coarsen: out of memory");
+        goto done;
+    }
+    for (j = 0; j < cols.n; j++) {
+        cu[j] = m[cols.row[j]];
+        cv[j] = den[cols.row[j]];
+    }
     for (i = 0; i < N; i += tile) {
         int mrows = N - i < tile ? N - i : tile, ii;
         fgl__anc_tile(z, r, i, mrows, &cols, q, e);
         for (ii = 0; ii < mrows; ii++) {
             const float *row = e + (size_t)ii * cols.n;
             int p = i + ii;
-            double rowsum = 0, colsum = 0, rs;
+            double rowsum = 0, colsum = 0, rs, up = m[p], vp = den[p];
             for (b = 0; b < K; b++) acc[b] = 0;
             for (j = 0; j < cols.n; j++) {
                 double dj = sqrt((double)row[j]), wj = cols.weight[j];
-                int c = cols.row[j];
-                double aij = den[p] > 0 ? (m[p] - dj) / den[p] : 1.0 / total;
-                double aji = den[c] > 0 ? (m[c] - dj) / den[c] : 1.0 / total;
+                double aij = up - dj * vp, aji = cu[j] - dj * cv[j];
                 rowsum += wj * aij;
                 colsum += wj * aji;
                 acc[cols.owner[j]] += wj * 0.5 * (aij + aji);
@@ -6072,6 +6086,8 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
         for (b = 0; b < K; b++) lc[(size_t)a * K + b] = (a == b ? (double)(ptr[a + 1] - ptr[a]) : 0.0) - lc[(size_t)a * K + b];
 done:
     fgl__anc_cols_free(&cols);
+    FGL_FREE(cu);
+    FGL_FREE(cv);
     FGL_FREE(q);
     FGL_FREE(m);
     FGL_FREE(den);
