@@ -41,7 +41,16 @@
  * weights means. A download part naming a server buffer ("global") is sent
  * as it is, or one row of it per client with FGL_PART_ROW; other parts are
  * written by the algorithm's download hook. The shared groups are the value
- * of the algorithm's first group-list parameter ("share").
+ * of the algorithm's first group-list parameter ("share"). A size may also
+ * depend on the client (FGL_DIM_NODES: its node count, for uploads; the
+ * server reads each client's with fgl_upload_size) or on an integer
+ * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
+ * distances once. An optional upload part costs memory only once written
+ * (fgl_up) and until dropped (fgl_up_drop).
+ *
+ * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
+ * (fgl_scenario.pub: nodes withheld from every client); server hooks read
+ * it as s->pub, clients get only what a download sends.
  *
  * STATE IS ASKED OF THE RUNTIME. fgl_new_floats(&c->store, "ci", m) (in a
  * client_init or server_init hook) returns zeroed memory that the runtime
@@ -83,12 +92,15 @@
  *              global prototypes on the server with an adaptive margin
  *   fedstar    only the structure encoder of a feature/structure decoupled GNN
  *   fedpub     functional-embedding similarity and personal weight masks
+ *   pfedgnn    a one-shot collaboration graph from anchor distances (distance
+ *              completion, coarsening L_C = P L_G P^T), personalised mixing
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
- * Dirichlet label skew, IID, one dataset per client); fgl_scenario_clients
+ * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
+ * optionally withholding public nodes first); fgl_scenario_clients
  * gives each client a model spec sized to its data.
  *
  * EXAMPLE (README.md has a complete program)
