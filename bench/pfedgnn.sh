@@ -2,8 +2,8 @@
 # bench/pfedgnn.sh [completion] [oneshot] - the measurements behind RESULTS.md's
 # pFedGNN section that are not accuracy runs (those: bench/results.sh pfedgnn).
 #
-#   make build/bench/pfedgnn_completion build/bench/pfedgnn_oneshot
-#   nice -n 10 sh bench/pfedgnn.sh completion oneshot
+#   make build/bench/pfedgnn_completion build/bench/pfedgnn_oneshot build/bench/pfedgnn_graph
+#   nice -n 10 sh bench/pfedgnn.sh completion oneshot graph
 #
 # completion  the completion against the true distances, K_a swept, on fgl's
 #             synthetic node data (32 features) and on Cora (1,433):
@@ -12,6 +12,9 @@
 #             synthetic graphs of 10^4, 10^5 and 10^6 nodes, landmark and
 #             SMACOF, beside FedAvg's round (the runtime's own cost), one
 #             process each: bench/results/pfedgnn_oneshot.jsonl
+# graph       what the collaboration graph follows (labels or sizes) on the
+#             accuracy runs' splits, Cora and CS, the authors' kernel and the
+#             Gaussian one: bench/results/pfedgnn_graph.jsonl
 # Every line carries its label and commit; a label already in its file is
 # skipped (resumable). One process at a time, one thread.
 set -e
@@ -36,7 +39,7 @@ one() { # FILE LABEL COMMAND...: append each JSON line the command prints
     echo "done: $label" >&2
 }
 
-[ $# -eq 0 ] && set -- completion oneshot
+[ $# -eq 0 ] && set -- completion oneshot graph
 for sec in "$@"; do
     case $sec in
     completion)
@@ -50,6 +53,13 @@ for sec in "$@"; do
             one "$f" "oneshot synthetic $n 32 anchors landmark" "$B/pfedgnn_oneshot" $n 10 32 0
             one "$f" "oneshot synthetic $n 32 anchors smacof" "$B/pfedgnn_oneshot" $n 10 32 1
             one "$f" "oneshot synthetic $n fedavg" "$B/pfedgnn_oneshot" $n 10 32 0 fedavg
+        done ;;
+    graph)
+        for d in Cora CS; do
+            for sp in metis dirichlet; do
+                one "$OUT/pfedgnn_graph.jsonl" "graph $d $sp" "$B/pfedgnn_graph" $d $sp
+                one "$OUT/pfedgnn_graph.jsonl" "graph $d $sp kernel=1" "$B/pfedgnn_graph" $d $sp kernel=1
+            done
         done ;;
     *) echo "pfedgnn.sh: unknown section $sec" >&2; exit 2 ;;
     esac
