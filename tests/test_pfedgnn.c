@@ -656,6 +656,9 @@ static void test_pfedgnn_public_anchors(void) {
     a.upload = dist_upload;
     cfg.rounds = 2;
     FT_CHECK(fgl_run_init(&run, &cfg, &a, cd, 4, &err) == FGL_OK, "init: %s", err.msg);
+    sc.pub.n_feat++; /* public data of another width: refused */
+    FT_CHECK(fgl_run_set_public(&run, &sc.pub, &err) == FGL_ERR_SHAPE && strstr(err.msg, "features"), "width: %s", err.msg);
+    sc.pub.n_feat--;
     fgl_run_set(&run, "anchors", "20", &err);
     fgl_run_set(&run, "method", "0", &err);
     FT_CHECK(fgl_run_set_public(&run, &sc.pub, &err) == FGL_OK, "public: %s", err.msg);
