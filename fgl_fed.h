@@ -41,7 +41,16 @@
  * weights means. A download part naming a server buffer ("global") is sent
  * as it is, or one row of it per client with FGL_PART_ROW; other parts are
  * written by the algorithm's download hook. The shared groups are the value
- * of the algorithm's first group-list parameter ("share").
+ * of the algorithm's first group-list parameter ("share"). A size may also
+ * depend on the client (FGL_DIM_NODES: its node count, for uploads; the
+ * server reads each client's with fgl_upload_size) or on an integer
+ * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
+ * distances once. An optional upload part costs memory only once written
+ * (fgl_up) and until dropped (fgl_up_drop).
+ *
+ * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
+ * (fgl_scenario.pub: nodes withheld from every client); server hooks read
+ * it as s->pub, clients get only what a download sends.
  *
  * STATE IS ASKED OF THE RUNTIME. fgl_new_floats(&c->store, "ci", m) (in a
  * client_init or server_init hook) returns zeroed memory that the runtime
@@ -90,12 +99,15 @@
  *   fedpg      prototypes per class and hop (receptive field 0..H), a server
  *              generator with a per-hop adaptive margin, personalised fusion;
  *              clients may run different backbones
+ *   pfedgnn    a one-shot collaboration graph from anchor distances (distance
+ *              completion, coarsening L_C = P L_G P^T), personalised mixing
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
- * Dirichlet label skew, IID, one dataset per client); fgl_scenario_clients
+ * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
+ * optionally withholding public nodes first); fgl_scenario_clients
  * gives each client a model spec sized to its data. GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
  * and stratified k-fold cross-validation inside every client (folds, fold).
@@ -279,11 +291,19 @@ enum {
     FGL_DIM_EMB = -6,        /* the width of the last message-passing output (equal for all clients) */
     FGL_DIM_HOPS = -7,       /* H + 1: hops 0..H, H the smallest message-passing layer count among
                                 clients (FedPG's receptive fields) */
-    FGL_DIM_CLASS_HOPS = -8  /* C (H + 1): one row per class and hop */
+    FGL_DIM_CLASS_HOPS = -8, /* C (H + 1): one row per class and hop */
+    FGL_DIM_INPUT = -9,      /* the width of the model's input features (equal for all clients) */
+    FGL_DIM_NODES = -10      /* uploads only: the client's own node count (node tasks: the nodes of its
+                                graph; graph tasks: of all its graphs), so sizes differ between clients */
 };
-#define FGL_DIM_RULES 9      /* rules are 1 .. FGL_DIM_RULES - 1 below zero */
+#define FGL_DIM_RULES 11     /* rules are 1 .. FGL_DIM_RULES - 1 below zero */
+/* A size given by an integer parameter of the algorithm (e.g. a number of
+ * anchors): fgl_algo_param_dim(&a, "anchors") returns the rule; the value,
+ * read at the start, must be a positive integer. */
+#define FGL__DIM_PARAM0 (-100)
 
-#define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet) */
+#define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet); an upload part's memory is
+                                 allocated by the first fgl_up and released by fgl_up_drop */
 #define FGL_PART_ROW 2u      /* download: row `client` of the server buffer `from` */
 
 typedef struct fgl_part {
@@ -442,6 +462,8 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
+/* The size rule "the value of integer parameter name" (declared before). */
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name);
 /* 1 if any message part carries model weights (FGL_SEND_MODEL / DELTA, or a
  * size in shared parameters): then clients must agree on the shared layout;
  * otherwise (prototype methods, Local) their models may differ. */
@@ -509,10 +531,15 @@ struct fgl_server {
     size_t n_shared, n_trainable;
     const fgl_params *init;      /* the common initial model (client 0's spec, the run seed) */
     const int *n_registered;     /* training samples each client registered at the start */
+    const int *n_nodes;          /* nodes each client holds (what FGL_DIM_NODES means for it) */
+    const fgl_node_data *pub;    /* public data the server holds (fgl_run_set_public), or NULL */
+    const size_t *up_len_of;     /* K x FGL_MSG_MAX_PARTS: each client's declared upload sizes */
     const fgl_msg *const *up;    /* up[i]: client i's accepted upload this round, or NULL */
     int n_accepted;
     fgl_msg *down;               /* down[i]: built by the runtime (and the download hook) */
-    size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run */
+    size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run (0: the
+                                                                        size depends on the client, see
+                                                                        fgl_upload_size) */
     size_t dim[FGL_DIM_RULES];   /* dim[-rule]: the size rules' values (fgl_server_dim) */
     fgl_rng rng;                 /* server randomness (participation) */
     fgl_store store;             /* the algorithm's server state */
@@ -556,6 +583,9 @@ FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu);
 /* Server side. Client i's accepted upload part (NULL if the upload is
  * absent or rejected, or the part absent). */
 FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name);
+/* The floats part `name` of client i's upload holds when sent (its declared
+ * size for that client: FGL_DIM_NODES differs between clients). */
+FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
 /* The download part of client i to write (download hook), sized by its
  * declaration; NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
@@ -566,7 +596,9 @@ FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out);
 /* The same with equal weights whatever the declaration. */
 FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
 /* Copy each accepted upload's part into row i of dst (K x len); has[i]
- * (may be NULL) becomes 1 for those rows. Returns the number copied. */
+ * (may be NULL) becomes 1 for those rows. Returns the number copied, or
+ * FGL_ERR_SHAPE for a part whose size differs between clients. The same
+ * parts make fgl_server_mean fail with FGL_ERR_SHAPE. */
 FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *has);
 FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
 /* out row i = sum_j w[i K + j] src row j (rows of n floats) for the rows i
@@ -595,6 +627,9 @@ struct fgl_run {
     fgl_client *clients;
     fgl_server server;
     fgl_model ref;               /* the common initial model (server->init) */
+    const fgl_node_data *pub;    /* public data the server holds, or NULL (borrowed) */
+    int *n_nodes;                /* per client: nodes it holds */
+    size_t *up_len_of;           /* K x FGL_MSG_MAX_PARTS: declared upload sizes per client */
     int *n_registered;
     const fgl_msg **up_view;     /* what server.up points to */
     fgl_msg *down;               /* K downloads */
@@ -626,6 +661,12 @@ FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo 
  * initial broadcast come with the first round (or fgl_run_start), so
  * parameters can be set in between. */
 FGLDEF int fgl_run_start(fgl_run *run);
+/* Public data the server holds (e.g. nodes withheld from every client and
+ * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
+ * features must have the clients' width. Server hooks read it as s->pub;
+ * clients see only what a download sends them. Before the start; NULL
+ * removes it. */
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err);
 /* Set an algorithm parameter by name ("mu", "0.01"); before the start. */
 FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err);
 /* An algorithm parameter's value. */
@@ -714,7 +755,7 @@ enum {
     FGL_PART_LOUVAIN,     /* node task: Louvain communities packed into k clients */
     FGL_PART_RANDOM,      /* node task: random balanced node partition */
     FGL_PART_OVERLAP,     /* node task: FED-PUB's overlapping split (k multiple of 5) */
-    FGL_PART_DIRICHLET,   /* graph task: Dirichlet(alpha) label skew */
+    FGL_PART_DIRICHLET,   /* Dirichlet(alpha) label skew (node task: of the nodes, edges across clients dropped) */
     FGL_PART_IID,         /* graph task: uniform */
     FGL_PART_PER_DATASET, /* graph task: one dataset per client */
     FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
@@ -730,7 +771,9 @@ typedef struct fgl_split_config {
                             PER_DATASET for several */
     int clients;         /* 0: 5 (node; overlapping: 10), 10 (graph); PER_DATASET: one per set */
     double alpha;        /* DIRICHLET concentration (0.5) */
-    int min_per_client;  /* DIRICHLET: fewest graphs a client may get (10) */
+    int min_per_client;  /* DIRICHLET: fewest graphs (nodes) a client may get (10) */
+    int public_nodes;    /* node tasks: nodes drawn at random (split seed) and withheld from every client
+                            before the split, kept in fgl_scenario.pub (0) */
     double train, val;   /* fractions of each client's samples; < 0: the protocol's
                             (node 0.2 / 0.4, graph 0.8 / 0.1); the rest is test */
     int keep_split;      /* NONE: keep the split the data brings (Planetoid's public split) */
@@ -748,6 +791,8 @@ typedef struct fgl_scenario {
     fgl_node_data *node;       /* n_clients client subgraphs (node tasks) */
     fgl_graph_set *graphs;     /* n_clients client graph sets (graph tasks) */
     long edge_cut;             /* disjoint node splits: edges lost between clients (-1: n/a) */
+    fgl_node_data pub;         /* the withheld public nodes with their induced edges (n_nodes 0: none);
+                                  fgl_run_set_public gives them to the server */
 } fgl_scenario;
 
 /* Spread ds over clients as cfg says; each client gets its own random node
@@ -815,6 +860,23 @@ FGLDEF void fgl_mpi_finish(MPI_Comm comm);
 /* What crossed MPI for a distributed run (0 and ranks 1 for a local one). */
 FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 #endif /* FGL_MPI */
+
+/* ------------------------------------------------------------------------ */
+/* How a client-to-client matrix relates to the clients' labels             */
+/* ------------------------------------------------------------------------ */
+
+/* Spearman's rank correlation of x and y (n values; ties get their mean
+ * rank); 0 if either is constant or n < 2. */
+FGLDEF double fgl_spearman(const double *x, const double *y, int n);
+/* sim (K x K) = cosine similarity of the clients' label histograms (all
+ * their labelled nodes, or all their graphs). */
+FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim);
+/* The mean over clients i of the Spearman correlation, across j != i,
+ * between m[i][j] (e.g. an algorithm's client_matrix) and ref[i][j] (e.g.
+ * fgl_label_similarity): 1 when every client ranks the others in the order
+ * of ref. perm (may be NULL) compares with ref[perm[i]][perm[j]] instead: a
+ * random permutation gives a null value. */
+FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm);
 
 #ifdef __cplusplus
 }
@@ -1169,6 +1231,15 @@ FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows,
     fgl__part_add(a->down, &a->n_down, name, kind, rows, cols, flags, from);
 }
 
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(i >= 0 && a->params[i].type == FGL_PARAM_INT); /* a declared integer parameter */
+    return FGL__DIM_PARAM0 - (i < 0 ? 0 : i);
+}
+
+/* 1 if a part's size depends on the client. */
+static int fgl__per_client(const fgl_part *p) { return p->rows == FGL_DIM_NODES || p->cols == FGL_DIM_NODES; }
+
 FGLDEF int fgl_algo_shares_weights(const fgl_algo *a) {
     int i;
     for (i = 0; i < a->n_up + a->n_down; i++) {
@@ -1349,7 +1420,10 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
 
 /* What the size rules mean in this run (equal for every client; checked). */
 typedef struct fgl__dims {
-    size_t shared, trainable, clients, classes, rep, emb, hops;
+    size_t shared, trainable, clients, classes, rep, emb, hops, input;
+    size_t nodes;              /* one client's node count (0: the server's view, where it differs) */
+    const double *param;       /* the algorithm's parameter values (sizes by parameter) */
+    int n_params;
 } fgl__dims;
 
 static size_t fgl__dim(const fgl__dims *d, int rule) {
@@ -1362,7 +1436,14 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
     case FGL_DIM_EMB: return d->emb;
     case FGL_DIM_HOPS: return d->hops;
     case FGL_DIM_CLASS_HOPS: return d->classes * d->hops;
-    default: return rule > 0 ? (size_t)rule : 0;
+    case FGL_DIM_INPUT: return d->input;
+    case FGL_DIM_NODES: return d->nodes;
+    default:
+        if (rule <= FGL__DIM_PARAM0) { /* checked at the start: a positive integer */
+            int i = FGL__DIM_PARAM0 - rule;
+            return d->param && i < d->n_params && d->param[i] >= 1 ? (size_t)d->param[i] : 0;
+        }
+        return rule > 0 ? (size_t)rule : 0;
     }
 }
 
@@ -1814,13 +1895,21 @@ FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
 FGLDEF float *fgl_up(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0); /* a declared part */
-    return p >= 0 ? c->up.part[p] : NULL;
+    if (p < 0) return NULL;
+    if (!c->up.part[p] && !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
+        fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
+        return NULL;
+    }
+    return c->up.part[p];
 }
 
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0 && (c->up.decl[p].flags & FGL_PART_OPTIONAL));
     if (p < 0) return;
+    FGL_FREE(c->up.own[p]); /* a large one-off part does not stay allocated */
+    c->up.own[p] = NULL;
+    c->up.cap[p] = 0;
     c->up.part[p] = NULL;
     c->up.len[p] = 0;
 }
@@ -1992,6 +2081,15 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
     return p >= 0 ? m->part[p] : NULL;
 }
 
+FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name) {
+    int q;
+    for (q = 0; q < s->algo->n_up; q++)
+        if (strcmp(s->algo->up[q].name, name) == 0) break;
+    FGL_ASSERT(q < s->algo->n_up); /* a declared part */
+    if (q == s->algo->n_up || client < 0 || client >= s->n_clients) return 0;
+    return s->up_len_of[(size_t)client * FGL_MSG_MAX_PARTS + q];
+}
+
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
@@ -2016,6 +2114,7 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
     for (i = 0; i < s->n_clients && p < 0; i++)
         if (s->up[i]) p = fgl_msg_find(s->up[i], part);
     if (p < 0) return FGL_ERR_EMPTY;
+    if (fgl__per_client(&s->algo->up[p])) return FGL_ERR_SHAPE; /* sizes differ between clients */
     for (i = 0; i < s->n_clients; i++)
         if (s->up[i] && s->up[i]->part[p]) n = s->up[i]->len[p];
     if (fgl__weights_part(&s->algo->up[p]) &&
@@ -2044,7 +2143,9 @@ FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *h
     for (i = 0; i < s->n_clients; i++) {
         const fgl_msg *m = s->up[i];
         int p;
-        if (!m || (p = fgl_msg_find(m, part)) < 0 || !m->part[p]) continue;
+        if (!m || (p = fgl_msg_find(m, part)) < 0) continue;
+        if (fgl__per_client(&m->decl[p])) return FGL_ERR_SHAPE; /* rows of different sizes */
+        if (!m->part[p]) continue;
         memcpy(dst + (size_t)i * m->len[p], m->part[p], sizeof(float) * m->len[p]);
         if (has) has[i] = 1;
         n++;
@@ -2128,6 +2229,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->set.value = (double *)fgl__zalloc(sizeof(double) * FGL_ALGO_MAX_PARAMS);
     run->clients = (fgl_client *)fgl__zalloc(sizeof(fgl_client) * K);
     run->n_registered = (int *)fgl__zalloc(sizeof(int) * K);
+    run->n_nodes = (int *)fgl__zalloc(sizeof(int) * K);
+    run->up_len_of = (size_t *)fgl__zalloc(sizeof(size_t) * K * FGL_MSG_MAX_PARTS);
     run->up_view = (const fgl_msg **)fgl__zalloc(sizeof(fgl_msg *) * K);
     run->down = (fgl_msg *)fgl__zalloc(sizeof(fgl_msg) * K);
     run->accepted = (unsigned char *)fgl__zalloc(K);
@@ -2144,8 +2247,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_loss = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
-    if (!run->set.value || !run->clients || !run->n_registered || !run->up_view || !run->down || !run->accepted ||
-        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
+    if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
+        !run->down || !run->accepted || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
+        (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
         !run->client_up || !run->client_down) {
         FGL_FREE(run->clients);
         run->clients = NULL;
@@ -2229,6 +2333,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             goto fail;
         }
         run->n_registered[i] = c->n_train;
+        run->n_nodes[i] = cd->node ? cd->node->n_nodes : cd->graphs->n_nodes;
         fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
     }
     fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
@@ -2262,6 +2367,17 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
     return FGL_OK;
 }
 
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err) {
+    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
+    if (pub && run->n_clients > 0 && run->clients[0].data.node && pub->n_feat != run->clients[0].data.node->n_feat)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "public data: %d features, the clients %d", pub->n_feat,
+                             run->clients[0].data.node->n_feat);
+    if (pub && pub->n_nodes > 0 && !pub->x.data && !pub->x_sparse.indptr)
+        return fgl_error_set(err, FGL_ERR_ARG, "public data: no node features");
+    run->pub = pub && pub->n_nodes > 0 ? pub : NULL;
+    return FGL_OK;
+}
+
 FGLDEF double fgl_run_get(const fgl_run *run, const char *key) {
     int i = fgl__param_index(&run->algo, key);
     return i >= 0 ? run->set.value[i] : NAN;
@@ -2290,6 +2406,8 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->clients);
     FGL_FREE(run->set.value);
     FGL_FREE(run->n_registered);
+    FGL_FREE(run->n_nodes);
+    FGL_FREE(run->up_len_of);
     FGL_FREE(run->up_view);
     FGL_FREE(run->down);
     FGL_FREE(run->accepted);
@@ -2360,7 +2478,7 @@ static int fgl__check_shared(fgl_run *run) {
 /* The size rules' values; widths the messages use must agree across clients. */
 static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     const fgl_algo *a = &run->algo;
-    int i, p, uses_rep = 0, uses_emb = 0;
+    int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
     memset(d, 0, sizeof *d);
     if (run->server.share) { /* the shared layout, from client 0's prepared spec */
         const fgl_params *ps = &run->ref.params;
@@ -2374,6 +2492,9 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
     d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
     d->hops = (size_t)run->clients[0].model.spec.layers;
+    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->param = run->set.value;
+    d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
         if ((size_t)run->clients[i].model.spec.out_dim > d->classes) d->classes = (size_t)run->clients[i].model.spec.out_dim;
         if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
@@ -2381,8 +2502,26 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     d->hops += 1; /* hops 0..H */
     for (p = 0; p < a->n_up + a->n_down; p++) {
         const fgl_part *q = p < a->n_up ? &a->up[p] : &a->down[p - a->n_up];
+        int k, rule[2];
         uses_rep |= q->rows == FGL_DIM_REP || q->cols == FGL_DIM_REP;
         uses_emb |= q->rows == FGL_DIM_EMB || q->cols == FGL_DIM_EMB;
+        uses_input |= q->rows == FGL_DIM_INPUT || q->cols == FGL_DIM_INPUT;
+        if (p >= a->n_up && fgl__per_client(q))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: download part '%s' is sized by the client's nodes; "
+                                 "per-client sizes are for uploads", a->name, q->name);
+        rule[0] = q->rows;
+        rule[1] = q->cols;
+        for (k = 0; k < 2; k++) {
+            int pi = FGL__DIM_PARAM0 - rule[k];
+            double v;
+            if (rule[k] > FGL__DIM_PARAM0) continue;
+            if (pi >= a->n_params || a->params[pi].type != FGL_PARAM_INT)
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name, q->name);
+            v = run->set.value[pi];
+            if (!(v >= 1 && v <= 2147483647.0))
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by parameter %s = %g; it must be a "
+                                     "positive integer", a->name, q->name, a->params[pi].name, v);
+        }
     }
     for (i = 1; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
@@ -2393,6 +2532,9 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
         if (uses_emb && (size_t)fgl_model_emb_dim(m) != d->emb)
             return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d embeds in %d dimensions, client 0 in %zu",
                                  a->name, i, fgl_model_emb_dim(m), d->emb);
+        if (uses_input && (size_t)m->spec.in_dim != d->input)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d has %d input features, client 0 %zu; the "
+                                 "messages need one width", a->name, i, m->spec.in_dim, d->input);
     }
     return FGL_OK;
 }
@@ -2562,13 +2704,18 @@ static int fgl__defences_start(fgl_run *run) {
 }
 
 /* The declared sizes of a client's messages. */
-static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *d) {
+static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims) {
+    fgl__dims d = *dims;
     int p;
-    for (p = 0; p < run->algo.n_up; p++) c->up_len[p] = fgl__part_size(d, &run->algo.up[p]);
-    for (p = 0; p < run->algo.n_down; p++) c->down_len[p] = fgl__part_size(d, &run->algo.down[p]);
+    d.nodes = (size_t)run->n_nodes[c->id];
+    for (p = 0; p < run->algo.n_up; p++) {
+        c->up_len[p] = fgl__part_size(&d, &run->algo.up[p]);
+        run->up_len_of[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up_len[p];
+    }
+    for (p = 0; p < run->algo.n_down; p++) c->down_len[p] = fgl__part_size(&d, &run->algo.down[p]);
     c->up.decl = run->algo.up;
     c->up.n_parts = run->algo.n_up;
-    fgl__dims_fill(d, c->dim);
+    fgl__dims_fill(&d, c->dim);
 }
 
 FGLDEF int fgl_run_start(fgl_run *run) {
@@ -2618,6 +2765,9 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->share = share;
     s->init = &run->ref.params;
     s->n_registered = run->n_registered;
+    s->n_nodes = run->n_nodes;
+    s->pub = run->pub;
+    s->up_len_of = run->up_len_of;
     s->up = run->up_view;
     s->down = run->down;
     if (weights && (rc = fgl__check_shared(run))) return rc;
@@ -2677,6 +2827,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x;
+        if (d->kind == FGL_SEND_DATA && (d->flags & FGL_PART_OPTIONAL)) continue; /* allocated by fgl_up */
         if (!(x = fgl__msg_own(&c->up, p, c->up_len[p]))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_DELTA) fgl_client_pack(c, &c->model.params, x);
         if (d->kind == FGL_SEND_DELTA) {
@@ -3008,6 +3159,15 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
     }
     fgl__put_config(&b, &run->cfg);
     fgl_bytes_put_u32(&b, (uint32_t)run->n_clients);
+    if (run->pub) { /* the server's public data */
+        const fgl_node_data *pd = run->pub;
+        fgl_bytes_put_u32(&b, (uint32_t)pd->n_nodes);
+        fgl_bytes_put_u32(&b, (uint32_t)pd->n_feat);
+        fgl__put_sum(&b, pd->y, sizeof(int) * (size_t)pd->n_nodes);
+        fgl__put_csr_sum(&b, &pd->adj);
+        fgl__put_sum(&b, pd->x.data, pd->x.data ? sizeof(float) * fgl_tensor_size(&pd->x) : 0);
+        if (pd->x_sparse.rows) fgl__put_csr_sum(&b, &pd->x_sparse);
+    }
     for (i = 0; i < run->n_clients; i++) {
         const fgl_client *cl = &run->clients[i];
         const fgl_model_spec *s = &cl->spec;
@@ -6328,6 +6488,408 @@ static fgl_algo fgl__fedpg(void) {
     return a;
 }
 
+/* --- pFedGNN (Kataria, Malik, Shukla, Bhilwade, Kumar, LoG 2025) ----------------- */
+/* A collaboration graph between clients inferred once, before training,
+ * from distances to public anchors, then personalised weight mixing.
+ * One shot: the server asks every client (download part "ask", 4 bytes)
+ * for the squared distances from each of its n_i nodes' features to K_a
+ * anchors (upload "dist", n_i x K_a floats, sent once; with blocks=1 also
+ * its n_i x n_i node-node block "block", as the authors' code). Anchors:
+ * K_a real nodes withheld from every client and held by the server
+ * (fgl_run_set_public; fglrun --public-nodes), sent once to every client
+ * (download "anchors", K_a x d floats), as the authors' code (default when
+ * the server holds public nodes); or K_a random points N(0, anchor_scale^2
+ * / d I) drawn from the run seed by server and clients alike (the paper's
+ * "any public points"; no bytes). With K_a < d the features cannot be
+ * recovered from the distances (the paper's Lemma 1); the report says
+ * whether that holds.
+ * Server: the anchors' classical-MDS frame (rank r <= K_a - 1), each
+ * client's nodes placed by landmark MDS (method=0: Nystrom, closed form) or
+ * refined by anchored weighted SMACOF (method=1, the authors' code: weight 1
+ * on the observed distances, anchors fixed, at most max_iter iterations,
+ * stop when the stress falls by less than tol relatively); the completed
+ * distances are those of the placed nodes. Affinity kernel (kernel=0: the
+ * authors' row-max kernel and random-walk Laplacian; kernel=1: exp(-D^2 /
+ * sigma^2) with the combinatorial Laplacian), L_C = P L_G P^T by per-client-
+ * pair sums, never an N x N matrix (fgl_coarsen_clients: every pair up to
+ * 50,000 nodes, 256 sampled nodes per client beyond, or pair_sample), and
+ * w_ij proportional to -(L_C)_ij for j != i, rows normalised (the
+ * client_matrix).
+ * Rounds (all of them, from the aggregation that completes the graph on):
+ *     theta_i <- alpha theta_i + (1 - alpha) sum_{j != i} w_ij theta_j
+ * over the accepted uploads (w renormalised over them; a client without a
+ * neighbour keeps its model), on fgl_mix_rows, each client receiving its own
+ * row. alpha = 0 is the authors' code (no self term); the paper's best:
+ * 0.7 (Cora), 0.2 (CiteSeer). Until every client's distances are in, each
+ * keeps its own model. Sent: round 0 up 4 (n + 1 + n_i K_a) (+ 4 n_i^2),
+ * later rounds 4 (n + 1); down 4 n a round, plus 4 (1 + K_a d) once. Not
+ * implemented: the pre-release's extra pFedGraph term lam <u_i, theta> /
+ * ||theta|| in the local loss (not in the paper). */
+
+/* The anchors: the server's first K_a public nodes, or random points. */
+static int fgl__pfn_public(const fgl_server *s) { return fgl_get(s->set, "anchor_nodes") != 0 && s->pub != NULL; }
+
+static void fgl__pfn_random_anchors(uint64_t seed, float scale, int K, int d, float *a) {
+    fgl_rng r;
+    size_t k;
+    fgl_rng_init(&r, seed, 0x414e43484f52ull); /* "ANCHOR" */
+    for (k = 0; k < (size_t)K * (size_t)d; k++) a[k] = (float)(scale * fgl_rng_normal(&r) / sqrt((double)d));
+}
+
+typedef struct fgl__pfn_frame {
+    fgl_anchor_frame f;
+    float *anchors;   /* K_a x d */
+    int d;            /* feature width */
+} fgl__pfn_frame;
+
+static void fgl__pfn_frame_free(void *p) {
+    fgl__pfn_frame *fr = (fgl__pfn_frame *)p;
+    fgl_anchor_frame_free(&fr->f);
+    FGL_FREE(fr->anchors);
+}
+
+static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    (void)set;
+    if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "pfedgnn: node classification only");
+    return FGL_OK;
+}
+
+static int fgl__pfn_server_init(fgl_server *s) {
+    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc, q;
+    int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
+    fgl__pfn_frame *fr;
+    double *d2;
+    fgl_error err;
+    float *theta;
+    for (q = 0; q < s->algo->n_down; q++)
+        if (!strcmp(s->algo->down[q].name, "anchors")) break;
+    d = (int)(s->down_len[q] / (size_t)Ka);
+    if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
+    if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
+    if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
+    if (fgl_get(s->set, "blocks") != 0 && method != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
+    if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
+    if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka, s->pub->n_nodes);
+    for (i = 0; i < K; i++) N += s->n_nodes[i];
+    fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
+    d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
+    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d))) return FGL_ERR_NOMEM;
+    fr->d = d;
+    if (fgl__pfn_public(s)) { /* the first K_a public nodes, as their features are */
+        const fgl_node_data *pd = s->pub;
+        memset(fr->anchors, 0, sizeof(float) * (size_t)Ka * (size_t)d);
+        for (i = 0; i < Ka; i++) {
+            if (pd->x.data) {
+                memcpy(fr->anchors + (size_t)i * d, pd->x.data + (size_t)i * d, sizeof(float) * (size_t)d);
+            } else {
+                int p;
+                for (p = pd->x_sparse.indptr[i]; p < pd->x_sparse.indptr[i + 1]; p++)
+                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] = pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
+            }
+        }
+    } else {
+        fgl__pfn_random_anchors(s->fed->seed, (float)fgl_get(s->set, "anchor_scale"), Ka, d, fr->anchors);
+    }
+    for (i = 0; i < Ka; i++)
+        for (j = 0; j < Ka; j++) {
+            double acc = 0;
+            int f;
+            for (f = 0; f < d; f++) {
+                double t = (double)fr->anchors[(size_t)i * d + f] - fr->anchors[(size_t)j * d + f];
+                acc += t * t;
+            }
+            d2[(size_t)i * Ka + j] = acc;
+        }
+    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
+        return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+    theta = fgl_new_floats(&s->store, "theta", (size_t)K * s->n_shared);
+    fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
+    fgl_new_ints(&s->store, "has_dist", (size_t)K);
+    fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
+    fgl_new_ints(&s->store, "iters", (size_t)K);
+    fgl_new_floats(&s->store, "lc", (size_t)K * K);       /* the coarsened Laplacian */
+    fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
+    fgl_new_ints(&s->store, "ready", 1);
+    if (s->store.err) return s->store.err;
+    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + (size_t)i * s->n_shared);
+    return FGL_OK;
+}
+
+/* Until the server has a client's distances it asks for them (and sends the
+ * public anchors). */
+static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
+    float *ask, *a;
+    (void)down;
+    if (fgl_ints(&s->store, "has_dist")[client]) return FGL_OK;
+    if (!(ask = fgl_download_part(s, client, "ask"))) return FGL_ERR_NOMEM;
+    ask[0] = 1.0f;
+    if (fgl__pfn_public(s)) {
+        const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+        if (!(a = fgl_download_part(s, client, "anchors"))) return FGL_ERR_NOMEM;
+        memcpy(a, fr->anchors, sizeof(float) * (size_t)fr->f.K * (size_t)fr->d);
+    }
+    return FGL_OK;
+}
+
+/* Asked: the squared distances of every node to the anchors (and the block). */
+static int fgl__pfn_upload(fgl_client *c) {
+    int Ka = (int)fgl_get(c->set, "anchors"), d = c->model.spec.in_dim, rc;
+    const float *anchors = fgl_down(c, "anchors");
+    float *dist, *block;
+    fgl_error err;
+    if (!fgl_down(c, "ask")) {
+        fgl_up_drop(c, "dist");
+        fgl_up_drop(c, "block");
+        return FGL_OK;
+    }
+    if (!anchors) { /* random anchors: drawn from the run seed, as the server did */
+        float *a = (float *)fgl_scratch(&c->store, sizeof(float) * (size_t)Ka * (size_t)d);
+        if (!a) return FGL_ERR_NOMEM;
+        fgl__pfn_random_anchors(c->fed->seed, (float)fgl_get(c->set, "anchor_scale"), Ka, d, a);
+        anchors = a;
+    }
+    if (!(dist = fgl_up(c, "dist"))) return c->error;
+    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    if (fgl_get(c->set, "blocks") == 0) {
+        fgl_up_drop(c, "block");
+    } else {
+        if (!(block = fgl_up(c, "block"))) return c->error;
+        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    }
+    return FGL_OK;
+}
+
+/* Place newly arrived clients' nodes; once all are in, the graph. */
+static int fgl__pfn_oneshot(fgl_server *s) {
+    const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    int K = s->n_clients, r = fr->f.r, i, off = 0, rc, all = 1;
+    int *has = fgl_ints(&s->store, "has_dist"), *iters = fgl_ints(&s->store, "iters"), *ptr;
+    float *emb = fgl_floats(&s->store, "emb"), *stress = fgl_floats(&s->store, "stress");
+    fgl_error err;
+    for (i = 0; i < K; i++) {
+        const float *dist = fgl_upload(s, i, "dist");
+        int n = s->n_nodes[i];
+        if (!has[i] && dist) {
+            float *z = emb + (size_t)off * r;
+            fgl_anchor_embed(&fr->f, dist, n, z);
+            if (fgl_get(s->set, "method") == 1) {
+                double s0 = 0, s1 = 0;
+                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, (int)fgl_get(s->set, "max_iter"),
+                                           fgl_get(s->set, "tol"), z, &s0, &s1, &err);
+                if (it < 0) return fgl_server_fail(s, it, "pfedgnn: client %d: %s", i, err.msg);
+                iters[i] = it;
+                stress[2 * i] = (float)s0;
+                stress[2 * i + 1] = (float)s1;
+            }
+            has[i] = 1;
+        }
+        all &= has[i];
+        off += n;
+    }
+    if (!all || fgl_ints(&s->store, "ready")[0]) return FGL_OK;
+    {
+        fgl_coarsen_config cc = fgl_coarsen_default();
+        double *lc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+        double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+        int sample = (int)fgl_get(s->set, "pair_sample");
+        ptr = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)(K + 1));
+        if (!lc || !w || !ptr) return FGL_ERR_NOMEM;
+        for (i = 0; i < K; i++) ptr[i + 1] = ptr[i] + s->n_nodes[i];
+        cc.kernel = (int)fgl_get(s->set, "kernel");
+        cc.sigma = fgl_get(s->set, "sigma");
+        cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
+        cc.seed = s->fed->seed;
+        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err))) return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+        fgl_collab_weights(lc, K, w);
+        for (i = 0; i < K * K; i++) {
+            fgl_floats(&s->store, "lc")[i] = (float)lc[i];
+            fgl_floats(&s->store, "w")[i] = (float)w[i];
+        }
+        fgl_ints(&s->store, "ready")[0] = 1;
+    }
+    return FGL_OK;
+}
+
+static int fgl__pfn_aggregate(fgl_server *s) {
+    int K = s->n_clients, i, j, rc, ready;
+    size_t n = s->n_shared;
+    double alpha = fgl_get(s->set, "alpha");
+    float *theta = fgl_floats(&s->store, "theta"), *w = fgl_floats(&s->store, "w");
+    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
+    int *has = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    if (!ups || !mix || !has) return FGL_ERR_NOMEM;
+    if ((rc = fgl__pfn_oneshot(s))) return rc;
+    if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: everyone keeps their model */
+    ready = fgl_ints(&s->store, "ready")[0];
+    fgl_server_gather(s, "theta", ups, has);
+    for (i = 0; i < K; i++)
+        if (!has[i]) memcpy(ups + (size_t)i * n, theta + (size_t)i * n, sizeof(float) * n); /* its last model here */
+    for (i = 0; i < K; i++) {
+        double sum = 0;
+        for (j = 0; ready && j < K; j++)
+            if (j != i && has[j]) sum += w[(size_t)i * K + j];
+        for (j = 0; j < K; j++) {
+            double v = j == i ? (sum > 0 ? alpha : 1.0) : sum > 0 && has[j] ? (1 - alpha) * w[(size_t)i * K + j] / sum : 0.0;
+            mix[(size_t)i * K + j] = v;
+        }
+    }
+    return fgl_mix_rows(K, mix, ups, n, theta, NULL);
+}
+
+static const float *fgl__pfn_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "w") : NULL; }
+
+static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
+    const fgl_server *s = &run->server;
+    const fgl__pfn_frame *fr;
+    int K = run->n_clients, Ka, i, d;
+    double bytes = 0, s0 = 0, s1 = 0;
+    if (!run->started || !cap) return;
+    fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    Ka = fr->f.K;
+    d = run->clients[0].model.spec.in_dim;
+    for (i = 0; i < K; i++) {
+        bytes += 4.0 * run->n_nodes[i] * Ka + (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
+        s0 += fgl_floats(&s->store, "stress")[2 * i];
+        s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
+    }
+    snprintf(buf, cap, "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
+             "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
+             Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+             4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
+             fgl_ints(&s->store, "ready")[0]);
+}
+
+static fgl_algo fgl__pfedgnn(void) {
+    fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
+                              "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
+                       "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code; "
+                       "paper's best 0.7 Cora)");
+    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100, "K_a anchors (authors' code: 100; private if K_a < features)");
+    fgl_algo_param_add(&a, "anchor_nodes", FGL_PARAM_INT, 1,
+                       "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
+    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1, "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0, "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
+    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3, "SMACOF stops when the stress falls by less than this (relative)");
+    fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
+    fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
+    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
+    fgl_algo_param_add(&a, "pair_sample", FGL_PARAM_INT, 0,
+                       "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
+    fgl_algo_upload(&a, "dist", FGL_SEND_DATA, FGL_DIM_NODES, fgl_algo_param_dim(&a, "anchors"), FGL_PART_OPTIONAL);
+    fgl_algo_upload(&a, "block", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_NODES, FGL_PART_OPTIONAL);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
+    fgl_algo_download(&a, "ask", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL, NULL);
+    a.prepare_spec = fgl__pfn_spec;
+    a.upload = fgl__pfn_upload;
+    a.server_init = fgl__pfn_server_init;
+    a.aggregate = fgl__pfn_aggregate;
+    a.download = fgl__pfn_download;
+    a.report = fgl__pfn_report;
+    a.client_matrix = fgl__pfn_matrix;
+    return a;
+}
+
+/* --- client matrices against the clients' labels --------------------------------- */
+
+/* ranks 1..n of x, ties averaged (O(n^2): n is a number of clients) */
+static void fgl__ranks(const double *x, int n, double *r) {
+    int i, j;
+    for (i = 0; i < n; i++) {
+        double less = 0, equal = 0;
+        for (j = 0; j < n; j++) {
+            less += x[j] < x[i];
+            equal += x[j] == x[i];
+        }
+        r[i] = less + (equal + 1) / 2.0;
+    }
+}
+
+FGLDEF double fgl_spearman(const double *x, const double *y, int n) {
+    double *rx, *ry, mx = 0, my = 0, sxy = 0, sxx = 0, syy = 0, rho;
+    int i;
+    if (n < 2) return 0;
+    rx = (double *)FGL_MALLOC(sizeof(double) * 2 * (size_t)n);
+    if (!rx) return 0;
+    ry = rx + n;
+    fgl__ranks(x, n, rx);
+    fgl__ranks(y, n, ry);
+    for (i = 0; i < n; i++) {
+        mx += rx[i] / n;
+        my += ry[i] / n;
+    }
+    for (i = 0; i < n; i++) {
+        sxy += (rx[i] - mx) * (ry[i] - my);
+        sxx += (rx[i] - mx) * (rx[i] - mx);
+        syy += (ry[i] - my) * (ry[i] - my);
+    }
+    rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+    FGL_FREE(rx);
+    return rho;
+}
+
+FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim) {
+    int i, j, c, C = 0;
+    double *h;
+    for (i = 0; i < K; i++) {
+        int ci = cd[i].node ? cd[i].node->n_classes : cd[i].graphs ? cd[i].graphs->n_classes : 0;
+        C = ci > C ? ci : C;
+    }
+    h = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(K * C, 1));
+    if (!h) return FGL_ERR_NOMEM;
+    memset(h, 0, sizeof(double) * (size_t)FGL__MAX(K * C, 1));
+    for (i = 0; i < K; i++) {
+        int n = cd[i].node ? cd[i].node->n_nodes : cd[i].graphs ? cd[i].graphs->n_graphs : 0;
+        const int *y = cd[i].node ? cd[i].node->y : cd[i].graphs ? cd[i].graphs->y : NULL;
+        for (j = 0; y && j < n; j++)
+            if (y[j] >= 0 && y[j] < C) h[(size_t)i * C + y[j]] += 1;
+    }
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            double dot = 0, ni = 0, nj = 0;
+            for (c = 0; c < C; c++) {
+                dot += h[(size_t)i * C + c] * h[(size_t)j * C + c];
+                ni += h[(size_t)i * C + c] * h[(size_t)i * C + c];
+                nj += h[(size_t)j * C + c] * h[(size_t)j * C + c];
+            }
+            sim[(size_t)i * K + j] = ni > 0 && nj > 0 ? dot / sqrt(ni * nj) : 0;
+        }
+    FGL_FREE(h);
+    return FGL_OK;
+}
+
+FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm) {
+    double *a, *b, sum = 0;
+    int i, j, n;
+    if (K < 3) return 0; /* fewer than two others to rank */
+    a = (double *)FGL_MALLOC(sizeof(double) * 2 * (size_t)K);
+    if (!a) return 0;
+    b = a + K;
+    for (i = 0; i < K; i++) {
+        n = 0;
+        for (j = 0; j < K; j++) {
+            if (j == i) continue;
+            a[n] = m[(size_t)i * K + j];
+            b[n] = perm ? ref[(size_t)perm[i] * K + perm[j]] : ref[(size_t)i * K + j];
+            n++;
+        }
+        sum += fgl_spearman(a, b, n);
+    }
+    FGL_FREE(a);
+    return sum / K;
+}
+
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -6346,7 +6908,7 @@ static fgl__registry *fgl__reg(void) {
                                                  fgl__scaffold,  fgl__ditto,    fgl__moon,     fgl__feddc,
                                                  fgl__gcfl,      fgl__gcflplus, fgl__fedamp,   fgl__pfedgraph,
                                                  fgl__fedproto,  fgl__fedtgp,   fgl__fedstar,  fgl__fedpub,
-                                                 fgl__gpfl,      fgl__fedpg};
+                                                 fgl__gpfl,      fgl__fedpg,    fgl__pfedgnn};
         int i, n = (int)(sizeof make / sizeof make[0]);
         for (i = 0; i < n; i++) reg.algo[i] = make[i]();
         reg.n = n;
@@ -6401,6 +6963,7 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc) {
     for (i = 0; sc->graphs && i < sc->n_clients; i++) fgl_graph_set_free(&sc->graphs[i]);
     FGL_FREE(sc->node);
     FGL_FREE(sc->graphs);
+    fgl_node_data_free(&sc->pub);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -6452,19 +7015,88 @@ done:
     return rc;
 }
 
-static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, int how, int k, double train,
-                                   double val, int keep_split, int stratified, uint64_t seed, fgl_error *err) {
-    int n = full->n_nodes, i, rc = FGL_OK;
+/* Label-Dirichlet assignment of nodes (the FedGCN-style split): unlabelled
+ * nodes form one more pseudo-class so every node is assigned. */
+static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed, int *part,
+                               fgl_error *err) {
+    int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0;
+    int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!lab) return fgl_error_set(err, FGL_ERR_NOMEM, "dirichlet split: out of memory");
+    for (i = 0; i < n; i++) {
+        lab[i] = d->y && d->y[i] >= 0 && d->y[i] < C ? d->y[i] : C;
+        unl |= lab[i] == C;
+    }
+    rc = fgl_split_dirichlet(lab, n, C + unl, k, alpha, min_per_client, seed, part, err);
+    FGL_FREE(lab);
+    return rc;
+}
+
+/* Withhold `count` random nodes of full: *pub gets them (induced edges),
+ * *rest the others (induced edges). */
+static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub, fgl_node_data *rest,
+                               fgl_error *err) {
+    int n = full->n_nodes, i, m = 0, rc;
+    int *pick = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(count, 1));
+    int *others = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    unsigned char *taken = (unsigned char *)fgl__zalloc((size_t)FGL__MAX(n, 1));
+    fgl_rng r;
+    if (!pick || !others || !taken) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "public nodes: out of memory");
+        goto done;
+    }
+    fgl_rng_init(&r, seed, 0x5055424c4943ull); /* "PUBLIC" */
+    if ((rc = fgl_rng_sample(&r, n, count, pick))) {
+        rc = fgl_error_set(err, rc, "public nodes: cannot draw %d of %d", count, n);
+        goto done;
+    }
+    for (i = 1; i < count; i++) { /* ascending ids: the public set reads in the data's order */
+        int j = i, x = pick[i];
+        while (j > 0 && pick[j - 1] > x) {
+            pick[j] = pick[j - 1];
+            j--;
+        }
+        pick[j] = x;
+    }
+    for (i = 0; i < count; i++) taken[pick[i]] = 1;
+    for (i = 0; i < n; i++)
+        if (!taken[i]) others[m++] = i;
+    if ((rc = fgl_node_data_subgraph(full, pick, count, pub, err))) goto done;
+    snprintf(pub->name, sizeof pub->name, "%.50s-public", full->name);
+    if ((rc = fgl_node_data_subgraph(full, others, m, rest, err))) fgl_node_data_free(pub);
+done:
+    FGL_FREE(pick);
+    FGL_FREE(others);
+    FGL_FREE(taken);
+    return rc;
+}
+
+static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train,
+                                   double val, int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
+                                   uint64_t seed, fgl_error *err) {
+    int n = all->n_nodes, i, rc = FGL_OK;
     int *part = NULL;
+    fgl_node_data rest;
+    const fgl_node_data *full = all;
     memset(sc, 0, sizeof *sc);
+    fgl_node_data_init(&rest);
     if (how == FGL_PART_NONE) k = 1;
-    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", full->name, k, n);
+    if (public_nodes < 0 || public_nodes >= n)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
+    n -= public_nodes;
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", all->name, k, n);
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
-        how != FGL_PART_NONE)
+        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE)
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
-                             "overlap, none)", fgl_part_name(how));
+                             "overlap, dirichlet, none)", fgl_part_name(how));
+    if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
+        return fgl_error_set(err, FGL_ERR_ARG, "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
+                             "must fit in %d nodes", alpha, k, min_per_client, n);
+    if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
+        if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
+        full = &rest;
+    }
     sc->task = FGL_TASK_NODE;
     sc->how = how;
     sc->edge_cut = -1;
@@ -6482,6 +7114,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, 
         fgl_index_lists_free(&l);
     } else {
         if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
+        else if (how == FGL_PART_DIRICHLET) rc = fgl__node_dirichlet(full, k, alpha, min_per_client, seed, part, err);
         else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
         else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
         else rc = fgl_partition_random(n, k, seed, part, err);
@@ -6506,6 +7139,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *full, 
     }
 done:
     FGL_FREE(part);
+    fgl_node_data_free(&rest);
     if (rc) {
         sc->n_clients = k; /* free what exists */
         fgl_scenario_free(sc);
@@ -6776,8 +7410,10 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
         if (c.keep_split && how == FGL_PART_NONE && !ds->node.split)
             return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
-        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.seed, err);
+        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.alpha,
+                                       c.min_per_client, c.public_nodes, c.seed, err);
     }
+    if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1) return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
     if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)

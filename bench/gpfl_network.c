@@ -22,8 +22,10 @@
  */
 #define FGL_IMPLEMENTATION
 #include "fgl_fed.h"
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ranks (1..n, ties averaged) of x[0..n-1] */
 static void ranks(const double *x, int n, double *r) {

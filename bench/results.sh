@@ -3,6 +3,7 @@
 #
 #   make build/fglrun && sh bench/results.sh fedpub chem
 #   JOBS=2 SEEDS=3 sh bench/results.sh baselines
+#   FGLRUN=build/fglrun-abc123 COMMIT=abc123 sh bench/results.sh pfedgnn   # a saved binary
 #
 # Each experiment is one fglrun call (--seeds N: model seeds 1..N, the split
 # seed fixed) whose --json line is appended, with a label, to
@@ -23,6 +24,12 @@
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
+#   pfedgnn     Local, FedAvg, FED-PUB, pFedGNN on Cora and CS under FED-PUB's
+#               protocol (METIS 10 clients) and the pFedGNN authors' (label
+#               Dirichlet 0.5 over 10 clients, 100 public anchor nodes, GCN
+#               d -> 16 -> C, 200 SGD steps (lr 0.01, momentum 0.9) per round,
+#               50 rounds, 60/20/20 inside each client); pFedGNN's alpha sweep
+#               and its completion / kernel variants on Cora (run it with JOBS=1)
 set -e
 cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
@@ -90,6 +97,27 @@ experiments() {
             echo "mixed|chem+proteins+imdb local|--algo local --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS"
             echo "mixed|chem+proteins+imdb fedavg|--algo fedavg --data $CHEM,PROTEINS,IMDB-BINARY --set share=conv --seeds $SEEDS"
             echo "mixed|chem+proteins+imdb fedstar|--algo fedstar --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS" ;;
+        pfedgnn)
+            AUTH="--split dirichlet --alpha 0.5 --clients 10 --public-nodes 100 --hidden 16 --head none --optim sgd --momentum 0.9 --lr 0.01 --local-epochs 200 --rounds 50 --train-frac 0.6 --val-frac 0.2"
+            for d in Cora CS; do
+                for a in local fedavg fedpub pfedgnn; do
+                    echo "pfedgnn|$d fedpub-protocol metis 10 $a|--algo $a --data $d --lcc --split metis --clients 10 --seeds $SEEDS"
+                done
+                for a in local fedavg fedpub pfedgnn; do
+                    echo "pfedgnn|$d authors-protocol dirichlet 0.5 $a|--algo $a --data $d $AUTH --seeds $SEEDS"
+                done
+            done
+            for al in 0 0.2 0.5 0.7 0.9; do
+                echo "pfedgnn|Cora authors-protocol dirichlet 0.5 pfedgnn alpha=$al|--algo pfedgnn --data Cora $AUTH --set alpha=$al --seeds $SEEDS"
+                echo "pfedgnn|Cora fedpub-protocol metis 10 pfedgnn alpha=$al|--algo pfedgnn --data Cora --lcc --split metis --clients 10 --set alpha=$al --seeds $SEEDS"
+            done
+            for v in "method=0" "kernel=1" "anchor_nodes=0" "blocks=1"; do
+                echo "pfedgnn|Cora authors-protocol dirichlet 0.5 pfedgnn $v|--algo pfedgnn --data Cora $AUTH --set $v --seeds $SEEDS"
+            done
+            # the authors' SGD with Cora's 0/1 features as stored (row normalisation slows SGD, see FED-PUB's section)
+            for a in local fedavg fedpub pfedgnn; do
+                echo "pfedgnn|Cora authors-protocol dirichlet 0.5 $a raw-features|--algo $a --data Cora $AUTH --features raw --seeds $SEEDS"
+            done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done
@@ -106,7 +134,7 @@ run_one() { # SECTION|LABEL|ARGS
     "{"*) ;;
     *) echo "FAILED: $label (fglrun $args)" >&2; return 0 ;;
     esac
-    commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+    commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
     echo "done: $label" >&2
 }

@@ -10,6 +10,7 @@
  *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
  *          [--stop-after R] [--eval-every N] [--folds F] [--fold I]
  *          [--stratified] [--heads N] [--layers L] [--head none|linear|mlp]
+ *          [--optim adam|sgd] [--momentum M] [--public-nodes N]
  *          [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]
  *          [--secagg] [--secagg-dropout P]
  *          (build/fglrun_mpi, under mpirun: [--mpi-timeout S] [--mpi-fail RANK:ROUND])
@@ -88,6 +89,9 @@ typedef struct options {
     fgl_mpi_options mpi;
 #endif
     int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
+    int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
+    double momentum;     /* SGD momentum (< 0: 0) */
+    int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
 } options;
 
 static void usage(FILE *f) {
@@ -102,6 +106,7 @@ static void usage(FILE *f) {
             "              [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]\n"
             "              [--stop-after R] [--eval-every N] [--folds F] [--fold I]\n"
             "              [--stratified] [--heads N] [--layers L] [--head none|linear|mlp]\n"
+            "              [--optim adam|sgd] [--momentum M] [--public-nodes N]\n"
             "              [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]\n"
             "              [--secagg] [--secagg-dropout P]\n"
 #ifdef FGL_MPI
@@ -125,6 +130,9 @@ static void usage(FILE *f) {
             "  test on the other, no validation set), every fold run in turn and the results over folds and seeds;\n"
             "  --fold I runs fold I (0-based) only. --split dirichlet-equal: GPFL's soft Dirichlet(--alpha) skew,\n"
             "  class priors capped at 0.95, equal client sizes.\n"
+            "--optim sgd [--momentum M] trains every client with SGD (default: Adam).\n"
+            "--public-nodes N withholds N random nodes (split seed) from every client and gives them to the server\n"
+            "  as public data (pfedgnn's anchors, as its authors' code).\n"
             "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
 #ifdef FGL_MPI
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
@@ -224,6 +232,8 @@ static int parse_args(int argc, char **argv, options *o) {
     o->mpi = fgl_mpi_options_default();
 #endif
     o->fold = -1;
+    o->optim = -1;
+    o->momentum = -1;
     o->data_dir = getenv("FGL_DATA");
     if (!o->data_dir || !*o->data_dir) o->data_dir = "../shared/data";
     for (i = 1; i < argc; i++) {
@@ -367,6 +377,17 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--stop-after")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000000, &o->stop_after)) return bad("--stop-after needs a positive round, not '%s'", v);
+        } else if (!strcmp(a, "--optim")) {
+            NEED_VALUE();
+            if (!strcmp(v, "sgd")) o->optim = FGL_SGD;
+            else if (!strcmp(v, "adam")) o->optim = FGL_ADAM;
+            else return bad("--optim is adam or sgd, not '%s'", v);
+        } else if (!strcmp(a, "--momentum")) {
+            NEED_VALUE();
+            if (!parse_double(v, 0, 0.999999, &o->momentum)) return bad("--momentum needs a number in [0, 1), not '%s'", v);
+        } else if (!strcmp(a, "--public-nodes")) {
+            NEED_VALUE();
+            if (!parse_int(v, 0, 100000000, &o->public_nodes)) return bad("--public-nodes needs an integer >= 0, not '%s'", v);
 #ifdef FGL_MPI
         } else if (!strcmp(a, "--mpi-timeout")) {
             NEED_VALUE();
@@ -424,6 +445,7 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->attack.kind != FGL_ATTACK_NONE && !(o->attack.frac > 0)) return bad("%s", "--attack needs --attackers F (a fraction > 0)");
     if (o->fold >= 0 && o->fold >= o->folds) return bad("%s", "--fold I needs --folds F with I < F");
     if (o->folds && o->seeds * o->folds > 1000) return bad("%s", "--folds x --seeds: at most 1000 runs");
+    if (o->momentum >= 0 && o->optim != FGL_SGD) return bad("%s", "--momentum is for --optim sgd");
     return 0;
 }
 
@@ -478,6 +500,23 @@ static int mixed_models(const options *o) {
     return 0;
 }
 
+/* Every client's model spec: the template sized to its data, then with
+ * --model a,b,c the architecture of its block (client i of K gets entry
+ * n i / K). */
+static void client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
+                         fgl_client_data *cd) {
+    int i;
+    fgl_scenario_clients(sc, tmpl, cd);
+    for (i = 0; o->n_archs > 1 && i < sc->n_clients; i++) {
+        fgl_model_spec sp = model_spec(o, o->archs[(int)((long)o->n_archs * i / sc->n_clients)], task);
+        sp.task = cd[i].spec.task;
+        sp.in_dim = cd[i].spec.in_dim;
+        sp.out_dim = cd[i].spec.out_dim;
+        sp.pe_dim = cd[i].spec.pe_dim;
+        cd[i].spec = sp;
+    }
+}
+
 /* Algorithms that share weights need one model for every client. */
 static int check_models(const options *o) {
     int a, i;
@@ -523,6 +562,7 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.val = o->val_frac;
     c.keep_split = o->public_split;
     c.stratified = o->stratified;
+    c.public_nodes = o->public_nodes;
     c.seed = o->split_seed;
     c.folds = o->folds;
     c.fold = fold;
@@ -576,6 +616,7 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
         printf(", \"clustering_full\": %.4f, \"clustering_clients\": %.4f", fgl_graph_mean_clustering(&ds->node.adj),
                clustering);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
+        if (sc->pub.n_nodes > 0) printf(", \"public_nodes\": %d", sc->pub.n_nodes);
     } else {
         long graphs = 0, edges = 0;
         for (i = 0; i < ds->n_sets; i++) {
@@ -710,6 +751,8 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
 
 typedef struct result {
     double best[1000], last[1000], secs[1000], eps[1000], server[1000];
+    double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
+    int has_rho;
     size_t up, down;
     int rejected, screened, clipped, dropped, n;
     int *rejected_round, *clipped_round;   /* per round, summed over seeds */
@@ -740,7 +783,7 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, i
 
 /* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
 static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
-                   int task, result *res, int idx) {
+                   int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
     const fgl_algo *algo = fgl_algo_find(algo_name);
     fgl_fed_config cfg = fgl_fed_config_default(task);
     fgl_run run;
@@ -752,6 +795,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     if (o->rounds > 0) cfg.rounds = o->rounds;
     if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
     if (o->batch > 0) cfg.batch_size = o->batch;
+    if (o->optim >= 0) { /* another optimizer with the protocol's learning rate and weight decay */
+        fgl_optim_config oc = fgl_optim_default(o->optim);
+        oc.lr = cfg.optim.lr;
+        oc.weight_decay = cfg.optim.weight_decay;
+        if (o->momentum >= 0) oc.momentum = (float)o->momentum;
+        cfg.optim = oc;
+    }
     if (o->lr >= 0) cfg.optim.lr = (float)o->lr;
     if (o->wd >= 0) cfg.optim.weight_decay = (float)o->wd;
     cfg.frac = (float)o->frac;
@@ -766,6 +816,11 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     cfg.secagg = o->secagg;
     if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
+        return 1;
+    }
+    if (pub && pub->n_nodes > 0 && fgl_run_set_public(&run, pub, &err)) {
+        fprintf(stderr, "fglrun: %s\n", err.msg);
+        fgl_run_free(&run);
         return 1;
     }
     for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only (checked before) */
@@ -873,6 +928,10 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     res->n = idx + 1;
     res->report[0] = 0;
     if (algo->report) algo->report(&run, res->report, sizeof res->report);
+    if (labsim && algo->client_matrix && algo->client_matrix(&run)) { /* does the matrix follow the labels? */
+        res->rho[idx] = fgl_rowwise_spearman(algo->client_matrix(&run), labsim, K, NULL);
+        res->has_rho = 1;
+    }
     if (o->out_dir) {
         char name[64];
         int *order = (int *)malloc(sizeof(int) * (size_t)K), *dom = (int *)malloc(sizeof(int) * (size_t)K);
@@ -916,6 +975,11 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
                "\"seconds_server\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm);
+    if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
+        double rm, rs;
+        mean_std(res->rho, res->n, &rm, &rs);
+        fprintf(f, ", \"matrix_label_spearman\": %.4f", rm);
+    }
     if (res->defended) { /* the defences' record: totals over seeds, then per round */
         fprintf(f, ", \"robust\": \"%s\", \"attack\": \"%s\", \"attackers\": %g, \"screened_uploads\": %d, "
                    "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"rejected_per_round\": [",
@@ -953,6 +1017,7 @@ int fglrun_main(int argc, char **argv) {
     fgl_model_spec tmpl;
     fgl_error err;
     result *res;
+    double *labsim = NULL;
     int rc = parse_args(argc, argv, &o), a, s, split, rounds, stopped = 0, f, n_folds;
     static const char *default_algos[] = {"local", "fedavg", "fedper", "fedpub"};
     if (rc) return rc == 1 ? 0 : rc;
@@ -999,19 +1064,16 @@ int fglrun_main(int argc, char **argv) {
     tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
-    fgl_scenario_clients(&sc, &tmpl, cd);
-    for (a = 0; o.n_archs > 1 && a < sc.n_clients; a++) { /* --model a,b,c: contiguous blocks */
-        fgl_model_spec sp = model_spec(&o, o.archs[(int)((long)o.n_archs * a / sc.n_clients)], ds.task);
-        sp.task = cd[a].spec.task;
-        sp.in_dim = cd[a].spec.in_dim;
-        sp.out_dim = cd[a].spec.out_dim;
-        sp.pe_dim = cd[a].spec.pe_dim;
-        cd[a].spec = sp;
-    }
+    client_specs(&o, &sc, &tmpl, ds.task, cd);
     if (!o.quiet && !o.json && mixed_models(&o)) {
         printf("models:");
         for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
         printf("\n");
+    }
+    labsim = (double *)malloc(sizeof(double) * (size_t)sc.n_clients * (size_t)sc.n_clients);
+    if (labsim && fgl_label_similarity(cd, sc.n_clients, labsim)) {
+        free(labsim);
+        labsim = NULL;
     }
     rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
     if (!o.quiet && !o.json) {
@@ -1031,17 +1093,19 @@ int fglrun_main(int argc, char **argv) {
                 rc = 1;
                 break;
             }
-            fgl_scenario_clients(&sc, &tmpl, cd);
+            client_specs(&o, &sc, &tmpl, ds.task, cd);
         }
         for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
             for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
-                rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, fold, cd, sc.n_clients, ds.task, &res[a], f * o.seeds + s);
+                rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, fold, cd, sc.n_clients, ds.task, &sc.pub, labsim, &res[a],
+                            f * o.seeds + s);
                 stopped |= rc == 3;
             }
     }
     if (rc == 3) rc = 0;
     if (stopped) { /* partial runs: nothing to report until they are resumed */
         free(res);
+        free(labsim);
         free(cd);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
@@ -1098,6 +1162,7 @@ int fglrun_main(int argc, char **argv) {
         free(res[a].clipped_round);
     }
     free(res);
+    free(labsim);
     free(cd);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);
