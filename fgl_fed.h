@@ -2735,7 +2735,11 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
-        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) return rc;
+        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
+            char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+            snprintf(msg, sizeof msg, "%s", run->err.msg);
+            return fgl_error_set(&run->err, rc, "%s: client %d: %s", run->algo.name, i, msg);
+        }
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
             c->model.spec = spec;
             continue;
@@ -5014,12 +5018,13 @@ static int fgl__proto_C(const fgl_client *c) { return (int)c->up_len[1]; }
 
 /* Prototypes are the representation the classifier reads: the head's input,
  * or without a head the last layer's input, which must then be a hidden
- * representation (more than one layer, or an input projection). */
-static int fgl__proto_client_init(fgl_client *c) {
-    const fgl_model_spec *sp = &c->model.spec;
+ * representation (more than one layer, or an input projection). Checked on
+ * each client's spec before anything is sized by it. */
+static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error *err) {
+    (void)set;
     if (sp->head == FGL_HEAD_NONE && sp->layers < 2 && !sp->input_proj && sp->arch != FGL_ARCH_GCNII)
-        return fgl_client_fail(c, FGL_ERR_ARG, "%s: a one-layer model without a classifier head has no hidden "
-                               "representation to make prototypes of (give it two layers or a head)", c->algo->name);
+        return fgl_error_set(err, FGL_ERR_ARG, "a %s model of one layer without a classifier head has no hidden "
+                             "representation to make prototypes of (give it two layers or a head)", fgl_arch_name(sp->arch));
     return FGL_OK;
 }
 
@@ -5157,7 +5162,7 @@ static fgl_algo fgl__proto_base(const char *name, const char *summary, const cha
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, 1, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
-    a.client_init = fgl__proto_client_init;
+    a.prepare_spec = fgl__proto_spec;
     a.train.loss = fgl__proto_loss;
     a.upload = fgl__proto_upload;
     a.server_init = fgl__proto_server_init;
@@ -6117,18 +6122,18 @@ static void fgl__pg_accumulate(const fgl__pg_rings *r, const float *z, int d, in
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
 
 static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    int n = (int)fgl_get(set, "normalize");
+    int n = (int)fgl_get(set, "normalize"), rc = fgl__proto_spec(set, spec, err);
+    if (rc) return rc;
     if (n < 0 || n > 2) return fgl_error_set(err, FGL_ERR_ARG, "fedpg: normalize is 0, 1 or 2, not %d", n);
     if (n == 2 || (n == 1 && spec->task == FGL_TASK_NODE)) spec->norm_rep = 1;
     return FGL_OK;
 }
 
 static int fgl__fedpg_client_init(fgl_client *c) {
-    int rc = fgl__proto_client_init(c), H = fgl__pg_H(c), n = 0, i;
+    int H = fgl__pg_H(c), n = 0, i, rc;
     fgl_node_data *nd = c->data.node;
     fgl__pg_rings *r;
     int *centre, *label;
-    if (rc) return rc;
     if (H < 0 || H > FGL_MAX_LAYERS) return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: %d hops", H + 1);
     if (fgl_get(c->set, "mu") < 0 || !(fgl_get(c->set, "pseudo") >= 0 && fgl_get(c->set, "pseudo") <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: mu must be >= 0 and pseudo in [0, 1]");
