@@ -62,8 +62,16 @@
  * registered.
  *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
- * of an upload part), fgl_server_gather (accepted uploads into the rows of
- * a K x n buffer), fgl_mix_rows (personalised mixing by a K x K matrix).
+ * of an upload part), fgl_server_mix (personalised mixing: row i of a K x K
+ * matrix weights the uploads into client i's model), fgl_server_gather
+ * (accepted uploads into the rows of a K x n buffer), fgl_mix_rows (the
+ * same mixing of any K x n buffer). The run's defences act inside the first
+ * two: a robust rule (cfg.robust) replaces the mean of model weights in
+ * fgl_server_mean and applies row by row, with the row's weights, in
+ * fgl_server_mix; DP and secure aggregation are defined for fgl_server_mean
+ * only, and an algorithm that mixes declares it (fgl_algo.mixes) so that a
+ * run combining it with them is refused at its start. Gather + fgl_mix_rows
+ * bypasses every defence.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
@@ -161,7 +169,12 @@ extern "C" {
  * what the client received (a delta is its own update), and the robust
  * rules, DP and secure aggregation replace the mean of such parts in
  * fgl_server_mean: every algorithm whose server averages them (FedAvg,
- * FedProx, FedPer, FedStar, Ditto, MOON, SCAFFOLD, a user's) gets them. */
+ * FedProx, FedPer, FedStar, Ditto, MOON, SCAFFOLD, a user's) gets them. The
+ * robust rules also act in fgl_server_mix, the personalised mixtures of
+ * FED-PUB, FedAMP, pFedGraph and pFedGNN (each row a weighted mean of the
+ * uploads); DP and secure aggregation are refused for those and for GPFL.
+ * GCFL's cluster means and GPFL's mixture of updates are computed by hand
+ * and get none of them; FedPG, FedProto and FedTGP send no weights. */
 enum {
     FGL_ROBUST_MEAN,      /* the sample-weighted mean (no defence) */
     FGL_ROBUST_MEDIAN,    /* coordinate-wise median (Yin et al. 2018) */
@@ -449,6 +462,13 @@ struct fgl_algo {
      * and a K x K client-to-client matrix of the last round. */
     void (*report)(const fgl_run *run, char *buf, size_t cap);
     const float *(*client_matrix)(const fgl_run *run);
+    /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
+     * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
+     * and secure aggregation are defined for one mean of the uploads, not
+     * for K mixtures of them, and such a run is refused when it starts. A declaration, not something the runtime
+     * observes: the refusal must come before the clients clip, mask or spend
+     * privacy, i.e. before the first aggregation could show that it mixes. */
+    int mixes;
 };
 
 /* An empty table (no parameters, no messages, no hooks: Local). */
@@ -591,10 +611,50 @@ FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name)
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
 /* out = sum_i w_i up_i / sum_i w_i over the accepted uploads, w_i the
  * upload's FGL_SEND_WEIGHT part (equal weights without one). FGL_ERR_EMPTY
- * (out untouched) if nothing was accepted. Sums in double, client order. */
+ * (out untouched) if nothing was accepted. Sums in double, client order.
+ * For a part that carries model weights, cfg.robust, cfg.dp and cfg.secagg
+ * replace the mean: a robust rule is fgl_server_mix's with one row of equal
+ * weights (MEDIAN, TRIMMED, KRUM, MULTIKRUM: unweighted, as published) or of
+ * the sample counts (NORMCLIP); DP adds noise to the equal-weight mean of the
+ * clipped updates; secure aggregation decodes the masked sum. */
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out);
 /* The same with equal weights whatever the declaration. */
 FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
+/* Personalised mixing: out row i (K x n, n the part's size) = the mean of
+ * the sources weighted by row i of w (K x K, w[i K + j] the weight of client
+ * j in row i), for the rows with rows[i] != 0 (rows NULL: all). Source j is
+ * client j's accepted upload of the part, else row j of held (K x n, NULL:
+ * none): a model the algorithm kept from an earlier round (FedAMP keeps the
+ * latest of every client). A nonzero weight on a client with neither is an
+ * error; out must not overlap held.
+ * With cfg.robust.rule MEAN (or a part that carries no model weights) this is
+ * fgl_mix_rows of the sources, bit for bit: sum_j w_ij x_j as given, not
+ * renormalised. With a robust rule, row i applies the rule with its weights
+ * (which must be >= 0), renormalised over the sources the rule keeps:
+ *   MEDIAN    the weighted median per coordinate among the sources of nonzero
+ *             weight (the midpoint where the cumulative weight is exactly
+ *             half, so equal weights give the plain median);
+ *   TRIMMED   per coordinate, the trim largest and trim smallest of those
+ *             sources dropped, the weighted mean of the rest (a row with
+ *             2 trim or fewer such sources: their weighted median);
+ *   KRUM, MULTIKRUM  the uploads selected by their Krum scores over the
+ *             round's accepted uploads' updates (f, m as fgl_server_mean);
+ *             row i is their mean under row i's weights (equal weights if
+ *             the row puts none on them); KRUM selects one;
+ *   NORMCLIP  each upload's update clipped to norm clip, then row i's
+ *             weighted mean (each clipped upload counted once per call in
+ *             s->n_clipped, whatever the number of rows; FED-PUB, which also
+ *             takes fgl_server_mean of the same part, counts them there only).
+ * An update is the upload minus the model part of the download the client
+ * received (s->down), as in fgl_server_mean. Held rows take part in MEDIAN
+ * and TRIMMED as values; KRUM, MULTIKRUM and NORMCLIP measure updates, which
+ * a held row no longer has (its reference is gone), so they leave held rows
+ * out. DP and secure aggregation are not defined for mixtures: FGL_ERR_ARG
+ * (fgl_algo.mixes refuses them at the start of a run). FGL_OK also when no
+ * row is selected; FGL_ERR_ARG on a bad weight or too few uploads for the
+ * rule. Sums in double in client order (KRUM: in selection order). */
+FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
+                          const unsigned char *rows);
 /* Copy each accepted upload's part into row i of dst (K x len); has[i]
  * (may be NULL) becomes 1 for those rows. Returns the number copied, or
  * FGL_ERR_SHAPE for a part whose size differs between clients. The same
@@ -1724,20 +1784,272 @@ static int fgl__screen(fgl_run *run, fgl_round_stats *st) {
     return n_screened;
 }
 
-static int fgl__cmp_float(const void *a, const void *b) {
-    float x = *(const float *)a, y = *(const float *)b;
-    return (x > y) - (x < y);
-}
-
 static double fgl__upload_weight(const fgl_msg *m, int equal);
 
-/* The robust, DP or secure mean of a weights part p (rows: the accepted
- * uploads' vectors x_i, their references and weights). */
+/* A source of a robust mixture: its value at one coordinate and its client
+ * (ties in value go to the lower client: deterministic orders). */
+typedef struct fgl__wval {
+    double v;
+    int j;
+} fgl__wval;
+
+static int fgl__cmp_wval(const void *a, const void *b) {
+    const fgl__wval *x = (const fgl__wval *)a, *y = (const fgl__wval *)b;
+    if (x->v != y->v) return (x->v > y->v) - (x->v < y->v);
+    return (x->j > y->j) - (x->j < y->j);
+}
+
+/* The weighted median (t = 0) or trimmed mean (t > 0: the t smallest and t
+ * largest of the sources of positive weight dropped) of the sorted values
+ * col[0..c-1] under the weights w[col[q].j] (zero weights skipped). Equal
+ * positive weights, whatever their value, count as 1 each: the plain median
+ * (the two middle values averaged) and the plain trimmed mean, bit for bit
+ * (running sums of 0.1 would miss the exact half, and a v / (4 a) is not
+ * the mean of v). */
+static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double *w, int t) {
+    int q, npos = 0, seen = 0, equal = 1;
+    double total = 0, cum = 0, sum = 0, wsum = 0, first = 0;
+    for (q = 0; q < c; q++)
+        if (w[col[q].j] > 0) {
+            if (!npos) first = w[col[q].j];
+            equal &= w[col[q].j] == first;
+            total += w[col[q].j];
+            npos++;
+        }
+    if (equal) total = npos;
+    if (t > 0 && npos > 2 * t) { /* trimmed: the middle npos - 2 t, weighted */
+        for (q = 0; q < c; q++) {
+            double a = w[col[q].j];
+            if (!(a > 0)) continue;
+            seen++;
+            if (seen <= t || seen > npos - t) continue;
+            if (equal) a = 1.0;
+            sum += a * col[q].v;
+            wsum += a;
+        }
+        return sum / wsum;
+    }
+    for (q = 0; q < c; q++) { /* the first value where the cumulative weight reaches half the total */
+        double a = w[col[q].j];
+        if (!(a > 0)) continue;
+        cum += equal ? 1.0 : a;
+        if (2 * cum < total) continue;
+        if (2 * cum == total) { /* exactly half: the midpoint with the next value of positive weight */
+            int r;
+            for (r = q + 1; r < c; r++)
+                if (w[col[r].j] > 0) return 0.5 * (col[q].v + col[r].v);
+        }
+        return col[q].v;
+    }
+    return 0; /* no positive weight (the caller refuses such rows) */
+}
+
+/* The robust rules over mixtures, shared by fgl_server_mean (one row of
+ * weights over the accepted uploads) and fgl_server_mix (a row per client):
+ * out row r (n_out rows of n floats; those with rows[r] != 0, rows NULL:
+ * all) from the sources of part p, row r weighting client j by
+ * w[r K + j]. Source j is client j's accepted upload, else row j of held
+ * (NULL: none). div (K, NULL: none) divides source j by div[j] (0: source
+ * left out): pFedGraph's mixture of normalised models. count: charge the
+ * clips to s->n_clipped. See fgl_server_mix for the rules. */
+static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div, int n_out,
+                         float *out, const unsigned char *rows, int count) {
+    const fgl_robust_config *rc = &s->fed->robust;
+    const fgl_part *d = &s->algo->up[p];
+    int K = s->n_clients, rule = fgl__weights_part(d) ? rc->rule : FGL_ROBUST_MEAN, j, r, q, mf = 0, n_sel = 0;
+    const float **x = (const float **)fgl_scratch(&s->store, sizeof(float *) * (size_t)K);
+    const float **ref = (const float **)fgl_scratch(&s->store, sizeof(float *) * (size_t)K);
+    unsigned char *fresh = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
+    double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+    double *clip = NULL, *wr = NULL;
+    int *sel = NULL;
+    float *dst = out;
+    size_t k;
+    if (!x || !ref || !fresh || !acc) return FGL_ERR_NOMEM;
+    for (j = 0; j < K; j++) {
+        if (s->up[j] && s->up[j]->part[p]) {
+            x[j] = s->up[j]->part[p];
+            ref[j] = s->down ? fgl__ref_of(&s->down[j], d) : NULL;
+            fresh[j] = 1;
+            mf++;
+        } else if (held) {
+            x[j] = held + (size_t)j * n;
+        }
+    }
+    for (r = 0; r < n_out; r++) { /* every weighted source exists; robust rules: weights >= 0 and some positive */
+        int any = 0;
+        if (rows && !rows[r]) continue;
+        for (j = 0; j < K; j++) {
+            double a = w[(size_t)r * K + j];
+            if (a != 0 && !x[j])
+                return fgl_server_fail(s, FGL_ERR_ARG, "mixing '%s': row %d weighs client %d (%g), which has neither an "
+                                       "accepted upload nor a held row", d->name, r, j, a);
+            if (rule != FGL_ROBUST_MEAN && !(a >= 0 && a < HUGE_VAL))
+                return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d has weight %g for client %d (weights must be >= 0)",
+                                       fgl_robust_name(rule), r, a, j);
+            any |= a > 0;
+        }
+        if (rule != FGL_ROBUST_MEAN && !any)
+            return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d of the mixing weights is zero", fgl_robust_name(rule), r);
+    }
+    if (rule == FGL_ROBUST_MEAN) { /* fgl_mix_rows of the sources, bit for bit */
+        for (r = 0; r < n_out; r++) {
+            if (rows && !rows[r]) continue;
+            memset(acc, 0, sizeof(double) * n);
+            for (j = 0; j < K; j++) {
+                double a = w[(size_t)r * K + j];
+                if (div) a = div[j] > 0 ? a / div[j] : 0.0;
+                if (a == 0) continue;
+                for (k = 0; k < n; k++) acc[k] += a * x[j][k];
+            }
+            for (k = 0; k < n; k++) out[(size_t)r * n + k] = (float)acc[k];
+        }
+        return FGL_OK;
+    }
+    if (mf == 0) return FGL_ERR_EMPTY;
+    wr = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+    if (!wr) return FGL_ERR_NOMEM;
+    switch (rule) {
+    case FGL_ROBUST_MEDIAN:
+    case FGL_ROBUST_TRIMMED: {
+        int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : 0, c;
+        fgl__wval *col = (fgl__wval *)fgl_scratch(&s->store, sizeof(fgl__wval) * (size_t)K);
+        if (!col) return FGL_ERR_NOMEM;
+        if (2 * t >= mf) return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t, mf);
+        for (k = 0; k < n; k++) { /* sorted once per coordinate, then each row walks it with its weights */
+            for (j = c = 0; j < K; j++)
+                if (x[j] && (!div || div[j] > 0)) {
+                    col[c].v = div ? (double)x[j][k] / div[j] : (double)x[j][k];
+                    col[c++].j = j;
+                }
+            qsort(col, (size_t)c, sizeof(fgl__wval), fgl__cmp_wval);
+            for (r = 0; r < n_out; r++) {
+                if (rows && !rows[r]) continue;
+                out[(size_t)r * n + k] = (float)fgl__weighted_order_stat(col, c, w + (size_t)r * K, t);
+            }
+        }
+        return FGL_OK;
+    }
+    case FGL_ROBUST_KRUM:
+    case FGL_ROBUST_MULTIKRUM: { /* scores over the accepted uploads' updates; row r mixes the selected */
+        int f = rc->f, near = mf - f - 2, keep = rule == FGL_ROBUST_KRUM ? 1 : rc->m, a, b;
+        int *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+        double *dist = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf * (size_t)mf);
+        double *score = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
+        double *row = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
+        unsigned char *chosen = (unsigned char *)fgl_scratch(&s->store, (size_t)mf);
+        sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)FGL__MAX(keep, 1));
+        if (!idx || !dist || !score || !row || !chosen || !sel) return FGL_ERR_NOMEM;
+        if (near < 1 || keep < 1 || keep > mf)
+            return fgl_server_fail(s, FGL_ERR_ARG, "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d",
+                                   f, keep, FGL__MAX(f + 3, keep), mf);
+        for (j = a = 0; j < K; j++)
+            if (fresh[j]) idx[a++] = j;
+        for (a = 0; a < mf; a++)
+            for (b = a + 1; b < mf; b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
+                const float *u = x[idx[a]], *v = x[idx[b]], *ru = ref[idx[a]], *rv = ref[idx[b]];
+                double sum = 0;
+                if (ru == rv)
+                    for (k = 0; k < n; k++) sum += ((double)u[k] - v[k]) * ((double)u[k] - v[k]);
+                else
+                    for (k = 0; k < n; k++) {
+                        double e = ((double)u[k] - (ru ? ru[k] : 0.0f)) - ((double)v[k] - (rv ? rv[k] : 0.0f));
+                        sum += e * e;
+                    }
+                dist[(size_t)a * mf + b] = dist[(size_t)b * mf + a] = sum;
+            }
+        for (a = 0; a < mf; a++) { /* the sum of the `near` smallest distances to the others */
+            int c = 0;
+            for (b = 0; b < mf; b++)
+                if (b != a) row[c++] = dist[(size_t)a * mf + b];
+            for (b = 1; b < c; b++) { /* insertion sort */
+                double y = row[b];
+                int t = b;
+                while (t > 0 && row[t - 1] > y) {
+                    row[t] = row[t - 1];
+                    t--;
+                }
+                row[t] = y;
+            }
+            score[a] = 0;
+            for (b = 0; b < near; b++) score[a] += row[b];
+        }
+        for (q = 0; q < keep; q++) { /* the `keep` lowest scores (ties: the lower client id), in that order */
+            int best = -1;
+            for (a = 0; a < mf; a++)
+                if (!chosen[a] && (best < 0 || score[a] < score[best])) best = a;
+            chosen[best] = 1;
+            sel[n_sel++] = idx[best];
+        }
+        break;
+    }
+    case FGL_ROBUST_NORMCLIP: { /* each update's factor min(1, M / ||u_j||), once */
+        clip = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+        sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+        if (!clip || !sel) return FGL_ERR_NOMEM;
+        for (j = 0; j < K; j++) {
+            double norm;
+            if (!fresh[j]) continue;
+            norm = fgl__update_norm(x[j], ref[j], n);
+            clip[j] = norm > rc->clip ? rc->clip / norm : 1.0;
+            if (count) s->n_clipped += clip[j] < 1;
+            sel[n_sel++] = j;
+        }
+        if (n_out > 1 && !(dst = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)n_out * FGL__MAX(n, 1))))
+            return FGL_ERR_NOMEM; /* the references may be rows of out (a personalised download): written at the end */
+        break;
+    }
+    default: return fgl_server_fail(s, FGL_ERR_ARG, "unknown robust rule %d", rule);
+    }
+    for (r = 0; r < n_out; r++) { /* KRUM, MULTIKRUM, NORMCLIP: row r's weighted mean of the kept sources sel[] */
+        double wsum = 0;
+        if (rows && !rows[r]) continue;
+        for (q = 0; q < n_sel; q++) {
+            j = sel[q];
+            wr[j] = div && !(div[j] > 0) ? 0.0 : w[(size_t)r * K + j];
+            wsum += wr[j];
+        }
+        if (!(wsum > 0)) /* the row weighs none of them: equal weights (what fgl_server_mean's rule gives) */
+            for (q = 0, wsum = 0; q < n_sel; q++) {
+                j = sel[q];
+                wr[j] = div && !(div[j] > 0) ? 0.0 : 1.0;
+                wsum += wr[j];
+            }
+        if (!(wsum > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d keeps no source", fgl_robust_name(rule), r);
+        memset(acc, 0, sizeof(double) * n);
+        for (q = 0; q < n_sel; q++) {
+            const float *y, *rf;
+            double a, e;
+            j = sel[q];
+            if (!(wr[j] > 0)) continue;
+            a = wr[j];
+            y = x[j];
+            if (rule != FGL_ROBUST_NORMCLIP) {
+                if (div) a /= div[j];
+                for (k = 0; k < n; k++) acc[k] += a * y[k];
+                continue;
+            }
+            rf = ref[j];
+            e = clip[j];
+            for (k = 0; k < n; k++) {
+                double b = rf ? rf[k] : 0.0, v = b + e * ((double)y[k] - b);
+                acc[k] += a * (div ? v / div[j] : v);
+            }
+        }
+        for (k = 0; k < n; k++) dst[(size_t)r * n + k] = (float)(acc[k] / wsum);
+    }
+    if (dst != out)
+        for (r = 0; r < n_out; r++)
+            if (!rows || rows[r]) memcpy(out + (size_t)r * n, dst + (size_t)r * n, sizeof(float) * n);
+    return FGL_OK;
+}
+
+/* The robust, DP or secure mean of a weights part p over the accepted
+ * uploads (a robust rule: fgl__rule_mix with one row). */
 static int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) {
     const fgl_fed_config *cfg = s->fed;
-    const fgl_part *d = &s->algo->up[p];
     int K = s->n_clients, i, j, m = 0, *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
-    double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1)), wsum = 0;
+    double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
     size_t k;
     if (!idx || !acc) return FGL_ERR_NOMEM;
     for (i = 0; i < K; i++)
@@ -1779,89 +2091,11 @@ static int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) {
         for (k = 0; k < n; k++) out[k] = (float)(acc[k] / m + (sd > 0 ? sd * fgl_rng_normal(r) : 0.0));
         return FGL_OK;
     }
-    switch (cfg->robust.rule) {
-    case FGL_ROBUST_MEDIAN:
-    case FGL_ROBUST_TRIMMED: {
-        int t = cfg->robust.rule == FGL_ROBUST_TRIMMED ? cfg->robust.trim : 0;
-        float *col = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)m);
-        if (!col) return FGL_ERR_NOMEM;
-        if (2 * t >= m) return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t, m);
-        for (k = 0; k < n; k++) {
-            double sum = 0;
-            for (j = 0; j < m; j++) col[j] = s->up[idx[j]]->part[p][k];
-            qsort(col, (size_t)m, sizeof(float), fgl__cmp_float);
-            if (!t) {
-                out[k] = m % 2 ? col[m / 2] : (float)(0.5 * ((double)col[m / 2 - 1] + col[m / 2]));
-                continue;
-            }
-            for (j = t; j < m - t; j++) sum += col[j];
-            out[k] = (float)(sum / (m - 2 * t));
-        }
-        return FGL_OK;
-    }
-    case FGL_ROBUST_KRUM:
-    case FGL_ROBUST_MULTIKRUM: {
-        int f = cfg->robust.f, near = m - f - 2, keep = cfg->robust.rule == FGL_ROBUST_KRUM ? 1 : cfg->robust.m, q;
-        double *dist = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m * (size_t)m);
-        double *score = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m), *row;
-        unsigned char *chosen = (unsigned char *)fgl_scratch(&s->store, (size_t)m);
-        if (!dist || !score || !chosen) return FGL_ERR_NOMEM;
-        if (near < 1 || keep > m)
-            return fgl_server_fail(s, FGL_ERR_ARG, "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d",
-                                   f, keep, FGL__MAX(f + 3, keep), m);
-        for (i = 0; i < m; i++)
-            for (j = i + 1; j < m; j++) {
-                const float *x = s->up[idx[i]]->part[p], *y = s->up[idx[j]]->part[p];
-                double sum = 0;
-                for (k = 0; k < n; k++) sum += ((double)x[k] - y[k]) * ((double)x[k] - y[k]);
-                dist[(size_t)i * m + j] = dist[(size_t)j * m + i] = sum;
-            }
-        row = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m);
-        if (!row) return FGL_ERR_NOMEM;
-        for (i = 0; i < m; i++) { /* the sum of the `near` smallest distances to the others */
-            int c = 0;
-            for (j = 0; j < m; j++)
-                if (j != i) row[c++] = dist[(size_t)i * m + j];
-            for (j = 1; j < c; j++) { /* insertion sort */
-                double x = row[j];
-                int t = j;
-                while (t > 0 && row[t - 1] > x) {
-                    row[t] = row[t - 1];
-                    t--;
-                }
-                row[t] = x;
-            }
-            score[i] = 0;
-            for (j = 0; j < near; j++) score[i] += row[j];
-        }
-        for (q = 0; q < keep; q++) { /* the `keep` lowest scores (ties: the lower client id) */
-            int best = -1;
-            for (i = 0; i < m; i++)
-                if (!chosen[i] && (best < 0 || score[i] < score[best])) best = i;
-            chosen[best] = 1;
-            for (k = 0; k < n; k++) acc[k] += s->up[idx[best]]->part[p][k];
-        }
-        for (k = 0; k < n; k++) out[k] = (float)(acc[k] / keep);
-        return FGL_OK;
-    }
-    case FGL_ROBUST_NORMCLIP: { /* ref_i + min(1, M / ||u_i||) u_i, sample-weighted */
-        for (j = 0; j < m; j++) {
-            const fgl_msg *u = s->up[idx[j]];
-            const float *x = u->part[p], *ref = fgl__ref_of(&s->down[idx[j]], d);
-            double norm = fgl__update_norm(x, ref, n), a = norm > cfg->robust.clip ? cfg->robust.clip / norm : 1.0;
-            double w = fgl__upload_weight(u, 0);
-            s->n_clipped += a < 1;
-            for (k = 0; k < n; k++) {
-                double r = ref ? ref[k] : 0.0;
-                acc[k] += w * (r + a * ((double)x[k] - r));
-            }
-            wsum += w;
-        }
-        if (!(wsum > 0)) return FGL_ERR_EMPTY;
-        for (k = 0; k < n; k++) out[k] = (float)(acc[k] / wsum);
-        return FGL_OK;
-    }
-    default: return FGL_ERR_ARG;
+    { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP) */
+        double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+        if (!w) return FGL_ERR_NOMEM;
+        for (j = 0; j < m; j++) w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
+        return fgl__rule_mix(s, p, n, NULL, w, NULL, 1, out, NULL, 1);
     }
 }
 
@@ -2137,6 +2371,33 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
 
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 0); }
 FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 1); }
+
+/* The index of the upload part called name in the declaration, or -1. */
+static int fgl__up_part(const fgl_algo *a, const char *name) {
+    int p;
+    for (p = 0; p < a->n_up; p++)
+        if (strcmp(a->up[p].name, name) == 0) return p;
+    return -1;
+}
+
+/* fgl_server_mix with per-source divisors (fgl__rule_mix's div); count:
+ * charge NORMCLIP's clips to s->n_clipped. */
+static int fgl__server_mix(fgl_server *s, const char *part, const float *held, const double *w, const double *div, float *out,
+                           const unsigned char *rows, int count) {
+    int p = fgl__up_part(s->algo, part), i, any = 0;
+    if (p < 0) return fgl_server_fail(s, FGL_ERR_ARG, "mixing: %s uploads no part '%s'", s->algo->name, part);
+    if (s->fed->dp.clip > 0 || s->fed->secagg.on)
+        return fgl_server_fail(s, FGL_ERR_ARG, "%s is not defined for personalised mixing (fgl_server_mix)",
+                               s->fed->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+    for (i = 0; i < s->n_clients; i++) any |= !rows || rows[i];
+    if (!any) return FGL_OK;
+    return fgl__rule_mix(s, p, s->up_len[p], held, w, div, s->n_clients, out, rows, count);
+}
+
+FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
+                          const unsigned char *rows) {
+    return fgl__server_mix(s, part, held, w, NULL, out, rows, 1);
+}
 
 FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *has) {
     int i, n = 0;
@@ -2666,6 +2927,10 @@ static int fgl__defences_start(fgl_run *run) {
           c->attack.kind != FGL_ATTACK_COUNT)) && !weights)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "%s sends no model weights: robust rules, weight attacks, DP and secure "
                              "aggregation act on them", a->name);
+    if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "defined for one mean of them, not for personalised mixtures", a->name,
+                             c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: combine it with neither a robust rule nor secure aggregation");
     if (c->secagg.on) {
@@ -3817,15 +4082,13 @@ static int fgl__pub_aggregate(fgl_server *s) {
     float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
     int *has_fe = fgl_ints(&s->store, "has_fe");
     float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
-    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     unsigned char *mixed = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
-    if (!plain || !ups || !w || !mixed) return FGL_ERR_NOMEM;
+    if (!plain || !w || !mixed) return FGL_ERR_NOMEM;
     fgl_server_gather(s, "fe", fe, has_fe);
     rc = fgl_server_mean(s, "theta", plain);
     if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: everyone keeps their model */
     if (rc) return rc;
-    fgl_server_gather(s, "theta", ups, NULL);
     for (i = 0; i < K; i++) {
         float *row = sim + (size_t)i * K;
         double wsum = 0, smax = -1e300;
@@ -3853,7 +4116,8 @@ static int fgl__pub_aggregate(fgl_server *s) {
         }
         mixed[i] = 1;
     }
-    return fgl_mix_rows(K, w, ups, n, theta, mixed);
+    /* the run's robust rule, row by row (NORMCLIP's clips were counted by fgl_server_mean above: not again) */
+    return fgl__server_mix(s, "theta", NULL, w, NULL, theta, mixed, 0);
 }
 
 static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
@@ -3959,6 +4223,7 @@ static fgl_algo fgl__fedpub(void) {
     a.aggregate = fgl__pub_aggregate;
     a.report = fgl__pub_report;
     a.client_matrix = fgl__pub_matrix;
+    a.mixes = 1;
     return a;
 }
 
@@ -4407,7 +4672,7 @@ static int fgl__amp_aggregate(fgl_server *s) {
             xi[(size_t)i * K + j] = (float)x;
         }
     }
-    return fgl_mix_rows(K, w, theta, n, u, rows);
+    return fgl_server_mix(s, "theta", theta, w, u, rows); /* theta holds the latest model of those not in the round */
 }
 
 static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (theta - u_i) */
@@ -4431,6 +4696,7 @@ static fgl_algo fgl__fedamp(void) {
     a.aggregate = fgl__amp_aggregate;
     a.train.grad = fgl__amp_grad;
     a.client_matrix = fgl__amp_matrix;
+    a.mixes = 1;
     return a;
 }
 
@@ -4500,12 +4766,12 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     double *v = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *x = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *work = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *norm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
-    double *wu = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
+    double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     float *init = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
     float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     float *dw = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     unsigned char *rows = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
-    if (!S || !cosm || !v || !x || !work || !norm || !w || !wu || !init || !ups || !dw || !rows) return FGL_ERR_NOMEM;
+    if (!S || !cosm || !v || !x || !work || !norm || !w || !div || !init || !ups || !dw || !rows) return FGL_ERR_NOMEM;
     fgl_params_pack(s->init, s->share, init);
     fgl_server_gather(s, "theta", ups, NULL);
     for (i = 0; i < K; i++)
@@ -4534,13 +4800,16 @@ static int fgl__pfg_aggregate(fgl_server *s) {
         for (b = 0; b < ns; b++) {
             A[(size_t)i * K + S[b]] = (float)x[b];
             w[(size_t)i * K + S[b]] = x[b];
-            wu[(size_t)i * K + S[b]] = norm[b] > 0 ? x[b] / norm[b] : 0.0;
         }
         rows[i] = 1;
         has_u[i] = 1;
     }
-    if ((rc = fgl_mix_rows(K, w, ups, n, theta, rows))) return rc;
-    return fgl_mix_rows(K, wu, ups, n, u, rows);
+    for (a = 0; a < ns; a++) div[S[a]] = norm[a];
+    /* the run's robust rule, row by row: u_i from the uploads over their norms, then theta_i from the uploads.
+     * u first: the downloads' references (NORMCLIP's clip, KRUM's updates) are rows of theta, which the
+     * second call overwrites; the clips are counted once, by the second. */
+    if ((rc = fgl__server_mix(s, "theta", NULL, w, div, u, rows, 0))) return rc;
+    return fgl_server_mix(s, "theta", NULL, w, theta, rows);
 }
 
 static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
@@ -4603,6 +4872,7 @@ static fgl_algo fgl__pfedgraph(void) {
     a.download = fgl__pfg_download;
     a.train.grad = fgl__pfg_grad;
     a.client_matrix = fgl__pfg_matrix;
+    a.mixes = 1;
     return a;
 }
 
@@ -5798,6 +6068,7 @@ static fgl_algo fgl__gpfl(void) {
     a.upload = fgl__gpfl_upload;
     a.server_init = fgl__gpfl_server_init;
     a.aggregate = fgl__gpfl_aggregate;
+    a.mixes = 1; /* per-client mixtures of updates: no DP or secure aggregation (and, mixed by hand, no robust rule) */
     a.report = fgl__gpfl_report;
     a.client_matrix = fgl__gpfl_matrix;
     return a;
@@ -6523,8 +6794,9 @@ static fgl_algo fgl__fedpg(void) {
  * Rounds (all of them, from the aggregation that completes the graph on):
  *     theta_i <- alpha theta_i + (1 - alpha) sum_{j != i} w_ij theta_j
  * over the accepted uploads (w renormalised over them; a client without a
- * neighbour keeps its model), on fgl_mix_rows, each client receiving its own
- * row. alpha = 0 is the authors' code (no self term); the paper's best:
+ * neighbour keeps its model), on fgl_server_mix (so the run's robust rule
+ * acts row by row; DP and secure aggregation are refused), each client
+ * receiving its own row. alpha = 0 is the authors' code (no self term); the paper's best:
  * 0.7 (Cora), 0.2 (CiteSeer). Until every client's distances are in, each
  * keeps its own model. Sent: round 0 up 4 (n + 1 + n_i K_a) (+ 4 n_i^2),
  * later rounds 4 (n + 1); down 4 n a round, plus 4 (1 + K_a d) once. Not
@@ -6724,26 +6996,26 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     size_t n = s->n_shared;
     double alpha = fgl_get(s->set, "alpha");
     float *theta = fgl_floats(&s->store, "theta"), *w = fgl_floats(&s->store, "w");
-    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    float *out = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
-    int *has = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
-    if (!ups || !mix || !has) return FGL_ERR_NOMEM;
+    if (!out || !mix) return FGL_ERR_NOMEM;
     if ((rc = fgl__pfn_oneshot(s))) return rc;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: everyone keeps their model */
     ready = fgl_ints(&s->store, "ready")[0];
-    fgl_server_gather(s, "theta", ups, has);
-    for (i = 0; i < K; i++)
-        if (!has[i]) memcpy(ups + (size_t)i * n, theta + (size_t)i * n, sizeof(float) * n); /* its last model here */
     for (i = 0; i < K; i++) {
         double sum = 0;
         for (j = 0; ready && j < K; j++)
-            if (j != i && has[j]) sum += w[(size_t)i * K + j];
+            if (j != i && fgl_upload(s, j, "theta")) sum += w[(size_t)i * K + j];
         for (j = 0; j < K; j++) {
-            double v = j == i ? (sum > 0 ? alpha : 1.0) : sum > 0 && has[j] ? (1 - alpha) * w[(size_t)i * K + j] / sum : 0.0;
+            double v = j == i ? (sum > 0 ? alpha : 1.0)
+                              : sum > 0 && fgl_upload(s, j, "theta") ? (1 - alpha) * w[(size_t)i * K + j] / sum : 0.0;
             mix[(size_t)i * K + j] = v;
         }
     }
-    return fgl_mix_rows(K, mix, ups, n, theta, NULL);
+    /* a client without an accepted upload takes part with the model kept for it (theta's row) */
+    if ((rc = fgl_server_mix(s, "theta", theta, mix, out, NULL))) return rc;
+    memcpy(theta, out, sizeof(float) * (size_t)K * n);
+    return FGL_OK;
 }
 
 static const float *fgl__pfn_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "w") : NULL; }
@@ -6800,6 +7072,7 @@ static fgl_algo fgl__pfedgnn(void) {
     a.upload = fgl__pfn_upload;
     a.server_init = fgl__pfn_server_init;
     a.aggregate = fgl__pfn_aggregate;
+    a.mixes = 1;
     a.download = fgl__pfn_download;
     a.report = fgl__pfn_report;
     a.client_matrix = fgl__pfn_matrix;
