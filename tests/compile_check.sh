@@ -42,6 +42,13 @@ check "FGL_STATIC (gcc)" gcc -std=c99 $W -Wno-unused-function -DFGL_STATIC -c "$
 # FGL_NO_IMPLEMENTATION overrides FGL_IMPLEMENTATION: no fgl function defined
 # (the Makefile builds every example and test this way against build/fgl.o)
 check "FGL_NO_IMPLEMENTATION: declarations only (gcc, nm)" sh -c "gcc -std=c99 $W -DFGL_NO_IMPLEMENTATION -c '$tmp/impl.c' -o '$tmp/n.o' && nm '$tmp/n.o' > '$tmp/n.sym' && grep -q ' T main' '$tmp/n.sym' && ! grep -q ' T fgl_' '$tmp/n.sym'"
+# the MPI section (FGL_MPI) with OpenMPI's compiler wrapper, C and C++
+if command -v mpicc >/dev/null; then
+    check "FGL_MPI (mpicc -std=c99)" mpicc -DFGL_MPI -std=c99 $W -fopenmp -c "$tmp/impl.c" -o "$tmp/mpi.o"
+    check "FGL_MPI (mpicxx -std=c++11)" mpicxx -DFGL_MPI -x c++ -std=c++11 $W -c "$tmp/impl.c" -o "$tmp/mpicxx.o"
+else
+    echo "skip - compile FGL_MPI (mpicc not installed: apt-get install libopenmpi-dev openmpi-bin)"
+fi
 # README's quickstart, exactly as written (the first ```c block).
 awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' README.md > "$tmp/quickstart.c"
 if [ -s "$tmp/quickstart.c" ]; then

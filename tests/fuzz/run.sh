@@ -13,6 +13,8 @@ mkdir -p "$out/corpus" "$out/crash"
 rm -rf "$out/seed"
 "$out/seeds" "$data" "$out/seed" || exit 1
 fail=0
+n_ok=0
+n_bad=0
 for fz in "$@"; do
     name=$(basename "$fz" | sed 's/^fuzz_//')
     mkdir -p "$out/corpus/$name" "$out/seed/$name"
@@ -27,10 +29,13 @@ for fz in "$@"; do
     files=$(ls "$out/corpus/$name" | wc -l)
     if [ "$rc" -eq 0 ]; then
         echo "ok - fuzz $name: ${runs:-?} runs in ${secs}s, coverage ${cov:-?} edges / ${ft:-?} features, corpus $files"
+        n_ok=$((n_ok + 1))
     else
         echo "not ok - fuzz $name (exit $rc): see $log and $out/crash/"
         grep -m 3 'ERROR\|fuzz check failed\|==[0-9]*==' "$log" | sed 's/^/#   /'
         fail=1
+        n_bad=$((n_bad + 1))
     fi
 done
+echo "$n_ok passed, $n_bad failed"
 exit $fail
