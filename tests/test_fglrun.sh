@@ -11,7 +11,8 @@ B=${1:-build}
 FGLRUN=$B/fglrun
 USER=$B/tests/user_fglrun
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-strip() { sed 's/"seconds": [0-9.]*//' "$1"; }
+# the result without its timing and its record (which names the command line)
+strip() { sed 's/"seconds": [0-9.]*//; s/, "config": .*$/}/' "$1"; }
 for algo in $($FGLRUN --help | sed -n 's/^Algorithms://p'); do
     case $algo in
         fedstar) args="--task graph --data synthetic --clients 4 --rounds 5 --batch 32" ;;
