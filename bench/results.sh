@@ -23,6 +23,14 @@
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
+#   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
+#               epoch (one full-batch step a round: identical) and with 5
+#               (mu 0.01, 0.1, 1)
+#
+# Each line's "result" carries the run's full configuration ("config"), so
+#   ./build/fglrun --config bench/results/SECTION.jsonl --row "LABEL"
+# replays a row and checks that the result is identical (lines recorded
+# before configs were replay their "args").
 set -e
 cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
@@ -90,6 +98,14 @@ experiments() {
             echo "mixed|chem+proteins+imdb local|--algo local --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS"
             echo "mixed|chem+proteins+imdb fedavg|--algo fedavg --data $CHEM,PROTEINS,IMDB-BINARY --set share=conv --seeds $SEEDS"
             echo "mixed|chem+proteins+imdb fedstar|--algo fedstar --data $CHEM,PROTEINS,IMDB-BINARY --seeds $SEEDS" ;;
+        fedprox)
+            C="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            echo "fedprox|cora disjoint 10 E1 fedavg|--algo fedavg $C"
+            echo "fedprox|cora disjoint 10 E1 fedprox mu=1|--algo fedprox $C --set mu=1"
+            echo "fedprox|cora disjoint 10 E5 fedavg|--algo fedavg $C --local-epochs 5"
+            for mu in 0.01 0.1 1; do
+                echo "fedprox|cora disjoint 10 E5 fedprox mu=$mu|--algo fedprox $C --local-epochs 5 --set mu=$mu"
+            done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done
