@@ -166,3 +166,12 @@ if [ -n "$at" ] && [ $((at % 20)) = 0 ] && [ "$at" -ge 20 ] && [ "$at" -le "$don
 else
     echo "not ok - --checkpoint-every 20: resumed at '$at' (killed after $done_r)"; sed 's/^/#   /' "$tmp/k.err" | head -3
 fi
+
+# FedProx is FedAvg to the bit with one full-batch local step a round (RESULTS.md), not with two
+same_as_fedavg() { # local epochs: 0 if fedprox (mu=1) gives FedAvg's result
+    $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedavg", //; s/"seconds": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pa.json"
+    $FGLRUN --algo fedprox --set mu=1 --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedprox", //; s/"seconds": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pb.json"
+    [ -s "$tmp/pa.json" ] && cmp -s "$tmp/pa.json" "$tmp/pb.json"
+}
+if same_as_fedavg 1 && ! same_as_fedavg 2; then echo "ok - fedprox (mu=1) is fedavg with 1 local epoch (one full-batch step), not with 2"
+else echo "not ok - fedprox (mu=1) is fedavg with 1 local epoch, not with 2"; fi
