@@ -30,6 +30,14 @@
 #               d -> 16 -> C, 200 SGD steps (lr 0.01, momentum 0.9) per round,
 #               50 rounds, 60/20/20 inside each client); pFedGNN's alpha sweep
 #               and its completion / kernel variants on Cora (run it with JOBS=1)
+#   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
+#               epoch (one full-batch step a round: identical) and with 5
+#               (mu 0.01, 0.1, 1)
+#
+# Each line's "result" carries the run's full configuration ("config"), so
+#   ./build/fglrun --config bench/results/SECTION.jsonl --row "LABEL"
+# replays a row and checks that the result is identical (lines recorded
+# before configs were replay their "args").
 set -e
 cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
@@ -117,6 +125,14 @@ experiments() {
             # the authors' SGD with Cora's 0/1 features as stored (row normalisation slows SGD, see FED-PUB's section)
             for a in local fedavg fedpub pfedgnn; do
                 echo "pfedgnn|Cora authors-protocol dirichlet 0.5 $a raw-features|--algo $a --data Cora $AUTH --features raw --seeds $SEEDS"
+            done ;;
+        fedprox)
+            C="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            echo "fedprox|cora disjoint 10 E1 fedavg|--algo fedavg $C"
+            echo "fedprox|cora disjoint 10 E1 fedprox mu=1|--algo fedprox $C --set mu=1"
+            echo "fedprox|cora disjoint 10 E5 fedavg|--algo fedavg $C --local-epochs 5"
+            for mu in 0.01 0.1 1; do
+                echo "fedprox|cora disjoint 10 E5 fedprox mu=$mu|--algo fedprox $C --local-epochs 5 --set mu=$mu"
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
