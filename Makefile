@@ -9,6 +9,8 @@
 #   make data       download, verify and convert the real datasets (DATASETS="Cora MUTAG": some)
 #   make install    headers, fglrun and fgl.pc under $(PREFIX) (default /usr/local)
 #   make mpi        build/fglrun_mpi, fglrun over MPI; make test-mpi checks it gives fglrun's bits
+#   make test-course the course kit's autograder (course/; students run make -C course grade)
+#   make test-plots  fglrun's SVG plots rendered in headless Chromium (skipped without Chromium)
 #   make fuzz       libFuzzer harnesses of every reader (clang; FUZZ_TIME seconds each)
 #
 # Parallel builds are safe (make -j2). The library is compiled once per build
@@ -63,7 +65,8 @@ TOOLS     := build/tools/fgl_convert build/tools/mkmirror
 VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/tests/test_gnn \
              build/vg/tests/test_graph_core
 
-.PHONY: all tests test suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi
+.PHONY: all tests test suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
+        test-course test-plots FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
 
@@ -86,25 +89,45 @@ build/vg/fgl.o: tools/fgl_impl.c $(HEADERS)
 	$(CC) $(VGFLAGS) -c $< -o $@
 
 build/%: examples/%.c build/fgl.o $(HEADERS)
-	$(call link,$(CFLAGS),build/fgl.o)
+	$(call link,$(CFLAGS) $(DEFS),build/fgl.o)
+
+# The commit fglrun records in its results ("fgl_commit"): build/commit is
+# rewritten only when HEAD moves, and the runners are rebuilt then.
+FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun
+$(FGLRUNS): build/commit
+$(FGLRUNS): DEFS = -DFGL_COMMIT='"$(shell cat build/commit 2>/dev/null || echo unknown)"'
+build/commit: FORCE
+	@mkdir -p $(@D)
+	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); [ "$$(cat $@ 2>/dev/null)" = "$$c" ] || echo "$$c" > $@
 
 # a user's program running fglrun with an algorithm it registers (tests/test_fglrun.sh):
 # it includes examples/fglrun.c, implementation and all
 build/tests/user_fglrun: tests/user_fglrun.c examples/fglrun.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
 
 # fglrun over MPI (make mpi; needs an MPI: apt-get install libopenmpi-dev openmpi-bin):
 # the implementation is compiled with FGL_MPI, so it stands alone
 build/fglrun_mpi: examples/fglrun.c $(HEADERS)
 	@mkdir -p $(@D)
-	$(MPICC) -DFGL_MPI $(CFLAGS) $< -o $@ $(LDLIBS)
+	$(MPICC) -DFGL_MPI $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
 
 mpi: build/fglrun_mpi
 
 # every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a lost rank; a resumed job
 test-mpi: build/fglrun_mpi build/fglrun
 	@./tests/run.sh tests/test_mpi.sh\ build
+
+# the course kit (course/, its own Makefile): reference solutions 100/100,
+# skeletons 0/100, each mutant loses the checks it breaks, fglrun with the
+# students' algorithms
+test-course:
+	@./tests/run.sh tests/test_course.sh
+
+# every SVG fglrun --out draws, rendered in headless Chromium: no text clipped
+# or overlapping (a "skip" line without Chromium)
+test-plots: build/fglrun
+	@./tests/run.sh tests/test_plots.sh\ build
 
 build/tests/%: tests/%.c build/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
@@ -131,12 +154,12 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS),build/fgl.o)
 
 # The test programs, fglrun end to end and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/data_check.sh
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_plots.sh\ build tests/data_check.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun
 
 test: tests
-	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/install_check.sh $(SUITE)
+	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/install_check.sh $(SUITE) tests/test_course.sh
 
 suite: tests
 	@./tests/run.sh $(SUITE)

@@ -76,6 +76,13 @@
 #ifndef FGL_H
 #define FGL_H
 
+/* The library's version (one for all four headers), recorded with every
+ * fglrun result. The numbers are for #if; the string for records. */
+#define FGL_VERSION_MAJOR 0
+#define FGL_VERSION_MINOR 1
+#define FGL_VERSION_PATCH 0
+#define FGL_VERSION "0.1.0"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>

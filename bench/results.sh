@@ -36,6 +36,14 @@
 #               Krum f=2), norm screening off so the rules are what is
 #               measured; clean runs beside; FedAvg with client-level DP
 #               (clip 1, noise 0.5 / 1 / 2)
+#   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
+#               epoch (one full-batch step a round: identical) and with 5
+#               (mu 0.01, 0.1, 1)
+#
+# Each line's "result" carries the run's full configuration ("config"), so
+#   ./build/fglrun --config bench/results/SECTION.jsonl --row "LABEL"
+# replays a row and checks that the result is identical (lines recorded
+# before configs were replay their "args").
 set -e
 cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
@@ -136,6 +144,14 @@ experiments() {
             done
             for z in 0.5 1 2; do
                 echo "robust|cora 10 fedavg dp clip 1 noise $z|--algo fedavg $R --dp clip=1,noise=$z"
+            done ;;
+        fedprox)
+            C="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            echo "fedprox|cora disjoint 10 E1 fedavg|--algo fedavg $C"
+            echo "fedprox|cora disjoint 10 E1 fedprox mu=1|--algo fedprox $C --set mu=1"
+            echo "fedprox|cora disjoint 10 E5 fedavg|--algo fedavg $C --local-epochs 5"
+            for mu in 0.01 0.1 1; do
+                echo "fedprox|cora disjoint 10 E5 fedprox mu=$mu|--algo fedprox $C --local-epochs 5 --set mu=$mu"
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac

@@ -5,13 +5,26 @@
 #    as the uninterrupted run;
 #  - a user's program that registers an algorithm runs it by name with
 #    --algo, --set, --seeds and --out (tests/user_fglrun.c);
-#  - unknown --set keys are refused with any number of algorithms.
+#  - unknown --set keys are refused with any number of algorithms;
+#  - every result carries its configuration and --config replays it (every
+#    algorithm; the comparison catches a changed result; the command line
+#    overrides; bench/results lines without a config replay their args;
+#    every flag of --help is recorded, and named in README's synopsis);
+#  - --checkpoint-every N, and what a killed run leaves: stdout's lines,
+#    the per-round CSV and DIR/progress.json, a checkpoint that resumes to
+#    the uninterrupted result;
+#  - progress lines every --log-every N rounds when stderr is not a terminal;
+#  - GPFL's cross-validation (--folds, --fold), FedPG's models (--model a,b,c,
+#    --heads, --layers, --head, --stratified) and pFedGNN's public nodes and
+#    optimizer (--public-nodes, --optim, --momentum) are recorded with their
+#    values and replayed identically by --config.
 # Usage: tests/test_fglrun.sh BUILD_DIR (holding fglrun and tests/user_fglrun)
 B=${1:-build}
 FGLRUN=$B/fglrun
 USER=$B/tests/user_fglrun
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g' "$1"; }
+# the result without its timing and its record (which names the command line)
+strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g; s/, "config": .*$/}/' "$1"; }
 for algo in $($FGLRUN --help | sed -n 's/^Algorithms://p'); do
     case $algo in
         fedstar|gpfl) args="--task graph --data synthetic --clients 4 --rounds 5 --batch 32" ;;
@@ -33,6 +46,13 @@ for algo in $($FGLRUN --help | sed -n 's/^Algorithms://p'); do
         echo "#   full:    $(strip $tmp/full.json | cut -c1-300)"
         echo "#   resumed: $(strip $tmp/resumed.json | cut -c1-300)"
         sed 's/^/#   /' "$tmp/err" | head -5
+    fi
+    # its own record replays it: --config compares and must find the result identical
+    if $FGLRUN --config "$tmp/full.json" --json --quiet > "$tmp/replay.json" 2> "$tmp/err" &&
+       [ "$(strip $tmp/full.json)" = "$(strip $tmp/replay.json)" ]; then
+        echo "ok - fglrun --config replays $algo from its recorded configuration"
+    else
+        echo "not ok - fglrun --config replays $algo from its recorded configuration"; sed 's/^/#   /' "$tmp/err" | head -5
     fi
 done
 # a user's algorithm by name, with every flag
@@ -100,3 +120,152 @@ if $FGLRUN --algo local,fedproto,fedtgp,fedpg --model gcn,gat,sage,sgc,gcnii --h
 else
     echo "not ok - fglrun with five backbones"; sed 's/^/#   /' "$tmp/err" "$tmp/mixed.txt" | head -5
 fi
+# the flags of GPFL, FedPG and pFedGNN in the record, and --config replays their runs
+# replay LABEL RECORD PATTERN...: the record holds each pattern, and --config RECORD finds the same result
+replay() {
+    r_label=$1; r_rec=$2; shift 2
+    r_missing=
+    for r_p in "$@"; do grep -qF -- "$r_p" "$r_rec" || r_missing="$r_missing $r_p"; done
+    if [ -n "$r_missing" ]; then
+        echo "not ok - $r_label: the record lacks$r_missing"; return
+    fi
+    if $FGLRUN --config "$r_rec" --json 2> "$tmp/rerr" | tail -n 1 > "$tmp/re.json" && grep -q "identical to the record" "$tmp/rerr" &&
+       [ "$(strip "$r_rec")" = "$(strip "$tmp/re.json")" ]; then
+        echo "ok - $r_label: recorded and replayed identically by --config"
+    else
+        echo "not ok - $r_label: --config replays it"; sed 's/^/#   /' "$tmp/rerr" | grep -v ' round ' | head -5
+    fi
+}
+if $FGLRUN --algo gpfl,fedavg $cv --folds 3 > "$tmp/cvr.json" 2> "$tmp/err"; then
+    replay "gpfl and fedavg over --folds 3" "$tmp/cvr.json" '"folds": 3, "fold": null' '"split": "dirichlet-equal"' '"selection": "last_round"'
+else echo "not ok - fglrun --folds 3 with two algorithms"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --algo gpfl $cv --folds 3 --fold 1 --seeds 2 > "$tmp/cvr1.json" 2> "$tmp/err"; then
+    replay "gpfl --folds 3 --fold 1 --seeds 2" "$tmp/cvr1.json" '"folds": 3, "fold": 1' '"runs": 2'
+else echo "not ok - fglrun --folds 3 --fold 1 --seeds 2"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+pn="--algo pfedgnn --data synthetic --clients 4 --rounds 3 --public-nodes 120 --json --quiet"
+if $FGLRUN $pn --optim sgd --momentum 0.9 --hidden 16 --head none > "$tmp/pn.json" 2> "$tmp/err" &&
+   $FGLRUN $pn > "$tmp/pn_adam.json" 2>> "$tmp/err"; then
+    replay "pfedgnn --public-nodes 120 --optim sgd --momentum 0.9" "$tmp/pn.json" '"public-nodes": 120' '"optim": "sgd"' \
+        '"momentum": 0.9' '"hidden": 16' '"head": "none"' '"public-nodes": 0'
+    replay "pfedgnn --public-nodes 120 (Adam, no momentum)" "$tmp/pn_adam.json" '"optim": "adam"' '"momentum": null'
+    if [ "$(strip $tmp/pn.json)" = "$(strip $tmp/pn_adam.json)" ]; then echo "not ok - --optim sgd changes nothing"; fi
+else echo "not ok - fglrun pfedgnn --public-nodes"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# a list of models round-trips; GCNII's 8 layers are its own (layers null: each architecture's default)
+mx="--algo local,fedpg --data synthetic --clients 5 --rounds 2 --stratified --json --quiet"
+if $FGLRUN $mx --model gcn,gat,sage,sgc,gcnii --heads 2 > "$tmp/mx.json" 2> "$tmp/err" &&
+   $FGLRUN $mx --model gcn,gat,sage,sgc,gcnii --heads 1 --layers 2 --head none > "$tmp/mx2.json" 2>> "$tmp/err"; then
+    replay "fedpg with --model gcn,gat,sage,sgc,gcnii" "$tmp/mx.json" '"model": "gcn,gat,sage,sgc,gcnii"' '"layers": null' \
+        '"heads": 2' '"stratified": true'
+    replay "fedpg with five models, --heads 1 --layers 2 --head none" "$tmp/mx2.json" '"model": "gcn,gat,sage,sgc,gcnii"' \
+        '"layers": 2' '"heads": 1' '"head": "none"'
+    if [ "$(strip $tmp/mx.json)" = "$(strip $tmp/mx2.json)" ]; then echo "not ok - --layers 2 on GCNII changes nothing"; fi
+else echo "not ok - fglrun with a list of models"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+
+# --- run records and replay ---
+A="--algo fedavg,fedprox --data synthetic --clients 4 --rounds 4 --local-epochs 2 --seeds 2 --set fedprox.mu=0.5"
+$FGLRUN $A --json --quiet --out "$tmp/rec" > "$tmp/rec.json" 2> "$tmp/err"
+if [ -s "$tmp/rec/config" ] && grep -q '"fedprox.mu": 0.5' "$tmp/rec/config" && grep -q '"fgl_version": "' "$tmp/rec.json" &&
+   grep -q '"lr": 0.01' "$tmp/rec.json" && grep -q '"local-epochs": 2' "$tmp/rec.json"; then
+    echo "ok - the result records every flag, the algorithms' parameters and the version (JSON and DIR/config)"
+else
+    echo "not ok - the result records its configuration"; sed 's/^/#   /' "$tmp/err" | head -5
+fi
+# every flag of --help is recorded (a new flag must be added to the record)
+missing=
+for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    case $f in --help|--set) continue ;; esac
+    grep -q "\"${f#--}\": " "$tmp/rec/config" || missing="$missing $f"
+done
+if [ -z "$missing" ]; then echo "ok - every flag of --help is in the recorded configuration"
+else echo "not ok - flags missing from the recorded configuration:$missing (add them to record_build in examples/fglrun.c)"; fi
+# README's synopsis of fglrun names every flag of --help
+if [ -f README.md ]; then
+    syn=$(awk '/^## fglrun/ {f = 1} f && /^```$/ {n++; if (n == 2) exit; next} f && n == 1' README.md)
+    missing=
+    for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+        case $f in --help) continue ;; esac
+        echo "$syn" | grep -q -- "\[$f[] ]" || missing="$missing $f"
+    done
+    if [ -n "$syn" ] && [ -z "$missing" ]; then echo "ok - README's fglrun synopsis names every flag of --help"
+    else echo "not ok - README's fglrun synopsis lacks:${missing:- (no synopsis found)}"; fi
+fi
+for rec in "$tmp/rec.json" "$tmp/rec/result.json"; do
+    if $FGLRUN --config "$rec" --json 2> "$tmp/err" | tail -n 1 > "$tmp/re.json" && grep -q "identical to the record" "$tmp/err" &&
+       [ "$(strip $tmp/rec.json)" = "$(strip $tmp/re.json)" ]; then
+        echo "ok - --config $(basename $rec): two algorithms, two seeds, a --set, replayed identically"
+    else
+        echo "not ok - --config $(basename $rec) replays the run"; sed 's/^/#   /' "$tmp/err" | head -5
+    fi
+done
+# a record whose result differs from what the replay gives is reported
+sed 's/"test_acc": \[0\.\([0-9]\)/"test_acc": [0.9\1/' "$tmp/rec.json" > "$tmp/bad.json"
+if ! cmp -s "$tmp/rec.json" "$tmp/bad.json" && ! $FGLRUN --config "$tmp/bad.json" --quiet > /dev/null 2> "$tmp/err" &&
+   grep -q "differs from the record" "$tmp/err"; then
+    echo "ok - a replay that does not reproduce the recorded result fails (exit status 1)"
+else
+    echo "not ok - a replay that does not reproduce the recorded result must fail"
+fi
+# flags after --config override it (and then nothing is compared)
+if $FGLRUN --config "$tmp/rec/config" --rounds 2 --algo fedprox --json --quiet > "$tmp/o.json" 2> "$tmp/err" &&
+   grep -q '"algo": "fedprox", .*"rounds": 2,' "$tmp/o.json" && grep -q '"fedprox.mu": 0.5' "$tmp/o.json"; then
+    echo "ok - command-line flags override --config (the record's --set of the algorithm kept)"
+else
+    echo "not ok - command-line flags override --config"; sed 's/^/#   /' "$tmp/err" | head -5
+fi
+# a bench/results line: --row picks it; without a config its "args" are replayed
+plain=$($FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 3 --json --quiet | sed 's/, "config": .*$/}/')
+{ echo '{"label": "other", "args": "--algo local --data synthetic", "result": {}}'
+  echo "{\"label\": \"old fedavg\", \"commit\": \"x\", \"args\": \"--algo fedavg --data synthetic --clients 4 --rounds 3\", \"result\": $plain}"
+  echo "{\"label\": \"new fedavg\", \"commit\": \"x\", \"args\": \"\", \"result\": $(cat $tmp/rec.json)}"; } > "$tmp/rows.jsonl"
+if $FGLRUN --config "$tmp/rows.jsonl" --row "old fedavg" > /dev/null 2> "$tmp/err" && grep -q 'replaying its "args"' "$tmp/err" &&
+   grep -q "identical to the record" "$tmp/err" &&
+   $FGLRUN --config "$tmp/rows.jsonl" --row "new fedavg" > /dev/null 2> "$tmp/err2" && grep -q "identical to the record" "$tmp/err2"; then
+    echo "ok - --config FILE.jsonl --row LABEL replays a bench/results line (its config, or its args without one)"
+else
+    echo "not ok - --config FILE.jsonl --row LABEL"; sed 's/^/#   /' "$tmp/err" "$tmp/err2" 2> /dev/null | head -6
+fi
+if ! $FGLRUN --config "$tmp/rows.jsonl" > /dev/null 2> "$tmp/err" && grep -q -- "--row" "$tmp/err" &&
+   ! $FGLRUN --config "$tmp/rows.jsonl" --row nothing > /dev/null 2>&1; then
+    echo "ok - a JSON Lines file needs --row, and an unknown label is refused"
+else
+    echo "not ok - a JSON Lines file needs --row, and an unknown label is refused"
+fi
+
+# --- progress, partial results, --checkpoint-every, a killed run ---
+$FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 5 --log-every 2 > /dev/null 2> "$tmp/log"
+n=$(grep -c '^fglrun: fedavg seed 1 round [245]/5  val .* test .* loss .* sent .* MB  elapsed .*  ETA ' "$tmp/log")
+if [ "$n" = 3 ] && [ "$(grep -c ' round ' "$tmp/log")" = 3 ]; then echo "ok - --log-every 2 of 5 rounds: lines at rounds 2, 4, 5 with accuracy, loss, MB, elapsed, ETA"
+else echo "not ok - --log-every 2: $n of 3 progress lines"; sed 's/^/#   /' "$tmp/log" | head -5; fi
+K="--algo fedavg --data synthetic --clients 4 --rounds 100 --local-epochs 2"
+$FGLRUN $K --json --quiet > "$tmp/k_full.json" 2>/dev/null
+rm -rf "$tmp/k" "$tmp/kout"
+$FGLRUN $K --checkpoint "$tmp/k" --checkpoint-every 20 --out "$tmp/kout" > "$tmp/k.out" 2> "$tmp/k.err" &
+pid=$!
+i=0
+until grep -q '"rounds_done": \([3-9][0-9]\)' "$tmp/kout/progress.json" 2> /dev/null || [ $i -ge 600 ]; do sleep 0.1; i=$((i + 1)); done
+kill -9 $pid 2> /dev/null; wait $pid 2> /dev/null
+done_r=$(sed -n 's/.*"rounds_done": \([0-9]*\).*/\1/p' "$tmp/kout/progress.json" 2> /dev/null)
+rows=$(($(wc -l < "$tmp/kout/fedavg_seed1_rounds.csv" 2> /dev/null || echo 1) - 1))
+if [ -n "$done_r" ] && [ "$done_r" -ge 30 ] && [ "$done_r" -lt 100 ] && grep -q '"status": "running"' "$tmp/kout/progress.json" &&
+   [ "$rows" -ge $((4 * done_r)) ] && grep -q "^synthetic: node classification" "$tmp/k.out" && [ ! -e "$tmp/kout/result.json" ]; then
+    echo "ok - a run killed after round $done_r left its stdout lines, progress.json (running) and the CSV of $rows rows"
+else
+    echo "not ok - what a killed run leaves (rounds done '$done_r', CSV rows $rows)"; head -3 "$tmp/k.out" | sed 's/^/#   /'
+fi
+$FGLRUN $K --checkpoint "$tmp/k" --checkpoint-every 20 --json 2> "$tmp/k.err" | tail -n 1 > "$tmp/k_res.json"
+at=$(sed -n 's/.*resumed .* at round \([0-9]*\).*/\1/p' "$tmp/k.err")
+if [ -n "$at" ] && [ $((at % 20)) = 0 ] && [ "$at" -ge 20 ] && [ "$at" -le "$done_r" ] &&
+   [ "$(strip $tmp/k_full.json)" = "$(strip $tmp/k_res.json)" ]; then
+    echo "ok - --checkpoint-every 20: the killed run resumed at round $at and ended as the uninterrupted one"
+else
+    echo "not ok - --checkpoint-every 20: resumed at '$at' (killed after $done_r)"; sed 's/^/#   /' "$tmp/k.err" | head -3
+fi
+
+# FedProx is FedAvg to the bit with one full-batch local step a round (RESULTS.md), not with two
+same_as_fedavg() { # local epochs: 0 if fedprox (mu=1) gives FedAvg's result
+    $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedavg", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pa.json"
+    $FGLRUN --algo fedprox --set mu=1 --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedprox", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pb.json"
+    [ -s "$tmp/pa.json" ] && cmp -s "$tmp/pa.json" "$tmp/pb.json"
+}
+if same_as_fedavg 1 && ! same_as_fedavg 2; then echo "ok - fedprox (mu=1) is fedavg with 1 local epoch (one full-batch step), not with 2"
+else echo "not ok - fedprox (mu=1) is fedavg with 1 local epoch, not with 2"; fi

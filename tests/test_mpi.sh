@@ -2,15 +2,20 @@
 # fglrun over MPI (make test-mpi; needs mpirun), on fgl's synthetic data:
 #  - every registered algorithm run by build/fglrun_mpi under mpirun -np 2, 3
 #    and 5 prints the same JSON as build/fglrun (test_acc, last_acc,
-#    bytes_up, bytes_down and the rest; only "seconds" and the "mpi" member
-#    may differ): the node-task algorithms in one run, the graph-task ones in
+#    bytes_up, bytes_down and the rest, the recorded configuration too; only
+#    the "seconds*" timings, the "mpi" member and, in the record, the command
+#    line, the checkpoint file and the MPI build's run-control flags may
+#    differ): the node-task algorithms in one run, the graph-task ones in
 #    another, then partial participation with evaluation every 2 rounds,
 #    robust aggregation under attack, DP and secure aggregation with dropouts;
 #  - a job stopped with --stop-after under MPI and resumed under MPI with
 #    another number of processes, or by fglrun itself, ends with fglrun's bits;
 #  - a rank that stops answering (--mpi-fail) is left out after the timeout:
 #    the run finishes, its clients' uploads are counted as lost;
-#  - the JSON's "mpi" member counts at least the bytes the run counted.
+#  - the JSON's "mpi" member counts at least the bytes the run counted;
+#  - fglrun_mpi records every flag of its --help (--mpi-timeout and --mpi-fail
+#    with the run control), and --config replays fglrun's record under
+#    mpirun, and fglrun_mpi's record in fglrun, to the same result.
 # Usage: tests/test_mpi.sh BUILD_DIR (holding fglrun and fglrun_mpi)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -20,12 +25,17 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 if ! command -v mpirun > /dev/null || [ ! -x $B/fglrun_mpi ]; then
     echo "not ok - mpirun or $B/fglrun_mpi missing (apt-get install libopenmpi-dev openmpi-bin; make mpi)"; exit 0
 fi
-# the JSON without the wall-clock seconds and the MPI traffic; and without
-# FED-PUB's mask sparsity, an observer of the clients' models that only
-# the processes hosting them could compute (absent under MPI)
+# the JSON without the wall-clock seconds ("seconds", "seconds_server") and
+# the MPI traffic; without FED-PUB's mask sparsity, an observer of the
+# clients' models that only the processes hosting them could compute (absent
+# under MPI); and, in the recorded configuration, without what names the
+# invocation rather than the experiment: the command (fglrun_mpi, not
+# fglrun), the checkpoint file, and fglrun_mpi's --mpi-timeout / --mpi-fail
 strip() {
-    sed -e 's/"seconds": [0-9.]*//g' -e 's/, "mpi": {[^}]*}//g' \
-        -e 's/, "mask_sparsity": [0-9.]*, "prunable_bytes_per_round": [0-9]*//g' "$1"
+    sed -e 's/"seconds[a-z_]*": [0-9.]*//g' -e 's/, "mpi": {[^}]*}//g' \
+        -e 's/, "mask_sparsity": [0-9.]*, "prunable_bytes_per_round": [0-9]*//g' \
+        -e 's/"command": "\([^"\\]\|\\.\)*", //' -e 's/"checkpoint": \(null\|"\([^"\\]\|\\.\)*"\), //' \
+        -e 's/, "mpi-timeout": [0-9.e+-]*, "mpi-fail": \(null\|"[0-9:]*"\)//' "$1"
 }
 same() { # label, reference JSON, MPI JSON, stderr
     if [ -s "$2" ] && [ -s "$3" ] && [ "$(strip $2)" = "$(strip $3)" ]; then echo "ok - $1"
@@ -38,7 +48,7 @@ same() { # label, reference JSON, MPI JSON, stderr
 }
 ALGOS=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' ',')
 NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//")
-GRAPH=$ALGOS
+GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//") # pfedgnn: node classification only
 NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmup=1 --set gcflplus.warmup=1"
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
@@ -64,6 +74,29 @@ for case in DP PART; do
         echo "ok - $case: the bytes over MPI ($3 up, $4 down) are the counted bytes ($1, $2) and headers"
     else echo "not ok - $case: the bytes over MPI are the counted bytes and headers: '$up'"; fi
 done
+
+# the record: every flag of fglrun_mpi --help, the MPI ones with the run control; --config across the builds
+$MPIRUN -np 2 $B/fglrun_mpi --algo fedavg --data synthetic --clients 4 --rounds 2 --mpi-timeout 60 --out "$tmp/rec" \
+    --json --quiet > "$tmp/rec.json" 2> "$tmp/err"
+missing=
+for f in $($B/fglrun_mpi --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    case $f in --help|--set) continue ;; esac
+    grep -q "\"${f#--}\": " "$tmp/rec/config" 2> /dev/null || missing="$missing $f"
+done
+if [ -s "$tmp/rec/config" ] && [ -z "$missing" ] && grep -q '"run": {.*"mpi-timeout": 60, "mpi-fail": null}' "$tmp/rec.json"; then
+    echo "ok - fglrun_mpi records every flag of its --help, --mpi-timeout and --mpi-fail with the run control"
+else echo "not ok - fglrun_mpi records every flag of its --help (missing:${missing:- none})"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+args="--algo fedavg,fedamp --data synthetic --clients 5 --rounds 3"
+$FGLRUN $args --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
+if $MPIRUN -np 3 $B/fglrun_mpi --config "$tmp/ref.json" --json 2> "$tmp/err" | tail -n 1 > "$tmp/mpi.json" &&
+   grep -q "identical to the record" "$tmp/err"; then
+    # (the replay's record names --config in its run control: the results are compared without the records)
+    sed 's/, "config": .*$/}/' "$tmp/ref.json" > "$tmp/ref_nc.json"; sed 's/, "config": .*$/}/' "$tmp/mpi.json" > "$tmp/mpi_nc.json"
+    same "fglrun's record replayed by --config under mpirun -np 3: identical" "$tmp/ref_nc.json" "$tmp/mpi_nc.json" "$tmp/err"
+else echo "not ok - fglrun's record replayed by --config under mpirun"; grep -v ' round ' "$tmp/err" | sed 's/^/#   /' | head -5; fi
+if $FGLRUN --config "$tmp/mpi.json" > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
+    echo "ok - fglrun_mpi's record replayed by fglrun --config: identical"
+else echo "not ok - fglrun_mpi's record replayed by fglrun --config"; grep -v ' round ' "$tmp/err" | sed 's/^/#   /' | head -5; fi
 
 # stop under MPI, resume under MPI with another process count, and with fglrun itself
 args="--algo fedavg,fedamp --data synthetic --clients 5 --rounds 4"
