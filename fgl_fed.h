@@ -800,7 +800,11 @@ typedef struct fgl_dataset {
 /* names: a dataset ("Cora", "PROTEINS"), a comma list of graph datasets (one
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format). task: FGL_TASK_NODE,
+ * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
+ * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
+ * A name not found whose case differs from a dataset that is there (cora
+ * for Cora) gets the right name suggested in the error. task: FGL_TASK_NODE,
  * FGL_TASK_GRAPH, or -1 (whatever the data is). opt NULL: the defaults.
  * Node features: binarised if they are counts, then row-normalised (unless
  * raw_features); graph sets: one-hot node labels (one-hot degree when the
@@ -7582,12 +7586,59 @@ static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, f
     return FGL_OK;
 }
 
+/* Where dataset `name` lives: a name with a '/' is its own directory (its
+ * last component the dataset's name), else dir/node/NAME or dir/tu/NAME.
+ * Writes the directory and the bare name; returns FGL_TASK_NODE or
+ * FGL_TASK_GRAPH for the layout found, -1 for none. */
+static int fgl__dataset_where(const char *dir, const char *name, char *where, size_t cap, char *base, size_t base_cap) {
+    char path[1400];
+    const char *slash = strrchr(name, '/');
+    if (slash) {
+        size_t len = strlen(name);
+        while (len > 1 && name[len - 1] == '/') len--; /* "data/node/Cora/" */
+        snprintf(where, cap, "%.*s", (int)len, name);
+        slash = strrchr(where, '/');
+        snprintf(base, base_cap, "%s", slash ? slash + 1 : where);
+        snprintf(path, sizeof path, "%s/%s.edges", where, base);
+        if (fgl__readable(path)) return FGL_TASK_NODE;
+        snprintf(path, sizeof path, "%s/%s_A.txt", where, base);
+        return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+    }
+    snprintf(base, base_cap, "%s", name);
+    snprintf(where, cap, "%s/node/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s.edges", where, name);
+    if (fgl__readable(path)) return FGL_TASK_NODE;
+    snprintf(where, cap, "%s/tu/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s_A.txt", where, name);
+    return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+}
+
+static char fgl__ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* A dataset under dir whose name differs from `name` only in case, among
+ * the usual benchmark names (C99 cannot list a directory): "" if none. */
+static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
+    static const char *known[] = {"Cora", "CiteSeer", "PubMed", "CS", "Physics", "Computers", "Photo", "ogbn-arxiv",
+                                  "MUTAG", "PTC_MR", "BZR", "COX2", "DHFR", "AIDS", "NCI1", "PROTEINS", "ENZYMES",
+                                  "DD", "COLLAB", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY", "Yeast"};
+    char where[1100], base[256];
+    size_t i, k;
+    for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+        const char *a = known[i];
+        for (k = 0; a[k] && name[k] && fgl__ascii_lower(a[k]) == fgl__ascii_lower(name[k]); k++) {
+        }
+        if (a[k] || name[k] || strcmp(a, name) == 0) continue;
+        if (fgl__dataset_where(dir, a, where, sizeof where, base, sizeof base) >= 0) return a;
+    }
+    return "";
+}
+
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
     fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
-    char path[1024], name[FGL_NAME_LEN];
+    char path[1100], name[1024], base[FGL_NAME_LEN];
     const char *p = names;
-    int rc = FGL_OK;
+    int rc = FGL_OK, found;
     memset(ds, 0, sizeof *ds);
     fgl_node_data_init(&ds->node);
     ds->task = -1;
@@ -7620,28 +7671,33 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         memcpy(name, p, len);
         name[len] = 0;
         p += len + (p[len] == ',');
-        snprintf(path, sizeof path, "%s/node/%s/%s.edges", dir, name, name);
-        if (fgl__readable(path)) {
+        found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
+        if (found == FGL_TASK_NODE) {
             if (strchr(names, ','))
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets", name);
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets", base);
             else if (task == FGL_TASK_GRAPH)
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", name);
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
             else {
-                snprintf(path, sizeof path, "%s/node/%s", dir, name);
                 ds->task = FGL_TASK_NODE;
-                if (!(rc = fgl_load_node(path, name, &ds->node, err))) rc = fgl__prepare_node(ds, &o, err);
-                snprintf(ds->label, sizeof ds->label, "%s", name);
+                if (!(rc = fgl_load_node(path, base, &ds->node, err))) rc = fgl__prepare_node(ds, &o, err);
+                snprintf(ds->label, sizeof ds->label, "%s", base);
             }
             continue;
         }
-        snprintf(path, sizeof path, "%s/tu/%s/%s_A.txt", dir, name, name);
-        if (!fgl__readable(path)) {
-            rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                               "fetch the datasets with `make data`)", name, dir, name, dir, name);
+        if (found < 0) {
+            const char *hint = strchr(name, '/') ? "" : fgl__dataset_case_hint(dir, name);
+            if (*hint)
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir, hint);
+            else if (strchr(name, '/'))
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
+                                   "%s_A.txt (TU format)", path, base, base);
+            else
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
+                                   "fetch the datasets with `make data`)", name, dir, name, dir, name);
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
-            rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a graph-classification dataset", name);
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a graph-classification dataset", base);
             break;
         }
         if (ds->n_sets == FGL_DATASET_MAX_SETS) {
@@ -7649,12 +7705,11 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             break;
         }
         ds->task = FGL_TASK_GRAPH;
-        snprintf(path, sizeof path, "%s/tu/%s", dir, name);
         fgl_graph_set_init(&ds->sets[ds->n_sets]);
-        rc = fgl_load_tu(path, name, &ds->sets[ds->n_sets], err);
+        rc = fgl_load_tu(path, base, &ds->sets[ds->n_sets], err);
         ds->n_sets++;
         if (!rc) rc = fgl__prepare_graphs(&ds->sets[ds->n_sets - 1], &o, err);
-        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "", name);
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "", base);
     }
     if (rc) fgl_dataset_free(ds);
     return rc;

@@ -1099,7 +1099,7 @@ static const jv *jv_get(const jv *o, const char *key) {
 
 typedef struct rec_item {
     char key[64];
-    char val[512], def[512];
+    char val[1024], def[512];
     char vk, dk; /* 'n' number, 's' string, 'b' boolean ("true"/"false"), 'z' null */
 } rec_item;
 
@@ -1196,17 +1196,30 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
     static const char *node_files[] = {".features", ".labels", ".edges", ".split"};
     static const char *tu_files[] = {"_graph_indicator.txt", "_graph_labels.txt", "_A.txt", "_node_labels.txt",
                                      "_node_attributes.txt"};
-    char names[MAX_ITEMS][64];
-    int n = strcmp(ds->label, "synthetic") ? split_list(ds->label, names, MAX_ITEMS, 64) : 0, i, k, first = 1;
+    const char *p = strcmp(ds->label, "synthetic") ? o->data : "";
+    int k, first = 1;
     sb_puts(&r->files, "[");
-    for (i = 0; i < n; i++) {
+    while (*p) {
+        char item[1024]; /* as given: a name, or a dataset's directory */
+        size_t len = strcspn(p, ",");
         int node = ds->task == FGL_TASK_NODE, m = node ? 4 : 5;
+        const char *slash, *base;
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        p += len + (p[len] == ',');
+        for (len = strlen(item); len > 1 && item[len - 1] == '/'; len--) item[len - 1] = 0;
+        slash = strrchr(item, '/');
+        base = slash ? slash + 1 : item;
         for (k = 0; k < m; k++) {
             char rel[4200], path[5400];
             uint64_t sum;
             long size;
-            snprintf(rel, sizeof rel, "%s/%s/%s%s", node ? "node" : "tu", names[i], names[i], node ? node_files[k] : tu_files[k]);
-            snprintf(path, sizeof path, "%s/%s", o->data_dir, rel);
+            if (slash) { /* a directory given as the dataset: its path as given */
+                snprintf(rel, sizeof rel, "%s/%s%s", item, base, node ? node_files[k] : tu_files[k]);
+                snprintf(path, sizeof path, "%s", rel);
+            } else {
+                snprintf(rel, sizeof rel, "%s/%s/%s%s", node ? "node" : "tu", item, item, node ? node_files[k] : tu_files[k]);
+                snprintf(path, sizeof path, "%s/%s", o->data_dir, rel);
+            }
             if ((size = file_fnv(path, &sum)) < 0) continue;
             sb_printf(&r->files, "%s{\"path\": ", first ? "" : ", ");
             sb_json_str(&r->files, rel);
@@ -1273,7 +1286,7 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
     /* experiment flags: replayed by --config */
     for (a = 0, v[0] = 0; a < o->n_algos; a++) snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", a ? "," : "", o->algos[a]);
     rec_str(r, "algo", v, (o->data[0] || o->task == FGL_TASK_GRAPH) ? "local,fedavg,fedper" : "local,fedavg,fedper,fedpub");
-    rec_str(r, "data", ds->label, "synthetic");
+    rec_str(r, "data", strchr(o->data, '/') ? o->data : ds->label, "synthetic"); /* directories as given */
     rec_str(r, "task", node ? "node" : "graph", strcmp(ds->label, "synthetic") ? (node ? "node" : "graph") : "node");
     rec_str(r, "split", o->public_split ? "public" : fgl_part_name(split), fgl_part_name(def_split));
     rec_int(r, "clients", o->clients > 0 ? o->clients : def_clients, def_clients);
@@ -1737,7 +1750,8 @@ static void replay_check_files(const options *o) {
         char path[1600], now[20];
         uint64_t sum;
         if (!p || p->t != 's' || !h || h->t != 's') continue;
-        snprintf(path, sizeof path, "%s/%s", o->data_dir, p->s);
+        if (strchr(o->data, '/')) snprintf(path, sizeof path, "%s", p->s); /* --data named directories */
+        else snprintf(path, sizeof path, "%s/%s", o->data_dir, p->s);
         if (file_fnv(path, &sum) < 0) {
             fprintf(stderr, "fglrun: warning: the record read %s, which is missing here (%s)\n", p->s, path);
             continue;

@@ -269,3 +269,27 @@ same_as_fedavg() { # local epochs: 0 if fedprox (mu=1) gives FedAvg's result
 }
 if same_as_fedavg 1 && ! same_as_fedavg 2; then echo "ok - fedprox (mu=1) is fedavg with 1 local epoch (one full-batch step), not with 2"
 else echo "not ok - fedprox (mu=1) is fedavg with 1 local epoch, not with 2"; fi
+
+# --data names a dataset; a directory (a path) is read directly, and a name in
+# the wrong case gets the right one suggested (needs MUTAG under FGL_DATA)
+D=${FGL_DATA:-../shared/data}
+if [ -r "$D/tu/MUTAG/MUTAG_A.txt" ]; then
+    a="--algo local --rounds 2 --clients 3"
+    $FGLRUN $a --data MUTAG --data-dir "$D" --json --quiet > "$tmp/byname.json" 2> "$tmp/err"
+    $FGLRUN $a --data "$D/tu/MUTAG/" --data-dir /nonexistent --json --quiet > "$tmp/bypath.json" 2>> "$tmp/err"
+    if [ -s "$tmp/byname.json" ] && [ "$(strip $tmp/byname.json)" = "$(strip $tmp/bypath.json)" ]; then
+        echo "ok - --data DIR reads that dataset directory (the same result as by name)"
+    else echo "not ok - --data DIR reads that dataset directory"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+    $FGLRUN --config "$tmp/bypath.json" --data-dir /nonexistent --json --quiet > "$tmp/replay.json" 2> "$tmp/err"
+    if [ $? = 0 ] && [ "$(strip $tmp/bypath.json)" = "$(strip $tmp/replay.json)" ]; then
+        echo "ok - a record of --data DIR replays"
+    else echo "not ok - a record of --data DIR replays"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+    if ! $FGLRUN $a --data mutag --data-dir "$D" --quiet 2> "$tmp/err" > /dev/null && grep -q "did you mean 'MUTAG'" "$tmp/err"; then
+        echo "ok - --data mutag: 'did you mean MUTAG?'"
+    else echo "not ok - --data mutag suggests MUTAG: $(cat $tmp/err)"; fi
+    if ! $FGLRUN $a --data /tmp --quiet 2> "$tmp/err" > /dev/null && grep -q "holds neither" "$tmp/err"; then
+        echo "ok - --data on a directory without a dataset says what it looked for"
+    else echo "not ok - --data on a directory without a dataset: $(cat $tmp/err)"; fi
+else
+    echo "skip - --data DIR and name suggestions # no data: $D/tu/MUTAG"
+fi
