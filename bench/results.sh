@@ -35,7 +35,8 @@
 #               FED-PUB under every robust rule (mean, median, trimmed 2,
 #               Krum f=2), norm screening off so the rules are what is
 #               measured; clean runs beside; FedAvg with client-level DP
-#               (clip 1, noise 0.5 / 1 / 2)
+#               (clip 1, noise 0.5 / 1 / 2); FED-PUB under Multi-Krum; FedAvg
+#               on PROTEINS (10 Dirichlet-0.5 clients) under sign flip
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
@@ -144,6 +145,12 @@ experiments() {
             done
             for z in 0.5 1 2; do
                 echo "robust|cora 10 fedavg dp clip 1 noise $z|--algo fedavg $R --dp clip=1,noise=$z"
+            done
+            echo "robust|cora 10 fedpub signflip:4 multikrum:2,5|--algo fedpub $R --attack signflip:4 --attackers 0.2 --robust multikrum:2,5"
+            G="--data PROTEINS --split dirichlet --alpha 0.5 --clients 10 --screen 0 --seeds $SEEDS"
+            echo "robust|proteins 10 fedavg clean mean|--algo fedavg $G"
+            for rule in mean median trimmed:2 krum:2; do
+                echo "robust|proteins 10 fedavg signflip:4 $rule|--algo fedavg $G --attack signflip:4 --attackers 0.2 --robust $rule"
             done ;;
         fedprox)
             C="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
