@@ -201,7 +201,7 @@ clean:
 # make fuzz: libFuzzer harnesses of every file reader (tests/fuzz, clang,
 # ASan + UBSan), seeded at run time from small excerpts of $(FGL_DATA);
 # each runs FUZZ_TIME seconds (default 60) with no allocation over 256 MB
-# and 1 GB of RSS (tests/fuzz/run.sh). Not part of make test or CI.
+# and 1 GB of RSS (tests/fuzz/run.sh). Not part of make test; .ci/run runs it with FUZZ_TIME=15.
 FUZZ_TIME ?= 60
 FUZZERS   := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZFLAGS := -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(WARN) -I.

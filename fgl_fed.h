@@ -649,8 +649,10 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  * received (s->down), as in fgl_server_mean. Held rows take part in MEDIAN
  * and TRIMMED as values; KRUM, MULTIKRUM and NORMCLIP measure updates, which
  * a held row no longer has (its reference is gone), so they leave held rows
- * out. DP and secure aggregation are not defined for mixtures: FGL_ERR_ARG
- * (fgl_algo.mixes refuses them at the start of a run). FGL_OK also when no
+ * out; a row that weighs held rows only (a client keeping its own model)
+ * gets their weighted mean. DP and secure aggregation are not defined for
+ * mixtures: FGL_ERR_ARG (fgl_algo.mixes refuses them at the start of a
+ * run). FGL_OK also when no
  * row is selected; FGL_ERR_ARG on a bad weight or too few uploads for the
  * rule. Sums in double in client order (KRUM: in selection order). */
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
@@ -2013,6 +2015,23 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
             wr[j] = div && !(div[j] > 0) ? 0.0 : w[(size_t)r * K + j];
             wsum += wr[j];
         }
+        if (!(wsum > 0) && held) { /* the row weighs only held rows (kept models, no update to judge): their mean */
+            double hsum = 0;
+            for (j = 0; j < K; j++)
+                if (fresh[j] && w[(size_t)r * K + j] > 0) break;
+            memset(acc, 0, sizeof(double) * n);
+            for (j = j < K ? K : 0; j < K; j++) { /* (none if the row weighs a fresh upload the rule left out) */
+                double a = fresh[j] ? 0.0 : w[(size_t)r * K + j];
+                if (!(a > 0) || (div && !(div[j] > 0))) continue;
+                hsum += a;
+                if (div) a /= div[j];
+                for (k = 0; k < n; k++) acc[k] += a * x[j][k];
+            }
+            if (hsum > 0) {
+                for (k = 0; k < n; k++) dst[(size_t)r * n + k] = (float)(acc[k] / hsum);
+                continue;
+            }
+        }
         if (!(wsum > 0)) /* the row weighs none of them: equal weights (what fgl_server_mean's rule gives) */
             for (q = 0, wsum = 0; q < n_sel; q++) {
                 j = sel[q];
@@ -3006,8 +3025,11 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         c->share = share;
         if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
             char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+            size_t nl = strlen(run->algo.name);
             snprintf(msg, sizeof msg, "%s", run->err.msg);
-            return fgl_error_set(&run->err, rc, "%s: client %d: %s", run->algo.name, i, msg);
+            if (strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':')
+                return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
+            return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
         }
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
             c->model.spec = spec;

@@ -181,6 +181,23 @@ static int bad(const char *fmt, const char *a) {
     return 2;
 }
 
+/* A --data value: at most MAX_ITEMS comma-separated items, none empty; a
+ * name (or a directory's last component) shorter than 64 characters. */
+static int data_list_ok(const char *s) {
+    int n = 0;
+    while (*s) {
+        size_t len = strcspn(s, ","), base = len;
+        const char *p;
+        for (p = s + len; p > s && p[-1] == '/'; p--) base--; /* "dir/Cora/" */
+        for (p = s + base; p > s && p[-1] != '/'; p--) {
+        }
+        if (len == 0 || (size_t)(s + base - p) >= 64 || s + base == p || ++n > MAX_ITEMS) return 0;
+        s += len;
+        if (*s == ',' && !*++s) return 0;
+    }
+    return n > 0;
+}
+
 static int split_list(const char *s, char out[][64], int max, size_t width) {
     int n = 0;
     while (*s && n < max) {
@@ -279,7 +296,7 @@ static int parse_args(int argc, char **argv, options *o) {
             }
         } else if (!strcmp(a, "--data")) {
             NEED_VALUE();
-            if (split_list(v, tmp, MAX_ITEMS, 64) <= 0 || strlen(v) >= sizeof o->data) return bad("bad --data list '%s'", v);
+            if (!data_list_ok(v) || strlen(v) >= sizeof o->data) return bad("bad --data list '%s'", v);
             strcpy(o->data, v);
         } else if (!strcmp(a, "--task")) {
             NEED_VALUE();
@@ -1223,6 +1240,7 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
             if ((size = file_fnv(path, &sum)) < 0) continue;
             sb_printf(&r->files, "%s{\"path\": ", first ? "" : ", ");
             sb_json_str(&r->files, rel);
+            if (slash) sb_puts(&r->files, ", \"given\": true"); /* as given on the command line, not under data_dir */
             sb_printf(&r->files, ", \"bytes\": %ld, \"fnv1a64\": \"%016llx\"}", size, (unsigned long long)sum);
             first = 0;
         }
@@ -1750,7 +1768,7 @@ static void replay_check_files(const options *o) {
         char path[1600], now[20];
         uint64_t sum;
         if (!p || p->t != 's' || !h || h->t != 's') continue;
-        if (strchr(o->data, '/')) snprintf(path, sizeof path, "%s", p->s); /* --data named directories */
+        if (jv_get(&fs->v[i], "given")) snprintf(path, sizeof path, "%s", p->s); /* a directory named by --data */
         else snprintf(path, sizeof path, "%s/%s", o->data_dir, p->s);
         if (file_fnv(path, &sum) < 0) {
             fprintf(stderr, "fglrun: warning: the record read %s, which is missing here (%s)\n", p->s, path);

@@ -45,7 +45,9 @@ check "FGL_NO_IMPLEMENTATION: declarations only (gcc, nm)" sh -c "gcc -std=c99 $
 # the MPI section (FGL_MPI) with OpenMPI's compiler wrapper, C and C++
 if command -v mpicc >/dev/null; then
     check "FGL_MPI (mpicc -std=c99)" mpicc -DFGL_MPI -std=c99 $W -fopenmp -c "$tmp/impl.c" -o "$tmp/mpi.o"
-    check "FGL_MPI (mpicxx -std=c++11)" mpicxx -DFGL_MPI -x c++ -std=c++11 $W -c "$tmp/impl.c" -o "$tmp/mpicxx.o"
+    if command -v g++ >/dev/null; then # OpenMPI's mpicxx wraps g++
+        check "FGL_MPI (mpicxx -std=c++11)" mpicxx -DFGL_MPI -x c++ -std=c++11 $W -c "$tmp/impl.c" -o "$tmp/mpicxx.o"
+    else echo "skip - compile FGL_MPI as C++ (mpicxx wraps g++, not installed)"; fi
 else
     echo "skip - compile FGL_MPI (mpicc not installed: apt-get install libopenmpi-dev openmpi-bin)"
 fi

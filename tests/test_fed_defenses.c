@@ -402,6 +402,22 @@ static void test_mix_rules(void) {
         fgl__store_free(&f.run.server.store);
     }
 
+    /* a row that weighs only its own held row (a client that sent nothing this
+     * round and keeps its model, as pFedGNN's rows do) gets that row under
+     * every rule, whether the rule judges values or updates */
+    for (t = 0; t < 6; t++) {
+        static const int rule_of[6] = {FGL_ROBUST_MEAN, FGL_ROBUST_MEDIAN, FGL_ROBUST_TRIMMED, FGL_ROBUST_KRUM,
+                                       FGL_ROBUST_MULTIKRUM, FGL_ROBUST_NORMCLIP};
+        mix_make(&f, rule_of[t], rule_of[t] == FGL_ROBUST_TRIMMED || rule_of[t] >= FGL_ROBUST_KRUM ? 1 : 0,
+                 rule_of[t] == FGL_ROBUST_MULTIKRUM ? 4 : 0, rule_of[t] == FGL_ROBUST_NORMCLIP ? 2.0f : 0.0f);
+        for (j = 0; j < 7; j++) f.w[3 * 7 + j] = j == 3 ? 1.0 : 0.0;
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "%s: %s",
+                 fgl_robust_name(rule_of[t]), f.run.server.msg);
+        FT_CHECK(!memcmp(out + 3 * 5, f.held[3], sizeof(float) * 5), "%s: the held-only row 3 is not its held row",
+                 fgl_robust_name(rule_of[t]));
+        fgl__store_free(&f.run.server.store);
+    }
+
     /* refusals: a negative weight under a rule, too few uploads, DP and secure aggregation */
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
     f.w[4] = -0.1;
