@@ -464,6 +464,21 @@ struct fgl_node {
 
 typedef struct fgl__chunk fgl__chunk;
 
+/* Optional time per op, for benchmarks (bench/bench_gin): point a tape's
+ * prof at a zeroed fgl_tape_prof and every op's forward time (from the
+ * creation of its node, which ops do before computing, to the creation of
+ * the next node or the start of backward) and backward step are added under
+ * its name. Costs two clock reads per node; NULL (the default) costs nothing. */
+#define FGL_PROF_OPS 64
+typedef struct fgl_tape_prof {
+    int n;                          /* distinct op names seen */
+    const char *op[FGL_PROF_OPS];
+    double fwd[FGL_PROF_OPS], bwd[FGL_PROF_OPS];
+    long calls[FGL_PROF_OPS];
+    int open;                       /* 1 + slot of the op whose forward is running, 0 none */
+    double since;                   /* when it started */
+} fgl_tape_prof;
+
 struct fgl_tape {
     fgl__chunk *chunk;         /* arena: current chunk, linked to older ones */
     size_t arena_total;        /* bytes handed out since the last reset */
@@ -471,6 +486,7 @@ struct fgl_tape {
     int n_nodes, cap_nodes;
     int err;                   /* first error, sticky until reset */
     char msg[256];
+    fgl_tape_prof *prof;       /* optional op timing (NULL: off); kept by reset */
 };
 
 FGLDEF void fgl_tape_init(fgl_tape *t);
@@ -2256,7 +2272,27 @@ FGLDEF void fgl_tape_free(fgl_tape *t) {
     memset(t, 0, sizeof *t);
 }
 
+/* Profiling: the slot of op in p (a new one if unseen; the last slot
+ * collects the overflow), and closing the running forward op. */
+static int fgl__prof_slot(fgl_tape_prof *p, const char *op) {
+    int i;
+    for (i = 0; i < p->n; i++)
+        if (p->op[i] == op || strcmp(p->op[i], op) == 0) return i;
+    if (p->n == FGL_PROF_OPS) return FGL_PROF_OPS - 1;
+    p->op[p->n] = op;
+    return p->n++;
+}
+
+static void fgl__prof_close(fgl_tape *t, double now) {
+    fgl_tape_prof *p = t->prof;
+    if (p && p->open) {
+        p->fwd[p->open - 1] += now - p->since;
+        p->open = 0;
+    }
+}
+
 FGLDEF void fgl_tape_reset(fgl_tape *t) {
+    fgl__prof_close(t, fgl_now());
     /* Several chunks mean the last step outgrew the arena: replace them by one
      * chunk big enough for everything, so steady-state steps never allocate. */
     if (t->chunk && t->chunk->prev) {
@@ -2351,6 +2387,14 @@ static fgl_node *fgl__node(fgl_tape *t, const char *op, int rows, int cols, fgl_
     n->in[2] = c;
     n->needs_grad = bw && ((a && a->needs_grad) || (b && b->needs_grad) || (c && c->needs_grad));
     t->nodes[t->n_nodes++] = n;
+    if (t->prof) {
+        double now = fgl_now();
+        int k = fgl__prof_slot(t->prof, op);
+        fgl__prof_close(t, now);
+        t->prof->calls[k]++;
+        t->prof->open = k + 1;
+        t->prof->since = now;
+    }
     return n;
 }
 
@@ -2409,9 +2453,14 @@ FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
     if (!loss->needs_grad) return FGL_OK; /* nothing trainable reaches the loss */
     if (!fgl__grad(t, loss)) return t->err;
     loss->grad[0] += 1.0f;
+    fgl__prof_close(t, fgl_now());
     for (i = t->n_nodes - 1; i >= 0 && !t->err; i--) {
         fgl_node *n = t->nodes[i];
-        if (n->backward && n->grad && n->needs_grad) n->backward(t, n);
+        if (n->backward && n->grad && n->needs_grad) {
+            double t0 = t->prof ? fgl_now() : 0.0;
+            n->backward(t, n);
+            if (t->prof) t->prof->bwd[fgl__prof_slot(t->prof, n->op)] += fgl_now() - t0;
+        }
     }
     return t->err;
 }
@@ -3473,31 +3522,71 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
  * backward formula dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat xhat))
  * over the normalised axis (i0 = 1 for columns), with dxhat = dy * gamma. In
  * batch-norm evaluation (i1 = 1) the statistics are constants: dx = dxhat rstd. */
+/* Batch norm's backward over row-major data: per-column sums kept in
+ * arrays while the rows stream past (a column-by-column walk would touch a
+ * cache line per element). Each column still sums its rows in increasing
+ * order, as the row-axis code below does for its rows. */
+static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, float *gbeta) {
+    fgl_node *gamma = y->in[1];
+    const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
+    int R = y->rows, C = y->cols, eval = y->i1, k, c;
+    double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
+    float *gam = fgl__fbuf(t, (size_t)C);
+    if (!m || !gam) return;
+    for (c = 0; c < C; c++) gam[c] = gamma ? gamma->val[c] : 1.0f;
+    for (k = 0; k < R; k++) {
+        const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
+        if (gg)
+            for (c = 0; c < C; c++) gg[c] += g[c] * xh[c];
+        if (gbeta)
+            for (c = 0; c < C; c++) gbeta[c] += g[c];
+        for (c = 0; c < C; c++) {
+            float dxh = g[c] * gam[c];
+            m1[c] += dxh;
+            m2[c] += (double)dxh * xh[c];
+        }
+    }
+    if (!ga) return;
+    for (c = 0; c < C; c++) {
+        m1[c] /= R;
+        m2[c] /= R;
+    }
+    for (k = 0; k < R; k++) {
+        const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
+        float *d = ga + (size_t)k * C;
+        if (eval)
+            for (c = 0; c < C; c++) d[c] += g[c] * gam[c] * rstd[c];
+        else
+            for (c = 0; c < C; c++) d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
+    }
+}
+
 static void fgl__norm_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *gamma = y->in[1], *beta = y->in[2];
     float *ga = fgl__grad(t, a), *gg = fgl__grad(t, gamma), *gbeta = fgl__grad(t, beta);
     const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
-    int R = y->rows, C = y->cols, cols_axis = y->i0, eval = y->i1;
-    int outer = cols_axis ? C : R, inner = cols_axis ? R : C, o, k;
-    for (o = 0; o < outer; o++) {
+    int R = y->rows, C = y->cols, o, k;
+    if (y->i0) {
+        fgl__batch_norm_bw(t, y, ga, gg, gbeta);
+        return;
+    }
+    for (o = 0; o < R; o++) { /* layer norm: each row on its own */
         double m1 = 0, m2 = 0;
-        for (k = 0; k < inner; k++) {
-            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
-            int feat = cols_axis ? o : k;
-            float g = y->grad[idx], dxh = g * (gamma ? gamma->val[feat] : 1.0f);
-            if (gg) gg[feat] += g * xhat[idx];
-            if (gbeta) gbeta[feat] += g;
+        for (k = 0; k < C; k++) {
+            size_t idx = (size_t)o * C + k;
+            float g = y->grad[idx], dxh = g * (gamma ? gamma->val[k] : 1.0f);
+            if (gg) gg[k] += g * xhat[idx];
+            if (gbeta) gbeta[k] += g;
             m1 += dxh;
             m2 += (double)dxh * xhat[idx];
         }
         if (!ga) continue;
-        m1 /= inner;
-        m2 /= inner;
-        for (k = 0; k < inner; k++) {
-            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
-            int feat = cols_axis ? o : k;
-            float dxh = y->grad[idx] * (gamma ? gamma->val[feat] : 1.0f);
-            ga[idx] += eval ? dxh * rstd[o] : rstd[o] * (dxh - (float)m1 - xhat[idx] * (float)m2);
+        m1 /= C;
+        m2 /= C;
+        for (k = 0; k < C; k++) {
+            size_t idx = (size_t)o * C + k;
+            float dxh = y->grad[idx] * (gamma ? gamma->val[k] : 1.0f);
+            ga[idx] += rstd[o] * (dxh - (float)m1 - xhat[idx] * (float)m2);
         }
     }
 }
@@ -3526,30 +3615,65 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
     y->s1 = rstd;
     y->i0 = cols_axis;
     y->i1 = eval;
-    for (o = 0; o < outer; o++) {
-        double mean = 0, var = 0;
+    if (cols_axis) {
+        /* Batch norm: statistics per column, accumulated in arrays while the
+         * rows stream past in order (so each column's sum runs over its rows
+         * in increasing order, whatever the layout). */
+        double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
+        float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
+        if (!mean || !gam || !bet) return NULL;
+        for (o = 0; o < C; o++) {
+            gam[o] = gamma ? gamma->val[o] : 1.0f;
+            bet[o] = beta ? beta->val[o] : 0.0f;
+        }
         if (eval) {
-            mean = rmean[o];
-            var = rvar[o];
-        } else {
-            for (k = 0; k < inner; k++) mean += a->val[cols_axis ? (size_t)k * C + o : (size_t)o * C + k];
-            mean /= inner;
-            for (k = 0; k < inner; k++) {
-                double d = a->val[cols_axis ? (size_t)k * C + o : (size_t)o * C + k] - mean;
-                var += d * d;
+            for (o = 0; o < C; o++) {
+                mean[o] = rmean[o];
+                var[o] = rvar[o];
             }
-            var /= inner;
-            if (cols_axis && rmean && rvar) {
-                rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean;
-                rvar[o] = (1.0f - momentum) * rvar[o] + momentum * (float)(inner > 1 ? var * inner / (inner - 1) : var);
+        } else {
+            for (k = 0; k < R; k++) {
+                const float *x = a->val + (size_t)k * C;
+                for (o = 0; o < C; o++) mean[o] += x[o];
+            }
+            for (o = 0; o < C; o++) mean[o] /= R;
+            for (k = 0; k < R; k++) {
+                const float *x = a->val + (size_t)k * C;
+                for (o = 0; o < C; o++) var[o] += (x[o] - mean[o]) * (x[o] - mean[o]);
+            }
+            for (o = 0; o < C; o++) {
+                var[o] /= R;
+                if (rmean && rvar) {
+                    rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];
+                    rvar[o] = (1.0f - momentum) * rvar[o] + momentum * (float)(R > 1 ? var[o] * R / (R - 1) : var[o]);
+                }
             }
         }
+        for (o = 0; o < C; o++) rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
+        for (k = 0; k < R; k++) {
+            const float *x = a->val + (size_t)k * C;
+            float *xh = xhat + (size_t)k * C, *yv = y->val + (size_t)k * C;
+            for (o = 0; o < C; o++) {
+                xh[o] = (float)((x[o] - mean[o]) * rstd[o]);
+                yv[o] = xh[o] * gam[o] + bet[o];
+            }
+        }
+        return y;
+    }
+    for (o = 0; o < outer; o++) { /* layer norm: each row on its own */
+        double mean = 0, var = 0;
+        for (k = 0; k < inner; k++) mean += a->val[(size_t)o * C + k];
+        mean /= inner;
+        for (k = 0; k < inner; k++) {
+            double d = a->val[(size_t)o * C + k] - mean;
+            var += d * d;
+        }
+        var /= inner;
         rstd[o] = (float)(1.0 / sqrt(var + eps));
         for (k = 0; k < inner; k++) {
-            size_t idx = cols_axis ? (size_t)k * C + o : (size_t)o * C + k;
-            int feat = cols_axis ? o : k;
+            size_t idx = (size_t)o * C + k;
             xhat[idx] = (float)((a->val[idx] - mean) * rstd[o]);
-            y->val[idx] = xhat[idx] * (gamma ? gamma->val[feat] : 1.0f) + (beta ? beta->val[feat] : 0.0f);
+            y->val[idx] = xhat[idx] * (gamma ? gamma->val[k] : 1.0f) + (beta ? beta->val[k] : 0.0f);
         }
     }
     return y;
