@@ -915,69 +915,21 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 
 /* --- GEMM ----------------------------------------------------------------- */
 
-/* Blocked GEMM. For each block of FGL__KC steps of k, column panels of
- * FGL__NR columns of op(B) and blocks of FGL__MC rows of op(A) (in row panels
- * of FGL__MR) are packed into contiguous buffers, and a register-blocked
- * micro-kernel computes FGL__MR x FGL__NR tiles of C with the k loop
- * outermost, so the inner loop is a vectorisable FGL__NR-wide multiply-add.
- * Packing reads the source along its rows whichever operand is transposed.
- * Every element of C is summed by one thread, over k in increasing order, so
- * the result does not depend on the number of threads or on the tiling. */
+/* Blocked GEMM. op(B) is packed into column panels of FGL__NR columns for
+ * blocks of FGL__KC steps of k; a register-blocked micro-kernel computes
+ * FGL__MR x FGL__NR tiles of C reading op(A) where it lies (six row
+ * pointers stepping along k: A's rows when it is not transposed, six
+ * neighbouring values of a row when it is), so A, usually the large
+ * operand of a GNN's products (nodes x features), is read once and never
+ * copied. When the packed op(B) is small (a layer's weights) it is packed
+ * once for the whole product and shared by every thread. Every element of
+ * C is summed by one thread, over k in increasing order, so the result does
+ * not depend on the number of threads or on the tiling. */
 #define FGL__MR 6
 #define FGL__NR 32
 #define FGL__KC 256
 #define FGL__MC 96
-
-/* Rows i0 .. i0+mc-1, columns p0 .. p0+kc-1 of op(A) into panels of MR rows:
- * panel r is dst[r*MR*kc ...], element (i, p) of it at p*MR + i; rows of the
- * last panel beyond mc are zero. */
-static void fgl__pack_a(int trans, const float *A, int lda, int i0, int mc, int p0, int kc,
-                        float *FGL__RESTRICT dst) {
-    int p, i, ir;
-    if (!trans) {
-        /* Step p of a panel is the MR values of column p in its rows: read
-         * the MR rows side by side so the panel is written in order (writing
-         * it row by row, at a stride of MR floats, cost more than the reads). */
-        for (ir = 0; ir < mc; ir += FGL__MR) {
-            int mr = FGL__MIN(FGL__MR, mc - ir);
-            float *FGL__RESTRICT d = dst + (size_t)ir * kc;
-            const float *r = A + (size_t)(i0 + ir) * (size_t)lda + (size_t)p0;
-            if (mr == FGL__MR) {
-                const float *r0 = r, *r1 = r0 + lda, *r2 = r1 + lda, *r3 = r2 + lda, *r4 = r3 + lda, *r5 = r4 + lda;
-                for (p = 0; p < kc; p++, d += FGL__MR) {
-                    d[0] = r0[p];
-                    d[1] = r1[p];
-                    d[2] = r2[p];
-                    d[3] = r3[p];
-                    d[4] = r4[p];
-                    d[5] = r5[p];
-                }
-            } else {
-                for (p = 0; p < kc; p++, d += FGL__MR)
-                    for (i = 0; i < FGL__MR; i++) d[i] = i < mr ? r[(size_t)i * lda + p] : 0.0f;
-            }
-        }
-        return;
-    }
-    /* op(A)[i][p] = A[p][i]: row p0+p of A holds the mc values contiguously.
-     * 16 rows at a time: their values (6 KB) and the 16-step pieces of every
-     * panel they fill stay in L1. */
-    {
-        int pb;
-        for (pb = 0; pb < kc; pb += 16) {
-            int pe = FGL__MIN(pb + 16, kc);
-            for (ir = 0; ir < mc; ir += FGL__MR) {
-                int mr = FGL__MIN(FGL__MR, mc - ir);
-                for (p = pb; p < pe; p++) {
-                    const float *src = A + (size_t)(p0 + p) * (size_t)lda + (size_t)(i0 + ir);
-                    float *d = dst + (size_t)ir * kc + (size_t)p * FGL__MR;
-                    for (i = 0; i < mr; i++) d[i] = src[i];
-                    for (; i < FGL__MR; i++) d[i] = 0.0f;
-                }
-            }
-        }
-    }
-}
+#define FGL__BPACK_ALL (1 << 17) /* most floats of op(B) packed once up front */
 
 /* Rows p0 .. p0+kc-1, columns j0 .. j0+nr-1 of op(B) into one panel:
  * element (p, j) at dst[p*NR + j]; columns beyond nr are zero. */
@@ -1009,31 +961,120 @@ static void fgl__pack_b(int trans, const float *B, int ldb, int p0, int kc, int 
     }
 }
 
-static void fgl__micro(int kc, const float *FGL__RESTRICT a, const float *FGL__RESTRICT b,
-                       float *FGL__RESTRICT c, int ldc, int mr, int nr, float alpha, int first,
-                       float beta) {
-    float acc[FGL__MR][FGL__NR];
-    int p, i, j;
-    memset(acc, 0, sizeof acc);
-    for (p = 0; p < kc; p++) {
-        const float *bp = b + (size_t)p * FGL__NR;
-        const float *ap = a + (size_t)p * FGL__MR;
-        for (i = 0; i < FGL__MR; i++) {
-            float av = ap[i];
-            for (j = 0; j < FGL__NR; j++) acc[i][j] += av * bp[j];
-        }
-    }
+/* C tile (mr x nr at c) = alpha acc + (first ? beta C : C); acc is MR x NR. */
+static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr, float alpha, int first,
+                            float beta) {
+    int i, j;
     for (i = 0; i < mr; i++) {
         float *ci = c + (size_t)i * (size_t)ldc;
+        const float *ai = acc + (size_t)i * FGL__NR;
         if (first && beta == 0.0f) {
-            for (j = 0; j < nr; j++) ci[j] = alpha * acc[i][j];
+            for (j = 0; j < nr; j++) ci[j] = alpha * ai[j];
         } else if (first && beta != 1.0f) {
-            for (j = 0; j < nr; j++) ci[j] = beta * ci[j] + alpha * acc[i][j];
+            for (j = 0; j < nr; j++) ci[j] = beta * ci[j] + alpha * ai[j];
         } else {
-            for (j = 0; j < nr; j++) ci[j] += alpha * acc[i][j];
+            for (j = 0; j < nr; j++) ci[j] += alpha * ai[j];
         }
     }
 }
+
+/* The micro-kernel: C tile (mr x nr) from sum over p < kc of a(i, p) b[p][j],
+ * with a(i, p) = a[i rs + p ps] for i < mr (rows beyond mr read row 0 and
+ * are not stored). On x86 cores with AVX-512, or AVX2 and FMA, it is
+ * written with intrinsics: accumulators in vector registers at the core's
+ * full width (GCC's -march=native otherwise prefers 256-bit loops even on
+ * 512-bit units) and one fused multiply-add per step, the operation the
+ * hardware's peak counts (C99 compilers do not fuse a * b + c on their own).
+ * Elsewhere a portable loop multiplies and adds. Either way every element
+ * is summed over p in the same order, so the result does not depend on the
+ * tiling or the thread count; builds with and without FMA differ in the
+ * last bits. */
+#if (defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))) && !defined(FGL_NO_SIMD)
+#include <immintrin.h>
+#define FGL__SIMD 1
+#endif
+
+#if defined(FGL__SIMD)
+static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
+                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta) {
+    float flat[FGL__MR * FGL__NR];
+    const float *a0 = a, *a1 = a + (mr > 1 ? rs : 0), *a2 = a + (mr > 2 ? 2 * rs : 0);
+    const float *a3 = a + (mr > 3 ? 3 * rs : 0), *a4 = a + (mr > 4 ? 4 * rs : 0), *a5 = a + (mr > 5 ? 5 * rs : 0);
+    int p, full = mr == FGL__MR && nr == FGL__NR && (!first || beta == 0.0f);
+#if defined(__AVX512F__)
+    /* 6 x 32: twelve 16-wide accumulators */
+    __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (p = 0; p < kc; p++) {
+        ptrdiff_t o = p * ps;
+        __m512 b0 = _mm512_loadu_ps(b + (size_t)p * FGL__NR), b1 = _mm512_loadu_ps(b + (size_t)p * FGL__NR + 16), x;
+        x = _mm512_set1_ps(a0[o]); c00 = _mm512_fmadd_ps(x, b0, c00); c01 = _mm512_fmadd_ps(x, b1, c01);
+        x = _mm512_set1_ps(a1[o]); c10 = _mm512_fmadd_ps(x, b0, c10); c11 = _mm512_fmadd_ps(x, b1, c11);
+        x = _mm512_set1_ps(a2[o]); c20 = _mm512_fmadd_ps(x, b0, c20); c21 = _mm512_fmadd_ps(x, b1, c21);
+        x = _mm512_set1_ps(a3[o]); c30 = _mm512_fmadd_ps(x, b0, c30); c31 = _mm512_fmadd_ps(x, b1, c31);
+        x = _mm512_set1_ps(a4[o]); c40 = _mm512_fmadd_ps(x, b0, c40); c41 = _mm512_fmadd_ps(x, b1, c41);
+        x = _mm512_set1_ps(a5[o]); c50 = _mm512_fmadd_ps(x, b0, c50); c51 = _mm512_fmadd_ps(x, b1, c51);
+    }
+    {
+        __m512 acc[12], al = _mm512_set1_ps(alpha);
+        int q;
+        acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11; acc[4] = c20; acc[5] = c21;
+        acc[6] = c30; acc[7] = c31; acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
+        if (full) {
+            for (q = 0; q < 12; q++) {
+                float *cq = c + (size_t)(q / 2) * ldc + (q % 2) * 16;
+                __m512 v = _mm512_mul_ps(al, acc[q]);
+                _mm512_storeu_ps(cq, first ? v : _mm512_add_ps(_mm512_loadu_ps(cq), v));
+            }
+            return;
+        }
+        for (q = 0; q < 12; q++) _mm512_storeu_ps(flat + (q / 2) * FGL__NR + (q % 2) * 16, acc[q]);
+    }
+#else
+    /* AVX2 has 16 vector registers: the 32 columns in two halves of 16 */
+    int h;
+    for (h = 0; h < 2; h++) {
+        const float *bh = b + h * 16;
+        __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+        __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+        __m256 acc[12];
+        int q;
+        for (p = 0; p < kc; p++) {
+            ptrdiff_t o = p * ps;
+            __m256 b0 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR), b1 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR + 8), x;
+            x = _mm256_set1_ps(a0[o]); c00 = _mm256_fmadd_ps(x, b0, c00); c01 = _mm256_fmadd_ps(x, b1, c01);
+            x = _mm256_set1_ps(a1[o]); c10 = _mm256_fmadd_ps(x, b0, c10); c11 = _mm256_fmadd_ps(x, b1, c11);
+            x = _mm256_set1_ps(a2[o]); c20 = _mm256_fmadd_ps(x, b0, c20); c21 = _mm256_fmadd_ps(x, b1, c21);
+            x = _mm256_set1_ps(a3[o]); c30 = _mm256_fmadd_ps(x, b0, c30); c31 = _mm256_fmadd_ps(x, b1, c31);
+            x = _mm256_set1_ps(a4[o]); c40 = _mm256_fmadd_ps(x, b0, c40); c41 = _mm256_fmadd_ps(x, b1, c41);
+            x = _mm256_set1_ps(a5[o]); c50 = _mm256_fmadd_ps(x, b0, c50); c51 = _mm256_fmadd_ps(x, b1, c51);
+        }
+        acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11; acc[4] = c20; acc[5] = c21;
+        acc[6] = c30; acc[7] = c31; acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
+        for (q = 0; q < 12; q++) _mm256_storeu_ps(flat + (q / 2) * FGL__NR + h * 16 + (q % 2) * 8, acc[q]);
+    }
+    (void)full;
+#endif
+    fgl__store_tile(flat, c, ldc, mr, nr, alpha, first, beta);
+}
+#else
+static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
+                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta) {
+    float acc[FGL__MR][FGL__NR];
+    const float *ar[FGL__MR];
+    int p, i, j;
+    memset(acc, 0, sizeof acc);
+    for (i = 0; i < FGL__MR; i++) ar[i] = a + (i < mr ? i * rs : 0);
+    for (p = 0; p < kc; p++) {
+        const float *bp = b + (size_t)p * FGL__NR;
+        for (i = 0; i < FGL__MR; i++) {
+            float av = ar[i][p * ps];
+            for (j = 0; j < FGL__NR; j++) acc[i][j] += av * bp[j];
+        }
+    }
+    fgl__store_tile(&acc[0][0], c, ldc, mr, nr, alpha, first, beta);
+}
+#endif
 
 /* The plain triple loop, for when the packing buffers cannot be allocated. */
 static void fgl__gemm_plain(int trans_a, int trans_b, int m, int n, int k, float alpha, const float *A, int lda,
@@ -1052,22 +1093,31 @@ static void fgl__gemm_plain(int trans_a, int trans_b, int m, int n, int k, float
 }
 
 /* One tile of C: rows i0 .. i0+mc-1, column panels jr_lo .. jr_hi-1, over all
- * of k in blocks of KC (so each element is summed in increasing k order). */
+ * of k in blocks of KC (so each element is summed in increasing k order).
+ * bfull: all of op(B) packed, block after block of k, each block n_jr
+ * panels of kc x NR (NULL: this tile packs its panels into bpack). */
 static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, const float *A, int lda,
                            const float *B, int ldb, float beta, float *C, int ldc, int i0, int mc, int jr_lo,
-                           int jr_hi, float *apack, float *bpack) {
-    int pc, jr, ir;
+                           int jr_hi, const float *bfull, float *bpack) {
+    int pc, jr, ir, n_jr = (n + FGL__NR - 1) / FGL__NR;
+    ptrdiff_t rs = trans_a ? 1 : lda, ps = trans_a ? lda : 1;
     for (pc = 0; pc < k; pc += FGL__KC) {
         int kc = FGL__MIN(FGL__KC, k - pc);
+        const float *bblk = bpack;
+        if (bfull) {
+            bblk = bfull + (size_t)pc * FGL__NR * (size_t)n_jr + (size_t)jr_lo * FGL__NR * (size_t)kc;
+        } else {
+            for (jr = jr_lo; jr < jr_hi; jr++)
+                fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
+                            bpack + (size_t)(jr - jr_lo) * FGL__NR * kc);
+        }
         for (jr = jr_lo; jr < jr_hi; jr++)
-            fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
-                        bpack + (size_t)(jr - jr_lo) * FGL__NR * kc);
-        fgl__pack_a(trans_a, A, lda, i0, mc, pc, kc, apack);
-        for (jr = jr_lo; jr < jr_hi; jr++)
-            for (ir = 0; ir < mc; ir += FGL__MR)
-                fgl__micro(kc, apack + (size_t)ir * kc, bpack + (size_t)(jr - jr_lo) * FGL__NR * kc,
-                           C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR, ldc, FGL__MIN(FGL__MR, mc - ir),
+            for (ir = 0; ir < mc; ir += FGL__MR) {
+                const float *a = A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
+                fgl__micro(kc, a, rs, ps, FGL__MIN(FGL__MR, mc - ir), bblk + (size_t)(jr - jr_lo) * FGL__NR * kc,
+                           C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR, ldc,
                            FGL__MIN(FGL__NR, n - jr * FGL__NR), alpha, pc == 0, beta);
+            }
     }
 }
 
@@ -1075,17 +1125,15 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
                      const float *A, int lda, const float *B, int ldb, float beta,
                      float *C, int ldc) {
     /* C is cut into tiles of FGL__MC rows by a group of at most FGL__NG
-     * column panels; a tile packs its own blocks of A and B and runs over all
-     * of k, so the threads need no barrier inside the product (each one
-     * costs a scheduler time slice on a busy machine). Small m gets narrower
-     * column groups so there are enough tiles to share. Re-packing B per row
-     * block costs about 1/FGL__MC of the multiply-adds it feeds. Tiles are
-     * handed out dynamically: a thread the OS holds back delays one tile,
-     * not a fixed share. */
+     * column panels; a tile runs over all of k, so the threads need no
+     * barrier inside the product (each one costs a scheduler time slice on
+     * a busy machine). Small m gets narrower column groups so there are
+     * enough tiles to share. Tiles are handed out dynamically: a thread the
+     * OS holds back delays one tile, not a fixed share. */
     enum { FGL__NG = 8 };
-    int n_ic, n_jr, n_jg, tile, nthreads = 1;
-    size_t abuf, bbuf;
-    float *buf;
+    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b;
+    size_t bbuf, bfull_n;
+    float *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
         int i, j;
@@ -1099,18 +1147,29 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
     n_ic = (m + FGL__MC - 1) / FGL__MC;
     n_jr = (n + FGL__NR - 1) / FGL__NR;
     n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
-    /* Packing buffers sized to the product, not to the largest blocks: the
-     * many small products of a GNN step then stay on the heap's fast path
-     * instead of mapping and faulting in fresh pages on every call. */
-    abuf = (size_t)FGL__MIN(FGL__KC, k) * (size_t)((FGL__MIN(FGL__MC, m) + FGL__MR - 1) / FGL__MR * FGL__MR);
-    bbuf = (size_t)FGL__MIN(FGL__KC, k) * FGL__NR * (size_t)((n_jr + n_jg - 1) / n_jg);
+    /* op(B) is packed once when it is small (a layer's weights) and several
+     * row blocks would otherwise pack it again; else each tile packs its
+     * own panels, block by block of k. */
+    bfull_n = (size_t)k * FGL__NR * (size_t)n_jr;
+    all_b = bfull_n <= FGL__BPACK_ALL && n_ic > 1;
+    bbuf = all_b ? 0 : (size_t)FGL__MIN(FGL__KC, k) * FGL__NR * (size_t)((n_jr + n_jg - 1) / n_jg);
 #ifdef _OPENMP
     nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
 #endif
-    buf = (float *)FGL_MALLOC(sizeof(float) * (abuf + bbuf) * (size_t)nthreads);
+    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0)));
     if (!buf) {
         fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
+    }
+    if (all_b) {
+        int pc, jr;
+        bfull = buf;
+        for (pc = 0; pc < k; pc += FGL__KC) {
+            int kc = FGL__MIN(FGL__KC, k - pc);
+            for (jr = 0; jr < n_jr; jr++)
+                fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
+                            bfull + (size_t)pc * FGL__NR * (size_t)n_jr + (size_t)jr * FGL__NR * (size_t)kc);
+        }
     }
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads) if (nthreads > 1)
@@ -1121,8 +1180,8 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
         t = omp_get_thread_num();
 #endif
         fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
-                       FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg,
-                       buf + (abuf + bbuf) * (size_t)t, buf + (abuf + bbuf) * (size_t)t + abuf);
+                       FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
+                       buf + bbuf * (size_t)t);
     }
     FGL_FREE(buf);
 }
