@@ -989,10 +989,13 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
             fgl_node *xw = fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
             z = fgl__maybe_bias(f, fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, xw), fgl_op_mul(t, xw, one_eps)), c->b);
         }
-        if (c->bn_g >= 0)
-            z = fgl_op_batch_norm(t, z, fgl__p(f, c->bn_g), fgl__p(f, c->bn_b), fgl_params_data(&f->m->params, c->bn_mean),
-                                  fgl_params_data(&f->m->params, c->bn_var), s->bn_momentum, s->bn_eps, f->train);
-        return fgl__linear(f, fgl_op_relu(t, z), c->w2, c->b2, c->mask2);
+        if (c->bn_g >= 0) /* batch norm and ReLU in one pass */
+            z = fgl_op_batch_norm_relu(t, z, fgl__p(f, c->bn_g), fgl__p(f, c->bn_b),
+                                       fgl_params_data(&f->m->params, c->bn_mean),
+                                       fgl_params_data(&f->m->params, c->bn_var), s->bn_momentum, s->bn_eps, f->train);
+        else
+            z = fgl_op_relu(t, z);
+        return fgl__linear(f, z, c->w2, c->b2, c->mask2);
     }
     case FGL_ARCH_SAGE: {
         fgl_node *neigh, *root;

@@ -952,6 +952,40 @@ static fgl_node *b_batch_norm(fgl_tape *t, fgl_params *ps, void *ud) {
     return fgl_op_batch_norm(t, P(0), c->i1 ? P(1) : NULL, c->i1 ? P(2) : NULL, c->rm, c->rv, 0.1f, 1e-5f, c->i0);
 }
 
+static fgl_node *b_batch_norm_relu(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    memcpy(c->rm, c->rm0, sizeof(float) * 3);
+    memcpy(c->rv, c->rv0, sizeof(float) * 3);
+    return fgl_op_batch_norm_relu(t, P(0), c->i1 ? P(1) : NULL, c->i1 ? P(2) : NULL, c->rm, c->rv, 0.1f, 1e-5f, c->i0);
+}
+
+/* The fused op gives the bits of batch_norm then relu, forward and backward. */
+static void check_bn_relu_fused(fgl_params *ps, ctx *c, const char *what) {
+    fgl_tape t1, t2;
+    fgl_node *y1, *y2;
+    float *g1 = (float *)calloc(ps->size, sizeof(float));
+    size_t i;
+    int same = 1;
+    fgl_tape_init(&t1);
+    fgl_tape_init(&t2);
+    fgl_params_zero_grad(ps);
+    y1 = fgl_op_relu(&t1, b_batch_norm(&t1, ps, c));
+    fgl_tape_backward(&t1, fgl_op_sum(&t1, fgl_op_square(&t1, y1)));
+    memcpy(g1, ps->grad, sizeof(float) * ps->size);
+    fgl_params_zero_grad(ps);
+    y2 = b_batch_norm_relu(&t2, ps, c);
+    fgl_tape_backward(&t2, fgl_op_sum(&t2, fgl_op_square(&t2, y2)));
+    FT_CHECK(y1 && y2 && !t1.err && !t2.err, "%s fused: tapes healthy", what);
+    if (y1 && y2) {
+        same = memcmp(y1->val, y2->val, sizeof(float) * (size_t)y1->rows * (size_t)y1->cols) == 0;
+        for (i = 0; i < ps->size; i++) same &= memcmp(&g1[i], &ps->grad[i], sizeof(float)) == 0;
+    }
+    FT_CHECK(same, "%s fused with relu: same output and gradient bits as batch_norm then relu", what);
+    free(g1);
+    fgl_tape_free(&t1);
+    fgl_tape_free(&t2);
+}
+
 static void test_batch_norm(void) {
     static const float rm0[3] = {0.2f, -0.1f, 0.5f}, rv0[3] = {1.5f, 0.7f, 2.0f};
     int train, affine;
@@ -997,6 +1031,25 @@ static void test_batch_norm(void) {
                 FT_NEAR(rv[j], ev, 1e-6, "running var");
             }
             gc(what, &ps, b_batch_norm, &c);
+            check_bn_relu_fused(&ps, &c, what);
+            snprintf(what, sizeof what, "batch_norm_relu %s%s", train ? "train" : "eval", affine ? " affine" : "");
+            if (affine) { /* finite differences need every output away from ReLU's kink: shift beta until so */
+                int tries;
+                for (tries = 0; tries < 40; tries++) {
+                    double closest = 1e9;
+                    fgl_node *y;
+                    fgl_tape_init(&t);
+                    memcpy(rm, rm0, sizeof rm);
+                    memcpy(rv, rv0, sizeof rv);
+                    y = fgl_op_batch_norm(&t, fgl_op_param(&t, &ps, c.s[0]), fgl_op_param(&t, &ps, c.s[1]),
+                                          fgl_op_param(&t, &ps, c.s[2]), rm, rv, 0.1f, 1e-5f, train);
+                    for (i = 0; y && i < 18; i++) closest = fabs(y->val[i]) < closest ? fabs(y->val[i]) : closest;
+                    fgl_tape_free(&t);
+                    if (closest > 0.05) break;
+                    for (j = 0; j < 3; j++) fgl_params_data(&ps, c.s[2])[j] += 0.037f;
+                }
+            }
+            gc(what, &ps, b_batch_norm_relu, &c);
             fgl_params_free(&ps);
         }
 }
