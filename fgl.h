@@ -543,6 +543,9 @@ FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
  * reproducible: elements 2m and 2m+1 are kept when the low and the high 32
  * bits of the m-th fgl_rng_u64 draw are >= p 2^32. */
 FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+/* dropout(relu(a), p, rng) as one node, one pass forward and backward: the
+ * same values and the same draws from rng. */
+FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
 /* Shape. */
 FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
 FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b);
@@ -917,6 +920,15 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
     if (rc == FGL_OK && fgl_tensor_size(src)) memcpy(dst->data, src->data, sizeof(float) * fgl_tensor_size(src));
     return rc;
 }
+
+/* Memory-bound loops (elementwise ops, batch norm, sparse products) run in
+ * parallel from this many floats on: below it a parallel region's start
+ * costs more than it saves. Each output element is still computed by one
+ * thread in the serial order, so results do not depend on the thread count. */
+#ifndef FGL_PAR_MIN
+#define FGL_PAR_MIN 65536
+#endif
+#define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop */
 
 /* --- GEMM ----------------------------------------------------------------- */
 
@@ -1454,7 +1466,7 @@ static void fgl__prefetch_row(const float *row, int n, int for_write) {
 FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y) {
     int i;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 64) if ((double)a->nnz * n > 2e6)
+#pragma omp parallel for schedule(dynamic, 64) if ((double)a->nnz * n + (double)a->rows * n >= FGL_PAR_MIN)
 #endif
     for (i = 0; i < a->rows; i++) {
         float *FGL__RESTRICT y = Y + (size_t)i * n;
@@ -2633,8 +2645,16 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     gw = fgl__grad_w(t, w, &fresh);
     if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
     gb = fgl__grad(t, b);
-    if (gb)
-        for (i = 0; i < m; i++) fgl_axpy((size_t)n, 1.0f, y->grad + (size_t)i * n, gb);
+    if (gb) { /* column sums of dy: blocks of 16 columns in parallel, each over the rows in order */
+        int jb, n_jb = (n + 15) / 16;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(i) if ((size_t)m * (size_t)n >= FGL_PAR_MIN && n_jb > 1)
+#endif
+        for (jb = 0; jb < n_jb; jb++) {
+            int j0 = jb * 16, nj = FGL__MIN(16, n - j0);
+            for (i = 0; i < m; i++) fgl_axpy((size_t)nj, 1.0f, y->grad + (size_t)i * n + j0, gb + j0);
+        }
+    }
 }
 
 FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b) {
@@ -2690,14 +2710,19 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
     int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
     int vec = mode == FGL__BC_SAME || mode == FGL__BC_ROW;
-    int fresh;
-    float *ga = fgl__grad_w(t, a, &fresh), *gb = fgl__grad(t, b), sgn = kind == FGL__SUB ? -1.0f : 1.0f;
+    int fresh, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    float *ga = fgl__grad_w(t, a, &fresh), *gb, sgn = kind == FGL__SUB ? -1.0f : 1.0f;
     double gsum = 0; /* column / scalar broadcast: the reduction, in double */
-    for (i = 0; i < R; i++) {
-        const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
-        const float *bv = FGL__BROW(mode, b->val, i, C);
-        float *gbr = gb ? FGL__BROW(mode, gb, i, C) : NULL;
-        if (ga) { /* written on the first contribution, added after (a == b: gb adds below) */
+    (void)par; /* read by the OpenMP pragmas only */
+    /* da first, row by row (rows in parallel), then db: when a == b every
+     * element is written, then added to, as in one pass. */
+    if (ga) {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(j) if (par)
+#endif
+        for (i = 0; i < R; i++) {
+            const float *FGL__RESTRICT g = y->grad + (size_t)i * C;
+            const float *bv = FGL__BROW(mode, b->val, i, C);
             float *gar = ga + (size_t)i * C;
             float s = kind != FGL__MUL ? 1.0f : vec ? 0.0f : bv[0];
             if (kind == FGL__MUL && vec) {
@@ -2711,7 +2736,26 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
                 fgl_axpy((size_t)C, s, g, gar);
             }
         }
-        if (!gb) continue;
+    }
+    gb = fgl__grad(t, b);
+    if (!gb) return;
+    if (mode == FGL__BC_SAME) { /* each row of db from its own row */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(j) if (par)
+#endif
+        for (i = 0; i < R; i++) {
+            const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
+            float *gbr = gb + (size_t)i * C;
+            if (kind == FGL__MUL)
+                for (j = 0; j < C; j++) gbr[j] += g[j] * av[j];
+            else
+                fgl_axpy((size_t)C, sgn, g, gbr);
+        }
+        return;
+    }
+    for (i = 0; i < R; i++) { /* broadcast b: sums over rows, in row order */
+        const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
+        float *gbr = FGL__BROW(mode, gb, i, C);
         if (vec) {
             if (kind == FGL__MUL)
                 for (j = 0; j < C; j++) gbr[j] += g[j] * av[j];
@@ -2726,7 +2770,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
             else gsum += s;
         }
     }
-    if (gb && mode == FGL__BC_SCALAR) gb[0] += sgn * (float)gsum;
+    if (mode == FGL__BC_SCALAR) gb[0] += sgn * (float)gsum;
 }
 
 static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a, fgl_node *b) {
@@ -2744,6 +2788,9 @@ static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a,
     if (!y) return NULL;
     y->i0 = kind;
     y->i1 = mode;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(j) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#endif
     for (i = 0; i < R; i++) {
         const float *FGL__RESTRICT pa = a->val + (size_t)i * C, *bv = FGL__BROW(mode, b->val, i, C);
         float *FGL__RESTRICT py = y->val + (size_t)i * C;
@@ -2784,22 +2831,42 @@ FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias) {
 enum { FGL__RELU, FGL__LEAKY, FGL__ELU, FGL__SIGMOID, FGL__TANH, FGL__EXP, FGL__LOG, FGL__ABS,
        FGL__SQUARE, FGL__AFFINE };
 
-static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
-    fgl_node *a = y->in[0];
-    int fresh;
-    float *ga = fgl__grad_w(t, a, &fresh), p = y->f0;
-    const float *x = a->val, *v = y->val, *g = y->grad;
-    size_t i, n = fgl__size(y);
-    if (!ga) return;
-    /* Each derivative written (first contribution) or added. */
+/* y = f(x) on elements lo .. hi-1 (a piece of a parallel loop). */
+static void fgl__unary_range(int kind, const float *FGL__RESTRICT x, float *FGL__RESTRICT v, size_t lo, size_t hi,
+                             float p, float q) {
+    size_t i;
+    switch (kind) {
+    case FGL__RELU: for (i = lo; i < hi; i++) v[i] = x[i] > 0 ? x[i] : 0.0f; break;
+    case FGL__LEAKY: for (i = lo; i < hi; i++) v[i] = x[i] > 0 ? x[i] : p * x[i]; break;
+    case FGL__ELU: for (i = lo; i < hi; i++) v[i] = x[i] > 0 ? x[i] : p * (expf(x[i]) - 1.0f); break;
+    case FGL__SIGMOID:
+        for (i = lo; i < hi; i++) { /* stable for large |x| */
+            float e = expf(-fabsf(x[i]));
+            v[i] = x[i] >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
+        }
+        break;
+    case FGL__TANH: for (i = lo; i < hi; i++) v[i] = tanhf(x[i]); break;
+    case FGL__EXP: for (i = lo; i < hi; i++) v[i] = expf(x[i]); break;
+    case FGL__LOG: for (i = lo; i < hi; i++) v[i] = logf(x[i] > 1e-30f ? x[i] : 1e-30f); break;
+    case FGL__ABS: for (i = lo; i < hi; i++) v[i] = fabsf(x[i]); break;
+    case FGL__SQUARE: for (i = lo; i < hi; i++) v[i] = x[i] * x[i]; break;
+    case FGL__AFFINE: for (i = lo; i < hi; i++) v[i] = p * x[i] + q; break;
+    default: break;
+    }
+}
+
+/* The derivative on elements lo .. hi-1: written (fresh) or added into ga. */
+static void fgl__unary_bw_range(int kind, const float *x, const float *v, const float *g, float *ga, int fresh,
+                                size_t lo, size_t hi, float p) {
+    size_t i;
 #define FGL__UNARY_BW(expr)                              \
     do {                                                 \
         if (fresh)                                       \
-            for (i = 0; i < n; i++) ga[i] = (expr);      \
+            for (i = lo; i < hi; i++) ga[i] = (expr);    \
         else                                             \
-            for (i = 0; i < n; i++) ga[i] += (expr);     \
+            for (i = lo; i < hi; i++) ga[i] += (expr);   \
     } while (0)
-    switch (y->i0) {
+    switch (kind) {
     case FGL__RELU: FGL__UNARY_BW(x[i] > 0 ? g[i] : 0.0f); break;
     case FGL__LEAKY: FGL__UNARY_BW(x[i] > 0 ? g[i] : p * g[i]); break;
     case FGL__ELU: FGL__UNARY_BW(x[i] > 0 ? g[i] : g[i] * (v[i] + p)); break;
@@ -2815,11 +2882,26 @@ static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
 #undef FGL__UNARY_BW
 }
 
+static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    int fresh;
+    float *ga = fgl__grad_w(t, a, &fresh), p = y->f0;
+    size_t n = fgl__size(y);
+    long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+    if (!ga) return;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#endif
+    for (ch = 0; ch < n_ch; ch++)
+        fgl__unary_bw_range(y->i0, a->val, y->val, y->grad, ga, fresh, (size_t)ch * FGL__CHUNK,
+                            FGL__MIN(n, (size_t)(ch + 1) * FGL__CHUNK), p);
+}
+
 static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, float p, float q) {
     fgl_node *y;
     const float *x;
     float *v;
-    size_t i, n;
+    size_t n;
     FGL__LIVE1(op, a);
     y = fgl__node(t, op, a->rows, a->cols, fgl__unary_bw, a, NULL, NULL);
     if (!y) return NULL;
@@ -2828,23 +2910,13 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
     x = a->val;
     v = y->val;
     n = fgl__size(y);
-    switch (kind) {
-    case FGL__RELU: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : 0.0f; break;
-    case FGL__LEAKY: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : p * x[i]; break;
-    case FGL__ELU: for (i = 0; i < n; i++) v[i] = x[i] > 0 ? x[i] : p * (expf(x[i]) - 1.0f); break;
-    case FGL__SIGMOID:
-        for (i = 0; i < n; i++) { /* stable for large |x| */
-            float e = expf(-fabsf(x[i]));
-            v[i] = x[i] >= 0 ? 1.0f / (1.0f + e) : e / (1.0f + e);
-        }
-        break;
-    case FGL__TANH: for (i = 0; i < n; i++) v[i] = tanhf(x[i]); break;
-    case FGL__EXP: for (i = 0; i < n; i++) v[i] = expf(x[i]); break;
-    case FGL__LOG: for (i = 0; i < n; i++) v[i] = logf(x[i] > 1e-30f ? x[i] : 1e-30f); break;
-    case FGL__ABS: for (i = 0; i < n; i++) v[i] = fabsf(x[i]); break;
-    case FGL__SQUARE: for (i = 0; i < n; i++) v[i] = x[i] * x[i]; break;
-    case FGL__AFFINE: for (i = 0; i < n; i++) v[i] = p * x[i] + q; break;
-    default: break;
+    {
+        long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#endif
+        for (ch = 0; ch < n_ch; ch++) fgl__unary_range(kind, x, v, (size_t)ch * FGL__CHUNK,
+                                                        FGL__MIN(n, (size_t)(ch + 1) * FGL__CHUNK), p, q);
     }
     return y;
 }
@@ -2863,25 +2935,39 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
 
 /* --- dropout ------------------------------------------------------------------ */
 
+/* Dropout's backward (y->i0: fused ReLU, whose gradient stops where the
+ * input is not positive). Elements in parallel. */
 static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     int fresh;
     float *ga = fgl__grad_w(t, y->in[0], &fresh), keep = y->f0;
     const unsigned char *mask = (const unsigned char *)y->s0;
-    size_t i, n = fgl__size(y);
-    if (ga && fresh)
-        for (i = 0; i < n; i++) ga[i] = y->grad[i] * (keep * (float)mask[i]);
-    else if (ga)
-        for (i = 0; i < n; i++) ga[i] += y->grad[i] * (keep * (float)mask[i]);
+    const float *x = y->in[0]->val;
+    size_t n = fgl__size(y);
+    long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+    int relu = y->i0;
+    if (!ga) return;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#endif
+    for (ch = 0; ch < n_ch; ch++) {
+        size_t i, lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        for (i = lo; i < hi; i++) {
+            float g = (relu && !(x[i] > 0)) ? 0.0f : y->grad[i] * (keep * (float)mask[i]);
+            if (fresh) ga[i] = g;
+            else ga[i] += g;
+        }
+    }
 }
 
-FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng) {
+/* Dropout (relu: of ReLU(a)): the mask is drawn in sequence from rng (the
+ * draws are the reproducible part), then applied in parallel. */
+static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float p, fgl_rng *rng, int relu) {
     fgl_node *y;
     unsigned char *mask;
     float keep;
     size_t i, n;
-    FGL__LIVE1("dropout", a);
-    if (p <= 0.0f || !rng) return a;
-    y = fgl__node(t, "dropout", a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
+    long ch, n_ch;
+    y = fgl__node(t, op, a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
     if (!y) return NULL;
     n = fgl__size(y);
     mask = (unsigned char *)fgl__talloc(t, n ? n : 1); /* one byte per element: 1 kept, 0 dropped */
@@ -2901,11 +2987,34 @@ FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng)
         }
         if (i < n) mask[i] = (unsigned char)((uint32_t)fgl_rng_u64(&r) >= thr);
         *rng = r;
-        for (i = 0; i < n; i++) y->val[i] = a->val[i] * (keep * (float)mask[i]);
+    }
+    n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(i) if (n >= FGL_PAR_MIN)
+#endif
+    for (ch = 0; ch < n_ch; ch++) {
+        size_t lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        if (relu)
+            for (i = lo; i < hi; i++) y->val[i] = (a->val[i] > 0 ? a->val[i] : 0.0f) * (keep * (float)mask[i]);
+        else
+            for (i = lo; i < hi; i++) y->val[i] = a->val[i] * (keep * (float)mask[i]);
     }
     y->s0 = mask;
     y->f0 = keep;
+    y->i0 = relu;
     return y;
+}
+
+FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng) {
+    FGL__LIVE1("dropout", a);
+    if (p <= 0.0f || !rng) return a;
+    return fgl__dropout_op(t, "dropout", a, p, rng, 0);
+}
+
+FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng) {
+    FGL__LIVE1("relu_dropout", a);
+    if (p <= 0.0f || !rng) return fgl_op_relu(t, a);
+    return fgl__dropout_op(t, "relu_dropout", a, p, rng, 1);
 }
 
 /* --- shape ops ---------------------------------------------------------------- */
@@ -3051,6 +3160,11 @@ static void fgl__segment_bw(fgl_tape *t, fgl_node *y) {
     const int *off = (const int *)y->s0;
     int s, r, j, C = a->cols;
     if (!g) return;
+    /* segments own disjoint rows (and max's arg rows lie in the segment):
+     * segments in parallel */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) private(r, j) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#endif
     for (s = 0; s < y->rows; s++) {
         const float *gy = y->grad + (size_t)s * C;
         int cnt = off[s + 1] - off[s];
@@ -3058,10 +3172,10 @@ static void fgl__segment_bw(fgl_tape *t, fgl_node *y) {
             const int *arg = (const int *)y->s1 + (size_t)s * C;
             for (j = 0; j < C; j++)
                 if (arg[j] >= 0) g[(size_t)arg[j] * C + j] += gy[j];
-            continue;
+        } else {
+            for (r = off[s]; r < off[s + 1]; r++)
+                fgl_axpy((size_t)C, y->i0 == FGL__SEG_MEAN ? 1.0f / (float)cnt : 1.0f, gy, g + (size_t)r * C);
         }
-        for (r = off[s]; r < off[s + 1]; r++)
-            fgl_axpy((size_t)C, y->i0 == FGL__SEG_MEAN ? 1.0f / (float)cnt : 1.0f, gy, g + (size_t)r * C);
     }
 }
 
@@ -3104,6 +3218,9 @@ static fgl_node *fgl__segment(fgl_tape *t, const char *op, int kind, fgl_node *a
             }
         return y;
     }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) private(r) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#endif
     for (s = 0; s < nseg; s++) {
         float *ys = y->val + (size_t)s * C;
         for (r = off[s]; r < off[s + 1]; r++) fgl_axpy((size_t)C, 1.0f, a->val + (size_t)r * C, ys);
@@ -3593,26 +3710,39 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
 static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, float *gbeta) {
     fgl_node *gamma = y->in[1];
     const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
-    int R = y->rows, C = y->cols, eval = y->i1, k, c;
+    int R = y->rows, C = y->cols, eval = y->i1, k, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
+    (void)par; /* read by the OpenMP pragmas only */
     float *gam = fgl__fbuf(t, (size_t)C);
     if (!m || !gam) return;
     for (c = 0; c < C; c++) gam[c] = gamma ? gamma->val[c] : 1.0f;
     if (y->f0 != 0.0f) { /* fused ReLU: the gradient stops where the output is 0 */
         size_t q, n = fgl__size(y);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (par)
+#endif
         for (q = 0; q < n; q++)
             if (!(y->val[q] > 0.0f)) y->grad[q] = 0.0f;
     }
-    for (k = 0; k < R; k++) {
-        const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
-        if (gg)
-            for (c = 0; c < C; c++) gg[c] += g[c] * xh[c];
-        if (gbeta)
-            for (c = 0; c < C; c++) gbeta[c] += g[c];
-        for (c = 0; c < C; c++) {
-            float dxh = g[c] * gam[c];
-            m1[c] += dxh;
-            m2[c] += (double)dxh * xh[c];
+    {   /* column sums: blocks of 16 columns in parallel, each down the rows in order */
+        int cb, n_cb = (C + 15) / 16;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(k, c) if (par && n_cb > 1)
+#endif
+        for (cb = 0; cb < n_cb; cb++) {
+            int c0 = cb * 16, c1 = FGL__MIN(C, c0 + 16);
+            for (k = 0; k < R; k++) {
+                const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
+                if (gg)
+                    for (c = c0; c < c1; c++) gg[c] += g[c] * xh[c];
+                if (gbeta)
+                    for (c = c0; c < c1; c++) gbeta[c] += g[c];
+                for (c = c0; c < c1; c++) {
+                    float dxh = g[c] * gam[c];
+                    m1[c] += dxh;
+                    m2[c] += (double)dxh * xh[c];
+                }
+            }
         }
     }
     if (!ga) return;
@@ -3620,6 +3750,9 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, f
         m1[c] /= R;
         m2[c] /= R;
     }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(c) if (par)
+#endif
     for (k = 0; k < R; k++) {
         const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
         float *d = ga + (size_t)k * C;
@@ -3689,8 +3822,10 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
         /* Batch norm: statistics per column, accumulated in arrays while the
          * rows stream past in order (so each column's sum runs over its rows
          * in increasing order, whatever the layout). */
+        int par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
+        (void)par; /* read by the OpenMP pragmas only */
         if (!mean || !gam || !bet) return NULL;
         for (o = 0; o < C; o++) {
             gam[o] = gamma ? gamma->val[o] : 1.0f;
@@ -3702,14 +3837,22 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 var[o] = rvar[o];
             }
         } else {
-            for (k = 0; k < R; k++) {
-                const float *x = a->val + (size_t)k * C;
-                for (o = 0; o < C; o++) mean[o] += x[o];
-            }
-            for (o = 0; o < C; o++) mean[o] /= R;
-            for (k = 0; k < R; k++) {
-                const float *x = a->val + (size_t)k * C;
-                for (o = 0; o < C; o++) var[o] += (x[o] - mean[o]) * (x[o] - mean[o]);
+            int cb, n_cb = (C + 15) / 16;
+            /* blocks of 16 columns in parallel, each down the rows in order */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(k, o) if (par && n_cb > 1)
+#endif
+            for (cb = 0; cb < n_cb; cb++) {
+                int c0 = cb * 16, c1 = FGL__MIN(C, c0 + 16);
+                for (k = 0; k < R; k++) {
+                    const float *x = a->val + (size_t)k * C;
+                    for (o = c0; o < c1; o++) mean[o] += x[o];
+                }
+                for (o = c0; o < c1; o++) mean[o] /= R;
+                for (k = 0; k < R; k++) {
+                    const float *x = a->val + (size_t)k * C;
+                    for (o = c0; o < c1; o++) var[o] += (x[o] - mean[o]) * (x[o] - mean[o]);
+                }
             }
             for (o = 0; o < C; o++) {
                 var[o] /= R;
@@ -3720,6 +3863,9 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
             }
         }
         for (o = 0; o < C; o++) rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(o) if (par)
+#endif
         for (k = 0; k < R; k++) {
             const float *x = a->val + (size_t)k * C;
             float *xh = xhat + (size_t)k * C, *yv = y->val + (size_t)k * C;

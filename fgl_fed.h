@@ -3182,16 +3182,61 @@ static void fgl__sample_participants(fgl_run *run) {
  * run the client phases where the clients live and the server phases on
  * the server; fgl_run_round runs them all in this process. */
 
-/* Client side: the local participants train and build their uploads. */
+/* A client's share of a round's training work: the nodes and edges its
+ * training passes touch (graph tasks: the nodes of its training graphs). */
+static double fgl__client_work(const fgl_client *c) {
+    const fgl_view *v = &c->data;
+    double w = 0;
+    int i;
+    if (v->graphs && v->ids[FGL_SPLIT_TRAIN]) {
+        for (i = 0; i < v->count[FGL_SPLIT_TRAIN]; i++) {
+            int g = v->ids[FGL_SPLIT_TRAIN][i];
+            w += 1.0 + v->graphs->node_ptr[g + 1] - v->graphs->node_ptr[g];
+        }
+    } else if (v->node) {
+        w = (double)v->node->n_nodes + v->node->adj.nnz + v->node->x_sparse.nnz;
+    }
+    return w;
+}
+
+/* Client side: the local participants train and build their uploads.
+ * Clients train in parallel, one per thread, when they balance. A client
+ * holding more than a thread's share of the round's work would set the
+ * pace of the round while the other threads idle, so such clients train
+ * first, one after the other, each with every thread inside its products
+ * (fgl.h's kernels run in parallel outside a parallel region); the rest
+ * then train in parallel. A client's result is the same either way. */
 static void fgl__phase_train(fgl_run *run) {
-    int i, n = run->n_part;
+    int i, n = run->n_part, nt = 1;
+    unsigned char *alone = NULL;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+    nt = FGL__NTHREADS(run);
+#endif
+    if (nt > 1 && n > 1 && (alone = (unsigned char *)FGL_MALLOC((size_t)n)) != NULL) {
+        double total = 0, *w = (double *)FGL_MALLOC(sizeof(double) * (size_t)n);
+        memset(alone, 0, (size_t)n);
+        if (w) {
+            for (i = 0; i < n; i++) {
+                fgl_client *c = &run->clients[run->part[i]];
+                w[i] = c->local ? fgl__client_work(c) : 0.0;
+                total += w[i];
+            }
+            for (i = 0; i < n; i++)
+                if (w[i] * nt > total) {
+                    alone[i] = 1;
+                    fgl__client_round(run, &run->clients[run->part[i]]);
+                }
+            FGL_FREE(w);
+        }
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
-        if (c->local) fgl__client_round(run, c);
+        if (c->local && !(alone && alone[i])) fgl__client_round(run, c);
     }
+    FGL_FREE(alone);
 }
 
 /* Server side, from the uploads to the next downloads: checks, defences,

@@ -1065,7 +1065,7 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
         fgl_node *xs = fgl_op_concat2(t, x, st);
         fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
         fgl_node *z = fgl__linear(f, fgl_op_relu(t, fgl__linear(f, agg, c->w, c->b, c->mask)), c->w2, c->b2, c->mask2);
-        x = fgl__dropout(f, fgl_op_relu(t, z), s->dropout);
+        x = f->train ? fgl_op_relu_dropout(t, z, s->dropout, f->rng) : fgl_op_relu(t, z);
         st = fgl_op_tanh(t, fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn,
                                                            fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask))), sc->b));
     }
@@ -1115,10 +1115,17 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         if (last && last_emits_classes && s->norm_rep && h) h = fgl_op_l2_normalize_rows(t, h, 0);
         pre = fgl__conv(&f, l, h, h0);
         if (last && last_emits_classes) break;
-        act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
         /* Dropout after every activation, except where the next step brings
          * its own: GCNII before each layer, a node head before its map. */
-        h = (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) ? act : fgl__dropout(&f, act, s->dropout);
+        if (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) {
+            act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
+            h = act;
+        } else if (s->arch != FGL_ARCH_GAT && train) {
+            h = act = fgl_op_relu_dropout(t, pre, s->dropout, rng); /* one pass; act is not read past here */
+        } else {
+            act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
+            h = fgl__dropout(&f, act, s->dropout);
+        }
     }
     out->node_emb = pre;
     if (last_emits_classes) {

@@ -586,9 +586,17 @@ static void test_graph_dirichlet_fedavg(void) {
     cfg.batch_size = 32;
     cfg.optim.lr = 0.01f;
     if (ft_run_rounds(&run, &cfg, "fedavg", cd, 3, 60, NULL)) {
+        /* Each client tests on a handful of graphs (one graph moves its
+         * accuracy by several points), so the measure is the mean test
+         * accuracy of the last 10 rounds, not of the last one alone. */
+        double tail = 0;
+        int r;
         fgl_run_summarize(&run, &s);
-        FT_CHECK(s.last_test > bar, "FedAvg on %s over 3 clients: %.3f, needs > %.3f (majority + 0.05)", graphs.label,
-                 s.last_test, bar);
+        for (r = 50; r < 60; r++) tail += run.stats[r].test_acc / 10;
+        printf("#   FedAvg on %s over 3 clients: last round %.3f, last 10 rounds %.3f (bar %.3f)\n", graphs.label, s.last_test,
+                tail, bar);
+        FT_CHECK(tail > bar, "FedAvg on %s over 3 clients: mean of the last 10 rounds %.3f, needs > %.3f (majority + 0.05)",
+                 graphs.label, tail, bar);
         fgl_run_free(&run);
     }
     fgl_scenario_free(&sc);

@@ -394,6 +394,52 @@ static void test_dropout(void) {
     fgl_params_free(&ps);
 }
 
+static fgl_node *b_relu_dropout(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    fgl_rng_init(&c->rng, 99, 0);
+    return fgl_op_relu_dropout(t, P(0), c->f0, &c->rng);
+}
+
+/* The fused op against relu then dropout: same values, gradient and draws,
+ * on a matrix large enough for the parallel path; and its own gradient. */
+static void test_relu_dropout(void) {
+    fgl_params ps;
+    ctx c;
+    fgl_tape t1, t2;
+    fgl_node *y1, *y2;
+    fgl_rng r1, r2;
+    float *g1;
+    int same;
+    memset(&c, 0, sizeof c);
+    fgl_params_init(&ps);
+    c.s[0] = rnd(&ps, "x", 120, 600, -1, 1);
+    g1 = (float *)malloc(sizeof(float) * ps.size);
+    fgl_rng_init(&r1, 7, 0);
+    r2 = r1;
+    fgl_tape_init(&t1);
+    fgl_tape_init(&t2);
+    fgl_params_zero_grad(&ps);
+    y1 = fgl_op_dropout(&t1, fgl_op_relu(&t1, fgl_op_param(&t1, &ps, c.s[0])), 0.3f, &r1);
+    fgl_tape_backward(&t1, fgl_op_sum(&t1, fgl_op_square(&t1, y1)));
+    memcpy(g1, ps.grad, sizeof(float) * ps.size);
+    fgl_params_zero_grad(&ps);
+    y2 = fgl_op_relu_dropout(&t2, fgl_op_param(&t2, &ps, c.s[0]), 0.3f, &r2);
+    fgl_tape_backward(&t2, fgl_op_sum(&t2, fgl_op_square(&t2, y2)));
+    same = y1 && y2 && !t1.err && !t2.err && memcmp(y1->val, y2->val, sizeof(float) * 120 * 600) == 0 &&
+           memcmp(g1, ps.grad, sizeof(float) * ps.size) == 0 && memcmp(&r1, &r2, sizeof r1) == 0;
+    FT_CHECK(same, "relu_dropout: the bits of relu then dropout (values, gradient, rng state)");
+    free(g1);
+    fgl_tape_free(&t1);
+    fgl_tape_free(&t2);
+    fgl_params_free(&ps);
+
+    fgl_params_init(&ps);
+    c.s[0] = away(&ps, "x", 4, 6);
+    c.f0 = 0.4f;
+    gc("relu_dropout p=0.4", &ps, b_relu_dropout, &c);
+    fgl_params_free(&ps);
+}
+
 /* ---- shape ops ---------------------------------------------------------------- */
 
 static const float k_const[3 * 2] = {0.5f, -1, 2, 0.25f, -0.75f, 1.5f};
@@ -1553,6 +1599,7 @@ int main(void) {
     FT_RUN(test_unary);
     FT_RUN(test_sigmoid_log_extremes);
     FT_RUN(test_dropout);
+    FT_RUN(test_relu_dropout);
     FT_RUN(test_concat);
     FT_RUN(test_slice_cols);
     FT_RUN(test_gather_scatter);
