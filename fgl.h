@@ -929,6 +929,7 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 #define FGL_PAR_MIN 65536
 #endif
 #define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop */
+#define FGL__ROWS 256    /* rows per piece of a parallel row loop */
 
 /* --- GEMM ----------------------------------------------------------------- */
 
@@ -2666,8 +2667,12 @@ FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *
                              w->rows, w->cols, b ? b->rows : 0, b ? b->cols : 0);
     y = fgl__node(t, "linear", x->rows, w->cols, fgl__linear_bw, x, w, b);
     if (!y) return NULL;
-    if (b) /* start from the bias, then accumulate x W */
+    if (b) { /* start from the bias, then accumulate x W */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((size_t)y->rows * (size_t)y->cols >= FGL_PAR_MIN)
+#endif
         for (i = 0; i < y->rows; i++) memcpy(y->val + (size_t)i * y->cols, b->val, sizeof(float) * (size_t)y->cols);
+    }
     fgl_gemm(0, 0, x->rows, w->cols, x->cols, 1.0f, x->val, x->cols, w->val, w->cols, b ? 1.0f : 0.0f, y->val,
              y->cols);
     return y;
@@ -3703,6 +3708,84 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
  * backward formula dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat xhat))
  * over the normalised axis (i0 = 1 for columns), with dxhat = dy * gamma. In
  * batch-norm evaluation (i1 = 1) the statistics are constants: dx = dxhat rstd. */
+/* Batch norm's column sums, row by row in order (one thread: the sums'
+ * order is the result's): gg += g xhat, gbeta += g, m1 += g gamma,
+ * m2 += g gamma xhat (gg, gbeta may be NULL); relu_out: the fused ReLU's
+ * output, whose zeros stop the gradient g first. */
+static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRICT xhat,
+                            const float *FGL__RESTRICT gam, int R, int C, float *FGL__RESTRICT gg,
+                            float *FGL__RESTRICT gbeta, double *FGL__RESTRICT m1, double *FGL__RESTRICT m2,
+                            const float *FGL__RESTRICT relu_out) {
+    int k, c;
+    for (k = 0; k < R; k++) {
+        float *g = grad + (size_t)k * C;
+        const float *xh = xhat + (size_t)k * C;
+        if (relu_out) { /* fused ReLU: the gradient stops where the output is 0 (masked in place) */
+            const float *v = relu_out + (size_t)k * C;
+            for (c = 0; c < C; c++) g[c] = v[c] > 0.0f ? g[c] : 0.0f;
+        }
+        if (gg)
+            for (c = 0; c < C; c++) gg[c] += g[c] * xh[c];
+        if (gbeta)
+            for (c = 0; c < C; c++) gbeta[c] += g[c];
+        for (c = 0; c < C; c++) {
+            float dxh = g[c] * gam[c];
+            m1[c] += dxh;
+            m2[c] += (double)dxh * xh[c];
+        }
+    }
+}
+
+/* Batch norm's statistics: mean and (biased) variance of each column, in
+ * double, the rows summed in order. */
+static void fgl__bn_stats(const float *FGL__RESTRICT x, int R, int C, double *FGL__RESTRICT mean,
+                          double *FGL__RESTRICT var) {
+    int k, o;
+    for (k = 0; k < R; k++) {
+        const float *xr = x + (size_t)k * C;
+        for (o = 0; o < C; o++) mean[o] += xr[o];
+    }
+    for (o = 0; o < C; o++) mean[o] /= R;
+    for (k = 0; k < R; k++) {
+        const float *xr = x + (size_t)k * C;
+        for (o = 0; o < C; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
+    }
+    for (o = 0; o < C; o++) var[o] /= R;
+}
+
+/* Batch norm's input gradient on rows r0 .. r1-1 (a piece of a parallel loop). */
+static void fgl__bn_bw_dx(const float *FGL__RESTRICT grad, const float *FGL__RESTRICT xhat,
+                          const float *FGL__RESTRICT gam, const float *FGL__RESTRICT rstd, const double *m1,
+                          const double *m2, int eval, int r0, int r1, int C, float *FGL__RESTRICT ga) {
+    int k, c;
+    for (k = r0; k < r1; k++) {
+        const float *g = grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
+        float *d = ga + (size_t)k * C;
+        if (eval)
+            for (c = 0; c < C; c++) d[c] += g[c] * gam[c] * rstd[c];
+        else
+            for (c = 0; c < C; c++) d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
+    }
+}
+
+/* Batch norm's output on rows r0 .. r1-1: x-hat, then gamma x-hat + beta
+ * (relu: clamped at 0). */
+static void fgl__bn_rows(const float *FGL__RESTRICT x, const double *mean, const float *FGL__RESTRICT rstd,
+                         const float *FGL__RESTRICT gam, const float *FGL__RESTRICT bet, int relu, int r0, int r1,
+                         int C, float *FGL__RESTRICT xhat, float *FGL__RESTRICT out) {
+    int k, o;
+    for (k = r0; k < r1; k++) {
+        const float *xr = x + (size_t)k * C;
+        float *xh = xhat + (size_t)k * C, *yv = out + (size_t)k * C;
+        for (o = 0; o < C; o++) {
+            float v;
+            xh[o] = (float)((xr[o] - mean[o]) * rstd[o]);
+            v = xh[o] * gam[o] + bet[o];
+            yv[o] = relu && !(v > 0.0f) ? 0.0f : v;
+        }
+    }
+}
+
 /* Batch norm's backward over row-major data: per-column sums kept in
  * arrays while the rows stream past (a column-by-column walk would touch a
  * cache line per element). Each column still sums its rows in increasing
@@ -3710,56 +3793,49 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
 static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, float *gbeta) {
     fgl_node *gamma = y->in[1];
     const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
-    int R = y->rows, C = y->cols, eval = y->i1, k, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    int R = y->rows, C = y->cols, eval = y->i1, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
     (void)par; /* read by the OpenMP pragmas only */
     float *gam = fgl__fbuf(t, (size_t)C);
     if (!m || !gam) return;
     for (c = 0; c < C; c++) gam[c] = gamma ? gamma->val[c] : 1.0f;
-    if (y->f0 != 0.0f) { /* fused ReLU: the gradient stops where the output is 0 */
-        size_t q, n = fgl__size(y);
+    {   /* the column sums over fixed pieces of rows (in parallel), then the
+         * pieces' sums added in order: the same bits at any thread count */
+        int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
+        size_t cz = (size_t)C;
+        double *pm = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * cz * (size_t)n_ch);
+        float *pg = fgl__fbuf(t, 2 * cz * (size_t)n_ch);
+        if (!pm || !pg) return;
+        memset(pg, 0, sizeof(float) * 2 * cz * (size_t)n_ch);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (par)
 #endif
-        for (q = 0; q < n; q++)
-            if (!(y->val[q] > 0.0f)) y->grad[q] = 0.0f;
-    }
-    {   /* column sums: blocks of 16 columns in parallel, each down the rows in order */
-        int cb, n_cb = (C + 15) / 16;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(k, c) if (par && n_cb > 1)
-#endif
-        for (cb = 0; cb < n_cb; cb++) {
-            int c0 = cb * 16, c1 = FGL__MIN(C, c0 + 16);
-            for (k = 0; k < R; k++) {
-                const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
-                if (gg)
-                    for (c = c0; c < c1; c++) gg[c] += g[c] * xh[c];
-                if (gbeta)
-                    for (c = c0; c < c1; c++) gbeta[c] += g[c];
-                for (c = c0; c < c1; c++) {
-                    float dxh = g[c] * gam[c];
-                    m1[c] += dxh;
-                    m2[c] += (double)dxh * xh[c];
-                }
-            }
+        for (ch = 0; ch < n_ch; ch++) {
+            int r0 = ch * FGL__ROWS, r1 = FGL__MIN(R, r0 + FGL__ROWS);
+            fgl__bn_bw_sums(y->grad + (size_t)r0 * cz, xhat + (size_t)r0 * cz, gam, r1 - r0, C, gg ? pg + 2 * cz * ch : NULL,
+                            gbeta ? pg + 2 * cz * ch + cz : NULL, pm + 2 * cz * ch, pm + 2 * cz * ch + cz,
+                            y->f0 != 0.0f ? y->val + (size_t)r0 * cz : NULL);
         }
+        for (ch = 0; ch < n_ch; ch++)
+            for (c = 0; c < C; c++) {
+                if (gg) gg[c] += pg[2 * cz * ch + c];
+                if (gbeta) gbeta[c] += pg[2 * cz * ch + cz + c];
+                m1[c] += pm[2 * cz * ch + c];
+                m2[c] += pm[2 * cz * ch + cz + c];
+            }
     }
     if (!ga) return;
     for (c = 0; c < C; c++) {
         m1[c] /= R;
         m2[c] /= R;
     }
+    {
+        int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(c) if (par)
+#pragma omp parallel for schedule(static) if (par)
 #endif
-    for (k = 0; k < R; k++) {
-        const float *g = y->grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
-        float *d = ga + (size_t)k * C;
-        if (eval)
-            for (c = 0; c < C; c++) d[c] += g[c] * gam[c] * rstd[c];
-        else
-            for (c = 0; c < C; c++) d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
+        for (ch = 0; ch < n_ch; ch++)
+            fgl__bn_bw_dx(y->grad, xhat, gam, rstd, m1, m2, eval, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS), C, ga);
     }
 }
 
@@ -3837,25 +3913,8 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 var[o] = rvar[o];
             }
         } else {
-            int cb, n_cb = (C + 15) / 16;
-            /* blocks of 16 columns in parallel, each down the rows in order */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(k, o) if (par && n_cb > 1)
-#endif
-            for (cb = 0; cb < n_cb; cb++) {
-                int c0 = cb * 16, c1 = FGL__MIN(C, c0 + 16);
-                for (k = 0; k < R; k++) {
-                    const float *x = a->val + (size_t)k * C;
-                    for (o = c0; o < c1; o++) mean[o] += x[o];
-                }
-                for (o = c0; o < c1; o++) mean[o] /= R;
-                for (k = 0; k < R; k++) {
-                    const float *x = a->val + (size_t)k * C;
-                    for (o = c0; o < c1; o++) var[o] += (x[o] - mean[o]) * (x[o] - mean[o]);
-                }
-            }
+            fgl__bn_stats(a->val, R, C, mean, var);
             for (o = 0; o < C; o++) {
-                var[o] /= R;
                 if (rmean && rvar) {
                     rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];
                     rvar[o] = (1.0f - momentum) * rvar[o] + momentum * (float)(R > 1 ? var[o] * R / (R - 1) : var[o]);
@@ -3863,18 +3922,14 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
             }
         }
         for (o = 0; o < C; o++) rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
+        {
+            int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(o) if (par)
+#pragma omp parallel for schedule(static) if (par)
 #endif
-        for (k = 0; k < R; k++) {
-            const float *x = a->val + (size_t)k * C;
-            float *xh = xhat + (size_t)k * C, *yv = y->val + (size_t)k * C;
-            for (o = 0; o < C; o++) {
-                float v;
-                xh[o] = (float)((x[o] - mean[o]) * rstd[o]);
-                v = xh[o] * gam[o] + bet[o];
-                yv[o] = relu && !(v > 0.0f) ? 0.0f : v;
-            }
+            for (ch = 0; ch < n_ch; ch++)
+                fgl__bn_rows(a->val, mean, rstd, gam, bet, relu, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS), C,
+                             xhat, y->val);
         }
         return y;
     }
