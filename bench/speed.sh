@@ -64,14 +64,16 @@ same() { a=$(grep -o "\"$2\": *[^,}]*" "$TMP/$1_json_1" | sort -u); b=$(grep -o 
          [ -n "$a" ] && [ "$a" = "$b" ] && echo true || echo false; }
 r() { awk -v a="$(cat "$TMP/$1")" -v b="$(cat "$TMP/$2")" 'BEGIN { printf "%.2f", a / b }'; }
 v() { cat "$TMP/$1"; }
+ms() { awk -v a="$(cat "$TMP/$1")" 'BEGIN { printf "%.1f ms", 1e3 * a }'; }
+sec() { awk -v a="$(cat "$TMP/$1")" 'BEGIN { printf "%.3f s", a }'; }
 echo
 echo "| measurement | fgl 1 thread | fgl 2 threads | PyTorch 1 thread | PyTorch 2 threads | PyTorch time / fgl time (1 / 2 threads) | fgl 2 threads vs 1 |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-printf '| GIN epoch, PROTEINS (s) | %s | %s | %s | %s | %sx / %sx | %sx |\n' "$(v gin_1)" "$(v gin_2)" "$(v torch_gin_1)" \
-    "$(v torch_gin_2)" "$(r torch_gin_1 gin_1)" "$(r torch_gin_2 gin_2)" "$(r gin_1 gin_2)"
-printf '| FedAvg, Cora, 10 clients, 100 rounds (s) | %s | %s | %s | %s | %sx / %sx | %sx |\n' "$(v fedavg_1)" "$(v fedavg_2)" \
-    "$(v torch_fedavg_1)" "$(v torch_fedavg_2)" "$(r torch_fedavg_1 fedavg_1)" "$(r torch_fedavg_2 fedavg_2)" "$(r fedavg_1 fedavg_2)"
-printf '| FedStar, CHEM, 20 rounds (s) | %s | %s | - | - | - | %sx |\n' "$(v fedstar_1)" "$(v fedstar_2)" "$(r fedstar_1 fedstar_2)"
+printf '| GIN epoch, PROTEINS | %s | %s | %s | %s | %sx / %sx | %sx |\n' "$(ms gin_1)" "$(ms gin_2)" "$(ms torch_gin_1)" \
+    "$(ms torch_gin_2)" "$(r torch_gin_1 gin_1)" "$(r torch_gin_2 gin_2)" "$(r gin_1 gin_2)"
+printf '| FedAvg, Cora, 10 clients, 100 rounds | %s | %s | %s | %s | %sx / %sx | %sx |\n' "$(sec fedavg_1)" "$(sec fedavg_2)" \
+    "$(sec torch_fedavg_1)" "$(sec torch_fedavg_2)" "$(r torch_fedavg_1 fedavg_1)" "$(r torch_fedavg_2 fedavg_2)" "$(r fedavg_1 fedavg_2)"
+printf '| FedStar, CHEM, 20 rounds | %s | %s | - | - | - | %sx |\n' "$(sec fedstar_1)" "$(sec fedstar_2)" "$(r fedstar_1 fedstar_2)"
 echo
 echo "Same bits at 1 and 2 threads: GIN parameters $(same gin params_fnv1a), FedAvg accuracy $(same fedavg test_acc), FedStar accuracy $(same fedstar test_acc)"
 printf '{"bench": "speed", "runs": %s, "gin_s": [%s, %s], "torch_gin_s": [%s, %s], "fedavg_s": [%s, %s], "torch_fedavg_s": [%s, %s], "fedstar_s": [%s, %s], "gin_vs_torch": [%s, %s], "fedavg_vs_torch": [%s, %s], "two_threads": {"gin": %s, "fedavg": %s, "fedstar": %s}, "same_bits": {"gin": %s, "fedavg": %s, "fedstar": %s}}\n' \
