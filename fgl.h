@@ -493,6 +493,11 @@ FGLDEF void fgl_tape_init(fgl_tape *t);
 FGLDEF void fgl_tape_free(fgl_tape *t);
 /* Forget every node; keeps the arena's memory for the next step. */
 FGLDEF void fgl_tape_reset(fgl_tape *t);
+/* Forget every node and return the arena's memory to the allocator; the
+ * tape stays usable (the next op allocates again) and keeps its error
+ * state and its prof pointer. For a tape that will sit idle (a client out of
+ * the round). */
+FGLDEF void fgl_tape_trim(fgl_tape *t);
 /* Backpropagate from a 1 x 1 node; gradients accumulate (+=) into parameter
  * gradients. Returns the tape's error state. */
 FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss);
@@ -2358,6 +2363,17 @@ FGLDEF void fgl_tape_free(fgl_tape *t) {
     fgl__chunks_free(t->chunk);
     FGL_FREE(t->nodes);
     memset(t, 0, sizeof *t);
+}
+
+FGLDEF void fgl_tape_trim(fgl_tape *t) {
+    int err = t->err;
+    char msg[sizeof t->msg];
+    fgl_tape_prof *prof = t->prof;
+    memcpy(msg, t->msg, sizeof msg);
+    fgl_tape_free(t);
+    t->err = err;
+    memcpy(t->msg, msg, sizeof msg);
+    t->prof = prof;
 }
 
 /* Profiling: the slot of op in p (a new one if unseen; the last slot

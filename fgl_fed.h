@@ -801,7 +801,8 @@ typedef struct fgl_dataset {
 
 /* names: a dataset ("Cora", "PROTEINS"), a comma list of graph datasets (one
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
- * for graph tasks, drawn from seed). A name is looked up as dir/node/NAME
+ * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
+ * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
  * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
  * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
@@ -3319,15 +3320,45 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     return fgl__next_downloads(run);
 }
 
+/* With partial participation (cfg.frac < 1) a client that sits out the
+ * next round returns its tape's arena (the largest part of an idle
+ * client's memory) once its work in this round is done; run->part holds
+ * the next round's participants by then. next: 1 for each of them. */
+static unsigned char *fgl__next_mask(const fgl_run *run) {
+    unsigned char *next;
+    int q;
+    if (!(run->cfg.frac < 1)) return NULL;
+    if (!(next = (unsigned char *)FGL_MALLOC((size_t)run->n_clients))) return NULL;
+    memset(next, 0, (size_t)run->n_clients);
+    for (q = 0; q < run->n_part; q++) next[run->part[q]] = 1;
+    return next;
+}
+
+static void fgl__trim_idle(fgl_run *run) {
+    unsigned char *next = fgl__next_mask(run);
+    int i;
+    if (!next) return;
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].local && !next[i] && run->clients[i].tape.chunk) fgl_tape_trim(&run->clients[i].tape);
+    FGL_FREE(next);
+}
+
 /* Client side: the local clients not evaluated after training (all, or
- * those that sat the round out) evaluate their models. */
+ * those that sat the round out) evaluate their models (an idle one then
+ * trims its tape at once, so an evaluation round holds one arena per
+ * thread, not one per client). */
 static void fgl__phase_eval(fgl_run *run) {
+    unsigned char *next = fgl__next_mask(run);
     int i;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
 #endif
     for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) fgl__client_evaluate(run, &run->clients[i]);
+        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
+            fgl__client_evaluate(run, &run->clients[i]);
+            if (next && !next[i]) fgl_tape_trim(&run->clients[i].tape);
+        }
+    FGL_FREE(next);
 }
 
 /* Server side: the round's accuracies (c->val_acc, c->test_acc of every
@@ -3374,6 +3405,7 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     t2 = fgl_now();
     if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
     if (evaluated) fgl__phase_eval(run);
+    fgl__trim_idle(run);
     if ((rc = fgl__phase_record(run, st, evaluated))) return rc;
     st->t_train = t1 - t0;
     st->t_server = t2 - t1;
@@ -7737,8 +7769,17 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
     ds->task = -1;
     if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
     if (!dir || !*dir) dir = ".";
-    if (strcmp(names, "synthetic") == 0) {
-        snprintf(ds->label, sizeof ds->label, "synthetic");
+    if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
+        long n_nodes = 0;
+        if (names[9] == ':') {
+            char *end = NULL;
+            n_nodes = strtol(names + 10, &end, 10);
+            if (!end || *end || n_nodes < 10 || n_nodes > 10000000)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: '%s': synthetic:N takes 10 <= N <= 10^7 nodes", names);
+            if (task == FGL_TASK_GRAPH)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: synthetic:N is a node-classification graph");
+        }
+        snprintf(ds->label, sizeof ds->label, "%s", names);
         if (task == FGL_TASK_GRAPH) {
             fgl_synth_graphs_config cfg = fgl_synth_graphs_default();
             ds->task = FGL_TASK_GRAPH;
@@ -7749,6 +7790,10 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         } else {
             fgl_synth_node_config cfg = fgl_synth_node_default();
             ds->task = FGL_TASK_NODE;
+            if (n_nodes) {
+                cfg.n_nodes = (int)n_nodes;
+                cfg.n_communities = (int)FGL__MAX(1, n_nodes / 300);
+            }
             rc = fgl_synth_node(&cfg, seed, &ds->node, NULL, err);
             snprintf(ds->features, sizeof ds->features, "as generated");
         }
@@ -8832,8 +8877,12 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     run->round = round;
     if (w->trained_round != round) memset(run->trained, 0, (size_t)run->n_clients); /* none of its clients took part */
     if ((rc = fgl__worker_downloads(w, r, 1, err))) return rc;
-    if (!evaluated) return FGL_OK;
+    if (!evaluated) {
+        fgl__trim_idle(run);
+        return FGL_OK;
+    }
     fgl__phase_eval(run);
+    fgl__trim_idle(run);
     for (i = 0; i < run->n_clients; i++) n += run->clients[i].local;
     fgl_bytes_put_u32(&w->out, (uint32_t)n);
     for (i = 0; i < run->n_clients; i++) {

@@ -1,6 +1,6 @@
 /* fglrun - run any federated algorithm on any dataset and split.
  *
- *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]
+ *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic[:N]] [--task node|graph]
  *          [--split metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|public|none]
  *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]
  *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
@@ -48,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef _OPENMP
@@ -106,7 +107,7 @@ typedef struct options {
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic] [--task node|graph]\n"
+            "usage: fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic[:N]] [--task node|graph]\n"
             "              [--split metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|public|none]\n"
             "              [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]\n"
             "              [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]\n"
@@ -163,7 +164,8 @@ static void usage(FILE *f) {
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
             "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on.\n"
 #endif
-            "No arguments: a synthetic federated benchmark with several algorithms side by side.\n"
+            "No arguments: a synthetic federated benchmark with several algorithms side by side; --data synthetic:N\n"
+            "draws a node-classification graph of N nodes (a community per 300 nodes) for runs at scale.\n"
             "Datasets are read from $FGL_DATA (default ../shared/data): node/NAME or tu/NAME.\n"
             "Algorithms:");
     {
@@ -1213,7 +1215,7 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
     static const char *node_files[] = {".features", ".labels", ".edges", ".split"};
     static const char *tu_files[] = {"_graph_indicator.txt", "_graph_labels.txt", "_A.txt", "_node_labels.txt",
                                      "_node_attributes.txt"};
-    const char *p = strcmp(ds->label, "synthetic") ? o->data : "";
+    const char *p = strncmp(ds->label, "synthetic", 9) ? o->data : "";
     int k, first = 1;
     sb_puts(&r->files, "[");
     while (*p) {
@@ -1305,7 +1307,7 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
     for (a = 0, v[0] = 0; a < o->n_algos; a++) snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", a ? "," : "", o->algos[a]);
     rec_str(r, "algo", v, (o->data[0] || o->task == FGL_TASK_GRAPH) ? "local,fedavg,fedper" : "local,fedavg,fedper,fedpub");
     rec_str(r, "data", strchr(o->data, '/') ? o->data : ds->label, "synthetic"); /* directories as given */
-    rec_str(r, "task", node ? "node" : "graph", strcmp(ds->label, "synthetic") ? (node ? "node" : "graph") : "node");
+    rec_str(r, "task", node ? "node" : "graph", strncmp(ds->label, "synthetic", 9) ? (node ? "node" : "graph") : "node");
     rec_str(r, "split", o->public_split ? "public" : fgl_part_name(split), fgl_part_name(def_split));
     rec_int(r, "clients", o->clients > 0 ? o->clients : def_clients, def_clients);
     rec_real(r, "alpha", o->alpha, 0, 0.5, 0);
@@ -1818,7 +1820,7 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 /* --- running --------------------------------------------------------------------------- */
 
 typedef struct result {
-    double best[1000], last[1000], secs[1000], eps[1000], server[1000];
+    double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -1955,6 +1957,8 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     res->last[idx] = s.last_test;
     res->secs[idx] = s.seconds;
     res->server[idx] = s.t_server;
+    res->train[idx] = s.t_train;
+    res->eval[idx] = s.t_eval;
     res->up += s.bytes_up;
     res->down += s.bytes_down;
     res->rejected += s.rejected;
@@ -2022,7 +2026,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
 
 static void json_result(FILE *f, const options *o, const char *algo, const fgl_dataset *ds, int split, int K, int rounds,
                         const result *res) {
-    double bm, bs, lm, ls, sm, ss, vm, vs;
+    double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
     int i;
     /* with cross-validation there is no validation set: the last round is reported */
     const double *sel = o->folds ? res->last : res->best;
@@ -2030,6 +2034,8 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     mean_std(res->last, res->n, &lm, &ls);
     mean_std(res->secs, res->n, &sm, &ss);
     mean_std(res->server, res->n, &vm, &vs);
+    mean_std(res->train, res->n, &tm, &ts);
+    mean_std(res->eval, res->n, &em, &es);
     fprintf(f, "{\"algo\": \"%s\", \"data\": \"%s\", \"split\": \"%s\", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, "
                "\"seed\": %llu, \"split_seed\": %llu, ",
             algo, ds->label, o->public_split ? "public" : fgl_part_name(split), K, rounds, o->seeds,
@@ -2039,8 +2045,12 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
                "\"last_acc_std\": %.6f, \"test_acc\": [", bm, bs, o->folds ? "last_round" : "best_val", lm, ls);
     for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", sel[i]);
     fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
-               "\"seconds_server\": %.3f",
-            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm);
+               "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
+            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
+    {   /* the process's peak resident memory so far (Linux reports kilobytes) */
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
+    }
     if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
         double rm, rs;
         mean_std(res->rho, res->n, &rm, &rs);
