@@ -984,14 +984,17 @@ static void fgl__pack_b(int trans, const float *B, int ldb, int p0, int kc, int 
     }
 }
 
-/* C tile (mr x nr at c) = alpha acc + (first ? beta C : C); acc is MR x NR. */
+/* C tile (mr x nr at c) = alpha acc + (first ? beta C, or bias (a row) : C);
+ * acc is MR x NR. */
 static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr, float alpha, int first,
-                            float beta) {
+                            float beta, const float *bias) {
     int i, j;
     for (i = 0; i < mr; i++) {
         float *ci = c + (size_t)i * (size_t)ldc;
         const float *ai = acc + (size_t)i * FGL__NR;
-        if (first && beta == 0.0f) {
+        if (first && bias) { /* beta is 0 with a bias */
+            for (j = 0; j < nr; j++) ci[j] = alpha * ai[j] + bias[j];
+        } else if (first && beta == 0.0f) {
             for (j = 0; j < nr; j++) ci[j] = alpha * ai[j];
         } else if (first && beta != 1.0f) {
             for (j = 0; j < nr; j++) ci[j] = beta * ci[j] + alpha * ai[j];
@@ -1019,11 +1022,11 @@ static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr,
 
 #if defined(FGL__SIMD)
 static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
-                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta) {
+                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta, const float *bias) {
     float flat[FGL__MR * FGL__NR];
     const float *a0 = a, *a1 = a + (mr > 1 ? rs : 0), *a2 = a + (mr > 2 ? 2 * rs : 0);
     const float *a3 = a + (mr > 3 ? 3 * rs : 0), *a4 = a + (mr > 4 ? 4 * rs : 0), *a5 = a + (mr > 5 ? 5 * rs : 0);
-    int p, full = mr == FGL__MR && nr == FGL__NR && (!first || beta == 0.0f);
+    int p, full = mr == FGL__MR && nr == FGL__NR && (!first || beta == 0.0f || bias);
 #if defined(__AVX512F__)
     /* 6 x 32: twelve 16-wide accumulators */
     __m512 c00 = _mm512_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
@@ -1047,6 +1050,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
             for (q = 0; q < 12; q++) {
                 float *cq = c + (size_t)(q / 2) * ldc + (q % 2) * 16;
                 __m512 v = _mm512_mul_ps(al, acc[q]);
+                if (first && bias) v = _mm512_add_ps(v, _mm512_loadu_ps(bias + (q % 2) * 16));
                 _mm512_storeu_ps(cq, first ? v : _mm512_add_ps(_mm512_loadu_ps(cq), v));
             }
             return;
@@ -1078,11 +1082,11 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
     }
     (void)full;
 #endif
-    fgl__store_tile(flat, c, ldc, mr, nr, alpha, first, beta);
+    fgl__store_tile(flat, c, ldc, mr, nr, alpha, first, beta, bias);
 }
 #else
 static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
-                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta) {
+                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta, const float *bias) {
     float acc[FGL__MR][FGL__NR];
     const float *ar[FGL__MR];
     int p, i, j;
@@ -1095,7 +1099,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
             for (j = 0; j < FGL__NR; j++) acc[i][j] += av * bp[j];
         }
     }
-    fgl__store_tile(&acc[0][0], c, ldc, mr, nr, alpha, first, beta);
+    fgl__store_tile(&acc[0][0], c, ldc, mr, nr, alpha, first, beta, bias);
 }
 #endif
 
@@ -1121,7 +1125,7 @@ static void fgl__gemm_plain(int trans_a, int trans_b, int m, int n, int k, float
  * panels of kc x NR (NULL: this tile packs its panels into bpack). */
 static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, const float *A, int lda,
                            const float *B, int ldb, float beta, float *C, int ldc, int i0, int mc, int jr_lo,
-                           int jr_hi, const float *bfull, float *bpack) {
+                           int jr_hi, const float *bfull, float *bpack, const float *bias) {
     int pc, jr, ir, n_jr = (n + FGL__NR - 1) / FGL__NR;
     ptrdiff_t rs = trans_a ? 1 : lda, ps = trans_a ? lda : 1;
     for (pc = 0; pc < k; pc += FGL__KC) {
@@ -1139,14 +1143,17 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
                 const float *a = A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
                 fgl__micro(kc, a, rs, ps, FGL__MIN(FGL__MR, mc - ir), bblk + (size_t)(jr - jr_lo) * FGL__NR * kc,
                            C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR, ldc,
-                           FGL__MIN(FGL__NR, n - jr * FGL__NR), alpha, pc == 0, beta);
+                           FGL__MIN(FGL__NR, n - jr * FGL__NR), alpha, pc == 0, beta,
+                           bias ? bias + (size_t)jr * FGL__NR : NULL);
             }
     }
 }
 
-FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
-                     const float *A, int lda, const float *B, int ldb, float beta,
-                     float *C, int ldc) {
+/* fgl_gemm, and with bias (a row of n floats, or NULL; beta must then be 0)
+ * C = alpha op(A) op(B) + bias on every row, the bias added as each tile is
+ * stored (the dense layer's x W + b without a pass to fill C first). */
+static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha, const float *A, int lda,
+                      const float *B, int ldb, float beta, float *C, int ldc, const float *bias) {
     /* C is cut into tiles of FGL__MC rows by a group of at most FGL__NG
      * column panels; a tile runs over all of k, so the threads need no
      * barrier inside the product (each one costs a scheduler time slice on
@@ -1163,7 +1170,7 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
         for (i = 0; i < m; i++)
             for (j = 0; j < n; j++) {
                 float *cij = C + (size_t)i * (size_t)ldc + j;
-                *cij = beta == 0.0f ? 0.0f : beta * *cij;
+                *cij = bias ? bias[j] : beta == 0.0f ? 0.0f : beta * *cij;
             }
         return;
     }
@@ -1181,7 +1188,10 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 #endif
     buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0)));
     if (!buf) {
-        fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+        int i;
+        if (bias) /* C starts as the bias, and the product is added */
+            for (i = 0; i < m; i++) memcpy(C + (size_t)i * (size_t)ldc, bias, sizeof(float) * (size_t)n);
+        fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, bias ? 1.0f : beta, C, ldc);
         return;
     }
     if (all_b) {
@@ -1204,9 +1214,14 @@ FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha,
 #endif
         fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
                        FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
-                       buf + bbuf * (size_t)t);
+                       buf + bbuf * (size_t)t, bias);
     }
     FGL_FREE(buf);
+}
+
+FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha, const float *A, int lda,
+                     const float *B, int ldb, float beta, float *C, int ldc) {
+    fgl__gemm(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
 }
 
 FGLDEF int fgl_matmul(const fgl_tensor *A, int trans_a, const fgl_tensor *B, int trans_b,
@@ -2665,43 +2680,45 @@ FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return fgl_op_matmul_ex(t, a, 0, b, 0);
 }
 
+/* gb[j] += sum over rows i of g[i][j] for columns j0 .. j1-1, rows in order. */
+static void fgl__col_sums(const float *FGL__RESTRICT g, int m, int n, int j0, int j1, float *FGL__RESTRICT gb) {
+    int i, j;
+    for (i = 0; i < m; i++) {
+        const float *gi = g + (size_t)i * n;
+        for (j = j0; j < j1; j++) gb[j] += gi[j];
+    }
+}
+
 static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0], *w = y->in[1], *b = y->in[2];
-    int m = y->rows, n = y->cols, k = x->cols, i, fresh;
+    int m = y->rows, n = y->cols, k = x->cols, fresh;
     float *gx = fgl__grad_w(t, x, &fresh), *gw, *gb;
     if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, fresh ? 0.0f : 1.0f, gx, k); /* dx = dy W^T */
     gw = fgl__grad_w(t, w, &fresh);
     if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
     gb = fgl__grad(t, b);
-    if (gb) { /* column sums of dy: blocks of 16 columns in parallel, each over the rows in order */
-        int jb, n_jb = (n + 15) / 16;
+    if (gb) { /* column sums of dy, each column over the rows in order: one block of columns per thread */
+        int nb = 1, jb;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(i) if ((size_t)m * (size_t)n >= FGL_PAR_MIN && n_jb > 1)
+        if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel()) nb = FGL__MIN(omp_get_max_threads(), (n + 15) / 16);
+#pragma omp parallel for schedule(static) num_threads(nb) if (nb > 1)
 #endif
-        for (jb = 0; jb < n_jb; jb++) {
-            int j0 = jb * 16, nj = FGL__MIN(16, n - j0);
-            for (i = 0; i < m; i++) fgl_axpy((size_t)nj, 1.0f, y->grad + (size_t)i * n + j0, gb + j0);
-        }
+        for (jb = 0; jb < nb; jb++)
+            fgl__col_sums(y->grad, m, n, n * jb / nb, n * (jb + 1) / nb, gb);
     }
 }
 
 FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b) {
     fgl_node *y;
-    int i;
     FGL__LIVE2("linear", x, w);
     if (x->cols != w->rows || (b && (b->rows != 1 || b->cols != w->cols)))
         return fgl_tape_fail(t, FGL_ERR_SHAPE, "linear: %dx%d input, %dx%d weight, bias %dx%d", x->rows, x->cols,
                              w->rows, w->cols, b ? b->rows : 0, b ? b->cols : 0);
     y = fgl__node(t, "linear", x->rows, w->cols, fgl__linear_bw, x, w, b);
     if (!y) return NULL;
-    if (b) { /* start from the bias, then accumulate x W */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if ((size_t)y->rows * (size_t)y->cols >= FGL_PAR_MIN)
-#endif
-        for (i = 0; i < y->rows; i++) memcpy(y->val + (size_t)i * y->cols, b->val, sizeof(float) * (size_t)y->cols);
-    }
-    fgl_gemm(0, 0, x->rows, w->cols, x->cols, 1.0f, x->val, x->cols, w->val, w->cols, b ? 1.0f : 0.0f, y->val,
-             y->cols);
+    /* x W, the bias added as each tile of y is stored */
+    fgl__gemm(0, 0, x->rows, w->cols, x->cols, 1.0f, x->val, x->cols, w->val, w->cols, 0.0f, y->val, y->cols,
+              b ? b->val : NULL);
     return y;
 }
 
