@@ -61,8 +61,17 @@
  *   FGL_NO_IMPLEMENTATION ignore FGL_IMPLEMENTATION (declarations only), for
  *                         every fgl header: link a program written to stand
  *                         alone against an implementation compiled elsewhere.
+ *   FGL_NO_SIMD           the portable GEMM loop even where the compiler
+ *                         targets AVX-512 or AVX2 + FMA (whose intrinsics
+ *                         kernel is the default there; the two differ in
+ *                         the last bits, fused multiply-adds being rounded
+ *                         once).
+ *   FGL_PAR_MIN           floats from which a memory-bound kernel runs in
+ *                         parallel (default 65536).
  *   Compile with -fopenmp to parallelise large kernels; without it the code is
- *   the same, serial, and gives bit-identical results.
+ *   the same, serial, and gives bit-identical results. Kernels split their
+ *   work only outside another parallel region, each value computed by one
+ *   thread in a fixed order.
  *
  * CONVENTIONS
  *   Public names start with fgl_, private ones with fgl__. Functions that can
