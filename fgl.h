@@ -67,7 +67,7 @@
  *                         the last bits, fused multiply-adds being rounded
  *                         once).
  *   FGL_PAR_MIN           floats from which a memory-bound kernel runs in
- *                         parallel (default 65536).
+ *                         parallel (default 65536; at least 1).
  *   Compile with -fopenmp to parallelise large kernels; without it the code is
  *   the same, serial, and gives bit-identical results. Kernels split their
  *   work only outside another parallel region, each value computed by one
@@ -617,7 +617,9 @@ FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fg
                                    float *running_mean, float *running_var, float momentum,
                                    float eps, int train);
 /* ReLU(batch_norm(...)) as one node: one pass over the data instead of two,
- * forward and backward, and one buffer fewer (GIN's MLP). Same values. */
+ * forward and backward, and one buffer fewer (GIN's MLP). Same values.
+ * Its backward masks the node's own gradient in place (grad reads 0 where
+ * the output is 0 once backward has passed it). */
 FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
                                         float *running_mean, float *running_var, float momentum,
                                         float eps, int train);
@@ -994,7 +996,12 @@ static void fgl__pack_b(int trans, const float *B, int ldb, int p0, int kc, int 
 }
 
 /* C tile (mr x nr at c) = alpha acc + (first ? beta C, or bias (a row) : C);
- * acc is MR x NR. */
+ * acc is MR x NR. A compiler that contracts a * b + c (clang's default,
+ * GCC's gnu modes) may fuse these scalar epilogues where the vector path
+ * multiplies, then adds: for alpha = 1 and beta 0 or 1 (every call fgl
+ * makes) the two round alike; other alpha or beta may differ in the last
+ * bit between edge and full tiles of one product (still the same at any
+ * thread count). */
 static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr, float alpha, int first,
                             float beta, const float *bias) {
     int i, j;
@@ -2420,7 +2427,7 @@ static void fgl__prof_close(fgl_tape *t, double now) {
 }
 
 FGLDEF void fgl_tape_reset(fgl_tape *t) {
-    fgl__prof_close(t, fgl_now());
+    if (t->prof) fgl__prof_close(t, fgl_now());
     /* Several chunks mean the last step outgrew the arena: replace them by one
      * chunk big enough for everything, so steady-state steps never allocate. */
     if (t->chunk && t->chunk->prev) {
@@ -2581,7 +2588,7 @@ FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
     if (!loss->needs_grad) return FGL_OK; /* nothing trainable reaches the loss */
     if (!fgl__grad(t, loss)) return t->err;
     loss->grad[0] += 1.0f;
-    fgl__prof_close(t, fgl_now());
+    if (t->prof) fgl__prof_close(t, fgl_now());
     for (i = t->n_nodes - 1; i >= 0 && !t->err; i--) {
         fgl_node *n = t->nodes[i];
         if (n->backward && n->grad && n->needs_grad) {

@@ -3231,7 +3231,9 @@ static double fgl__client_work(const fgl_client *c) {
  * holding more than a thread's share of the round's work would set the
  * pace of the round while the other threads idle, so such clients train
  * first, one after the other, each with every thread inside its products
- * (fgl.h's kernels run in parallel outside a parallel region); the rest
+ * (fgl.h's kernels run in parallel outside a parallel region, on
+ * omp_get_max_threads() threads: fglrun sets that to --threads; a program
+ * setting only cfg.threads should call omp_set_num_threads too); the rest
  * then train in parallel. A client's result is the same either way. */
 static void fgl__phase_train(fgl_run *run) {
     int i, n = run->n_part, nt = 1;

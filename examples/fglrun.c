@@ -2047,7 +2047,8 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
                "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
-    {   /* the process's peak resident memory so far (Linux reports kilobytes) */
+    {   /* the process's peak resident memory so far (Linux reports kilobytes): with several
+         * algorithms or seeds in one process, the running maximum, not this row's own */
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
     }
