@@ -1037,6 +1037,18 @@ static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr,
 #endif
 
 #if defined(FGL__SIMD)
+/* One step p of the kernel, either width: each of the six rows' a(i, p)
+ * broadcast, times the two vectors b0, b1 of op(B)'s row p, added into that
+ * row's two accumulators. */
+#define FGL__SIX_ROWS(set1, fmadd)                                                         \
+    do {                                                                                   \
+        x = set1(a0[o]); c00 = fmadd(x, b0, c00); c01 = fmadd(x, b1, c01);                 \
+        x = set1(a1[o]); c10 = fmadd(x, b0, c10); c11 = fmadd(x, b1, c11);                 \
+        x = set1(a2[o]); c20 = fmadd(x, b0, c20); c21 = fmadd(x, b1, c21);                 \
+        x = set1(a3[o]); c30 = fmadd(x, b0, c30); c31 = fmadd(x, b1, c31);                 \
+        x = set1(a4[o]); c40 = fmadd(x, b0, c40); c41 = fmadd(x, b1, c41);                 \
+        x = set1(a5[o]); c50 = fmadd(x, b0, c50); c51 = fmadd(x, b1, c51);                 \
+    } while (0)
 static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
                        float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta, const float *bias) {
     float flat[FGL__MR * FGL__NR];
@@ -1050,12 +1062,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
     for (p = 0; p < kc; p++) {
         ptrdiff_t o = p * ps;
         __m512 b0 = _mm512_loadu_ps(b + (size_t)p * FGL__NR), b1 = _mm512_loadu_ps(b + (size_t)p * FGL__NR + 16), x;
-        x = _mm512_set1_ps(a0[o]); c00 = _mm512_fmadd_ps(x, b0, c00); c01 = _mm512_fmadd_ps(x, b1, c01);
-        x = _mm512_set1_ps(a1[o]); c10 = _mm512_fmadd_ps(x, b0, c10); c11 = _mm512_fmadd_ps(x, b1, c11);
-        x = _mm512_set1_ps(a2[o]); c20 = _mm512_fmadd_ps(x, b0, c20); c21 = _mm512_fmadd_ps(x, b1, c21);
-        x = _mm512_set1_ps(a3[o]); c30 = _mm512_fmadd_ps(x, b0, c30); c31 = _mm512_fmadd_ps(x, b1, c31);
-        x = _mm512_set1_ps(a4[o]); c40 = _mm512_fmadd_ps(x, b0, c40); c41 = _mm512_fmadd_ps(x, b1, c41);
-        x = _mm512_set1_ps(a5[o]); c50 = _mm512_fmadd_ps(x, b0, c50); c51 = _mm512_fmadd_ps(x, b1, c51);
+        FGL__SIX_ROWS(_mm512_set1_ps, _mm512_fmadd_ps);
     }
     {
         __m512 acc[12], al = _mm512_set1_ps(alpha);
@@ -1085,12 +1092,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
         for (p = 0; p < kc; p++) {
             ptrdiff_t o = p * ps;
             __m256 b0 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR), b1 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR + 8), x;
-            x = _mm256_set1_ps(a0[o]); c00 = _mm256_fmadd_ps(x, b0, c00); c01 = _mm256_fmadd_ps(x, b1, c01);
-            x = _mm256_set1_ps(a1[o]); c10 = _mm256_fmadd_ps(x, b0, c10); c11 = _mm256_fmadd_ps(x, b1, c11);
-            x = _mm256_set1_ps(a2[o]); c20 = _mm256_fmadd_ps(x, b0, c20); c21 = _mm256_fmadd_ps(x, b1, c21);
-            x = _mm256_set1_ps(a3[o]); c30 = _mm256_fmadd_ps(x, b0, c30); c31 = _mm256_fmadd_ps(x, b1, c31);
-            x = _mm256_set1_ps(a4[o]); c40 = _mm256_fmadd_ps(x, b0, c40); c41 = _mm256_fmadd_ps(x, b1, c41);
-            x = _mm256_set1_ps(a5[o]); c50 = _mm256_fmadd_ps(x, b0, c50); c51 = _mm256_fmadd_ps(x, b1, c51);
+            FGL__SIX_ROWS(_mm256_set1_ps, _mm256_fmadd_ps);
         }
         acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11; acc[4] = c20; acc[5] = c21;
         acc[6] = c30; acc[7] = c31; acc[8] = c40; acc[9] = c41; acc[10] = c50; acc[11] = c51;
