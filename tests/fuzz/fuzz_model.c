@@ -17,7 +17,10 @@ static void fz_forward(fgl_model *m) {
     static const int src[3] = {0, 1, 2}, dst[3] = {1, 2, 3}, src_g[2] = {0, 2}, dst_g[2] = {1, 3};
     const fgl_model_spec *s = &m->spec;
     int graph = s->task == FGL_TASK_GRAPH, offsets[3] = {0, 2, 4}, n = 4;
-    size_t i, nx = (size_t)n * (size_t)s->in_dim, npe = (size_t)n * (size_t)(s->pe_dim > 0 ? s->pe_dim : 1);
+    /* pe_dim is read only by FedStar, whose parameters bound it; other
+     * architectures may carry any pe_dim up to FGL_MAX_DIM, unused. */
+    int fedstar = s->arch == FGL_ARCH_FEDSTAR;
+    size_t i, nx = (size_t)n * (size_t)s->in_dim, npe = (size_t)n * (size_t)(fedstar ? s->pe_dim : 1);
     float *x = (float *)malloc(sizeof(float) * nx), *pe = (float *)malloc(sizeof(float) * npe);
     fgl_csr adj;
     fgl_gnn_graph g;
@@ -30,7 +33,7 @@ static void fz_forward(fgl_model *m) {
     FZ_CHECK(fgl_graph_from_edges(n, graph ? src_g : src, graph ? dst_g : dst, graph ? 2 : 3,
                                   FGL_EDGES_SYMMETRIZE | FGL_EDGES_DROP_SELF_LOOPS, &adj, &e) == FGL_OK,
              "%s", e.msg);
-    if (fgl_gnn_graph_make(&g, &adj, NULL, x, NULL, s->in_dim, s->arch == FGL_ARCH_FEDSTAR ? pe : NULL,
+    if (fgl_gnn_graph_make(&g, &adj, NULL, x, NULL, s->in_dim, fedstar ? pe : NULL,
                            s->pe_dim, graph ? offsets : NULL, graph ? 2 : 0, s, &e) == FGL_OK) {
         if (!fz_tape_ready) {
             fgl_tape_init(t);
