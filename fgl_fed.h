@@ -61,6 +61,15 @@
  * bits as an uninterrupted one because everything that persists is
  * registered.
  *
+ * IDLE CLIENTS MAY BE PACKED. With cfg.park_idle and partial participation
+ * (cfg.frac < 1), a client out of the next round gives the runtime its
+ * registered models, parameter sets and optimizers to pack (blocks of zeros
+ * or of the initial model take a byte) and frees its gradients, tapes and
+ * upload buffers; it gets them back, bit for bit, before it receives, trains
+ * or is evaluated, and checkpoints read them packed. Hooks never see a packed
+ * client; a program reading an idle client's model calls fgl_run_unpark
+ * first. Memory then follows the active clients (bench/scale.sh).
+ *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
  * of an upload part), fgl_server_mix (personalised mixing: row i of a K x K
  * matrix weights the uploads into client i's model), fgl_server_gather
@@ -251,6 +260,14 @@ typedef struct fgl_fed_config {
     fgl_optim_config optim; /* each client's optimizer */
     int reset_optim;        /* 1: optimizer state restarts every round (default: kept) */
     int threads;            /* OpenMP threads for the client loop (0: default) */
+    int park_idle;          /* 1 (with frac < 1): a client out of the next round keeps
+                               its models' parameters and optimizer moments packed
+                               (a block of zeros, or of the run's initial model, takes
+                               one byte) and gets them back, bit for bit, when it is
+                               drawn, evaluated or checkpointed; its gradients and
+                               tapes are freed. Results do not change; memory then
+                               grows with the active clients (fgl_run_unpark gives
+                               a caller an idle client's state). Default 0 */
     int eval_batch;         /* graph tasks: graphs per evaluation batch */
     int eval_after_train;   /* 1: evaluate a client right after its local training
                                (FED-PUB's code); 0: after it applies the server's
@@ -534,6 +551,8 @@ struct fgl_client {
     double train_loss;           /* mean loss of the last local training */
     int attacker;                /* a simulated attacker (cfg.attack) */
     int local;                   /* hosted by this process (a transport may host some clients elsewhere) */
+    unsigned char *parked;       /* cfg.park_idle: its packed state while idle (runtime-owned), else NULL */
+    size_t parked_len;
     int wire_error;              /* its upload arrived malformed over a transport: rejected */
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation */
@@ -737,6 +756,12 @@ FGLDEF double fgl_run_get(const fgl_run *run, const char *key);
  * client or the server, and why). */
 FGLDEF int fgl_run_round(fgl_run *run);
 FGLDEF void fgl_run_free(fgl_run *run);
+/* With cfg.park_idle, an idle client's parameters and optimizer moments are
+ * packed away (model.params.data is NULL): this makes client i's state
+ * resident again, bit for bit, so that a caller may read it (until the next
+ * round, which packs it again if the client is idle). FGL_OK at once for a
+ * resident client; FGL_ERR_NOMEM (state still packed, intact). */
+FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* 1 if client c's upload was accepted this round. */
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 /* The (epsilon, delta) privacy spent by the rounds done, by the Renyi DP
@@ -2704,6 +2729,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         fgl__store_free(&c->store);
+        FGL_FREE(c->parked);
         fgl_view_free(&c->data);
         fgl_model_free(&c->model);
         fgl_optim_free(&c->optim);
@@ -2916,11 +2942,189 @@ static int fgl__build_downloads(fgl_run *run, int count) {
     return FGL_OK;
 }
 
+/* --- idle clients' state, packed (cfg.park_idle) ------------------------------------ */
+
+/* A parked client's blob holds, in store order, the values of each model or
+ * parameter set entry and the two moments of each optimizer entry, as
+ * blocks of FGL__PARK_BLOCK floats: a tag byte, then the floats only for a
+ * block that is neither all zero bits nor the same bits as the run's initial
+ * model there (a client that has not trained yet costs a few hundred bytes;
+ * fresh moments are zeros). Everything else (sizes, layouts, step counts,
+ * FLOATS and INTS entries, RNG streams) stays where it is. The blob lives in
+ * this process only (native byte order). Gradients are not state: they
+ * come back zeroed, as a step starts them. */
+#define FGL__PARK_BLOCK 64
+enum { FGL__PARK_ZERO, FGL__PARK_SAME, FGL__PARK_RAW };
+
+static void fgl__park_floats(fgl_bytes *b, const float *x, const float *ref, size_t n) {
+    static const float zero[FGL__PARK_BLOCK] = {0};
+    size_t i;
+    for (i = 0; i < n; i += FGL__PARK_BLOCK) {
+        size_t len = FGL__MIN((size_t)FGL__PARK_BLOCK, n - i);
+        unsigned char tag = !memcmp(x + i, zero, sizeof(float) * len)              ? FGL__PARK_ZERO
+                            : ref && !memcmp(x + i, ref + i, sizeof(float) * len) ? FGL__PARK_SAME
+                                                                                  : FGL__PARK_RAW;
+        fgl_bytes_put(b, &tag, 1);
+        if (tag == FGL__PARK_RAW) fgl_bytes_put(b, x + i, sizeof(float) * len);
+    }
+}
+
+static const unsigned char *fgl__unpark_floats(const unsigned char *p, float *x, const float *ref, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i += FGL__PARK_BLOCK) {
+        size_t len = FGL__MIN((size_t)FGL__PARK_BLOCK, n - i);
+        unsigned char tag = *p++;
+        if (tag == FGL__PARK_ZERO) {
+            memset(x + i, 0, sizeof(float) * len);
+        } else if (tag == FGL__PARK_SAME) {
+            memcpy(x + i, ref + i, sizeof(float) * len);
+        } else {
+            memcpy(x + i, p, sizeof(float) * len);
+            p += sizeof(float) * len;
+        }
+    }
+    return p;
+}
+
+/* The parameter set of a model or parameter set entry (NULL for other kinds),
+ * and the initial model's values when its size matches (blocks are compared
+ * bit for bit, so any same-sized reference packs and unpacks exactly). */
+static fgl_params *fgl__entry_params(const fgl__entry *e) {
+    if (e->kind == FGL__E_MODEL) return &((fgl_model *)e->p)->params;
+    return e->kind == FGL__E_PARAMS ? (fgl_params *)e->p : NULL;
+}
+
+static const float *fgl__park_ref(const fgl_run *run, size_t n) {
+    return run->ref.params.data && run->ref.params.size == n ? run->ref.params.data : NULL;
+}
+
+/* Pack an idle client's state and free what it no longer needs; a client
+ * whose state cannot be packed (out of memory) simply stays resident. */
+static void fgl__park(fgl_run *run, fgl_client *c) {
+    fgl_store *st = &c->store;
+    fgl_bytes b;
+    int i, p;
+    if (c->parked || !c->local) return;
+    fgl_bytes_init(&b);
+    for (i = 0; i < st->n; i++) {
+        const fgl__entry *e = &st->e[i];
+        fgl_params *ps = fgl__entry_params(e);
+        if (ps) fgl__park_floats(&b, ps->data, fgl__park_ref(run, ps->size), ps->size);
+        if (e->kind == FGL__E_OPTIM) {
+            const fgl_optim *o = (const fgl_optim *)e->p;
+            fgl__park_floats(&b, o->m, NULL, o->size);
+            fgl__park_floats(&b, o->v, NULL, o->size);
+        }
+    }
+    if (b.err || !b.len) { /* out of memory, or no floats at all */
+        fgl_bytes_free(&b);
+        return;
+    }
+    for (i = 0; i < st->n; i++) {
+        fgl__entry *e = &st->e[i];
+        fgl_params *ps = fgl__entry_params(e);
+        if (ps) {
+            FGL_FREE(ps->data);
+            FGL_FREE(ps->grad);
+            ps->data = ps->grad = NULL;
+        } else if (e->kind == FGL__E_OPTIM) {
+            fgl_optim *o = (fgl_optim *)e->p;
+            FGL_FREE(o->m);
+            FGL_FREE(o->v);
+            o->m = o->v = NULL;
+        } else if (e->kind == FGL__E_TAPE) {
+            fgl_tape_trim((fgl_tape *)e->p);
+        }
+    }
+    fgl_tape_trim(&c->tape);
+    fgl_tape_trim(&st->scratch);
+    for (p = 0; p < FGL_MSG_MAX_PARTS; p++) { /* the uploads were read in their round */
+        FGL_FREE(c->up.own[p]);
+        c->up.own[p] = c->up.part[p] = NULL;
+        c->up.cap[p] = c->up.len[p] = 0;
+    }
+    c->parked = (unsigned char *)FGL_REALLOC(b.data, b.len); /* give back the growth slack */
+    if (!c->parked) c->parked = b.data;
+    c->parked_len = b.len;
+}
+
+/* Give a parked client its state back; FGL_ERR_NOMEM leaves it parked. */
+static int fgl__unpark(const fgl_run *run, fgl_client *c) {
+    fgl_store *st = &c->store;
+    const unsigned char *p = c->parked;
+    int i, ok = 1;
+    if (!p) return FGL_OK;
+    for (i = 0; i < st->n; i++) { /* allocate everything first: all or nothing */
+        fgl__entry *e = &st->e[i];
+        fgl_params *ps = fgl__entry_params(e);
+        size_t n = ps ? ps->size : e->kind == FGL__E_OPTIM ? ((fgl_optim *)e->p)->size : 0;
+        float **a = ps ? &ps->data : e->kind == FGL__E_OPTIM ? &((fgl_optim *)e->p)->m : NULL;
+        float **z = ps ? &ps->grad : e->kind == FGL__E_OPTIM ? &((fgl_optim *)e->p)->v : NULL;
+        if (!a) continue;
+        *a = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n, 1));
+        *z = (float *)fgl__zalloc(sizeof(float) * n);
+        ok &= *a && *z;
+    }
+    if (!ok) {
+        for (i = 0; i < st->n; i++) {
+            fgl__entry *e = &st->e[i];
+            fgl_params *ps = fgl__entry_params(e);
+            if (ps) {
+                FGL_FREE(ps->data);
+                FGL_FREE(ps->grad);
+                ps->data = ps->grad = NULL;
+            } else if (e->kind == FGL__E_OPTIM) {
+                fgl_optim *o = (fgl_optim *)e->p;
+                FGL_FREE(o->m);
+                FGL_FREE(o->v);
+                o->m = o->v = NULL;
+            }
+        }
+        return FGL_ERR_NOMEM;
+    }
+    for (i = 0; i < st->n; i++) {
+        const fgl__entry *e = &st->e[i];
+        fgl_params *ps = fgl__entry_params(e);
+        if (ps) p = fgl__unpark_floats(p, ps->data, fgl__park_ref(run, ps->size), ps->size);
+        if (e->kind == FGL__E_OPTIM) {
+            fgl_optim *o = (fgl_optim *)e->p;
+            p = fgl__unpark_floats(p, o->m, NULL, o->size);
+            p = fgl__unpark_floats(p, o->v, NULL, o->size);
+        }
+    }
+    FGL_ASSERT((size_t)(p - c->parked) == c->parked_len);
+    FGL_FREE(c->parked);
+    c->parked = NULL;
+    c->parked_len = 0;
+    return FGL_OK;
+}
+
+/* Every local client resident; FGL_ERR_NOMEM when one cannot be (those
+ * already unpacked stay resident: that changes memory, not the run). */
+static int fgl__unpark_all(fgl_run *run) {
+    int i;
+    for (i = 0; i < run->n_clients; i++)
+        if (fgl__unpark(run, &run->clients[i])) return FGL_ERR_NOMEM;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
+    if (!run->clients || client < 0 || client >= run->n_clients)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: no client %d", client);
+    if (fgl__unpark(run, &run->clients[client]))
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "client %d: out of memory restoring its state", client);
+    return FGL_OK;
+}
+
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
 static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
     const fgl_msg *m = &run->down[c->id];
     int p;
+    if (call_hook && fgl__unpark(run, c)) {
+        fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory restoring its state");
+        return;
+    }
     c->down = *m; /* a view: the client reads, never frees */
     memset(c->down.own, 0, sizeof c->down.own);
     memset(c->down.cap, 0, sizeof c->down.cap);
@@ -2937,6 +3141,7 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
 }
 
 static void fgl__sample_participants(fgl_run *run);
+static void fgl__trim_idle(fgl_run *run);
 
 /* Server side: the next round's participants are drawn, and only they get
  * a download (all clients when cfg.frac is 1). */
@@ -3036,7 +3241,7 @@ static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims
 FGLDEF int fgl_run_start(fgl_run *run) {
     fgl_server *s = &run->server;
     fgl__dims dims;
-    int i, p, rc, weights = fgl_algo_shares_weights(&run->algo);
+    int i, p, rc, weights = fgl_algo_shares_weights(&run->algo), idle_parks = run->cfg.park_idle && run->cfg.frac < 1;
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
@@ -3058,6 +3263,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
                 return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
             return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
         }
+        /* the server's view of the setup: the common initial model (client 0's) */
+        if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
             c->model.spec = spec;
             continue;
@@ -3074,11 +3281,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
             fgl__store_add(&c->store, "train_order", FGL__E_INTS, c->data.ids[FGL_SPLIT_TRAIN],
                            (size_t)c->data.count[FGL_SPLIT_TRAIN], 0);
         if (c->store.err) return fgl_error_set(&run->err, c->store.err, "client %d: out of memory", i);
-    }
-    /* the server's view of the setup: the common initial model and the layout */
-    {
-        fgl_model_spec spec0 = run->clients[0].model.spec;
-        if ((rc = fgl_model_init(&run->ref, &spec0, run->cfg.seed, &run->err))) return rc;
+        if (idle_parks) fgl__park(run, c); /* all are idle until the first draw */
     }
     s->n_clients = run->n_clients;
     s->fed = &run->cfg;
@@ -3112,10 +3315,14 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     }
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
-        if (c->local && fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
+        if (!c->local || !run->algo.client_init) continue;
+        if (fgl__unpark(run, c)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "client %d: out of memory", i);
+        if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
+        if (idle_parks) fgl__park(run, c);
     }
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
     if ((rc = fgl__next_downloads(run)) || (rc = fgl__phase_receive(run))) return rc;
+    fgl__trim_idle(run);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
 
@@ -3144,6 +3351,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
+    if (fgl__unpark(run, c)) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory restoring its state");
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
     for (p = 0; p < a->n_up; p++) {
@@ -3336,19 +3544,25 @@ static unsigned char *fgl__next_mask(const fgl_run *run) {
     return next;
 }
 
+/* An idle client trims its tape, or with cfg.park_idle packs its state. */
+static void fgl__rest(fgl_run *run, fgl_client *c) {
+    if (run->cfg.park_idle) fgl__park(run, c);
+    else if (c->tape.chunk) fgl_tape_trim(&c->tape);
+}
+
 static void fgl__trim_idle(fgl_run *run) {
     unsigned char *next = fgl__next_mask(run);
     int i;
     if (!next) return;
     for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && !next[i] && run->clients[i].tape.chunk) fgl_tape_trim(&run->clients[i].tape);
+        if (run->clients[i].local && !next[i]) fgl__rest(run, &run->clients[i]);
     FGL_FREE(next);
 }
 
 /* Client side: the local clients not evaluated after training (all, or
  * those that sat the round out) evaluate their models (an idle one then
- * trims its tape at once, so an evaluation round holds one arena per
- * thread, not one per client). */
+ * rests at once, so an evaluation round holds one arena, and with
+ * cfg.park_idle one unpacked state, per thread, not per client). */
 static void fgl__phase_eval(fgl_run *run) {
     unsigned char *next = fgl__next_mask(run);
     int i;
@@ -3357,8 +3571,14 @@ static void fgl__phase_eval(fgl_run *run) {
 #endif
     for (i = 0; i < run->n_clients; i++)
         if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
-            fgl__client_evaluate(run, &run->clients[i]);
-            if (next && !next[i]) fgl_tape_trim(&run->clients[i].tape);
+            fgl_client *c = &run->clients[i];
+            if (fgl__unpark(run, c)) {
+                c->val_acc = c->test_acc = -1;
+                fgl_tape_fail(&c->tape, FGL_ERR_NOMEM, "out of memory restoring its state");
+                continue;
+            }
+            fgl__client_evaluate(run, c);
+            if (next && !next[i]) fgl__rest(run, c);
         }
     FGL_FREE(next);
 }
@@ -3603,9 +3823,23 @@ static uint64_t fgl__layout_sum(const fgl_params *ps) {
     return h;
 }
 
-static void fgl__put_store(fgl_bytes *b, const fgl_store *st) {
+/* A store's entries into b; parked: the client's packed state (its values
+ * are unpacked one array at a time into a temporary buffer), or NULL. */
+static void fgl__put_store(const fgl_run *run, fgl_bytes *b, const fgl_store *st, const unsigned char *parked) {
     int i, q, n = 0;
-    for (i = 0; i < st->n; i++) n += st->e[i].kind != FGL__E_SCRATCH && st->e[i].kind != FGL__E_TAPE;
+    float *tmp = NULL;
+    size_t tmp_n = 0;
+    for (i = 0; i < st->n; i++) {
+        const fgl__entry *e = &st->e[i];
+        const fgl_params *ps = fgl__entry_params(e);
+        size_t k = ps ? ps->size : e->kind == FGL__E_OPTIM ? ((const fgl_optim *)e->p)->size : 0;
+        n += e->kind != FGL__E_SCRATCH && e->kind != FGL__E_TAPE;
+        tmp_n = FGL__MAX(tmp_n, k);
+    }
+    if (parked && !(tmp = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(tmp_n, 1)))) {
+        b->err = FGL_ERR_NOMEM;
+        return;
+    }
     fgl_bytes_put_u32(b, (uint32_t)n);
     for (i = 0; i < st->n; i++) {
         const fgl__entry *e = &st->e[i];
@@ -3623,18 +3857,21 @@ static void fgl__put_store(fgl_bytes *b, const fgl_store *st) {
             break;
         case FGL__E_MODEL:
         case FGL__E_PARAMS: {
-            const fgl_params *ps = e->kind == FGL__E_MODEL ? &((const fgl_model *)e->p)->params : (const fgl_params *)e->p;
+            const fgl_params *ps = fgl__entry_params(e);
             fgl_bytes_put_u64(b, ps->size);
             fgl_bytes_put_u64(b, fgl__layout_sum(ps));
-            fgl_bytes_put_f32s(b, ps->data, ps->size);
+            if (parked) parked = fgl__unpark_floats(parked, tmp, fgl__park_ref(run, ps->size), ps->size);
+            fgl_bytes_put_f32s(b, parked ? tmp : ps->data, ps->size);
             break;
         }
         case FGL__E_OPTIM: {
             const fgl_optim *o = (const fgl_optim *)e->p;
             fgl_bytes_put_u64(b, o->size);
             fgl_bytes_put_u64(b, (uint64_t)o->t);
-            fgl_bytes_put_f32s(b, o->m, o->size);
-            fgl_bytes_put_f32s(b, o->v, o->size);
+            if (parked) parked = fgl__unpark_floats(parked, tmp, NULL, o->size);
+            fgl_bytes_put_f32s(b, parked ? tmp : o->m, o->size);
+            if (parked) parked = fgl__unpark_floats(parked, tmp, NULL, o->size);
+            fgl_bytes_put_f32s(b, parked ? tmp : o->v, o->size);
             break;
         }
         default: { /* FGL__E_RNG */
@@ -3644,6 +3881,7 @@ static void fgl__put_store(fgl_bytes *b, const fgl_store *st) {
         }
         }
     }
+    FGL_FREE(tmp);
 }
 
 /* The checkpoint of run into b; client_stores (NULL: the run's own) gives
@@ -3659,7 +3897,7 @@ FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
         stores = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)run->n_clients);
         if (!stores) return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);
         for (i = 0; i < run->n_clients; i++)
-            if (run->clients[i].local) fgl__put_store(&stores[i], &run->clients[i].store);
+            if (run->clients[i].local) fgl__put_store(run, &stores[i], &run->clients[i].store, run->clients[i].parked);
         /* the transport may find a host lost while asking: that is the run's state to change */
         if ((rc = run->transport->save((fgl_run *)run, stores)))
             rc = fgl_error_set(err, rc, "%s: not written: %s", path, run->err.msg);
@@ -3718,10 +3956,10 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl_bytes_put_u64(&b, (uint64_t)run->client_down[k]);
     }
     if (run->started) {
-        fgl__put_store(&b, &run->server.store);
+        fgl__put_store(run, &b, &run->server.store, NULL);
         for (i = 0; i < run->n_clients; i++) {
             if (client_stores) fgl_bytes_put(&b, client_stores[i].data, client_stores[i].len);
-            else fgl__put_store(&b, &run->clients[i].store);
+            else fgl__put_store(run, &b, &run->clients[i].store, run->clients[i].parked);
         }
     }
     fgl_frame_end(&b, mark);
@@ -3966,6 +4204,12 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if ((rc = fgl__ckpt_body(run, &body, started, rounds, 0, path, remote, err))) goto done;
     /* every part checked (the remote clients' where they live) before anything is installed */
     if (remote && (rc = run->transport->load(run, remote, 0, err))) goto done;
+    /* parked clients take their state back to be overwritten (cfg.park_idle:
+     * for the moment of the load, every client's state is resident) */
+    if ((rc = fgl__unpark_all(run))) {
+        rc = fgl_error_set(err, rc, "%s: out of memory restoring the clients' state", path);
+        goto done;
+    }
     body = r;
     if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err))) goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
@@ -3977,6 +4221,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         }
         for (i = 0; i < run->n_part; i++)
             if (run->clients[run->part[i]].local) fgl__receive(run, &run->clients[run->part[i]], 0);
+        fgl__trim_idle(run);
         if (run->transport && (rc = run->transport->resume(run))) {
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
@@ -4303,17 +4548,31 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
     long pruned = 0, total = 0;
     int i, k;
     size_t j;
+    float *tmp = NULL;
     for (i = 0; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
+        const float *data = m->params.data;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
+        if (run->clients[i].parked) { /* cfg.park_idle: the model is the first packed array */
+            float *t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1));
+            FGL_ASSERT(run->clients[i].store.n > 0 && run->clients[i].store.e[0].p == (const void *)m);
+            if (!t) { /* out of memory: no report */
+                total = 0;
+                break;
+            }
+            tmp = t;
+            fgl__unpark_floats(run->clients[i].parked, tmp, fgl__park_ref(run, m->params.size), m->params.size);
+            data = tmp;
+        }
         for (k = 0; k < m->params.n; k++) {
             const fgl_slice *sl = &m->params.slices[k];
-            const float *v = m->params.data + sl->offset;
+            const float *v = data + sl->offset;
             if (!(sl->groups & FGL_G_MASK)) continue;
             for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m->spec.mask_prune;
             total += (long)fgl_slice_size(sl);
         }
     }
+    FGL_FREE(tmp);
     if (!total) return;
     /* Uploads carry the dense weights; sending theta * mask sparsely would skip
      * the pruned entries (at 4 bytes each, before any index overhead). */
@@ -8909,6 +9168,7 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     if (!run->started) return fgl_error_set(err, FGL_ERR_ARG, "the run has not started");
     if (commit) {
         if (!w->load) return fgl_error_set(err, FGL_ERR_ARG, "nothing checked to install");
+        if (fgl__unpark_all(run)) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory restoring the clients' state");
         body = fgl_reader_make(w->load, w->load_len);
     } else {
         FGL_FREE(w->load);
@@ -9039,7 +9299,7 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                 for (i = 0; i < w.run.n_clients; i++) {
                     if (!w.run.clients[i].local) continue;
                     st.len = 0;
-                    fgl__put_store(&st, &w.run.clients[i].store);
+                    fgl__put_store(&w.run, &st, &w.run.clients[i].store, w.run.clients[i].parked);
                     fgl_bytes_put_u32(&w.out, (uint32_t)i);
                     fgl_bytes_put_u64(&w.out, (uint64_t)st.len);
                     fgl_bytes_put(&w.out, st.data, st.len);

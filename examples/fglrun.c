@@ -99,6 +99,7 @@ typedef struct options {
     const char *config, *row;   /* --config FILE, --row LABEL */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
+    int park_idle;              /* --park-idle 0|1 (default 1): cfg.park_idle */
     int embedded;               /* the embedded default benchmark (no --algo, no data) */
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
@@ -120,7 +121,7 @@ static void usage(FILE *f) {
             "              [--optim adam|sgd] [--momentum M] [--public-nodes N]\n"
             "              [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]\n"
             "              [--secagg] [--secagg-dropout P]\n"
-            "              [--config FILE [--row LABEL]] [--checkpoint-every N] [--log-every N]\n"
+            "              [--config FILE [--row LABEL]] [--checkpoint-every N] [--log-every N] [--park-idle 0|1]\n"
 #ifdef FGL_MPI
             "              [--mpi-timeout S] [--mpi-fail RANK:ROUND]\n"
 #endif
@@ -151,6 +152,9 @@ static void usage(FILE *f) {
             "--out DIR also writes per-round CSV as rounds complete, DIR/progress.json after every round, and plots:\n"
             "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication).\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
+            "--park-idle 1 (default): with --frac < 1, clients out of the next round keep their parameters and optimizer\n"
+            "  moments packed and get them back bit for bit when drawn or evaluated (same results, memory for the\n"
+            "  active clients only); 0 keeps every client's state resident.\n"
             "--features raw skips the row normalisation of node features (default row).\n"
             "--folds F: stratified F-fold cross-validation inside every client (graph tasks; train on F-1 folds,\n"
             "  test on the other, no validation set), every fold run in turn and the results over folds and seeds;\n"
@@ -261,6 +265,7 @@ static int parse_args(int argc, char **argv, options *o) {
     o->seed = 1;
     o->seeds = 1;
     o->min_per_client = 10;
+    o->park_idle = 1;
     o->eval_point = -1;
     o->k_dse = o->k_rwse = 16;
     o->train_frac = o->val_frac = -1;
@@ -373,6 +378,9 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--seeds")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1000, &o->seeds)) return bad("--seeds needs a positive integer, not '%s'", v);
+        } else if (!strcmp(a, "--park-idle")) {
+            NEED_VALUE();
+            if (!parse_int(v, 0, 1, &o->park_idle)) return bad("--park-idle needs 0 or 1, not '%s'", v);
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1024, &o->threads)) return bad("--threads needs a positive integer, not '%s'", v);
@@ -1384,6 +1392,8 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
     rec_add(r->run, &r->n_run, "threads", 'n', o->threads ? v : NULL, 'z', NULL);
     snprintf(v, sizeof v, "%d", o->log_every);
     rec_add(r->run, &r->n_run, "log-every", 'n', o->log_every ? v : NULL, 'z', NULL);
+    snprintf(v, sizeof v, "%d", o->park_idle);
+    rec_add(r->run, &r->n_run, "park-idle", 'n', v, 'n', "1");
     rec_bool(r->run, &r->n_run, "json", o->json);
     rec_bool(r->run, &r->n_run, "quiet", o->quiet);
     rec_bool(r->run, &r->n_run, "info", o->info);
@@ -1571,7 +1581,7 @@ static int replay_arg(replay *rp, const char *a, const char *b, const char *c) {
  * the experiment. */
 static int run_control_flag(const char *a) {
     static const char *names[] = {"--out", "--checkpoint", "--checkpoint-every", "--stop-after", "--threads",
-                                  "--log-every", "--json", "--quiet", "--info", "--config", "--row", "--data-dir",
+                                  "--log-every", "--park-idle", "--json", "--quiet", "--info", "--config", "--row", "--data-dir",
                                   "--mpi-timeout", "--mpi-fail", "--help", "-h"};
     size_t i;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -1877,6 +1887,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     cfg.frac = (float)o->frac;
     cfg.seed = seed;
     cfg.threads = o->threads;
+    cfg.park_idle = o->park_idle;
     if (o->reset_optim) cfg.reset_optim = 1;
     if (o->eval_point >= 0) cfg.eval_after_train = o->eval_point;
     cfg.eval_every = o->eval_every;

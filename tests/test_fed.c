@@ -365,6 +365,105 @@ static void test_partial_participation(void) {
     fgl_scenario_free(&sc);
 }
 
+/* --- idle clients packed (cfg.park_idle) ------------------------------------------ */
+
+/* Unpack every client of run; the number that were packed. */
+static int unpark_all(fgl_run *run) {
+    int i, n = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        n += run->clients[i].parked != NULL;
+        FT_CHECK(fgl_run_unpark(run, i) == FGL_OK && run->clients[i].model.params.data, "client %d: unpark: %s", i,
+                 run->err.msg);
+    }
+    return n;
+}
+
+/* Every registered algorithm with 2 of 5 clients per round: packing the idle
+ * ones (cfg.park_idle) changes no bit of the history, the models or any
+ * state entry, straight or saved with clients packed and resumed; and the
+ * packing is real (idle clients hold no parameter array) and compact (a
+ * client that has not trained packs its model, equal to the initial one, and
+ * its zero moments in a byte per 64 floats). */
+static void test_parked_clients_change_nothing(void) {
+    fgl_scenario nsc, gsc;
+    fgl_client_data ncd[5], gcd[5];
+    int a, n = fgl_algo_count();
+    if (!ft_node_clients(&nodes, 5, 16, &nsc, ncd)) return;
+    if (!ft_graph_clients(&graphs, 5, 1.0, 30, 7, &gsc, gcd)) {
+        fgl_scenario_free(&nsc);
+        return;
+    }
+    for (a = 0; a < n; a++) {
+        const fgl_algo *algo = fgl_algo_at(a);
+        int graph = !strcmp(algo->name, "fedstar") || !strcmp(algo->name, "gpfl"), same = 0, cut = 2, r, i;
+        fgl_fed_config cfg = fgl_fed_config_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
+        static const char *const gcfl_sets[] = {"share", "all", "warmup", "2", "eps1", "10", "eps2", "0", NULL};
+        const char *const *sets = !strncmp(algo->name, "gcfl", 4) ? gcfl_sets : NULL;
+        fgl_client_data *cd = graph ? gcd : ncd;
+        fgl_run kept, parked, part, resumed;
+        fgl_error err;
+        char why[128] = "", path[256];
+        cfg.rounds = 4;
+        cfg.local_epochs = 2;
+        cfg.frac = 0.4f;
+        if (graph) {
+            cfg.batch_size = 16;
+            cfg.optim.lr = 0.01f;
+        }
+        if (!ft_run_algo(&kept, &cfg, algo, cd, 5, cfg.rounds, sets)) continue;
+        cfg.park_idle = 1;
+        if (ft_run_algo(&parked, &cfg, algo, cd, 5, cfg.rounds, sets)) {
+            int idle = 0, packed = 0;
+            for (i = 0; i < 5; i++) {
+                int k, next = 0;
+                for (k = 0; k < parked.n_part; k++) next |= parked.part[k] == i;
+                idle += !next;
+                packed += !next && parked.clients[i].parked && !parked.clients[i].model.params.data;
+            }
+            FT_CHECK(idle == 3 && packed == 3, "%s: %d of %d idle clients packed", algo->name, packed, idle);
+            unpark_all(&parked);
+            same = ft_same_run(&kept, &parked, why, sizeof why);
+            FT_CHECK(same, "%s: packing idle clients changed the run: %s", algo->name, why);
+            fgl_run_free(&parked);
+        }
+        tmp_path(path, sizeof path, "parked", cd);
+        if (ft_run_algo(&part, &cfg, algo, cd, 5, cut, sets)) {
+            int ok = fgl_run_save(&part, path, &err) == FGL_OK;
+            FT_CHECK(ok, "%s: save with packed clients: %s", algo->name, err.msg);
+            fgl_run_free(&part);
+            if (ok && ft_run_algo(&resumed, &cfg, algo, cd, 5, 0, sets)) {
+                ok = fgl_run_load(&resumed, path, &err) == FGL_OK;
+                FT_CHECK(ok, "%s: load with packed clients: %s", algo->name, err.msg);
+                for (r = cut; ok && r < cfg.rounds; r++) ok = fgl_run_round(&resumed) == FGL_OK;
+                FT_CHECK(ok, "%s: resumed: %s", algo->name, resumed.err.msg);
+                if (ok) {
+                    unpark_all(&resumed);
+                    same = ft_same_run(&kept, &resumed, why, sizeof why);
+                    FT_CHECK(same, "%s: saved with packed clients and resumed, the run differs: %s", algo->name, why);
+                }
+                fgl_run_free(&resumed);
+            }
+            remove(path);
+        }
+        fgl_run_free(&kept);
+    }
+    { /* compact: at the start, FedAvg's idle clients hold the initial model and zero moments */
+        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_run run;
+        cfg.frac = 0.4f;
+        cfg.park_idle = 1;
+        if (ft_run_rounds(&run, &cfg, "fedavg", ncd, 5, 0, NULL) && fgl_run_start(&run) == FGL_OK) {
+            size_t P = run.clients[0].model.params.size, blocks = (P + 63) / 64;
+            int i, small = 0;
+            for (i = 0; i < 5; i++) small += run.clients[i].parked && run.clients[i].parked_len == 3 * blocks;
+            FT_CHECK(small == 3, "%d of 3 idle clients packed in 3 x %zu bytes (%zu floats each)", small, blocks, P);
+            fgl_run_free(&run);
+        }
+    }
+    fgl_scenario_free(&nsc);
+    fgl_scenario_free(&gsc);
+}
+
 /* --- what clients send --------------------------------------------------------------- */
 
 /* FedAvg variants whose client 1 uploads NaN, client 2 a part of the wrong
@@ -689,6 +788,7 @@ int main(void) {
     FT_RUN(test_checkpoint_refusals);
     FT_RUN(test_graph_checkpoint_resume_is_exact);
     FT_RUN(test_partial_participation);
+    FT_RUN(test_parked_clients_change_nothing);
     FT_RUN(test_bad_uploads_are_rejected);
     FT_RUN(test_hook_errors_are_reported);
     FT_RUN(test_user_algorithm);

@@ -35,7 +35,7 @@ strip() {
     sed -e 's/"seconds[a-z_]*": [0-9.]*//g' -e 's/, "peak_rss_mb": [0-9.]*//g' -e 's/, "mpi": {[^}]*}//g' \
         -e 's/, "mask_sparsity": [0-9.]*, "prunable_bytes_per_round": [0-9]*//g' \
         -e 's/"command": "\([^"\\]\|\\.\)*", //' -e 's/"checkpoint": \(null\|"\([^"\\]\|\\.\)*"\), //' \
-        -e 's/, "mpi-timeout": [0-9.e+-]*, "mpi-fail": \(null\|"[0-9:]*"\)//' "$1"
+        -e 's/, "park-idle": [01]//' -e 's/, "mpi-timeout": [0-9.e+-]*, "mpi-fail": \(null\|"[0-9:]*"\)//' "$1"
 }
 same() { # label, reference JSON, MPI JSON, stderr
     if [ -s "$2" ] && [ -s "$3" ] && [ "$(strip $2)" = "$(strip $3)" ]; then echo "ok - $1"
@@ -57,7 +57,9 @@ DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise
 SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3"
 for case in NODE GRAPH PART ROBUST DP SECAGG; do
     eval "args=\$${case}_ARGS"
-    $FGLRUN $args --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
+    # PART: the reference keeps idle clients resident (--park-idle 0), the MPI ranks pack theirs (the default)
+    park=; [ $case = PART ] && park="--park-idle 0"
+    $FGLRUN $args $park --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
     for np in 2 3 5; do
         $MPIRUN -np $np $B/fglrun_mpi $args --json --quiet > "$tmp/mpi.json" 2> "$tmp/err"
         same "mpirun -np $np, $case ($(echo "$args" | cut -c1-60)...): fglrun's bits" "$tmp/ref.json" "$tmp/mpi.json" "$tmp/err"
@@ -99,8 +101,9 @@ if $FGLRUN --config "$tmp/mpi.json" > /dev/null 2> "$tmp/err" && grep -q "identi
 else echo "not ok - fglrun_mpi's record replayed by fglrun --config"; grep -v ' round ' "$tmp/err" | sed 's/^/#   /' | head -5; fi
 
 # stop under MPI, resume under MPI with another process count, and with fglrun itself
-args="--algo fedavg,fedamp --data synthetic --clients 5 --rounds 4"
-$FGLRUN $args --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
+# (--frac 0.6: the ranks' idle clients are packed when the checkpoint is written and loaded)
+args="--algo fedavg,fedamp --data synthetic --clients 5 --rounds 4 --frac 0.6"
+$FGLRUN $args --park-idle 0 --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
 $MPIRUN -np 3 $B/fglrun_mpi $args --json --quiet --checkpoint "$tmp/ck" --stop-after 2 > "$tmp/stop.json" 2>> "$tmp/err"
 cp "$tmp/ck.fedavg.seed1" "$tmp/ckb.fedavg.seed1" 2>/dev/null; cp "$tmp/ck.fedamp.seed1" "$tmp/ckb.fedamp.seed1" 2>/dev/null
 $MPIRUN -np 4 $B/fglrun_mpi $args --json --quiet --checkpoint "$tmp/ck" > "$tmp/mpi.json" 2>> "$tmp/err"
