@@ -6825,6 +6825,12 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     fgl__pg_rings local, *r;
     int *nch;
     if (!z || mu == 0 || !P || !mask) return NULL;
+    /* Graph tasks without normalize=2: the classifier reads the raw pooled
+     * embedding, but prototypes live on the unit sphere, as the generator's
+     * (and the reconstruction's z = L2-normalise(...)); pulling raw sum-pooled
+     * embeddings to unit-norm targets shrank them to nothing (chance accuracy). */
+    if (c->task != FGL_TASK_NODE && !c->model.spec.norm_rep) z = fgl_op_l2_normalize_rows(t, z, 0);
+    if (!z) return NULL;
     d = z->cols;
     if (c->task == FGL_TASK_NODE) {
         r = (fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
@@ -6929,8 +6935,11 @@ static int fgl__fedpg_upload(fgl_client *c) {
                 rc = fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
                 break;
             }
-            for (i = 0; i < fw.rep->rows && n < c->n_train; i++) {
-                memcpy(Z + (size_t)n * d, fw.rep->val + (size_t)i * d, sizeof(float) * (size_t)d);
+            for (i = 0; i < fw.rep->rows && n < c->n_train; i++) { /* on the unit sphere, as in the loss */
+                const float *zi = fw.rep->val + (size_t)i * d;
+                float nz = c->model.spec.norm_rep ? 1.0f : (float)FGL__MAX(fgl_norm2((size_t)d, zi), 1e-12);
+                int k;
+                for (k = 0; k < d; k++) Z[(size_t)n * d + k] = zi[k] / nz;
                 y[n++] = b.labels[i];
             }
         }
