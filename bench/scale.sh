@@ -14,25 +14,28 @@
 #   server sec/round         the server's seconds / rounds
 #   eval sec                 the one evaluation of every client at the end
 #   peak RSS                 the process's peak resident memory (MB), data included
-#   data MB                  the graph itself: 100 K nodes x 32 floats of features
-#                            + its edges (estimate: 4 bytes x (32 + 2 x 8) per node)
-# The last line is one JSON object.
+#   data MB                  the peak once the data is built, before the run (fglrun's
+#                            data_rss_mb: the graph, the clients' copies, the program)
+#   run MB                   peak RSS - data MB: what the run itself holds
+# Idle clients are packed (fglrun --park-idle 1, the default; PARK=0 keeps
+# them resident). The last line is one JSON object.
 set -e
 cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
 COUNTS=${COUNTS:-10 100 1000 10000}
 ROUNDS=${ROUNDS:-20}
+PARK=${PARK:-1}
 [ -x "$FGLRUN" ] || { echo "scale.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
 num() { sed -n "s/.*\"$1\": *\([0-9.eE+-]*\).*/\1/p"; }
 
-echo "| clients | nodes | active per round | sec / active client-round | server sec / round | eval sec (all clients, once) | peak RSS (MB) | data (MB, est.) |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
-cl="" sp="" rss=""
+echo "| clients | nodes | active per round | sec / active client-round | server sec / round | eval sec (all clients, once) | peak RSS (MB) | data (MB) | run (MB) |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+cl="" sp="" rss="" dat=""
 for k in $COUNTS; do
     n=$((k * 100))
     frac=$(awk -v k="$k" 'BEGIN { f = 10 / k; if (f > 1) f = 1; printf "%.6g", f }')
     out=$($FGLRUN --algo fedavg --data "synthetic:$n" --split random --clients "$k" --frac "$frac" \
-        --rounds "$ROUNDS" --eval-every "$ROUNDS" --threads 1 --json --quiet | tail -1)
+        --rounds "$ROUNDS" --eval-every "$ROUNDS" --threads 1 --park-idle "$PARK" --json --quiet | tail -1)
     tr=$(echo "$out" | num seconds_train)
     sv=$(echo "$out" | num seconds_server)
     ev=$(echo "$out" | num seconds_eval)
@@ -40,8 +43,9 @@ for k in $COUNTS; do
     act=$(awk -v k="$k" -v f="$frac" 'BEGIN { a = int(k * f + 0.5); print a < 1 ? 1 : a }')
     per=$(awk -v t="$tr" -v r="$ROUNDS" -v a="$act" 'BEGIN { printf "%.6f", t / (r * a) }')
     spr=$(awk -v t="$sv" -v r="$ROUNDS" 'BEGIN { printf "%.6f", t / r }')
-    data=$(awk -v n="$n" 'BEGIN { printf "%.1f", n * 4 * (32 + 16) / 1e6 }')
-    echo "| $k | $n | $act | $per | $spr | $ev | $mb | $data |"
-    cl="$cl${cl:+, }$k" sp="$sp${sp:+, }$per" rss="$rss${rss:+, }$mb"
+    data=$(echo "$out" | num data_rss_mb)
+    own=$(awk -v p="$mb" -v d="$data" 'BEGIN { printf "%.1f", p - d }')
+    echo "| $k | $n | $act | $per | $spr | $ev | $mb | $data | $own |"
+    cl="$cl${cl:+, }$k" sp="$sp${sp:+, }$per" rss="$rss${rss:+, }$mb" dat="$dat${dat:+, }$data"
 done
-echo "{\"clients\": [$cl], \"sec_per_active_client_round\": [$sp], \"peak_rss_mb\": [$rss]}"
+echo "{\"clients\": [$cl], \"sec_per_active_client_round\": [$sp], \"peak_rss_mb\": [$rss], \"data_rss_mb\": [$dat]}"

@@ -1820,6 +1820,11 @@ typedef struct progress {
     const fgl_run *run;
 } progress;
 
+/* The process's peak resident memory (MB) once the data and the clients'
+ * copies of it were built, before any run (0: unknown): the JSON's
+ * data_rss_mb, so that peak_rss_mb - data_rss_mb is the runs' own. */
+static double data_rss_mb;
+
 static void progress_begin(const options *o, const char *algo, uint64_t seed, int fold, const fgl_run *run);
 static void progress_round(const options *o, const fgl_run *run);
 static void progress_end(const options *o);
@@ -2062,6 +2067,7 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
          * algorithms or seeds in one process, the running maximum, not this row's own */
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
+        if (data_rss_mb > 0) fprintf(f, ", \"data_rss_mb\": %.1f", data_rss_mb);
     }
     if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
         double rm, rs;
@@ -3092,6 +3098,10 @@ int fglrun_main(int argc, char **argv) {
         return 1;
     }
     split = sc.how;
+    { /* the data's share of the peak: the dataset and the clients' copies of it, before any run */
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) == 0) data_rss_mb = (double)ru.ru_maxrss / 1024.0;
+    }
     if (o.info || (o.out_dir && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST)) {
         if (o.info) print_info(&ds, &sc, split);
         else fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
@@ -3109,7 +3119,11 @@ int fglrun_main(int argc, char **argv) {
         for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
         printf("\n");
     }
-    labsim = (double *)malloc(sizeof(double) * (size_t)sc.n_clients * (size_t)sc.n_clients);
+    /* the clients' label similarity (K x K), for the algorithms that report a
+     * client matrix to correlate it with; only then (10,000 clients: 800 MB) */
+    for (a = 0; a < o.n_algos; a++)
+        if (fgl_algo_find(o.algos[a]) && fgl_algo_find(o.algos[a])->client_matrix) break;
+    if (a < o.n_algos) labsim = (double *)malloc(sizeof(double) * (size_t)sc.n_clients * (size_t)sc.n_clients);
     if (labsim && fgl_label_similarity(cd, sc.n_clients, labsim)) {
         free(labsim);
         labsim = NULL;
