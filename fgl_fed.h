@@ -265,9 +265,11 @@ typedef struct fgl_fed_config {
                                (a block of zeros, or of the run's initial model, takes
                                one byte) and gets them back, bit for bit, when it is
                                drawn, evaluated or checkpointed; its gradients and
-                               tapes are freed. Results do not change; memory then
-                               grows with the active clients (fgl_run_unpark gives
-                               a caller an idle client's state). Default 0 */
+                               tapes are freed. 2: the packed states go to a temporary
+                               file (C's tmpfile(), gone when the run is freed), so
+                               memory holds the active clients only. Results do not
+                               change (fgl_run_unpark gives a caller an idle client's
+                               state). Default 0 */
     int eval_batch;         /* graph tasks: graphs per evaluation batch */
     int eval_after_train;   /* 1: evaluate a client right after its local training
                                (FED-PUB's code); 0: after it applies the server's
@@ -551,8 +553,10 @@ struct fgl_client {
     double train_loss;           /* mean loss of the last local training */
     int attacker;                /* a simulated attacker (cfg.attack) */
     int local;                   /* hosted by this process (a transport may host some clients elsewhere) */
-    unsigned char *parked;       /* cfg.park_idle: its packed state while idle (runtime-owned), else NULL */
-    size_t parked_len;
+    size_t parked_len;           /* cfg.park_idle: > 0 while its state is packed (runtime-owned): */
+    unsigned char *parked;       /*   in memory here, or (NULL) in the run's park file at */
+    size_t park_off, park_cap;   /*   park_off, in a slot of park_cap bytes it reuses, */
+    uint64_t park_sum;           /*   checked against this checksum when read back */
     int wire_error;              /* its upload arrived malformed over a transport: rejected */
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation */
@@ -717,6 +721,8 @@ struct fgl_run {
     int *part;                   /* participants of the current (or, between rounds, the next) round */
     int n_part;
     unsigned char *accepted;     /* per client: upload accepted this round */
+    FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
+    size_t park_end;             /* its length */
     int *rejected_by;            /* per client: uploads rejected so far */
     unsigned char *attacker;     /* per client: a simulated attacker (cfg.attack) */
     unsigned char *dropped;      /* per client: dropped out of this round's secure aggregation */
@@ -1418,7 +1424,7 @@ static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, 
         return NULL;
     }
     if (st->n == st->cap) {
-        int cap = st->cap ? 2 * st->cap : 16;
+        int cap = st->cap ? 2 * st->cap : 4; /* most stores hold a few entries; one per client */
         fgl__entry *ne = (fgl__entry *)FGL_REALLOC(st->e, sizeof(fgl__entry) * (size_t)cap);
         if (!ne) {
             if (owned) FGL_FREE(p);
@@ -2739,6 +2745,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     }
     for (i = 0; run->down && i < run->n_clients; i++) fgl__msg_free(&run->down[i]);
     fgl__store_free(&run->server.store);
+    if (run->park_file) fclose(run->park_file);
     fgl_model_free(&run->ref);
     FGL_FREE(run->clients);
     FGL_FREE(run->set.value);
@@ -2998,13 +3005,60 @@ static const float *fgl__park_ref(const fgl_run *run, size_t n) {
     return run->ref.params.data && run->ref.params.size == n ? run->ref.params.data : NULL;
 }
 
+/* cfg.park_idle 2: the packed states in one temporary file, a slot per
+ * client reused while the state fits (a trained client's always does).
+ * Clients pack and unpack in parallel; the file is used by one at a time.
+ * Any failure (no temporary file, a full disk) keeps the state in memory. */
+static int fgl__park_write(fgl_run *run, fgl_client *c, const unsigned char *blob, size_t len) {
+    int rc = FGL_ERR_IO;
+#ifdef _OPENMP
+#pragma omp critical(fgl__park_file)
+#endif
+    {
+        if (!run->park_file) run->park_file = tmpfile();
+        if (run->park_file) {
+            size_t at = c->park_cap >= len ? c->park_off : run->park_end;
+            if (at <= (size_t)LONG_MAX - len && fseek(run->park_file, (long)at, SEEK_SET) == 0 &&
+                fwrite(blob, 1, len, run->park_file) == len) {
+                if (at == run->park_end) {
+                    run->park_end += len;
+                    c->park_off = at;
+                    c->park_cap = len;
+                }
+                c->park_sum = fgl_checksum64(blob, len);
+                rc = FGL_OK;
+            }
+        }
+    }
+    return rc;
+}
+
+/* A parked client's blob: c->parked, or a copy read from the park file into
+ * *owned (the caller frees it); NULL if it cannot be read back as written. */
+static const unsigned char *fgl__park_blob(const fgl_run *run, const fgl_client *c, unsigned char **owned) {
+    unsigned char *buf;
+    int ok = 0;
+    *owned = NULL;
+    if (c->parked) return c->parked;
+    if (!run->park_file || !(buf = (unsigned char *)FGL_MALLOC(c->parked_len))) return NULL;
+#ifdef _OPENMP
+#pragma omp critical(fgl__park_file)
+#endif
+    ok = fseek(run->park_file, (long)c->park_off, SEEK_SET) == 0 && fread(buf, 1, c->parked_len, run->park_file) == c->parked_len;
+    if (!ok || fgl_checksum64(buf, c->parked_len) != c->park_sum) { /* unreadable or changed on disk */
+        FGL_FREE(buf);
+        return NULL;
+    }
+    return *owned = buf;
+}
+
 /* Pack an idle client's state and free what it no longer needs; a client
  * whose state cannot be packed (out of memory) simply stays resident. */
 static void fgl__park(fgl_run *run, fgl_client *c) {
     fgl_store *st = &c->store;
     fgl_bytes b;
     int i, p;
-    if (c->parked || !c->local) return;
+    if (c->parked_len || !c->local) return;
     fgl_bytes_init(&b);
     for (i = 0; i < st->n; i++) {
         const fgl__entry *e = &st->e[i];
@@ -3043,17 +3097,23 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
         c->up.own[p] = c->up.part[p] = NULL;
         c->up.cap[p] = c->up.len[p] = 0;
     }
-    c->parked = (unsigned char *)FGL_REALLOC(b.data, b.len); /* give back the growth slack */
-    if (!c->parked) c->parked = b.data;
     c->parked_len = b.len;
+    if (run->cfg.park_idle == 2 && fgl__park_write(run, c, b.data, b.len) == FGL_OK) {
+        fgl_bytes_free(&b);
+        return;
+    }
+    c->parked = (unsigned char *)FGL_REALLOC(b.data, b.len); /* in memory; the growth slack given back */
+    if (!c->parked) c->parked = b.data;
 }
 
 /* Give a parked client its state back; FGL_ERR_NOMEM leaves it parked. */
 static int fgl__unpark(const fgl_run *run, fgl_client *c) {
     fgl_store *st = &c->store;
-    const unsigned char *p = c->parked;
+    unsigned char *owned;
+    const unsigned char *blob, *p;
     int i, ok = 1;
-    if (!p) return FGL_OK;
+    if (!c->parked_len) return FGL_OK;
+    if (!(p = blob = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
     for (i = 0; i < st->n; i++) { /* allocate everything first: all or nothing */
         fgl__entry *e = &st->e[i];
         fgl_params *ps = fgl__entry_params(e);
@@ -3080,6 +3140,7 @@ static int fgl__unpark(const fgl_run *run, fgl_client *c) {
                 o->m = o->v = NULL;
             }
         }
+        FGL_FREE(owned);
         return FGL_ERR_NOMEM;
     }
     for (i = 0; i < st->n; i++) {
@@ -3092,27 +3153,30 @@ static int fgl__unpark(const fgl_run *run, fgl_client *c) {
             p = fgl__unpark_floats(p, o->v, NULL, o->size);
         }
     }
-    FGL_ASSERT((size_t)(p - c->parked) == c->parked_len);
+    FGL_ASSERT((size_t)(p - blob) == c->parked_len);
+    FGL_FREE(owned);
     FGL_FREE(c->parked);
     c->parked = NULL;
     c->parked_len = 0;
     return FGL_OK;
 }
 
-/* Every local client resident; FGL_ERR_NOMEM when one cannot be (those
- * already unpacked stay resident: that changes memory, not the run). */
+/* Every local client resident; the error (FGL_ERR_NOMEM, FGL_ERR_IO) when
+ * one cannot be (those already unpacked stay resident: that changes
+ * memory, not the run). */
 static int fgl__unpark_all(fgl_run *run) {
     int i;
+    int rc;
     for (i = 0; i < run->n_clients; i++)
-        if (fgl__unpark(run, &run->clients[i])) return FGL_ERR_NOMEM;
+        if ((rc = fgl__unpark(run, &run->clients[i]))) return rc;
     return FGL_OK;
 }
 
 FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     if (!run->clients || client < 0 || client >= run->n_clients)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "run: no client %d", client);
-    if (fgl__unpark(run, &run->clients[client]))
-        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "client %d: out of memory restoring its state", client);
+    int rc = fgl__unpark(run, &run->clients[client]);
+    if (rc) return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", client, fgl_result_name(rc));
     return FGL_OK;
 }
 
@@ -3121,8 +3185,8 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
 static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
     const fgl_msg *m = &run->down[c->id];
     int p;
-    if (call_hook && fgl__unpark(run, c)) {
-        fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory restoring its state");
+    if (call_hook && (p = fgl__unpark(run, c)) != FGL_OK) {
+        fgl_client_fail(c, p, "cannot restore its packed state (%s)", fgl_result_name(p));
         return;
     }
     c->down = *m; /* a view: the client reads, never frees */
@@ -3351,7 +3415,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
-    if (fgl__unpark(run, c)) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory restoring its state");
+    if ((rc = fgl__unpark(run, c))) return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
     for (p = 0; p < a->n_up; p++) {
@@ -3572,9 +3636,10 @@ static void fgl__phase_eval(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++)
         if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
             fgl_client *c = &run->clients[i];
-            if (fgl__unpark(run, c)) {
+            int rc = fgl__unpark(run, c);
+            if (rc) {
                 c->val_acc = c->test_acc = -1;
-                fgl_tape_fail(&c->tape, FGL_ERR_NOMEM, "out of memory restoring its state");
+                fgl_tape_fail(&c->tape, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
                 continue;
             }
             fgl__client_evaluate(run, c);
@@ -3823,12 +3888,19 @@ static uint64_t fgl__layout_sum(const fgl_params *ps) {
     return h;
 }
 
-/* A store's entries into b; parked: the client's packed state (its values
- * are unpacked one array at a time into a temporary buffer), or NULL. */
-static void fgl__put_store(const fgl_run *run, fgl_bytes *b, const fgl_store *st, const unsigned char *parked) {
+/* A store's entries into b; c: the client that owns it (NULL: the server's).
+ * A packed client's values are unpacked one array at a time into a
+ * temporary buffer. */
+static void fgl__put_store(const fgl_run *run, fgl_bytes *b, const fgl_store *st, const fgl_client *c) {
     int i, q, n = 0;
     float *tmp = NULL;
     size_t tmp_n = 0;
+    unsigned char *owned = NULL;
+    const unsigned char *parked = NULL;
+    if (c && c->parked_len && !(parked = fgl__park_blob(run, c, &owned))) {
+        b->err = FGL_ERR_IO;
+        return;
+    }
     for (i = 0; i < st->n; i++) {
         const fgl__entry *e = &st->e[i];
         const fgl_params *ps = fgl__entry_params(e);
@@ -3837,6 +3909,7 @@ static void fgl__put_store(const fgl_run *run, fgl_bytes *b, const fgl_store *st
         tmp_n = FGL__MAX(tmp_n, k);
     }
     if (parked && !(tmp = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(tmp_n, 1)))) {
+        FGL_FREE(owned);
         b->err = FGL_ERR_NOMEM;
         return;
     }
@@ -3882,6 +3955,7 @@ static void fgl__put_store(const fgl_run *run, fgl_bytes *b, const fgl_store *st
         }
     }
     FGL_FREE(tmp);
+    FGL_FREE(owned);
 }
 
 /* The checkpoint of run into b; client_stores (NULL: the run's own) gives
@@ -3897,7 +3971,7 @@ FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
         stores = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)run->n_clients);
         if (!stores) return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);
         for (i = 0; i < run->n_clients; i++)
-            if (run->clients[i].local) fgl__put_store(run, &stores[i], &run->clients[i].store, run->clients[i].parked);
+            if (run->clients[i].local) fgl__put_store(run, &stores[i], &run->clients[i].store, &run->clients[i]);
         /* the transport may find a host lost while asking: that is the run's state to change */
         if ((rc = run->transport->save((fgl_run *)run, stores)))
             rc = fgl_error_set(err, rc, "%s: not written: %s", path, run->err.msg);
@@ -3959,7 +4033,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_store(run, &b, &run->server.store, NULL);
         for (i = 0; i < run->n_clients; i++) {
             if (client_stores) fgl_bytes_put(&b, client_stores[i].data, client_stores[i].len);
-            else fgl__put_store(run, &b, &run->clients[i].store, run->clients[i].parked);
+            else fgl__put_store(run, &b, &run->clients[i].store, &run->clients[i]);
         }
     }
     fgl_frame_end(&b, mark);
@@ -4207,7 +4281,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     /* parked clients take their state back to be overwritten (cfg.park_idle:
      * for the moment of the load, every client's state is resident) */
     if ((rc = fgl__unpark_all(run))) {
-        rc = fgl_error_set(err, rc, "%s: out of memory restoring the clients' state", path);
+        rc = fgl_error_set(err, rc, "%s: cannot restore the clients' packed state (%s)", path, fgl_result_name(rc));
         goto done;
     }
     body = r;
@@ -4553,15 +4627,18 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         const fgl_model *m = &run->clients[i].model;
         const float *data = m->params.data;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        if (run->clients[i].parked) { /* cfg.park_idle: the model is the first packed array */
+        if (run->clients[i].parked_len) { /* cfg.park_idle: the model is the first packed array */
             float *t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1));
+            unsigned char *owned = NULL;
+            const unsigned char *blob = t ? fgl__park_blob(run, &run->clients[i], &owned) : NULL;
             FGL_ASSERT(run->clients[i].store.n > 0 && run->clients[i].store.e[0].p == (const void *)m);
-            if (!t) { /* out of memory: no report */
+            if (t) tmp = t;
+            if (!blob) { /* out of memory or unreadable: no report */
                 total = 0;
                 break;
             }
-            tmp = t;
-            fgl__unpark_floats(run->clients[i].parked, tmp, fgl__park_ref(run, m->params.size), m->params.size);
+            fgl__unpark_floats(blob, tmp, fgl__park_ref(run, m->params.size), m->params.size);
+            FGL_FREE(owned);
             data = tmp;
         }
         for (k = 0; k < m->params.n; k++) {
@@ -9177,7 +9254,8 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     if (!run->started) return fgl_error_set(err, FGL_ERR_ARG, "the run has not started");
     if (commit) {
         if (!w->load) return fgl_error_set(err, FGL_ERR_ARG, "nothing checked to install");
-        if (fgl__unpark_all(run)) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory restoring the clients' state");
+        if ((rc = fgl__unpark_all(run)))
+            return fgl_error_set(err, rc, "cannot restore the clients' packed state (%s)", fgl_result_name(rc));
         body = fgl_reader_make(w->load, w->load_len);
     } else {
         FGL_FREE(w->load);
@@ -9308,7 +9386,7 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                 for (i = 0; i < w.run.n_clients; i++) {
                     if (!w.run.clients[i].local) continue;
                     st.len = 0;
-                    fgl__put_store(&w.run, &st, &w.run.clients[i].store, w.run.clients[i].parked);
+                    fgl__put_store(&w.run, &st, &w.run.clients[i].store, &w.run.clients[i]);
                     fgl_bytes_put_u32(&w.out, (uint32_t)i);
                     fgl_bytes_put_u64(&w.out, (uint64_t)st.len);
                     fgl_bytes_put(&w.out, st.data, st.len);

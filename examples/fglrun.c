@@ -99,7 +99,7 @@ typedef struct options {
     const char *config, *row;   /* --config FILE, --row LABEL */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
-    int park_idle;              /* --park-idle 0|1 (default 1): cfg.park_idle */
+    int park_idle;              /* --park-idle 0|1|2 (default 1): cfg.park_idle */
     int embedded;               /* the embedded default benchmark (no --algo, no data) */
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
@@ -121,7 +121,7 @@ static void usage(FILE *f) {
             "              [--optim adam|sgd] [--momentum M] [--public-nodes N]\n"
             "              [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]\n"
             "              [--secagg] [--secagg-dropout P]\n"
-            "              [--config FILE [--row LABEL]] [--checkpoint-every N] [--log-every N] [--park-idle 0|1]\n"
+            "              [--config FILE [--row LABEL]] [--checkpoint-every N] [--log-every N] [--park-idle 0|1|2]\n"
 #ifdef FGL_MPI
             "              [--mpi-timeout S] [--mpi-fail RANK:ROUND]\n"
 #endif
@@ -153,8 +153,8 @@ static void usage(FILE *f) {
             "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication).\n"
             "--reset-optim restarts each client's optimizer state every round (default: kept across rounds).\n"
             "--park-idle 1 (default): with --frac < 1, clients out of the next round keep their parameters and optimizer\n"
-            "  moments packed and get them back bit for bit when drawn or evaluated (same results, memory for the\n"
-            "  active clients only); 0 keeps every client's state resident.\n"
+            "  moments packed and get them back bit for bit when drawn or evaluated (same results); 2 packs them into\n"
+            "  a temporary file instead of memory (memory for the active clients only); 0 keeps every state resident.\n"
             "--features raw skips the row normalisation of node features (default row).\n"
             "--folds F: stratified F-fold cross-validation inside every client (graph tasks; train on F-1 folds,\n"
             "  test on the other, no validation set), every fold run in turn and the results over folds and seeds;\n"
@@ -380,7 +380,7 @@ static int parse_args(int argc, char **argv, options *o) {
             if (!parse_int(v, 1, 1000, &o->seeds)) return bad("--seeds needs a positive integer, not '%s'", v);
         } else if (!strcmp(a, "--park-idle")) {
             NEED_VALUE();
-            if (!parse_int(v, 0, 1, &o->park_idle)) return bad("--park-idle needs 0 or 1, not '%s'", v);
+            if (!parse_int(v, 0, 2, &o->park_idle)) return bad("--park-idle needs 0, 1 or 2, not '%s'", v);
         } else if (!strcmp(a, "--threads")) {
             NEED_VALUE();
             if (!parse_int(v, 1, 1024, &o->threads)) return bad("--threads needs a positive integer, not '%s'", v);

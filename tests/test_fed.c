@@ -371,7 +371,7 @@ static void test_partial_participation(void) {
 static int unpark_all(fgl_run *run) {
     int i, n = 0;
     for (i = 0; i < run->n_clients; i++) {
-        n += run->clients[i].parked != NULL;
+        n += run->clients[i].parked_len > 0;
         FT_CHECK(fgl_run_unpark(run, i) == FGL_OK && run->clients[i].model.params.data, "client %d: unpark: %s", i,
                  run->err.msg);
     }
@@ -380,10 +380,12 @@ static int unpark_all(fgl_run *run) {
 
 /* Every registered algorithm with 2 of 5 clients per round: packing the idle
  * ones (cfg.park_idle) changes no bit of the history, the models or any
- * state entry, straight or saved with clients packed and resumed; and the
- * packing is real (idle clients hold no parameter array) and compact (a
- * client that has not trained packs its model, equal to the initial one, and
- * its zero moments in a byte per 64 floats). */
+ * state entry, straight (packed in memory) or saved with clients packed in
+ * the park file and resumed the same way; and the packing is real (idle
+ * clients hold no parameter array; with park_idle 2 no packed state in
+ * memory either) and compact (a client that has not trained packs its
+ * model, equal to the initial one, and its zero moments in a byte per 64
+ * floats). */
 static void test_parked_clients_change_nothing(void) {
     fgl_scenario nsc, gsc;
     fgl_client_data ncd[5], gcd[5];
@@ -418,7 +420,7 @@ static void test_parked_clients_change_nothing(void) {
                 int k, next = 0;
                 for (k = 0; k < parked.n_part; k++) next |= parked.part[k] == i;
                 idle += !next;
-                packed += !next && parked.clients[i].parked && !parked.clients[i].model.params.data;
+                packed += !next && parked.clients[i].parked_len && parked.clients[i].parked && !parked.clients[i].model.params.data;
             }
             FT_CHECK(idle == 3 && packed == 3, "%s: %d of %d idle clients packed", algo->name, packed, idle);
             unpark_all(&parked);
@@ -427,8 +429,12 @@ static void test_parked_clients_change_nothing(void) {
             fgl_run_free(&parked);
         }
         tmp_path(path, sizeof path, "parked", cd);
+        cfg.park_idle = 2; /* saved and resumed with the packed states in a temporary file */
         if (ft_run_algo(&part, &cfg, algo, cd, 5, cut, sets)) {
-            int ok = fgl_run_save(&part, path, &err) == FGL_OK;
+            int on_disk = 0, ok;
+            for (i = 0; i < 5; i++) on_disk += part.clients[i].parked_len > 0 && !part.clients[i].parked;
+            FT_CHECK(on_disk == 3 && part.park_file, "%s: %d of 3 idle clients packed to the file", algo->name, on_disk);
+            ok = fgl_run_save(&part, path, &err) == FGL_OK;
             FT_CHECK(ok, "%s: save with packed clients: %s", algo->name, err.msg);
             fgl_run_free(&part);
             if (ok && ft_run_algo(&resumed, &cfg, algo, cd, 5, 0, sets)) {
