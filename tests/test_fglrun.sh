@@ -24,7 +24,7 @@ FGLRUN=$B/fglrun
 USER=$B/tests/user_fglrun
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # the result without its timing and its record (which names the command line)
-strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g; s/, "peak_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' "$1"; }
+strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g; s/, "\(peak\|data\)_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' "$1"; }
 for algo in $($FGLRUN --help | sed -n 's/^Algorithms://p'); do
     case $algo in
         fedstar|gpfl) args="--task graph --data synthetic --clients 4 --rounds 5 --batch 32" ;;
@@ -263,8 +263,8 @@ fi
 
 # FedProx is FedAvg to the bit with one full-batch local step a round (RESULTS.md), not with two
 same_as_fedavg() { # local epochs: 0 if fedprox (mu=1) gives FedAvg's result
-    $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedavg", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "peak_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pa.json"
-    $FGLRUN --algo fedprox --set mu=1 --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedprox", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "peak_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pb.json"
+    $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedavg", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "\(peak\|data\)_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pa.json"
+    $FGLRUN --algo fedprox --set mu=1 --data synthetic --clients 4 --rounds 4 --local-epochs $1 --json --quiet | sed 's/"algo": "fedprox", //; s/"seconds[a-z_]*": [0-9.]*//g; s/, "\(peak\|data\)_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' > "$tmp/pb.json"
     [ -s "$tmp/pa.json" ] && cmp -s "$tmp/pa.json" "$tmp/pb.json"
 }
 if same_as_fedavg 1 && ! same_as_fedavg 2; then echo "ok - fedprox (mu=1) is fedavg with 1 local epoch (one full-batch step), not with 2"

@@ -32,7 +32,7 @@ fi
 # invocation rather than the experiment: the command (fglrun_mpi, not
 # fglrun), the checkpoint file, and fglrun_mpi's --mpi-timeout / --mpi-fail
 strip() {
-    sed -e 's/"seconds[a-z_]*": [0-9.]*//g' -e 's/, "peak_rss_mb": [0-9.]*//g' -e 's/, "mpi": {[^}]*}//g' \
+    sed -e 's/"seconds[a-z_]*": [0-9.]*//g' -e 's/, "\(peak\|data\)_rss_mb": [0-9.]*//g' -e 's/, "mpi": {[^}]*}//g' \
         -e 's/, "mask_sparsity": [0-9.]*, "prunable_bytes_per_round": [0-9]*//g' \
         -e 's/"command": "\([^"\\]\|\\.\)*", //' -e 's/"checkpoint": \(null\|"\([^"\\]\|\\.\)*"\), //' \
         -e 's/, "park-idle": [01]//' -e 's/, "mpi-timeout": [0-9.e+-]*, "mpi-fail": \(null\|"[0-9:]*"\)//' "$1"
