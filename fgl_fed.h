@@ -766,7 +766,10 @@ FGLDEF void fgl_run_free(fgl_run *run);
  * packed away (model.params.data is NULL): this makes client i's state
  * resident again, bit for bit, so that a caller may read it (until the next
  * round, which packs it again if the client is idle). FGL_OK at once for a
- * resident client; FGL_ERR_NOMEM (state still packed, intact). */
+ * resident client; FGL_ERR_NOMEM, or FGL_ERR_IO for a state in the park
+ * file that cannot be read back as written (state still packed). An
+ * algorithm's report and client_matrix observers get a const run: they must
+ * not read a packed client's arrays (c->parked_len > 0). */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* 1 if client c's upload was accepted this round. */
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
@@ -3018,7 +3021,7 @@ static int fgl__park_write(fgl_run *run, fgl_client *c, const unsigned char *blo
         if (!run->park_file) run->park_file = tmpfile();
         if (run->park_file) {
             size_t at = c->park_cap >= len ? c->park_off : run->park_end;
-            if (at <= (size_t)LONG_MAX - len && fseek(run->park_file, (long)at, SEEK_SET) == 0 &&
+            if (len <= (size_t)LONG_MAX && at <= (size_t)LONG_MAX - len && fseek(run->park_file, (long)at, SEEK_SET) == 0 &&
                 fwrite(blob, 1, len, run->park_file) == len) {
                 if (at == run->park_end) {
                     run->park_end += len;
@@ -3380,7 +3383,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         if (!c->local || !run->algo.client_init) continue;
-        if (fgl__unpark(run, c)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "client %d: out of memory", i);
+        if ((rc = fgl__unpark(run, c)))
+            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i, fgl_result_name(rc));
         if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
         if (idle_parks) fgl__park(run, c);
     }
@@ -3978,7 +3982,7 @@ FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
     }
     if (!rc) {
         fgl__save_bytes(run, &b, stores);
-        rc = b.err ? fgl_error_set(err, b.err, "%s: out of memory writing the checkpoint", path)
+        rc = b.err ? fgl_error_set(err, b.err, "%s: cannot build the checkpoint (%s)", path, fgl_result_name(b.err))
                    : fgl_file_write(path, b.data, b.len, err);
     }
     for (i = 0; stores && i < run->n_clients; i++) fgl_bytes_free(&stores[i]);
@@ -8269,7 +8273,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 1u
+#define FGL__MPI_PROTOCOL 2u /* 2: INIT carries cfg.park_idle */
 
 enum {
     FGL__MC_INIT = 1,
@@ -8998,6 +9002,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
         fgl_bytes_put_str(b, run->algo.name);
         fgl__put_config(b, &run->cfg);
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.threads);
+        fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_rank);
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_round);
         fgl_bytes_put_u32(b, (uint32_t)K);
@@ -9095,7 +9100,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     fgl_fed_config cfg;
     const fgl_algo *algo;
     fgl__remote *remote = NULL;
-    uint32_t proto, spec_size, threads, fail_rank, fail_round, K, i;
+    uint32_t proto, spec_size, threads, park, fail_rank, fail_round, K, i;
     int rc = FGL_OK;
     proto = fgl_reader_u32(r);
     spec_size = fgl_reader_u32(r);
@@ -9105,6 +9110,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     fgl_reader_str(r, name, sizeof name);
     fgl__get_config(r, &cfg);
     threads = fgl_reader_u32(r);
+    park = fgl_reader_u32(r);
     fail_rank = fgl_reader_u32(r);
     fail_round = fgl_reader_u32(r);
     K = fgl_reader_u32(r);
@@ -9113,6 +9119,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     if (!(algo = fgl_algo_find(name)))
         return fgl_error_set(err, FGL_ERR_ARG, "algorithm '%s' is not registered in this process", name);
     cfg.threads = (int)threads;
+    cfg.park_idle = park <= 2 ? (int)park : 0;
     w->fail_round = (int)fail_rank == w->rank ? (int)fail_round : 0;
     w->cd = (fgl_client_data *)fgl__zalloc(sizeof(fgl_client_data) * K);
     w->K = (int)K;
@@ -9254,10 +9261,12 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     if (!run->started) return fgl_error_set(err, FGL_ERR_ARG, "the run has not started");
     if (commit) {
         if (!w->load) return fgl_error_set(err, FGL_ERR_ARG, "nothing checked to install");
-        if ((rc = fgl__unpark_all(run)))
-            return fgl_error_set(err, rc, "cannot restore the clients' packed state (%s)", fgl_result_name(rc));
         body = fgl_reader_make(w->load, w->load_len);
     } else {
+        /* packed clients take their state back now, in the checking pass: the
+         * installing pass cannot fail, so a load stays all or nothing */
+        if ((rc = fgl__unpark_all(run)))
+            return fgl_error_set(err, rc, "cannot restore the clients' packed state (%s)", fgl_result_name(rc));
         FGL_FREE(w->load);
         if (!(w->load = (unsigned char *)FGL_MALLOC(FGL__MAX(len - at, 1)))) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
         memcpy(w->load, msg + at, len - at);
@@ -9391,14 +9400,14 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                     fgl_bytes_put_u64(&w.out, (uint64_t)st.len);
                     fgl_bytes_put(&w.out, st.data, st.len);
                 }
-                if (st.err) rc = fgl_error_set(&e, FGL_ERR_NOMEM, "out of memory");
+                if (st.err) rc = fgl_error_set(&e, st.err, "cannot write its clients' state (%s)", fgl_result_name(st.err));
                 fgl_bytes_free(&st);
                 break;
             }
             case FGL__MC_LOAD: rc = fgl__worker_load(&w, &r, round, msg, len, &e); break;
             case FGL__MC_RESUME:
                 w.run.round = round;
-                rc = fgl__worker_downloads(&w, &r, 0, &e);
+                if (!(rc = fgl__worker_downloads(&w, &r, 0, &e))) fgl__trim_idle(&w.run); /* loaded resident */
                 break;
             default: rc = fgl_error_set(&e, FGL_ERR_FORMAT, "unknown command %u", (unsigned)kind);
             }
