@@ -7224,7 +7224,8 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -1, "highest hop in the client's loss (-1: all H; 0: the centre "
                        "only, a diagnostic; the messages still carry every hop)");
     fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "L2-normalise the embedding z the classifier reads: 1 node tasks "
-                       "(authors' code), 2 graph tasks too, 0 never");
+                       "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
+                       "the normalised z)");
     fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0, "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
     fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
