@@ -91,14 +91,17 @@ build/vg/fgl.o: tools/fgl_impl.c $(HEADERS)
 build/%: examples/%.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS) $(DEFS),build/fgl.o)
 
-# The commit fglrun records in its results ("fgl_commit"): build/commit is
-# rewritten only when HEAD moves, and the runners are rebuilt then.
+# The commit fglrun records in its results ("fgl_commit"), "-dirty" when the
+# sources (C files, headers, Makefile) differ from it: build/commit is
+# rewritten only when that changes, and the runners are rebuilt then.
 FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun
 $(FGLRUNS): build/commit
 $(FGLRUNS): DEFS = -DFGL_COMMIT='"$(shell cat build/commit 2>/dev/null || echo unknown)"'
 build/commit: FORCE
 	@mkdir -p $(@D)
-	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); [ "$$(cat $@ 2>/dev/null)" = "$$c" ] || echo "$$c" > $@
+	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
+	 [ "$$c" = unknown ] || git diff --quiet HEAD -- '*.c' '*.h' Makefile 2>/dev/null || c="$$c-dirty"; \
+	 [ "$$(cat $@ 2>/dev/null)" = "$$c" ] || echo "$$c" > $@
 
 # a user's program running fglrun with an algorithm it registers (tests/test_fglrun.sh):
 # it includes examples/fglrun.c, implementation and all
