@@ -3055,6 +3055,28 @@ static const unsigned char *fgl__park_blob(const fgl_run *run, const fgl_client 
     return *owned = buf;
 }
 
+/* Free the arrays a packed client does without (parameter values and
+ * gradients, optimizer moments) and, with tapes, trim its store's tapes. */
+static void fgl__park_release(fgl_store *st, int tapes) {
+    int i;
+    for (i = 0; i < st->n; i++) {
+        fgl__entry *e = &st->e[i];
+        fgl_params *ps = fgl__entry_params(e);
+        if (ps) {
+            FGL_FREE(ps->data);
+            FGL_FREE(ps->grad);
+            ps->data = ps->grad = NULL;
+        } else if (e->kind == FGL__E_OPTIM) {
+            fgl_optim *o = (fgl_optim *)e->p;
+            FGL_FREE(o->m);
+            FGL_FREE(o->v);
+            o->m = o->v = NULL;
+        } else if (tapes && e->kind == FGL__E_TAPE) {
+            fgl_tape_trim((fgl_tape *)e->p);
+        }
+    }
+}
+
 /* Pack an idle client's state and free what it no longer needs; a client
  * whose state cannot be packed (out of memory) simply stays resident. */
 static void fgl__park(fgl_run *run, fgl_client *c) {
@@ -3077,22 +3099,7 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
         fgl_bytes_free(&b);
         return;
     }
-    for (i = 0; i < st->n; i++) {
-        fgl__entry *e = &st->e[i];
-        fgl_params *ps = fgl__entry_params(e);
-        if (ps) {
-            FGL_FREE(ps->data);
-            FGL_FREE(ps->grad);
-            ps->data = ps->grad = NULL;
-        } else if (e->kind == FGL__E_OPTIM) {
-            fgl_optim *o = (fgl_optim *)e->p;
-            FGL_FREE(o->m);
-            FGL_FREE(o->v);
-            o->m = o->v = NULL;
-        } else if (e->kind == FGL__E_TAPE) {
-            fgl_tape_trim((fgl_tape *)e->p);
-        }
-    }
+    fgl__park_release(st, 1);
     fgl_tape_trim(&c->tape);
     fgl_tape_trim(&st->scratch);
     for (p = 0; p < FGL_MSG_MAX_PARTS; p++) { /* the uploads were read in their round */
@@ -3129,20 +3136,7 @@ static int fgl__unpark(const fgl_run *run, fgl_client *c) {
         ok &= *a && *z;
     }
     if (!ok) {
-        for (i = 0; i < st->n; i++) {
-            fgl__entry *e = &st->e[i];
-            fgl_params *ps = fgl__entry_params(e);
-            if (ps) {
-                FGL_FREE(ps->data);
-                FGL_FREE(ps->grad);
-                ps->data = ps->grad = NULL;
-            } else if (e->kind == FGL__E_OPTIM) {
-                fgl_optim *o = (fgl_optim *)e->p;
-                FGL_FREE(o->m);
-                FGL_FREE(o->v);
-                o->m = o->v = NULL;
-            }
-        }
+        fgl__park_release(st, 0);
         FGL_FREE(owned);
         return FGL_ERR_NOMEM;
     }
