@@ -3002,6 +3002,34 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
 
 /* --- dropout ------------------------------------------------------------------ */
 
+/* v where x > 0, else +0 (also for a NaN v): x > 0 ? v : 0.0f, written as
+ * a mask on v's bits, which compilers vectorise where they keep the ternary
+ * as a branch (v may trap, so they may not compute it for every lane). */
+static float fgl__if_positive(float x, float v) {
+    uint32_t b;
+    memcpy(&b, &v, sizeof b);
+    b &= 0u - (uint32_t)(x > 0);
+    memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+/* ga (=, or += when not fresh) gy * keep * mask, zero where x (a fused
+ * ReLU's input, NULL without one) is not positive. The cases are separate
+ * loops without a branch inside: the mask and the signs are random, so a
+ * branch per value mispredicts half the time. */
+static void fgl__dropout_bw_range(const float *FGL__RESTRICT gy, const unsigned char *FGL__RESTRICT mask,
+                                  const float *FGL__RESTRICT x, float keep, int fresh, float *FGL__RESTRICT ga, size_t n) {
+    size_t i;
+    if (x && fresh)
+        for (i = 0; i < n; i++) ga[i] = fgl__if_positive(x[i], gy[i] * (keep * (float)mask[i]));
+    else if (x)
+        for (i = 0; i < n; i++) ga[i] += fgl__if_positive(x[i], gy[i] * (keep * (float)mask[i]));
+    else if (fresh)
+        for (i = 0; i < n; i++) ga[i] = gy[i] * (keep * (float)mask[i]);
+    else
+        for (i = 0; i < n; i++) ga[i] += gy[i] * (keep * (float)mask[i]);
+}
+
 /* Dropout's backward (y->i0: fused ReLU, whose gradient stops where the
  * input is not positive). Elements in parallel. */
 static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
@@ -3017,12 +3045,8 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
 #pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
 #endif
     for (ch = 0; ch < n_ch; ch++) {
-        size_t i, lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
-        for (i = lo; i < hi; i++) {
-            float g = (relu && !(x[i] > 0)) ? 0.0f : y->grad[i] * (keep * (float)mask[i]);
-            if (fresh) ga[i] = g;
-            else ga[i] += g;
-        }
+        size_t lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        fgl__dropout_bw_range(y->grad + lo, mask + lo, relu ? x + lo : NULL, keep, fresh, ga + lo, hi - lo);
     }
 }
 
@@ -3061,10 +3085,12 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
 #endif
     for (ch = 0; ch < n_ch; ch++) {
         size_t lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        const float *FGL__RESTRICT x = a->val;
+        float *FGL__RESTRICT v = y->val;
         if (relu)
-            for (i = lo; i < hi; i++) y->val[i] = (a->val[i] > 0 ? a->val[i] : 0.0f) * (keep * (float)mask[i]);
+            for (i = lo; i < hi; i++) v[i] = (x[i] > 0 ? x[i] : 0.0f) * (keep * (float)mask[i]);
         else
-            for (i = lo; i < hi; i++) y->val[i] = a->val[i] * (keep * (float)mask[i]);
+            for (i = lo; i < hi; i++) v[i] = x[i] * (keep * (float)mask[i]);
     }
     y->s0 = mask;
     y->f0 = keep;
