@@ -721,6 +721,8 @@ struct fgl_run {
     int *part;                   /* participants of the current (or, between rounds, the next) round */
     int n_part;
     unsigned char *accepted;     /* per client: upload accepted this round */
+    unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
+    double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     size_t park_end;             /* its length */
     int *rejected_by;            /* per client: uploads rejected so far */
@@ -1571,27 +1573,59 @@ static const float *fgl__ref_of(const fgl_msg *down, const fgl_part *d) {
     return NULL;
 }
 
-static double fgl__update_norm(const float *x, const float *ref, size_t n) {
-    /* Eight running sums (value k goes to sum k mod 8), added in a fixed
-     * order at the end: eight independent chains run at the core's
-     * throughput where one waits on each add's latency; the order is fixed,
-     * so the norm is the same on every run. */
-    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    size_t k, q, n8 = n - n % 8;
+/* Adds the squares of x - ref (ref NULL: zero) into FGL__NORM_LANES running
+ * sums, value k to sum k mod FGL__NORM_LANES: that many independent chains
+ * (four vectors of eight doubles) run at the core's throughput where one
+ * waits on each add's latency. A caller going through a vector in pieces
+ * whose starts are multiples of FGL__NORM_LANES gets the sums of one call
+ * over the whole. */
+#define FGL__NORM_LANES 32
+static void fgl__norm_sums(const float *x, const float *ref, size_t n, double s[FGL__NORM_LANES]) {
+    size_t k, q, n32 = n - n % FGL__NORM_LANES;
     if (ref)
-        for (k = 0; k < n8; k += 8)
-            for (q = 0; q < 8; q++) {
+        for (k = 0; k < n32; k += FGL__NORM_LANES)
+            for (q = 0; q < FGL__NORM_LANES; q++) {
                 double u = (double)x[k + q] - (double)ref[k + q];
                 s[q] += u * u;
             }
     else
-        for (k = 0; k < n8; k += 8)
-            for (q = 0; q < 8; q++) s[q] += (double)x[k + q] * (double)x[k + q];
-    for (k = n8; k < n; k++) {
+        for (k = 0; k < n32; k += FGL__NORM_LANES)
+            for (q = 0; q < FGL__NORM_LANES; q++) s[q] += (double)x[k + q] * (double)x[k + q];
+    for (k = n32; k < n; k++) {
         double u = (double)x[k] - (ref ? ref[k] : 0.0f);
-        s[k % 8] += u * u;
+        s[k % FGL__NORM_LANES] += u * u;
     }
-    return sqrt(((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7])));
+}
+
+/* The sums added pairwise in a fixed order: the same norm on every run. */
+static double fgl__norm_of_sums(const double s[FGL__NORM_LANES]) {
+    double t[FGL__NORM_LANES];
+    int w, q;
+    memcpy(t, s, sizeof t);
+    for (w = FGL__NORM_LANES / 2; w >= 1; w /= 2)
+        for (q = 0; q < w; q++) t[q] = t[q] + t[q + w];
+    return sqrt(t[0]);
+}
+
+static double fgl__update_norm(const float *x, const float *ref, size_t n) {
+    double s[FGL__NORM_LANES] = {0};
+    fgl__norm_sums(x, ref, n, s);
+    return fgl__norm_of_sums(s);
+}
+
+/* fgl_all_finite(n, x) and, when it is, fgl__update_norm(x, ref, n) in
+ * *norm, in one pass over x (a piece at a time, checked then summed while
+ * it is in cache). */
+static int fgl__finite_update_norm(const float *x, const float *ref, size_t n, double *norm) {
+    double s[FGL__NORM_LANES] = {0};
+    size_t b;
+    for (b = 0; b < n; b += 2048) {
+        size_t len = FGL__MIN(n - b, (size_t)2048);
+        if (!fgl_all_finite(len, x + b)) return 0;
+        fgl__norm_sums(x + b, ref ? ref + b : NULL, len, s);
+    }
+    *norm = fgl__norm_of_sums(s);
+    return 1;
 }
 
 /* x <- ref + a (x - ref) + b, per value (ref NULL: zero). */
@@ -1793,25 +1827,21 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
 }
 
 /* Norm screening: an accepted upload whose update norm exceeds screen x
- * the median of the round's accepted updates is rejected (3 or more). */
+ * the median of the round's accepted updates is rejected (3 or more). The
+ * norms are those fgl__check_upload measured. */
 static int fgl__screen(fgl_run *run, fgl_round_stats *st) {
+    const double *norms = run->up_norm;
     const fgl_algo *a = &run->algo;
     int p, q, m, n_screened = 0;
-    double *norms = (double *)fgl__zalloc(sizeof(double) * (size_t)run->n_clients);
-    double *sorted = (double *)fgl__zalloc(sizeof(double) * (size_t)run->n_clients);
-    if (!norms || !sorted) {
-        FGL_FREE(norms);
-        FGL_FREE(sorted);
-        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "screening: out of memory");
-    }
+    double *sorted = (double *)fgl__zalloc(sizeof(double) * (size_t)FGL__MAX(run->n_part, 1));
+    if (!sorted) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "screening: out of memory");
     for (p = 0; p < a->n_up; p++) {
         double med;
         if (!fgl__weights_part(&a->up[p])) continue;
         for (q = m = 0; q < run->n_part; q++) {
             const fgl_client *c = &run->clients[run->part[q]];
             if (!run->accepted[c->id] || !c->up.part[p]) continue;
-            norms[c->id] = fgl__update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], &a->up[p]), c->up.len[p]);
-            sorted[m++] = norms[c->id];
+            sorted[m++] = norms[(size_t)c->id * FGL_MSG_MAX_PARTS + p];
         }
         if (m < 3) continue;
         for (q = 1; q < m; q++) { /* insertion sort: m is the round's participants */
@@ -1826,14 +1856,13 @@ static int fgl__screen(fgl_run *run, fgl_round_stats *st) {
         med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
         for (q = 0; q < run->n_part; q++) {
             int i = run->part[q];
-            if (run->accepted[i] && run->clients[i].up.part[p] && norms[i] > run->cfg.robust.screen * med) {
+            if (run->accepted[i] && run->clients[i].up.part[p] && norms[(size_t)i * FGL_MSG_MAX_PARTS + p] > run->cfg.robust.screen * med) {
                 run->accepted[i] = 0;
                 n_screened++;
             }
         }
     }
     st->n_screened += n_screened;
-    FGL_FREE(norms);
     FGL_FREE(sorted);
     return n_screened;
 }
@@ -2579,6 +2608,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->up_view = (const fgl_msg **)fgl__zalloc(sizeof(fgl_msg *) * K);
     run->down = (fgl_msg *)fgl__zalloc(sizeof(fgl_msg) * K);
     run->accepted = (unsigned char *)fgl__zalloc(K);
+    run->checked = (unsigned char *)fgl__zalloc(K);
+    run->up_norm = (double *)fgl__zalloc(sizeof(double) * K * FGL_MSG_MAX_PARTS);
     run->rejected_by = (int *)fgl__zalloc(sizeof(int) * K);
     run->attacker = (unsigned char *)fgl__zalloc(K);
     run->dropped = (unsigned char *)fgl__zalloc(K);
@@ -2593,7 +2624,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
         (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
         !run->client_up || !run->client_down) {
         FGL_FREE(run->clients);
@@ -2758,6 +2789,8 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->up_view);
     FGL_FREE(run->down);
     FGL_FREE(run->accepted);
+    FGL_FREE(run->checked);
+    FGL_FREE(run->up_norm);
     FGL_FREE(run->rejected_by);
     FGL_FREE(run->attacker);
     FGL_FREE(run->dropped);
@@ -3437,10 +3470,12 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     return FGL_OK;
 }
 
-/* An upload is accepted if every declared part is there with its declared
- * size, every value is finite, and the sample count is positive and at most
- * what the client registered. */
-static int fgl__validate(const fgl_run *run, const fgl_client *c) {
+/* Whether client c's upload is well formed: every declared part there at
+ * its declared size, every value finite, the sample count positive and at
+ * most what the client registered. With norms (screening), the update norm
+ * of each weights part goes to norms[p], measured in the same pass as the
+ * finiteness check. */
+static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
     int p;
     if (c->error || c->wire_error) return 0;
     for (p = 0; p < run->algo.n_up; p++) {
@@ -3451,7 +3486,10 @@ static int fgl__validate(const fgl_run *run, const fgl_client *c) {
         }
         if (c->up.len[p] != c->up_len[p]) return 0;
         if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT)) continue; /* masked ring values */
-        if (!fgl_all_finite(c->up.len[p], c->up.part[p])) return 0;
+        if (norms && fgl__weights_part(d)) {
+            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p])) return 0;
+        } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
+            return 0;
         if (d->kind == FGL_SEND_WEIGHT && !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
             return 0;
     }
@@ -3570,9 +3608,22 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
     FGL_FREE(w);
 }
 
+/* The server's check of client c's upload (well formed, and its update
+ * norms when screening is on), once per round: as soon as the upload is
+ * final, where it was built, while it is still in that core's cache; or in
+ * the server phase for an upload that came over a transport or that the
+ * ALIE attack rewrote. */
+static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
+    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
+    run->checked[c->id] = fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+}
+
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
     (void)unused;
-    if (c->local) fgl__client_round(run, c);
+    run->checked[c->id] = 0;
+    if (!c->local) return;
+    fgl__client_round(run, c);
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE) fgl__check_upload(run, c);
 }
 
 /* Client side: the local participants train and build their uploads, on
@@ -3597,13 +3648,23 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
     if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
+    /* the uploads not checked where they were built, in parallel */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (i = 0; i < n; i++)
+        if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
+    for (i = 0; i < n; i++) {
+        int id = run->part[i];
+        run->accepted[id] = !run->dropped[id] && !run->lost[id] && run->checked[id] == 1;
+        run->checked[id] = 0;
+    }
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
         size_t k = (size_t)run->round * run->n_clients + c->id;
         st->bytes_up += fgl_msg_bytes(&c->up);
         run->client_up[k] += fgl_msg_bytes(&c->up);
         run->client_loss[k] = c->train_loss;
-        run->accepted[c->id] = !run->dropped[c->id] && !run->lost[c->id] && fgl__validate(run, c);
         st->n_lost += run->lost[c->id];
     }
     if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
