@@ -1513,6 +1513,30 @@ static void fgl__prefetch_row(const float *row, int n, int for_write) {
 }
 #endif
 
+/* Row i of Y over FGL__SPMM_W columns from j0, the partial sums in a local
+ * block the compiler keeps in registers across the nonzeros (the row of Y
+ * loaded and stored once, not once per nonzero); each element still starts
+ * from beta y and adds v x in the nonzeros' order: the plain loop's bits. */
+#define FGL__SPMM_W 64
+static void fgl__spmm_row_block(const fgl_csr *a, int i, const float *X, int n, int j0, float beta,
+                                float *FGL__RESTRICT y) {
+    float acc[FGL__SPMM_W];
+    int k, j, end = a->indptr[i + 1];
+    if (beta == 0.0f)
+        for (j = 0; j < FGL__SPMM_W; j++) acc[j] = 0.0f;
+    else if (beta == 1.0f)
+        for (j = 0; j < FGL__SPMM_W; j++) acc[j] = y[j];
+    else
+        for (j = 0; j < FGL__SPMM_W; j++) acc[j] = y[j] * beta;
+    for (k = a->indptr[i]; k < end; k++) {
+        const float *FGL__RESTRICT x = X + (size_t)a->indices[k] * n + j0;
+        float v = a->values ? a->values[k] : 1.0f;
+        if (j0 == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
+        for (j = 0; j < FGL__SPMM_W; j++) acc[j] += v * x[j];
+    }
+    for (j = 0; j < FGL__SPMM_W; j++) y[j] = acc[j];
+}
+
 FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y) {
     int i;
 #ifdef _OPENMP
@@ -1520,15 +1544,17 @@ FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, fl
 #endif
     for (i = 0; i < a->rows; i++) {
         float *FGL__RESTRICT y = Y + (size_t)i * n;
-        int k, j, end = a->indptr[i + 1];
-        if (beta == 0.0f) memset(y, 0, sizeof(float) * (size_t)n);
+        int k, j, j0, nb = n - n % FGL__SPMM_W, end = a->indptr[i + 1];
+        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W) fgl__spmm_row_block(a, i, X, n, j0, beta, y + j0);
+        if (nb == n) continue;
+        if (beta == 0.0f) memset(y + nb, 0, sizeof(float) * (size_t)(n - nb));
         else if (beta != 1.0f)
-            for (j = 0; j < n; j++) y[j] *= beta;
+            for (j = nb; j < n; j++) y[j] *= beta;
         for (k = a->indptr[i]; k < end; k++) {
             const float *FGL__RESTRICT x = X + (size_t)a->indices[k] * n;
             float v = a->values ? a->values[k] : 1.0f;
-            if (k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
-            for (j = 0; j < n; j++) y[j] += v * x[j];
+            if (nb == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
+            for (j = nb; j < n; j++) y[j] += v * x[j];
         }
     }
 }
