@@ -1022,7 +1022,8 @@ static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr,
 
 /* The micro-kernel: C tile (mr x nr) from sum over p < kc of a(i, p) b[p][j],
  * with a(i, p) = a[i rs + p ps] for i < mr (rows beyond mr read row 0 and
- * are not stored). On x86 cores with AVX-512, or AVX2 and FMA, it is
+ * are not stored) and b[p][j] = b[p bs + j] (NR values of each step p are
+ * read: a packed panel, bs = NR, or a full panel of B in place). On x86 cores with AVX-512, or AVX2 and FMA, it is
  * written with intrinsics: accumulators in vector registers at the core's
  * full width (GCC's -march=native otherwise prefers 256-bit loops even on
  * 512-bit units) and one fused multiply-add per step, the operation the
@@ -1050,7 +1051,8 @@ static void fgl__store_tile(const float *acc, float *c, int ldc, int mr, int nr,
         x = set1(a5[o]); c50 = fmadd(x, b0, c50); c51 = fmadd(x, b1, c51);                 \
     } while (0)
 static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
-                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta, const float *bias) {
+                       ptrdiff_t bs, float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta,
+                       const float *bias) {
     float flat[FGL__MR * FGL__NR];
     const float *a0 = a, *a1 = a + (mr > 1 ? rs : 0), *a2 = a + (mr > 2 ? 2 * rs : 0);
     const float *a3 = a + (mr > 3 ? 3 * rs : 0), *a4 = a + (mr > 4 ? 4 * rs : 0), *a5 = a + (mr > 5 ? 5 * rs : 0);
@@ -1061,7 +1063,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
     __m512 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
     for (p = 0; p < kc; p++) {
         ptrdiff_t o = p * ps;
-        __m512 b0 = _mm512_loadu_ps(b + (size_t)p * FGL__NR), b1 = _mm512_loadu_ps(b + (size_t)p * FGL__NR + 16), x;
+        __m512 b0 = _mm512_loadu_ps(b + p * bs), b1 = _mm512_loadu_ps(b + p * bs + 16), x;
         FGL__SIX_ROWS(_mm512_set1_ps, _mm512_fmadd_ps);
     }
     {
@@ -1091,7 +1093,7 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
         int q;
         for (p = 0; p < kc; p++) {
             ptrdiff_t o = p * ps;
-            __m256 b0 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR), b1 = _mm256_loadu_ps(bh + (size_t)p * FGL__NR + 8), x;
+            __m256 b0 = _mm256_loadu_ps(bh + p * bs), b1 = _mm256_loadu_ps(bh + p * bs + 8), x;
             FGL__SIX_ROWS(_mm256_set1_ps, _mm256_fmadd_ps);
         }
         acc[0] = c00; acc[1] = c01; acc[2] = c10; acc[3] = c11; acc[4] = c20; acc[5] = c21;
@@ -1104,14 +1106,15 @@ static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int m
 }
 #else
 static void fgl__micro(int kc, const float *a, ptrdiff_t rs, ptrdiff_t ps, int mr, const float *FGL__RESTRICT b,
-                       float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta, const float *bias) {
+                       ptrdiff_t bs, float *FGL__RESTRICT c, int ldc, int nr, float alpha, int first, float beta,
+                       const float *bias) {
     float acc[FGL__MR][FGL__NR];
     const float *ar[FGL__MR];
     int p, i, j;
     memset(acc, 0, sizeof acc);
     for (i = 0; i < FGL__MR; i++) ar[i] = a + (i < mr ? i * rs : 0);
     for (p = 0; p < kc; p++) {
-        const float *bp = b + (size_t)p * FGL__NR;
+        const float *bp = b + p * bs;
         for (i = 0; i < FGL__MR; i++) {
             float av = ar[i][p * ps];
             for (j = 0; j < FGL__NR; j++) acc[i][j] += av * bp[j];
@@ -1137,6 +1140,12 @@ static void fgl__gemm_plain(int trans_a, int trans_b, int m, int n, int k, float
         }
 }
 
+/* Whether panel jr of op(B) is read in place rather than packed: B not
+ * transposed (a row of the panel is NR neighbouring values) and the panel
+ * full (a packed edge panel is padded with zeros). Packing would only copy
+ * what the kernel can stream as it is. */
+static int fgl__b_in_place(int trans_b, int n, int jr) { return !trans_b && n - jr * FGL__NR >= FGL__NR; }
+
 /* One tile of C: rows i0 .. i0+mc-1, column panels jr_lo .. jr_hi-1, over all
  * of k in blocks of KC (so each element is summed in increasing k order).
  * bfull: all of op(B) packed, block after block of k, each block n_jr
@@ -1153,17 +1162,23 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
             bblk = bfull + (size_t)pc * FGL__NR * (size_t)n_jr + (size_t)jr_lo * FGL__NR * (size_t)kc;
         } else {
             for (jr = jr_lo; jr < jr_hi; jr++)
-                fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
-                            bpack + (size_t)(jr - jr_lo) * FGL__NR * kc);
+                if (!fgl__b_in_place(trans_b, n, jr))
+                    fgl__pack_b(trans_b, B, ldb, pc, kc, jr * FGL__NR, FGL__MIN(FGL__NR, n - jr * FGL__NR),
+                                bpack + (size_t)(jr - jr_lo) * FGL__NR * kc);
         }
-        for (jr = jr_lo; jr < jr_hi; jr++)
+        for (jr = jr_lo; jr < jr_hi; jr++) {
+            /* op(B)'s panel: packed, or (B not transposed, all NR columns there) read where it lies */
+            int in_place = !bfull && fgl__b_in_place(trans_b, n, jr);
+            const float *bp = in_place ? B + (size_t)pc * ldb + (size_t)jr * FGL__NR : bblk + (size_t)(jr - jr_lo) * FGL__NR * kc;
+            ptrdiff_t bs = in_place ? ldb : FGL__NR;
             for (ir = 0; ir < mc; ir += FGL__MR) {
                 const float *a = A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
-                fgl__micro(kc, a, rs, ps, FGL__MIN(FGL__MR, mc - ir), bblk + (size_t)(jr - jr_lo) * FGL__NR * kc,
+                fgl__micro(kc, a, rs, ps, FGL__MIN(FGL__MR, mc - ir), bp, bs,
                            C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR, ldc,
                            FGL__MIN(FGL__NR, n - jr * FGL__NR), alpha, pc == 0, beta,
                            bias ? bias + (size_t)jr * FGL__NR : NULL);
             }
+        }
     }
 }
 
@@ -1179,9 +1194,9 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * enough tiles to share. Tiles are handed out dynamically: a thread the
      * OS holds back delays one tile, not a fixed share. */
     enum { FGL__NG = 8 };
-    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b;
-    size_t bbuf, bfull_n;
-    float *buf, *bfull = NULL;
+    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ldt = ldc;
+    size_t bbuf, bfull_n, ctmp_n = 0;
+    float *buf, *bfull = NULL, *Ct = C;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
         int i, j;
@@ -1204,13 +1219,30 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
 #ifdef _OPENMP
     nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
 #endif
-    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0)));
+    /* Threads sharing a row of C by columns each write their part of it once
+     * per block of k: where a part's edge falls inside a cache line (C not
+     * aligned to one, as a slice of a model's gradient), that line moves
+     * between the cores at every write. A small C is then computed in an
+     * aligned copy and copied back (the same sums: the bits do not change). */
+    if (nthreads > 1 && n_jg > 1 && (size_t)m * (size_t)n <= 65536 &&
+        (((uintptr_t)C & 63) != 0 || ldc % 16 != 0)) {
+        ldt = (n + 15) / 16 * 16;
+        ctmp_n = (size_t)m * (size_t)ldt + 16;
+    }
+    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0) + ctmp_n));
     if (!buf) {
         int i;
         if (bias) /* C starts as the bias, and the product is added */
             for (i = 0; i < m; i++) memcpy(C + (size_t)i * (size_t)ldc, bias, sizeof(float) * (size_t)n);
         fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, bias ? 1.0f : beta, C, ldc);
         return;
+    }
+    if (ctmp_n) {
+        int i;
+        uintptr_t at = (uintptr_t)(buf + bbuf * (size_t)nthreads + (all_b ? bfull_n : 0));
+        Ct = (float *)((at + 63) & ~(uintptr_t)63);
+        if (beta != 0.0f && !bias)
+            for (i = 0; i < m; i++) memcpy(Ct + (size_t)i * ldt, C + (size_t)i * ldc, sizeof(float) * (size_t)n);
     }
     if (all_b) {
         int pc, jr;
@@ -1230,9 +1262,13 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
+        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, Ct, ldt, ic * FGL__MC,
                        FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
                        buf + bbuf * (size_t)t, bias);
+    }
+    if (ctmp_n) {
+        int i;
+        for (i = 0; i < m; i++) memcpy(C + (size_t)i * ldc, Ct + (size_t)i * ldt, sizeof(float) * (size_t)n);
     }
     FGL_FREE(buf);
 }
@@ -2724,6 +2760,20 @@ FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return fgl_op_matmul_ex(t, a, 0, b, 0);
 }
 
+/* Where part q of nb of the n floats at x starts when the parts are cut at
+ * cache lines (64 bytes): threads writing their own parts over and over
+ * (per-column sums) then never share a line. Parts may be uneven or empty;
+ * part 0 starts at 0 and part nb at n. */
+static int fgl__line_split(const float *x, int n, int q, int nb) {
+    int j, lead;
+    if (q <= 0) return 0;
+    if (q >= nb) return n;
+    lead = (int)(((64 - ((uintptr_t)x & 63)) & 63) / sizeof(float)); /* floats before the first line boundary */
+    j = n * q / nb;
+    j = j <= lead ? lead : lead + (j - lead + 8) / 16 * 16; /* the nearest boundary */
+    return FGL__MIN(j, n);
+}
+
 /* gb[j] += sum over rows i of g[i][j] for columns j0 .. j1-1, rows in order. */
 static void fgl__col_sums(const float *FGL__RESTRICT g, int m, int n, int j0, int j1, float *FGL__RESTRICT gb) {
     int i, j;
@@ -2748,7 +2798,7 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
 #pragma omp parallel for schedule(static) num_threads(nb) if (nb > 1)
 #endif
         for (jb = 0; jb < nb; jb++)
-            fgl__col_sums(y->grad, m, n, n * jb / nb, n * (jb + 1) / nb, gb);
+            fgl__col_sums(y->grad, m, n, fgl__line_split(gb, n, jb, nb), fgl__line_split(gb, n, jb + 1, nb), gb);
     }
 }
 
@@ -3850,33 +3900,39 @@ static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRIC
     }
 }
 
-/* Batch norm's statistics: mean and (biased) variance of each column, in
- * double, the rows summed in order. */
-static void fgl__bn_stats(const float *FGL__RESTRICT x, int R, int C, double *FGL__RESTRICT mean,
+/* Batch norm's statistics for columns c0 .. c1-1: mean and (biased)
+ * variance of each, in double, the rows summed in order (a block of columns
+ * per thread: the same bits at any thread count). */
+static void fgl__bn_stats(const float *FGL__RESTRICT x, int R, int C, int c0, int c1, double *FGL__RESTRICT mean,
                           double *FGL__RESTRICT var) {
     int k, o;
     for (k = 0; k < R; k++) {
         const float *xr = x + (size_t)k * C;
-        for (o = 0; o < C; o++) mean[o] += xr[o];
+        for (o = c0; o < c1; o++) mean[o] += xr[o];
     }
-    for (o = 0; o < C; o++) mean[o] /= R;
+    for (o = c0; o < c1; o++) mean[o] /= R;
     for (k = 0; k < R; k++) {
         const float *xr = x + (size_t)k * C;
-        for (o = 0; o < C; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
+        for (o = c0; o < c1; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
     }
-    for (o = 0; o < C; o++) var[o] /= R;
+    for (o = c0; o < c1; o++) var[o] /= R;
 }
 
-/* Batch norm's input gradient on rows r0 .. r1-1 (a piece of a parallel loop). */
+/* Batch norm's input gradient on rows r0 .. r1-1 (a piece of a parallel
+ * loop), added into ga, or written (fresh: ga not yet initialised). */
 static void fgl__bn_bw_dx(const float *FGL__RESTRICT grad, const float *FGL__RESTRICT xhat,
                           const float *FGL__RESTRICT gam, const float *FGL__RESTRICT rstd, const double *m1,
-                          const double *m2, int eval, int r0, int r1, int C, float *FGL__RESTRICT ga) {
+                          const double *m2, int eval, int fresh, int r0, int r1, int C, float *FGL__RESTRICT ga) {
     int k, c;
     for (k = r0; k < r1; k++) {
         const float *g = grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
         float *d = ga + (size_t)k * C;
-        if (eval)
+        if (eval && fresh)
+            for (c = 0; c < C; c++) d[c] = g[c] * gam[c] * rstd[c];
+        else if (eval)
             for (c = 0; c < C; c++) d[c] += g[c] * gam[c] * rstd[c];
+        else if (fresh)
+            for (c = 0; c < C; c++) d[c] = rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
         else
             for (c = 0; c < C; c++) d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
     }
@@ -3904,8 +3960,10 @@ static void fgl__bn_rows(const float *FGL__RESTRICT x, const double *mean, const
  * arrays while the rows stream past (a column-by-column walk would touch a
  * cache line per element). Each column still sums its rows in increasing
  * order, as the row-axis code below does for its rows. */
-static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, float *gbeta) {
-    fgl_node *gamma = y->in[1];
+static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta) {
+    fgl_node *a = y->in[0], *gamma = y->in[1];
+    float *ga;
+    int fresh;
     const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
     int R = y->rows, C = y->cols, eval = y->i1, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
@@ -3938,7 +3996,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, f
                 m2[c] += pm[2 * cz * ch + cz + c];
             }
     }
-    if (!ga) return;
+    if (!(ga = fgl__grad_w(t, a, &fresh))) return;
     for (c = 0; c < C; c++) {
         m1[c] /= R;
         m2[c] /= R;
@@ -3949,19 +4007,21 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *ga, float *gg, f
 #pragma omp parallel for schedule(static) if (par)
 #endif
         for (ch = 0; ch < n_ch; ch++)
-            fgl__bn_bw_dx(y->grad, xhat, gam, rstd, m1, m2, eval, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS), C, ga);
+            fgl__bn_bw_dx(y->grad, xhat, gam, rstd, m1, m2, eval, fresh, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS),
+                          C, ga);
     }
 }
 
 static void fgl__norm_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *gamma = y->in[1], *beta = y->in[2];
-    float *ga = fgl__grad(t, a), *gg = fgl__grad(t, gamma), *gbeta = fgl__grad(t, beta);
+    float *ga, *gg = fgl__grad(t, gamma), *gbeta = fgl__grad(t, beta);
     const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
     int R = y->rows, C = y->cols, o, k;
     if (y->i0) {
-        fgl__batch_norm_bw(t, y, ga, gg, gbeta);
+        fgl__batch_norm_bw(t, y, gg, gbeta);
         return;
     }
+    ga = fgl__grad(t, a);
     for (o = 0; o < R; o++) { /* layer norm: each row on its own */
         double m1 = 0, m2 = 0;
         for (k = 0; k < C; k++) {
@@ -4027,7 +4087,13 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 var[o] = rvar[o];
             }
         } else {
-            fgl__bn_stats(a->val, R, C, mean, var);
+            int nb = 1, cb;
+#ifdef _OPENMP
+            if (par && !omp_in_parallel()) nb = FGL__MIN(omp_get_max_threads(), (C + 15) / 16);
+#pragma omp parallel for schedule(static) num_threads(nb) if (nb > 1)
+#endif
+            for (cb = 0; cb < nb; cb++) /* blocks of 8 columns: whole cache lines of the (aligned) sums */
+                fgl__bn_stats(a->val, R, C, cb ? C * cb / nb / 8 * 8 : 0, cb + 1 < nb ? C * (cb + 1) / nb / 8 * 8 : C, mean, var);
             for (o = 0; o < C; o++) {
                 if (rmean && rvar) {
                     rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];

@@ -386,6 +386,29 @@ static void test_gemm_thread_independent(void) {
             free(C1);
             free(C2);
         }
+    { /* a small C that is no cache line's start, added to (beta 1): threads
+       * that split its rows by columns compute in an aligned copy; the same
+       * bits as one thread */
+        int M = 64, K = 3000, N = 64, ldc = N + 3, i, saved = omp_get_max_threads(), t;
+        float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
+        float *C[2];
+        for (i = 0; i < M * K; i++) A[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < K * N; i++) B[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (t = 0; t < 2; t++) {
+            C[t] = (float *)malloc(sizeof(float) * (M * ldc + 1));
+            for (i = 0; i < M * ldc + 1; i++) C[t][i] = (float)(i % 7) - 3.0f;
+            omp_set_num_threads(t + 1);
+            fgl_gemm(1, 0, M, N, K, 1.0f, A, M, B, N, 1.0f, C[t] + 1, ldc);
+        }
+        omp_set_num_threads(saved);
+        FT_CHECK(memcmp(C[0], C[1], sizeof(float) * (M * ldc + 1)) == 0,
+                 "unaligned C with beta 1 differs between 1 and 2 threads (or was written outside its rows)");
+        FT_CHECK(C[1][0] == -3.0f && C[1][1 + N] == (float)((1 + N) % 7) - 3.0f, "values outside C's columns changed");
+        free(A);
+        free(B);
+        free(C[0]);
+        free(C[1]);
+    }
 #else
     FT_SKIP("built without OpenMP");
 #endif
