@@ -15,7 +15,8 @@
  *      thread) and fills its upload;
  *   2. the runtime validates each upload: every declared part present with
  *      its declared size, every value finite, the sample count positive and
- *      at most what the client registered. A rejected upload is absent from
+ *      at most what the client registered (on the thread that built the
+ *      upload, as soon as it is final). A rejected upload is absent from
  *      the server's view (fgl_upload returns NULL) and counted against that
  *      client;
  *   3. the server aggregates, the runtime builds one download per client
