@@ -957,8 +957,9 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
  * operand of a GNN's products (nodes x features), is read once and never
  * copied. When the packed op(B) is small (a layer's weights) it is packed
  * once for the whole product and shared by every thread. Every element of
- * C is summed by one thread, over k in increasing order, so the result does
- * not depend on the number of threads or on the tiling. */
+ * C is summed over k in increasing order, block after block of FGL__KC
+ * steps, so the result does not depend on the number of threads or on the
+ * tiling. */
 #define FGL__MR 6
 #define FGL__NR 32
 #define FGL__KC 256
@@ -1182,6 +1183,68 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
     }
 }
 
+/* A product with a small C (at most FGL__MC rows, FGL__KSPLIT_N columns)
+ * over a long k, on several threads: a layer's weight gradient x^T dy over
+ * a batch's rows. Tiled, C has too few tiles to share and every tile reads
+ * every row of A and B, rows the op before (split by rows) left half in the
+ * other core's cache. Here each block of FGL__KC steps of k gets its own
+ * partial product (blocks shared among the threads in contiguous runs: a
+ * thread reads the rows it likely wrote), then the partials are added into
+ * C block after block, in the tiled product's order. With alpha 1 and beta
+ * 0 or 1 (the only calls it takes: every call fgl makes) each partial is
+ * the tile's sum exactly and each addition the tile's, so the bits are the
+ * tiled product's, whatever the threads. Blocks go FGL__KSPLIT_G at a time
+ * (a bounded buffer). Returns 0, nothing done, when the buffer cannot be
+ * had. */
+#define FGL__KSPLIT_N 128
+#define FGL__KSPLIT_G 64
+static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const float *A, int lda, const float *B,
+                            int ldb, float beta, float *C, int ldc, const float *bias, int nthreads) {
+    int n_pc = (k + FGL__KC - 1) / FGL__KC, n_jr = (n + FGL__NR - 1) / FGL__NR, ldp = (n + 15) / 16 * 16, b0;
+    size_t blk = (size_t)m * (size_t)ldp, bpack = (size_t)FGL__KC * FGL__NR * (size_t)n_jr;
+    float *buf, *part;
+    buf = (float *)FGL_MALLOC(sizeof(float) * (blk * FGL__MIN(n_pc, FGL__KSPLIT_G) + bpack * (size_t)nthreads + 16));
+    if (!buf) return 0;
+    part = (float *)(((uintptr_t)(buf + bpack * (size_t)nthreads) + 63) & ~(uintptr_t)63);
+    for (b0 = 0; b0 < n_pc; b0 += FGL__KSPLIT_G) {
+        int nb = FGL__MIN(FGL__KSPLIT_G, n_pc - b0);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
+#endif
+        {
+            int b, i, j, t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#pragma omp for schedule(static)
+#endif
+            for (b = 0; b < nb; b++) { /* partial b: 1 x (block b0 + b of the product), stored as is */
+                int pc = (b0 + b) * FGL__KC, kc = FGL__MIN(FGL__KC, k - pc);
+                fgl__gemm_tile(trans_a, trans_b, n, kc, 1.0f, trans_a ? A + (size_t)pc * lda : A + pc, lda,
+                               trans_b ? B + pc : B + (size_t)pc * ldb, ldb, 0.0f, part + blk * (size_t)b, ldp, 0, m, 0,
+                               n_jr, NULL, buf + bpack * (size_t)t, NULL);
+            }
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (i = 0; i < m; i++) { /* into row i of C, block after block */
+                float *ci = C + (size_t)i * (size_t)ldc;
+                for (b = 0; b < nb; b++) {
+                    const float *ai = part + blk * (size_t)b + (size_t)i * ldp;
+                    if (b0 + b > 0 || (beta == 1.0f && !bias)) { /* added, as the tile adds a block */
+                        for (j = 0; j < n; j++) ci[j] += ai[j];
+                    } else if (bias) { /* the first block, stored as the tile stores it */
+                        for (j = 0; j < n; j++) ci[j] = ai[j] + bias[j];
+                    } else {
+                        for (j = 0; j < n; j++) ci[j] = ai[j];
+                    }
+                }
+            }
+        }
+    }
+    FGL_FREE(buf);
+    return 1;
+}
+
 /* fgl_gemm, and with bias (a row of n floats, or NULL; beta must then be 0)
  * C = alpha op(A) op(B) + bias on every row, the bias added as each tile is
  * stored (the dense layer's x W + b without a pass to fill C first). */
@@ -1192,11 +1255,12 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * barrier inside the product (each one costs a scheduler time slice on
      * a busy machine). Small m gets narrower column groups so there are
      * enough tiles to share. Tiles are handed out dynamically: a thread the
-     * OS holds back delays one tile, not a fixed share. */
+     * OS holds back delays one tile, not a fixed share. A small C over a long
+     * k is shared by blocks of k instead (fgl__gemm_ksplit). */
     enum { FGL__NG = 8 };
-    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ldt = ldc;
-    size_t bbuf, bfull_n, ctmp_n = 0;
-    float *buf, *bfull = NULL, *Ct = C;
+    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b;
+    size_t bbuf, bfull_n;
+    float *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
         int i, j;
@@ -1207,6 +1271,13 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
             }
         return;
     }
+#ifdef _OPENMP
+    nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
+#endif
+    if (nthreads > 1 && m <= FGL__MC && n <= FGL__KSPLIT_N && k >= 2 * FGL__KC && alpha == 1.0f &&
+        (beta == 0.0f || beta == 1.0f) &&
+        fgl__gemm_ksplit(trans_a, trans_b, m, n, k, A, lda, B, ldb, beta, C, ldc, bias, nthreads))
+        return;
     n_ic = (m + FGL__MC - 1) / FGL__MC;
     n_jr = (n + FGL__NR - 1) / FGL__NR;
     n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
@@ -1216,33 +1287,13 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
     bfull_n = (size_t)k * FGL__NR * (size_t)n_jr;
     all_b = bfull_n <= FGL__BPACK_ALL && n_ic > 1;
     bbuf = all_b ? 0 : (size_t)FGL__MIN(FGL__KC, k) * FGL__NR * (size_t)((n_jr + n_jg - 1) / n_jg);
-#ifdef _OPENMP
-    nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
-#endif
-    /* Threads sharing a row of C by columns each write their part of it once
-     * per block of k: where a part's edge falls inside a cache line (C not
-     * aligned to one, as a slice of a model's gradient), that line moves
-     * between the cores at every write. A small C is then computed in an
-     * aligned copy and copied back (the same sums: the bits do not change). */
-    if (nthreads > 1 && n_jg > 1 && (size_t)m * (size_t)n <= 65536 &&
-        (((uintptr_t)C & 63) != 0 || ldc % 16 != 0)) {
-        ldt = (n + 15) / 16 * 16;
-        ctmp_n = (size_t)m * (size_t)ldt + 16;
-    }
-    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0) + ctmp_n));
+    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0)));
     if (!buf) {
         int i;
         if (bias) /* C starts as the bias, and the product is added */
             for (i = 0; i < m; i++) memcpy(C + (size_t)i * (size_t)ldc, bias, sizeof(float) * (size_t)n);
         fgl__gemm_plain(trans_a, trans_b, m, n, k, alpha, A, lda, B, ldb, bias ? 1.0f : beta, C, ldc);
         return;
-    }
-    if (ctmp_n) {
-        int i;
-        uintptr_t at = (uintptr_t)(buf + bbuf * (size_t)nthreads + (all_b ? bfull_n : 0));
-        Ct = (float *)((at + 63) & ~(uintptr_t)63);
-        if (beta != 0.0f && !bias)
-            for (i = 0; i < m; i++) memcpy(Ct + (size_t)i * ldt, C + (size_t)i * ldc, sizeof(float) * (size_t)n);
     }
     if (all_b) {
         int pc, jr;
@@ -1262,13 +1313,9 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, Ct, ldt, ic * FGL__MC,
+        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
                        FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
                        buf + bbuf * (size_t)t, bias);
-    }
-    if (ctmp_n) {
-        int i;
-        for (i = 0; i < m; i++) memcpy(C + (size_t)i * ldc, Ct + (size_t)i * ldt, sizeof(float) * (size_t)n);
     }
     FGL_FREE(buf);
 }

@@ -361,13 +361,16 @@ static void test_gemm_edge_cases(void) {
 
 static void test_gemm_thread_independent(void) {
     /* The same product with 1 and 2 threads is bit-identical (each element of
-     * C is summed in a fixed order), on shapes large enough to run parallel. */
+     * C is summed in a fixed order), on shapes large enough to run parallel.
+     * {64, 2000, 64} and {8, 17000, 16} (small C, long k) are shared among 2
+     * threads by blocks of k, the last in more than one group of blocks:
+     * against the tiled product of 1 thread. */
 #ifdef _OPENMP
-    static const int dims[4][3] = {{300, 700, 64}, {64, 2000, 64}, {257, 129, 300}, {20, 3000, 300}};
+    static const int dims[5][3] = {{300, 700, 64}, {64, 2000, 64}, {257, 129, 300}, {20, 3000, 300}, {8, 17000, 16}};
     fgl_rng r;
     int s, ta;
     fgl_rng_init(&r, 21, 0);
-    for (s = 0; s < 4; s++)
+    for (s = 0; s < 5; s++)
         for (ta = 0; ta < 2; ta++) {
             int M = dims[s][0], K = dims[s][1], N = dims[s][2], i, saved = omp_get_max_threads();
             float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
@@ -386,9 +389,9 @@ static void test_gemm_thread_independent(void) {
             free(C1);
             free(C2);
         }
-    { /* a small C that is no cache line's start, added to (beta 1): threads
-       * that split its rows by columns compute in an aligned copy; the same
-       * bits as one thread */
+    { /* a small C over a long k (shared among threads by blocks of k), not at
+       * a cache line's start, added to (beta 1): the same bits as one thread,
+       * nothing written outside its rows */
         int M = 64, K = 3000, N = 64, ldc = N + 3, i, saved = omp_get_max_threads(), t;
         float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
         float *C[2];
@@ -402,7 +405,7 @@ static void test_gemm_thread_independent(void) {
         }
         omp_set_num_threads(saved);
         FT_CHECK(memcmp(C[0], C[1], sizeof(float) * (M * ldc + 1)) == 0,
-                 "unaligned C with beta 1 differs between 1 and 2 threads (or was written outside its rows)");
+                 "small C, long k, beta 1: differs between 1 and 2 threads (or was written outside its rows)");
         FT_CHECK(C[1][0] == -3.0f && C[1][1 + N] == (float)((1 + N) % 7) - 3.0f, "values outside C's columns changed");
         free(A);
         free(B);
