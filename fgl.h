@@ -1258,7 +1258,7 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * OS holds back delays one tile, not a fixed share. A small C over a long
      * k is shared by blocks of k instead (fgl__gemm_ksplit). */
     enum { FGL__NG = 8 };
-    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b;
+    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
     size_t bbuf, bfull_n;
     float *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
@@ -1273,8 +1273,9 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
     }
 #ifdef _OPENMP
     nthreads = (double)m * n * k > 2e6 ? omp_get_max_threads() : 1;
+    ksplit = nthreads > 1 && !omp_in_parallel(); /* inside a client's thread the region would run on one */
 #endif
-    if (nthreads > 1 && m <= FGL__MC && n <= FGL__KSPLIT_N && k >= 2 * FGL__KC && alpha == 1.0f &&
+    if (ksplit && m <= FGL__MC && n <= FGL__KSPLIT_N && k >= 2 * FGL__KC && alpha == 1.0f &&
         (beta == 0.0f || beta == 1.0f) &&
         fgl__gemm_ksplit(trans_a, trans_b, m, n, k, A, lda, B, ldb, beta, C, ldc, bias, nthreads))
         return;

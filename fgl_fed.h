@@ -3624,7 +3624,8 @@ static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
     run->checked[c->id] = 0;
     if (!c->local) return;
     fgl__client_round(run, c);
-    if (run->cfg.attack.kind != FGL_ATTACK_ALIE) fgl__check_upload(run, c);
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE && run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
+        fgl__check_upload(run, c);
 }
 
 /* Client side: the local participants train and build their uploads, on

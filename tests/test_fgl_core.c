@@ -371,19 +371,19 @@ static void test_gemm_thread_independent(void) {
     int s, ta;
     fgl_rng_init(&r, 21, 0);
     for (s = 0; s < 5; s++)
-        for (ta = 0; ta < 2; ta++) {
-            int M = dims[s][0], K = dims[s][1], N = dims[s][2], i, saved = omp_get_max_threads();
+        for (ta = 0; ta < 4; ta++) { /* ta 2, 3: the same with B transposed (B^T stored N x K) */
+            int M = dims[s][0], K = dims[s][1], N = dims[s][2], i, saved = omp_get_max_threads(), tb = ta / 2;
             float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
             float *C1 = (float *)malloc(sizeof(float) * M * N), *C2 = (float *)malloc(sizeof(float) * M * N);
             for (i = 0; i < M * K; i++) A[i] = fgl_rng_uniformf(&r, -1, 1);
             for (i = 0; i < K * N; i++) B[i] = fgl_rng_uniformf(&r, -1, 1);
             omp_set_num_threads(1);
-            fgl_gemm(ta, 0, M, N, K, 1.0f, A, ta ? M : K, B, N, 0.0f, C1, N);
+            fgl_gemm(ta % 2, tb, M, N, K, 1.0f, A, ta % 2 ? M : K, B, tb ? K : N, 0.0f, C1, N);
             omp_set_num_threads(2);
-            fgl_gemm(ta, 0, M, N, K, 1.0f, A, ta ? M : K, B, N, 0.0f, C2, N);
+            fgl_gemm(ta % 2, tb, M, N, K, 1.0f, A, ta % 2 ? M : K, B, tb ? K : N, 0.0f, C2, N);
             omp_set_num_threads(saved);
-            FT_CHECK(memcmp(C1, C2, sizeof(float) * M * N) == 0, "%dx%dx%d ta=%d differs between 1 and 2 threads", M, K,
-                     N, ta);
+            FT_CHECK(memcmp(C1, C2, sizeof(float) * M * N) == 0, "%dx%dx%d ta=%d tb=%d differs between 1 and 2 threads", M,
+                     K, N, ta % 2, tb);
             free(A);
             free(B);
             free(C1);
@@ -411,6 +411,32 @@ static void test_gemm_thread_independent(void) {
         free(B);
         free(C[0]);
         free(C[1]);
+    }
+    { /* a dense layer's forward with few rows and many inputs (x W + b: the
+       * bias stored with the first block of k): the same bits at 1 and 2 threads */
+        int M = 40, K = 900, N = 70, t, i, saved = omp_get_max_threads();
+        float *x = (float *)malloc(sizeof(float) * M * K), *w = (float *)malloc(sizeof(float) * K * N), b[70];
+        float *y[2];
+        for (i = 0; i < M * K; i++) x[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < K * N; i++) w[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < N; i++) b[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (t = 0; t < 2; t++) {
+            fgl_tape tp;
+            fgl_node *out;
+            fgl_tape_init(&tp);
+            omp_set_num_threads(t + 1);
+            out = fgl_op_linear(&tp, fgl_op_const(&tp, x, M, K), fgl_op_const(&tp, w, K, N), fgl_op_const(&tp, b, 1, N));
+            y[t] = (float *)malloc(sizeof(float) * M * N);
+            if (out) memcpy(y[t], out->val, sizeof(float) * M * N);
+            FT_CHECK(out != NULL, "linear failed");
+            fgl_tape_free(&tp);
+        }
+        omp_set_num_threads(saved);
+        FT_CHECK(memcmp(y[0], y[1], sizeof(float) * M * N) == 0, "linear 40 x 900 -> 70 with bias differs between 1 and 2 threads");
+        free(x);
+        free(w);
+        free(y[0]);
+        free(y[1]);
     }
 #else
     FT_SKIP("built without OpenMP");
