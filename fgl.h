@@ -949,8 +949,9 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 
 /* --- GEMM ----------------------------------------------------------------- */
 
-/* Blocked GEMM. op(B) is packed into column panels of FGL__NR columns for
- * blocks of FGL__KC steps of k; a register-blocked micro-kernel computes
+/* Blocked GEMM. op(B) is cut into column panels of FGL__NR columns for
+ * blocks of FGL__KC steps of k (packed, or read where it lies when B is not
+ * transposed and the panel is full); a register-blocked micro-kernel computes
  * FGL__MR x FGL__NR tiles of C reading op(A) where it lies (six row
  * pointers stepping along k: A's rows when it is not transposed, six
  * neighbouring values of a row when it is), so A, usually the large
