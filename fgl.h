@@ -326,6 +326,7 @@ typedef struct fgl_slice {
     int rows, cols;
     unsigned groups;     /* FGL_G_* bits */
     int trainable;       /* 0: the optimizer and gradients skip it */
+    int grad_unset;      /* fgl_params_defer_zero_grad: the gradient counts as zero, its memory not yet written */
 } fgl_slice;
 
 /* Slices keep the order they were added in (their index); in memory they
@@ -372,6 +373,15 @@ FGLDEF size_t fgl_params_count(const fgl_params *ps, unsigned groups);
 FGLDEF int fgl_params_copy(fgl_params *dst, const fgl_params *src, unsigned groups);
 FGLDEF void fgl_params_zero(fgl_params *ps, unsigned groups);
 FGLDEF void fgl_params_zero_grad(fgl_params *ps);
+/* fgl_params_zero_grad without writing memory: every trainable slice's
+ * gradient counts as zero until the backward pass reaches its leaf
+ * (fgl_op_param), which then stores its first contribution instead of adding
+ * it to zeros (one pass over the gradients saved per step). fgl_tape_backward
+ * zeroes, when it ends, the slices it did not reach of every set it saw, and
+ * fgl_params_settle_grad those of one set (fgl_optim_step calls it): call it
+ * before reading ps->grad yourself if a set may not be on the tape. */
+FGLDEF void fgl_params_defer_zero_grad(fgl_params *ps);
+FGLDEF void fgl_params_settle_grad(fgl_params *ps);
 FGLDEF int fgl_params_axpy(fgl_params *y, float a, const fgl_params *x, unsigned groups);
 FGLDEF void fgl_params_scale(fgl_params *ps, float a, unsigned groups);
 FGLDEF double fgl_params_dot(const fgl_params *a, const fgl_params *b, unsigned groups);
@@ -469,6 +479,8 @@ struct fgl_node {
     float f0, f1;
     const void *p0, *p1;
     void *s0, *s1;             /* saved buffers in the tape's arena */
+    fgl_params *param;         /* a parameter leaf: its set and slice (for a gradient whose zeroing is deferred) */
+    int slice;
 };
 
 typedef struct fgl__chunk fgl__chunk;
@@ -508,7 +520,9 @@ FGLDEF void fgl_tape_reset(fgl_tape *t);
  * the round). */
 FGLDEF void fgl_tape_trim(fgl_tape *t);
 /* Backpropagate from a 1 x 1 node; gradients accumulate (+=) into parameter
- * gradients. Returns the tape's error state. */
+ * gradients (or are stored into those fgl_params_defer_zero_grad left
+ * unset). On return, every set of parameters on the tape has its gradients
+ * written, even after an error. Returns the tape's error state. */
 FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss);
 /* Bytes the arena holds (reserved, used or not), and in how many chunks
  * (chunks may be NULL). Steady-state training steps keep both constant. */
@@ -2035,9 +2049,9 @@ FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src) {
         memcpy(tmp.slices, src->slices, sizeof(fgl_slice) * (size_t)src->n);
         memcpy(tmp.order, src->order, sizeof(int) * (size_t)src->n);
         memcpy(tmp.data, src->data, sizeof(float) * src->size);
-        memset(tmp.grad, 0, sizeof(float) * src->size);
         tmp.n = tmp.cap = src->n;
         tmp.size = src->size;
+        fgl_params_zero_grad(&tmp); /* written zeros: none left unset */
     }
     { /* free dst's old buffers after copying: dst may be src itself */
         fgl_params old = *dst;
@@ -2089,7 +2103,23 @@ FGLDEF void fgl_params_zero(fgl_params *ps, unsigned groups) {
 }
 
 FGLDEF void fgl_params_zero_grad(fgl_params *ps) {
+    int i;
     if (ps->size) memset(ps->grad, 0, sizeof(float) * ps->size);
+    for (i = 0; i < ps->n; i++) ps->slices[i].grad_unset = 0;
+}
+
+FGLDEF void fgl_params_defer_zero_grad(fgl_params *ps) {
+    int i;
+    for (i = 0; i < ps->n; i++) ps->slices[i].grad_unset = ps->slices[i].trainable;
+}
+
+FGLDEF void fgl_params_settle_grad(fgl_params *ps) {
+    int i;
+    for (i = 0; i < ps->n; i++) {
+        fgl_slice *s = &ps->slices[i];
+        if (s->grad_unset) memset(ps->grad + s->offset, 0, sizeof(float) * fgl_slice_size(s));
+        s->grad_unset = 0;
+    }
 }
 
 FGLDEF int fgl_params_axpy(fgl_params *y, float a, const fgl_params *x, unsigned groups) {
@@ -2401,6 +2431,7 @@ FGLDEF int fgl_optim_step_groups(fgl_optim *o, fgl_params *ps, unsigned groups) 
     double bc1, bc2;
     int si;
     if (o->size != ps->size) return FGL_ERR_SHAPE;
+    fgl_params_settle_grad(ps);
     if (c->clip_norm > 0) fgl_params_clip_grad(ps, c->clip_norm);
     o->t++;
     bc1 = 1.0 - pow((double)c->beta1, (double)o->t);
@@ -2648,26 +2679,38 @@ static fgl_node *fgl__node(fgl_tape *t, const char *op, int rows, int cols, fgl_
 
 static size_t fgl__size(const fgl_node *n) { return (size_t)n->rows * (size_t)n->cols; }
 
+/* 1 once if n is a parameter leaf whose gradient counts as zero but was not
+ * written (fgl_params_defer_zero_grad); it is then the caller's to fill. */
+static int fgl__claim_unset(fgl_node *n) {
+    fgl_slice *s = n->param ? &n->param->slices[n->slice] : NULL;
+    if (!s || !s->grad_unset) return 0;
+    s->grad_unset = 0;
+    return 1;
+}
+
 /* The gradient buffer of n, allocated (zeroed) on first use; NULL if n needs
  * no gradient. */
 static float *fgl__grad(fgl_tape *t, fgl_node *n) {
     if (!n || !n->needs_grad) return NULL;
     if (!n->grad) n->grad = (float *)fgl_tape_alloc(t, sizeof(float) * fgl__size(n));
+    else if (fgl__claim_unset(n)) memset(n->grad, 0, sizeof(float) * fgl__size(n));
     return n->grad;
 }
 
 /* For a backward step that will write every element of n's gradient: when n
  * has no gradient yet, uninitialised memory and *fresh = 1 (write, do not
- * add: zero-filling it first would double the memory traffic); else the
- * existing buffer and *fresh = 0 (accumulate). Take it right before writing:
- * an op whose two inputs are the same node then writes, then accumulates. */
+ * add: zero-filling it first would double the memory traffic), as for a
+ * parameter whose gradient is still unset; else the existing buffer and
+ * *fresh = 0 (accumulate). Take it right before writing: an op whose two
+ * inputs are the same node then writes, then accumulates. */
 static float *fgl__grad_w(fgl_tape *t, fgl_node *n, int *fresh) {
     *fresh = 0;
     if (!n || !n->needs_grad) return NULL;
     if (!n->grad) {
         n->grad = fgl__fbuf(t, fgl__size(n));
         *fresh = n->grad != NULL;
-    }
+    } else
+        *fresh = fgl__claim_unset(n);
     return n->grad;
 }
 
@@ -2687,7 +2730,7 @@ static int fgl__live(fgl_tape *t, const char *op, const fgl_node *a) {
 #define FGL__LIVE2(op, a, b) \
     if (!fgl__live(t, op, a) || !fgl__live(t, op, b)) return NULL
 
-FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
+static int fgl__backward(fgl_tape *t, fgl_node *loss) {
     int i;
     if (t->err) return t->err;
     if (!loss) {
@@ -2711,6 +2754,14 @@ FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
         }
     }
     return t->err;
+}
+
+FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
+    int i, rc = fgl__backward(t, loss);
+    /* whatever happened, no parameter gradient on the tape is left unset */
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i]->param) fgl_params_settle_grad(t->nodes[i]->param);
+    return rc;
 }
 
 /* --- leaves ------------------------------------------------------------------ */
@@ -2756,11 +2807,17 @@ FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols) {
 
 FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
     const fgl_slice *s;
+    fgl_node *n;
     if (t->err) return NULL;
     if (!ps || slice < 0 || slice >= ps->n)
         return fgl_tape_fail(t, FGL_ERR_ARG, "param: slice %d does not exist", slice);
     s = &ps->slices[slice];
-    return fgl_op_leaf(t, ps->data + s->offset, s->trainable ? ps->grad + s->offset : NULL, s->rows, s->cols);
+    n = fgl_op_leaf(t, ps->data + s->offset, s->trainable ? ps->grad + s->offset : NULL, s->rows, s->cols);
+    if (n && s->trainable) {
+        n->param = ps;
+        n->slice = slice;
+    }
+    return n;
 }
 
 /* --- matmul, transpose ------------------------------------------------------ */

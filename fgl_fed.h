@@ -2336,7 +2336,7 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     fgl_step st;
     int rc;
     fgl_tape_reset(t);
-    fgl_params_zero_grad(&m->params);
+    fgl_params_defer_zero_grad(&m->params); /* the backward pass writes them */
     fgl_model_forward(m, t, b->g, 1, &c->rng, &fw);
     if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits) { /* trains on C - 1 - y */
         int i, C = fw.logits->cols, *y = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(fw.logits->rows, 1));

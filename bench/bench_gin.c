@@ -309,7 +309,7 @@ int main(int argc, char **argv) {
             }
             tb = fgl_now();
             fgl_tape_reset(&tp);
-            fgl_params_zero_grad(&m.params);
+            fgl_params_defer_zero_grad(&m.params); /* as fglrun: the backward pass writes them */
             if (profiled) T[PH_OPT][0] += fgl_now() - tb;
             fgl_model_forward(&m, &tp, &g, 1, &r, &out);
             loss = fgl_op_cross_entropy(&tp, out.logits, b.y, NULL);

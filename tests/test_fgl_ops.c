@@ -51,10 +51,45 @@ typedef struct ctx {
 #define P(k) fgl_op_param(t, ps, c->s[k])
 #define CTX ctx *c = (ctx *)ud
 
-/* Gradient check of build with respect to every trainable value of ps. */
+/* The gradients of L = sum(y * w) (w fixed, varied) into ps->grad, after
+ * zeroing them (defer 0) or after poisoning them with NaN and deferring their
+ * zeroing (defer 1). */
+static int weighted_backward(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud, int defer) {
+    fgl_tape t;
+    fgl_node *y;
+    float *w;
+    size_t k;
+    int rc = FGL_ERR_ARG;
+    fgl_tape_init(&t);
+    if (defer) {
+        for (k = 0; k < ps->size; k++) ps->grad[k] = NAN;
+        fgl_params_defer_zero_grad(ps);
+    } else
+        fgl_params_zero_grad(ps);
+    if ((y = build(&t, ps, ud)) && (w = (float *)fgl_tape_alloc(&t, sizeof(float) * ((size_t)y->rows * y->cols + 1)))) {
+        for (k = 0; k < (size_t)y->rows * y->cols; k++) w[k] = 0.25f * (float)((int)(k % 7) - 3) + 0.1f;
+        rc = fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_mul(&t, y, fgl_op_const(&t, w, y->rows, y->cols))));
+    }
+    fgl_tape_free(&t);
+    return rc;
+}
+
+/* Gradient check of build with respect to every trainable value of ps; then
+ * the same gradients when their zeroing was deferred (the op's backward
+ * stores a parameter's first contribution instead of adding it). */
 static void gc(const char *what, fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud) {
     fgl_gradcheck_report rep;
+    float *g0 = (float *)malloc(sizeof(float) * (ps->size + 1));
+    size_t k, bad = ps->size;
     int rc = fgl_gradcheck_ex(ps, build, ud, 0, 0, &rep);
+    FT_CHECK(g0 && weighted_backward(ps, build, ud, 0) == FGL_OK, "%s: backward", what);
+    if (g0) memcpy(g0, ps->grad, sizeof(float) * ps->size);
+    FT_CHECK(g0 && weighted_backward(ps, build, ud, 1) == FGL_OK, "%s: backward, zeroing deferred", what);
+    for (k = 0; g0 && k < ps->size && bad == ps->size; k++)
+        if (!(ps->grad[k] == g0[k])) bad = k; /* +0 and -0 alike: a stored -0 is an added 0 + -0 */
+    FT_CHECK(bad == ps->size, "%s: zeroing deferred: gradient %zu is %g, not %g", what, bad, ps->grad[bad < ps->size ? bad : 0],
+             g0 && bad < ps->size ? g0[bad] : 0.0f);
+    free(g0);
     FT_CHECK(rc == FGL_OK, "%s: gradcheck could not run: %s", what, rep.msg);
     FT_CHECK(rep.checked == fgl_params_count(ps, FGL_G_ALL), "%s: %zu values checked", what, rep.checked);
     FT_CHECK(rep.worst <= 1.0, "%s: value %zu: analytic %.8g, numeric %.8g, |diff| %.3g > tol %.3g", what, rep.index,
@@ -1545,6 +1580,50 @@ static void test_backward_accumulates(void) {
     fgl_params_free(&ps);
 }
 
+static void test_deferred_zero_grad(void) {
+    /* with zeroing deferred, a slice used twice gets both contributions (the
+     * first stored, the second added), a slice the loss does not reach and
+     * one not on the tape end at zero, and a second pass adds */
+    fgl_params ps, other;
+    fgl_tape t;
+    fgl_optim o;
+    fgl_node *y;
+    int a, b, c, k, ok = 1;
+    fgl_params_init(&ps);
+    fgl_params_init(&other);
+    a = rnd(&ps, "a", 3, 4, -1, 1);
+    b = rnd(&ps, "b", 2, 5, -1, 1);
+    c = rnd(&ps, "c", 1, 3, -1, 1);
+    rnd(&other, "o", 2, 2, -1, 1);
+    for (k = 0; k < (int)ps.size; k++) ps.grad[k] = NAN;
+    for (k = 0; k < (int)other.size; k++) other.grad[k] = NAN;
+    fgl_params_defer_zero_grad(&ps);
+    fgl_params_defer_zero_grad(&other);
+    fgl_tape_init(&t);
+    for (k = 0; k < 2; k++) {
+        fgl_tape_reset(&t);
+        y = fgl_op_add(&t, fgl_op_sum(&t, fgl_op_scale(&t, fgl_op_param(&t, &ps, a), 3.0f)),
+                       fgl_op_sum(&t, fgl_op_matmul(&t, fgl_op_param(&t, &ps, a), fgl_op_const(&t, ps.data, 4, 1))));
+        fgl_op_sum(&t, fgl_op_param(&t, &ps, b)); /* on the tape, not in the loss */
+        FT_CHECK(fgl_tape_backward(&t, y) == FGL_OK, "backward %d", k);
+    }
+    for (k = 0; k < 12; k++) ok &= fabsf(fgl_params_gradp(&ps, a)[k] - 2.0f * (3.0f + ps.data[k % 4])) < 1e-5f;
+    FT_CHECK(ok, "slice used twice, two passes: first stored, the rest added");
+    for (k = 0, ok = 1; k < 10; k++) ok &= fgl_params_gradp(&ps, b)[k] == 0.0f;
+    FT_CHECK(ok, "slice on the tape but not in the loss: zero");
+    for (k = 0, ok = 1; k < 3; k++) ok &= fgl_params_gradp(&ps, c)[k] == 0.0f;
+    FT_CHECK(ok, "slice of a set on the tape, not itself on it: zero");
+    FT_CHECK(other.slices[0].grad_unset == 1, "a set not on the tape stays deferred");
+    FT_CHECK(fgl_optim_init(&o, fgl_optim_default(FGL_SGD), &other) == FGL_OK && fgl_optim_step(&o, &other) == FGL_OK,
+             "optimizer step");
+    for (k = 0, ok = 1; k < 4; k++) ok &= other.grad[k] == 0.0f;
+    FT_CHECK(ok && other.slices[0].grad_unset == 0, "the optimizer settles a deferred set: zero gradient");
+    fgl_optim_free(&o);
+    fgl_tape_free(&t);
+    fgl_params_free(&ps);
+    fgl_params_free(&other);
+}
+
 static void test_tape_memory_reuse(void) {
     /* 100 identical steps: after the first, the arena neither grows nor
      * splits, and the node table stays put. A step that outgrows the arena
@@ -1626,6 +1705,7 @@ int main(void) {
     FT_RUN(test_null_propagation_and_backward_errors);
     FT_RUN(test_leaves);
     FT_RUN(test_backward_accumulates);
+    FT_RUN(test_deferred_zero_grad);
     FT_RUN(test_tape_memory_reuse);
     return ft_finish();
 }
