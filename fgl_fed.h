@@ -47,7 +47,14 @@
  * server reads each client's with fgl_upload_size) or on an integer
  * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
  * distances once. An optional upload part costs memory only once written
- * (fgl_up) and until dropped (fgl_up_drop).
+ * (fgl_up) and until dropped (fgl_up_drop). A model part whose shared
+ * groups lie in one run of the parameters is not copied: it views the
+ * client's parameters, is copied only for a writer (fgl_up, an attack, DP
+ * clipping, secure aggregation's masking), and ends (is absent) when the
+ * client receives its next download. So after local training an upload
+ * hook changes the client's model only through fgl_up, never c->model's
+ * parameters directly, and a program reading uploads does so in the round
+ * (a server hook: fgl_upload), not after it.
  *
  * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
  * (fgl_scenario.pub: nodes withheld from every client); server hooks read
@@ -355,7 +362,8 @@ typedef struct fgl_msg {
     const fgl_part *decl;
     float *part[FGL_MSG_MAX_PARTS];
     size_t len[FGL_MSG_MAX_PARTS];
-    float *own[FGL_MSG_MAX_PARTS];   /* owned storage (parts not viewed) */
+    float *own[FGL_MSG_MAX_PARTS];   /* owned storage (parts not viewed: a download's parts `from`
+                                        the server's store, an upload's model part its parameters) */
     size_t cap[FGL_MSG_MAX_PARTS];
 } fgl_msg;
 
@@ -471,7 +479,7 @@ struct fgl_algo {
     int (*receive)(fgl_client *c);          /* after the runtime loaded the download's model parts */
     int (*local_train)(fgl_client *c);      /* NULL: fgl_client_train with `train` */
     fgl_train_hooks train;
-    int (*upload)(fgl_client *c);           /* fill the DATA parts of c->up */
+    int (*upload)(fgl_client *c);           /* fill the DATA parts of c->up (c->model's parameters: read only) */
     fgl_model *(*eval_model)(fgl_client *c);   /* NULL: c->model */
     /* Server side: state (fgl_new_* on s->store), then every round: */
     int (*server_init)(fgl_server *s);
@@ -595,8 +603,9 @@ struct fgl_server {
 };
 
 /* Client side. The part called name of this round's upload (allocated with
- * its declared size for the upload hook to write) and of the last download
- * (NULL when absent). fgl_up_drop leaves an optional part out this round. */
+ * its declared size for the upload hook to write; a model part is copied out
+ * of the parameters it views) and of the last download (NULL when absent).
+ * fgl_up_drop leaves an optional part out this round. */
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
@@ -1048,6 +1057,18 @@ static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
     }
     m->part[p] = m->own[p];
     m->len[p] = n;
+    return m->part[p];
+}
+
+/* Part p of m, writable: a viewed part (an upload's model part views the
+ * client's parameters until the server has read it) is first copied into
+ * m's own storage, so a writer never changes what it views. NULL: out of
+ * memory, or the part is absent. */
+static float *fgl__msg_write(fgl_msg *m, int p) {
+    const float *viewed = m->part[p];
+    if (!viewed || viewed == m->own[p]) return m->part[p];
+    if (!fgl__msg_own(m, p, m->len[p])) return NULL;
+    memcpy(m->part[p], viewed, sizeof(float) * m->len[p]);
     return m->part[p];
 }
 
@@ -1682,6 +1703,8 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
         size_t n = c->up.len[p], k;
         const float *ref;
         if (!x) continue;
+        if ((c->attacker || cfg->dp.clip > 0) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
+            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT) x[0] = (float)cfg->attack.arg;
         if (!fgl__weights_part(d)) continue;
         ref = fgl__ref_of(&c->down, d);
@@ -1734,6 +1757,7 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
                                               : fgl__pair_seed(cfg->seed, j, c->id, run->n_clients),
                           run->round, j > c->id ? 1 : -1);
         }
+        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw)) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
         memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
     }
@@ -1789,9 +1813,14 @@ static int fgl__alie(fgl_run *run) {
         }
         for (q = 0; q < n; q++) {
             fgl_client *c = &run->clients[run->part[q]];
-            float *x = c->up.part[p];
             const float *ref = fgl__ref_of(&run->down[c->id], d);
-            if (!c->attacker || !x) continue;
+            float *x;
+            if (!c->attacker || !c->up.part[p]) continue;
+            if (!(x = fgl__msg_write(&c->up, p))) {
+                FGL_FREE(mean);
+                FGL_FREE(sq);
+                return fgl_error_set(&run->err, FGL_ERR_NOMEM, "alie: out of memory");
+            }
             for (k = 0; k < len; k++) {
                 double sd = sqrt(sq[k] - mean[k] * mean[k] > 0 ? sq[k] - mean[k] * mean[k] : 0.0);
                 x[k] = (float)((ref ? ref[k] : 0.0f) + mean[k] - z * sd);
@@ -2244,7 +2273,7 @@ FGLDEF float *fgl_up(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0); /* a declared part */
     if (p < 0) return NULL;
-    if (!c->up.part[p] && !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
+    if (c->up.part[p] ? !fgl__msg_write(&c->up, p) : !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
         fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
         return NULL;
     }
@@ -3233,6 +3262,12 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         fgl_client_fail(c, p, "cannot restore its packed state (%s)", fgl_result_name(p));
         return;
     }
+    if (call_hook) /* the parameters change: an upload part viewing them ends (the server has read it) */
+        for (p = 0; p < FGL_MSG_MAX_PARTS; p++)
+            if (c->up.part[p] && c->up.part[p] != c->up.own[p]) {
+                c->up.part[p] = NULL;
+                c->up.len[p] = 0;
+            }
     c->down = *m; /* a view: the client reads, never frees */
     memset(c->down.own, 0, sizeof c->down.own);
     memset(c->down.cap, 0, sizeof c->down.cap);
@@ -3467,6 +3502,14 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         const fgl_part *d = &a->up[p];
         float *x;
         if (d->kind == FGL_SEND_DATA && (d->flags & FGL_PART_OPTIONAL)) continue; /* allocated by fgl_up */
+        if (d->kind == FGL_SEND_MODEL && c->n_span == 1 && c->span[0].len == c->up_len[p]) {
+            /* the shared groups are one run of the parameters: the part views
+             * them, nothing is copied unless something writes it (fgl_up,
+             * attacks, DP, secure aggregation: fgl__msg_write) */
+            c->up.part[p] = c->model.params.data + c->span[0].offset;
+            c->up.len[p] = c->up_len[p];
+            continue;
+        }
         if (!(x = fgl__msg_own(&c->up, p, c->up_len[p]))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_DELTA) fgl_client_pack(c, &c->model.params, x);
         if (d->kind == FGL_SEND_DELTA) {

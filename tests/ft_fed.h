@@ -117,6 +117,60 @@ static inline int ft_run_algo(fgl_run *run, const fgl_fed_config *cfg, const fgl
     return 1;
 }
 
+/* Every client's upload part "theta" as it stood when the server aggregated
+ * the last round (copies: after the round, a model part that viewed its
+ * client's parameters is gone). */
+#define FT_SEEN_MAX 64
+typedef struct ft_seen {
+    float *theta[FT_SEEN_MAX];
+} ft_seen;
+
+static fgl_run *ft__seen_run;
+static ft_seen *ft__seen;
+static int (*ft__seen_inner)(fgl_server *s);
+
+static int ft__seen_aggregate(fgl_server *s) {
+    int i;
+    for (i = 0; i < ft__seen_run->n_clients && i < FT_SEEN_MAX; i++) {
+        const fgl_msg *m = &ft__seen_run->clients[i].up;
+        int p = fgl_msg_find(m, "theta");
+        free(ft__seen->theta[i]);
+        ft__seen->theta[i] = NULL;
+        if (p >= 0 && m->part[p] && (ft__seen->theta[i] = (float *)malloc(sizeof(float) * (m->len[p] + 1))))
+            memcpy(ft__seen->theta[i], m->part[p], sizeof(float) * m->len[p]);
+    }
+    return ft__seen_inner ? ft__seen_inner(s) : FGL_OK;
+}
+
+static inline void ft_seen_free(ft_seen *seen) {
+    int i;
+    for (i = 0; i < FT_SEEN_MAX; i++) free(seen->theta[i]);
+    memset(seen, 0, sizeof *seen);
+}
+
+/* ft_run_algo, keeping what the clients uploaded in the last round in
+ * *seen (zeroed first; ft_seen_free when done). */
+static inline int ft_run_algo_seen(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *a, fgl_client_data *cd, int k,
+                                   int rounds, ft_seen *seen) {
+    fgl_algo wrapped;
+    memset(seen, 0, sizeof *seen);
+    if (!a) {
+        FT_CHECK(0, "no such algorithm");
+        return 0;
+    }
+    wrapped = *a;
+    ft__seen_inner = a->aggregate;
+    wrapped.aggregate = ft__seen_aggregate;
+    ft__seen_run = run;
+    ft__seen = seen;
+    return ft_run_algo(run, cfg, &wrapped, cd, k, rounds, NULL);
+}
+
+static inline int ft_run_rounds_seen(fgl_run *run, const fgl_fed_config *cfg, const char *algo, fgl_client_data *cd, int k,
+                                     int rounds, ft_seen *seen) {
+    return ft_run_algo_seen(run, cfg, fgl_algo_find(algo), cd, k, rounds, seen);
+}
+
 static inline int ft_run_rounds(fgl_run *run, const fgl_fed_config *cfg, const char *algo, fgl_client_data *cd, int k,
                          int rounds, const char *const *sets) {
     const fgl_algo *a = fgl_algo_find(algo);

@@ -491,11 +491,12 @@ static void test_bad_uploads_are_rejected(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_run_summary s;
+    ft_seen up;
     int r, i;
     if (!ft_node_clients(&nodes, 5, 32, &sc, cd)) return;
     bad.upload = bad_upload;
     cfg.rounds = ft_quick() ? 3 : 10;
-    if (ft_run_algo(&run, &cfg, &bad, cd, 5, cfg.rounds, NULL)) {
+    if (ft_run_algo_seen(&run, &cfg, &bad, cd, 5, cfg.rounds, &up)) {
         fgl_run_summarize(&run, &s);
         FT_CHECK(s.rejected == 4 * cfg.rounds, "4 bad uploads x %d rounds must be rejected, counted %d", cfg.rounds, s.rejected);
         FT_CHECK(run.rejected_by[0] == 0, "the honest client was charged %d rejections", run.rejected_by[0]);
@@ -509,8 +510,9 @@ static void test_bad_uploads_are_rejected(void) {
             FT_CHECK(fgl_all_finite(run.clients[i].model.params.size, run.clients[i].model.params.data),
                      "client %d's model holds NaN", i);
         /* the server's model is client 0's upload alone, bit for bit: the others never counted */
-        FT_CHECK(memcmp(fgl_floats(&run.server.store, "global"), fgl_up(&run.clients[0], "theta"),
-                        sizeof(float) * run.clients[0].n_shared) == 0, "the rejected uploads leaked into the average");
+        FT_CHECK(up.theta[0] && memcmp(fgl_floats(&run.server.store, "global"), up.theta[0],
+                                       sizeof(float) * run.clients[0].n_shared) == 0, "the rejected uploads leaked into the average");
+        ft_seen_free(&up);
         fgl_run_free(&run);
     }
     fgl_scenario_free(&sc);

@@ -492,18 +492,19 @@ static void test_attacks_change_uploads_as_stated(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
     fgl_run clean, bad;
+    ft_seen clean_up, bad_up;
     fgl_fed_config cfg = short_cfg(1);
     static const int kinds[2] = {FGL_ATTACK_SIGNFLIP, FGL_ATTACK_SCALE};
     int t, i;
     if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
-    if (!ft_run_rounds(&clean, &cfg, "fedavg", cd, 10, 1, NULL)) return;
+    if (!ft_run_rounds_seen(&clean, &cfg, "fedavg", cd, 10, 1, &clean_up)) return;
     for (t = 0; t < 2; t++) {
         fgl_fed_config c2 = cfg;
         c2.attack.kind = kinds[t];
         c2.attack.arg = t ? 3 : 2;
         c2.attack.frac = 0.3f;
         c2.robust.screen = 0;
-        if (!ft_run_rounds(&bad, &c2, "fedavg", cd, 10, 1, NULL)) continue;
+        if (!ft_run_rounds_seen(&bad, &c2, "fedavg", cd, 10, 1, &bad_up)) continue;
         {
             int n_att = 0, ok = 1;
             size_t n = clean.clients[0].n_shared, k;
@@ -512,8 +513,9 @@ static void test_attacks_change_uploads_as_stated(void) {
             fgl_params_pack(clean.server.init, clean.server.share, init);
             (void)ref;
             for (i = 0; i < 10; i++) {
-                const float *x = fgl_up(&clean.clients[i], "theta"), *y = fgl_up(&bad.clients[i], "theta");
+                const float *x = clean_up.theta[i], *y = bad_up.theta[i];
                 n_att += bad.attacker[i];
+                ok &= x && y;
                 for (k = 0; k < n && ok; k++) {
                     double u = (double)x[k] - init[k], want = bad.attacker[i] ? init[k] + (t ? 3 : -2) * u : x[k];
                     ok = fabs(y[k] - want) <= 1e-6 * (1 + fabs(want));
@@ -523,8 +525,93 @@ static void test_attacks_change_uploads_as_stated(void) {
             FT_CHECK(ok, "%s: the attackers' uploads are not the stated function of their updates", fgl_attack_name(kinds[t]));
             free(init);
         }
+        ft_seen_free(&bad_up);
         fgl_run_free(&bad);
     }
+    ft_seen_free(&clean_up);
+    fgl_run_free(&clean);
+    fgl_scenario_free(&sc);
+}
+
+/* An upload hook writing the model part through fgl_up: the server gets
+ * what it wrote (every upload zero: a zero mean). */
+static int zero_theta_upload(fgl_client *c) {
+    float *x = fgl_up(c, "theta");
+    if (x) memset(x, 0, sizeof(float) * c->n_shared);
+    return c->error;
+}
+
+/* The clients' parameters when they are evaluated, after their uploads are
+ * final (node tasks evaluate after local training), copied by eval_model. */
+static float *model_seen[10];
+
+static fgl_model *snapshot_eval_model(fgl_client *c) {
+    if (c->id < 10 && !model_seen[c->id]) {
+        model_seen[c->id] = (float *)malloc(sizeof(float) * c->model.params.size);
+        if (model_seen[c->id]) memcpy(model_seen[c->id], c->model.params.data, sizeof(float) * c->model.params.size);
+    }
+    return &c->model;
+}
+
+static void forget_models(void) {
+    int i;
+    for (i = 0; i < 10; i++) {
+        free(model_seen[i]);
+        model_seen[i] = NULL;
+    }
+}
+
+/* A model upload views the client's parameters (nothing copied) until a
+ * writer needs its own copy: attacks, DP clipping and an upload hook's
+ * fgl_up change what the server gets, never the client's model, which is
+ * bit for bit that of a run without the writer when it is evaluated. */
+static void test_writers_leave_the_model(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    fgl_run clean, other;
+    fgl_fed_config cfg = short_cfg(1);
+    fgl_algo a = *fgl_algo_find("fedavg"), zeroing;
+    float *clean_models[10];
+    int v, i;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    FT_CHECK(cfg.eval_after_train && !a.eval_model, "node tasks evaluate after local training, fedavg its own model");
+    a.eval_model = snapshot_eval_model;
+    zeroing = a;
+    zeroing.upload = zero_theta_upload;
+    if (!ft_run_algo(&clean, &cfg, &a, cd, 10, 1, NULL)) return;
+    memcpy(clean_models, model_seen, sizeof clean_models);
+    memset(model_seen, 0, sizeof model_seen);
+    for (v = 0; v < 3; v++) {
+        static const char *what[3] = {"sign-flip attack", "DP clipping", "an upload hook"};
+        fgl_fed_config c2 = cfg;
+        int ok = 1, changed = 0;
+        if (v == 0) {
+            c2.attack.kind = FGL_ATTACK_SIGNFLIP;
+            c2.attack.frac = 0.3f;
+            c2.robust.screen = 0;
+        }
+        if (v == 1) c2.dp.clip = 0.01f;
+        if (!ft_run_algo(&other, &c2, v == 2 ? &zeroing : &a, cd, 10, 1, NULL)) continue;
+        for (i = 0; i < 10; i++) {
+            ok &= clean_models[i] && model_seen[i] &&
+                  memcmp(clean_models[i], model_seen[i], sizeof(float) * clean.clients[i].model.params.size) == 0;
+            changed += other.attacker[i] || v > 0;
+        }
+        FT_CHECK(ok, "%s: a client's model when evaluated differs from a run without it", what[v]);
+        FT_CHECK(changed > 0, "%s: some upload was rewritten", what[v]);
+        if (v == 2) {
+            const float *g = fgl_floats(&other.server.store, "global");
+            for (i = 0, ok = g != NULL; g && i < (int)other.clients[0].n_shared; i++) ok &= g[i] == 0.0f;
+            FT_CHECK(ok, "the server got the uploads the hook wrote (a zero mean)");
+        } else {
+            const float *x = fgl_floats(&clean.server.store, "global"), *y = fgl_floats(&other.server.store, "global");
+            FT_CHECK(x && y && memcmp(x, y, sizeof(float) * clean.clients[0].n_shared) != 0, "%s changed the mean", what[v]);
+        }
+        forget_models();
+        fgl_run_free(&other);
+    }
+    memcpy(model_seen, clean_models, sizeof clean_models);
+    forget_models();
     fgl_run_free(&clean);
     fgl_scenario_free(&sc);
 }
@@ -618,33 +705,37 @@ static void test_alie(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
     fgl_run clean, bad;
+    ft_seen clean_up, bad_up;
     fgl_fed_config cfg = short_cfg(1);
     if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
-    if (!ft_run_rounds(&clean, &cfg, "fedavg", cd, 10, 1, NULL)) return;
+    if (!ft_run_rounds_seen(&clean, &cfg, "fedavg", cd, 10, 1, &clean_up)) return;
     cfg.attack.kind = FGL_ATTACK_ALIE;
     cfg.attack.frac = 0.2f;
-    if (ft_run_rounds(&bad, &cfg, "fedavg", cd, 10, 1, NULL)) {
+    if (ft_run_rounds_seen(&bad, &cfg, "fedavg", cd, 10, 1, &bad_up)) {
         size_t n = clean.clients[0].n_shared, k;
         float *init = (float *)malloc(sizeof(float) * n);
         int i, ok = 1, s = 10 / 2 + 1 - 2;
         double z = fgl__normal_quantile((double)(10 - s) / 10);
         FT_NEAR(0.5 * (1 + erf(z / sqrt(2.0))), 0.6, 1e-9, "z is the 0.6 quantile for n = 10, f = 2 (s = 4)");
         fgl_params_pack(clean.server.init, clean.server.share, init);
+        for (i = 0; i < 10; i++) ok &= clean_up.theta[i] && bad_up.theta[i];
         for (k = 0; k < n && ok; k++) {
             double m = 0, q = 0, sd;
             for (i = 0; i < 10; i++) {
-                double u = (double)fgl_up(&clean.clients[i], "theta")[k] - init[k];
+                double u = (double)clean_up.theta[i][k] - init[k];
                 m += u / 10;
                 q += u * u / 10;
             }
             sd = sqrt(q - m * m > 0 ? q - m * m : 0);
             for (i = 0; i < 10; i++)
-                if (bad.attacker[i]) ok &= fabs(fgl_up(&bad.clients[i], "theta")[k] - (init[k] + m - z * sd)) < 1e-5;
+                if (bad.attacker[i]) ok &= fabs(bad_up.theta[i][k] - (init[k] + m - z * sd)) < 1e-5;
         }
         FT_CHECK(ok, "alie uploads are mean - z std of the round's updates");
         free(init);
+        ft_seen_free(&bad_up);
         fgl_run_free(&bad);
     }
+    ft_seen_free(&clean_up);
     fgl_run_free(&clean);
     fgl_scenario_free(&sc);
 }
@@ -746,19 +837,22 @@ static void test_mixing_clip_count(void) {
     for (t = 0; t < 2; t++) {
         fgl_fed_config cfg = short_cfg(1);
         fgl_run run;
+        ft_seen up;
         cfg.robust.rule = FGL_ROBUST_NORMCLIP;
         cfg.robust.clip = 1.0f;
         cfg.robust.screen = 0;
         cfg.attack.kind = FGL_ATTACK_SCALE;
         cfg.attack.arg = 100;
         cfg.attack.frac = 0.2f;
-        if (ft_run_rounds(&run, &cfg, algos[t], cd, 10, 1, NULL)) {
+        if (ft_run_rounds_seen(&run, &cfg, algos[t], cd, 10, 1, &up)) {
             size_t n = run.clients[0].n_shared, k;
             float *init = (float *)malloc(sizeof(float) * n);
-            int i, want = 0, att = 0;
+            int i, want = 0, att = 0, have = 1;
             fgl_params_pack(run.server.init, run.server.share, init);
-            for (i = 0; i < 10; i++) {
-                const float *x = fgl_up(&run.clients[i], "theta");
+            for (i = 0; i < 10; i++) have &= up.theta[i] != NULL;
+            FT_CHECK(have, "%s: every client's upload seen", algos[t]);
+            for (i = 0; i < 10 && have; i++) {
+                const float *x = up.theta[i];
                 double s2 = 0;
                 for (k = 0; k < n; k++) s2 += ((double)x[k] - init[k]) * ((double)x[k] - init[k]);
                 want += sqrt(s2) > 1.0;
@@ -767,14 +861,14 @@ static void test_mixing_clip_count(void) {
             FT_CHECK(att == 2 && want < 10, "%s: the 2 scaled uploads and not every upload exceed the clip (%d, %d)", algos[t], att,
                      want);
             FT_CHECK(run.stats[0].n_clipped == want, "%s: %d uploads clipped, %d counted", algos[t], want, run.stats[0].n_clipped);
-            if (t == 1) { /* pFedGraph: theta_i = sum_j A_ij c_j and u_i = sum_j A_ij c_j / ||x_j||, c_j the upload x_j clipped
+            if (t == 1 && have) { /* pFedGraph: theta_i = sum_j A_ij c_j and u_i = sum_j A_ij c_j / ||x_j||, c_j the upload x_j clipped
                            * around the initial model (both mixtures read the references before either is written) */
                 const float *A = fgl_floats(&run.server.store, "A"), *th = fgl_floats(&run.server.store, "theta");
                 const float *u = fgl_floats(&run.server.store, "u");
                 double *cl = (double *)malloc(sizeof(double) * 10 * n), nx[10], err_t = 0, err_u = 0, scale = 0;
                 int j;
                 for (j = 0; j < 10; j++) {
-                    const float *x = fgl_up(&run.clients[j], "theta");
+                    const float *x = up.theta[j];
                     double s2 = 0, a;
                     nx[j] = 0;
                     for (k = 0; k < n; k++) s2 += ((double)x[k] - init[k]) * ((double)x[k] - init[k]), nx[j] += (double)x[k] * x[k];
@@ -798,6 +892,7 @@ static void test_mixing_clip_count(void) {
                 free(cl);
             }
             free(init);
+            ft_seen_free(&up);
             fgl_run_free(&run);
         }
     }
@@ -893,19 +988,21 @@ static void test_dp_noise_and_clipping(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
     fgl_run a, b;
+    ft_seen up;
     fgl_fed_config cfg = short_cfg(1);
     if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
     cfg.dp.clip = 0.5f;
     cfg.dp.noise = 0;
-    if (ft_run_rounds(&a, &cfg, "fedavg", cd, 10, 1, NULL)) {
+    if (ft_run_rounds_seen(&a, &cfg, "fedavg", cd, 10, 1, &up)) {
         int i;
         size_t n = a.clients[0].n_shared, k;
         float *init = (float *)malloc(sizeof(float) * n);
         fgl_params_pack(a.server.init, a.server.share, init);
         for (i = 0; i < 10; i++) { /* every update clipped to norm <= 0.5 */
             double nrm = 0;
-            for (k = 0; k < n; k++) {
-                double u = (double)fgl_up(&a.clients[i], "theta")[k] - init[k];
+            FT_CHECK(up.theta[i] != NULL, "client %d's upload seen", i);
+            for (k = 0; k < n && up.theta[i]; k++) {
+                double u = (double)up.theta[i][k] - init[k];
                 nrm += u * u;
             }
             FT_CHECK(sqrt(nrm) <= 0.5 * (1 + 1e-5), "client %d's update norm %.4f above the clip", i, sqrt(nrm));
@@ -921,6 +1018,7 @@ static void test_dp_noise_and_clipping(void) {
             fgl_run_free(&b);
         }
         free(init);
+        ft_seen_free(&up);
         fgl_run_free(&a);
     }
     fgl_scenario_free(&sc);
@@ -937,10 +1035,11 @@ static void test_secagg(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
     fgl_run plain, sec;
+    ft_seen plain_up;
     fgl_fed_config cfg = short_cfg(1);
     int d;
     if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
-    if (!ft_run_rounds(&plain, &cfg, "fedavg", cd, 10, 1, NULL)) return;
+    if (!ft_run_rounds_seen(&plain, &cfg, "fedavg", cd, 10, 1, &plain_up)) return;
     for (d = 0; d < 2; d++) {
         fgl_fed_config c2 = cfg;
         c2.secagg.on = 1;
@@ -956,7 +1055,8 @@ static void test_secagg(void) {
                 double w = sec.clients[i].n_train;
                 n_drop += sec.dropped[i];
                 if (sec.dropped[i]) continue;
-                for (k = 0; k < n; k++) want[k] += w * fgl_up(&plain.clients[i], "theta")[k];
+                for (k = 0; k < n && plain_up.theta[i]; k++) want[k] += w * plain_up.theta[i][k];
+                FT_CHECK(plain_up.theta[i] != NULL, "client %d's plain upload seen", i);
                 wsum += w;
             }
             for (k = 0; k < n; k++) {
@@ -990,6 +1090,7 @@ static void test_secagg(void) {
             fgl_run_free(&r);
         }
     }
+    ft_seen_free(&plain_up);
     fgl_run_free(&plain);
     fgl_scenario_free(&sc);
 }
@@ -1035,6 +1136,7 @@ int main(void) {
     FT_RUN(test_mix_equals_mean_rule);
     FT_RUN(test_option_parsing);
     FT_RUN(test_attacks_change_uploads_as_stated);
+    FT_RUN(test_writers_leave_the_model);
     FT_RUN(test_screening_and_bounds);
     FT_RUN(test_labelflip);
     FT_RUN(test_alie);
