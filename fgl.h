@@ -640,6 +640,10 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
 /* Sparse x dense: A (fixed values, or all ones) times x. at, if given, must be
  * A's transpose and makes the backward pass row-parallel. */
 FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x);
+/* A x + b, b a 1 x cols bias added to every row (NULL: fgl_op_spmm): the
+ * bits of fgl_op_bias(t, fgl_op_spmm(t, a, at, x), b) in one node, without
+ * the pass over the product each way (a GCN layer's aggregation). */
+FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x, fgl_node *b);
 /* Sparse x dense with values from a node v (nnz x H, trainable): head h uses
  * v[:, h] on columns h*F .. h*F+F-1 of x (x has H*F columns). */
 FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
@@ -1618,7 +1622,7 @@ static void fgl__prefetch_row(const float *row, int n, int for_write) {
  * from beta y and adds v x in the nonzeros' order: the plain loop's bits. */
 #define FGL__SPMM_W 64
 static void fgl__spmm_row_block(const fgl_csr *a, int i, const float *X, int n, int j0, float beta,
-                                float *FGL__RESTRICT y) {
+                                const float *bias, float *FGL__RESTRICT y) {
     float acc[FGL__SPMM_W];
     int k, j, end = a->indptr[i + 1];
     if (beta == 0.0f)
@@ -1633,10 +1637,15 @@ static void fgl__spmm_row_block(const fgl_csr *a, int i, const float *X, int n, 
         if (j0 == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
         for (j = 0; j < FGL__SPMM_W; j++) acc[j] += v * x[j];
     }
-    for (j = 0; j < FGL__SPMM_W; j++) y[j] = acc[j];
+    if (bias)
+        for (j = 0; j < FGL__SPMM_W; j++) y[j] = acc[j] + bias[j];
+    else
+        for (j = 0; j < FGL__SPMM_W; j++) y[j] = acc[j];
 }
 
-FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y) {
+/* fgl_csr_spmm, then bias (NULL: none; n values) added to every row as the
+ * row is stored: the bits of adding it afterwards, without the pass. */
+static void fgl__csr_spmm(const fgl_csr *a, const float *X, int n, float beta, const float *bias, float *Y) {
     int i;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 64) if ((double)a->nnz * n + (double)a->rows * n >= FGL_PAR_MIN)
@@ -1644,7 +1653,7 @@ FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, fl
     for (i = 0; i < a->rows; i++) {
         float *FGL__RESTRICT y = Y + (size_t)i * n;
         int k, j, j0, nb = n - n % FGL__SPMM_W, end = a->indptr[i + 1];
-        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W) fgl__spmm_row_block(a, i, X, n, j0, beta, y + j0);
+        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W) fgl__spmm_row_block(a, i, X, n, j0, beta, bias ? bias + j0 : NULL, y + j0);
         if (nb == n) continue;
         if (beta == 0.0f) memset(y + nb, 0, sizeof(float) * (size_t)(n - nb));
         else if (beta != 1.0f)
@@ -1655,7 +1664,13 @@ FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, fl
             if (nb == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
             for (j = nb; j < n; j++) y[j] += v * x[j];
         }
+        if (bias)
+            for (j = nb; j < n; j++) y[j] += bias[j];
     }
+}
+
+FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, float *Y) {
+    fgl__csr_spmm(a, X, n, beta, NULL, Y);
 }
 
 FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y) {
@@ -4258,9 +4273,11 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
 static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0];
     const fgl_csr *a = (const fgl_csr *)y->p0, *at = (const fgl_csr *)y->p1;
-    int fresh;
-    float *g = fgl__grad_w(t, x, &fresh);
-    if (!g) return;
+    int fresh, i;
+    float *g, *gb = fgl__grad(t, y->in[1]);
+    if (gb) /* spmm_bias: the bias's gradient, the rows' sum in row order as fgl_op_bias's */
+        for (i = 0; i < y->rows; i++) fgl_axpy((size_t)y->cols, 1.0f, y->grad + (size_t)i * y->cols, gb);
+    if (!(g = fgl__grad_w(t, x, &fresh))) return;
     if (at) {
         fgl_csr_spmm(at, y->grad, y->cols, fresh ? 0.0f : 1.0f, g);
     } else { /* scatter: needs a zeroed start */
@@ -4269,21 +4286,28 @@ static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
     }
 }
 
-FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x) {
+FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x, fgl_node *b) {
     fgl_node *y;
-    FGL__LIVE1("spmm", x);
-    if (!a) return fgl_tape_fail(t, FGL_ERR_ARG, "spmm: matrix is NULL");
+    const char *op = b ? "spmm_bias" : "spmm";
+    FGL__LIVE1(op, x);
+    if (!a) return fgl_tape_fail(t, FGL_ERR_ARG, "%s: matrix is NULL", op);
     if (a->cols != x->rows)
-        return fgl_tape_fail(t, FGL_ERR_SHAPE, "spmm: sparse %dx%d times %dx%d", a->rows, a->cols, x->rows, x->cols);
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: sparse %dx%d times %dx%d", op, a->rows, a->cols, x->rows, x->cols);
     if (at && (at->rows != a->cols || at->cols != a->rows || at->nnz != a->nnz))
-        return fgl_tape_fail(t, FGL_ERR_SHAPE, "spmm: the transpose given is %dx%d, not %dx%d", at->rows, at->cols,
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: the transpose given is %dx%d, not %dx%d", op, at->rows, at->cols,
                              a->cols, a->rows);
-    y = fgl__node(t, "spmm", a->rows, x->cols, fgl__spmm_bw, x, NULL, NULL);
+    if (b && (b->rows != 1 || b->cols != x->cols))
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: %dx%d bias for %d columns", op, b->rows, b->cols, x->cols);
+    y = fgl__node(t, op, a->rows, x->cols, fgl__spmm_bw, x, b, NULL);
     if (!y) return NULL;
     y->p0 = a;
     y->p1 = at;
-    fgl_csr_spmm(a, x->val, x->cols, 0.0f, y->val);
+    fgl__csr_spmm(a, x->val, x->cols, 0.0f, b ? b->val : NULL, y->val);
     return y;
+}
+
+FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x) {
+    return fgl_op_spmm_bias(t, a, at, x, NULL);
 }
 
 static void fgl__spmmv_bw(fgl_tape *t, fgl_node *y) {

@@ -1620,18 +1620,17 @@ static void fgl__norm_sums(const float *x, const float *ref, size_t n, double s[
         for (h = 0; h < 4; h++) _mm512_storeu_pd(s + 8 * h, acc[h]);
     }
 #endif
-    if (ref)
-        for (; k < n32; k += FGL__NORM_LANES)
-            for (q = 0; q < FGL__NORM_LANES; q++) {
-                double u = (double)x[k + q] - (double)ref[k + q];
-                s[q] += u * u;
-            }
-    else
-        for (; k < n32; k += FGL__NORM_LANES)
-            for (q = 0; q < FGL__NORM_LANES; q++) s[q] += (double)x[k + q] * (double)x[k + q];
+    /* The square and the sum in separate statements: a compiler that fuses
+     * a * b + c within one expression (clang does by default) would round
+     * them once, the vectors above twice. */
+    for (; k < n32; k += FGL__NORM_LANES)
+        for (q = 0; q < FGL__NORM_LANES; q++) {
+            double u = (double)x[k + q] - (ref ? (double)ref[k + q] : 0.0), sq = u * u;
+            s[q] += sq;
+        }
     for (k = n32; k < n; k++) {
-        double u = (double)x[k] - (ref ? ref[k] : 0.0f);
-        s[k % FGL__NORM_LANES] += u * u;
+        double u = (double)x[k] - (ref ? (double)ref[k] : 0.0), sq = u * u;
+        s[k % FGL__NORM_LANES] += sq;
     }
 }
 

@@ -876,6 +876,11 @@ static fgl_node *fgl__maybe_bias(fgl__fwd *f, fgl_node *y, int b) {
     return b >= 0 ? fgl_op_bias(f->t, y, fgl__p(f, b)) : y;
 }
 
+/* A x (+ b) in one node (a GCN layer's aggregation and bias). */
+static fgl_node *fgl__spmm_bias(fgl__fwd *f, const fgl_csr *a, const fgl_csr *at, fgl_node *x, int b) {
+    return fgl_op_spmm_bias(f->t, a, at, x, b >= 0 ? fgl__p(f, b) : NULL);
+}
+
 /* x W (+ b) for a dense node x, as one tape node. */
 static fgl_node *fgl__linear(fgl__fwd *f, fgl_node *x, int w, int b, int mask) {
     return fgl_op_linear(f->t, x, fgl__weight(f, w, mask), fgl__p(f, b));
@@ -969,7 +974,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
     switch (s->arch) {
     case FGL_ARCH_GCN: {
         fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
-        return fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn, xw), c->b);
+        return fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, xw, c->b);
     }
     case FGL_ARCH_SGC:
     case FGL_ARCH_MLP:
@@ -1066,8 +1071,8 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
         fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
         fgl_node *z = fgl__linear(f, fgl_op_relu(t, fgl__linear(f, agg, c->w, c->b, c->mask)), c->w2, c->b2, c->mask2);
         x = f->train ? fgl_op_relu_dropout(t, z, s->dropout, f->rng) : fgl_op_relu(t, z);
-        st = fgl_op_tanh(t, fgl__maybe_bias(f, fgl_op_spmm(t, g->adj_gcn, g->adj_gcn,
-                                                           fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask))), sc->b));
+        st = fgl_op_tanh(t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)),
+                                           sc->b));
     }
     node = fgl__linear(f, fgl_op_concat2(t, x, st), m->node_out.w, m->node_out.b, m->node_out.mask);
     out->node_emb = node;

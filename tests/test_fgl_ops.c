@@ -1142,6 +1142,16 @@ static fgl_node *b_spmm(fgl_tape *t, fgl_params *ps, void *ud) {
     return fgl_op_spmm(t, c->a, c->at, P(0));
 }
 
+static fgl_node *b_spmm_bias(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_spmm_bias(t, c->a, c->at, P(0), P(1));
+}
+
+static fgl_node *b_spmm_then_bias(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_bias(t, fgl_op_spmm(t, c->a, c->at, P(0)), P(1));
+}
+
 static fgl_node *b_spmm_values(fgl_tape *t, fgl_params *ps, void *ud) {
     CTX;
     return fgl_op_spmm_values(t, c->a, P(0), P(1));
@@ -1191,6 +1201,56 @@ static void test_spmm(void) {
             close_to(what, forward(&t, &ps, b_spmm, &c), want, 4, 3, 1e-6);
             fgl_tape_free(&t);
             gc(what, &ps, b_spmm, &c);
+            fgl_params_free(&ps);
+            fgl_csr_free(&a);
+            fgl_csr_free(&at);
+        }
+}
+
+/* spmm_bias: the bits of spmm then bias, forward and backward, over widths
+ * that take the 64-column register blocks, the tail loop and both; its
+ * gradient check; a bias of the wrong shape is an error. */
+static void test_spmm_bias(void) {
+    static const int widths[3] = {3, 64, 130};
+    int w, trans;
+    for (w = 0; w < 3; w++)
+        for (trans = 0; trans < 2; trans++) {
+            fgl_csr a, at;
+            fgl_params ps;
+            ctx c;
+            fgl_tape t1, t2;
+            fgl_node *y1, *y2;
+            float *g1;
+            char what[64];
+            int C = widths[w], same;
+            small_sparse(&a, 1);
+            fgl_csr_transpose(&a, &at);
+            memset(&c, 0, sizeof c);
+            fgl_params_init(&ps);
+            c.s[0] = rnd(&ps, "x", 5, C, -1, 1);
+            c.s[1] = rnd(&ps, "b", 1, C, -1, 1);
+            c.a = &a;
+            c.at = trans ? &at : NULL;
+            snprintf(what, sizeof what, "spmm_bias %d columns, transpose %s", C, trans ? "given" : "NULL");
+            y1 = forward(&t1, &ps, b_spmm_bias, &c);
+            y2 = forward(&t2, &ps, b_spmm_then_bias, &c);
+            FT_CHECK(y1 && y2 && memcmp(y1->val, y2->val, sizeof(float) * 4 * (size_t)C) == 0, "%s: the bits of spmm then bias",
+                     what);
+            fgl_tape_free(&t1);
+            fgl_tape_free(&t2);
+            g1 = (float *)malloc(sizeof(float) * ps.size);
+            FT_CHECK(g1 && weighted_backward(&ps, b_spmm_then_bias, &c, 0) == FGL_OK, "%s: backward", what);
+            if (g1) memcpy(g1, ps.grad, sizeof(float) * ps.size);
+            FT_CHECK(weighted_backward(&ps, b_spmm_bias, &c, 0) == FGL_OK, "%s: backward", what);
+            same = g1 && memcmp(g1, ps.grad, sizeof(float) * ps.size) == 0;
+            FT_CHECK(same, "%s: the gradient bits of spmm then bias", what);
+            free(g1);
+            if (C == 3) gc(what, &ps, b_spmm_bias, &c);
+            fgl_tape_init(&t1);
+            FT_CHECK(fgl_op_spmm_bias(&t1, &a, NULL, fgl_op_param(&t1, &ps, c.s[0]), fgl_op_param(&t1, &ps, c.s[0])) == NULL &&
+                         t1.err == FGL_ERR_SHAPE,
+                     "%s: a 5 x %d bias is refused", what, C);
+            fgl_tape_free(&t1);
             fgl_params_free(&ps);
             fgl_csr_free(&a);
             fgl_csr_free(&at);
@@ -1696,6 +1756,7 @@ int main(void) {
     FT_RUN(test_layer_norm);
     FT_RUN(test_batch_norm);
     FT_RUN(test_spmm);
+    FT_RUN(test_spmm_bias);
     FT_RUN(test_spmm_values);
     FT_RUN(test_two_layer_network);
     FT_RUN(test_gradcheck_detects_errors);
