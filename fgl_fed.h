@@ -1611,10 +1611,12 @@ static void fgl__norm_sums(const float *x, const float *ref, size_t n, double s[
         __m512d acc[4];
         int h;
         for (h = 0; h < 4; h++) acc[h] = _mm512_loadu_pd(s + 8 * h);
+        /* (the zero-masked conversion with every lane kept: g++ 12 warns that
+         * the plain one's undefined pass-through may be uninitialised) */
         for (; k < n32; k += FGL__NORM_LANES)
             for (h = 0; h < 4; h++) {
-                __m512d u = _mm512_cvtps_pd(_mm256_loadu_ps(x + k + 8 * h));
-                if (ref) u = _mm512_sub_pd(u, _mm512_cvtps_pd(_mm256_loadu_ps(ref + k + 8 * h)));
+                __m512d u = _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(x + k + 8 * h));
+                if (ref) u = _mm512_sub_pd(u, _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(ref + k + 8 * h)));
                 acc[h] = _mm512_add_pd(acc[h], _mm512_mul_pd(u, u));
             }
         for (h = 0; h < 4; h++) _mm512_storeu_pd(s + 8 * h, acc[h]);

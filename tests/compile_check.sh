@@ -1,7 +1,8 @@
 #!/bin/sh
 # Compiles every header with FGL_IMPLEMENTATION, strictly (-Werror), as C99
 # under gcc and clang and as C++11 under g++ and clang++, each with and
-# without OpenMP; then links a two-file program (implementation in one
+# without OpenMP, and on x86-64 also for AVX2 and AVX-512 targets (the
+# intrinsics paths); then links a two-file program (implementation in one
 # translation unit, declarations only in the other) and an FGL_STATIC build,
 # and checks that FGL_NO_IMPLEMENTATION leaves declarations only.
 # One "ok"/"not ok" line per configuration.
@@ -37,6 +38,18 @@ for omp in "" "-fopenmp"; do
         check "$cxx -std=c++11 $tag" $cxx -x c++ -std=c++11 $W $omp -c "$tmp/impl.c" -o "$tmp/$cxx$tag.o"
     done
 done
+# the intrinsics paths (AVX2 + FMA, AVX-512), compiled only, so any x86-64
+# machine checks them whatever its own vector units
+if [ "$(uname -m)" = x86_64 ]; then
+    for arch in haswell skylake-avx512; do
+        for cc in gcc clang; do
+            command -v $cc >/dev/null && check "$cc -std=c99 -fopenmp -march=$arch" $cc -std=c99 $W -fopenmp -march=$arch -c "$tmp/impl.c" -o "$tmp/$cc$arch.o"
+        done
+        for cxx in g++ clang++; do
+            command -v $cxx >/dev/null && check "$cxx -std=c++11 -fopenmp -march=$arch" $cxx -x c++ -std=c++11 $W -fopenmp -march=$arch -c "$tmp/impl.c" -o "$tmp/$cxx$arch.o"
+        done
+    done
+fi
 check "two translation units link (gcc)" sh -c "gcc -std=c99 $W -c '$tmp/impl.c' -o '$tmp/a.o' && gcc -std=c99 $W -c '$tmp/other.c' -o '$tmp/b.o' && gcc '$tmp/a.o' '$tmp/b.o' -o '$tmp/prog' -lm && '$tmp/prog'"
 check "FGL_STATIC (gcc)" gcc -std=c99 $W -Wno-unused-function -DFGL_STATIC -c "$tmp/impl.c" -o "$tmp/s.o"
 # FGL_NO_IMPLEMENTATION overrides FGL_IMPLEMENTATION: no fgl function defined
