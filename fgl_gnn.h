@@ -730,6 +730,12 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g) {
     memset(g, 0, sizeof *g);
 }
 
+/* Whether the architecture aggregates with D^-1/2 (A + I) D^-1/2. */
+static int fgl__arch_reads_gcn(int arch) {
+    return arch == FGL_ARCH_GCN || arch == FGL_ARCH_SGC || arch == FGL_ARCH_GCNII || arch == FGL_ARCH_FEDSTAR ||
+           arch == FGL_ARCH_GAMLP;
+}
+
 FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_csr *adj_gcn, const float *x,
                               const fgl_csr *x_sparse, int n_feat, const float *pe, int n_pe, const int *offsets,
                               int n_graphs, const fgl_model_spec *spec, fgl_error *err) {
@@ -760,8 +766,7 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
     g->offsets = offsets;
     g->n_graphs = n_graphs;
     if (x_sparse && (rc = fgl_csr_transpose(x_sparse, &g->x_sparse_t))) goto fail;
-    if (!adj_gcn && (arch == FGL_ARCH_GCN || arch == FGL_ARCH_SGC || arch == FGL_ARCH_GCNII || arch == FGL_ARCH_FEDSTAR ||
-                     arch == FGL_ARCH_GAMLP)) {
+    if (!adj_gcn && fgl__arch_reads_gcn(arch)) {
         if ((rc = fgl_gcn_norm(adj, &g->own_gcn))) goto fail;
         g->adj_gcn = &g->own_gcn;
     }
@@ -840,8 +845,13 @@ FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, cons
 }
 
 FGLDEF int fgl_gnn_graph_from_batch(fgl_gnn_graph *g, fgl_batch *b, const fgl_model_spec *spec, fgl_error *err) {
-    return fgl_gnn_graph_make(g, &b->adj, b->adj_gcn.rows ? &b->adj_gcn : NULL, b->x, NULL, b->n_feat, b->pe, b->n_pe,
-                              b->offsets, b->n_graphs, spec, err);
+    const fgl_csr *gcn = NULL;
+    if (fgl__arch_reads_gcn(spec->arch) && !(gcn = fgl_batch_gcn(b, err))) {
+        memset(g, 0, sizeof *g);
+        return err ? err->code : FGL_ERR_NOMEM;
+    }
+    return fgl_gnn_graph_make(g, &b->adj, gcn, b->x, NULL, b->n_feat, b->pe, b->n_pe, b->offsets, b->n_graphs, spec,
+                              err);
 }
 
 /* --- forward pieces ------------------------------------------------------------- */

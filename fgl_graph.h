@@ -15,7 +15,7 @@
  *       fgl_split_graphs_stratified(&s, 0.8, 0.1, 123, &e);       // s.split
  *       int ids[3] = {0, 1, 2};
  *       fgl_batch b;
- *       fgl_batch_make(&s, ids, 3, &b, &e);   // b.adj_gcn, b.x, b.offsets, b.y
+ *       fgl_batch_make(&s, ids, 3, &b, &e);   // b.adj, b.x, b.offsets, b.y
  *       ... fgl_batch_free(&b); fgl_graph_set_free(&s);
  *   Node classification, split over 10 clients by a node -> part array:
  *       fgl_node_data d, cl[10];
@@ -214,7 +214,7 @@ typedef struct fgl_graph_set {
 typedef struct fgl_batch {
     int n_graphs, n_nodes, n_feat, n_pe;
     fgl_csr adj;            /* batch adjacency (a graph, block-diagonal) */
-    fgl_csr adj_gcn;        /* D^-1/2 (A + I) D^-1/2 of the batch */
+    fgl_csr adj_gcn;        /* cache: D^-1/2 (A + I) D^-1/2, rows == 0 until built (fgl_batch_gcn) */
     float *x;               /* n_nodes x n_feat */
     float *pe;              /* n_nodes x n_pe, or NULL */
     int *offsets;           /* n_graphs + 1 */
@@ -295,10 +295,13 @@ FGLDEF int fgl_graph_set_validate(const fgl_graph_set *s, fgl_error *err);
 FGLDEF const fgl_csr *fgl_node_data_gcn(fgl_node_data *d, fgl_error *err);
 
 /* Block-diagonal batch of graphs ids[0..n-1] of s (repeats allowed): adj,
- * adj_gcn, x (NULL if s->x is), pe (NULL if s->pe is), offsets,
- * graph_of_node, y, ids. b is overwritten (free it before reuse). */
+ * x (NULL if s->x is), pe (NULL if s->pe is), offsets, graph_of_node, y,
+ * ids. b is overwritten (free it before reuse). The GCN matrix is not
+ * built here (most graph models never read it): fgl_batch_gcn. */
 FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_batch *b,
                           fgl_error *err);
+/* b->adj_gcn, built on first use as fgl_node_data_gcn; NULL on error. */
+FGLDEF const fgl_csr *fgl_batch_gcn(fgl_batch *b, fgl_error *err);
 
 /* Parts of the node features built by fgl_graph_set_features, concatenated
  * in this order. */
@@ -1361,6 +1364,17 @@ FGLDEF const fgl_csr *fgl_node_data_gcn(fgl_node_data *d, fgl_error *err) {
     return &d->adj_gcn;
 }
 
+FGLDEF const fgl_csr *fgl_batch_gcn(fgl_batch *b, fgl_error *err) {
+    int rc;
+    if (b->adj_gcn.indptr) return &b->adj_gcn;
+    rc = fgl_gcn_norm(&b->adj, &b->adj_gcn);
+    if (rc) {
+        fgl_error_set(err, rc, "batch of %d graphs: cannot build the GCN matrix", b->n_graphs);
+        return NULL;
+    }
+    return &b->adj_gcn;
+}
+
 /* --- batches and subsets -------------------------------------------------- */
 
 /* Copy graphs ids[0..n-1] of s into a block-diagonal adjacency with node
@@ -1427,11 +1441,6 @@ FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_bat
     if (rc) goto fail;
     b->n_graphs = n;
     b->n_nodes = b->adj.rows;
-    rc = fgl_gcn_norm(&b->adj, &b->adj_gcn);
-    if (rc) {
-        fgl_error_set(err, rc, "%s: out of memory for a batch", s->name);
-        goto fail;
-    }
     b->graph_of_node = FGL__G_NEW(int, b->n_nodes);
     if (s->x) b->x = FGL__G_NEW2(float, b->n_nodes, s->n_feat);
     if (s->pe) b->pe = FGL__G_NEW2(float, b->n_nodes, s->n_pe);

@@ -267,6 +267,8 @@ static void test_batch(void) {
              b.adj.nnz);
     FT_CHECK(csr_get(&b.adj, 1, 2) == 1 && csr_get(&b.adj, 3, 1) == 1 && csr_row_len(&b.adj, 0) == 0,
              "triangle shifted to nodes 1..3");
+    FT_CHECK(b.adj_gcn.rows == 0, "the GCN matrix waits for its first use");
+    FT_CHECK(fgl_batch_gcn(&b, &e) == &b.adj_gcn && fgl_batch_gcn(&b, &e) == &b.adj_gcn, "built once, then cached");
     FT_NEAR(csr_get(&b.adj_gcn, 1, 2), 1.0 / 3.0, 1e-6, "gcn of triangle");
     FT_NEAR(csr_get(&b.adj_gcn, 0, 0), 1.0, 1e-6, "gcn of lone node");
     FT_CHECK(b.x[0 * 3 + 2] == 1 && b.x[1 * 3 + 0] == 1 && b.x[4 * 3 + 2] == 1, "x rows copied (node 5 has label 2)");

@@ -224,7 +224,7 @@ static void check_batch_of_whole_set(fgl_graph_set *s) {
            memcmp(b.offsets, s->node_ptr, sizeof(int) * (s->n_graphs + 1)) == 0 &&
            memcmp(b.x, s->x, sizeof(float) * s->n_nodes * s->n_feat) == 0 && memcmp(b.y, s->y, sizeof(int) * s->n_graphs) == 0;
     FT_CHECK(same, "a batch of every graph in order is the set itself");
-    FT_CHECK(fgl_all_finite((size_t)b.adj_gcn.nnz, b.adj_gcn.values), "finite GCN matrix");
+    FT_CHECK(fgl_batch_gcn(&b, &e) && fgl_all_finite((size_t)b.adj_gcn.nnz, b.adj_gcn.values), "finite GCN matrix");
     fgl_batch_free(&b);
     free(ids);
 }
