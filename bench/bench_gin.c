@@ -4,6 +4,7 @@
  *   make build/bench/bench_gin
  *   OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./build/bench/bench_gin
  *   ./build/bench/bench_gin --phases      # the roofline table of BENCHMARKS.md
+ *   ./build/bench/bench_gin --batch 512   # another batch size (the same FLOPs per epoch)
  *   sh bench/speed.sh                     # this and the anchors, side by side
  *
  * The model and protocol are the anchor's: GIN-0 (eps fixed at 0, no input
@@ -36,7 +37,7 @@
 #define EPOCHS 20
 #define WARM 2
 #define N_TRAIN 1002
-#define BATCH 128
+#define BATCH 128 /* the anchor's; --batch N changes it (to see how the epoch's cost follows its working set) */
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -225,7 +226,7 @@ static void count_node(const fgl_node *n, double *F, double *B) {
 int main(int argc, char **argv) {
     const char *env = getenv("FGL_DATA");
     const char *root = env && *env ? env : "../shared/data";
-    int phases = 0, threads = 1, i, e, a;
+    int phases = 0, threads = 1, batch = BATCH, i, e, a;
     char dir[1024];
     fgl_error err;
     fgl_graph_set prot;
@@ -241,7 +242,13 @@ int main(int argc, char **argv) {
     double F[PH_N][2], B[PH_N][2], T[PH_N][2];
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--phases")) phases = 1;
-        else root = argv[a];
+        else if (!strcmp(argv[a], "--batch") && a + 1 < argc) {
+            batch = atoi(argv[++a]);
+            if (batch < 1 || batch > N_TRAIN) {
+                fprintf(stderr, "bench_gin: --batch takes 1 to %d\n", N_TRAIN);
+                return 1;
+            }
+        } else root = argv[a];
     }
 #ifdef _OPENMP
     threads = omp_get_max_threads();
@@ -291,12 +298,12 @@ int main(int argc, char **argv) {
         tp.prof = profiled ? &prof : NULL;
         fgl_rng_shuffle(&r, ids, N_TRAIN);
         if (profiled) T[PH_BATCH][0] += fgl_now() - t0;
-        for (i0 = 0; i0 < N_TRAIN; i0 += BATCH) {
+        for (i0 = 0; i0 < N_TRAIN; i0 += batch) {
             fgl_batch b;
             fgl_gnn_graph g;
             fgl_forward out;
             fgl_node *loss;
-            int nb = N_TRAIN - i0 < BATCH ? N_TRAIN - i0 : BATCH;
+            int nb = N_TRAIN - i0 < batch ? N_TRAIN - i0 : batch;
             tb = fgl_now();
             fgl_batch_init(&b);
             if (fgl_batch_make(&prot, ids + i0, nb, &b, &err) || fgl_gnn_graph_from_batch(&g, &b, &s, &err)) {
@@ -349,10 +356,10 @@ int main(int argc, char **argv) {
     qsort(t, EPOCHS, sizeof(double), cmp_double);
     printf("GIN-0 (3 layers, hidden 64, batch norm, no dropout) on PROTEINS, %d training graphs (%.0f nodes), "
            "batch %d: %.1f ms per epoch at %d thread%s (median of %d; fastest %.1f)\n",
-           N_TRAIN, nodes, BATCH, 1e3 * t[EPOCHS / 2], threads, threads > 1 ? "s" : "", EPOCHS, 1e3 * t[0]);
+           N_TRAIN, nodes, batch, 1e3 * t[EPOCHS / 2], threads, threads > 1 ? "s" : "", EPOCHS, 1e3 * t[0]);
     if (phases) {
         double total = T[PH_BATCH][1], flop_peak = peak_fma_gflops();
-        double bw_l2 = triad_gbs((size_t)(nodes / ((N_TRAIN + BATCH - 1) / BATCH)) * 64);
+        double bw_l2 = triad_gbs((size_t)(nodes / ((N_TRAIN + batch - 1) / batch)) * 64);
         double bw_mem = triad_gbs((size_t)16 << 20), acc = 0;
         int k;
         T[PH_BATCH][1] = 0;
@@ -364,7 +371,7 @@ int main(int argc, char **argv) {
         printf("\nPeaks measured here (%d thread%s): FMA loop %.0f GFLOP/s; triad %.0f GB/s on one batch's activation size "
                "(%.1f MB x 3 per thread), %.0f GB/s on 64 MB x 3.\nProfiled epoch (op timer on): %.1f ms.\n\n",
                threads, threads > 1 ? "s" : "",
-               flop_peak, bw_l2, nodes / ((N_TRAIN + BATCH - 1) / BATCH) * 64 * 4 / 1e6, bw_mem, 1e3 * total);
+               flop_peak, bw_l2, nodes / ((N_TRAIN + batch - 1) / batch) * 64 * 4 / 1e6, bw_mem, 1e3 * total);
         printf("| phase | pass | GFLOP | MB | FLOP/byte | ms | share | GFLOP/s | GB/s | bound: %% of peak |\n");
         printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (k = 0; k < PH_N; k++) {
@@ -384,6 +391,12 @@ int main(int argc, char **argv) {
             }
         }
         printf("| (unattributed) | - | | | | %.1f | %.0f%% | | | |\n", 1e3 * (total - acc), 100 * (total - acc) / total);
+        {
+            double all = 0;
+            for (k = 0; k < PH_N; k++) all += B[k][0] + B[k][1];
+            printf("\nBytes the epoch must move (counted as above): %.0f MB, %.1f GB/s over the profiled epoch "
+                   "(triads: %.0f and %.0f GB/s).\n", all / 1e6, all / total / 1e9, bw_l2, bw_mem);
+        }
         printf("\nOps: ");
         for (k = 0; k < prof.n; k++)
             printf("%s %ld (%.1f + %.1f ms)%s", prof.op[k], prof.calls[k], 1e3 * prof.fwd[k], 1e3 * prof.bwd[k],
@@ -395,9 +408,9 @@ int main(int argc, char **argv) {
         size_t q;
         const unsigned char *bytes = (const unsigned char *)m.params.data;
         for (q = 0; q < sizeof(float) * m.params.size; q++) h = (h ^ bytes[q]) * 1099511628211ULL;
-        printf("{\"bench\": \"fgl_gin\", \"threads\": %d, \"median_epoch_s\": %.6f, \"min_epoch_s\": %.6f, "
+        printf("{\"bench\": \"fgl_gin\", \"threads\": %d, \"batch\": %d, \"median_epoch_s\": %.6f, \"min_epoch_s\": %.6f, "
                "\"n_train\": %d, \"n_nodes\": %.0f, \"params_fnv1a\": \"%016llx\"}\n",
-               threads, t[EPOCHS / 2], t[0], N_TRAIN, nodes, h);
+               threads, batch, t[EPOCHS / 2], t[0], N_TRAIN, nodes, h);
     }
     fgl_tape_free(&tp);
     fgl_optim_free(&o);
