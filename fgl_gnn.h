@@ -171,7 +171,8 @@ FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed);
 FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, const fgl_model_spec *spec,
                                         fgl_error *err);
 FGLDEF int fgl_gnn_graph_from_batch(fgl_gnn_graph *g, fgl_batch *b, const fgl_model_spec *spec, fgl_error *err);
-/* General form: any of x / x_sparse; adj_gcn may be NULL (built if needed). */
+/* General form: any of x / x_sparse; adj_gcn may be NULL (built if needed),
+ * else it must be n x n (FGL_ERR_SHAPE otherwise). */
 FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_csr *adj_gcn, const float *x,
                               const fgl_csr *x_sparse, int n_feat, const float *pe, int n_pe, const int *offsets,
                               int n_graphs, const fgl_model_spec *spec, fgl_error *err);
@@ -745,6 +746,9 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
     n = adj->rows;
     if ((x == NULL) == (x_sparse == NULL))
         return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: give exactly one of dense or sparse features");
+    if (adj_gcn && (adj_gcn->rows != n || adj_gcn->cols != n))
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %dx%d GCN matrix for %d nodes (fgl_batch_gcn and "
+                             "fgl_node_data_gcn build it)", adj_gcn->rows, adj_gcn->cols, n);
     if (x_sparse && (x_sparse->rows != n || x_sparse->cols != n_feat))
         return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: sparse features %dx%d for %d nodes, %d features",
                              x_sparse->rows, x_sparse->cols, n, n_feat);
@@ -834,22 +838,21 @@ fail:
 
 FGLDEF int fgl_gnn_graph_from_node_data(fgl_gnn_graph *g, fgl_node_data *d, const fgl_model_spec *spec,
                                         fgl_error *err) {
+    fgl_error local;
     const fgl_csr *gcn = NULL;
-    if (spec->arch == FGL_ARCH_GCN || spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GCNII ||
-        spec->arch == FGL_ARCH_GAMLP) {
-        gcn = fgl_node_data_gcn(d, err);
-        if (!gcn) return err ? err->code : FGL_ERR_NOMEM;
-    }
+    memset(g, 0, sizeof *g);
+    if (!err) err = &local; /* for the code of a failure */
+    if (fgl__arch_reads_gcn(spec->arch) && !(gcn = fgl_node_data_gcn(d, err))) return err->code;
     return fgl_gnn_graph_make(g, &d->adj, gcn, d->x_sparse.rows ? NULL : d->x.data,
                               d->x_sparse.rows ? &d->x_sparse : NULL, d->n_feat, NULL, 0, NULL, 0, spec, err);
 }
 
 FGLDEF int fgl_gnn_graph_from_batch(fgl_gnn_graph *g, fgl_batch *b, const fgl_model_spec *spec, fgl_error *err) {
+    fgl_error local;
     const fgl_csr *gcn = NULL;
-    if (fgl__arch_reads_gcn(spec->arch) && !(gcn = fgl_batch_gcn(b, err))) {
-        memset(g, 0, sizeof *g);
-        return err ? err->code : FGL_ERR_NOMEM;
-    }
+    memset(g, 0, sizeof *g);
+    if (!err) err = &local; /* for the code of a failure */
+    if (fgl__arch_reads_gcn(spec->arch) && !(gcn = fgl_batch_gcn(b, err))) return err->code;
     return fgl_gnn_graph_make(g, &b->adj, gcn, b->x, NULL, b->n_feat, b->pe, b->n_pe, b->offsets, b->n_graphs, spec,
                               err);
 }

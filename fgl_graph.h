@@ -1353,26 +1353,29 @@ FGLDEF int fgl_graph_set_validate(const fgl_graph_set *s, fgl_error *err) {
     return FGL_OK;
 }
 
-FGLDEF const fgl_csr *fgl_node_data_gcn(fgl_node_data *d, fgl_error *err) {
+/* The GCN matrix of adj in *cache, built on the first call (cache->indptr
+ * NULL until then); what names the data in the error. */
+static const fgl_csr *fgl__gcn_cached(const fgl_csr *adj, fgl_csr *cache, const char *what, fgl_error *err) {
     int rc;
-    if (d->adj_gcn.indptr) return &d->adj_gcn;
-    rc = fgl_gcn_norm(&d->adj, &d->adj_gcn);
+    if (cache->indptr) return cache;
+    rc = fgl_gcn_norm(adj, cache);
     if (rc) {
-        fgl_error_set(err, rc, "node data %s: cannot build the GCN matrix", d->name);
+        fgl_error_set(err, rc, "%s: cannot build the GCN matrix", what);
         return NULL;
     }
-    return &d->adj_gcn;
+    return cache;
+}
+
+FGLDEF const fgl_csr *fgl_node_data_gcn(fgl_node_data *d, fgl_error *err) {
+    char what[FGL_NAME_LEN + 16];
+    snprintf(what, sizeof what, "node data %s", d->name);
+    return fgl__gcn_cached(&d->adj, &d->adj_gcn, what, err);
 }
 
 FGLDEF const fgl_csr *fgl_batch_gcn(fgl_batch *b, fgl_error *err) {
-    int rc;
-    if (b->adj_gcn.indptr) return &b->adj_gcn;
-    rc = fgl_gcn_norm(&b->adj, &b->adj_gcn);
-    if (rc) {
-        fgl_error_set(err, rc, "batch of %d graphs: cannot build the GCN matrix", b->n_graphs);
-        return NULL;
-    }
-    return &b->adj_gcn;
+    char what[48];
+    snprintf(what, sizeof what, "batch of %d graphs", b->n_graphs);
+    return fgl__gcn_cached(&b->adj, &b->adj_gcn, what, err);
 }
 
 /* --- batches and subsets -------------------------------------------------- */

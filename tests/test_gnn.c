@@ -539,6 +539,18 @@ static void test_spec_errors(void) {
                      strstr(err.msg, "features"), "feature width mismatch: %s", err.msg);
         toy_free(&t);
     }
+    { /* a GCN matrix of another size (an unbuilt cache: 0 x 0) is an error, not a product out of bounds */
+        toy t;
+        fgl_gnn_graph g;
+        fgl_csr none;
+        memset(&none, 0, sizeof none);
+        toy_make(&t, 6, 3, 2, 1, 1);
+        s = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, t.f, 2);
+        FT_CHECK(fgl_gnn_graph_make(&g, &t.adj, &none, t.x, NULL, t.f, NULL, 0, NULL, 0, &s, &err) == FGL_ERR_SHAPE &&
+                     strstr(err.msg, "GCN matrix"), "empty GCN matrix: %s", err.msg);
+        fgl_gnn_graph_free(&g);
+        toy_free(&t);
+    }
 }
 
 static void test_save_load(void) {
