@@ -443,6 +443,47 @@ static void test_gemm_thread_independent(void) {
 #endif
 }
 
+/* A sparse product's rows are shared among the threads in runs of about
+ * equal work (nonzeros and rows): over a graph with a hub row holding most
+ * of the nonzeros, every thread count gives the same bits (no row computed
+ * twice or skipped). */
+static void test_spmm_thread_independent(void) {
+#ifdef _OPENMP
+    fgl_rng r;
+    int saved = omp_get_max_threads();
+    fgl_rng_init(&r, 34, 0);
+    { /* 3000 rows, row 7 holds 6000 of the nonzeros */
+        fgl_csr a;
+        int R = 3000, n = 64, nnz = 6000 + 3 * (R - 1), i, k, w = 0, nt, same = 1;
+        float *X = (float *)malloc(sizeof(float) * R * n), *Y[4];
+        FT_CHECK(fgl_csr_init(&a, R, R, nnz, 1) == FGL_OK, "csr");
+        for (i = 0; i < R * n; i++) X[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < R; i++) {
+            int deg = i == 7 ? 6000 : 3;
+            a.indptr[i] = w;
+            for (k = 0; k < deg; k++) {
+                a.indices[w] = i == 7 ? k % R : (i * 31 + k * 977) % R;
+                a.values[w++] = fgl_rng_uniformf(&r, -1, 1);
+            }
+        }
+        a.indptr[R] = w;
+        for (nt = 0; nt < 4; nt++) {
+            Y[nt] = (float *)malloc(sizeof(float) * R * n);
+            omp_set_num_threads(nt + 1);
+            fgl_csr_spmm(&a, X, n, 0.0f, Y[nt]);
+            if (nt) same &= memcmp(Y[0], Y[nt], sizeof(float) * R * n) == 0;
+        }
+        omp_set_num_threads(saved);
+        FT_CHECK(same, "sparse product with a hub row differs between thread counts");
+        for (nt = 0; nt < 4; nt++) free(Y[nt]);
+        free(X);
+        fgl_csr_free(&a);
+    }
+#else
+    FT_SKIP("built without OpenMP");
+#endif
+}
+
 static void test_vector_kernels(void) {
     float x[7] = {1, -2, 3, -4, 5, -6, 7}, y[7] = {0.5f, 0.5f, 1, 1, -1, 2, 0}, z[7], zero[7] = {0};
     double d = 0, n1 = 0, n2 = 0, ny = 0;
@@ -1199,6 +1240,7 @@ int main(void) {
     FT_RUN(test_gemm_matches_naive);
     FT_RUN(test_gemm_edge_cases);
     FT_RUN(test_gemm_thread_independent);
+    FT_RUN(test_spmm_thread_independent);
     FT_RUN(test_vector_kernels);
     FT_RUN(test_csr_from_coo);
     FT_RUN(test_csr_hub_row_is_fast);
