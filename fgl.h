@@ -965,6 +965,70 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 #define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop */
 #define FGL__ROWS 256    /* rows per piece of a parallel row loop */
 
+/* Column sums (a bias gradient, batch norm's statistics) with each column's
+ * rows added in increasing order, the bits of a one-thread loop, on every
+ * thread. Giving each thread a block of columns would make it read every
+ * row, half of them from the other core's cache (the row-parallel op before
+ * left them there): on two cores that ran slower than one thread. Here each
+ * thread reads only its own range of rows, the range the row loops give it
+ * (pieces of FGL__ROWS, shared out as schedule(static) does), and the
+ * running sums travel from thread to thread instead: the columns are cut
+ * into blocks of `width`, and thread t adds its rows of a block once
+ * thread t-1 has added its rows of that block. Blocks narrower than the
+ * matrix make a pipeline (with K blocks and T threads a pass takes about
+ * (K + T - 1) / (K T) of one thread's time: worth it when the sums are
+ * bound by arithmetic); a width of C makes a relay (one thread at a time,
+ * each on data in its own cache: for sums bound by the chain of additions).
+ * A pass may need the pass before it (the variance needs the finished
+ * mean), so thread 0 starts block c of pass p once the last thread has
+ * closed block c of pass p - 1. add(ctx, p, r0, r1, c0, c1) adds rows
+ * r0 .. r1-1 of columns c0 .. c1-1 to pass p's sums, rows in increasing
+ * order; close(ctx, p, c0, c1), if not NULL, finishes block c0 .. c1-1 of
+ * pass p once all of its rows are in. On one thread: add(all rows, all
+ * columns), close, pass after pass. */
+typedef void (*fgl__chain_add_fn)(void *ctx, int pass, int r0, int r1, int c0, int c1);
+typedef void (*fgl__chain_close_fn)(void *ctx, int pass, int c0, int c1);
+static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_fn add, fgl__chain_close_fn close,
+                           void *ctx) {
+    int p;
+#ifdef _OPENMP
+    int nthreads = 1, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
+    if ((size_t)R * (size_t)C >= FGL_PAR_MIN && !omp_in_parallel())
+        nthreads = FGL__MIN(omp_get_max_threads(), n_pc);
+    if (nthreads > omp_get_num_procs()) nthreads = 1; /* a barrier per phase: with more threads than processors each
+                                                        * may wait for a time slice */
+    if (nthreads > 1) {
+        /* In phase ph thread t takes step s (pass s / nb, block s % nb) with
+         * ph = s + t + pass * d, a barrier between phases: thread t-1 took
+         * step s a phase earlier, and the last thread closed the block of
+         * the pass before at least a phase earlier (d = T - nb when fewer
+         * blocks than threads). The runtime's barrier, not a spin of our
+         * own, so a machine with fewer cores than threads still moves on. */
+#pragma omp parallel num_threads(nthreads)
+        {
+            int T = omp_get_num_threads(), t = omp_get_thread_num(), ph;
+            int nb = (C + width - 1) / width, d = FGL__MAX(0, T - nb), phases = passes * (nb + d) - d + T - 1;
+            int r0 = FGL__MIN(R, n_pc * t / T * FGL__ROWS), r1 = FGL__MIN(R, n_pc * (t + 1) / T * FGL__ROWS);
+            for (ph = 0; ph < phases; ph++) {
+                int u = ph - t, pass = u >= 0 ? u / (nb + d) : -1, b = u >= 0 ? u % (nb + d) : -1;
+                if (pass >= 0 && pass < passes && b < nb) {
+                    int c0 = b * width, c1 = FGL__MIN(C, c0 + width);
+                    add(ctx, pass, r0, r1, c0, c1);
+                    if (t == T - 1 && close) close(ctx, pass, c0, c1);
+                }
+#pragma omp barrier
+            }
+        }
+        return;
+    }
+#endif
+    (void)width;
+    for (p = 0; p < passes; p++) {
+        add(ctx, p, 0, R, 0, C);
+        if (close) close(ctx, p, 0, C);
+    }
+}
+
 /* --- GEMM ----------------------------------------------------------------- */
 
 /* Blocked GEMM. op(B) is cut into column panels of FGL__NR columns for
@@ -2922,26 +2986,31 @@ FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return fgl_op_matmul_ex(t, a, 0, b, 0);
 }
 
-/* Where part q of nb of the n floats at x starts when the parts are cut at
- * cache lines (64 bytes): threads writing their own parts over and over
- * (per-column sums) then never share a line. Parts may be uneven or empty;
- * part 0 starts at 0 and part nb at n. */
-static int fgl__line_split(const float *x, int n, int q, int nb) {
-    int j, lead;
-    if (q <= 0) return 0;
-    if (q >= nb) return n;
-    lead = (int)(((64 - ((uintptr_t)x & 63)) & 63) / sizeof(float)); /* floats before the first line boundary */
-    j = n * q / nb;
-    j = j <= lead ? lead : lead + (j - lead + 8) / 16 * 16; /* the nearest boundary */
-    return FGL__MIN(j, n);
-}
-
-/* gb[j] += sum over rows i of g[i][j] for columns j0 .. j1-1, rows in order. */
-static void fgl__col_sums(const float *FGL__RESTRICT g, int m, int n, int j0, int j1, float *FGL__RESTRICT gb) {
-    int i, j;
-    for (i = 0; i < m; i++) {
-        const float *gi = g + (size_t)i * n;
-        for (j = j0; j < j1; j++) gb[j] += gi[j];
+/* A bias gradient, gb[j] += the sum over rows of g[i][j], as fgl__col_chain's
+ * add: 64 running sums at a time held in registers across the rows (bound
+ * by the chain of additions, not by memory: the relay's case). */
+typedef struct {
+    const float *g;
+    int n;
+    float *gb;
+} fgl__colsum_ctx;
+static void fgl__colsum_add(void *ctx, int pass, int r0, int r1, int c0, int c1) {
+    const fgl__colsum_ctx *c = (const fgl__colsum_ctx *)ctx;
+    float *FGL__RESTRICT gb = c->gb;
+    int i, j, j0 = c0;
+    (void)pass;
+    for (; j0 + 64 <= c1; j0 += 64) {
+        float acc[64];
+        for (j = 0; j < 64; j++) acc[j] = gb[j0 + j];
+        for (i = r0; i < r1; i++) {
+            const float *FGL__RESTRICT gi = c->g + (size_t)i * c->n + j0;
+            for (j = 0; j < 64; j++) acc[j] += gi[j];
+        }
+        for (j = 0; j < 64; j++) gb[j0 + j] = acc[j];
+    }
+    for (i = r0; i < r1 && j0 < c1; i++) {
+        const float *FGL__RESTRICT gi = c->g + (size_t)i * c->n;
+        for (j = j0; j < c1; j++) gb[j] += gi[j];
     }
 }
 
@@ -2953,14 +3022,12 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     gw = fgl__grad_w(t, w, &fresh);
     if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
     gb = fgl__grad(t, b);
-    if (gb) { /* column sums of dy, each column over the rows in order: one block of columns per thread */
-        int nb = 1, jb;
-#ifdef _OPENMP
-        if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel()) nb = FGL__MIN(omp_get_max_threads(), (n + 15) / 16);
-#pragma omp parallel for schedule(static) num_threads(nb) if (nb > 1)
-#endif
-        for (jb = 0; jb < nb; jb++)
-            fgl__col_sums(y->grad, m, n, fgl__line_split(gb, n, jb, nb), fgl__line_split(gb, n, jb + 1, nb), gb);
+    if (gb) { /* column sums of dy, each column over the rows in order (a relay: see fgl__col_chain) */
+        fgl__colsum_ctx c;
+        c.g = y->grad;
+        c.n = n;
+        c.gb = gb;
+        fgl__col_chain(m, n, n, 1, fgl__colsum_add, NULL, &c);
     }
 }
 
@@ -4062,22 +4129,58 @@ static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRIC
     }
 }
 
-/* Batch norm's statistics for columns c0 .. c1-1: mean and (biased)
- * variance of each, in double, the rows summed in order (a block of columns
- * per thread: the same bits at any thread count). */
-static void fgl__bn_stats(const float *FGL__RESTRICT x, int R, int C, int c0, int c1, double *FGL__RESTRICT mean,
-                          double *FGL__RESTRICT var) {
-    int k, o;
-    for (k = 0; k < R; k++) {
-        const float *xr = x + (size_t)k * C;
-        for (o = c0; o < c1; o++) mean[o] += xr[o];
+/* Batch norm's statistics, as fgl__col_chain's passes: pass 0 sums each
+ * column and closes it into the mean, pass 1 sums the squared deviations
+ * from it and closes them into the (biased) variance, in double, rows in
+ * increasing order. W running sums at a time (W a constant) stay in
+ * registers across the rows: 64 on one thread, where the whole matrix is
+ * one block, 16 in the pipeline's blocks (fgl__norm's width), where the
+ * sums are bound by their arithmetic. */
+typedef struct {
+    const float *x;
+    int R, C;
+    double *mean, *var;
+} fgl__bn_stats_ctx;
+#define FGL__BN_STATS_REG(W)                                                                 \
+    for (; j0 + (W) <= c1; j0 += (W)) {                                                      \
+        double acc[W], m[W];                                                                 \
+        for (o = 0; o < (W); o++) {                                                          \
+            acc[o] = pass == 0 ? mean[j0 + o] : var[j0 + o];                                 \
+            m[o] = mean[j0 + o];                                                             \
+        }                                                                                    \
+        if (pass == 0)                                                                       \
+            for (k = r0; k < r1; k++) {                                                      \
+                const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C + j0;                \
+                for (o = 0; o < (W); o++) acc[o] += xr[o];                                   \
+            }                                                                                \
+        else                                                                                 \
+            for (k = r0; k < r1; k++) {                                                      \
+                const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C + j0;                \
+                for (o = 0; o < (W); o++) acc[o] += (xr[o] - m[o]) * (xr[o] - m[o]);         \
+            }                                                                                \
+        for (o = 0; o < (W); o++) (pass == 0 ? mean : var)[j0 + o] = acc[o];                \
     }
-    for (o = c0; o < c1; o++) mean[o] /= R;
-    for (k = 0; k < R; k++) {
-        const float *xr = x + (size_t)k * C;
-        for (o = c0; o < c1; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
+static void fgl__bn_stats_add(void *ctx, int pass, int r0, int r1, int c0, int c1) {
+    const fgl__bn_stats_ctx *c = (const fgl__bn_stats_ctx *)ctx;
+    double *FGL__RESTRICT mean = c->mean, *FGL__RESTRICT var = c->var;
+    int k, o, j0 = c0;
+    FGL__BN_STATS_REG(64)
+    FGL__BN_STATS_REG(16)
+    for (k = r0; k < r1 && j0 < c1; k++) { /* the last columns */
+        const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C;
+        if (pass == 0)
+            for (o = j0; o < c1; o++) mean[o] += xr[o];
+        else
+            for (o = j0; o < c1; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
     }
-    for (o = c0; o < c1; o++) var[o] /= R;
+}
+#undef FGL__BN_STATS_REG
+
+static void fgl__bn_stats_close(void *ctx, int pass, int c0, int c1) {
+    const fgl__bn_stats_ctx *c = (const fgl__bn_stats_ctx *)ctx;
+    double *sums = pass == 0 ? c->mean : c->var;
+    int o;
+    for (o = c0; o < c1; o++) sums[o] /= c->R;
 }
 
 /* Batch norm's input gradient on rows r0 .. r1-1 (a piece of a parallel
@@ -4231,9 +4334,9 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
     y->i1 = eval;
     y->f0 = relu ? 1.0f : 0.0f;
     if (cols_axis) {
-        /* Batch norm: statistics per column, accumulated in arrays while the
-         * rows stream past in order (so each column's sum runs over its rows
-         * in increasing order, whatever the layout). */
+        /* Batch norm: statistics per column, each column's sums over its
+         * rows in increasing order (fgl__col_chain: the same bits on any
+         * number of threads). */
         int par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
@@ -4249,13 +4352,13 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 var[o] = rvar[o];
             }
         } else {
-            int nb = 1, cb;
-#ifdef _OPENMP
-            if (par && !omp_in_parallel()) nb = FGL__MIN(omp_get_max_threads(), (C + 15) / 16);
-#pragma omp parallel for schedule(static) num_threads(nb) if (nb > 1)
-#endif
-            for (cb = 0; cb < nb; cb++) /* blocks of 8 columns: whole cache lines of the (aligned) sums */
-                fgl__bn_stats(a->val, R, C, cb ? C * cb / nb / 8 * 8 : 0, cb + 1 < nb ? C * (cb + 1) / nb / 8 * 8 : C, mean, var);
+            fgl__bn_stats_ctx sc;
+            sc.x = a->val;
+            sc.R = R;
+            sc.C = C;
+            sc.mean = mean;
+            sc.var = var;
+            fgl__col_chain(R, C, 16, 2, fgl__bn_stats_add, fgl__bn_stats_close, &sc);
             for (o = 0; o < C; o++) {
                 if (rmean && rvar) {
                     rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];

@@ -443,6 +443,91 @@ static void test_gemm_thread_independent(void) {
 #endif
 }
 
+/* Column sums on several threads (fgl.h's fgl__col_chain: a linear layer's
+ * bias gradient, batch norm's statistics) keep each column's serial order
+ * over the rows, and a sparse product's rows are cut by work: batch norm ->
+ * ReLU -> linear (C -> C, bias) -> loss, backward, at 1 to 4 threads gives
+ * the same bits everywhere, on shapes that run in parallel (R x C at least
+ * FGL_PAR_MIN) with C a multiple of the chain's blocks or not; the running
+ * mean (momentum 1) is the rows' mean in double, summed in order, and the
+ * bias gradient the sum of the output gradient's rows in order, bit for bit. */
+static void test_column_sums_thread_independent(void) {
+#ifdef _OPENMP
+    static const int shapes[5][2] = {{5000, 64}, {3001, 37}, {700, 100}, {257, 300}, {1100, 80}};
+    fgl_rng r;
+    int s, saved = omp_get_max_threads();
+    fgl_rng_init(&r, 33, 0);
+    for (s = 0; s < 5; s++) {
+        int R = shapes[s][0], C = shapes[s][1], nt, i, j, same = 1, exact = 1;
+        size_t nx = (size_t)R * C;
+        float *ref_out = (float *)malloc(sizeof(float) * nx), *ref_grad = NULL, ref_rm[300], ref_rv[300];
+        fgl_params ps;
+        int sx, sg, sb, sw, sbias;
+        fgl_params_init(&ps);
+        sx = fgl_params_add(&ps, "x", R, C, FGL_G_OTHER, 1);
+        sg = fgl_params_add(&ps, "gamma", 1, C, FGL_G_OTHER, 1);
+        sb = fgl_params_add(&ps, "beta", 1, C, FGL_G_OTHER, 1);
+        sw = fgl_params_add(&ps, "w", C, C, FGL_G_OTHER, 1);
+        sbias = fgl_params_add(&ps, "bias", 1, C, FGL_G_OTHER, 1);
+        FT_CHECK(sx >= 0 && sbias >= 0, "params");
+        if (sbias < 0) {
+            free(ref_out);
+            fgl_params_free(&ps);
+            continue;
+        }
+        for (i = 0; i < (int)ps.size; i++) ps.data[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < (int)nx; i++) fgl_params_data(&ps, sx)[i] += 0.01f * (float)(i % C); /* columns of different means */
+        for (nt = 1; nt <= 4; nt++) {
+            fgl_tape t;
+            fgl_node *y, *z;
+            float rm[300], rv[300];
+            for (j = 0; j < C; j++) rm[j] = 0.5f, rv[j] = 2.0f;
+            omp_set_num_threads(nt);
+            fgl_tape_init(&t);
+            fgl_params_zero_grad(&ps);
+            y = fgl_op_batch_norm_relu(&t, fgl_op_param(&t, &ps, sx), fgl_op_param(&t, &ps, sg), fgl_op_param(&t, &ps, sb), rm,
+                                       rv, 1.0f, 1e-5f, 1);
+            z = fgl_op_linear(&t, y, fgl_op_param(&t, &ps, sw), fgl_op_param(&t, &ps, sbias));
+            fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_square(&t, z)));
+            FT_CHECK(z && !t.err, "%d x %d at %d threads: tape healthy", R, C, nt);
+            if (!z || t.err) {
+                fgl_tape_free(&t);
+                break;
+            }
+            if (nt == 1) {
+                double m;
+                float gb;
+                memcpy(ref_out, z->val, sizeof(float) * nx);
+                ref_grad = (float *)malloc(sizeof(float) * ps.size);
+                memcpy(ref_grad, ps.grad, sizeof(float) * ps.size);
+                memcpy(ref_rm, rm, sizeof(float) * C);
+                memcpy(ref_rv, rv, sizeof(float) * C);
+                for (j = 0; j < C; j++) {
+                    for (m = 0, i = 0; i < R; i++) m += fgl_params_data(&ps, sx)[(size_t)i * C + j];
+                    exact &= rm[j] == (float)(m / R);
+                    for (gb = 0.0f, i = 0; i < R; i++) gb += z->grad[(size_t)i * C + j];
+                    exact &= memcmp(&gb, &fgl_params_gradp(&ps, sbias)[j], sizeof gb) == 0;
+                }
+            } else {
+                same &= memcmp(ref_out, z->val, sizeof(float) * nx) == 0;
+                same &= memcmp(ref_grad, ps.grad, sizeof(float) * ps.size) == 0;
+                same &= memcmp(ref_rm, rm, sizeof(float) * C) == 0 && memcmp(ref_rv, rv, sizeof(float) * C) == 0;
+            }
+            fgl_tape_free(&t);
+        }
+        omp_set_num_threads(saved);
+        FT_CHECK(exact, "%d x %d: running mean and bias gradient are the serial sums, bit for bit", R, C);
+        FT_CHECK(same, "%d x %d: batch norm and linear (output, gradients, running statistics) differ between thread counts",
+                 R, C);
+        free(ref_out);
+        free(ref_grad);
+        fgl_params_free(&ps);
+    }
+#else
+    FT_SKIP("built without OpenMP");
+#endif
+}
+
 /* A sparse product's rows are shared among the threads in runs of about
  * equal work (nonzeros and rows): over a graph with a hub row holding most
  * of the nonzeros, every thread count gives the same bits (no row computed
@@ -1240,6 +1325,7 @@ int main(void) {
     FT_RUN(test_gemm_matches_naive);
     FT_RUN(test_gemm_edge_cases);
     FT_RUN(test_gemm_thread_independent);
+    FT_RUN(test_column_sums_thread_independent);
     FT_RUN(test_spmm_thread_independent);
     FT_RUN(test_vector_kernels);
     FT_RUN(test_csr_from_coo);
