@@ -59,7 +59,8 @@ TEST_SRCS := $(wildcard tests/test_*.c)
 PRIVATE   := $(shell grep -lE 'fgl__|FGL__|ft_fed.h' $(TEST_SRCS) /dev/null 2>/dev/null)
 TESTS     := $(patsubst tests/%.c,build/tests/%,$(TEST_SRCS))
 SANTESTS  := $(patsubst tests/%.c,build/san/tests/%,$(TEST_SRCS))
-BENCHES   := $(patsubst bench/%.c,build/bench/%,$(wildcard bench/*.c))
+BENCHES   := $(patsubst bench/%.c,build/bench/%,$(filter-out bench/gomp_regions.c,$(wildcard bench/*.c))) \
+             build/bench/gomp_regions.so
 TOOLS     := build/tools/fgl_convert build/tools/mkmirror
 # Tests quick enough to run under valgrind (20-50x slower).
 VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/tests/test_gnn \
@@ -147,6 +148,11 @@ build/vg/tests/%: tests/%.c build/vg/fgl.o $(TEST_HDRS) $(HEADERS)
 build/bench/%: bench/%.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),build/fgl.o)
+
+# A measuring tool, not a benchmark: LD_PRELOAD it (bench/regions.sh).
+build/bench/gomp_regions.so: bench/gomp_regions.c
+	@mkdir -p $(@D)
+	$(CC) -O2 $(WARN) -shared -fPIC $< -o $@ -ldl
 
 build/tools/%: tools/%.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
