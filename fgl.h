@@ -70,8 +70,9 @@
  *                         parallel (default 65536; at least 1).
  *   Compile with -fopenmp to parallelise large kernels; without it the code is
  *   the same, serial, and gives bit-identical results. Kernels split their
- *   work only outside another parallel region, each value computed by one
- *   thread in a fixed order.
+ *   work only outside another parallel region, each value computed in a
+ *   fixed order (by one thread; a column sum by the threads in turn, each
+ *   adding its own rows).
  *
  * CONVENTIONS
  *   Public names start with fgl_, private ones with fgl__. Functions that can
@@ -957,8 +958,9 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 
 /* Memory-bound loops (elementwise ops, batch norm, sparse products) run in
  * parallel from this many floats on: below it a parallel region's start
- * costs more than it saves. Each output element is still computed by one
- * thread in the serial order, so results do not depend on the thread count. */
+ * costs more than it saves. Each output element is still computed in the
+ * serial order (by one thread, or for a column sum by the threads in turn:
+ * fgl__col_chain), so results do not depend on the thread count. */
 #ifndef FGL_PAR_MIN
 #define FGL_PAR_MIN 65536
 #endif

@@ -3596,9 +3596,14 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
 }
 
 /* How much of a second thread's speed a client gets from running alone
- * with every thread inside its products rather than beside another client
- * (measured: a GIN epoch on PROTEINS runs 1.44x faster on 2 threads, while
- * two clients side by side run about 1.9x as fast as one). */
+ * with every thread inside its products rather than beside another client.
+ * Set when a GIN epoch on PROTEINS ran 1.44x faster on 2 threads (two
+ * clients side by side run about 1.9x as fast as one). Since 6e065f1 the
+ * epoch gains about 1.95x, and FedStar's NCI1 client alone 1.90x (4.08 ->
+ * 2.15 s, 5 rounds); raised to 0.9 or 0.95, the schedule runs NCI1 alone on
+ * CHEM, yet FedStar on CHEM was no faster at 2 threads (medians of 3: 15.22
+ * against 15.38 s, 14.72 against 14.80 s): the other six clients side by
+ * side then set the pace. So it stays, until a workload shows otherwise. */
 #define FGL__INTRA_EFFICIENCY 0.72
 
 /* The schedule of a phase over n clients of work w[]: order[] lists them
