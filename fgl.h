@@ -1010,7 +1010,9 @@ static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_f
         {
             int T = omp_get_num_threads(), t = omp_get_thread_num(), ph;
             int nb = (C + width - 1) / width, d = FGL__MAX(0, T - nb), phases = passes * (nb + d) - d + T - 1;
-            int r0 = FGL__MIN(R, n_pc * t / T * FGL__ROWS), r1 = FGL__MIN(R, n_pc * (t + 1) / T * FGL__ROWS);
+            /* pieces as schedule(static) shares them: the first n_pc % T threads one more */
+            int q = n_pc / T, extra = n_pc % T, p0 = t * q + FGL__MIN(t, extra), p1 = p0 + q + (t < extra);
+            int r0 = FGL__MIN(R, p0 * FGL__ROWS), r1 = FGL__MIN(R, p1 * FGL__ROWS);
             for (ph = 0; ph < phases; ph++) {
                 int u = ph - t, pass = u >= 0 ? u / (nb + d) : -1, b = u >= 0 ? u % (nb + d) : -1;
                 if (pass >= 0 && pass < passes && b < nb) {
@@ -1345,9 +1347,10 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * them: in its own core's cache (handing tiles out dynamically scattered
      * the rows over both cores and cost a GIN epoch 1 ms in 48 on two).
      * A small C over a long k is shared by blocks of k instead
-     * (fgl__gemm_ksplit). A product is shared when it has the FLOPs or the
-     * memory for it: a GIN's first layer (k = 3 features) moves a whole
-     * batch's activations with few FLOPs. */
+     * (fgl__gemm_ksplit). A product is shared when it has the FLOPs or,
+     * outside another parallel region (a client's thread), the memory for
+     * it: a GIN's first layer (k = 3 features) moves a whole batch's
+     * activations with few FLOPs. */
     enum { FGL__NG = 8 };
     int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
     size_t bbuf, bfull_n;
@@ -1363,7 +1366,8 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
         return;
     }
 #ifdef _OPENMP
-    nthreads = (double)m * n * k > 2e6 || (double)m * n + (double)m * k + (double)k * n >= 2.0 * FGL_PAR_MIN
+    nthreads = (double)m * n * k > 2e6 ||
+                       (!omp_in_parallel() && (double)m * n + (double)m * k + (double)k * n >= 2.0 * FGL_PAR_MIN)
                    ? omp_get_max_threads()
                    : 1;
     ksplit = nthreads > 1 && !omp_in_parallel(); /* inside a client's thread the region would run on one */
