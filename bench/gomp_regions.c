@@ -16,13 +16,15 @@
  * their wall time, the two threads' busy time, the time they waited for
  * each other (|busy0 - busy1|), and the time outside any region (serial
  * code). A region that ran on one thread (an `if` clause, or nested inside
- * another) is listed apart, as "1t".
+ * another) is listed apart, as "1t"; the window and the time in and out of
+ * regions count the outermost regions only (nested ones run inside them).
  *
  * Not part of the library: a measuring tool for BENCHMARKS.md. Needs
  * POSIX (dlsym, clock_gettime) and GNU extensions (RTLD_NEXT).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 
 extern int omp_get_thread_num(void);
 extern int omp_get_num_threads(void);
+extern int omp_in_parallel(void);
 
 typedef void (*gomp_parallel_fn)(void (*)(void *), void *, unsigned, unsigned);
 
@@ -54,6 +57,7 @@ static int n_stats;
 static double t_first = -1, t_last, t_start, in_regions;
 static uintptr_t exe_base;
 static gomp_parallel_fn real_parallel;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* nested regions end on several threads at once */
 
 static double now(void) {
     struct timespec ts;
@@ -70,7 +74,7 @@ static void body(void *p) {
     if (t < 2) r->out[t] = now();
 }
 
-static void record(uintptr_t off, const region *r, double t0, double t1) {
+static void record(uintptr_t off, const region *r, double t0, double t1, int nested) {
     int i, one = r->nt < 2;
     fn_stats *s = NULL;
     for (i = 0; i < n_stats; i++)
@@ -80,9 +84,11 @@ static void record(uintptr_t off, const region *r, double t0, double t1) {
         s->off = off;
         s->one_thread = one;
     }
-    if (t_first < 0) t_first = t0;
-    t_last = t1;
-    in_regions += t1 - t0;
+    if (!nested) { /* the window and the time in regions count outermost regions only */
+        if (t_first < 0) t_first = t0;
+        t_last = t1;
+        in_regions += t1 - t0;
+    }
     if (!s) return;
     s->count++;
     s->wall += t1 - t0;
@@ -97,6 +103,7 @@ static void record(uintptr_t off, const region *r, double t0, double t1) {
 void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned flags) {
     region r = {0};
     double t0, t1;
+    int nested = omp_in_parallel();
     if (!real_parallel) {
         Dl_info info;
         const char *skip = getenv("SKIP");
@@ -111,7 +118,11 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned nthreads, unsigned f
     t0 = now();
     real_parallel(body, &r, nthreads, flags);
     t1 = now();
-    if (t0 >= t_start) record((uintptr_t)fn - exe_base, &r, t0, t1);
+    if (t0 >= t_start) {
+        pthread_mutex_lock(&lock);
+        record((uintptr_t)fn - exe_base, &r, t0, t1, nested);
+        pthread_mutex_unlock(&lock);
+    }
 }
 
 __attribute__((destructor)) static void report(void) {
