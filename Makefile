@@ -178,7 +178,7 @@ build-san: $(SANTESTS)
 build-vg: $(VGTESTS)
 
 sanitize: $(SANTESTS)
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./tests/run.sh $(SANTESTS)
+	@ASAN_OPTIONS=detect_leaks=1:detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 ./tests/run.sh $(SANTESTS)
 
 valgrind: $(VGTESTS)
 	@./tests/run.sh $(foreach t,$(VGTESTS),tests/valgrind.sh\ $(t))

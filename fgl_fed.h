@@ -7077,7 +7077,7 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     fgl_tape *t = st->t;
     int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, h, i, d;
     int top = fgl_get(c->set, "loss_hops") >= 0 ? FGL__MIN((int)fgl_get(c->set, "loss_hops"), H) : H;
-    fgl__pg_rings local, *r;
+    fgl__pg_rings *r;
     int *nch;
     if (!z || mu == 0 || !P || !mask) return NULL;
     /* Graph tasks without normalize=2: the classifier reads the raw pooled
@@ -7089,13 +7089,16 @@ static fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     d = z->cols;
     if (c->task == FGL_TASK_NODE) {
         r = (fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
-    } else { /* the rings among this batch's graphs, from the embeddings as they are now */
-        int rc = fgl__pg_rings_cosine(&local, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_band"), t);
+    } else { /* the rings among this batch's graphs, from the embeddings as they are now, on the tape: the
+              * sparse products below keep pointers to its CSRs until the backward pass, after this returns */
+        int rc;
+        r = (fgl__pg_rings *)fgl_tape_alloc(t, sizeof *r);
+        rc = r ? fgl__pg_rings_cosine(r, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_band"), t)
+               : FGL_ERR_NOMEM;
         if (rc) {
             fgl_client_fail(c, rc, "fedpg: out of memory");
             return NULL;
         }
-        r = &local;
     }
     nch = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)C * (size_t)H1);
     if (!nch) return NULL;
