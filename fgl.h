@@ -964,8 +964,24 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 #ifndef FGL_PAR_MIN
 #define FGL_PAR_MIN 65536
 #endif
-#define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop */
+#define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop, at most */
 #define FGL__ROWS 256    /* rows per piece of a parallel row loop */
+
+/* The length of the pieces an elementwise loop over n floats is cut into:
+ * at most FGL__CHUNK, a multiple of 16 (a cache line), and when the loop
+ * runs in parallel as many pieces as threads or a multiple, so that
+ * schedule(static) gives every thread the same share (fifteen pieces of
+ * FGL__CHUNK gave one thread of two 8/7 of the other's work). */
+static size_t fgl__piece_len(size_t n) {
+    size_t n_pc = (n + FGL__CHUNK - 1) / FGL__CHUNK, len;
+#ifdef _OPENMP
+    size_t T = (size_t)omp_get_max_threads();
+    if (T > 1 && n >= FGL_PAR_MIN && !omp_in_parallel() && n_pc % T) n_pc += T - n_pc % T;
+#endif
+    if (n_pc == 0) return FGL__CHUNK;
+    len = (n + n_pc - 1) / n_pc;
+    return (len + 15) / 16 * 16;
+}
 
 /* Column sums (a bias gradient, batch norm's statistics) with each column's
  * rows added in increasing order, the bits of a one-thread loop, on every
@@ -1352,7 +1368,7 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * it: a GIN's first layer (k = 3 features) moves a whole batch's
      * activations with few FLOPs. */
     enum { FGL__NG = 8 };
-    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
+    int n_ic, mcb, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
     size_t bbuf, bfull_n;
     float *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
@@ -1376,7 +1392,15 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
         (beta == 0.0f || beta == 1.0f) &&
         fgl__gemm_ksplit(trans_a, trans_b, m, n, k, A, lda, B, ldb, beta, C, ldc, bias, nthreads))
         return;
+    /* Row blocks of equal height (a multiple of FGL__MR, at most FGL__MC),
+     * as many as there are threads or a multiple: blocks of FGL__MC and a
+     * remainder gave a weight gradient over 128 features blocks of 96 and
+     * 32 rows, one thread three times the other's work. */
     n_ic = (m + FGL__MC - 1) / FGL__MC;
+    if (nthreads > 1 && n_ic % nthreads && m >= 4 * FGL__MR * nthreads)
+        n_ic += nthreads - n_ic % nthreads;
+    mcb = ((m + n_ic - 1) / n_ic + FGL__MR - 1) / FGL__MR * FGL__MR;
+    n_ic = (m + mcb - 1) / mcb;
     n_jr = (n + FGL__NR - 1) / FGL__NR;
     n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
     /* op(B) is packed once when it is small (a layer's weights) and several
@@ -1411,8 +1435,8 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * FGL__MC,
-                       FGL__MIN(FGL__MC, m - ic * FGL__MC), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
+        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * mcb,
+                       FGL__MIN(mcb, m - ic * mcb), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
                        buf + bbuf * (size_t)t, bias);
     }
     FGL_FREE(buf);
@@ -3264,15 +3288,15 @@ static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0];
     int fresh;
     float *ga = fgl__grad_w(t, a, &fresh), p = y->f0;
-    size_t n = fgl__size(y);
-    long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+    size_t n = fgl__size(y), len = fgl__piece_len(n);
+    long ch, n_ch = (long)((n + len - 1) / len);
     if (!ga) return;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
 #endif
     for (ch = 0; ch < n_ch; ch++)
-        fgl__unary_bw_range(y->i0, a->val, y->val, y->grad, ga, fresh, (size_t)ch * FGL__CHUNK,
-                            FGL__MIN(n, (size_t)(ch + 1) * FGL__CHUNK), p);
+        fgl__unary_bw_range(y->i0, a->val, y->val, y->grad, ga, fresh, (size_t)ch * len,
+                            FGL__MIN(n, (size_t)(ch + 1) * len), p);
 }
 
 static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, float p, float q) {
@@ -3289,12 +3313,12 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
     v = y->val;
     n = fgl__size(y);
     {
-        long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+        size_t len = fgl__piece_len(n);
+        long ch, n_ch = (long)((n + len - 1) / len);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
 #endif
-        for (ch = 0; ch < n_ch; ch++) fgl__unary_range(kind, x, v, (size_t)ch * FGL__CHUNK,
-                                                        FGL__MIN(n, (size_t)(ch + 1) * FGL__CHUNK), p, q);
+        for (ch = 0; ch < n_ch; ch++) fgl__unary_range(kind, x, v, (size_t)ch * len, FGL__MIN(n, (size_t)(ch + 1) * len), p, q);
     }
     return y;
 }
@@ -3348,15 +3372,15 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     float *ga = fgl__grad_w(t, y->in[0], &fresh), keep = y->f0;
     const unsigned char *mask = (const unsigned char *)y->s0;
     const float *x = y->in[0]->val;
-    size_t n = fgl__size(y);
-    long ch, n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+    size_t n = fgl__size(y), len = fgl__piece_len(n);
+    long ch, n_ch = (long)((n + len - 1) / len);
     int relu = y->i0;
     if (!ga) return;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
 #endif
     for (ch = 0; ch < n_ch; ch++) {
-        size_t lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        size_t lo = (size_t)ch * len, hi = FGL__MIN(n, lo + len);
         fgl__dropout_bw_range(y->grad + lo, mask + lo, relu ? x + lo : NULL, keep, fresh, ga + lo, hi - lo);
     }
 }
@@ -3367,7 +3391,7 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
     fgl_node *y;
     unsigned char *mask;
     float keep;
-    size_t i, n;
+    size_t i, n, len;
     long ch, n_ch;
     y = fgl__node(t, op, a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
     if (!y) return NULL;
@@ -3390,12 +3414,13 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         if (i < n) mask[i] = (unsigned char)((uint32_t)fgl_rng_u64(&r) >= thr);
         *rng = r;
     }
-    n_ch = (long)((n + FGL__CHUNK - 1) / FGL__CHUNK);
+    len = fgl__piece_len(n);
+    n_ch = (long)((n + len - 1) / len);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(static) private(i) if (n >= FGL_PAR_MIN)
 #endif
     for (ch = 0; ch < n_ch; ch++) {
-        size_t lo = (size_t)ch * FGL__CHUNK, hi = FGL__MIN(n, lo + FGL__CHUNK);
+        size_t lo = (size_t)ch * len, hi = FGL__MIN(n, lo + len);
         const float *FGL__RESTRICT x = a->val;
         float *FGL__RESTRICT v = y->val;
         if (relu)
@@ -3423,21 +3448,38 @@ FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng 
 
 /* --- shape ops ---------------------------------------------------------------- */
 
+/* Concatenation's backward: each input's block of columns of dy, rows in
+ * parallel. The gradients are taken in input order before the loop and
+ * each row handles the inputs in that order, so an input given twice is
+ * written, then added to, as in one pass; a fresh gradient gets 0 + dy,
+ * the bits of adding into zeros (-0 included) without zero-filling it. */
 static void fgl__concat_bw(fgl_tape *t, fgl_node *y) {
     fgl_node **xs = (fgl_node **)y->s0;
-    int k, i, off = 0;
-    for (k = 0; k < y->i0; k++) {
-        float *g = fgl__grad(t, xs[k]);
-        int c = xs[k]->cols;
-        if (g)
-            for (i = 0; i < y->rows; i++) fgl_axpy((size_t)c, 1.0f, y->grad + (size_t)i * y->cols + off, g + (size_t)i * c);
-        off += c;
+    int n = y->i0, R = y->rows, C = y->cols, k, i, j;
+    float **g = (float **)fgl__talloc(t, sizeof(float *) * (size_t)n);
+    int *fresh = (int *)fgl__talloc(t, sizeof(int) * (size_t)n);
+    if (!g || !fresh) return;
+    for (k = 0; k < n; k++) g[k] = fgl__grad_w(t, xs[k], &fresh[k]);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(j, k) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#endif
+    for (i = 0; i < R; i++) {
+        const float *FGL__RESTRICT gy = y->grad + (size_t)i * C;
+        for (k = 0; k < n; gy += xs[k]->cols, k++) {
+            int c = xs[k]->cols;
+            float *FGL__RESTRICT gk = g[k] ? g[k] + (size_t)i * c : NULL;
+            if (!gk) continue;
+            if (fresh[k])
+                for (j = 0; j < c; j++) gk[j] = 0.0f + gy[j];
+            else
+                for (j = 0; j < c; j++) gk[j] += gy[j];
+        }
     }
 }
 
 FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
     fgl_node *y, **saved;
-    int k, i, cols = 0, off = 0, need = 0;
+    int k, i, R, cols = 0, need = 0;
     if (t->err) return NULL;
     if (n <= 0) return fgl_tape_fail(t, FGL_ERR_ARG, "concat: no inputs");
     for (k = 0; k < n; k++) {
@@ -3456,11 +3498,14 @@ FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
     y->s0 = saved;
     y->i0 = n;
     y->needs_grad = need;
-    for (k = 0; k < n; k++) {
-        int c = xs[k]->cols;
-        for (i = 0; i < y->rows; i++)
-            memcpy(y->val + (size_t)i * cols + off, xs[k]->val + (size_t)i * c, sizeof(float) * (size_t)c);
-        off += c;
+    R = y->rows;
+    /* rows in parallel: each thread copies the rows the row loops around it give it */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) private(k) if ((size_t)R * (size_t)cols >= FGL_PAR_MIN)
+#endif
+    for (i = 0; i < R; i++) {
+        float *yi = y->val + (size_t)i * cols;
+        for (k = 0; k < n; yi += xs[k]->cols, k++) memcpy(yi, xs[k]->val + (size_t)i * xs[k]->cols, sizeof(float) * (size_t)xs[k]->cols);
     }
     return y;
 }
@@ -4423,10 +4468,15 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
 static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0];
     const fgl_csr *a = (const fgl_csr *)y->p0, *at = (const fgl_csr *)y->p1;
-    int fresh, i;
+    int fresh;
     float *g, *gb = fgl__grad(t, y->in[1]);
-    if (gb) /* spmm_bias: the bias's gradient, the rows' sum in row order as fgl_op_bias's */
-        for (i = 0; i < y->rows; i++) fgl_axpy((size_t)y->cols, 1.0f, y->grad + (size_t)i * y->cols, gb);
+    if (gb) { /* spmm_bias: the bias's gradient, each column over the rows in order, as fgl_op_linear's */
+        fgl__colsum_ctx c;
+        c.g = y->grad;
+        c.n = y->cols;
+        c.gb = gb;
+        fgl__col_chain(y->rows, y->cols, y->cols, 1, fgl__colsum_add, NULL, &c);
+    }
     if (!(g = fgl__grad_w(t, x, &fresh))) return;
     if (at) {
         fgl_csr_spmm(at, y->grad, y->cols, fresh ? 0.0f : 1.0f, g);

@@ -3614,7 +3614,10 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
  * only when that is predicted to end the phase sooner: a client much
  * larger than all the others together would leave the other threads idle,
  * while one that is merely the largest is better run beside the rest.
- * Ties keep the clients' order, so the plan depends on the work only. */
+ * The first k may be all n: a round of one client (FedStar on one
+ * dataset, a --frac draw of one) runs it with every thread, where a
+ * parallel loop over it left the other threads idle. Ties keep the
+ * clients' order, so the plan depends on the work only. */
 static int fgl__schedule(int nt, int n, const double *w, int *order) {
     double total = 0, alone = 0, best, rest;
     int i, j, k, n_alone = 0;
@@ -3627,11 +3630,11 @@ static int fgl__schedule(int nt, int n, const double *w, int *order) {
     if (nt <= 1 || n == 0) return 0;
     best = w[order[0]] > total / nt ? w[order[0]] : total / nt;
     rest = total;
-    for (k = 1; k < n; k++) { /* the first k alone, the rest side by side */
+    for (k = 1; k <= n; k++) { /* the first k alone, the rest side by side */
         double front, t;
         alone += w[order[k - 1]];
         rest -= w[order[k - 1]];
-        front = w[order[k]] > rest / nt ? w[order[k]] : rest / nt;
+        front = k == n ? 0 : w[order[k]] > rest / nt ? w[order[k]] : rest / nt;
         t = alone / (nt * FGL__INTRA_EFFICIENCY) + front;
         if (t < best) {
             best = t;
@@ -3651,7 +3654,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
 #ifdef _OPENMP
     nt = FGL__NTHREADS(run);
 #endif
-    if (nt > 1 && n > 1) {
+    if (nt > 1 && n > 0) {
         order = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
         w = (double *)FGL_MALLOC(sizeof(double) * (size_t)n);
     }

@@ -75,6 +75,25 @@ static void test_node_algorithms_run_and_count_bytes(void) {
     fgl_scenario_free(&sc);
 }
 
+/* The clients' schedule (fgl__schedule): largest first, ties in the
+ * clients' order; a client runs alone, with every thread, only when that
+ * is predicted to end the phase sooner, and a phase of one client on
+ * several threads runs it alone (it used to leave the other threads idle). */
+static void test_client_schedule(void) {
+    int order[4], i, ok = 1;
+    const double one[1] = {5}, equal[4] = {1, 1, 1, 1}, big[3] = {1, 100, 2}, mixed[4] = {3, 1, 3, 2};
+    FT_CHECK(fgl__schedule(1, 1, one, order) == 0 && order[0] == 0, "one thread: nothing alone");
+    FT_CHECK(fgl__schedule(2, 1, one, order) == 1 && order[0] == 0, "one client, two threads: alone");
+    FT_CHECK(fgl__schedule(2, 4, equal, order) == 0, "four equal clients, two threads: side by side");
+    for (i = 0; i < 4; i++) ok &= order[i] == i;
+    FT_CHECK(ok, "ties keep the clients' order");
+    FT_CHECK(fgl__schedule(2, 3, big, order) >= 1 && order[0] == 1 && order[1] == 2 && order[2] == 0,
+             "a client larger than the rest together runs alone, first; then largest first");
+    FT_CHECK(fgl__schedule(2, 4, mixed, order) == 0 && order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1,
+             "largest first, ties in order: 0 2 3 1 (got %d %d %d %d)", order[0], order[1], order[2], order[3]);
+    FT_CHECK(fgl__schedule(2, 0, one, order) == 0, "no clients");
+}
+
 static void test_thread_count_does_not_change_bits(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -789,6 +808,7 @@ int main(void) {
     printf("# data: %s (%s), %s (%s)\n", nodes.label, real_nodes ? "real" : "synthetic", graphs.label,
            real_graphs ? "real, with PTC_MR" : "synthetic");
     FT_RUN(test_node_algorithms_run_and_count_bytes);
+    FT_RUN(test_client_schedule);
     FT_RUN(test_thread_count_does_not_change_bits);
     FT_RUN(test_eval_every);
     FT_RUN(test_every_algorithm_resumes_exactly);

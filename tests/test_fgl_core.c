@@ -364,13 +364,17 @@ static void test_gemm_thread_independent(void) {
      * C is summed in a fixed order), on shapes large enough to run parallel.
      * {64, 2000, 64} and {8, 17000, 16} (small C, long k) are shared among 2
      * threads by blocks of k, the last in more than one group of blocks:
-     * against the tiled product of 1 thread. */
+     * against the tiled product of 1 thread. {128, 3900, 64} (a weight
+     * gradient over 128 features) and {3901, 64, 128} are cut into row
+     * blocks of equal height, a number of them the threads divide: not the
+     * one thread's blocks. */
 #ifdef _OPENMP
-    static const int dims[5][3] = {{300, 700, 64}, {64, 2000, 64}, {257, 129, 300}, {20, 3000, 300}, {8, 17000, 16}};
+    static const int dims[7][3] = {{300, 700, 64}, {64, 2000, 64}, {257, 129, 300}, {20, 3000, 300}, {8, 17000, 16},
+                                   {128, 3900, 64}, {3901, 64, 128}};
     fgl_rng r;
     int s, ta;
     fgl_rng_init(&r, 21, 0);
-    for (s = 0; s < 5; s++)
+    for (s = 0; s < 7; s++)
         for (ta = 0; ta < 4; ta++) { /* ta 2, 3: the same with B transposed (B^T stored N x K) */
             int M = dims[s][0], K = dims[s][1], N = dims[s][2], i, saved = omp_get_max_threads(), tb = ta / 2;
             float *A = (float *)malloc(sizeof(float) * M * K), *B = (float *)malloc(sizeof(float) * K * N);
@@ -562,6 +566,118 @@ static void test_spmm_thread_independent(void) {
         FT_CHECK(same, "sparse product with a hub row differs between thread counts");
         for (nt = 0; nt < 4; nt++) free(Y[nt]);
         free(X);
+        fgl_csr_free(&a);
+    }
+#else
+    FT_SKIP("built without OpenMP");
+#endif
+}
+
+/* The row-parallel shape ops and the elementwise loops on several threads:
+ * concat (an input given twice: written, then added to) -> tanh ->
+ * relu_dropout -> spmm_bias -> loss against a fixed weighting, backward,
+ * at 1 to 4 threads, on shapes that run in parallel and cut into a number
+ * of elementwise pieces that does not divide evenly among the threads.
+ * Every value and gradient has the same bits at every thread count; the
+ * concatenation's forward is its inputs' copy, its backward the two column
+ * blocks added as one pass adds them (0 + first + second), and the sparse
+ * product's bias gradient the output gradient's rows summed in order. */
+static void test_row_ops_thread_independent(void) {
+#ifdef _OPENMP
+    static const int shapes[2][2] = {{2000, 24}, {15 * 16384 / 40 + 7, 20}}; /* rows, columns of x */
+    fgl_rng r;
+    int saved = omp_get_max_threads(), s;
+    fgl_rng_init(&r, 35, 0);
+    for (s = 0; s < 2; s++) {
+        int R = shapes[s][0], C = shapes[s][1], C2 = 2 * C + 3, nt, i, j, k, w = 0, ok_fwd = 1, ok_bw = 1, ok_bias = 1;
+        float *x = (float *)malloc(sizeof(float) * R * C), *z = (float *)malloc(sizeof(float) * R * 3);
+        float *wt = (float *)malloc(sizeof(float) * R * C2), *bias = (float *)malloc(sizeof(float) * C2);
+        float *out[4], *gx[4], *gz[4], *gb[4];
+        fgl_csr a;
+        FT_CHECK(fgl_csr_init(&a, R, R, 3 * R, 1) == FGL_OK, "csr");
+        for (i = 0; i < R; i++) {
+            a.indptr[i] = w;
+            for (k = 0; k < 3; k++) {
+                a.indices[w] = (i * 7 + k * 131) % R;
+                a.values[w++] = fgl_rng_uniformf(&r, -1, 1);
+            }
+        }
+        a.indptr[R] = w;
+        for (i = 0; i < R * C; i++) x[i] = fgl_rng_uniformf(&r, -2, 2);
+        for (i = 0; i < R * 3; i++) z[i] = fgl_rng_uniformf(&r, -2, 2);
+        for (i = 0; i < R * C2; i++) wt[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (i = 0; i < C2; i++) bias[i] = fgl_rng_uniformf(&r, -1, 1);
+        for (nt = 0; nt < 4; nt++) {
+            fgl_params ps;
+            fgl_tape t;
+            fgl_rng dr;
+            int sx, sz, sb;
+            fgl_node *xs[3], *cat, *h, *y, *loss;
+            fgl_params_init(&ps);
+            sx = fgl_params_add(&ps, "x", R, C, FGL_G_HEAD, 1);
+            sz = fgl_params_add(&ps, "z", R, 3, FGL_G_HEAD, 1);
+            sb = fgl_params_add(&ps, "b", 1, C2, FGL_G_HEAD, 1);
+            FT_CHECK(sx >= 0 && sz >= 0 && sb >= 0, "params");
+            memcpy(fgl_params_data(&ps, sx), x, sizeof(float) * R * C);
+            memcpy(fgl_params_data(&ps, sz), z, sizeof(float) * R * 3);
+            memcpy(fgl_params_data(&ps, sb), bias, sizeof(float) * C2);
+            fgl_params_zero_grad(&ps);
+            fgl_rng_init(&dr, 36, 0);
+            omp_set_num_threads(nt + 1);
+            fgl_tape_init(&t);
+            xs[0] = fgl_op_param(&t, &ps, sx);
+            xs[1] = fgl_op_param(&t, &ps, sz);
+            xs[2] = xs[0];
+            cat = fgl_op_concat_cols(&t, xs, 3);
+            h = fgl_op_relu_dropout(&t, fgl_op_tanh(&t, cat), 0.3f, &dr);
+            y = fgl_op_spmm_bias(&t, &a, NULL, h, fgl_op_param(&t, &ps, sb));
+            loss = fgl_op_sum(&t, fgl_op_mul(&t, y, fgl_op_const(&t, wt, R, C2)));
+            FT_CHECK(loss && fgl_tape_backward(&t, loss) == FGL_OK, "forward and backward at %d threads", nt + 1);
+            out[nt] = (float *)malloc(sizeof(float) * R * C2);
+            gx[nt] = (float *)malloc(sizeof(float) * R * C);
+            gz[nt] = (float *)malloc(sizeof(float) * R * 3);
+            gb[nt] = (float *)malloc(sizeof(float) * C2);
+            if (y) memcpy(out[nt], y->val, sizeof(float) * R * C2);
+            memcpy(gx[nt], fgl_params_gradp(&ps, sx), sizeof(float) * R * C);
+            memcpy(gz[nt], fgl_params_gradp(&ps, sz), sizeof(float) * R * 3);
+            memcpy(gb[nt], fgl_params_gradp(&ps, sb), sizeof(float) * C2);
+            if (nt == 0 && cat && y) {
+                for (i = 0; i < R; i++) /* the concatenation copies its inputs */
+                    for (j = 0; j < C2; j++)
+                        ok_fwd &= cat->val[(size_t)i * C2 + j] ==
+                                  (j < C ? x[i * C + j] : j < C + 3 ? z[i * 3 + j - C] : x[i * C + j - C - 3]);
+                for (i = 0; i < R; i++) /* x's gradient: its two blocks, as one pass adds them */
+                    for (j = 0; j < C; j++)
+                        ok_bw &= gx[0][i * C + j] == (0.0f + cat->grad[(size_t)i * C2 + j]) + cat->grad[(size_t)i * C2 + C + 3 + j];
+                for (j = 0; j < C2; j++) { /* the bias gradient: the rows of dy in order */
+                    float sum = 0.0f;
+                    for (i = 0; i < R; i++) sum += y->grad[(size_t)i * C2 + j];
+                    ok_bias &= gb[0][j] == sum;
+                }
+            }
+            fgl_tape_free(&t);
+            fgl_params_free(&ps);
+        }
+        omp_set_num_threads(saved);
+        FT_CHECK(ok_fwd, "%d x %d: concat is not its inputs' copy", R, C2);
+        FT_CHECK(ok_bw, "%d x %d: concat's backward is not the blocks' sum", R, C2);
+        FT_CHECK(ok_bias, "%d x %d: spmm_bias's bias gradient is not the rows' sum in order", R, C2);
+        for (nt = 1; nt < 4; nt++) {
+            FT_CHECK(memcmp(out[0], out[nt], sizeof(float) * R * C2) == 0, "%d x %d: output differs at %d threads", R, C2, nt + 1);
+            FT_CHECK(memcmp(gx[0], gx[nt], sizeof(float) * R * C) == 0 && memcmp(gz[0], gz[nt], sizeof(float) * R * 3) == 0 &&
+                         memcmp(gb[0], gb[nt], sizeof(float) * C2) == 0,
+                     "%d x %d: gradients differ at %d threads", R, C2, nt + 1);
+        }
+        for (nt = 0; nt < 4; nt++) {
+            free(out[nt]);
+            free(gx[nt]);
+            free(gz[nt]);
+            free(gb[nt]);
+        }
+        free(x);
+        free(z);
+        free(wt);
+        free(bias);
         fgl_csr_free(&a);
     }
 #else
@@ -1327,6 +1443,7 @@ int main(void) {
     FT_RUN(test_gemm_thread_independent);
     FT_RUN(test_column_sums_thread_independent);
     FT_RUN(test_spmm_thread_independent);
+    FT_RUN(test_row_ops_thread_independent);
     FT_RUN(test_vector_kernels);
     FT_RUN(test_csr_from_coo);
     FT_RUN(test_csr_hub_row_is_fast);
