@@ -1348,6 +1348,11 @@ static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const
     return 1;
 }
 
+/* Where row block ic of n_ic over m rows starts: ic m / n_ic rounded down
+ * to a multiple of FGL__MR (the last block ends at m). */
+#define FGL__ROW_CUT(ic, m, n_ic) \
+    ((ic) >= (n_ic) ? (m) : (int)((long long)(ic) * (m) / (n_ic) / FGL__MR * FGL__MR))
+
 /* fgl_gemm, and with bias (a row of n floats, or NULL; beta must then be 0)
  * C = alpha op(A) op(B) + bias on every row, the bias added as each tile is
  * stored (the dense layer's x W + b without a pass to fill C first). */
@@ -1368,7 +1373,7 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
      * it: a GIN's first layer (k = 3 features) moves a whole batch's
      * activations with few FLOPs. */
     enum { FGL__NG = 8 };
-    int n_ic, mcb, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
+    int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
     size_t bbuf, bfull_n;
     float *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
@@ -1392,15 +1397,14 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
         (beta == 0.0f || beta == 1.0f) &&
         fgl__gemm_ksplit(trans_a, trans_b, m, n, k, A, lda, B, ldb, beta, C, ldc, bias, nthreads))
         return;
-    /* Row blocks of equal height (a multiple of FGL__MR, at most FGL__MC),
-     * as many as there are threads or a multiple: blocks of FGL__MC and a
-     * remainder gave a weight gradient over 128 features blocks of 96 and
-     * 32 rows, one thread three times the other's work. */
+    /* Row blocks of about equal height, at most FGL__MC rows on average,
+     * block ic starting at row FGL__ROW_CUT(ic) (a multiple of FGL__MR),
+     * and when parallel as many blocks as threads or a multiple: blocks of
+     * FGL__MC and a remainder gave a weight gradient over 128 features
+     * blocks of 96 and 32 rows, one thread three times the other's work. */
     n_ic = (m + FGL__MC - 1) / FGL__MC;
     if (nthreads > 1 && n_ic % nthreads && m >= 4 * FGL__MR * nthreads)
         n_ic += nthreads - n_ic % nthreads;
-    mcb = ((m + n_ic - 1) / n_ic + FGL__MR - 1) / FGL__MR * FGL__MR;
-    n_ic = (m + mcb - 1) / mcb;
     n_jr = (n + FGL__NR - 1) / FGL__NR;
     n_jg = FGL__MAX((n_jr + FGL__NG - 1) / FGL__NG, FGL__MIN(n_jr, (8 + n_ic - 1) / n_ic));
     /* op(B) is packed once when it is small (a layer's weights) and several
@@ -1432,11 +1436,12 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
 #endif
     for (tile = 0; tile < n_ic * n_jg; tile++) {
         int ic = tile / n_jg, jg = tile % n_jg, t = 0;
+        int r0 = FGL__ROW_CUT(ic, m, n_ic), r1 = FGL__ROW_CUT(ic + 1, m, n_ic);
 #ifdef _OPENMP
         t = omp_get_thread_num();
 #endif
-        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, ic * mcb,
-                       FGL__MIN(mcb, m - ic * mcb), n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
+        fgl__gemm_tile(trans_a, trans_b, n, k, alpha, A, lda, B, ldb, beta, C, ldc, r0, r1 - r0,
+                       n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
                        buf + bbuf * (size_t)t, bias);
     }
     FGL_FREE(buf);
