@@ -3390,14 +3390,68 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     }
 }
 
-/* Dropout (relu: of ReLU(a)): the mask is drawn in sequence from rng (the
- * draws are the reproducible part), then applied in parallel. */
+/* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
+ * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
+ * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
+ * polynomial (degree 256). P came from Berlekamp-Massey on the update's
+ * bit sequence and the four words below from x^Q mod P; both were checked
+ * against 2^14 plain steps from random states (and test_fgl_core checks
+ * this function against fgl_rng_u64). */
+#define FGL__DRAW_BLOCK 16384
+static void fgl__rng_skip_block(fgl_rng *r) {
+    static const uint64_t poly[4] = {0x4f20eb915e780231u, 0x3886af219b885248u, 0x023ecbee3f717fceu,
+                                     0x3cec2c375bef249cu};
+    uint64_t acc[4] = {0, 0, 0, 0};
+    int w, bit;
+    for (w = 0; w < 4; w++)
+        for (bit = 0; bit < 64; bit++) {
+            if (poly[w] >> bit & 1) {
+                acc[0] ^= r->s[0];
+                acc[1] ^= r->s[1];
+                acc[2] ^= r->s[2];
+                acc[3] ^= r->s[3];
+            }
+            (void)fgl_rng_u64(r);
+        }
+    memcpy(r->s, acc, sizeof acc);
+}
+
+/* Dropout's mask for elements lo .. hi-1 (lo even) and the output there:
+ * draw d decides elements 2d and 2d + 1, an element kept when its 32-bit
+ * half is >= p 2^32 (probability 1 - p to within 2^-32); r is the state
+ * before draw lo / 2 and ends after the last draw the range needs.
+ * Branch-free: a branch on random bits mispredicts half the time. */
+static void fgl__dropout_range(fgl_rng *rng, uint32_t thr, float keep, int relu, const float *FGL__RESTRICT x,
+                               float *FGL__RESTRICT v, unsigned char *FGL__RESTRICT mask, size_t lo, size_t hi) {
+    fgl_rng r = *rng; /* a local copy keeps the state in registers */
+    size_t i;
+    for (i = lo; i + 1 < hi; i += 2) {
+        uint64_t u = fgl_rng_u64(&r);
+        mask[i] = (unsigned char)((uint32_t)u >= thr);
+        mask[i + 1] = (unsigned char)((uint32_t)(u >> 32) >= thr);
+    }
+    if (i < hi) mask[i] = (unsigned char)((uint32_t)fgl_rng_u64(&r) >= thr);
+    *rng = r;
+    if (relu)
+        for (i = lo; i < hi; i++) v[i] = (x[i] > 0 ? x[i] : 0.0f) * (keep * (float)mask[i]);
+    else
+        for (i = lo; i < hi; i++) v[i] = x[i] * (keep * (float)mask[i]);
+}
+
+/* Dropout (relu: of ReLU(a)). The draws are the reproducible part: the
+ * mask is the one a single pass drawing from rng in order would make, and
+ * rng ends where that pass leaves it. In parallel, the elements are cut
+ * into blocks of FGL__DRAW_BLOCK draws shared out in contiguous runs, and
+ * each thread reaches the state at its first block by whole-block skips
+ * (fgl__rng_skip_block), not by drawing through the blocks before. */
 static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float p, fgl_rng *rng, int relu) {
     fgl_node *y;
     unsigned char *mask;
     float keep;
-    size_t i, n, len;
-    long ch, n_ch;
+    size_t n, per = 2 * (size_t)FGL__DRAW_BLOCK;
+    long nb, blk;
+    uint32_t thr;
+    fgl_rng start = *rng;
     y = fgl__node(t, op, a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
     if (!y) return NULL;
     n = fgl__size(y);
@@ -3405,33 +3459,30 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
     if (!mask) return NULL;
     keep = p >= 1.0f ? 0.0f : 1.0f / (1.0f - p);
     {
-        /* Each 64-bit draw decides two elements: an element is kept when its
-         * 32-bit half is >= p 2^32 (probability 1 - p to within 2^-32).
-         * Branch-free: a branch on random bits mispredicts half the time. */
         double tp = (double)p * 4294967296.0;
-        uint32_t thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
-        fgl_rng r = *rng; /* a local copy keeps the state in registers */
-        for (i = 0; i + 1 < n; i += 2) {
-            uint64_t u = fgl_rng_u64(&r);
-            mask[i] = (unsigned char)((uint32_t)u >= thr);
-            mask[i + 1] = (unsigned char)((uint32_t)(u >> 32) >= thr);
-        }
-        if (i < n) mask[i] = (unsigned char)((uint32_t)fgl_rng_u64(&r) >= thr);
-        *rng = r;
+        thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
     }
-    len = fgl__piece_len(n);
-    n_ch = (long)((n + len - 1) / len);
+    nb = (long)((n + per - 1) / per);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(i) if (n >= FGL_PAR_MIN)
+    if (n >= FGL_PAR_MIN && nb > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+        {
+            int T = omp_get_num_threads(), id = omp_get_thread_num();
+            long b0 = nb * id / T, b1 = nb * (id + 1) / T, q;
+            fgl_rng r = start;
+            for (q = 0; q < b0; q++) fgl__rng_skip_block(&r);
+            for (q = b0; q < b1; q++)
+                fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per,
+                                   FGL__MIN(n, (size_t)(q + 1) * per));
+            if (b1 == nb && b0 < b1) *rng = r; /* the thread with the last block: where one pass ends */
+        }
+    } else
 #endif
-    for (ch = 0; ch < n_ch; ch++) {
-        size_t lo = (size_t)ch * len, hi = FGL__MIN(n, lo + len);
-        const float *FGL__RESTRICT x = a->val;
-        float *FGL__RESTRICT v = y->val;
-        if (relu)
-            for (i = lo; i < hi; i++) v[i] = (x[i] > 0 ? x[i] : 0.0f) * (keep * (float)mask[i]);
-        else
-            for (i = lo; i < hi; i++) v[i] = x[i] * (keep * (float)mask[i]);
+    {
+        for (blk = 0; blk < nb; blk++)
+            fgl__dropout_range(&start, thr, keep, relu, a->val, y->val, mask, (size_t)blk * per,
+                               FGL__MIN(n, (size_t)(blk + 1) * per));
+        *rng = start;
     }
     y->s0 = mask;
     y->f0 = keep;

@@ -581,7 +581,10 @@ static void test_spmm_thread_independent(void) {
  * Every value and gradient has the same bits at every thread count; the
  * concatenation's forward is its inputs' copy, its backward the two column
  * blocks added as one pass adds them (0 + first + second), and the sparse
- * product's bias gradient the output gradient's rows summed in order. */
+ * product's bias gradient the output gradient's rows summed in order;
+ * dropout's mask (drawn in parallel from skipped-ahead generator states)
+ * is the one a single pass of draws makes, and the generator ends where
+ * that pass leaves it. */
 static void test_row_ops_thread_independent(void) {
 #ifdef _OPENMP
     static const int shapes[2][2] = {{2000, 24}, {15 * 16384 / 40 + 7, 20}}; /* rows, columns of x */
@@ -590,6 +593,8 @@ static void test_row_ops_thread_independent(void) {
     fgl_rng_init(&r, 35, 0);
     for (s = 0; s < 2; s++) {
         int R = shapes[s][0], C = shapes[s][1], C2 = 2 * C + 3, nt, i, j, k, w = 0, ok_fwd = 1, ok_bw = 1, ok_bias = 1;
+        int ok_mask = 1;
+        fgl_rng rs[4];
         float *x = (float *)malloc(sizeof(float) * R * C), *z = (float *)malloc(sizeof(float) * R * 3);
         float *wt = (float *)malloc(sizeof(float) * R * C2), *bias = (float *)malloc(sizeof(float) * C2);
         float *out[4], *gx[4], *gz[4], *gb[4];
@@ -641,6 +646,20 @@ static void test_row_ops_thread_independent(void) {
             memcpy(gx[nt], fgl_params_gradp(&ps, sx), sizeof(float) * R * C);
             memcpy(gz[nt], fgl_params_gradp(&ps, sz), sizeof(float) * R * 3);
             memcpy(gb[nt], fgl_params_gradp(&ps, sb), sizeof(float) * C2);
+            rs[nt] = dr;
+            if (nt == 0 && h && h->s0) { /* the mask a single pass of draws makes, in order */
+                fgl_rng ref;
+                const unsigned char *mask = (const unsigned char *)h->s0;
+                uint32_t thr = (uint32_t)((double)0.3f * 4294967296.0);
+                size_t e, ne = (size_t)R * C2;
+                fgl_rng_init(&ref, 36, 0);
+                for (e = 0; e < ne; e += 2) {
+                    uint64_t u = fgl_rng_u64(&ref);
+                    ok_mask &= mask[e] == ((uint32_t)u >= thr);
+                    if (e + 1 < ne) ok_mask &= mask[e + 1] == ((uint32_t)(u >> 32) >= thr);
+                }
+                ok_mask &= memcmp(ref.s, dr.s, sizeof ref.s) == 0;
+            }
             if (nt == 0 && cat && y) {
                 for (i = 0; i < R; i++) /* the concatenation copies its inputs */
                     for (j = 0; j < C2; j++)
@@ -662,6 +681,9 @@ static void test_row_ops_thread_independent(void) {
         FT_CHECK(ok_fwd, "%d x %d: concat is not its inputs' copy", R, C2);
         FT_CHECK(ok_bw, "%d x %d: concat's backward is not the blocks' sum", R, C2);
         FT_CHECK(ok_bias, "%d x %d: spmm_bias's bias gradient is not the rows' sum in order", R, C2);
+        FT_CHECK(ok_mask, "%d x %d: dropout's mask or final state is not a single pass of draws", R, C2);
+        for (nt = 1; nt < 4; nt++)
+            FT_CHECK(memcmp(rs[0].s, rs[nt].s, sizeof rs[0].s) == 0, "%d x %d: dropout's generator ends elsewhere at %d threads", R, C2, nt + 1);
         for (nt = 1; nt < 4; nt++) {
             FT_CHECK(memcmp(out[0], out[nt], sizeof(float) * R * C2) == 0, "%d x %d: output differs at %d threads", R, C2, nt + 1);
             FT_CHECK(memcmp(gx[0], gx[nt], sizeof(float) * R * C) == 0 && memcmp(gz[0], gz[nt], sizeof(float) * R * 3) == 0 &&
@@ -683,6 +705,23 @@ static void test_row_ops_thread_independent(void) {
 #else
     FT_SKIP("built without OpenMP");
 #endif
+}
+
+/* fgl__rng_skip_block: the state 2^14 draws ahead, as drawing them does. */
+static void test_rng_skip_block(void) {
+    int seed, d;
+    for (seed = 0; seed < 3; seed++) {
+        fgl_rng a, b;
+        fgl_rng_init(&a, 40 + seed, seed);
+        for (d = 0; d < 17 * seed; d++) (void)fgl_rng_u64(&a); /* from a state not just after seeding */
+        b = a;
+        for (d = 0; d < FGL__DRAW_BLOCK; d++) (void)fgl_rng_u64(&a);
+        fgl__rng_skip_block(&b);
+        FT_CHECK(memcmp(a.s, b.s, sizeof a.s) == 0, "seed %d: the skipped state is not 2^14 draws on", seed);
+        fgl__rng_skip_block(&b);
+        for (d = 0; d < FGL__DRAW_BLOCK; d++) (void)fgl_rng_u64(&a);
+        FT_CHECK(memcmp(a.s, b.s, sizeof a.s) == 0, "seed %d: two skips are not 2^15 draws on", seed);
+    }
 }
 
 static void test_vector_kernels(void) {
@@ -1444,6 +1483,7 @@ int main(void) {
     FT_RUN(test_column_sums_thread_independent);
     FT_RUN(test_spmm_thread_independent);
     FT_RUN(test_row_ops_thread_independent);
+    FT_RUN(test_rng_skip_block);
     FT_RUN(test_vector_kernels);
     FT_RUN(test_csr_from_coo);
     FT_RUN(test_csr_hub_row_is_fast);
