@@ -3597,14 +3597,14 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
 
 /* How much of a second thread's speed a client gets from running alone
  * with every thread inside its products rather than beside another client.
- * Set when a GIN epoch on PROTEINS ran 1.44x faster on 2 threads (two
- * clients side by side run about 1.9x as fast as one). Since 6e065f1 the
- * epoch gains about 1.95x, and FedStar's NCI1 client alone 1.90x (4.08 ->
- * 2.15 s, 5 rounds); raised to 0.9 or 0.95, the schedule runs NCI1 alone on
- * CHEM, yet FedStar on CHEM was no faster at 2 threads (medians of 3: 15.22
- * against 15.38 s, 14.72 against 14.80 s): the other six clients side by
- * side then set the pace. So it stays, until a workload shows otherwise. */
-#define FGL__INTRA_EFFICIENCY 0.72
+ * Set to 0.72 when a GIN epoch on PROTEINS ran 1.44x faster on 2 threads;
+ * there, 0.9 or 0.95 (FedStar's NCI1 alone on CHEM) was no faster. Raised
+ * to 0.9 once a single large client's products wasted less on two threads
+ * (95ee2d7, c368298: FedStar's NCI1 as its only client runs 1.8x faster on
+ * 2 threads), on an AMD EPYC VM: FedStar on CHEM at 2 threads, 4 pairs of
+ * runs, median 1.82x over 1 thread against 1.76x at 0.72 (2-thread times
+ * 9.01-9.31 s against 9.02-9.54 s). */
+#define FGL__INTRA_EFFICIENCY 0.9
 
 /* The schedule of a phase over n clients of work w[]: order[] lists them
  * largest first (so a dynamic schedule over it is the longest-first rule,
