@@ -12,7 +12,8 @@
  * upload), a server hook gets the fgl_server (its state, the round's
  * accepted uploads, read-only, and the downloads it builds). One round:
  *   1. every sampled client trains locally (in parallel, one client per
- *      thread) and fills its upload;
+ *      thread; a client large enough, or the only one, alone with every
+ *      thread inside its products) and fills its upload;
  *   2. the runtime validates each upload: every declared part present with
  *      its declared size, every value finite, the sample count positive and
  *      at most what the client registered (on the thread that built the
