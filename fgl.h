@@ -3449,7 +3449,8 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
     unsigned char *mask;
     float keep;
     size_t n, per = 2 * (size_t)FGL__DRAW_BLOCK;
-    long nb, blk;
+    long nb;
+    int par;
     uint32_t thr;
     fgl_rng start = *rng;
     y = fgl__node(t, op, a->rows, a->cols, fgl__dropout_bw, a, NULL, NULL);
@@ -3463,26 +3464,25 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
     }
     nb = (long)((n + per - 1) / per);
+    par = n >= FGL_PAR_MIN && nb > 1;
+    (void)par; /* read by the OpenMP pragma only */
 #ifdef _OPENMP
-    if (n >= FGL_PAR_MIN && nb > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
-#pragma omp parallel
-        {
-            int T = omp_get_num_threads(), id = omp_get_thread_num();
-            long b0 = nb * id / T, b1 = nb * (id + 1) / T, q;
-            fgl_rng r = start;
-            for (q = 0; q < b0; q++) fgl__rng_skip_block(&r);
-            for (q = b0; q < b1; q++)
-                fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per,
-                                   FGL__MIN(n, (size_t)(q + 1) * per));
-            if (b1 == nb && b0 < b1) *rng = r; /* the thread with the last block: where one pass ends */
-        }
-    } else
+#pragma omp parallel if (par)
 #endif
     {
-        for (blk = 0; blk < nb; blk++)
-            fgl__dropout_range(&start, thr, keep, relu, a->val, y->val, mask, (size_t)blk * per,
-                               FGL__MIN(n, (size_t)(blk + 1) * per));
-        *rng = start;
+        int T = 1, id = 0;
+        long b0, b1, q;
+        fgl_rng r = start;
+#ifdef _OPENMP
+        T = omp_get_num_threads();
+        id = omp_get_thread_num();
+#endif
+        b0 = nb * id / T;
+        b1 = nb * (id + 1) / T;
+        for (q = 0; q < b0; q++) fgl__rng_skip_block(&r);
+        for (q = b0; q < b1; q++)
+            fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per, FGL__MIN(n, (size_t)(q + 1) * per));
+        if (b1 == nb && b0 < b1) *rng = r; /* the thread with the last block: where one pass ends */
     }
     y->s0 = mask;
     y->f0 = keep;
