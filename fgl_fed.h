@@ -73,8 +73,9 @@
  * IDLE CLIENTS MAY BE PACKED. With cfg.park_idle and partial participation
  * (cfg.frac < 1), a client out of the next round gives the runtime its
  * registered models, parameter sets and optimizers to pack (blocks of zeros
- * or of the initial model take a byte) and frees its gradients, tapes and
- * upload buffers; it gets them back, bit for bit, before it receives, trains
+ * or of the initial model take a byte) and frees its gradients and upload
+ * buffers (its tape's arena goes to the run, which lends it to the next
+ * client that trains or evaluates: no new memory per draw); it gets them back, bit for bit, before it receives, trains
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
  * first. Memory then follows the active clients (bench/scale.sh).
@@ -273,8 +274,9 @@ typedef struct fgl_fed_config {
                                its models' parameters and optimizer moments packed
                                (a block of zeros, or of the run's initial model, takes
                                one byte) and gets them back, bit for bit, when it is
-                               drawn, evaluated or checkpointed; its gradients and
-                               tapes are freed. 2: the packed states go to a temporary
+                               drawn, evaluated or checkpointed; its gradients are
+                               freed and its tape's arena lent to the next client
+                               that trains or evaluates. 2: the packed states go to a temporary
                                file (C's tmpfile(), gone when the run is freed), so
                                memory holds the active clients only. Results do not
                                change (fgl_run_unpark gives a caller an idle client's
@@ -735,6 +737,8 @@ struct fgl_run {
     unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
+    struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
+    int n_arenas, cap_arenas;
     size_t park_end;             /* its length */
     int *rejected_by;            /* per client: uploads rejected so far */
     unsigned char *attacker;     /* per client: a simulated attacker (cfg.attack) */
@@ -2662,6 +2666,16 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->lost = (unsigned char *)fgl__zalloc(K);
     run->revealed = cfg->secagg.on ? (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * K) : NULL;
     run->part = (int *)fgl__zalloc(sizeof(int) * K);
+    { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
+       * (evaluated, not yet trained) and one per thread evaluating an idle client */
+        int per_round = FGL__MAX(1, FGL__MIN((int)(cfg->frac * n_clients + 0.5f), n_clients)), nt = 1;
+#ifdef _OPENMP
+        nt = FGL__NTHREADS(run);
+#endif
+        run->cap_arenas = FGL__MIN(n_clients, 2 * per_round + nt);
+        run->arenas = (struct fgl__chunk **)fgl__zalloc(sizeof(struct fgl__chunk *) * (size_t)run->cap_arenas);
+        if (!run->arenas) run->cap_arenas = 0; /* not needed: idle arenas are then freed */
+    }
     run->stats = (fgl_round_stats *)fgl__zalloc(sizeof(fgl_round_stats) * R);
     run->client_val = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_test = (double *)fgl__zalloc(sizeof(double) * R * K);
@@ -2825,6 +2839,8 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     for (i = 0; run->down && i < run->n_clients; i++) fgl__msg_free(&run->down[i]);
     fgl__store_free(&run->server.store);
     if (run->park_file) fclose(run->park_file);
+    while (run->n_arenas > 0) fgl__chunks_free(run->arenas[--run->n_arenas]);
+    FGL_FREE(run->arenas);
     fgl_model_free(&run->ref);
     FGL_FREE(run->clients);
     FGL_FREE(run->set.value);
@@ -3155,6 +3171,43 @@ static void fgl__park_release(fgl_store *st, int tapes) {
     }
 }
 
+/* A client gone idle gives its tape's arena to the run, for the next client
+ * that trains or evaluates, and trims the tape (its error state stays); an
+ * arena the run has no room for is freed. Every client's step is the same
+ * size, so a lent arena is usually large enough already: new memory (a
+ * page fault on every page's first touch, about 10 us each on some VMs)
+ * then comes only with the data and state of a client, not with each
+ * client-round of --frac's draws. */
+static void fgl__tape_stow(fgl_run *run, fgl_tape *t) {
+    fgl__chunk *a = t->chunk;
+    int kept = 0;
+    if (a && run->cap_arenas > 0) {
+        fgl__chunks_free(a->prev); /* the newest chunk only: a reset would merge them anyway */
+        a->prev = NULL;
+        a->used = 0;
+#ifdef _OPENMP
+#pragma omp critical(fgl__arenas)
+#endif
+        if (run->n_arenas < run->cap_arenas) {
+            run->arenas[run->n_arenas++] = a;
+            kept = 1;
+        }
+        if (kept) t->chunk = NULL;
+    }
+    fgl_tape_trim(t);
+}
+
+/* A tape without an arena borrows one that an idle client gave back. */
+static void fgl__tape_lend(fgl_run *run, fgl_tape *t) {
+    fgl__chunk *a = NULL;
+    if (t->chunk || run->cap_arenas == 0) return;
+#ifdef _OPENMP
+#pragma omp critical(fgl__arenas)
+#endif
+    if (run->n_arenas > 0) a = run->arenas[--run->n_arenas];
+    t->chunk = a;
+}
+
 /* Pack an idle client's state and free what it no longer needs; a client
  * whose state cannot be packed (out of memory) simply stays resident. */
 static void fgl__park(fgl_run *run, fgl_client *c) {
@@ -3178,7 +3231,7 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
         return;
     }
     fgl__park_release(st, 1);
-    fgl_tape_trim(&c->tape);
+    fgl__tape_stow(run, &c->tape);
     fgl_tape_trim(&st->scratch);
     for (p = 0; p < FGL_MSG_MAX_PARTS; p++) { /* the uploads were read in their round */
         FGL_FREE(c->up.own[p]);
@@ -3195,11 +3248,12 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
 }
 
 /* Give a parked client its state back; FGL_ERR_NOMEM leaves it parked. */
-static int fgl__unpark(const fgl_run *run, fgl_client *c) {
+static int fgl__unpark(fgl_run *run, fgl_client *c) {
     fgl_store *st = &c->store;
     unsigned char *owned;
     const unsigned char *blob, *p;
     int i, ok = 1;
+    fgl__tape_lend(run, &c->tape);
     if (!c->parked_len) return FGL_OK;
     if (!(p = blob = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
     for (i = 0; i < st->n; i++) { /* allocate everything first: all or nothing */
@@ -3785,7 +3839,7 @@ static unsigned char *fgl__next_mask(const fgl_run *run) {
 /* An idle client trims its tape, or with cfg.park_idle packs its state. */
 static void fgl__rest(fgl_run *run, fgl_client *c) {
     if (run->cfg.park_idle) fgl__park(run, c);
-    else if (c->tape.chunk) fgl_tape_trim(&c->tape);
+    else if (c->tape.chunk) fgl__tape_stow(run, &c->tape);
 }
 
 static void fgl__trim_idle(fgl_run *run) {

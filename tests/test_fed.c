@@ -489,6 +489,91 @@ static void test_parked_clients_change_nothing(void) {
     fgl_scenario_free(&gsc);
 }
 
+/* The run's tape arenas: those it holds and those its clients hold, sorted. */
+static int arenas_of(const fgl_run *run, const void **out, int cap) {
+    int i, j, n = 0;
+    for (i = 0; i < run->n_arenas && n < cap; i++) out[n++] = run->arenas[i];
+    for (i = 0; i < run->n_clients && n < cap; i++)
+        if (run->clients[i].tape.chunk) out[n++] = run->clients[i].tape.chunk;
+    for (i = 1; i < n; i++) /* insertion sort: a handful */
+        for (j = i; j > 0 && (uintptr_t)out[j - 1] > (uintptr_t)out[j]; j--) {
+            const void *t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+        }
+    return n;
+}
+
+/* With 2 of 5 clients per round, an idle client's tape arena goes to the
+ * run, which lends it to the next client that trains or evaluates: after
+ * each round every idle client's tape holds no arena and the run holds at
+ * most its capacity; no arena is ever freed (each round's arenas include
+ * the round before's) and a new one comes only when all are in use (at
+ * most 2 x 2 + 1: this round's participants, the next round's, evaluated
+ * before they train, and one idle client evaluated at a time on one
+ * thread); and a run whose pool is off (capacity 0: idle arenas freed)
+ * gives the same history and models bit for bit. Resident and packed. */
+static void test_idle_arenas_lent(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    int park;
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    for (park = 0; park <= 1; park++) {
+        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_run pooled, plain;
+        char why[128] = "";
+        const void *first[16], *now[16];
+        int r, i, ok = 1, n_first = 0;
+        cfg.frac = 0.4f;
+        cfg.rounds = 6;
+        cfg.park_idle = park;
+        cfg.threads = 1; /* one arena in use at a time in evaluation, whatever the schedule */
+        if (!ft_run_rounds(&pooled, &cfg, "fedavg", cd, 5, 0, NULL)) continue;
+        if (!ft_run_rounds(&plain, &cfg, "fedavg", cd, 5, 0, NULL)) {
+            fgl_run_free(&pooled);
+            continue;
+        }
+        plain.cap_arenas = 0;
+        for (r = 0; ok && r < cfg.rounds; r++) {
+            int k, bare = 0, idle = 0, n_now;
+            ok = fgl_run_round(&pooled) == FGL_OK && fgl_run_round(&plain) == FGL_OK;
+            FT_CHECK(ok, "park %d, round %d: %s%s", park, r + 1, pooled.err.msg, plain.err.msg);
+            if (!ok) break;
+            for (i = 0; i < 5; i++) {
+                int next = 0;
+                for (k = 0; k < pooled.n_part; k++) next |= pooled.part[k] == i;
+                idle += !next;
+                bare += !next && pooled.clients[i].tape.chunk == NULL;
+            }
+            FT_CHECK(bare == idle, "park %d, round %d: %d of %d idle clients still hold an arena", park, r + 1,
+                     idle - bare, idle);
+            FT_CHECK(pooled.n_arenas >= 1 && pooled.n_arenas <= pooled.cap_arenas,
+                     "park %d, round %d: the run holds %d arenas (capacity %d)", park, r + 1, pooled.n_arenas,
+                     pooled.cap_arenas);
+            FT_CHECK(plain.n_arenas == 0, "park %d: a run without a pool holds %d arenas", park, plain.n_arenas);
+            n_now = arenas_of(&pooled, now, 16);
+            FT_CHECK(n_now <= 2 * 2 + 1, "park %d, round %d: %d arenas for 2 clients a round", park, r + 1, n_now);
+            for (i = 0; i < n_first; i++) { /* both sorted */
+                int j = 0;
+                while (j < n_now && (uintptr_t)now[j] < (uintptr_t)first[i]) j++;
+                if (j == n_now || now[j] != first[i]) break;
+            }
+            FT_CHECK(i == n_first, "park %d, round %d: an arena of the round before was freed", park, r + 1);
+            memcpy(first, now, sizeof(void *) * (size_t)n_now);
+            n_first = n_now;
+        }
+        if (ok && park) {
+            unpark_all(&pooled);
+            unpark_all(&plain);
+        }
+        FT_CHECK(!ok || ft_same_run(&pooled, &plain, why, sizeof why), "park %d: lending idle arenas changed the run: %s",
+                 park, why);
+        fgl_run_free(&pooled);
+        fgl_run_free(&plain);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* --- what clients send --------------------------------------------------------------- */
 
 /* FedAvg variants whose client 1 uploads NaN, client 2 a part of the wrong
@@ -817,6 +902,7 @@ int main(void) {
     FT_RUN(test_graph_checkpoint_resume_is_exact);
     FT_RUN(test_partial_participation);
     FT_RUN(test_parked_clients_change_nothing);
+    FT_RUN(test_idle_arenas_lent);
     FT_RUN(test_bad_uploads_are_rejected);
     FT_RUN(test_hook_errors_are_reported);
     FT_RUN(test_user_algorithm);
