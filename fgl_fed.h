@@ -75,7 +75,8 @@
  * registered models, parameter sets and optimizers to pack (blocks of zeros
  * or of the initial model take a byte) and frees its gradients and upload
  * buffers (its tape's arena goes to the run, which lends it to the next
- * client that trains or evaluates: no new memory per draw); it gets them back, bit for bit, before it receives, trains
+ * client that trains or evaluates: no new memory per draw); it gets them
+ * back, bit for bit, before it receives, trains
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
  * first. Memory then follows the active clients (bench/scale.sh).
