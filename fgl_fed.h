@@ -3051,42 +3051,60 @@ static int fgl__build_downloads(fgl_run *run, int count) {
 
 /* A parked client's blob holds, in store order, the values of each model or
  * parameter set entry and the two moments of each optimizer entry, as
- * blocks of FGL__PARK_BLOCK floats: a tag byte, then the floats only for a
- * block that is neither all zero bits nor the same bits as the run's initial
- * model there (a client that has not trained yet costs a few hundred bytes;
- * fresh moments are zeros). Everything else (sizes, layouts, step counts,
- * FLOATS and INTS entries, RNG streams) stays where it is. The blob lives in
- * this process only (native byte order). Gradients are not state: they
- * come back zeroed, as a step starts them. */
+ * blocks of FGL__PARK_BLOCK floats of three kinds: all zero bits, the same
+ * bits as the run's initial model there, or raw (the floats themselves).
+ * Neighbouring blocks of one kind form a run of at most FGL__PARK_RUN
+ * blocks, written as one byte (kind in the top two bits, length - 1 in the
+ * low six) and, for a raw run, its floats. A client that has not trained
+ * yet (its model the initial one, fresh moments all zeros) thus costs a few
+ * bytes per entry, not a byte per block: at 10,000 clients of a 21,000-float
+ * model with Adam that was 10 MB of tags. Everything else (sizes, layouts,
+ * step counts, FLOATS and INTS entries, RNG streams) stays where it is. The
+ * blob lives in this process only (native byte order). Gradients are not
+ * state: they come back zeroed, as a step starts them. */
 #define FGL__PARK_BLOCK 64
+#define FGL__PARK_RUN 64
 enum { FGL__PARK_ZERO, FGL__PARK_SAME, FGL__PARK_RAW };
 
-static void fgl__park_floats(fgl_bytes *b, const float *x, const float *ref, size_t n) {
+static int fgl__park_kind(const float *x, const float *ref, size_t len) {
     static const float zero[FGL__PARK_BLOCK] = {0};
-    size_t i;
-    for (i = 0; i < n; i += FGL__PARK_BLOCK) {
-        size_t len = FGL__MIN((size_t)FGL__PARK_BLOCK, n - i);
-        unsigned char tag = !memcmp(x + i, zero, sizeof(float) * len)              ? FGL__PARK_ZERO
-                            : ref && !memcmp(x + i, ref + i, sizeof(float) * len) ? FGL__PARK_SAME
-                                                                                  : FGL__PARK_RAW;
-        fgl_bytes_put(b, &tag, 1);
-        if (tag == FGL__PARK_RAW) fgl_bytes_put(b, x + i, sizeof(float) * len);
+    if (!memcmp(x, zero, sizeof(float) * len)) return FGL__PARK_ZERO;
+    return ref && !memcmp(x, ref, sizeof(float) * len) ? FGL__PARK_SAME : FGL__PARK_RAW;
+}
+
+static void fgl__park_floats(fgl_bytes *b, const float *x, const float *ref, size_t n) {
+    size_t i = 0;
+    while (i < n) { /* one run: blocks of i's kind from i on */
+        int kind = fgl__park_kind(x + i, ref ? ref + i : NULL, FGL__MIN((size_t)FGL__PARK_BLOCK, n - i)), blocks = 1;
+        size_t end = FGL__MIN(n, i + FGL__PARK_BLOCK);
+        unsigned char head;
+        while (end < n && blocks < FGL__PARK_RUN &&
+               fgl__park_kind(x + end, ref ? ref + end : NULL, FGL__MIN((size_t)FGL__PARK_BLOCK, n - end)) == kind) {
+            end = FGL__MIN(n, end + FGL__PARK_BLOCK);
+            blocks++;
+        }
+        head = (unsigned char)(kind << 6 | (blocks - 1));
+        fgl_bytes_put(b, &head, 1);
+        if (kind == FGL__PARK_RAW) fgl_bytes_put(b, x + i, sizeof(float) * (end - i));
+        i = end;
     }
 }
 
 static const unsigned char *fgl__unpark_floats(const unsigned char *p, float *x, const float *ref, size_t n) {
-    size_t i;
-    for (i = 0; i < n; i += FGL__PARK_BLOCK) {
-        size_t len = FGL__MIN((size_t)FGL__PARK_BLOCK, n - i);
-        unsigned char tag = *p++;
-        if (tag == FGL__PARK_ZERO) {
+    size_t i = 0;
+    while (i < n) {
+        int kind = *p >> 6, blocks = (*p & 63) + 1;
+        size_t len = FGL__MIN(n - i, (size_t)blocks * FGL__PARK_BLOCK);
+        p++;
+        if (kind == FGL__PARK_ZERO) {
             memset(x + i, 0, sizeof(float) * len);
-        } else if (tag == FGL__PARK_SAME) {
+        } else if (kind == FGL__PARK_SAME) {
             memcpy(x + i, ref + i, sizeof(float) * len);
         } else {
             memcpy(x + i, p, sizeof(float) * len);
             p += sizeof(float) * len;
         }
+        i += len;
     }
     return p;
 }
