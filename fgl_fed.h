@@ -3057,7 +3057,7 @@ static int fgl__build_downloads(fgl_run *run, int count) {
  * blocks, written as one byte (kind in the top two bits, length - 1 in the
  * low six) and, for a raw run, its floats. A client that has not trained
  * yet (its model the initial one, fresh moments all zeros) thus costs a few
- * bytes per entry, not a byte per block: at 10,000 clients of a 21,000-float
+ * bytes per entry, not a byte per block: at 10,000 clients of a 21,600-float
  * model with Adam that was 10 MB of tags. Everything else (sizes, layouts,
  * step counts, FLOATS and INTS entries, RNG streams) stays where it is. The
  * blob lives in this process only (native byte order). Gradients are not
