@@ -684,9 +684,12 @@ static int fgl__mean_adj(const fgl_csr *a, fgl_csr *out) {
     return FGL_OK;
 }
 
-/* A + I with sorted columns, and the row index of every entry. */
+/* A + I with sorted columns, and the row index of every entry: each row's
+ * length first, then (their prefix sums known) the rows themselves, in
+ * parallel for a large matrix outside another parallel region (a batch of
+ * PROTEINS graphs is built on one thread once per step otherwise). */
 static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
-    int i, k, w = 0, rc = fgl_csr_init(out, a->rows, a->cols, a->nnz + a->rows, 0);
+    int i, rc = fgl_csr_init(out, a->rows, a->cols, a->nnz + a->rows, 0), par;
     int *rows;
     if (rc) return rc;
     rows = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(out->nnz, 1));
@@ -694,9 +697,24 @@ static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
         fgl_csr_free(out);
         return FGL_ERR_NOMEM;
     }
+    par = a->nnz + a->rows >= FGL__G_PAR_ENTRIES;
+    (void)par; /* read by the OpenMP pragmas only */
+#ifdef _OPENMP
+    par = par && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+#endif
+    for (i = 0; i < a->rows; i++) { /* row i's length: its entries but an existing self loop, and the one we add */
+        int k, len = 1;
+        for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) len += a->indices[k] != i;
+        out->indptr[i + 1] = len;
+    }
+    out->indptr[0] = 0;
+    for (i = 0; i < a->rows; i++) out->indptr[i + 1] += out->indptr[i];
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if (par)
+#endif
     for (i = 0; i < a->rows; i++) {
-        int placed = 0;
-        out->indptr[i] = w;
+        int k, w = out->indptr[i], placed = 0;
         for (k = a->indptr[i]; k < a->indptr[i + 1]; k++) {
             int c = a->indices[k];
             if (c == i) continue; /* an existing self loop is replaced by the one we add */
@@ -713,8 +731,7 @@ static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
             out->indices[w++] = i;
         }
     }
-    out->indptr[a->rows] = w;
-    out->nnz = w;
+    out->nnz = out->indptr[a->rows];
     *rows_out = rows;
     return FGL_OK;
 }

@@ -297,7 +297,9 @@ FGLDEF const fgl_csr *fgl_node_data_gcn(fgl_node_data *d, fgl_error *err);
 /* Block-diagonal batch of graphs ids[0..n-1] of s (repeats allowed): adj,
  * x (NULL if s->x is), pe (NULL if s->pe is), offsets, graph_of_node, y,
  * ids. b is overwritten (free it before reuse). The GCN matrix is not
- * built here (most graph models never read it): fgl_batch_gcn. */
+ * built here (most graph models never read it): fgl_batch_gcn. A large
+ * batch is copied in parallel when called outside a parallel region (the
+ * same result on any number of threads). */
 FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_batch *b,
                           fgl_error *err);
 /* b->adj_gcn, built on first use as fgl_node_data_gcn; NULL on error. */
@@ -1381,11 +1383,18 @@ FGLDEF const fgl_csr *fgl_batch_gcn(fgl_batch *b, fgl_error *err) {
 /* --- batches and subsets -------------------------------------------------- */
 
 /* Copy graphs ids[0..n-1] of s into a block-diagonal adjacency with node
- * offsets (n + 1). Columns are shifted per block, so rows stay sorted. */
+ * offsets (n + 1). Columns are shifted per block, so rows stay sorted. The
+ * blocks' places are known from their sizes, so a large batch copies them
+ * in parallel (outside another parallel region: a client's thread copies
+ * on its own); an edge that leaves its graph is reported as a serial copy
+ * would find it first. */
+#define FGL__G_PAR_ENTRIES 16384 /* a batch of at least this many entries is built in parallel */
 static int fgl__g_gather_blocks(const fgl_graph_set *s, const int *ids, int n, fgl_csr *adj,
                               int *offsets, fgl_error *err) {
-    int b, i, k, nn = 0, nnz = 0, rc, w = 0;
+    int b, nn = 0, nnz = 0, rc, par;
+    int *at; /* at[b]: where block b's entries start; at[n + 1 + b]: block b has an edge leaving it */
     memset(adj, 0, sizeof *adj);
+    offsets[0] = 0;
     for (b = 0; b < n; b++) {
         int g = ids[b];
         if (g < 0 || g >= s->n_graphs)
@@ -1396,28 +1405,54 @@ static int fgl__g_gather_blocks(const fgl_graph_set *s, const int *ids, int n, f
             return fgl_error_set(err, FGL_ERR_ARG, "%s: batch too large", s->name);
         nn += s->node_ptr[g + 1] - s->node_ptr[g];
         nnz += s->adj.indptr[s->node_ptr[g + 1]] - s->adj.indptr[s->node_ptr[g]];
+        offsets[b + 1] = nn;
     }
-    rc = fgl_csr_init(adj, nn, nn, nnz, 0);
-    if (rc) return fgl_error_set(err, rc, "%s: out of memory for a batch", s->name);
-    offsets[0] = 0;
-    nn = 0;
+    at = (int *)FGL_MALLOC(sizeof(int) * (2 * (size_t)n + 1));
+    rc = at ? fgl_csr_init(adj, nn, nn, nnz, 0) : FGL_ERR_NOMEM;
+    if (rc) {
+        FGL_FREE(at);
+        return fgl_error_set(err, rc, "%s: out of memory for a batch", s->name);
+    }
+    at[0] = 0;
     for (b = 0; b < n; b++) {
-        int g = ids[b], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], shift = nn - lo;
-        for (i = lo; i < hi; i++) {
+        int g = ids[b];
+        at[b + 1] = at[b] + (s->adj.indptr[s->node_ptr[g + 1]] - s->adj.indptr[s->node_ptr[g]]);
+    }
+    par = nnz + nn >= FGL__G_PAR_ENTRIES;
+    (void)par; /* read by the OpenMP pragma only */
+#ifdef _OPENMP
+    par = par && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+#endif
+    for (b = 0; b < n; b++) {
+        int g = ids[b], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], shift = offsets[b] - lo, w = at[b], i, k;
+        at[n + 1 + b] = 0;
+        for (i = lo; i < hi && !at[n + 1 + b]; i++) {
             for (k = s->adj.indptr[i]; k < s->adj.indptr[i + 1]; k++) {
                 int j = s->adj.indices[k];
                 if (j < lo || j >= hi) {
-                    fgl_csr_free(adj);
-                    return fgl_error_set(err, FGL_ERR_FORMAT, "%s: edge (%d, %d) leaves graph %d",
-                                         s->name, i, j, g);
+                    at[n + 1 + b] = 1;
+                    break;
                 }
                 adj->indices[w++] = j + shift;
             }
             adj->indptr[i + shift + 1] = w;
         }
-        nn += hi - lo;
-        offsets[b + 1] = nn;
     }
+    for (b = 0; b < n; b++) {
+        int g = ids[b], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], i, k;
+        if (!at[n + 1 + b]) continue;
+        for (i = lo; i < hi; i++) /* the first edge out of the first such graph */
+            for (k = s->adj.indptr[i]; k < s->adj.indptr[i + 1]; k++) {
+                int j = s->adj.indices[k];
+                if (j < lo || j >= hi) {
+                    FGL_FREE(at);
+                    fgl_csr_free(adj);
+                    return fgl_error_set(err, FGL_ERR_FORMAT, "%s: edge (%d, %d) leaves graph %d", s->name, i, j, g);
+                }
+            }
+    }
+    FGL_FREE(at);
     return FGL_OK;
 }
 
@@ -1430,7 +1465,7 @@ static float *fgl__g_copy_rows(float *dst, const float *src, int w, int lo, int 
 
 FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_batch *b,
                           fgl_error *err) {
-    int rc, i, bi;
+    int rc, bi;
     memset(b, 0, sizeof *b);
     if (n <= 0 || !ids) return fgl_error_set(err, FGL_ERR_EMPTY, "%s: empty batch", s->name);
     b->offsets = FGL__G_NEW(int, n + 1);
@@ -1453,13 +1488,18 @@ FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_bat
     }
     b->n_feat = s->x ? s->n_feat : 0;
     b->n_pe = s->pe ? s->n_pe : 0;
-    {
-        float *px = b->x, *pp = b->pe;
+    { /* each graph's rows in its block, in parallel as the adjacency was */
+        int par = b->adj.nnz + b->n_nodes >= FGL__G_PAR_ENTRIES;
+        (void)par;
+#ifdef _OPENMP
+        par = par && !omp_in_parallel();
+#pragma omp parallel for schedule(static) if (par)
+#endif
         for (bi = 0; bi < n; bi++) {
-            int g = ids[bi], lo = s->node_ptr[g], hi = s->node_ptr[g + 1];
-            for (i = b->offsets[bi]; i < b->offsets[bi + 1]; i++) b->graph_of_node[i] = bi;
-            if (px) px = fgl__g_copy_rows(px, s->x, s->n_feat, lo, hi);
-            if (pp) pp = fgl__g_copy_rows(pp, s->pe, s->n_pe, lo, hi);
+            int g = ids[bi], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], at = b->offsets[bi], v;
+            for (v = at; v < b->offsets[bi + 1]; v++) b->graph_of_node[v] = bi;
+            if (b->x) fgl__g_copy_rows(b->x + (size_t)at * (size_t)s->n_feat, s->x, s->n_feat, lo, hi);
+            if (b->pe) fgl__g_copy_rows(b->pe + (size_t)at * (size_t)s->n_pe, s->pe, s->n_pe, lo, hi);
             b->y[bi] = s->y ? s->y[g] : -1;
             b->ids[bi] = g;
         }

@@ -948,6 +948,135 @@ static void test_gin_proteins_short(void) {
     fgl_graph_set_free(&s);
 }
 
+/* A large batch (past FGL__G_PAR_ENTRIES) and its A + I are built in
+ * parallel when threads are free: the same batch, the same A + I (rows
+ * sorted, one self loop each, an existing one replaced) and the same first
+ * error at 1 and 2 threads. */
+static int same_ints(const int *a, const int *b, size_t n) { return n == 0 || !memcmp(a, b, sizeof(int) * n); }
+
+static void test_large_batch_parallel(void) {
+    fgl_graph_set s;
+    fgl_error err;
+    fgl_batch b[2];
+    fgl_csr loops[2];
+    fgl_gnn_graph g[2];
+    int ids[600], t, i, k, n_loops = 0, bad_at = -1;
+    fgl_model_spec spec;
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+#endif
+    if (fgl_synth_graphs(NULL, 11, &s, &err) != FGL_OK) {
+        FT_CHECK(0, "synthetic graphs: %s", err.msg);
+        return;
+    }
+    FT_CHECK(fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK, "%s", err.msg);
+    spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
+    for (i = 0; i < s.n_graphs && i < 600; i++) ids[i] = (int)((7L * i) % s.n_graphs);
+    memset(g, 0, sizeof g);
+    memset(loops, 0, sizeof loops);
+    for (t = 0; t < 2; t++) {
+        fgl_csr *a = &loops[t];
+#ifdef _OPENMP
+        omp_set_num_threads(t + 1);
+#endif
+        fgl_batch_init(&b[t]);
+        FT_CHECK(fgl_batch_make(&s, ids, s.n_graphs, &b[t], &err) == FGL_OK, "%s", err.msg);
+        /* the batch's adjacency with a self loop added on every fifth node */
+        if (fgl_csr_init(a, b[t].adj.rows, b[t].adj.cols, b[t].adj.nnz + b[t].adj.rows / 5 + 1, 0) == FGL_OK) {
+            int w = 0;
+            for (i = 0; i < a->rows; i++) {
+                int want = i % 5 == 0;
+                for (k = b[t].adj.indptr[i]; k < b[t].adj.indptr[i + 1]; k++) {
+                    if (want && b[t].adj.indices[k] > i) {
+                        a->indices[w++] = i;
+                        want = 0;
+                    }
+                    a->indices[w++] = b[t].adj.indices[k];
+                }
+                if (want) a->indices[w++] = i;
+                a->indptr[i + 1] = w;
+            }
+            a->nnz = w;
+            n_loops = w - b[t].adj.nnz;
+        }
+        FT_CHECK(fgl_gnn_graph_make(&g[t], a, NULL, b[t].x, NULL, b[t].n_feat, NULL, 0, b[t].offsets, b[t].n_graphs,
+                                    &spec, &err) == FGL_OK, "%s", err.msg);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    FT_CHECK(b[0].adj.nnz + b[0].n_nodes >= 16384, "the batch is large enough to be built in parallel (%d entries)",
+             b[0].adj.nnz + b[0].n_nodes);
+    FT_CHECK(b[0].n_nodes == b[1].n_nodes && b[0].adj.nnz == b[1].adj.nnz &&
+                 same_ints(b[0].adj.indptr, b[1].adj.indptr, (size_t)b[0].n_nodes + 1) &&
+                 same_ints(b[0].adj.indices, b[1].adj.indices, (size_t)b[0].adj.nnz) &&
+                 same_ints(b[0].offsets, b[1].offsets, (size_t)b[0].n_graphs + 1) &&
+                 same_ints(b[0].graph_of_node, b[1].graph_of_node, (size_t)b[0].n_nodes) &&
+                 same_ints(b[0].y, b[1].y, (size_t)b[0].n_graphs) && same_ints(b[0].ids, b[1].ids, (size_t)b[0].n_graphs) &&
+                 !memcmp(b[0].x, b[1].x, sizeof(float) * (size_t)b[0].n_nodes * (size_t)b[0].n_feat),
+             "the batch differs between 1 and 2 threads");
+    FT_CHECK(fgl_csr_validate(&b[1].adj, NULL) == FGL_OK && b[1].offsets[b[1].n_graphs] == b[1].n_nodes,
+             "a valid block-diagonal batch");
+    for (i = 0; i < s.n_graphs; i++) { /* each block is its graph, shifted */
+        int gi = ids[i], lo = s.node_ptr[gi], at = b[1].offsets[i], v, ok = 1;
+        for (v = lo; v < s.node_ptr[gi + 1] && ok; v++)
+            for (k = 0; k < s.adj.indptr[v + 1] - s.adj.indptr[v]; k++)
+                ok &= b[1].adj.indices[b[1].adj.indptr[v - lo + at] + k] == s.adj.indices[s.adj.indptr[v] + k] - lo + at;
+        ok &= b[1].y[i] == s.y[gi];
+        FT_CHECK(ok, "block %d is not graph %d shifted to node %d", i, gi, at);
+        if (!ok) break;
+    }
+    FT_CHECK(n_loops > 0 && g[0].adj_loop.nnz == g[1].adj_loop.nnz &&
+                 same_ints(g[0].adj_loop.indptr, g[1].adj_loop.indptr, (size_t)g[0].adj_loop.rows + 1) &&
+                 same_ints(g[0].adj_loop.indices, g[1].adj_loop.indices, (size_t)g[0].adj_loop.nnz) &&
+                 same_ints(g[0].loop_rows, g[1].loop_rows, (size_t)g[0].adj_loop.nnz),
+             "A + I differs between 1 and 2 threads");
+    FT_CHECK(g[1].adj_loop.nnz == loops[1].nnz - n_loops + loops[1].rows, "A + I: %d entries for %d edges, %d loops, %d nodes",
+             g[1].adj_loop.nnz, loops[1].nnz, n_loops, loops[1].rows);
+    for (i = 0; i < g[1].adj_loop.rows; i++) {
+        int self = 0, sorted = 1;
+        for (k = g[1].adj_loop.indptr[i]; k < g[1].adj_loop.indptr[i + 1]; k++) {
+            self += g[1].adj_loop.indices[k] == i;
+            sorted &= k == g[1].adj_loop.indptr[i] || g[1].adj_loop.indices[k - 1] < g[1].adj_loop.indices[k];
+            sorted &= g[1].loop_rows[k] == i;
+        }
+        FT_CHECK(self == 1 && sorted, "A + I row %d: %d self loops, sorted %d", i, self, sorted);
+        if (self != 1 || !sorted) break;
+    }
+    for (t = 0; t < 2; t++) {
+        fgl_gnn_graph_free(&g[t]);
+        fgl_csr_free(&loops[t]);
+        fgl_batch_free(&b[t]);
+    }
+    /* two edges that leave their graphs, in the batch's 101st and 401st graphs:
+     * the 101st is reported, at either thread count */
+    for (i = 0; i < 2; i++) {
+        int gi = ids[i == 0 ? 400 : 100], e = s.adj.indptr[s.node_ptr[gi]];
+        if (s.adj.indptr[s.node_ptr[gi] + 1] > e) {
+            s.adj.indices[e] = s.node_ptr[gi + 1] % s.n_nodes;
+            bad_at = gi;
+        }
+    }
+    FT_CHECK(bad_at == ids[100], "graph %d has an edge to spoil", ids[100]);
+    if (bad_at == ids[100]) {
+        char msg[2][sizeof err.msg], want[64];
+        snprintf(want, sizeof want, "leaves graph %d", ids[100]);
+        for (t = 0; t < 2; t++) {
+#ifdef _OPENMP
+            omp_set_num_threads(t + 1);
+#endif
+            FT_CHECK(fgl_batch_make(&s, ids, s.n_graphs, &b[t], &err) == FGL_ERR_FORMAT && b[t].offsets == NULL,
+                     "an edge out of its graph: %s", err.msg);
+            snprintf(msg[t], sizeof msg[t], "%s", err.msg);
+        }
+#ifdef _OPENMP
+        omp_set_num_threads(saved);
+#endif
+        FT_CHECK(!strcmp(msg[0], msg[1]) && strstr(msg[1], want), "errors at 1 and 2 threads: '%s' and '%s'", msg[0], msg[1]);
+    }
+    fgl_graph_set_free(&s);
+}
+
 int main(void) {
     int rc;
     fgl_tape_init(&gc_tape);
@@ -963,6 +1092,7 @@ int main(void) {
     FT_RUN(test_gae);
     FT_RUN(test_gcn_synth_short);
     FT_RUN(test_gcn_cora_short);
+    FT_RUN(test_large_batch_parallel);
     FT_RUN(test_gin_synth_short);
     FT_RUN(test_gin_proteins_short);
     rc = ft_finish();
