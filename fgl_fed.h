@@ -3056,15 +3056,18 @@ static int fgl__build_downloads(fgl_run *run, int count) {
  * Neighbouring blocks of one kind form a run of at most FGL__PARK_RUN
  * blocks, written as one byte (kind in the top two bits, length - 1 in the
  * low six) and, for a raw run, its floats. A client that has not trained
- * yet (its model the initial one, fresh moments all zeros) thus costs a few
- * bytes per entry, not a byte per block: at 10,000 clients of a 21,600-float
- * model with Adam that was 10 MB of tags. Everything else (sizes, layouts,
+ * yet (its model the initial one, fresh moments all zeros) thus costs a
+ * byte per 4,096 floats of each array, not a byte per 64: at 10,000 clients
+ * of a 21,600-float model with Adam the old tags took 10 MB. Everything else (sizes, layouts,
  * step counts, FLOATS and INTS entries, RNG streams) stays where it is. The
  * blob lives in this process only (native byte order). Gradients are not
  * state: they come back zeroed, as a step starts them. */
 #define FGL__PARK_BLOCK 64
-#define FGL__PARK_RUN 64
-enum { FGL__PARK_ZERO, FGL__PARK_SAME, FGL__PARK_RAW };
+#define FGL__PARK_RUN 64 /* a run's length - 1 takes the header byte's low six bits */
+#if FGL__PARK_RUN > 64
+#error "FGL__PARK_RUN must fit in six bits"
+#endif
+enum { FGL__PARK_ZERO, FGL__PARK_SAME, FGL__PARK_RAW }; /* a kind takes the top two bits */
 
 static int fgl__park_kind(const float *x, const float *ref, size_t len) {
     static const float zero[FGL__PARK_BLOCK] = {0};
@@ -3072,14 +3075,19 @@ static int fgl__park_kind(const float *x, const float *ref, size_t len) {
     return ref && !memcmp(x, ref, sizeof(float) * len) ? FGL__PARK_SAME : FGL__PARK_RAW;
 }
 
+/* The kind of the block at i (-1 past the end). */
+static int fgl__park_kind_at(const float *x, const float *ref, size_t n, size_t i) {
+    return i < n ? fgl__park_kind(x + i, ref ? ref + i : NULL, FGL__MIN((size_t)FGL__PARK_BLOCK, n - i)) : -1;
+}
+
 static void fgl__park_floats(fgl_bytes *b, const float *x, const float *ref, size_t n) {
     size_t i = 0;
-    while (i < n) { /* one run: blocks of i's kind from i on */
-        int kind = fgl__park_kind(x + i, ref ? ref + i : NULL, FGL__MIN((size_t)FGL__PARK_BLOCK, n - i)), blocks = 1;
+    int kind = fgl__park_kind_at(x, ref, n, 0);
+    while (i < n) { /* one run: blocks of i's kind from i on; the block after it starts the next */
+        int blocks = 1, next;
         size_t end = FGL__MIN(n, i + FGL__PARK_BLOCK);
         unsigned char head;
-        while (end < n && blocks < FGL__PARK_RUN &&
-               fgl__park_kind(x + end, ref ? ref + end : NULL, FGL__MIN((size_t)FGL__PARK_BLOCK, n - end)) == kind) {
+        while ((next = fgl__park_kind_at(x, ref, n, end)) == kind && blocks < FGL__PARK_RUN) {
             end = FGL__MIN(n, end + FGL__PARK_BLOCK);
             blocks++;
         }
@@ -3087,6 +3095,7 @@ static void fgl__park_floats(fgl_bytes *b, const float *x, const float *ref, siz
         fgl_bytes_put(b, &head, 1);
         if (kind == FGL__PARK_RAW) fgl_bytes_put(b, x + i, sizeof(float) * (end - i));
         i = end;
+        kind = next;
     }
 }
 

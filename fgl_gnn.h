@@ -697,7 +697,7 @@ static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
         fgl_csr_free(out);
         return FGL_ERR_NOMEM;
     }
-    par = a->nnz + a->rows >= FGL__G_PAR_ENTRIES;
+    par = (size_t)a->nnz + (size_t)a->rows >= FGL__G_PAR_ENTRIES; /* fgl_graph.h's threshold for a batch */
     (void)par; /* read by the OpenMP pragmas only */
 #ifdef _OPENMP
     par = par && !omp_in_parallel();

@@ -1388,7 +1388,8 @@ FGLDEF const fgl_csr *fgl_batch_gcn(fgl_batch *b, fgl_error *err) {
  * in parallel (outside another parallel region: a client's thread copies
  * on its own); an edge that leaves its graph is reported as a serial copy
  * would find it first. */
-#define FGL__G_PAR_ENTRIES 16384 /* a batch of at least this many entries is built in parallel */
+#define FGL__G_PAR_ENTRIES 16384 /* a batch, or its A + I (fgl_gnn.h), of at least this many entries (nodes +
+                                   edges) is built in parallel */
 static int fgl__g_gather_blocks(const fgl_graph_set *s, const int *ids, int n, fgl_csr *adj,
                               int *offsets, fgl_error *err) {
     int b, nn = 0, nnz = 0, rc, par;
@@ -1418,7 +1419,7 @@ static int fgl__g_gather_blocks(const fgl_graph_set *s, const int *ids, int n, f
         int g = ids[b];
         at[b + 1] = at[b] + (s->adj.indptr[s->node_ptr[g + 1]] - s->adj.indptr[s->node_ptr[g]]);
     }
-    par = nnz + nn >= FGL__G_PAR_ENTRIES;
+    par = (size_t)nnz + (size_t)nn >= FGL__G_PAR_ENTRIES;
     (void)par; /* read by the OpenMP pragma only */
 #ifdef _OPENMP
     par = par && !omp_in_parallel();
@@ -1489,7 +1490,7 @@ FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_bat
     b->n_feat = s->x ? s->n_feat : 0;
     b->n_pe = s->pe ? s->n_pe : 0;
     { /* each graph's rows in its block, in parallel as the adjacency was */
-        int par = b->adj.nnz + b->n_nodes >= FGL__G_PAR_ENTRIES;
+        int par = (size_t)b->adj.nnz + (size_t)b->n_nodes >= FGL__G_PAR_ENTRIES;
         (void)par;
 #ifdef _OPENMP
         par = par && !omp_in_parallel();

@@ -472,7 +472,9 @@ static void test_parked_clients_change_nothing(void) {
         }
         fgl_run_free(&kept);
     }
-    { /* compact: at the start, FedAvg's idle clients hold the initial model and zero moments */
+    { /* compact: at the start, FedAvg's idle clients hold the initial model and zero moments: one run per
+       * 64 blocks of each array (this model's initial values have no all-zero block, which would start a
+       * run of its own) */
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run run;
         cfg.frac = 0.4f;
