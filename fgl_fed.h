@@ -3058,10 +3058,11 @@ static int fgl__build_downloads(fgl_run *run, int count) {
  * low six) and, for a raw run, its floats. A client that has not trained
  * yet (its model the initial one, fresh moments all zeros) thus costs a
  * byte per 4,096 floats of each array, not a byte per 64: at 10,000 clients
- * of a 21,600-float model with Adam the old tags took 10 MB. Everything else (sizes, layouts,
- * step counts, FLOATS and INTS entries, RNG streams) stays where it is. The
- * blob lives in this process only (native byte order). Gradients are not
- * state: they come back zeroed, as a step starts them. */
+ * of a 21,600-float model with Adam the old tags took 10 MB. Everything
+ * else (sizes, layouts, step counts, FLOATS and INTS entries, RNG streams)
+ * stays where it is. The blob lives in this process only (native byte
+ * order). Gradients are not state: they come back zeroed, as a step starts
+ * them. */
 #define FGL__PARK_BLOCK 64
 #define FGL__PARK_RUN 64 /* a run's length - 1 takes the header byte's low six bits */
 #if FGL__PARK_RUN > 64
