@@ -916,6 +916,12 @@ static fgl_node *fgl__linear(fgl__fwd *f, fgl_node *x, int w, int b, int mask) {
     return fgl_op_linear(f->t, x, fgl__weight(f, w, mask), fgl__p(f, b));
 }
 
+/* ReLU(x W (+ b)) as one tape node (the ReLU applied as the product is
+ * stored: no pass over the output, no pre-activation buffer). */
+static fgl_node *fgl__linear_relu(fgl__fwd *f, fgl_node *x, int w, int b, int mask) {
+    return fgl_op_linear_relu(f->t, x, fgl__weight(f, w, mask), fgl__p(f, b));
+}
+
 static fgl_node *fgl__dropout(fgl__fwd *f, fgl_node *x, float p) {
     return f->train ? fgl_op_dropout(f->t, x, p, f->rng) : x;
 }
@@ -988,15 +994,16 @@ static fgl_node *fgl__head(fgl__fwd *f, fgl_node *rep) {
     const fgl_layer_slots *h = &f->m->head;
     if (s->head == FGL_HEAD_LINEAR) return fgl__linear(f, fgl__dropout(f, rep, s->dropout), h->w, h->b, h->mask);
     if (s->head == FGL_HEAD_MLP) {
-        fgl_node *z = fgl_op_relu(f->t, fgl__linear(f, rep, h->w, h->b, h->mask));
+        fgl_node *z = fgl__linear_relu(f, rep, h->w, h->b, h->mask);
         return fgl__linear(f, fgl__dropout(f, z, s->dropout), h->w2, h->b2, h->mask2);
     }
     return rep;
 }
 
 /* One message-passing layer l on input h (NULL: the raw, possibly sparse,
- * features). Returns the pre-activation output. */
-static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
+ * features). Returns the pre-activation output; with relu_out (GIN only)
+ * the output after the ReLU, fused into the layer's last product. */
+static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int relu_out) {
     const fgl_model_spec *s = &f->m->spec;
     const fgl_layer_slots *c = &f->m->conv[l];
     const fgl_gnn_graph *g = f->g;
@@ -1013,24 +1020,25 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0) {
     case FGL_ARCH_GIN: {
         /* ((A + (1 + eps) I) h) W; with sparse input h = X the equal
          * (A + (1 + eps) I)(X W) keeps the sparse product first. */
-        fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z;
-        if (h && g->adj_loop.rows && !s->learn_eps && one_eps && one_eps->val[0] == 1.0f) {
-            /* eps fixed at 0 (the usual GIN): one product with A + I */
-            z = fgl__linear(f, fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, h), c->w, c->b, c->mask);
-        } else if (h) {
-            fgl_node *agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
-            z = fgl__linear(f, agg, c->w, c->b, c->mask);
+        /* the MLP's inner ReLU: after batch norm in one pass, or with the product (dense input) */
+        fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z, *agg = NULL;
+        int bn = c->bn_g >= 0;
+        if (h && g->adj_loop.rows && !s->learn_eps && one_eps && one_eps->val[0] == 1.0f)
+            agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, h); /* eps fixed at 0 (the usual GIN): one product with A + I */
+        else if (h)
+            agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
+        if (agg) {
+            z = bn ? fgl__linear(f, agg, c->w, c->b, c->mask) : fgl__linear_relu(f, agg, c->w, c->b, c->mask);
         } else {
             fgl_node *xw = fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
             z = fgl__maybe_bias(f, fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, xw), fgl_op_mul(t, xw, one_eps)), c->b);
+            if (!bn) z = fgl_op_relu(t, z);
         }
-        if (c->bn_g >= 0) /* batch norm and ReLU in one pass */
+        if (bn)
             z = fgl_op_batch_norm_relu(t, z, fgl__p(f, c->bn_g), fgl__p(f, c->bn_b),
                                        fgl_params_data(&f->m->params, c->bn_mean),
                                        fgl_params_data(&f->m->params, c->bn_var), s->bn_momentum, s->bn_eps, f->train);
-        else
-            z = fgl_op_relu(t, z);
-        return fgl__linear(f, z, c->w2, c->b2, c->mask2);
+        return relu_out ? fgl__linear_relu(f, z, c->w2, c->b2, c->mask2) : fgl__linear(f, z, c->w2, c->b2, c->mask2);
     }
     case FGL_ARCH_SAGE: {
         fgl_node *neigh, *root;
@@ -1099,7 +1107,7 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
         const fgl_layer_slots *c = &m->conv[l], *sc = &m->sconv[l];
         fgl_node *xs = fgl_op_concat2(t, x, st);
         fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
-        fgl_node *z = fgl__linear(f, fgl_op_relu(t, fgl__linear(f, agg, c->w, c->b, c->mask)), c->w2, c->b2, c->mask2);
+        fgl_node *z = fgl__linear(f, fgl__linear_relu(f, agg, c->w, c->b, c->mask), c->w2, c->b2, c->mask2);
         x = f->train ? fgl_op_relu_dropout(t, z, s->dropout, f->rng) : fgl_op_relu(t, z);
         st = fgl_op_tanh(t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)),
                                            sc->b));
@@ -1117,7 +1125,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     fgl__fwd f;
     const fgl_model_spec *s = &m->spec;
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
-    int l, last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
     memset(out, 0, sizeof *out);
     if (t->err) return t->err;
     if (g->n_feat != s->in_dim) {
@@ -1148,8 +1156,17 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         if (s->arch == FGL_ARCH_GCNII) h = fgl__dropout(&f, h, s->dropout);
         /* the last layer is the classifier: its (dense) input is the representation */
         if (last && last_emits_classes && s->norm_rep && h) h = fgl_op_l2_normalize_rows(t, h, 0);
-        pre = fgl__conv(&f, l, h, h0);
+        /* GIN's ReLU after a layer other than the last (whose output is
+         * node_emb, before activation) goes into the layer's last product,
+         * unless dropout follows it in training (fgl_op_relu_dropout's one
+         * pass then) */
+        fuse = s->arch == FGL_ARCH_GIN && !last && !(train && s->dropout > 0 && rng);
+        pre = fgl__conv(&f, l, h, h0, fuse);
         if (last && last_emits_classes) break;
+        if (fuse) {
+            h = act = pre;
+            continue;
+        }
         /* Dropout after every activation, except where the next step brings
          * its own: GCNII before each layer, a node head before its map. */
         if (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) {

@@ -192,7 +192,7 @@ static const char *phase_name[PH_N] = {"dense products (linear)", "neighbour sum
                                        "batching (shuffle, batch, CSR)", "Adam + zero grad"};
 
 static int phase_of(const char *op) {
-    if (!strcmp(op, "linear") || !strcmp(op, "matmul")) return PH_GEMM;
+    if (!strcmp(op, "linear") || !strcmp(op, "linear_relu") || !strcmp(op, "matmul")) return PH_GEMM;
     if (!strcmp(op, "spmm") || !strncmp(op, "segment", 7)) return PH_AGG;
     if (!strcmp(op, "cross_entropy") || !strcmp(op, "param") || !strcmp(op, "const") || !strcmp(op, "leaf"))
         return PH_LOSS;
@@ -205,12 +205,12 @@ static double sz(const fgl_node *n) { return n ? (double)n->rows * n->cols : 0.0
 static void count_node(const fgl_node *n, double *F, double *B) {
     double y = sz(n);
     int ph = phase_of(n->op), gx = n->in[0] && n->in[0]->needs_grad;
-    if (!strcmp(n->op, "linear")) {
-        double r = n->rows, k = n->in[0]->cols, c = n->cols;
+    if (!strncmp(n->op, "linear", 6)) { /* and linear_relu (its ReLU in the product's epilogue) */
+        double r = n->rows, k = n->in[0]->cols, c = n->cols, relu = !strcmp(n->op, "linear_relu");
         F[0] += 2 * r * k * c;
         B[0] += 4 * (r * k + k * c + r * c);
-        F[1] += 2 * r * k * c * (1 + gx) + (n->in[2] ? r * c : 0);
-        B[1] += 4 * (r * c + r * k + k * c + (gx ? r * k : 0));
+        F[1] += 2 * r * k * c * (1 + gx) + (n->in[2] ? r * c : 0) + relu * r * c;
+        B[1] += 4 * (r * c + r * k + k * c + (gx ? r * k : 0) + relu * 3 * r * c); /* + the mask: read y, dy, write dy */
     } else if (!strcmp(n->op, "spmm")) {
         const fgl_csr *a = (const fgl_csr *)n->p0;
         double nnz = a->nnz, c = n->cols;

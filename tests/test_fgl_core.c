@@ -450,7 +450,8 @@ static void test_gemm_thread_independent(void) {
 /* Column sums on several threads (fgl.h's fgl__col_chain: a linear layer's
  * bias gradient, batch norm's statistics) keep each column's serial order
  * over the rows, and a sparse product's rows are cut by work: batch norm ->
- * ReLU -> linear (C -> C, bias) -> loss, backward, at 1 to 4 threads gives
+ * ReLU -> linear (C -> C, bias) -> linear with ReLU fused (the same
+ * weights) -> loss, backward, at 1 to 4 threads gives
  * the same bits everywhere, on shapes that run in parallel (R x C at least
  * FGL_PAR_MIN) with C a multiple of the chain's blocks or not; the running
  * mean (momentum 1) is the rows' mean in double, summed in order, and the
@@ -483,7 +484,7 @@ static void test_column_sums_thread_independent(void) {
         for (i = 0; i < (int)nx; i++) fgl_params_data(&ps, sx)[i] += 0.01f * (float)(i % C); /* columns of different means */
         for (nt = 1; nt <= 4; nt++) {
             fgl_tape t;
-            fgl_node *y, *z;
+            fgl_node *y, *z, *z2;
             float rm[300], rv[300];
             for (j = 0; j < C; j++) rm[j] = 0.5f, rv[j] = 2.0f;
             omp_set_num_threads(nt);
@@ -492,16 +493,17 @@ static void test_column_sums_thread_independent(void) {
             y = fgl_op_batch_norm_relu(&t, fgl_op_param(&t, &ps, sx), fgl_op_param(&t, &ps, sg), fgl_op_param(&t, &ps, sb), rm,
                                        rv, 1.0f, 1e-5f, 1);
             z = fgl_op_linear(&t, y, fgl_op_param(&t, &ps, sw), fgl_op_param(&t, &ps, sbias));
-            fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_square(&t, z)));
-            FT_CHECK(z && !t.err, "%d x %d at %d threads: tape healthy", R, C, nt);
-            if (!z || t.err) {
+            z2 = fgl_op_linear_relu(&t, z, fgl_op_param(&t, &ps, sw), NULL);
+            fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_square(&t, z2)));
+            FT_CHECK(z2 && !t.err, "%d x %d at %d threads: tape healthy", R, C, nt);
+            if (!z2 || t.err) {
                 fgl_tape_free(&t);
                 break;
             }
             if (nt == 1) {
                 double m;
                 float gb;
-                memcpy(ref_out, z->val, sizeof(float) * nx);
+                memcpy(ref_out, z2->val, sizeof(float) * nx);
                 ref_grad = (float *)malloc(sizeof(float) * ps.size);
                 memcpy(ref_grad, ps.grad, sizeof(float) * ps.size);
                 memcpy(ref_rm, rm, sizeof(float) * C);
@@ -513,7 +515,7 @@ static void test_column_sums_thread_independent(void) {
                     exact &= memcmp(&gb, &fgl_params_gradp(&ps, sbias)[j], sizeof gb) == 0;
                 }
             } else {
-                same &= memcmp(ref_out, z->val, sizeof(float) * nx) == 0;
+                same &= memcmp(ref_out, z2->val, sizeof(float) * nx) == 0;
                 same &= memcmp(ref_grad, ps.grad, sizeof(float) * ps.size) == 0;
                 same &= memcmp(ref_rm, rm, sizeof(float) * C) == 0 && memcmp(ref_rv, rv, sizeof(float) * C) == 0;
             }

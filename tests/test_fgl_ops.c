@@ -204,6 +204,114 @@ static void test_linear(void) {
     }
 }
 
+/* ReLU(x W + b) as one node. */
+static fgl_node *b_linear_relu(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_linear_relu(t, P(0), P(1), c->i0 ? P(2) : NULL);
+}
+
+/* sum(y * w), w fixed and nonzero everywhere: a loss whose gradient does not
+ * vanish where y is 0 (as y^2's would, hiding a missing ReLU mask). */
+static fgl_node *weighted_sum(fgl_tape *t, fgl_node *y) {
+    float *w = (float *)fgl_tape_alloc(t, sizeof(float) * ((size_t)y->rows * y->cols + 1));
+    size_t k;
+    if (!w) return NULL;
+    for (k = 0; k < (size_t)y->rows * y->cols; k++) w[k] = 0.25f * (float)((int)(k % 7) - 3) + 0.1f;
+    return fgl_op_sum(t, fgl_op_mul(t, y, fgl_op_const(t, w, y->rows, y->cols)));
+}
+
+/* The fused op against relu(linear(...)) on one shape: the same output and
+ * gradient bits (x, W, b), with some outputs exactly 0, negative zero or
+ * NaN (nan_row >= 0: row nan_row of x is NaN; forward only). */
+static void check_linear_relu_bits(int M, int K, int N, int nan_row) {
+    fgl_params ps;
+    fgl_tape t1, t2;
+    fgl_node *y1, *y2;
+    int sx, sw, sb, i, same_val = 0, same_grad = 1;
+    float *g1;
+    fgl_rng r;
+    fgl_rng_init(&r, (uint64_t)(M * 7919 + K * 131 + N), 0);
+    fgl_params_init(&ps);
+    sx = fgl_params_add(&ps, "x", M, K, FGL_G_OTHER, 1);
+    sw = fgl_params_add(&ps, "W", K, N, FGL_G_OTHER, 1);
+    sb = fgl_params_add(&ps, "b", 1, N, FGL_G_OTHER, 1);
+    for (i = 0; i < (int)ps.size; i++) ps.data[i] = fgl_rng_uniformf(&r, -1, 1);
+    for (i = 0; i < K; i++) fgl_params_data(&ps, sx)[i] = 0.0f; /* row 0: the bias alone, with a -0 column */
+    fgl_params_data(&ps, sb)[0] = 0.0f;
+    fgl_params_data(&ps, sb)[N - 1] = -0.0f;
+    if (nan_row >= 0) fgl_params_data(&ps, sx)[(size_t)nan_row * K] = NAN;
+    g1 = (float *)calloc(ps.size, sizeof(float));
+    fgl_tape_init(&t1);
+    fgl_tape_init(&t2);
+    fgl_params_zero_grad(&ps);
+    y1 = fgl_op_relu(&t1, fgl_op_linear(&t1, fgl_op_param(&t1, &ps, sx), fgl_op_param(&t1, &ps, sw), fgl_op_param(&t1, &ps, sb)));
+    if (nan_row < 0 && y1) fgl_tape_backward(&t1, weighted_sum(&t1, y1));
+    if (g1) memcpy(g1, ps.grad, sizeof(float) * ps.size);
+    fgl_params_zero_grad(&ps);
+    y2 = fgl_op_linear_relu(&t2, fgl_op_param(&t2, &ps, sx), fgl_op_param(&t2, &ps, sw), fgl_op_param(&t2, &ps, sb));
+    if (nan_row < 0 && y2) fgl_tape_backward(&t2, weighted_sum(&t2, y2));
+    FT_CHECK(y1 && y2 && !t1.err && !t2.err && g1, "linear_relu %dx%dx%d: tapes healthy", M, K, N);
+    if (y1 && y2 && g1) {
+        same_val = memcmp(y1->val, y2->val, sizeof(float) * (size_t)M * N) == 0;
+        for (i = 0; i < (int)ps.size; i++) same_grad &= memcmp(&g1[i], &ps.grad[i], sizeof(float)) == 0;
+        FT_CHECK(y2->val[N - 1] == 0.0f && !signbit(y2->val[N - 1]), "linear_relu %dx%dx%d: relu(-0) is +0", M, K, N);
+        if (nan_row >= 0)
+            FT_CHECK(y2->val[(size_t)nan_row * N] == 0.0f, "linear_relu %dx%dx%d: relu(NaN) is 0, as fgl_op_relu", M, K, N);
+    }
+    FT_CHECK(same_val, "linear_relu %dx%dx%d%s: the output bits of relu(linear)", M, K, N, nan_row >= 0 ? " (a NaN row)" : "");
+    FT_CHECK(same_grad, "linear_relu %dx%dx%d: the gradient bits of relu(linear)", M, K, N);
+    free(g1);
+    fgl_tape_free(&t1);
+    fgl_tape_free(&t2);
+    fgl_params_free(&ps);
+}
+
+static void test_linear_relu(void) {
+    /* edge tiles (M not a multiple of 6, N of 32), k over several blocks of
+     * 256, a few rows over a long k (split by k on several threads), and a
+     * product large enough to run in parallel */
+    static const int shapes[6][3] = {{5, 4, 3}, {13, 7, 45}, {40, 300, 33}, {64, 1100, 64}, {3000, 64, 64}, {2000, 3, 70}};
+    int s, with_bias, tries;
+    for (s = 0; s < 6; s++) {
+        check_linear_relu_bits(shapes[s][0], shapes[s][1], shapes[s][2], -1);
+        check_linear_relu_bits(shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][0] - 1);
+    }
+    for (with_bias = 0; with_bias < 2; with_bias++) { /* finite differences, every output away from the kink */
+        fgl_params ps;
+        ctx c;
+        fgl_tape t;
+        fgl_node *y;
+        int i;
+        memset(&c, 0, sizeof c);
+        fgl_params_init(&ps);
+        c.s[0] = rnd(&ps, "x", 5, 4, -1, 1);
+        c.s[1] = rnd(&ps, "W", 4, 3, -1, 1);
+        c.s[2] = rnd(&ps, "b", 1, 3, -1, 1);
+        c.i0 = with_bias;
+        for (tries = 0; tries < 40; tries++) { /* move x until no pre-activation is within 0.05 of 0 */
+            double closest = 1e9;
+            fgl_tape_init(&t);
+            y = fgl_op_linear(&t, fgl_op_param(&t, &ps, c.s[0]), fgl_op_param(&t, &ps, c.s[1]),
+                              with_bias ? fgl_op_param(&t, &ps, c.s[2]) : NULL);
+            for (i = 0; y && i < 15; i++) closest = fabs(y->val[i]) < closest ? fabs(y->val[i]) : closest;
+            fgl_tape_free(&t);
+            if (closest > 0.05) break;
+            for (i = 0; i < 20; i++) fgl_params_data(&ps, c.s[0])[i] += 0.031f * (float)((i % 3) - 1);
+        }
+        FT_CHECK(tries < 40, "linear_relu: inputs away from the kink");
+        gc(with_bias ? "linear_relu with bias" : "linear_relu", &ps, b_linear_relu, &c);
+        fgl_params_free(&ps);
+    }
+    { /* shape errors name the op */
+        fgl_tape tp;
+        float x[6] = {0}, w[6] = {0};
+        fgl_tape_init(&tp);
+        FT_CHECK(!fgl_op_linear_relu(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 2, 3), NULL) &&
+                     tp.err == FGL_ERR_SHAPE && strstr(tp.msg, "linear_relu"), "inner dimensions: %s", tp.msg);
+        fgl_tape_free(&tp);
+    }
+}
+
 /* x^T x: the same node is both operands, so both gradients land in one buffer. */
 static fgl_node *b_gram(fgl_tape *t, fgl_params *ps, void *ud) {
     CTX;
@@ -1732,6 +1840,7 @@ int main(void) {
     FT_RUN(test_matmul);
     FT_RUN(test_matmul_aliased);
     FT_RUN(test_linear);
+    FT_RUN(test_linear_relu);
     FT_RUN(test_transpose);
     FT_RUN(test_binary_broadcast);
     FT_RUN(test_binary_aliased);
