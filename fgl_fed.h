@@ -736,6 +736,10 @@ struct fgl_run {
     int n_part;
     unsigned char *accepted;     /* per client: upload accepted this round */
     unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
+    struct {                     /* per client phase (0 training, 1 evaluation): fgl__run_clients' trial of its */
+        int calls, pick;         /* two ways of running a client alone; pick: 0 undecided, 1 alone, 2 beside */
+        double secs[2];
+    } sched[2];
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
@@ -3687,7 +3691,9 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
  * (95ee2d7, c368298: FedStar's NCI1 as its only client runs 1.8x faster on
  * 2 threads), on an AMD EPYC VM: FedStar on CHEM at 2 threads, 4 pairs of
  * runs, median 1.82x over 1 thread against 1.76x at 0.72 (2-thread times
- * 9.01-9.31 s against 9.02-9.54 s). */
+ * 9.01-9.31 s against 9.02-9.54 s). The model's first guess only: where
+ * it puts clients alone, the runtime times that against all side by side
+ * and keeps the faster (fgl__alone_trial). */
 #define FGL__INTRA_EFFICIENCY 0.9
 
 /* The schedule of a phase over n clients of work w[]: order[] lists them
@@ -3728,13 +3734,41 @@ static int fgl__schedule(int nt, int n, const double *w, int *order) {
     return n_alone;
 }
 
-/* Runs a phase's step on n clients (ids[]): the schedule above over their
- * work on the given splits, each client's result the same whichever thread
- * runs it and whatever runs beside it. */
-static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits,
+/* Whether a phase that the schedule would start with clients alone runs
+ * so (1) or with every client side by side (0). How much of a second
+ * thread a client gets inside its own products depends on the phase (a
+ * training step's ops on a batch of 128 graphs are small beside an
+ * evaluation's), on the model and on the machine, so rather than trust one
+ * constant the runtime times both: when every client takes part in every
+ * round (the phase's work the same each time), a phase's first run is
+ * left out (its first allocations), the next six alternate the two ways
+ * and the faster on the sum of three runs each is kept (single runs here
+ * vary by 5%: where the two ways are that close either will do). FedStar on CHEM, 2
+ * threads, 3 runs each: training with NCI1 alone 12.3-12.5 s, side by side
+ * 11.5-12.1 s; evaluation alone 1.49-1.53 s, side by side 1.64-1.73 s.
+ * The results are the same either way (a client's computation does not
+ * depend on where it runs). */
+static int fgl__alone_trial(fgl_run *run, int phase) {
+    int calls = run->sched[phase].calls;
+    if (run->n_part != run->n_clients || run->sched[phase].pick) return run->sched[phase].pick != 2;
+    return calls < 1 || calls % 2 == 1; /* calls 1, 3, 5 alone, 2, 4, 6 side by side */
+}
+
+static void fgl__alone_record(fgl_run *run, int phase, int alone, double secs) {
+    int c = run->sched[phase].calls++;
+    if (run->n_part != run->n_clients || run->sched[phase].pick || c < 1) return;
+    run->sched[phase].secs[alone] += secs;
+    if (c == 6) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
+}
+
+/* Runs a phase's step (phase 0 training, 1 evaluation) on n clients
+ * (ids[]): the schedule above over their work on the given splits, each
+ * client's result the same whichever thread runs it and whatever runs
+ * beside it. */
+static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
                              void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
-    int i, nt = 1, n_alone = 0, *order = NULL;
-    double *w = NULL;
+    int i, nt = 1, n_alone = 0, *order = NULL, trial = -1;
+    double *w = NULL, t0 = fgl_now();
 #ifdef _OPENMP
     nt = FGL__NTHREADS(run);
 #endif
@@ -3745,6 +3779,10 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
     if (order && w) {
         for (i = 0; i < n; i++) w[i] = fgl__client_work(&run->clients[ids[i]], splits, n_splits);
         n_alone = fgl__schedule(nt, n, w, order);
+        if (n_alone > 0 && n_alone < n) { /* a choice to make: alone first, or all side by side */
+            trial = fgl__alone_trial(run, phase);
+            if (!trial) n_alone = 0;
+        }
         for (i = 0; i < n_alone; i++) step(run, &run->clients[ids[order[i]]], ctx);
     } else {
         FGL_FREE(order); /* out of memory: the clients in their order, side by side */
@@ -3754,6 +3792,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
     for (i = n_alone; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+    if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
     FGL_FREE(order);
     FGL_FREE(w);
 }
@@ -3784,7 +3823,7 @@ static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
  * omp_set_num_threads too). */
 static void fgl__phase_train(fgl_run *run) {
     static const int train[1] = {FGL_SPLIT_TRAIN};
-    fgl__run_clients(run, run->part, run->n_part, train, 1, fgl__round_step, NULL);
+    fgl__run_clients(run, run->part, run->n_part, train, 1, 0, fgl__round_step, NULL);
 }
 
 /* Server side, from the uploads to the next downloads: checks, defences,
@@ -3908,7 +3947,7 @@ static void fgl__phase_eval(fgl_run *run) {
             if (ids) ids[n++] = i;
             else fgl__eval_step(run, &run->clients[i], next); /* out of memory: in order */
         }
-    if (ids) fgl__run_clients(run, ids, n, eval, 2, fgl__eval_step, next);
+    if (ids) fgl__run_clients(run, ids, n, eval, 2, 1, fgl__eval_step, next);
     FGL_FREE(ids);
     FGL_FREE(next);
 }

@@ -94,6 +94,42 @@ static void test_client_schedule(void) {
     FT_CHECK(fgl__schedule(2, 0, one, order) == 0, "no clients");
 }
 
+/* The trial of a phase's two ways (fgl__alone_trial / fgl__alone_record):
+ * the first run is left out, the next six alternate alone / side by side,
+ * the faster sum is kept for good; with partial participation (a
+ * different set each round) there is no trial and the model's way stands. */
+static void test_alone_trial(void) {
+    fgl_run run;
+    int i, ways[7], ok = 1;
+    static const double secs_alone = 0.30, secs_beside = 0.25;
+    memset(&run, 0, sizeof run);
+    run.n_clients = run.n_part = 3;
+    for (i = 0; i < 7; i++) {
+        ways[i] = fgl__alone_trial(&run, 0);
+        fgl__alone_record(&run, 0, ways[i], ways[i] ? secs_alone : secs_beside);
+    }
+    ok = ways[0] == 1 && ways[1] == 1 && ways[2] == 0 && ways[3] == 1 && ways[4] == 0 && ways[5] == 1 && ways[6] == 0;
+    FT_CHECK(ok, "first run as modelled, then alternating: %d %d %d %d %d %d %d", ways[0], ways[1], ways[2], ways[3], ways[4],
+             ways[5], ways[6]);
+    FT_CHECK(run.sched[0].pick == 2 && !fgl__alone_trial(&run, 0), "side by side was faster: kept");
+    fgl__alone_record(&run, 0, 0, 100.0);
+    FT_CHECK(run.sched[0].pick == 2 && !fgl__alone_trial(&run, 0), "the pick is for good");
+    FT_CHECK(run.sched[1].calls == 0 && fgl__alone_trial(&run, 1), "each phase its own trial");
+    for (i = 0; i < 7; i++) { /* alone faster in phase 1 */
+        int w = fgl__alone_trial(&run, 1);
+        fgl__alone_record(&run, 1, w, w ? secs_beside : secs_alone);
+    }
+    FT_CHECK(run.sched[1].pick == 1 && fgl__alone_trial(&run, 1), "alone was faster: kept");
+    memset(&run, 0, sizeof run);
+    run.n_clients = 10;
+    run.n_part = 3;
+    for (i = 0; i < 9; i++) {
+        ok &= fgl__alone_trial(&run, 0) == 1;
+        fgl__alone_record(&run, 0, 1, 1.0);
+    }
+    FT_CHECK(ok && run.sched[0].pick == 0, "partial participation: no trial, the model's way");
+}
+
 static void test_thread_count_does_not_change_bits(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -896,6 +932,7 @@ int main(void) {
            real_graphs ? "real, with PTC_MR" : "synthetic");
     FT_RUN(test_node_algorithms_run_and_count_bytes);
     FT_RUN(test_client_schedule);
+    FT_RUN(test_alone_trial);
     FT_RUN(test_thread_count_does_not_change_bits);
     FT_RUN(test_eval_every);
     FT_RUN(test_every_algorithm_resumes_exactly);
