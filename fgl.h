@@ -1010,10 +1010,10 @@ static size_t fgl__piece_len(size_t n) {
  * order; close(ctx, p, c0, c1), if not NULL, finishes block c0 .. c1-1 of
  * pass p once all of its rows are in. On one thread: add(all rows, all
  * columns), close, pass after pass. warm: the R x C row-major matrix the
- * adds read (or NULL): a thread waiting for its first step reads its rows
- * of it meanwhile, so that its turn finds them in its cache, not in memory
- * (the op before may have left them there, or not: a batch's tape is
- * larger than the cache). */
+ * adds read (or NULL): in a relay (one block) a thread waiting for its
+ * turn reads its rows of it meanwhile, so that its turn finds them in its
+ * cache, not in memory (the op before may have left them there, or not: a
+ * batch's tape is larger than the cache). */
 typedef void (*fgl__chain_add_fn)(void *ctx, int pass, int r0, int r1, int c0, int c1);
 typedef void (*fgl__chain_close_fn)(void *ctx, int pass, int c0, int c1);
 static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_fn add, fgl__chain_close_fn close,
@@ -1039,12 +1039,15 @@ static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_f
             /* pieces as schedule(static) shares them: the first n_pc % T threads one more */
             int q = n_pc / T, extra = n_pc % T, p0 = t * q + FGL__MIN(t, extra), p1 = p0 + q + (t < extra);
             int r0 = FGL__MIN(R, p0 * FGL__ROWS), r1 = FGL__MIN(R, p1 * FGL__ROWS);
-            if (warm && t > 0) { /* during phase 0, while thread 0 takes the first step: a load per cache line */
-                const float *w = warm + (size_t)r0 * (size_t)C;
-                size_t i, n = (size_t)(r1 - r0) * (size_t)C;
-                float s = 0.0f;
-                volatile float sink;
-                for (i = 0; i < n; i += 16) s += w[i];
+            if (warm && t > 0 && nb == 1) {
+                /* a relay: during phase 0, while thread 0 takes the first step, a
+                 * byte loaded per cache line (integer sums: no floating-point
+                 * exception on whatever values lie there) */
+                const unsigned char *w = (const unsigned char *)(warm + (size_t)r0 * (size_t)C);
+                size_t i, n = sizeof(float) * (size_t)(r1 - r0) * (size_t)C;
+                unsigned s = 0;
+                volatile unsigned sink;
+                for (i = 0; i < n; i += 64) s += w[i];
                 sink = s;
                 (void)sink;
             }
@@ -3401,7 +3404,7 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
          * pieces it wrote before (schedule(static)). */
         if (n >= FGL_PAR_MIN && (kind == FGL__ELU || kind == FGL__SIGMOID || kind == FGL__TANH || kind == FGL__EXP ||
                                  kind == FGL__LOG)) {
-            len = FGL__MAX((size_t)1024, len / 4);
+            len = FGL__MAX((size_t)1024, (len / 4 + 15) / 16 * 16); /* a multiple of 16 floats, as fgl__piece_len's */
             n_ch = (long)((n + len - 1) / len);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
@@ -4329,7 +4332,9 @@ static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRIC
  * of their additions. fgl_op_batch_norm_relu on a batch of PROTEINS
  * (5,713 x 64) read from memory took, on two threads, 218-246 us with
  * 16-column blocks, 198-202 us with 32 and 183-187 us as the warmed relay;
- * 216-238 us on one thread. */
+ * 216-238 us on one thread. On more than two threads (not measured here:
+ * this project's machines have two cores) the relay would leave all but
+ * one waiting, so they keep the pipeline of 16-column blocks. */
 #define FGL__BN_WIDTH 64
 typedef struct {
     const float *x;
@@ -4549,12 +4554,17 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
             }
         } else {
             fgl__bn_stats_ctx sc;
+            int width = FGL__BN_WIDTH;
             sc.x = a->val;
             sc.R = R;
             sc.C = C;
             sc.mean = mean;
             sc.var = var;
-            fgl__col_chain(R, C, FGL__BN_WIDTH, 2, fgl__bn_stats_add, fgl__bn_stats_close, &sc, a->val);
+#ifdef _OPENMP
+            if (omp_get_max_threads() > 2) width = 16; /* a relay runs its threads one after another: with more
+                                                        * than two, a pipeline of narrower blocks */
+#endif
+            fgl__col_chain(R, C, width, 2, fgl__bn_stats_add, fgl__bn_stats_close, &sc, a->val);
             for (o = 0; o < C; o++) {
                 if (rmean && rvar) {
                     rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];

@@ -3692,8 +3692,9 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
  * 2 threads), on an AMD EPYC VM: FedStar on CHEM at 2 threads, 4 pairs of
  * runs, median 1.82x over 1 thread against 1.76x at 0.72 (2-thread times
  * 9.01-9.31 s against 9.02-9.54 s). The model's first guess only: where
- * it puts clients alone, the runtime times that against all side by side
- * and keeps the faster (fgl__alone_trial). */
+ * it puts clients alone and every client takes part in every round, the
+ * runtime times that against all side by side and keeps the faster
+ * (fgl__alone_trial); with partial participation the model decides. */
 #define FGL__INTRA_EFFICIENCY 0.9
 
 /* The schedule of a phase over n clients of work w[]: order[] lists them
@@ -3740,25 +3741,34 @@ static int fgl__schedule(int nt, int n, const double *w, int *order) {
  * training step's ops on a batch of 128 graphs are small beside an
  * evaluation's), on the model and on the machine, so rather than trust one
  * constant the runtime times both: when every client takes part in every
- * round (the phase's work the same each time), a phase's first run is
- * left out (its first allocations), the next six alternate the two ways
- * and the faster on the sum of three runs each is kept (single runs here
- * vary by 5%: where the two ways are that close either will do). FedStar on CHEM, 2
+ * round (the phase's work the same each time) in this process (a
+ * transport's worker holding some of the clients keeps the model), a
+ * phase's first run is left out (its first allocations), the next eight
+ * alternate the two ways and the faster on the sum of four runs each is
+ * kept (single runs here vary by 5%: where the two ways are that close
+ * either will do). While it runs, a side-by-side call may hold one more
+ * client's tape than the alone schedule would. FedStar on CHEM, 2
  * threads, 3 runs each: training with NCI1 alone 12.3-12.5 s, side by side
  * 11.5-12.1 s; evaluation alone 1.49-1.53 s, side by side 1.64-1.73 s.
  * The results are the same either way (a client's computation does not
  * depend on where it runs). */
+#define FGL__TRIAL_CALLS 8
 static int fgl__alone_trial(fgl_run *run, int phase) {
     int calls = run->sched[phase].calls;
     if (run->n_part != run->n_clients || run->sched[phase].pick) return run->sched[phase].pick != 2;
-    return calls < 1 || calls % 2 == 1; /* calls 1, 3, 5 alone, 2, 4, 6 side by side */
+    /* calls 1, 4, 5, 8 alone; 2, 3, 6, 7 side by side: each way gets two
+     * odd and two even calls, so that work recurring every other round
+     * (evaluation every 2 rounds, inside training) weighs on both alike */
+    return calls < 1 || (calls - 1) % 4 == 0 || (calls - 1) % 4 == 3;
 }
 
 static void fgl__alone_record(fgl_run *run, int phase, int alone, double secs) {
-    int c = run->sched[phase].calls++;
-    if (run->n_part != run->n_clients || run->sched[phase].pick || c < 1) return;
+    int c;
+    if (run->n_part != run->n_clients || run->sched[phase].pick) return; /* only while the trial runs */
+    c = run->sched[phase].calls++;
+    if (c < 1) return;
     run->sched[phase].secs[alone] += secs;
-    if (c == 6) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
+    if (c >= FGL__TRIAL_CALLS) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
 }
 
 /* Runs a phase's step (phase 0 training, 1 evaluation) on n clients

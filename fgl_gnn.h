@@ -1008,6 +1008,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     const fgl_layer_slots *c = &f->m->conv[l];
     const fgl_gnn_graph *g = f->g;
     fgl_tape *t = f->t;
+    FGL_ASSERT(!relu_out || s->arch == FGL_ARCH_GIN); /* the only architecture that fuses it */
     switch (s->arch) {
     case FGL_ARCH_GCN: {
         fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));

@@ -95,39 +95,49 @@ static void test_client_schedule(void) {
 }
 
 /* The trial of a phase's two ways (fgl__alone_trial / fgl__alone_record):
- * the first run is left out, the next six alternate alone / side by side,
- * the faster sum is kept for good; with partial participation (a
- * different set each round) there is no trial and the model's way stands. */
+ * the first run is left out, the next eight go alone / side by side /
+ * side by side / alone, twice, the faster sum is kept for good; calls
+ * with partial participation (a different set each round) are no part of
+ * it and run the model's way. */
 static void test_alone_trial(void) {
     fgl_run run;
-    int i, ways[7], ok = 1;
+    int i, ways[9], ok;
+    static const int want[9] = {1, 1, 0, 0, 1, 1, 0, 0, 1};
     static const double secs_alone = 0.30, secs_beside = 0.25;
     memset(&run, 0, sizeof run);
     run.n_clients = run.n_part = 3;
-    for (i = 0; i < 7; i++) {
+    for (i = 0, ok = 1; i < 9; i++) {
         ways[i] = fgl__alone_trial(&run, 0);
+        ok &= ways[i] == want[i];
         fgl__alone_record(&run, 0, ways[i], ways[i] ? secs_alone : secs_beside);
     }
-    ok = ways[0] == 1 && ways[1] == 1 && ways[2] == 0 && ways[3] == 1 && ways[4] == 0 && ways[5] == 1 && ways[6] == 0;
-    FT_CHECK(ok, "first run as modelled, then alternating: %d %d %d %d %d %d %d", ways[0], ways[1], ways[2], ways[3], ways[4],
-             ways[5], ways[6]);
+    FT_CHECK(ok, "first run as modelled, then A B B A A B B A: %d %d %d %d %d %d %d %d %d", ways[0], ways[1], ways[2], ways[3],
+             ways[4], ways[5], ways[6], ways[7], ways[8]);
     FT_CHECK(run.sched[0].pick == 2 && !fgl__alone_trial(&run, 0), "side by side was faster: kept");
     fgl__alone_record(&run, 0, 0, 100.0);
     FT_CHECK(run.sched[0].pick == 2 && !fgl__alone_trial(&run, 0), "the pick is for good");
-    FT_CHECK(run.sched[1].calls == 0 && fgl__alone_trial(&run, 1), "each phase its own trial");
-    for (i = 0; i < 7; i++) { /* alone faster in phase 1 */
-        int w = fgl__alone_trial(&run, 1);
-        fgl__alone_record(&run, 1, w, w ? secs_beside : secs_alone);
+    { /* work every other round (odd calls 0.1 s more) weighs on both ways alike: the truly faster wins */
+        int c;
+        for (c = 0; c < 9; c++) {
+            int w = fgl__alone_trial(&run, 1);
+            fgl__alone_record(&run, 1, w, (w ? 0.20 : 0.21) + (c % 2 ? 0.1 : 0.0));
+        }
+        FT_CHECK(run.sched[1].pick == 1 && fgl__alone_trial(&run, 1), "alone was faster (evaluation every other round): kept");
     }
-    FT_CHECK(run.sched[1].pick == 1 && fgl__alone_trial(&run, 1), "alone was faster: kept");
     memset(&run, 0, sizeof run);
     run.n_clients = 10;
     run.n_part = 3;
-    for (i = 0; i < 9; i++) {
+    for (i = 0, ok = 1; i < 12; i++) { /* partial participation: not counted */
         ok &= fgl__alone_trial(&run, 0) == 1;
         fgl__alone_record(&run, 0, 1, 1.0);
     }
-    FT_CHECK(ok && run.sched[0].pick == 0, "partial participation: no trial, the model's way");
+    FT_CHECK(ok && run.sched[0].pick == 0 && run.sched[0].calls == 0, "partial participation: no trial, the model's way");
+    run.n_part = 10; /* then full participation: the trial starts from its first call and decides */
+    for (i = 0; i < 9; i++) {
+        int w = fgl__alone_trial(&run, 0);
+        fgl__alone_record(&run, 0, w, w ? 0.1 : 0.2);
+    }
+    FT_CHECK(run.sched[0].pick == 1, "a trial after rounds of partial participation still decides (pick %d)", run.sched[0].pick);
 }
 
 static void test_thread_count_does_not_change_bits(void) {

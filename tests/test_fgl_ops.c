@@ -221,8 +221,9 @@ static fgl_node *weighted_sum(fgl_tape *t, fgl_node *y) {
 }
 
 /* The fused op against relu(linear(...)) on one shape: the same output and
- * gradient bits (x, W, b), with some outputs exactly 0, negative zero or
- * NaN (nan_row >= 0: row nan_row of x is NaN; forward only). */
+ * gradient bits (x, W, b), with some outputs exactly 0 (row 0 of x is
+ * zeros: the bias alone, whose first value is 0) or NaN (nan_row >= 0: a
+ * NaN in row nan_row of x; forward only). */
 static void check_linear_relu_bits(int M, int K, int N, int nan_row) {
     fgl_params ps;
     fgl_tape t1, t2;
@@ -236,9 +237,8 @@ static void check_linear_relu_bits(int M, int K, int N, int nan_row) {
     sw = fgl_params_add(&ps, "W", K, N, FGL_G_OTHER, 1);
     sb = fgl_params_add(&ps, "b", 1, N, FGL_G_OTHER, 1);
     for (i = 0; i < (int)ps.size; i++) ps.data[i] = fgl_rng_uniformf(&r, -1, 1);
-    for (i = 0; i < K; i++) fgl_params_data(&ps, sx)[i] = 0.0f; /* row 0: the bias alone, with a -0 column */
+    for (i = 0; i < K; i++) fgl_params_data(&ps, sx)[i] = 0.0f; /* row 0: the bias alone */
     fgl_params_data(&ps, sb)[0] = 0.0f;
-    fgl_params_data(&ps, sb)[N - 1] = -0.0f;
     if (nan_row >= 0) fgl_params_data(&ps, sx)[(size_t)nan_row * K] = NAN;
     g1 = (float *)calloc(ps.size, sizeof(float));
     fgl_tape_init(&t1);
@@ -254,7 +254,7 @@ static void check_linear_relu_bits(int M, int K, int N, int nan_row) {
     if (y1 && y2 && g1) {
         same_val = memcmp(y1->val, y2->val, sizeof(float) * (size_t)M * N) == 0;
         for (i = 0; i < (int)ps.size; i++) same_grad &= memcmp(&g1[i], &ps.grad[i], sizeof(float)) == 0;
-        FT_CHECK(y2->val[N - 1] == 0.0f && !signbit(y2->val[N - 1]), "linear_relu %dx%dx%d: relu(-0) is +0", M, K, N);
+        FT_CHECK(y2->val[0] == 0.0f && !signbit(y2->val[0]), "linear_relu %dx%dx%d: relu(0) is +0", M, K, N);
         if (nan_row >= 0)
             FT_CHECK(y2->val[(size_t)nan_row * N] == 0.0f, "linear_relu %dx%dx%d: relu(NaN) is 0, as fgl_op_relu", M, K, N);
     }
@@ -301,6 +301,19 @@ static void test_linear_relu(void) {
         FT_CHECK(tries < 40, "linear_relu: inputs away from the kink");
         gc(with_bias ? "linear_relu with bias" : "linear_relu", &ps, b_linear_relu, &c);
         fgl_params_free(&ps);
+    }
+    { /* k = 0: the output is the bias, whose -0 comes out +0, as from relu(linear(...)) */
+        fgl_tape tp;
+        float none[1] = {0}, b[3] = {-0.0f, 0.5f, -0.25f};
+        fgl_node *y1, *y2;
+        fgl_tape_init(&tp);
+        y1 = fgl_op_relu(&tp, fgl_op_linear(&tp, fgl_op_const(&tp, none, 4, 0), fgl_op_const(&tp, none, 0, 3),
+                                            fgl_op_const(&tp, b, 1, 3)));
+        y2 = fgl_op_linear_relu(&tp, fgl_op_const(&tp, none, 4, 0), fgl_op_const(&tp, none, 0, 3), fgl_op_const(&tp, b, 1, 3));
+        FT_CHECK(y1 && y2 && memcmp(y1->val, y2->val, sizeof(float) * 12) == 0 && !signbit(y2->val[0]) &&
+                     y2->val[1] == 0.5f && y2->val[2] == 0.0f,
+                 "k = 0: relu(bias), -0 to +0, the bits of relu(linear)");
+        fgl_tape_free(&tp);
     }
     { /* shape errors name the op */
         fgl_tape tp;

@@ -954,6 +954,78 @@ static void test_gin_proteins_short(void) {
  * error at 1 and 2 threads. */
 static int same_ints(const int *a, const int *b, size_t n) { return n == 0 || !memcmp(a, b, sizeof(int) * n); }
 
+/* GIN's ReLUs fused into its products (fgl_op_linear_relu: after every
+ * layer but the last when no dropout follows, inside the MLP without batch
+ * norm, in the MLP head) give the bits of the separate nodes: a dropout
+ * of 1e-30 keeps every value and scales by exactly 1 but takes the unfused
+ * path (fgl_op_relu_dropout), so a training step with it and with dropout
+ * 0 must agree bit for bit, logits and every parameter's gradient, with
+ * and without batch norm, on a batch large enough for parallel kernels. */
+static void test_gin_fused_relu_bits(void) {
+    fgl_graph_set s;
+    fgl_error err;
+    fgl_batch b;
+    fgl_gnn_graph g;
+    int ids[300], i, bn, n_ids;
+    if (fgl_synth_graphs(NULL, 11, &s, &err) != FGL_OK) {
+        FT_CHECK(0, "synthetic graphs: %s", err.msg);
+        return;
+    }
+    FT_CHECK(fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK, "%s", err.msg);
+    n_ids = s.n_graphs < 300 ? s.n_graphs : 300;
+    for (i = 0; i < n_ids; i++) ids[i] = i;
+    fgl_batch_init(&b);
+    memset(&g, 0, sizeof g);
+    FT_CHECK(fgl_batch_make(&s, ids, n_ids, &b, &err) == FGL_OK, "%s", err.msg);
+    for (bn = 0; bn < 2; bn++) {
+        fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
+        fgl_model m;
+        float *logits[2] = {NULL, NULL}, *grads[2] = {NULL, NULL};
+        size_t n_logits = 0;
+        int v, ok = 1;
+        spec.batch_norm = bn;
+        spec.head = FGL_HEAD_MLP;
+        if (fgl_gnn_graph_from_batch(&g, &b, &spec, &err) != FGL_OK || fgl_model_init(&m, &spec, 3, &err) != FGL_OK) {
+            FT_CHECK(0, "%s", err.msg);
+            break;
+        }
+        for (v = 0; v < 2; v++) { /* v 0: dropout 0 (fused), 1: dropout 1e-30 (separate ReLU nodes) */
+            fgl_tape t;
+            fgl_rng r;
+            fgl_forward out;
+            fgl_tape_init(&t);
+            fgl_rng_init(&r, 5, 0);
+            m.spec.dropout = v ? 1e-30f : 0.0f;
+            fgl_params_zero_grad(&m.params);
+            ok &= fgl_model_forward(&m, &t, &g, 1, &r, &out) == FGL_OK && out.logits &&
+                  fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, b.y, NULL)) == FGL_OK;
+            if (ok) {
+                n_logits = (size_t)out.logits->rows * out.logits->cols;
+                logits[v] = (float *)malloc(sizeof(float) * n_logits);
+                grads[v] = (float *)malloc(sizeof(float) * m.params.size);
+                if (logits[v]) memcpy(logits[v], out.logits->val, sizeof(float) * n_logits);
+                if (grads[v]) memcpy(grads[v], m.params.grad, sizeof(float) * m.params.size);
+            }
+            fgl_tape_free(&t);
+        }
+        FT_CHECK(ok && logits[0] && logits[1] && grads[0] && grads[1], "batch norm %d: both training steps ran", bn);
+        if (ok && logits[0] && logits[1] && grads[0] && grads[1]) {
+            FT_CHECK(memcmp(logits[0], logits[1], sizeof(float) * n_logits) == 0, "batch norm %d: the same logits, bit for bit", bn);
+            FT_CHECK(memcmp(grads[0], grads[1], sizeof(float) * m.params.size) == 0,
+                     "batch norm %d: the same gradients, bit for bit", bn);
+        }
+        for (v = 0; v < 2; v++) {
+            free(logits[v]);
+            free(grads[v]);
+        }
+        fgl_model_free(&m);
+        fgl_gnn_graph_free(&g);
+        memset(&g, 0, sizeof g);
+    }
+    fgl_batch_free(&b);
+    fgl_graph_set_free(&s);
+}
+
 static void test_large_batch_parallel(void) {
     fgl_graph_set s;
     fgl_error err;
@@ -1099,6 +1171,7 @@ int main(void) {
     FT_RUN(test_gcn_synth_short);
     FT_RUN(test_gcn_cora_short);
     FT_RUN(test_large_batch_parallel);
+    FT_RUN(test_gin_fused_relu_bits);
     FT_RUN(test_gin_synth_short);
     FT_RUN(test_gin_proteins_short);
     rc = ft_finish();
