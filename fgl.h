@@ -40,7 +40,9 @@
  *   - fgl_csr: compressed sparse rows, sparse x dense products.
  *   - fgl_tape / fgl_node / fgl_op_*: reverse-mode autodiff. Forward ops append
  *     nodes to a tape whose memory is an arena reset each step; backward walks
- *     it in reverse. Errors (shape mismatch, out of memory) are sticky: an op
+ *     it in reverse, handing each intermediate node's gradient on to the
+ *     nodes still to come once it is done with it (as PyTorch, only leaves
+ *     keep theirs; t->retain_grads = 1 keeps them all). Errors (shape mismatch, out of memory) are sticky: an op
  *     that fails returns NULL, later ops given NULL return NULL, and
  *     fgl_tape_backward() returns the first error with t->msg explaining it.
  *     fgl_gradcheck_ex checks any graph's gradients by finite differences
@@ -509,6 +511,15 @@ struct fgl_tape {
     int err;                   /* first error, sticky until reset */
     char msg[256];
     fgl_tape_prof *prof;       /* optional op timing (NULL: off); kept by reset */
+    /* Gradients of the nodes the backward pass has left (none will read
+     * them again), whose buffers take the next gradients: a GIN batch's
+     * backward then writes into memory still in cache instead of 18 MB of
+     * fresh arena (a tape larger than the cache makes every fresh write a
+     * trip to memory, and two cores share that bandwidth). */
+    float **spare;
+    size_t *spare_len;         /* floats in each */
+    int n_spare, cap_spare;
+    int retain_grads;          /* 1: keep every node's gradient after backward (as PyTorch's retain_grad) */
 };
 
 FGLDEF void fgl_tape_init(fgl_tape *t);
@@ -523,7 +534,11 @@ FGLDEF void fgl_tape_trim(fgl_tape *t);
 /* Backpropagate from a 1 x 1 node; gradients accumulate (+=) into parameter
  * gradients (or are stored into those fgl_params_defer_zero_grad left
  * unset). On return, every set of parameters on the tape has its gradients
- * written, even after an error. Returns the tape's error state. */
+ * written, even after an error. Returns the tape's error state. As in
+ * PyTorch, the gradients of intermediate nodes (ops' outputs) are not kept:
+ * each is released once the pass has gone through its node (grad NULL
+ * again) and its memory serves the gradients still to come. Leaves keep
+ * theirs. Set t->retain_grads = 1 before backward to keep them all. */
 FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss);
 /* Bytes the arena holds (reserved, used or not), and in how many chunks
  * (chunks may be NULL). Steady-state training steps keep both constant. */
@@ -964,9 +979,10 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 
 /* Memory-bound loops (elementwise ops, batch norm, sparse products) run in
  * parallel from this many floats on: below it a parallel region's start
- * costs more than it saves. Each output element is still computed in the
- * serial order (by one thread, or for a column sum by the threads in turn:
- * fgl__col_chain), so results do not depend on the thread count. */
+ * costs more than it saves. Each output element is still computed in one
+ * fixed order (by one thread; for a bias gradient by the threads in turn,
+ * fgl__col_chain; for batch norm's statistics over fixed pieces of rows
+ * merged in order), so results do not depend on the thread count. */
 #ifndef FGL_PAR_MIN
 #define FGL_PAR_MIN 65536
 #endif
@@ -989,60 +1005,44 @@ static size_t fgl__piece_len(size_t n) {
     return (len + 15) / 16 * 16;
 }
 
-/* Column sums (a bias gradient, batch norm's statistics) with each column's
- * rows added in increasing order, the bits of a one-thread loop, on every
- * thread. Giving each thread a block of columns would make it read every
- * row, half of them from the other core's cache (the row-parallel op before
- * left them there): on two cores that ran slower than one thread. Here each
- * thread reads only its own range of rows, the range the row loops give it
+/* Column sums (a bias gradient) with each column's rows added in
+ * increasing order, the bits of a one-thread loop, on every thread. Giving
+ * each thread a block of columns would make it read every row, half of
+ * them from the other core's cache (the row-parallel op before left them
+ * there): on two cores that ran slower than one thread. Here each thread
+ * reads only its own range of rows, the range the row loops give it
  * (pieces of FGL__ROWS, shared out as schedule(static) does), and the
- * running sums travel from thread to thread instead: the columns are cut
- * into blocks of `width`, and thread t adds its rows of a block once
- * thread t-1 has added its rows of that block. Blocks narrower than the
- * matrix make a pipeline (with K blocks and T threads a pass takes about
- * (K + T - 1) / (K T) of one thread's time: worth it when the sums are
- * bound by arithmetic); a width of C makes a relay (one thread at a time,
- * each on data in its own cache: for sums bound by the chain of additions).
- * A pass may need the pass before it (the variance needs the finished
- * mean), so thread 0 starts block c of pass p once the last thread has
- * closed block c of pass p - 1. add(ctx, p, r0, r1, c0, c1) adds rows
- * r0 .. r1-1 of columns c0 .. c1-1 to pass p's sums, rows in increasing
- * order; close(ctx, p, c0, c1), if not NULL, finishes block c0 .. c1-1 of
- * pass p once all of its rows are in. On one thread: add(all rows, all
- * columns), close, pass after pass. warm: the R x C row-major matrix the
- * adds read (or NULL): in a relay (one block) a thread waiting for its
- * turn reads its rows of it meanwhile, so that its turn finds them in its
- * cache, not in memory (the op before may have left them there, or not: a
- * batch's tape is larger than the cache). */
-typedef void (*fgl__chain_add_fn)(void *ctx, int pass, int r0, int r1, int c0, int c1);
-typedef void (*fgl__chain_close_fn)(void *ctx, int pass, int c0, int c1);
-static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_fn add, fgl__chain_close_fn close,
-                           void *ctx, const float *warm) {
-    int p;
+ * running sums travel from thread to thread instead, a relay: thread t
+ * adds its rows once thread t-1 has added its own. The sums are bound by
+ * the chain of additions, each thread's on data in its own cache; and a
+ * thread waiting for its turn reads its rows of warm (the R x C row-major
+ * matrix the adds read, or NULL) meanwhile, so that its turn finds them in
+ * its cache, not in memory (the op before may have left them there, or
+ * not: a batch's tape is larger than the cache). add(ctx, r0, r1) adds
+ * rows r0 .. r1-1 to the sums, rows in increasing order; on one thread,
+ * add(ctx, 0, R). */
+typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
+static void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm) {
 #ifdef _OPENMP
     int nthreads = 1, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
     if ((size_t)R * (size_t)C >= FGL_PAR_MIN && !omp_in_parallel())
         nthreads = FGL__MIN(omp_get_max_threads(), n_pc);
-    if (nthreads > omp_get_num_procs()) nthreads = 1; /* a barrier per phase: with more threads than processors each
+    if (nthreads > omp_get_num_procs()) nthreads = 1; /* a barrier per turn: with more threads than processors each
                                                         * may wait for a time slice */
     if (nthreads > 1) {
-        /* In phase ph thread t takes step s (pass s / nb, block s % nb) with
-         * ph = s + t + pass * d, a barrier between phases: thread t-1 took
-         * step s a phase earlier, and the last thread closed the block of
-         * the pass before at least a phase earlier (d = T - nb when fewer
-         * blocks than threads). The runtime's barrier, not a spin of our
-         * own, so a machine with fewer cores than threads still moves on. */
+        /* Thread t takes its turn in phase t, a barrier between phases: the
+         * runtime's barrier, not a spin of our own, so a machine with fewer
+         * cores than threads still moves on. */
 #pragma omp parallel num_threads(nthreads)
         {
             int T = omp_get_num_threads(), t = omp_get_thread_num(), ph;
-            int nb = (C + width - 1) / width, d = FGL__MAX(0, T - nb), phases = passes * (nb + d) - d + T - 1;
             /* pieces as schedule(static) shares them: the first n_pc % T threads one more */
             int q = n_pc / T, extra = n_pc % T, p0 = t * q + FGL__MIN(t, extra), p1 = p0 + q + (t < extra);
             int r0 = FGL__MIN(R, p0 * FGL__ROWS), r1 = FGL__MIN(R, p1 * FGL__ROWS);
-            if (warm && t > 0 && nb == 1) {
-                /* a relay: during phase 0, while thread 0 takes the first step, a
-                 * byte loaded per cache line (integer sums: no floating-point
-                 * exception on whatever values lie there) */
+            if (warm && t > 0) {
+                /* during phase 0, while thread 0 adds, a byte loaded per cache
+                 * line (integer sums: no floating-point exception on whatever
+                 * values lie there) */
                 const unsigned char *w = (const unsigned char *)(warm + (size_t)r0 * (size_t)C);
                 size_t i, n = sizeof(float) * (size_t)(r1 - r0) * (size_t)C;
                 unsigned s = 0;
@@ -1051,25 +1051,17 @@ static void fgl__col_chain(int R, int C, int width, int passes, fgl__chain_add_f
                 sink = s;
                 (void)sink;
             }
-            for (ph = 0; ph < phases; ph++) {
-                int u = ph - t, pass = u >= 0 ? u / (nb + d) : -1, b = u >= 0 ? u % (nb + d) : -1;
-                if (pass >= 0 && pass < passes && b < nb) {
-                    int c0 = b * width, c1 = FGL__MIN(C, c0 + width);
-                    add(ctx, pass, r0, r1, c0, c1);
-                    if (t == T - 1 && close) close(ctx, pass, c0, c1);
-                }
+            for (ph = 0; ph < T; ph++) {
+                if (ph == t) add(ctx, r0, r1);
 #pragma omp barrier
             }
         }
         return;
     }
 #endif
-    (void)width;
+    (void)C;
     (void)warm;
-    for (p = 0; p < passes; p++) {
-        add(ctx, p, 0, R, 0, C);
-        if (close) close(ctx, p, 0, C);
-    }
+    add(ctx, 0, R);
 }
 
 /* --- GEMM ----------------------------------------------------------------- */
@@ -2736,6 +2728,8 @@ static void fgl__chunks_free(fgl__chunk *c) {
 FGLDEF void fgl_tape_free(fgl_tape *t) {
     fgl__chunks_free(t->chunk);
     FGL_FREE(t->nodes);
+    FGL_FREE(t->spare);
+    FGL_FREE(t->spare_len);
     memset(t, 0, sizeof *t);
 }
 
@@ -2743,11 +2737,13 @@ FGLDEF void fgl_tape_trim(fgl_tape *t) {
     int err = t->err;
     char msg[sizeof t->msg];
     fgl_tape_prof *prof = t->prof;
+    int retain = t->retain_grads;
     memcpy(msg, t->msg, sizeof msg);
     fgl_tape_free(t);
     t->err = err;
     memcpy(t->msg, msg, sizeof msg);
     t->prof = prof;
+    t->retain_grads = retain;
 }
 
 /* Profiling: the slot of op in p (a new one if unseen; the last slot
@@ -2781,6 +2777,7 @@ FGLDEF void fgl_tape_reset(fgl_tape *t) {
     if (t->chunk) t->chunk->used = 0;
     t->arena_total = 0;
     t->n_nodes = 0;
+    t->n_spare = 0;
     t->err = FGL_OK;
     t->msg[0] = 0;
 }
@@ -2887,12 +2884,53 @@ static int fgl__claim_unset(fgl_node *n) {
     return 1;
 }
 
+/* A gradient's buffer of len floats, uninitialised: the most recently
+ * released spare that is large enough (the likeliest still in cache), else
+ * new arena memory. */
+static float *fgl__grad_buf(fgl_tape *t, size_t len) {
+    int i;
+    for (i = t->n_spare - 1; i >= 0; i--)
+        if (t->spare_len[i] >= len) {
+            float *p = t->spare[i];
+            for (; i + 1 < t->n_spare; i++) {
+                t->spare[i] = t->spare[i + 1];
+                t->spare_len[i] = t->spare_len[i + 1];
+            }
+            t->n_spare--;
+            return p;
+        }
+    return fgl__fbuf(t, len);
+}
+
+/* n's gradient, released once the backward pass has gone through n: its
+ * buffer becomes a spare. Without room to list it, it is simply left in
+ * the arena. */
+static void fgl__grad_release(fgl_tape *t, fgl_node *n) {
+    if (t->n_spare == t->cap_spare) {
+        int cap = t->cap_spare ? 2 * t->cap_spare : 32;
+        float **sp = (float **)FGL_REALLOC(t->spare, sizeof(float *) * (size_t)cap);
+        size_t *sl;
+        if (!sp) return;
+        t->spare = sp;
+        sl = (size_t *)FGL_REALLOC(t->spare_len, sizeof(size_t) * (size_t)cap);
+        if (!sl) return;
+        t->spare_len = sl;
+        t->cap_spare = cap;
+    }
+    t->spare[t->n_spare] = n->grad;
+    t->spare_len[t->n_spare++] = fgl__size(n);
+    n->grad = NULL;
+}
+
 /* The gradient buffer of n, allocated (zeroed) on first use; NULL if n needs
  * no gradient. */
 static float *fgl__grad(fgl_tape *t, fgl_node *n) {
     if (!n || !n->needs_grad) return NULL;
-    if (!n->grad) n->grad = (float *)fgl_tape_alloc(t, sizeof(float) * fgl__size(n));
-    else if (fgl__claim_unset(n)) memset(n->grad, 0, sizeof(float) * fgl__size(n));
+    if (!n->grad) {
+        n->grad = fgl__grad_buf(t, fgl__size(n));
+        if (n->grad) memset(n->grad, 0, sizeof(float) * fgl__size(n));
+    } else if (fgl__claim_unset(n))
+        memset(n->grad, 0, sizeof(float) * fgl__size(n));
     return n->grad;
 }
 
@@ -2906,7 +2944,7 @@ static float *fgl__grad_w(fgl_tape *t, fgl_node *n, int *fresh) {
     *fresh = 0;
     if (!n || !n->needs_grad) return NULL;
     if (!n->grad) {
-        n->grad = fgl__fbuf(t, fgl__size(n));
+        n->grad = fgl__grad_buf(t, fgl__size(n));
         *fresh = n->grad != NULL;
     } else
         *fresh = fgl__claim_unset(n);
@@ -2950,6 +2988,7 @@ static int fgl__backward(fgl_tape *t, fgl_node *loss) {
             double t0 = t->prof ? fgl_now() : 0.0;
             n->backward(t, n);
             if (t->prof) t->prof->bwd[fgl__prof_slot(t->prof, n->op)] += fgl_now() - t0;
+            if (!t->retain_grads) fgl__grad_release(t, n);
         }
     }
     return t->err;
@@ -3073,12 +3112,11 @@ typedef struct {
     int n;
     float *gb;
 } fgl__colsum_ctx;
-static void fgl__colsum_add(void *ctx, int pass, int r0, int r1, int c0, int c1) {
+static void fgl__colsum_add(void *ctx, int r0, int r1) {
     const fgl__colsum_ctx *c = (const fgl__colsum_ctx *)ctx;
     float *FGL__RESTRICT gb = c->gb;
-    int i, j, j0 = c0;
-    (void)pass;
-    for (; j0 + 64 <= c1; j0 += 64) {
+    int i, j, j0 = 0;
+    for (; j0 + 64 <= c->n; j0 += 64) {
         float acc[64];
         for (j = 0; j < 64; j++) acc[j] = gb[j0 + j];
         for (i = r0; i < r1; i++) {
@@ -3087,9 +3125,9 @@ static void fgl__colsum_add(void *ctx, int pass, int r0, int r1, int c0, int c1)
         }
         for (j = 0; j < 64; j++) gb[j0 + j] = acc[j];
     }
-    for (i = r0; i < r1 && j0 < c1; i++) {
+    for (i = r0; i < r1 && j0 < c->n; i++) {
         const float *FGL__RESTRICT gi = c->g + (size_t)i * c->n;
-        for (j = j0; j < c1; j++) gb[j] += gi[j];
+        for (j = j0; j < c->n; j++) gb[j] += gi[j];
     }
 }
 
@@ -3129,7 +3167,7 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
         c.g = y->grad;
         c.n = n;
         c.gb = gb;
-        fgl__col_chain(m, n, n, 1, fgl__colsum_add, NULL, &c, y->grad);
+        fgl__col_chain(m, n, fgl__colsum_add, &c, y->grad);
     }
 }
 
@@ -4287,136 +4325,151 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
 
 /* --- normalisation ------------------------------------------------------------ */
 
-/* Layer norm normalises each row; batch norm each column. Both save the
- * normalised values xhat (s0) and 1/std per row or column (s1), and share the
- * backward formula dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat xhat))
- * over the normalised axis (i0 = 1 for columns), with dxhat = dy * gamma. In
- * batch-norm evaluation (i1 = 1) the statistics are constants: dx = dxhat rstd. */
-/* Batch norm's column sums, row by row in order (one thread: the sums'
- * order is the result's): gg += g xhat, gbeta += g, m1 += g gamma,
- * m2 += g gamma xhat (gg, gbeta may be NULL); relu_out: the fused ReLU's
- * output, whose zeros stop the gradient g first. */
-static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRICT xhat,
-                            const float *FGL__RESTRICT gam, int R, int C, float *FGL__RESTRICT gg,
-                            float *FGL__RESTRICT gbeta, double *FGL__RESTRICT m1, double *FGL__RESTRICT m2,
-                            const float *FGL__RESTRICT relu_out) {
+/* Layer norm normalises each row; batch norm each column. Both save 1/std
+ * per row or column (s1), and share the backward formula dx = rstd (dxhat -
+ * mean(dxhat) - xhat mean(dxhat xhat)) over the normalised axis (i0 = 1 for
+ * columns), with dxhat = dy gamma. Layer norm saves the normalised values
+ * xhat (s0); batch norm saves its columns' means in double (s0) and computes
+ * xhat again from its input where the backward needs it, as
+ * fgl__bn_xhat: the forward's bits, without an R x C buffer per layer on
+ * the tape (one more write to memory in the forward, one more read in the
+ * backward). In batch-norm evaluation (i1 = 1) the statistics are
+ * constants: dx = dxhat rstd. */
+static float fgl__bn_xhat(float x, double mean, float rstd) { return (float)((x - mean) * rstd); }
+
+/* Batch norm's column sums over rows r0 .. r1-1, row by row in order (one
+ * thread: the sums' order is the result's): gg += g xhat, gbeta += g,
+ * m1 += g gamma, m2 += g gamma xhat (gg, gbeta may be NULL); relu_out: the
+ * fused ReLU's output, whose zeros stop the gradient g first. */
+static void fgl__bn_bw_sums(float *FGL__RESTRICT grad, const float *FGL__RESTRICT x, const double *FGL__RESTRICT mean,
+                            const float *FGL__RESTRICT rstd, const float *FGL__RESTRICT gam, int r0, int r1, int C,
+                            float *FGL__RESTRICT gg, float *FGL__RESTRICT gbeta, double *FGL__RESTRICT m1,
+                            double *FGL__RESTRICT m2, const float *FGL__RESTRICT relu_out) {
     int k, c;
-    for (k = 0; k < R; k++) {
+    for (k = r0; k < r1; k++) {
         float *g = grad + (size_t)k * C;
-        const float *xh = xhat + (size_t)k * C;
+        const float *xr = x + (size_t)k * C;
         if (relu_out) { /* fused ReLU: the gradient stops where the output is 0 (masked in place) */
             const float *v = relu_out + (size_t)k * C;
             for (c = 0; c < C; c++) g[c] = v[c] > 0.0f ? g[c] : 0.0f;
         }
         if (gg)
-            for (c = 0; c < C; c++) gg[c] += g[c] * xh[c];
+            for (c = 0; c < C; c++) gg[c] += g[c] * fgl__bn_xhat(xr[c], mean[c], rstd[c]);
         if (gbeta)
             for (c = 0; c < C; c++) gbeta[c] += g[c];
         for (c = 0; c < C; c++) {
             float dxh = g[c] * gam[c];
             m1[c] += dxh;
-            m2[c] += (double)dxh * xh[c];
+            m2[c] += (double)dxh * fgl__bn_xhat(xr[c], mean[c], rstd[c]);
         }
     }
 }
 
-/* Batch norm's statistics, as fgl__col_chain's passes: pass 0 sums each
- * column and closes it into the mean, pass 1 sums the squared deviations
- * from it and closes them into the (biased) variance, in double, rows in
- * increasing order. W running sums at a time (W a constant) stay in
- * registers across the rows, 64 where the block has them. The chain's
- * blocks are 64 columns wide (FGL__BN_WIDTH): for a layer of up to 64
- * columns a relay (on two threads each reads its own rows, the second
- * warming its rows while the first adds), not a pipeline of narrower
- * blocks: 16 running sums (two vector registers) are bound by the latency
- * of their additions. fgl_op_batch_norm_relu on a batch of PROTEINS
- * (5,713 x 64) read from memory took, on two threads, 218-246 us with
- * 16-column blocks, 198-202 us with 32 and 183-187 us as the warmed relay;
- * 216-238 us on one thread. On more than two threads (not measured here:
- * this project's machines have two cores) the relay would leave all but
- * one waiting, so they keep the pipeline of 16-column blocks. */
-#define FGL__BN_WIDTH 64
-typedef struct {
-    const float *x;
-    int R, C;
-    double *mean, *var;
-} fgl__bn_stats_ctx;
-#define FGL__BN_STATS_REG(W)                                                                 \
-    for (; j0 + (W) <= c1; j0 += (W)) {                                                      \
-        double acc[W], m[W];                                                                 \
-        for (o = 0; o < (W); o++) {                                                          \
-            acc[o] = pass == 0 ? mean[j0 + o] : var[j0 + o];                                 \
-            m[o] = mean[j0 + o];                                                             \
-        }                                                                                    \
-        if (pass == 0)                                                                       \
-            for (k = r0; k < r1; k++) {                                                      \
-                const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C + j0;                \
-                for (o = 0; o < (W); o++) acc[o] += xr[o];                                   \
-            }                                                                                \
-        else                                                                                 \
-            for (k = r0; k < r1; k++) {                                                      \
-                const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C + j0;                \
-                for (o = 0; o < (W); o++) acc[o] += (xr[o] - m[o]) * (xr[o] - m[o]);         \
-            }                                                                                \
-        for (o = 0; o < (W); o++) (pass == 0 ? mean : var)[j0 + o] = acc[o];                \
+/* Batch norm's statistics over fixed pieces of FGL__ROWS rows, the pieces
+ * the row loops share out, so that they run in parallel and their bits do
+ * not depend on the thread count: each piece's mean and sum of squared
+ * deviations from that mean, in double, rows in increasing order (the
+ * piece is read from memory once; the second pass over it finds it in
+ * cache), then the pieces merged in order by the pairwise update of Chan,
+ * Golub and LeVeque: joining n_a rows and n_b rows whose means differ by
+ * delta, the mean moves by delta n_b / n and the sum of squares gains
+ * delta^2 n_a n_b / n. W running sums at a time (W a constant) stay in
+ * registers across a piece's rows. (The statistics were a chain over all
+ * rows in order before, handed from thread to thread: the one part of a
+ * GIN epoch that a second thread could not speed up.) */
+#define FGL__BN_PIECE_REG(W)                                                                   \
+    for (; j0 + (W) <= C; j0 += (W)) {                                                         \
+        double s[W], q[W];                                                                     \
+        for (o = 0; o < (W); o++) s[o] = q[o] = 0.0;                                           \
+        for (k = r0; k < r1; k++) {                                                            \
+            const float *FGL__RESTRICT xr = x + (size_t)k * (size_t)C + j0;                    \
+            for (o = 0; o < (W); o++) s[o] += xr[o];                                           \
+        }                                                                                      \
+        for (o = 0; o < (W); o++) s[o] /= n;                                                   \
+        for (k = r0; k < r1; k++) {                                                            \
+            const float *FGL__RESTRICT xr = x + (size_t)k * (size_t)C + j0;                    \
+            for (o = 0; o < (W); o++) q[o] += (xr[o] - s[o]) * (xr[o] - s[o]);                 \
+        }                                                                                      \
+        for (o = 0; o < (W); o++) {                                                            \
+            mean[j0 + o] = s[o];                                                               \
+            m2[j0 + o] = q[o];                                                                 \
+        }                                                                                      \
     }
-static void fgl__bn_stats_add(void *ctx, int pass, int r0, int r1, int c0, int c1) {
-    const fgl__bn_stats_ctx *c = (const fgl__bn_stats_ctx *)ctx;
-    double *FGL__RESTRICT mean = c->mean, *FGL__RESTRICT var = c->var;
-    int k, o, j0 = c0;
-    FGL__BN_STATS_REG(64)
-    FGL__BN_STATS_REG(32)
-    FGL__BN_STATS_REG(16)
-    for (k = r0; k < r1 && j0 < c1; k++) { /* the last columns */
-        const float *FGL__RESTRICT xr = c->x + (size_t)k * c->C;
-        if (pass == 0)
-            for (o = j0; o < c1; o++) mean[o] += xr[o];
-        else
-            for (o = j0; o < c1; o++) var[o] += (xr[o] - mean[o]) * (xr[o] - mean[o]);
-    }
+static void fgl__bn_piece_stats(const float *x, int C, int r0, int r1, double *FGL__RESTRICT mean,
+                                double *FGL__RESTRICT m2) {
+    int k, o, j0 = 0;
+    double n = r1 - r0;
+    FGL__BN_PIECE_REG(64)
+    FGL__BN_PIECE_REG(32)
+    FGL__BN_PIECE_REG(16)
+    if (j0 == C) return;
+    for (o = j0; o < C; o++) mean[o] = m2[o] = 0.0; /* the last columns */
+    for (k = r0; k < r1; k++)
+        for (o = j0; o < C; o++) mean[o] += x[(size_t)k * (size_t)C + o];
+    for (o = j0; o < C; o++) mean[o] /= n;
+    for (k = r0; k < r1; k++)
+        for (o = j0; o < C; o++) {
+            double d = x[(size_t)k * (size_t)C + o] - mean[o];
+            m2[o] += d * d;
+        }
 }
-#undef FGL__BN_STATS_REG
+#undef FGL__BN_PIECE_REG
 
-static void fgl__bn_stats_close(void *ctx, int pass, int c0, int c1) {
-    const fgl__bn_stats_ctx *c = (const fgl__bn_stats_ctx *)ctx;
-    double *sums = pass == 0 ? c->mean : c->var;
-    int o;
-    for (o = c0; o < c1; o++) sums[o] /= c->R;
+/* The pieces' statistics (piece p's means at ps[2 C p], its sums of squares
+ * right after) merged in piece order into the mean and the biased variance. */
+static void fgl__bn_merge(const double *ps, int R, int C, double *FGL__RESTRICT mean, double *FGL__RESTRICT var) {
+    int p, o, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
+    double na = FGL__MIN(R, FGL__ROWS);
+    for (o = 0; o < C; o++) {
+        mean[o] = ps[o];
+        var[o] = ps[C + o];
+    }
+    for (p = 1; p < n_pc; p++) {
+        const double *pm = ps + 2 * (size_t)C * (size_t)p, *pq = pm + C;
+        double nb = FGL__MIN(R, (p + 1) * FGL__ROWS) - p * FGL__ROWS, n = na + nb;
+        for (o = 0; o < C; o++) {
+            double delta = pm[o] - mean[o];
+            mean[o] += delta * (nb / n);
+            var[o] += pq[o] + delta * delta * (na * nb / n);
+        }
+        na = n;
+    }
+    for (o = 0; o < C; o++) var[o] /= R;
 }
 
 /* Batch norm's input gradient on rows r0 .. r1-1 (a piece of a parallel
  * loop), added into ga, or written (fresh: ga not yet initialised). */
-static void fgl__bn_bw_dx(const float *FGL__RESTRICT grad, const float *FGL__RESTRICT xhat,
+static void fgl__bn_bw_dx(const float *FGL__RESTRICT grad, const float *FGL__RESTRICT x, const double *mean,
                           const float *FGL__RESTRICT gam, const float *FGL__RESTRICT rstd, const double *m1,
                           const double *m2, int eval, int fresh, int r0, int r1, int C, float *FGL__RESTRICT ga) {
     int k, c;
     for (k = r0; k < r1; k++) {
-        const float *g = grad + (size_t)k * C, *xh = xhat + (size_t)k * C;
+        const float *g = grad + (size_t)k * C, *xr = x + (size_t)k * C;
         float *d = ga + (size_t)k * C;
         if (eval && fresh)
             for (c = 0; c < C; c++) d[c] = g[c] * gam[c] * rstd[c];
         else if (eval)
             for (c = 0; c < C; c++) d[c] += g[c] * gam[c] * rstd[c];
         else if (fresh)
-            for (c = 0; c < C; c++) d[c] = rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
+            for (c = 0; c < C; c++)
+                d[c] = rstd[c] * (g[c] * gam[c] - (float)m1[c] - fgl__bn_xhat(xr[c], mean[c], rstd[c]) * (float)m2[c]);
         else
-            for (c = 0; c < C; c++) d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - xh[c] * (float)m2[c]);
+            for (c = 0; c < C; c++)
+                d[c] += rstd[c] * (g[c] * gam[c] - (float)m1[c] - fgl__bn_xhat(xr[c], mean[c], rstd[c]) * (float)m2[c]);
     }
 }
 
-/* Batch norm's output on rows r0 .. r1-1: x-hat, then gamma x-hat + beta
- * (relu: clamped at 0). */
+/* Batch norm's output on rows r0 .. r1-1: gamma x-hat + beta (relu:
+ * clamped at 0). */
 static void fgl__bn_rows(const float *FGL__RESTRICT x, const double *mean, const float *FGL__RESTRICT rstd,
                          const float *FGL__RESTRICT gam, const float *FGL__RESTRICT bet, int relu, int r0, int r1,
-                         int C, float *FGL__RESTRICT xhat, float *FGL__RESTRICT out) {
+                         int C, float *FGL__RESTRICT out) {
     int k, o;
     for (k = r0; k < r1; k++) {
         const float *xr = x + (size_t)k * C;
-        float *xh = xhat + (size_t)k * C, *yv = out + (size_t)k * C;
+        float *yv = out + (size_t)k * C;
         for (o = 0; o < C; o++) {
-            float v;
-            xh[o] = (float)((xr[o] - mean[o]) * rstd[o]);
-            v = xh[o] * gam[o] + bet[o];
+            float xh = fgl__bn_xhat(xr[o], mean[o], rstd[o]), v = xh * gam[o] + bet[o];
             yv[o] = relu && !(v > 0.0f) ? 0.0f : v;
         }
     }
@@ -4430,7 +4483,8 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
     fgl_node *a = y->in[0], *gamma = y->in[1];
     float *ga;
     int fresh;
-    const float *xhat = (const float *)y->s0, *rstd = (const float *)y->s1;
+    const double *mean = (const double *)y->s0;
+    const float *rstd = (const float *)y->s1;
     int R = y->rows, C = y->cols, eval = y->i1, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
     (void)par; /* read by the OpenMP pragmas only */
@@ -4450,9 +4504,9 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             int r0 = ch * FGL__ROWS, r1 = FGL__MIN(R, r0 + FGL__ROWS);
-            fgl__bn_bw_sums(y->grad + (size_t)r0 * cz, xhat + (size_t)r0 * cz, gam, r1 - r0, C, gg ? pg + 2 * cz * ch : NULL,
+            fgl__bn_bw_sums(y->grad, a->val, mean, rstd, gam, r0, r1, C, gg ? pg + 2 * cz * ch : NULL,
                             gbeta ? pg + 2 * cz * ch + cz : NULL, pm + 2 * cz * ch, pm + 2 * cz * ch + cz,
-                            y->f0 != 0.0f ? y->val + (size_t)r0 * cz : NULL);
+                            y->f0 != 0.0f ? y->val : NULL);
         }
         for (ch = 0; ch < n_ch; ch++)
             for (c = 0; c < C; c++) {
@@ -4473,8 +4527,8 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
 #pragma omp parallel for schedule(static) if (par)
 #endif
         for (ch = 0; ch < n_ch; ch++)
-            fgl__bn_bw_dx(y->grad, xhat, gam, rstd, m1, m2, eval, fresh, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS),
-                          C, ga);
+            fgl__bn_bw_dx(y->grad, a->val, mean, gam, rstd, m1, m2, eval, fresh, ch * FGL__ROWS,
+                          FGL__MIN(R, (ch + 1) * FGL__ROWS), C, ga);
     }
 }
 
@@ -4526,61 +4580,69 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
     if (!y) return NULL;
     outer = cols_axis ? C : R;
     inner = cols_axis ? R : C;
-    xhat = fgl__fbuf(t, fgl__size(y));
+    xhat = cols_axis ? NULL : fgl__fbuf(t, fgl__size(y)); /* batch norm computes it again in backward */
     rstd = fgl__fbuf(t, (size_t)FGL__MAX(outer, 1));
-    if (!xhat || !rstd) return NULL;
+    if ((!cols_axis && !xhat) || !rstd) return NULL;
     y->s0 = xhat;
     y->s1 = rstd;
     y->i0 = cols_axis;
     y->i1 = eval;
     y->f0 = relu ? 1.0f : 0.0f;
     if (cols_axis) {
-        /* Batch norm: statistics per column, each column's sums over its
-         * rows in increasing order (fgl__col_chain: the same bits on any
-         * number of threads). */
-        int par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+        /* Batch norm: statistics per column over fixed pieces of rows
+         * merged in order (fgl__bn_piece_stats: the same bits on any number
+         * of threads), then the output, in one parallel region. */
+        int par = (size_t)R * (size_t)C >= FGL_PAR_MIN, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
+        double *ps = eval ? NULL : (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C * (size_t)n_ch);
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
         (void)par; /* read by the OpenMP pragmas only */
-        if (!mean || !gam || !bet) return NULL;
+        if (!mean || !gam || !bet || (!eval && !ps)) return NULL;
+        y->s0 = mean;
         for (o = 0; o < C; o++) {
             gam[o] = gamma ? gamma->val[o] : 1.0f;
             bet[o] = beta ? beta->val[o] : 0.0f;
         }
-        if (eval) {
+        if (eval)
             for (o = 0; o < C; o++) {
                 mean[o] = rmean[o];
                 var[o] = rvar[o];
+                rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
             }
-        } else {
-            fgl__bn_stats_ctx sc;
-            int width = FGL__BN_WIDTH;
-            sc.x = a->val;
-            sc.R = R;
-            sc.C = C;
-            sc.mean = mean;
-            sc.var = var;
 #ifdef _OPENMP
-            if (omp_get_max_threads() > 2) width = 16; /* a relay runs its threads one after another: with more
-                                                        * than two, a pipeline of narrower blocks */
+#pragma omp parallel if (par)
 #endif
-            fgl__col_chain(R, C, width, 2, fgl__bn_stats_add, fgl__bn_stats_close, &sc, a->val);
-            for (o = 0; o < C; o++) {
-                if (rmean && rvar) {
-                    rmean[o] = (1.0f - momentum) * rmean[o] + momentum * (float)mean[o];
-                    rvar[o] = (1.0f - momentum) * rvar[o] + momentum * (float)(R > 1 ? var[o] * R / (R - 1) : var[o]);
+        {
+            int ch;
+            if (!eval) {
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+                for (ch = 0; ch < n_ch; ch++)
+                    fgl__bn_piece_stats(a->val, C, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS),
+                                        ps + 2 * (size_t)C * (size_t)ch, ps + 2 * (size_t)C * (size_t)ch + C);
+#ifdef _OPENMP
+#pragma omp single
+#endif
+                {
+                    int j;
+                    fgl__bn_merge(ps, R, C, mean, var);
+                    for (j = 0; j < C; j++) {
+                        if (rmean && rvar) {
+                            rmean[j] = (1.0f - momentum) * rmean[j] + momentum * (float)mean[j];
+                            rvar[j] = (1.0f - momentum) * rvar[j] +
+                                      momentum * (float)(R > 1 ? var[j] * R / (R - 1) : var[j]);
+                        }
+                        rstd[j] = (float)(1.0 / sqrt(var[j] + eps));
+                    }
                 }
             }
-        }
-        for (o = 0; o < C; o++) rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
-        {
-            int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp for schedule(static)
 #endif
             for (ch = 0; ch < n_ch; ch++)
                 fgl__bn_rows(a->val, mean, rstd, gam, bet, relu, ch * FGL__ROWS, FGL__MIN(R, (ch + 1) * FGL__ROWS), C,
-                             xhat, y->val);
+                             y->val);
         }
         return y;
     }
@@ -4630,7 +4692,7 @@ static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
         c.g = y->grad;
         c.n = y->cols;
         c.gb = gb;
-        fgl__col_chain(y->rows, y->cols, y->cols, 1, fgl__colsum_add, NULL, &c, y->grad);
+        fgl__col_chain(y->rows, y->cols, fgl__colsum_add, &c, y->grad);
     }
     if (!(g = fgl__grad_w(t, x, &fresh))) return;
     if (at) {

@@ -352,9 +352,9 @@ int main(int argc, char **argv) {
                     double f[2] = {0, 0}, by[2] = {0, 0};
                     count_node(n, f, by);
                     F[ph][0] += f[0];
-                    F[ph][1] += n->grad ? f[1] : 0;
+                    F[ph][1] += n->needs_grad ? f[1] : 0; /* (intermediate gradients are released by now) */
                     B[ph][0] += by[0];
-                    B[ph][1] += n->grad ? by[1] : 0;
+                    B[ph][1] += n->needs_grad ? by[1] : 0;
                 }
             tb = fgl_now();
             fgl_optim_step(&o, &m.params);

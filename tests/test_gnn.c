@@ -1026,6 +1026,88 @@ static void test_gin_fused_relu_bits(void) {
     fgl_graph_set_free(&s);
 }
 
+/* The backward pass releases each intermediate node's gradient once it has
+ * gone through the node, and later gradients take those buffers: a GIN
+ * training step (batch norm, MLP head) gives the same parameter gradients,
+ * bit for bit, as with every gradient kept (t.retain_grads), also on a
+ * second step on the reset tape (where every buffer it takes holds the
+ * last step's values); afterwards only leaves hold gradients, and the
+ * backward pass grows the arena by at most half of what keeping them all
+ * takes. */
+static void test_grad_release(void) {
+    fgl_graph_set s;
+    fgl_error err;
+    fgl_batch b;
+    fgl_gnn_graph g;
+    fgl_model_spec spec;
+    fgl_model m;
+    float *grads[3] = {NULL, NULL, NULL};
+    size_t grown[3] = {0, 0, 0};
+    int ids[300], i, n_ids, v, ok = 1, leaves_only = 1;
+    fgl_tape t;
+    if (fgl_synth_graphs(NULL, 12, &s, &err) != FGL_OK) {
+        FT_CHECK(0, "synthetic graphs: %s", err.msg);
+        return;
+    }
+    FT_CHECK(fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK, "%s", err.msg);
+    n_ids = s.n_graphs < 300 ? s.n_graphs : 300;
+    for (i = 0; i < n_ids; i++) ids[i] = i;
+    fgl_batch_init(&b);
+    memset(&g, 0, sizeof g);
+    spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
+    spec.batch_norm = 1;
+    spec.head = FGL_HEAD_MLP;
+    if (fgl_batch_make(&s, ids, n_ids, &b, &err) != FGL_OK || fgl_gnn_graph_from_batch(&g, &b, &spec, &err) != FGL_OK ||
+        fgl_model_init(&m, &spec, 3, &err) != FGL_OK) {
+        FT_CHECK(0, "%s", err.msg);
+        fgl_batch_free(&b);
+        fgl_graph_set_free(&s);
+        return;
+    }
+    fgl_tape_init(&t);
+    for (v = 0; v < 3; v++) { /* v 0: gradients kept; 1: released; 2: released, a second step on the reset tape */
+        fgl_rng r;
+        fgl_forward out;
+        fgl_node *loss;
+        size_t fwd;
+        if (v < 2) {
+            fgl_tape_free(&t);
+            fgl_tape_init(&t);
+        } else
+            fgl_tape_reset(&t);
+        t.retain_grads = v == 0;
+        fgl_rng_init(&r, 5, 0);
+        fgl_params_zero_grad(&m.params);
+        ok &= fgl_model_forward(&m, &t, &g, 1, &r, &out) == FGL_OK && out.logits;
+        loss = ok ? fgl_op_cross_entropy(&t, out.logits, b.y, NULL) : NULL;
+        fwd = t.arena_total;
+        ok &= loss && fgl_tape_backward(&t, loss) == FGL_OK;
+        if (!ok) break;
+        grown[v] = t.arena_total - fwd;
+        grads[v] = (float *)malloc(sizeof(float) * m.params.size);
+        if (grads[v]) memcpy(grads[v], m.params.grad, sizeof(float) * m.params.size);
+        if (v > 0)
+            for (i = 0; i < t.n_nodes; i++) leaves_only &= (t.nodes[i]->backward == NULL) || t.nodes[i]->grad == NULL;
+    }
+    FT_CHECK(ok && grads[0] && grads[1] && grads[2], "three training steps ran");
+    if (ok && grads[0] && grads[1] && grads[2]) {
+        FT_CHECK(memcmp(grads[0], grads[1], sizeof(float) * m.params.size) == 0,
+                 "released gradients: the same parameter gradients, bit for bit");
+        FT_CHECK(memcmp(grads[0], grads[2], sizeof(float) * m.params.size) == 0,
+                 "a second step on the reset tape: the same parameter gradients, bit for bit");
+        FT_CHECK(leaves_only, "after backward only leaves hold gradients");
+        FT_CHECK(grown[1] * 2 <= grown[0] && grown[2] * 2 <= grown[0],
+                 "backward grows the arena by %zu and %zu bytes, keeping every gradient by %zu", grown[1], grown[2],
+                 grown[0]);
+    }
+    for (v = 0; v < 3; v++) free(grads[v]);
+    fgl_tape_free(&t);
+    fgl_model_free(&m);
+    fgl_gnn_graph_free(&g);
+    fgl_batch_free(&b);
+    fgl_graph_set_free(&s);
+}
+
 static void test_large_batch_parallel(void) {
     fgl_graph_set s;
     fgl_error err;
@@ -1172,6 +1254,7 @@ int main(void) {
     FT_RUN(test_gcn_cora_short);
     FT_RUN(test_large_batch_parallel);
     FT_RUN(test_gin_fused_relu_bits);
+    FT_RUN(test_grad_release);
     FT_RUN(test_gin_synth_short);
     FT_RUN(test_gin_proteins_short);
     rc = ft_finish();
