@@ -516,9 +516,9 @@ struct fgl_tape {
      * backward then writes into memory still in cache instead of 18 MB of
      * fresh arena (a tape larger than the cache makes every fresh write a
      * trip to memory, and two cores share that bandwidth). */
-    float **spare;
-    size_t *spare_len;         /* floats in each */
-    int n_spare, cap_spare;
+    float **spare;             /* up to FGL__SPARES (allocated at the first release), oldest first */
+    size_t *spare_bytes;       /* each one's size */
+    int n_spare;
     int retain_grads;          /* 1: keep every node's gradient after backward (as PyTorch's retain_grad) */
 };
 
@@ -2729,7 +2729,7 @@ FGLDEF void fgl_tape_free(fgl_tape *t) {
     fgl__chunks_free(t->chunk);
     FGL_FREE(t->nodes);
     FGL_FREE(t->spare);
-    FGL_FREE(t->spare_len);
+    FGL_FREE(t->spare_bytes);
     memset(t, 0, sizeof *t);
 }
 
@@ -2884,42 +2884,64 @@ static int fgl__claim_unset(fgl_node *n) {
     return 1;
 }
 
-/* A gradient's buffer of len floats, uninitialised: the most recently
- * released spare that is large enough (the likeliest still in cache), else
- * new arena memory. */
+/* A gradient's buffer of len floats, uninitialised: the smallest spare
+ * that holds it, the most recently released of those (the likeliest still
+ * in cache; a layer's gradients all have the same size), its remainder
+ * kept as a spare; else new arena memory. The list is short
+ * (FGL__SPARES): once full, the oldest spare is dropped (left unused in
+ * the arena), so a search costs little whatever the tape. */
+#define FGL__SPARES 64
 static float *fgl__grad_buf(fgl_tape *t, size_t len) {
-    int i;
-    for (i = t->n_spare - 1; i >= 0; i--)
-        if (t->spare_len[i] >= len) {
-            float *p = t->spare[i];
-            for (; i + 1 < t->n_spare; i++) {
-                t->spare[i] = t->spare[i + 1];
-                t->spare_len[i] = t->spare_len[i + 1];
-            }
-            t->n_spare--;
-            return p;
+    size_t bytes = (sizeof(float) * len + FGL__ALIGN - 1) & ~(size_t)(FGL__ALIGN - 1);
+    int i, best = -1;
+    float *p;
+    for (i = t->n_spare - 1; i >= 0 && len > 0; i--)
+        if (t->spare_bytes[i] >= bytes && (best < 0 || t->spare_bytes[i] < t->spare_bytes[best])) best = i;
+    if (best < 0) return fgl__fbuf(t, len);
+    p = t->spare[best];
+    if (t->spare_bytes[best] - bytes >= FGL__ALIGN) { /* the rest stays a spare, in its place */
+        t->spare[best] = (float *)((char *)p + bytes);
+        t->spare_bytes[best] -= bytes;
+    } else {
+        for (i = best; i + 1 < t->n_spare; i++) {
+            t->spare[i] = t->spare[i + 1];
+            t->spare_bytes[i] = t->spare_bytes[i + 1];
         }
-    return fgl__fbuf(t, len);
+        t->n_spare--;
+    }
+    return p;
 }
 
 /* n's gradient, released once the backward pass has gone through n: its
- * buffer becomes a spare. Without room to list it, it is simply left in
- * the arena. */
+ * buffer (arena memory, FGL__ALIGN-aligned, at least its size rounded up
+ * to that) becomes a spare, unless it is empty or there is no memory for
+ * the list (it then stays unused in the arena). */
 static void fgl__grad_release(fgl_tape *t, fgl_node *n) {
-    if (t->n_spare == t->cap_spare) {
-        int cap = t->cap_spare ? 2 * t->cap_spare : 32;
-        float **sp = (float **)FGL_REALLOC(t->spare, sizeof(float *) * (size_t)cap);
-        size_t *sl;
-        if (!sp) return;
-        t->spare = sp;
-        sl = (size_t *)FGL_REALLOC(t->spare_len, sizeof(size_t) * (size_t)cap);
-        if (!sl) return;
-        t->spare_len = sl;
-        t->cap_spare = cap;
-    }
-    t->spare[t->n_spare] = n->grad;
-    t->spare_len[t->n_spare++] = fgl__size(n);
+    size_t bytes = (sizeof(float) * fgl__size(n) + FGL__ALIGN - 1) & ~(size_t)(FGL__ALIGN - 1);
+    float *g = n->grad;
+    int i;
     n->grad = NULL;
+    if (!g || bytes == 0) return;
+    if (!t->spare) {
+        t->spare = (float **)FGL_MALLOC(sizeof(float *) * FGL__SPARES);
+        t->spare_bytes = (size_t *)FGL_MALLOC(sizeof(size_t) * FGL__SPARES);
+        if (!t->spare || !t->spare_bytes) { /* no list: the buffer simply stays where it is */
+            FGL_FREE(t->spare);
+            FGL_FREE(t->spare_bytes);
+            t->spare = NULL;
+            t->spare_bytes = NULL;
+            return;
+        }
+    }
+    if (t->n_spare == FGL__SPARES) {
+        for (i = 0; i + 1 < t->n_spare; i++) {
+            t->spare[i] = t->spare[i + 1];
+            t->spare_bytes[i] = t->spare_bytes[i + 1];
+        }
+        t->n_spare--;
+    }
+    t->spare[t->n_spare] = g;
+    t->spare_bytes[t->n_spare++] = bytes;
 }
 
 /* The gradient buffer of n, allocated (zeroed) on first use; NULL if n needs
@@ -4594,7 +4616,7 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
          * of threads), then the output, in one parallel region. */
         int par = (size_t)R * (size_t)C >= FGL_PAR_MIN, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
-        double *ps = eval ? NULL : (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C * (size_t)n_ch);
+        double *ps = eval ? NULL : (double *)fgl__talloc(t, sizeof(double) * 2 * (size_t)C * (size_t)n_ch);
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
         (void)par; /* read by the OpenMP pragmas only */
         if (!mean || !gam || !bet || (!eval && !ps)) return NULL;

@@ -225,11 +225,12 @@ static void count_node(const fgl_node *n, double *F, double *B) {
         B[0] += 4 * (sz(n->in[0]) + y);
         if (gx) B[1] += 4 * (sz(n->in[0]) + y);
     } else if (!strncmp(n->op, "batch_norm", 10)) { /* and batch_norm_relu */
-        /* statistics (read x twice), normalise (read x, write x-hat and y);
-         * backward: two column sums over dy and x-hat, then dx */
+        /* statistics (read x), normalise (read x, write y); backward: two
+         * column sums over dy and x-hat (read dy and x: x-hat is computed
+         * again), then dx (read dy and x, write dx) */
         F[0] += 7 * y;
-        B[0] += 4 * 4 * y;
-        F[1] += 8 * y;
+        B[0] += 4 * 3 * y;
+        F[1] += 12 * y;
         B[1] += 4 * 5 * y;
     } else if (ph == PH_NORM) { /* elementwise: read inputs, write output */
         int i;
@@ -260,7 +261,7 @@ int main(int argc, char **argv) {
     fgl_rng r;
     int ids[N_TRAIN], perm[2000];
     double t[EPOCHS], nodes = 0, edges = 0;
-    double F[PH_N][2], B[PH_N][2], T[PH_N][2];
+    double F[PH_N][2], B[PH_N][2], T[PH_N][2], tape_mb[2] = {0, 0};
     for (a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--phases")) phases = 1;
         else if (!strcmp(argv[a], "--batch") && a + 1 < argc) {
@@ -341,10 +342,12 @@ int main(int argc, char **argv) {
             if (profiled) T[PH_OPT][0] += fgl_now() - tb;
             fgl_model_forward(&m, &tp, &g, 1, &r, &out);
             loss = fgl_op_cross_entropy(&tp, out.logits, b.y, NULL);
+            if (profiled && (double)tp.arena_total > tape_mb[0] * 1e6) tape_mb[0] = (double)tp.arena_total / 1e6;
             if (fgl_tape_backward(&tp, loss)) {
                 fprintf(stderr, "bench_gin: %s\n", tp.msg);
                 return 1;
             }
+            if (profiled && (double)tp.arena_total > tape_mb[1] * 1e6) tape_mb[1] = (double)tp.arena_total / 1e6;
             if (profiled)
                 for (i = 0; i < tp.n_nodes; i++) {
                     fgl_node *n = tp.nodes[i];
@@ -417,6 +420,8 @@ int main(int argc, char **argv) {
             for (k = 0; k < PH_N; k++) all += B[k][0] + B[k][1];
             printf("\nBytes the epoch must move (counted as above): %.0f MB, %.1f GB/s over the profiled epoch "
                    "(triads: %.0f and %.0f GB/s).\n", all / 1e6, all / total / 1e9, bw_l2, bw_mem);
+            printf("The tape of the largest batch: %.1f MB after forward, %.1f MB after backward.\n", tape_mb[0],
+                   tape_mb[1]);
         }
         printf("\nOps: ");
         for (k = 0; k < prof.n; k++)

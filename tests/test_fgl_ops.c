@@ -1188,6 +1188,58 @@ static void check_bn_relu_fused(fgl_params *ps, ctx *c, const char *what) {
     fgl_tape_free(&t2);
 }
 
+/* Batch norm's backward computes x-hat again from its input (it is not
+ * stored): it must be the forward's x-hat to the bit. With gamma 1 and beta
+ * 0 the output is x-hat itself, and gamma's gradient, for the loss
+ * sum(y * w), is the sum over the rows in order of w * y (200 rows: one
+ * piece of rows, one thread), so it must equal that sum computed from the
+ * forward's output, bit for bit; in training and in evaluation. */
+static void test_batch_norm_xhat_bits(void) {
+    enum { R = 200, C = 24 };
+    static float w[R * C], rm[C], rv[C];
+    int train, i, j;
+    fgl_rng r;
+    fgl_rng_init(&r, 91, 0);
+    for (i = 0; i < R * C; i++) w[i] = fgl_rng_uniformf(&r, -1, 1);
+    for (train = 0; train < 2; train++) {
+        fgl_params ps;
+        fgl_tape t;
+        fgl_node *y;
+        int sx, sg, sb, same = 1;
+        fgl_params_init(&ps);
+        sx = fgl_params_add(&ps, "x", R, C, FGL_G_OTHER, 1);
+        sg = fgl_params_add(&ps, "gamma", 1, C, FGL_G_OTHER, 1);
+        sb = fgl_params_add(&ps, "beta", 1, C, FGL_G_OTHER, 1);
+        for (i = 0; i < R * C; i++) fgl_params_data(&ps, sx)[i] = fgl_rng_uniformf(&r, -3, 3) + 0.37f * (float)(i % C);
+        for (j = 0; j < C; j++) {
+            fgl_params_data(&ps, sg)[j] = 1.0f;
+            fgl_params_data(&ps, sb)[j] = 0.0f;
+            rm[j] = fgl_rng_uniformf(&r, -1, 1);
+            rv[j] = fgl_rng_uniformf(&r, 0.5f, 2);
+        }
+        fgl_params_zero_grad(&ps);
+        fgl_tape_init(&t);
+        t.retain_grads = 1; /* y's gradient must be w, checked below */
+        y = fgl_op_batch_norm(&t, fgl_op_param(&t, &ps, sx), fgl_op_param(&t, &ps, sg), fgl_op_param(&t, &ps, sb), rm, rv,
+                              0.1f, 1e-5f, train);
+        FT_CHECK(y && fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_mul(&t, y, fgl_op_const(&t, w, R, C)))) == FGL_OK,
+                 "batch norm (%s) and its backward ran", train ? "training" : "evaluation");
+        if (y && !t.err)
+            for (j = 0; j < C; j++) {
+                float sum = 0.0f;
+                for (i = 0; i < R; i++) {
+                    float p = y->grad[i * C + j] * y->val[i * C + j];
+                    sum += p;
+                }
+                same &= memcmp(&sum, &fgl_params_gradp(&ps, sg)[j], sizeof sum) == 0;
+            }
+        FT_CHECK(same, "batch norm (%s): gamma's gradient is the sum of dy times the forward's x-hat, bit for bit",
+                 train ? "training" : "evaluation");
+        fgl_tape_free(&t);
+        fgl_params_free(&ps);
+    }
+}
+
 static void test_batch_norm(void) {
     static const float rm0[3] = {0.2f, -0.1f, 0.5f}, rv0[3] = {1.5f, 0.7f, 2.0f};
     int train, affine;
@@ -1877,6 +1929,7 @@ int main(void) {
     FT_RUN(test_mix_blocks);
     FT_RUN(test_layer_norm);
     FT_RUN(test_batch_norm);
+    FT_RUN(test_batch_norm_xhat_bits);
     FT_RUN(test_spmm);
     FT_RUN(test_spmm_bias);
     FT_RUN(test_spmm_values);
