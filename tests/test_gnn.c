@@ -961,22 +961,34 @@ static int same_ints(const int *a, const int *b, size_t n) { return n == 0 || !m
  * path (fgl_op_relu_dropout), so a training step with it and with dropout
  * 0 must agree bit for bit, logits and every parameter's gradient, with
  * and without batch norm, on a batch large enough for parallel kernels. */
+/* Synthetic graphs (seed) with one-hot node labels as features, the first
+ * 300 of them in one batch b; 0 (and a failed check) when any step fails. */
+static int synth_batch(uint64_t seed, fgl_graph_set *s, fgl_batch *b) {
+    fgl_error err;
+    int ids[300], i, n_ids;
+    fgl_batch_init(b);
+    if (fgl_synth_graphs(NULL, seed, s, &err) != FGL_OK) {
+        FT_CHECK(0, "synthetic graphs: %s", err.msg);
+        return 0;
+    }
+    n_ids = s->n_graphs < 300 ? s->n_graphs : 300;
+    for (i = 0; i < n_ids; i++) ids[i] = i;
+    if (fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, &err) != FGL_OK || fgl_batch_make(s, ids, n_ids, b, &err) != FGL_OK) {
+        FT_CHECK(0, "synthetic batch: %s", err.msg);
+        fgl_graph_set_free(s);
+        return 0;
+    }
+    return 1;
+}
+
 static void test_gin_fused_relu_bits(void) {
     fgl_graph_set s;
     fgl_error err;
     fgl_batch b;
     fgl_gnn_graph g;
-    int ids[300], i, bn, n_ids;
-    if (fgl_synth_graphs(NULL, 11, &s, &err) != FGL_OK) {
-        FT_CHECK(0, "synthetic graphs: %s", err.msg);
-        return;
-    }
-    FT_CHECK(fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK, "%s", err.msg);
-    n_ids = s.n_graphs < 300 ? s.n_graphs : 300;
-    for (i = 0; i < n_ids; i++) ids[i] = i;
-    fgl_batch_init(&b);
+    int bn;
+    if (!synth_batch(11, &s, &b)) return;
     memset(&g, 0, sizeof g);
-    FT_CHECK(fgl_batch_make(&s, ids, n_ids, &b, &err) == FGL_OK, "%s", err.msg);
     for (bn = 0; bn < 2; bn++) {
         fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
         fgl_model m;
@@ -1043,22 +1055,14 @@ static void test_grad_release(void) {
     fgl_model m;
     float *grads[3] = {NULL, NULL, NULL};
     size_t grown[3] = {0, 0, 0};
-    int ids[300], i, n_ids, v, ok = 1, leaves_only = 1;
+    int i, v, ok = 1, leaves_only = 1;
     fgl_tape t;
-    if (fgl_synth_graphs(NULL, 12, &s, &err) != FGL_OK) {
-        FT_CHECK(0, "synthetic graphs: %s", err.msg);
-        return;
-    }
-    FT_CHECK(fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &err) == FGL_OK, "%s", err.msg);
-    n_ids = s.n_graphs < 300 ? s.n_graphs : 300;
-    for (i = 0; i < n_ids; i++) ids[i] = i;
-    fgl_batch_init(&b);
+    if (!synth_batch(12, &s, &b)) return;
     memset(&g, 0, sizeof g);
     spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, s.n_feat, s.n_classes);
     spec.batch_norm = 1;
     spec.head = FGL_HEAD_MLP;
-    if (fgl_batch_make(&s, ids, n_ids, &b, &err) != FGL_OK || fgl_gnn_graph_from_batch(&g, &b, &spec, &err) != FGL_OK ||
-        fgl_model_init(&m, &spec, 3, &err) != FGL_OK) {
+    if (fgl_gnn_graph_from_batch(&g, &b, &spec, &err) != FGL_OK || fgl_model_init(&m, &spec, 3, &err) != FGL_OK) {
         FT_CHECK(0, "%s", err.msg);
         fgl_batch_free(&b);
         fgl_graph_set_free(&s);
