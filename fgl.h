@@ -41,8 +41,9 @@
  *   - fgl_tape / fgl_node / fgl_op_*: reverse-mode autodiff. Forward ops append
  *     nodes to a tape whose memory is an arena reset each step; backward walks
  *     it in reverse, handing each intermediate node's gradient on to the
- *     nodes still to come once it is done with it (as PyTorch, only leaves
- *     keep theirs; t->retain_grads = 1 keeps them all). Errors (shape mismatch, out of memory) are sticky: an op
+ *     nodes still to come once it is done with it (as in PyTorch, only
+ *     leaves keep theirs; t->retain_grads = 1 keeps them all). Errors
+ *     (shape mismatch, out of memory) are sticky: an op
  *     that fails returns NULL, later ops given NULL return NULL, and
  *     fgl_tape_backward() returns the first error with t->msg explaining it.
  *     fgl_gradcheck_ex checks any graph's gradients by finite differences
@@ -4352,11 +4353,11 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
  * mean(dxhat) - xhat mean(dxhat xhat)) over the normalised axis (i0 = 1 for
  * columns), with dxhat = dy gamma. Layer norm saves the normalised values
  * xhat (s0); batch norm saves its columns' means in double (s0) and computes
- * xhat again from its input where the backward needs it, as
- * fgl__bn_xhat: the forward's bits, without an R x C buffer per layer on
- * the tape (one more write to memory in the forward, one more read in the
- * backward). In batch-norm evaluation (i1 = 1) the statistics are
- * constants: dx = dxhat rstd. */
+ * xhat again from its input where the backward needs it, with the
+ * forward's expression (fgl__bn_xhat): the same bits, and no R x C buffer
+ * per layer on the tape (storing it cost the forward one more R x C write,
+ * to memory when the tape is larger than the cache). In batch-norm
+ * evaluation (i1 = 1) the statistics are constants: dx = dxhat rstd. */
 static float fgl__bn_xhat(float x, double mean, float rstd) { return (float)((x - mean) * rstd); }
 
 /* Batch norm's column sums over rows r0 .. r1-1, row by row in order (one
