@@ -1333,6 +1333,37 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
  * had. */
 #define FGL__KSPLIT_N 128
 #define FGL__KSPLIT_G 64
+
+/* The partial product of the block of FGL__KC steps of k from pc, an m x n
+ * matrix stored as is in part (row stride ldp). bpack: KC x NR floats per
+ * column panel of op(B), for the panels that are packed. */
+static void fgl__ksplit_part(int trans_a, int trans_b, int m, int n, int k, const float *A, int lda, const float *B,
+                             int ldb, int pc, float *part, int ldp, float *bpack) {
+    int kc = FGL__MIN(FGL__KC, k - pc);
+    fgl__gemm_tile(trans_a, trans_b, n, kc, 1.0f, trans_a ? A + (size_t)pc * lda : A + pc, lda,
+                   trans_b ? B + pc : B + (size_t)pc * ldb, ldb, 0.0f, part, ldp, 0, m, 0, (n + FGL__NR - 1) / FGL__NR,
+                   NULL, bpack, NULL, 0);
+}
+
+/* A row ci of C and its row of nb partials (the first at p, the others
+ * every blk floats), blocks b0 .. b0+nb-1 of the product: the partials
+ * added in order, as the tiled product adds a block; block 0 stored as the
+ * tile stores it (beta 0 or 1; with a bias, 0). */
+static void fgl__ksplit_row(float *FGL__RESTRICT ci, int n, const float *p, size_t blk, int b0, int nb, float beta,
+                            const float *bias) {
+    int b, j;
+    for (b = 0; b < nb; b++) {
+        const float *FGL__RESTRICT ai = p + blk * (size_t)b;
+        if (b0 + b > 0 || (beta == 1.0f && !bias)) {
+            for (j = 0; j < n; j++) ci[j] += ai[j];
+        } else if (bias) {
+            for (j = 0; j < n; j++) ci[j] = ai[j] + bias[j];
+        } else {
+            for (j = 0; j < n; j++) ci[j] = ai[j];
+        }
+    }
+}
+
 static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const float *A, int lda, const float *B,
                             int ldb, float beta, float *C, int ldc, const float *bias, int relu, int nthreads) {
     int n_pc = (k + FGL__KC - 1) / FGL__KC, n_jr = (n + FGL__NR - 1) / FGL__NR, ldp = (n + 15) / 16 * 16, b0;
@@ -1347,32 +1378,20 @@ static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const
 #pragma omp parallel num_threads(nthreads) if (nthreads > 1)
 #endif
         {
-            int b, i, j, t = 0;
+            int b, i, t = 0;
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #pragma omp for schedule(static)
 #endif
-            for (b = 0; b < nb; b++) { /* partial b: 1 x (block b0 + b of the product), stored as is */
-                int pc = (b0 + b) * FGL__KC, kc = FGL__MIN(FGL__KC, k - pc);
-                fgl__gemm_tile(trans_a, trans_b, n, kc, 1.0f, trans_a ? A + (size_t)pc * lda : A + pc, lda,
-                               trans_b ? B + pc : B + (size_t)pc * ldb, ldb, 0.0f, part + blk * (size_t)b, ldp, 0, m, 0,
-                               n_jr, NULL, buf + bpack * (size_t)t, NULL, 0);
-            }
+            for (b = 0; b < nb; b++)
+                fgl__ksplit_part(trans_a, trans_b, m, n, k, A, lda, B, ldb, (b0 + b) * FGL__KC, part + blk * (size_t)b,
+                                 ldp, buf + bpack * (size_t)t);
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-            for (i = 0; i < m; i++) { /* into row i of C, block after block */
+            for (i = 0; i < m; i++) {
                 float *ci = C + (size_t)i * (size_t)ldc;
-                for (b = 0; b < nb; b++) {
-                    const float *ai = part + blk * (size_t)b + (size_t)i * ldp;
-                    if (b0 + b > 0 || (beta == 1.0f && !bias)) { /* added, as the tile adds a block */
-                        for (j = 0; j < n; j++) ci[j] += ai[j];
-                    } else if (bias) { /* the first block, stored as the tile stores it */
-                        for (j = 0; j < n; j++) ci[j] = ai[j] + bias[j];
-                    } else {
-                        for (j = 0; j < n; j++) ci[j] = ai[j];
-                    }
-                }
+                fgl__ksplit_row(ci, n, part + (size_t)i * ldp, blk, b0, nb, beta, bias);
                 if (relu && b0 + nb == n_pc) fgl__relu_rows(ci, ldc, 1, n); /* the row is finished */
             }
         }
@@ -3165,10 +3184,109 @@ static float fgl__if_positive(float x, float v) {
     return v;
 }
 
+/* The dense layer's backward in one pass over the rows, for the shapes of a
+ * GNN's hidden layers (x at most FGL__MC columns, y at most FGL__KSPLIT_N,
+ * FGL__KC rows or more): each block of FGL__KC rows of dy is masked by the
+ * ReLU (relu), multiplied into its rows of dx and into its partial of dW
+ * while it is in the core's cache, and then added into the bias gradient
+ * in row order (a relay among the threads, each adding the blocks it
+ * handled); the partials are added into dW block after block. One parallel
+ * region where the unfused pass had four (mask, dx, dW, bias), and dy read
+ * from memory once instead of four times. The bits are the unfused pass's
+ * at any thread count: dx as the tiled product (every element one sum over
+ * y's columns), dW as fgl__gemm_ksplit, the bias as fgl__col_chain. gx and
+ * gb may be NULL; fresh_x, fresh_w: write gx, gw rather than add to them.
+ * Returns 0, nothing done, when its buffer cannot be had. */
+static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, float *gw, int fresh_w, float *gb) {
+    const fgl_node *x = y->in[0], *w = y->in[1];
+    int m = y->rows, n = y->cols, k = x->cols, ldp = (n + 15) / 16 * 16, n_pc = (m + FGL__KC - 1) / FGL__KC;
+    int n_jx = (k + FGL__NR - 1) / FGL__NR, n_jw = (n + FGL__NR - 1) / FGL__NR, nthreads = 1, g0, pc, jr;
+    size_t wpack = (size_t)n * FGL__NR * (size_t)n_jx, bpack = (size_t)FGL__KC * FGL__NR * (size_t)n_jw;
+    size_t blk = (size_t)k * (size_t)ldp;
+    float *buf, *wt, *part;
+#ifdef _OPENMP
+    if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel())
+        nthreads = FGL__MIN(FGL__MIN(omp_get_max_threads(), omp_get_num_procs()), n_pc);
+#endif
+    buf = (float *)FGL_MALLOC(sizeof(float) *
+                              (wpack + bpack * (size_t)nthreads + blk * (size_t)FGL__MIN(n_pc, FGL__KSPLIT_G) + 16));
+    if (!buf) return 0;
+    wt = buf;
+    part = (float *)(((uintptr_t)(buf + wpack + bpack * (size_t)nthreads) + 63) & ~(uintptr_t)63);
+    if (gx) /* W^T, packed once as fgl__gemm packs a small op(B) */
+        for (pc = 0; pc < n; pc += FGL__KC)
+            for (jr = 0; jr < n_jx; jr++)
+                fgl__pack_b(1, w->val, n, pc, FGL__MIN(FGL__KC, n - pc), jr * FGL__NR, FGL__MIN(FGL__NR, k - jr * FGL__NR),
+                            wt + (size_t)pc * FGL__NR * (size_t)n_jx + (size_t)jr * FGL__NR * (size_t)FGL__MIN(FGL__KC, n - pc));
+    for (g0 = 0; g0 < n_pc; g0 += FGL__KSPLIT_G) { /* FGL__KSPLIT_G blocks at a time: a bounded buffer */
+        int nb = FGL__MIN(FGL__KSPLIT_G, n_pc - g0);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nthreads) if (nthreads > 1)
+#endif
+        {
+            int T = 1, t = 0, q, extra, p0, p1, bi, i, ph;
+#ifdef _OPENMP
+            T = omp_get_num_threads();
+            t = omp_get_thread_num();
+#endif
+            /* this thread's blocks: a contiguous run, as schedule(static) shares them */
+            q = nb / T;
+            extra = nb % T;
+            p0 = t * q + FGL__MIN(t, extra);
+            p1 = p0 + q + (t < extra);
+            for (bi = p0; bi < p1; bi++) {
+                int r0 = (g0 + bi) * FGL__KC, r1 = FGL__MIN(m, r0 + FGL__KC);
+                if (relu) { /* the gradient stops where the output is 0 (in place: the bias reads it masked) */
+                    size_t e, e1 = (size_t)r1 * (size_t)n;
+                    for (e = (size_t)r0 * (size_t)n; e < e1; e++) y->grad[e] = fgl__if_positive(y->val[e], y->grad[e]);
+                }
+                if (gx) /* dx = dy W^T, rows r0 .. r1-1 */
+                    fgl__gemm_tile(0, 1, k, n, 1.0f, y->grad, n, w->val, n, fresh_x ? 0.0f : 1.0f, gx, k, r0, r1 - r0,
+                                   0, n_jx, wt, NULL, NULL, 0);
+                /* x^T dy over these rows: the block's partial of dW */
+                fgl__ksplit_part(1, 0, k, n, m, x->val, k, y->grad, n, r0, part + blk * (size_t)bi, ldp,
+                                 buf + wpack + bpack * (size_t)t);
+            }
+            /* the bias: thread after thread over its blocks' rows, in row order
+             * (without one, a single barrier) */
+            for (ph = 0; ph < (gb ? T : 1); ph++) {
+                if (ph == t && gb && p1 > p0) {
+                    fgl__colsum_ctx c;
+                    c.g = y->grad;
+                    c.n = n;
+                    c.gb = gb;
+                    fgl__colsum_add(&c, (g0 + p0) * FGL__KC, FGL__MIN(m, (g0 + p1) * FGL__KC));
+                }
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+            }
+            /* every partial is in (each thread's before its first barrier) */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+            for (i = 0; i < k; i++)
+                fgl__ksplit_row(gw + (size_t)i * (size_t)n, n, part + (size_t)i * ldp, blk, g0, nb, fresh_w ? 0.0f : 1.0f,
+                                NULL);
+        }
+    }
+    FGL_FREE(buf);
+    return 1;
+}
+
 static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0], *w = y->in[1], *b = y->in[2];
-    int m = y->rows, n = y->cols, k = x->cols, fresh;
-    float *gx, *gw, *gb;
+    int m = y->rows, n = y->cols, k = x->cols, fresh_x = 0, fresh_w = 0;
+    /* in one pass when the shapes allow; with no input shared between the
+     * three, their gradients may be taken up front */
+    int rows = w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n <= FGL__KSPLIT_N && m >= FGL__KC;
+    float *gx = NULL, *gw = NULL, *gb = NULL;
+    if (rows) {
+        gx = fgl__grad_w(t, x, &fresh_x);
+        gw = fgl__grad_w(t, w, &fresh_w);
+        gb = fgl__grad(t, b);
+        if (gw && fgl__linear_bw_rows(y, y->i0, gx, fresh_x, gw, fresh_w, gb)) return;
+    }
     if (y->i0) { /* fused ReLU: the gradient stops where the output is 0 (masked in place, before any reads it) */
         size_t sz = fgl__size(y), len = fgl__piece_len(sz);
         long ch, n_ch = (long)((sz + len - 1) / len);
@@ -3180,11 +3298,11 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
             for (i = (size_t)ch * len; i < hi; i++) y->grad[i] = fgl__if_positive(y->val[i], y->grad[i]);
         }
     }
-    gx = fgl__grad_w(t, x, &fresh);
-    if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, fresh ? 0.0f : 1.0f, gx, k); /* dx = dy W^T */
-    gw = fgl__grad_w(t, w, &fresh);
-    if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
-    gb = fgl__grad(t, b);
+    if (!rows) gx = fgl__grad_w(t, x, &fresh_x); /* each taken right before it is written (x may be w) */
+    if (gx) fgl_gemm(0, 1, m, k, n, 1.0f, y->grad, n, w->val, n, fresh_x ? 0.0f : 1.0f, gx, k); /* dx = dy W^T */
+    if (!rows) gw = fgl__grad_w(t, w, &fresh_w);
+    if (gw) fgl_gemm(1, 0, k, n, m, 1.0f, x->val, k, y->grad, n, fresh_w ? 0.0f : 1.0f, gw, n); /* dW = x^T dy */
+    if (!rows) gb = fgl__grad(t, b);
     if (gb) { /* column sums of dy, each column over the rows in order (a relay: see fgl__col_chain) */
         fgl__colsum_ctx c;
         c.g = y->grad;

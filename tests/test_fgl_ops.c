@@ -10,6 +10,9 @@
 #define FGL_IMPLEMENTATION
 #include "../fgl.h"
 #include "ft.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static fgl_rng R;
 
@@ -322,6 +325,127 @@ static void test_linear_relu(void) {
         FT_CHECK(!fgl_op_linear_relu(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 2, 3), NULL) &&
                      tp.err == FGL_ERR_SHAPE && strstr(tp.msg, "linear_relu"), "inner dimensions: %s", tp.msg);
         fgl_tape_free(&tp);
+    }
+}
+
+/* The dense layer's backward in one pass over blocks of 256 rows (taken
+ * when x has at most 96 columns, y at most 128, and there are 256 rows or
+ * more) against the unfused formulas through the public fgl_gemm, bit for
+ * bit: dx = dy W^T, dW = x^T dy, db the column sums of dy in row order, dy
+ * masked where the output is 0 (relu). Two layers share x, W and b, so the
+ * second backward adds to what the first wrote; the gradients are zeroed
+ * first (added to 0) or their zeroing deferred (stored, then added). At 1,
+ * 2 and 3 threads. Shapes: one block exactly; edges (n not a multiple of
+ * 16, a last block short); the largest k and n taken; more blocks than one
+ * buffer holds (two groups); and two beyond the limits (the unfused pass,
+ * against the same formulas). */
+static void check_linear_rows(int M, int K, int N, int relu, int with_bias, int defer, int threads) {
+    fgl_params ps;
+    fgl_tape t;
+    fgl_node *x, *w, *b, *y1, *y2, *loss;
+    float *c1, *c2, *dy1, *dy2, *gx, *gw, *gb;
+    int sx, sw, sb, i, j, ok;
+    size_t k;
+    fgl_rng r;
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(threads);
+#endif
+    fgl_rng_init(&r, (uint64_t)(M * 31 + K * 7 + N), 3);
+    fgl_params_init(&ps);
+    sx = fgl_params_add(&ps, "x", M, K, FGL_G_OTHER, 1);
+    sw = fgl_params_add(&ps, "W", K, N, FGL_G_OTHER, 1);
+    sb = fgl_params_add(&ps, "b", 1, N, FGL_G_OTHER, 1);
+    for (k = 0; k < ps.size; k++) ps.data[k] = fgl_rng_uniformf(&r, -1, 1);
+    c1 = (float *)malloc(sizeof(float) * (size_t)M * N * 4);
+    c2 = c1 + (size_t)M * N;
+    dy1 = c2 + (size_t)M * N;
+    dy2 = dy1 + (size_t)M * N;
+    gx = (float *)calloc((size_t)M * K + (size_t)K * N + N, sizeof(float));
+    gw = gx + (size_t)M * K;
+    gb = gw + (size_t)K * N;
+    FT_CHECK(c1 && gx, "linear rows: buffers");
+    if (!c1 || !gx) {
+        free(c1);
+        free(gx);
+        fgl_params_free(&ps);
+        return;
+    }
+    for (k = 0; k < (size_t)M * N; k++) {
+        c1[k] = fgl_rng_uniformf(&r, -2, 2);
+        c2[k] = fgl_rng_uniformf(&r, -2, 2);
+    }
+    if (defer) {
+        for (k = 0; k < ps.size; k++) ps.grad[k] = NAN;
+        fgl_params_defer_zero_grad(&ps);
+    } else
+        fgl_params_zero_grad(&ps);
+    fgl_tape_init(&t);
+    x = fgl_op_param(&t, &ps, sx);
+    w = fgl_op_param(&t, &ps, sw);
+    b = with_bias ? fgl_op_param(&t, &ps, sb) : NULL;
+    y1 = relu ? fgl_op_linear_relu(&t, x, w, b) : fgl_op_linear(&t, x, w, b);
+    y2 = relu ? fgl_op_linear_relu(&t, x, w, b) : fgl_op_linear(&t, x, w, b);
+    loss = fgl_op_add(&t, fgl_op_sum(&t, fgl_op_mul(&t, y1, fgl_op_const(&t, c1, M, N))),
+                      fgl_op_sum(&t, fgl_op_mul(&t, y2, fgl_op_const(&t, c2, M, N))));
+    ok = loss && fgl_tape_backward(&t, loss) == FGL_OK;
+    FT_CHECK(ok, "linear rows %dx%dx%d: backward: %s", M, K, N, t.msg);
+    if (ok) {
+        /* y2's backward runs first (the later node), then y1's adds */
+        for (k = 0; k < (size_t)M * N; k++) {
+            dy1[k] = relu && !(y1->val[k] > 0) ? 0.0f : c1[k];
+            dy2[k] = relu && !(y2->val[k] > 0) ? 0.0f : c2[k];
+        }
+        fgl_gemm(0, 1, M, K, N, 1.0f, dy2, N, w->val, N, defer ? 0.0f : 1.0f, gx, K);
+        fgl_gemm(0, 1, M, K, N, 1.0f, dy1, N, w->val, N, 1.0f, gx, K);
+        fgl_gemm(1, 0, K, N, M, 1.0f, x->val, K, dy2, N, defer ? 0.0f : 1.0f, gw, N);
+        fgl_gemm(1, 0, K, N, M, 1.0f, x->val, K, dy1, N, 1.0f, gw, N);
+        for (j = 0; j < N && with_bias; j++) {
+            float acc = 0.0f;
+            for (i = 0; i < M; i++) acc += dy2[(size_t)i * N + j];
+            for (i = 0; i < M; i++) acc += dy1[(size_t)i * N + j];
+            gb[j] = acc;
+        }
+        FT_CHECK(memcmp(fgl_params_gradp(&ps, sx), gx, sizeof(float) * (size_t)M * K) == 0,
+                 "linear%s rows %dx%dx%d%s%s, %d threads: dx has the bits of dy W^T", relu ? "_relu" : "", M, K, N,
+                 with_bias ? ", bias" : "", defer ? ", zeroing deferred" : "", threads);
+        FT_CHECK(memcmp(fgl_params_gradp(&ps, sw), gw, sizeof(float) * (size_t)K * N) == 0,
+                 "linear%s rows %dx%dx%d%s%s, %d threads: dW has the bits of x^T dy", relu ? "_relu" : "", M, K, N,
+                 with_bias ? ", bias" : "", defer ? ", zeroing deferred" : "", threads);
+        if (with_bias)
+            FT_CHECK(memcmp(fgl_params_gradp(&ps, sb), gb, sizeof(float) * (size_t)N) == 0,
+                     "linear%s rows %dx%dx%d%s, %d threads: db has the bits of dy's column sums in row order",
+                     relu ? "_relu" : "", M, K, N, defer ? ", zeroing deferred" : "", threads);
+    }
+    fgl_tape_free(&t);
+    free(c1);
+    free(gx);
+    fgl_params_free(&ps);
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
+    (void)threads;
+}
+
+static void test_linear_rows(void) {
+    static const int shapes[7][3] = {{256, 64, 64}, {700, 3, 70}, {300, 96, 128}, {1000, 5, 33},
+                                     {16684, 5, 16}, {300, 97, 20}, {300, 8, 129}};
+    int s, v, threads;
+    for (s = 0; s < 7; s++)
+        for (v = 0; v < 8; v++)
+            for (threads = 1; threads <= 3; threads++)
+                check_linear_rows(shapes[s][0], shapes[s][1], shapes[s][2], v & 1, (v >> 1) & 1, v >> 2, threads);
+    { /* finite differences through the one-pass backward (no ReLU: 900 inputs cannot all be kept off its kink) */
+        ctx c;
+        fgl_params ps;
+        memset(&c, 0, sizeof c);
+        fgl_params_init(&ps);
+        c.s[0] = rnd(&ps, "x", 300, 3, -1, 1);
+        c.s[1] = rnd(&ps, "W", 3, 5, -1, 1);
+        c.s[2] = rnd(&ps, "b", 1, 5, -1, 1);
+        c.i0 = 1;
+        gc("linear, 300 rows (one pass)", &ps, b_linear, &c);
+        fgl_params_free(&ps);
     }
 }
 
@@ -1906,6 +2030,7 @@ int main(void) {
     FT_RUN(test_matmul_aliased);
     FT_RUN(test_linear);
     FT_RUN(test_linear_relu);
+    FT_RUN(test_linear_rows);
     FT_RUN(test_transpose);
     FT_RUN(test_binary_broadcast);
     FT_RUN(test_binary_aliased);
