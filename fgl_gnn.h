@@ -116,7 +116,12 @@ typedef struct fgl_layer_slots {
 typedef struct fgl_model {
     fgl_model_spec spec;
     fgl_params params;
-    fgl_layer_slots in_proj, pe_proj, conv[FGL_MAX_LAYERS], sconv[FGL_MAX_LAYERS], node_out, head;
+    fgl_layer_slots in_proj, pe_proj, node_out, head;
+    /* spec.layers entries each (one allocation, owned): conv[l] is layer l,
+     * sconv[l] FedStar's structure layer l. Allocated, not fixed arrays of
+     * FGL_MAX_LAYERS: a federated run holds a model per client (10,000 in
+     * bench/scale.sh), and the unused slots were 1.5 KB of each. */
+    fgl_layer_slots *conv, *sconv;
     int hop_att;         /* GAMLP: the hop scoring vector (in_dim x 1), else -1 */
 } fgl_model;
 
@@ -626,10 +631,10 @@ FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t see
     fgl__slots_clear(&m->node_out);
     fgl__slots_clear(&m->head);
     m->hop_att = -1;
-    for (l = 0; l < FGL_MAX_LAYERS; l++) {
-        fgl__slots_clear(&m->conv[l]);
-        fgl__slots_clear(&m->sconv[l]);
-    }
+    m->conv = (fgl_layer_slots *)FGL_MALLOC(sizeof(fgl_layer_slots) * 2 * (size_t)spec->layers);
+    if (!m->conv) return fgl_error_set(err, FGL_ERR_NOMEM, "model: out of memory for %d layers", spec->layers);
+    m->sconv = m->conv + spec->layers;
+    for (l = 0; l < 2 * spec->layers; l++) fgl__slots_clear(&m->conv[l]);
     memset(&bd, 0, sizeof bd);
     bd.m = m;
     bd.rc = FGL_OK;
@@ -644,6 +649,8 @@ FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t see
 
 FGLDEF void fgl_model_free(fgl_model *m) {
     fgl_params_free(&m->params);
+    FGL_FREE(m->conv);
+    m->conv = m->sconv = NULL;
 }
 
 FGLDEF int fgl_model_emb_dim(const fgl_model *m) {
@@ -1451,6 +1458,7 @@ static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_er
     int ints[16], i, rc, n_ints = version >= 3 ? 16 : 15;
     float fl[7];
     fgl_model tmp;
+    fgl_layer_slots scratch[2 * FGL_MAX_LAYERS];
     fgl__builder count;
     fgl_error why;
     uint64_t need;
@@ -1480,6 +1488,8 @@ static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_er
     memset(&tmp, 0, sizeof tmp);
     memset(&count, 0, sizeof count);
     tmp.spec = s;
+    tmp.conv = scratch; /* counting writes the slots too */
+    tmp.sconv = scratch + FGL_MAX_LAYERS;
     count.m = &tmp;
     count.count_only = 1;
     fgl__build_layout(&count);
