@@ -3277,9 +3277,10 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
 static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *x = y->in[0], *w = y->in[1], *b = y->in[2];
     int m = y->rows, n = y->cols, k = x->cols, fresh_x = 0, fresh_w = 0;
-    /* in one pass when the shapes allow; with no input shared between the
-     * three, their gradients may be taken up front */
-    int rows = w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n <= FGL__KSPLIT_N && m >= FGL__KC;
+    /* in one pass when the shapes allow (y with no columns: fgl_gemm's
+     * zero-length sum writes dx's zeros; the tiles would skip it); with no
+     * input shared between the three, their gradients may be taken up front */
+    int rows = w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n > 0 && n <= FGL__KSPLIT_N && m >= FGL__KC;
     float *gx = NULL, *gw = NULL, *gb = NULL;
     if (rows) {
         gx = fgl__grad_w(t, x, &fresh_x);

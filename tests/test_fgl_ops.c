@@ -435,6 +435,30 @@ static void test_linear_rows(void) {
         for (v = 0; v < 8; v++)
             for (threads = 1; threads <= 3; threads++)
                 check_linear_rows(shapes[s][0], shapes[s][1], shapes[s][2], v & 1, (v >> 1) & 1, v >> 2, threads);
+    { /* y with no columns: dx is 0 (a sum over nothing), written into a fresh
+       * gradient buffer whose memory the same tape used before (a first pass
+       * with one column leaves its values there) */
+        fgl_params ps;
+        fgl_tape t;
+        float w[4] = {0.5f, -1.0f, 2.0f, 0.25f}, wg[4] = {0};
+        int sx, pass, zero = 1;
+        size_t k;
+        fgl_params_init(&ps);
+        sx = rnd(&ps, "x", 300, 4, -1, 1);
+        fgl_tape_init(&t);
+        for (pass = 0; pass < 2; pass++) {
+            fgl_node *x2, *y;
+            fgl_tape_reset(&t);
+            fgl_params_zero_grad(&ps);
+            x2 = fgl_op_scale(&t, fgl_op_param(&t, &ps, sx), 2.0f); /* an intermediate: its gradient buffer is fresh */
+            y = fgl_op_linear(&t, x2, fgl_op_leaf(&t, w, wg, 4, 1 - pass), NULL); /* W 4x1, then 4x0 */
+            FT_CHECK(y && fgl_tape_backward(&t, fgl_op_sum(&t, y)) == FGL_OK, "linear, 0 columns: pass %d: %s", pass, t.msg);
+        }
+        for (k = 0; k < (size_t)300 * 4; k++) zero &= fgl_params_gradp(&ps, sx)[k] == 0.0f;
+        FT_CHECK(zero, "linear 300x4x0: dx is 0 (first value %g)", (double)fgl_params_gradp(&ps, sx)[0]);
+        fgl_tape_free(&t);
+        fgl_params_free(&ps);
+    }
     { /* finite differences through the one-pass backward (no ReLU: 900 inputs cannot all be kept off its kink) */
         ctx c;
         fgl_params ps;
