@@ -1334,6 +1334,11 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
 #define FGL__KSPLIT_N 128
 #define FGL__KSPLIT_G 64
 
+/* p moved up to the start of a cache line (at most 15 floats on): the
+ * packing buffers' floats are read 16 at a time, and a 64-byte load that
+ * straddles two lines costs two. Buffers are allocated 16 floats longer. */
+static float *fgl__line(float *p) { return (float *)(((uintptr_t)p + 63) & ~(uintptr_t)63); }
+
 /* The partial product of the block of FGL__KC steps of k from pc, an m x n
  * matrix stored as is in part (row stride ldp). bpack: KC x NR floats per
  * column panel of op(B), for the panels that are packed. */
@@ -1368,10 +1373,11 @@ static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const
                             int ldb, float beta, float *C, int ldc, const float *bias, int relu, int nthreads) {
     int n_pc = (k + FGL__KC - 1) / FGL__KC, n_jr = (n + FGL__NR - 1) / FGL__NR, ldp = (n + 15) / 16 * 16, b0;
     size_t blk = (size_t)m * (size_t)ldp, bpack = (size_t)FGL__KC * FGL__NR * (size_t)n_jr;
-    float *buf, *part;
-    buf = (float *)FGL_MALLOC(sizeof(float) * (blk * FGL__MIN(n_pc, FGL__KSPLIT_G) + bpack * (size_t)nthreads + 16));
-    if (!buf) return 0;
-    part = (float *)(((uintptr_t)(buf + bpack * (size_t)nthreads) + 63) & ~(uintptr_t)63);
+    float *raw, *buf, *part;
+    raw = (float *)FGL_MALLOC(sizeof(float) * (blk * FGL__MIN(n_pc, FGL__KSPLIT_G) + bpack * (size_t)nthreads + 16));
+    if (!raw) return 0;
+    buf = fgl__line(raw);
+    part = buf + bpack * (size_t)nthreads; /* bpack: a multiple of 16 floats */
     for (b0 = 0; b0 < n_pc; b0 += FGL__KSPLIT_G) {
         int nb = FGL__MIN(FGL__KSPLIT_G, n_pc - b0);
 #ifdef _OPENMP
@@ -1396,7 +1402,7 @@ static int fgl__gemm_ksplit(int trans_a, int trans_b, int m, int n, int k, const
             }
         }
     }
-    FGL_FREE(buf);
+    FGL_FREE(raw);
     return 1;
 }
 
@@ -1429,7 +1435,7 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
     enum { FGL__NG = 8 };
     int n_ic, n_jr, n_jg, tile, nthreads = 1, all_b, ksplit = 0;
     size_t bbuf, bfull_n;
-    float *buf, *bfull = NULL;
+    float *raw, *buf, *bfull = NULL;
     if (m <= 0 || n <= 0) return;
     if (k <= 0 || alpha == 0.0f) {
         int i, j;
@@ -1468,7 +1474,8 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
     bfull_n = (size_t)k * FGL__NR * (size_t)n_jr;
     all_b = bfull_n <= FGL__BPACK_ALL && n_ic > 1;
     bbuf = all_b ? 0 : (size_t)FGL__MIN(FGL__KC, k) * FGL__NR * (size_t)((n_jr + n_jg - 1) / n_jg);
-    buf = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0)));
+    raw = (float *)FGL_MALLOC(sizeof(float) * (bbuf * (size_t)nthreads + (all_b ? bfull_n : 0) + 16));
+    buf = raw ? fgl__line(raw) : NULL; /* bbuf, bfull_n: multiples of 32 floats */
     if (!buf) {
         int i;
         if (bias) /* C starts as the bias, and the product is added */
@@ -1500,7 +1507,7 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
                        n_jr * jg / n_jg, n_jr * (jg + 1) / n_jg, bfull,
                        buf + bbuf * (size_t)t, bias, relu);
     }
-    FGL_FREE(buf);
+    FGL_FREE(raw);
 }
 
 FGLDEF void fgl_gemm(int trans_a, int trans_b, int m, int n, int k, float alpha, const float *A, int lda,
@@ -3203,16 +3210,17 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
     int n_jx = (k + FGL__NR - 1) / FGL__NR, n_jw = (n + FGL__NR - 1) / FGL__NR, nthreads = 1, g0, pc, jr;
     size_t wpack = (size_t)n * FGL__NR * (size_t)n_jx, bpack = (size_t)FGL__KC * FGL__NR * (size_t)n_jw;
     size_t blk = (size_t)k * (size_t)ldp;
-    float *buf, *wt, *part;
+    float *raw, *buf, *wt, *part;
 #ifdef _OPENMP
     if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel())
         nthreads = FGL__MIN(FGL__MIN(omp_get_max_threads(), omp_get_num_procs()), n_pc);
 #endif
-    buf = (float *)FGL_MALLOC(sizeof(float) *
+    raw = (float *)FGL_MALLOC(sizeof(float) *
                               (wpack + bpack * (size_t)nthreads + blk * (size_t)FGL__MIN(n_pc, FGL__KSPLIT_G) + 16));
-    if (!buf) return 0;
+    if (!raw) return 0;
+    buf = fgl__line(raw);
     wt = buf;
-    part = (float *)(((uintptr_t)(buf + wpack + bpack * (size_t)nthreads) + 63) & ~(uintptr_t)63);
+    part = buf + wpack + bpack * (size_t)nthreads; /* wpack, bpack: multiples of 32 floats */
     if (gx) /* W^T, packed once as fgl__gemm packs a small op(B) */
         for (pc = 0; pc < n; pc += FGL__KC)
             for (jr = 0; jr < n_jx; jr++)
@@ -3270,7 +3278,7 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
                                 NULL);
         }
     }
-    FGL_FREE(buf);
+    FGL_FREE(raw);
     return 1;
 }
 

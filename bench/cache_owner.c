@@ -37,10 +37,12 @@ int main(void) {
     printf("|---:|---:|---:|---:|---:|---:|\n");
     for (s = 0; s < (int)(sizeof kb / sizeof kb[0]); s++) {
         size_t n = (size_t)kb[s] * 1024 / sizeof(float);
-        float *buf = (float *)malloc(sizeof(float) * n * 2);
+        float *raw = (float *)malloc(sizeof(float) * n * 2 + 64), *buf;
         double us[3][2] = {{0, 0}, {0, 0}, {0, 0}};
         volatile float sink = 0;
-        if (!buf) {
+        /* on a cache line's start: unaligned 64-byte stores each touch two lines */
+        buf = (float *)(((size_t)raw + 63) / 64 * 64);
+        if (!raw) {
             fprintf(stderr, "cache_owner: out of memory at %d KB\n", kb[s]);
             return 1;
         }
@@ -73,7 +75,7 @@ int main(void) {
         printf("| %d | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f | %.1f |\n", kb[s], us[0][0], us[0][1], us[1][0],
                us[1][1], us[2][0], us[2][1], kb[s] * 1024.0 / (us[0][0] * 1e3), kb[s] * 1024.0 / (us[1][0] * 1e3));
         (void)sink;
-        free(buf);
+        free(raw);
     }
     return 0;
 #else
