@@ -166,7 +166,9 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
 /* Checks a spec (enumerations, dimensions in 1..FGL_MAX_DIM, layer and head
  * counts, dropout in [0, 1), ...); FGL_ERR_ARG with the reason. */
 FGLDEF int fgl_model_spec_check(const fgl_model_spec *spec, fgl_error *err);
-/* Builds the parameter set and initialises it from seed. */
+/* Builds the parameter set and initialises it from seed (and allocates the
+ * layers' slot tables); fgl_model_free releases both. A model is not copied
+ * by assignment: the copy would share, and free, the same memory. */
 FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err);
 FGLDEF void fgl_model_free(fgl_model *m);
 /* Re-draws every parameter from seed (masks to 1, BN statistics reset). */
