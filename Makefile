@@ -12,12 +12,21 @@
 #   make test-course the course kit's autograder (course/; students run make -C course grade)
 #   make test-plots  fglrun's SVG plots rendered in headless Chromium (skipped without Chromium)
 #   make fuzz       libFuzzer harnesses of every reader (clang; FUZZ_TIME seconds each)
+#   make headers    fgl.h, fgl_graph.h, fgl_gnn.h, fgl_fed.h from src/ (every build does it first)
+#
+# The library is developed in src/ (one folder per header, one file per
+# subject; src/fed/algos/ one file per method) and shipped as the four
+# headers, which tools/amalgamate writes from it and which stay checked in:
+# edit src/, and make rewrites the headers that changed.
 #
 # Parallel builds are safe (make -j2). The library is compiled once per build
-# flavour (optimised, sanitizers, valgrind) from tools/fgl_impl.c; examples,
-# tests, benchmarks and tools are compiled with -DFGL_NO_IMPLEMENTATION and
-# linked against that object. Tests that call private fgl__ functions (static
-# in the headers) compile the library themselves.
+# flavour from tools/fgl_impl.c; examples, tests, benchmarks and tools are
+# compiled with -DFGL_NO_IMPLEMENTATION and linked against that object. The
+# tests' objects (build/tests/fgl.o, and the sanitizer and valgrind ones) are
+# compiled from tests/ft_impl.c with -DFGL_TEST_PRIVATE, which makes the
+# private fgl__ functions that tests call external (FGL__PRIVATE, static as
+# shipped), and count allocations (tests/ft.h): no test compiles the
+# library itself.
 #
 # FGL_DATA names the directory of the real datasets. Unset, the tests use
 # data/ (where `make data` writes) if it exists, else ../shared/data if it
@@ -51,12 +60,10 @@ endif
 export FGL_DATA
 
 HEADERS   := fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h
+SRC       := $(shell find src -type f 2>/dev/null)
 TEST_HDRS := $(wildcard tests/*.h)
 EXAMPLES  := $(patsubst examples/%.c,build/%,$(wildcard examples/*.c))
 TEST_SRCS := $(wildcard tests/test_*.c)
-# Tests reaching private (static) functions need the implementation in their
-# own translation unit (so do those using tests/ft_fed.h, which reads run state).
-PRIVATE   := $(shell grep -lE 'fgl__|FGL__|ft_fed.h' $(TEST_SRCS) /dev/null 2>/dev/null)
 TESTS     := $(patsubst tests/%.c,build/tests/%,$(TEST_SRCS))
 SANTESTS  := $(patsubst tests/%.c,build/san/tests/%,$(TEST_SRCS))
 BENCHES   := $(patsubst bench/%.c,build/bench/%,$(filter-out bench/gomp_regions.c,$(wildcard bench/*.c))) \
@@ -67,27 +74,39 @@ VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/t
              build/vg/tests/test_graph_core
 
 .PHONY: all tests test suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
-        test-course test-plots FORCE
+        test-course test-plots headers FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
 
 all: $(EXAMPLES)
 
-# $(call link,FLAGS,OBJ): compile $< against the implementation object OBJ,
-# or alone when $< is one of the PRIVATE tests.
-link = $(CC) $(1) $(if $(filter $<,$(PRIVATE)),$<,-DFGL_NO_IMPLEMENTATION $< $(2)) -o $@ $(LDLIBS)
+# The headers from src/: tools/amalgamate rewrites only those whose text
+# changes, so an unchanged header keeps its time and nothing rebuilds.
+headers: build/headers.stamp
+build/headers.stamp: tools/amalgamate $(SRC)
+	@mkdir -p $(@D)
+	./tools/amalgamate
+	@touch $@
+$(HEADERS): build/headers.stamp ;
+
+# $(call link,FLAGS,OBJ): compile $< against the implementation object OBJ.
+link = $(CC) $(1) -DFGL_NO_IMPLEMENTATION $< $(2) -o $@ $(LDLIBS)
 
 build/fgl.o: tools/fgl_impl.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/san/fgl.o: tools/fgl_impl.c $(HEADERS)
+build/tests/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(SANFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 
-build/vg/fgl.o: tools/fgl_impl.c $(HEADERS)
+build/san/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(VGFLAGS) -c $< -o $@
+	$(CC) $(SANFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
+
+build/vg/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(VGFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 
 build/%: examples/%.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS) $(DEFS),build/fgl.o)
@@ -133,17 +152,17 @@ test-course:
 test-plots: build/fglrun
 	@./tests/run.sh tests/test_plots.sh\ build
 
-build/tests/%: tests/%.c build/fgl.o $(TEST_HDRS) $(HEADERS)
+build/tests/%: tests/%.c build/tests/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS),build/fgl.o)
+	$(call link,$(CFLAGS) -DFGL_TEST_PRIVATE,build/tests/fgl.o)
 
 build/san/tests/%: tests/%.c build/san/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(call link,$(SANFLAGS),build/san/fgl.o)
+	$(call link,$(SANFLAGS) -DFGL_TEST_PRIVATE,build/san/fgl.o)
 
 build/vg/tests/%: tests/%.c build/vg/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(call link,$(VGFLAGS),build/vg/fgl.o)
+	$(call link,$(VGFLAGS) -DFGL_TEST_PRIVATE,build/vg/fgl.o)
 
 build/bench/%: bench/%.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
@@ -168,7 +187,7 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_plots.sh\ build tes
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun
 
 test: tests
-	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/install_check.sh $(SUITE) tests/test_course.sh
+	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/algo_check.sh tests/install_check.sh $(SUITE) tests/test_course.sh
 
 suite: tests
 	@./tests/run.sh $(SUITE)

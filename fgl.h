@@ -1,3 +1,4 @@
+/* fgl.h is generated from src/core by tools/amalgamate: edit src/, then run make. */
 /* fgl.h - tensors, sparse matrices, reverse-mode autodiff, parameter sets,
  *         optimizers and random numbers for federated graph learning.
  *
@@ -11,7 +12,8 @@
  *       #include "fgl.h"
  *   Everywhere else just #include "fgl.h".
  *
- * EXAMPLE: fit y = 2x - 1 with one linear unit and Adam.
+ * EXAMPLE: fit y = 2x - 1 with one linear unit and Adam (the body of a
+ * main(); make test compiles and runs every header's example).
  *       fgl_params ps; fgl_params_init(&ps);
  *       int w = fgl_params_add(&ps, "w", 1, 1, FGL_G_HEAD, 1);
  *       int b = fgl_params_add(&ps, "b", 1, 1, FGL_G_HEAD, 1);
@@ -28,7 +30,8 @@
  *           if (fgl_tape_backward(&t, loss) != FGL_OK) break;   // t.msg says why
  *           fgl_optim_step(&opt, &ps);
  *       }
- *       ... fgl_tape_free(&t); fgl_optim_free(&opt); fgl_params_free(&ps);
+ *       printf("w = %.3f, b = %.3f\n", fgl_params_data(&ps, w)[0], fgl_params_data(&ps, b)[0]);
+ *       fgl_tape_free(&t); fgl_optim_free(&opt); fgl_params_free(&ps);
  *
  * WHAT IS HERE
  *   - result codes and fgl_error (code + message naming file/line/problem);
@@ -712,11 +715,48 @@ FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_p
 #endif /* FGL_H */
 
 /* ======================================================================== */
-/*                              IMPLEMENTATION                              */
+/*                          PRIVATE DECLARATIONS                            */
 /* ======================================================================== */
 #ifdef FGL_NO_IMPLEMENTATION
 #undef FGL_IMPLEMENTATION /* the headers built on fgl.h include it first: they see it undefined too */
 #endif
+#if (defined(FGL_IMPLEMENTATION) || defined(FGL_TEST_PRIVATE)) && !defined(FGL_H_PRIVATE)
+#define FGL_H_PRIVATE
+/* The private (fgl__) functions and types that tests reach. FGL__PRIVATE is
+ * static in the library as shipped; FGL_TEST_PRIVATE (the Makefile's test
+ * builds define it for the library object and every test) makes these
+ * functions external and their declarations visible, so that a test calls
+ * them without compiling the library itself. */
+#ifdef FGL_TEST_PRIVATE
+#define FGL__PRIVATE
+#else
+#define FGL__PRIVATE static
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
+FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm);
+/* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
+ * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
+ * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
+ * polynomial (degree 256). P came from Berlekamp-Massey on the update's
+ * bit sequence and the four words below from x^Q mod P; both were checked
+ * against 2^14 plain steps from random states (and test_fgl_core checks
+ * this function against fgl_rng_u64). */
+#define FGL__DRAW_BLOCK 16384
+FGL__PRIVATE void fgl__rng_skip_block(fgl_rng *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_H_PRIVATE */
+
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
 #if defined(FGL_IMPLEMENTATION) && !defined(FGL_H_IMPLEMENTED)
 #define FGL_H_IMPLEMENTED
 
@@ -1022,8 +1062,7 @@ static size_t fgl__piece_len(size_t n) {
  * not: a batch's tape is larger than the cache). add(ctx, r0, r1) adds
  * rows r0 .. r1-1 to the sums, rows in increasing order; on one thread,
  * add(ctx, 0, R). */
-typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
-static void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm) {
+FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm) {
 #ifdef _OPENMP
     int nthreads = 1, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
     if ((size_t)R * (size_t)C >= FGL_PAR_MIN && !omp_in_parallel())
@@ -3662,15 +3701,7 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     }
 }
 
-/* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
- * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
- * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
- * polynomial (degree 256). P came from Berlekamp-Massey on the update's
- * bit sequence and the four words below from x^Q mod P; both were checked
- * against 2^14 plain steps from random states (and test_fgl_core checks
- * this function against fgl_rng_u64). */
-#define FGL__DRAW_BLOCK 16384
-static void fgl__rng_skip_block(fgl_rng *r) {
+FGL__PRIVATE void fgl__rng_skip_block(fgl_rng *r) {
     static const uint64_t poly[4] = {0x4f20eb915e780231u, 0x3886af219b885248u, 0x023ecbee3f717fceu,
                                      0x3cec2c375bef249cu};
     uint64_t acc[4] = {0, 0, 0, 0};

@@ -1,3 +1,4 @@
+/* fgl_gnn.h is generated from src/gnn by tools/amalgamate: edit src/, then run make. */
 /* fgl_gnn.h - GNN layers, models and readouts on fgl's autodiff tape.
  *
  * Part of fgl (see README.md). Builds on fgl_graph.h and fgl.h.
@@ -8,18 +9,34 @@
  * tag (FGL_G_FEATURE, FGL_G_CONV, FGL_G_STRUCT, FGL_G_HEAD, FGL_G_MASK,
  * FGL_G_BNSTAT), never by name.
  *
- * EXAMPLE: a 2-layer GCN on a node-classification dataset.
+ * EXAMPLE: a 2-layer GCN trained on Cora's training nodes (the body of a
+ * main(), compiled by make test; examples/gcn_cora.c is the full program).
+ *       fgl_node_data data; fgl_error err;
+ *       if (fgl_load_node("data/node/Cora", "Cora", &data, &err) ||
+ *           fgl_split_nodes_random(&data, 0.2, 0.4, 1, &err)) { puts(err.msg); return 1; }
+ *       fgl_node_data_normalize_features(&data);
  *       fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE,
  *                                                    data.n_feat, data.n_classes);
- *       fgl_model m; fgl_error err;
+ *       fgl_model m;
  *       if (fgl_model_init(&m, &spec, 1, &err)) { puts(err.msg); return 1; }
  *       fgl_gnn_graph g;                        // the derived matrices a model needs
- *       fgl_gnn_graph_from_node_data(&g, &data, &spec, &err);
+ *       if (fgl_gnn_graph_from_node_data(&g, &data, &spec, &err)) { puts(err.msg); return 1; }
+ *       unsigned char *train = (unsigned char *)malloc((size_t)data.n_nodes);
+ *       for (int i = 0; i < data.n_nodes; i++) train[i] = data.split[i] == FGL_SPLIT_TRAIN;
+ *       fgl_optim opt; fgl_optim_init(&opt, fgl_optim_default(FGL_ADAM), &m.params);
  *       fgl_tape t; fgl_tape_init(&t);
- *       fgl_forward out;
- *       fgl_model_forward(&m, &t, &g, 1, &rng, &out);   // train mode
- *       fgl_node *loss = fgl_op_cross_entropy(&t, out.logits, data.y, train_mask);
- *       fgl_tape_backward(&t, loss); ... fgl_optim_step(&opt, &m.params);
+ *       fgl_rng rng; fgl_rng_init(&rng, 1, 0);  // dropout's stream
+ *       for (int epoch = 0; epoch < 100; epoch++) {
+ *           fgl_forward out;
+ *           fgl_tape_reset(&t); fgl_params_zero_grad(&m.params);
+ *           fgl_model_forward(&m, &t, &g, 1, &rng, &out);   // train mode
+ *           fgl_node *loss = fgl_op_cross_entropy(&t, out.logits, data.y, train);
+ *           if (fgl_tape_backward(&t, loss)) { puts(t.msg); return 1; }
+ *           fgl_optim_step(&opt, &m.params);
+ *       }
+ *       printf("train accuracy %.3f\n", fgl_model_accuracy(&m, &t, &g, data.y, train, NULL));
+ *       free(train); fgl_tape_free(&t); fgl_optim_free(&opt); fgl_gnn_graph_free(&g);
+ *       fgl_model_free(&m); fgl_node_data_free(&data);
  *
  * ARCHITECTURES (fgl_model_spec.arch)
  *   FGL_ARCH_GCN     Kipf & Welling: A_hat = D^-1/2 (A + I) D^-1/2, h' = A_hat h W + b.
@@ -284,52 +301,27 @@ FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
 
 /* FedStar's structure embedding of every node of a graph set: s->pe =
- * [DSE | RWSE] (k_dse + k_rwse columns; ALGORITHMS.md: 16 + 16), computed
+ * [DSE | RWSE] (k_dse + k_rwse columns; docs/algorithms.md: 16+16), computed
  * once on the set's block-diagonal adjacency. */
 FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err);
-
-/* GPFL's server model (ALGORITHMS.md, GPFL): a dense 2-layer graph
- * auto-encoder over k clients with features X (k x in_dim) and a weighted
- * client network A (k x k, used as given: GPFL passes its row-normalised
- * network; fgl_dense_gcn_norm gives the GCN normalisation instead),
- *     H = ReLU(LayerNorm(A X W1 + b1))   (width hidden, GPFL 128)
- *     Z = A H W2 + b2                    (width out_dim, GPFL 32)
- *     S = Z Z^T                          (k x k edge logits),
- * LayerNorm with eps 1e-5 and a learned scale and shift. Weights and biases
- * are drawn U(+-1/sqrt(width of their output)), the LayerNorm scale 1 and
- * shift 0, as the authors' code initialises them. */
-typedef struct fgl_gae {
-    int in_dim, hidden, out_dim;
-    fgl_params params;
-    int w1, b1, ln_g, ln_b, w2, b2;
-} fgl_gae;
-FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed);
-/* Re-draw the weights and biases from seed; the LayerNorm scale and shift
- * back to 1 and 0 too when norm != 0 (GPFL starts from a new model every
- * round). */
-FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm);
-FGLDEF void fgl_gae_free(fgl_gae *g);
-/* a: k x k client network; x: k x in_dim. Returns Z and sets *logits to
- * S = Z Z^T (both NULL on error, see t->msg). */
-FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
-                                 fgl_node **logits);
-/* GPFL's unsupervised loss (Ying et al.'s regulariser) on P = sigmoid(S):
- *     mean_ij H(P_ij) + size_weight mean_ij -log(1 + 1e-6 - P_ij),
- * H(p) = -p log(p + 1e-6) - (1 - p) log(1 - p + 1e-6): certain edges, and
- * few of them. A 1 x 1 node. */
-FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight);
-/* `steps` full-batch steps of optimizer o (over g->params) on fgl_gae_loss;
- * then S (k x k, may be NULL) receives the trained model's logits and
- * *loss (may be NULL) the last step's loss. t is reset as needed. */
-FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
-                       float size_weight, float *S, double *loss);
-/* Dense D^-1/2 (A + I) D^-1/2 of a k x k weight matrix into out. */
-FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
 
 #ifdef __cplusplus
 }
 #endif
 #endif /* FGL_GNN_H */
+
+#if (defined(FGL_IMPLEMENTATION) || defined(FGL_TEST_PRIVATE)) && !defined(FGL_GNN_H_PRIVATE)
+#define FGL_GNN_H_PRIVATE /* private declarations: see fgl.h's */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FGL__MODEL_VERSION 3u /* 2: parameter values in grouped memory order; 3: + norm_rep (2 still read) */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_GNN_H_PRIVATE */
 
 /* ======================================================================== */
 /*                              IMPLEMENTATION                              */
@@ -1100,7 +1092,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     }
 }
 
-/* FedStar (ALGORITHMS.md): x0 = Linear(X), s0 = Linear(SE); per layer
+/* FedStar (docs/algorithms.md): x0 = Linear(X), s0 = Linear(SE); per layer
  * x <- dropout(ReLU(GIN([x || s]))) with GIN MLP 2H -> H -> ReLU -> H and
  * eps = 0, then s <- tanh(GCN(s)) (the GIN sees s before that layer's GCN);
  * readout: Linear(2H -> H) on [x || s], sum pooling, then the MLP head. */
@@ -1424,7 +1416,7 @@ FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *
 /* --- save / load ---------------------------------------------------------------- */
 
 #define FGL__MODEL_MAGIC "FGLM"
-#define FGL__MODEL_VERSION 3u /* 2: parameter values in grouped memory order; 3: + norm_rep (2 still read) */
+
 
 static void fgl__put_f(fgl_bytes *b, float v) { fgl_bytes_put_f32s(b, &v, 1); }
 
@@ -1582,105 +1574,6 @@ done:
     FGL_FREE(rwse);
     FGL_FREE(pe);
     return rc;
-}
-
-/* --- GPFL's dense graph auto-encoder --------------------------------------------- */
-
-FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out) {
-    int i, j;
-    double *d = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(k, 1));
-    if (!d) return;
-    for (i = 0; i < k; i++) {
-        double s = 1.0; /* the self loop */
-        for (j = 0; j < k; j++)
-            if (j != i) s += a[(size_t)i * k + j];
-        d[i] = s > 0 ? 1.0 / sqrt(s) : 0.0;
-    }
-    for (i = 0; i < k; i++)
-        for (j = 0; j < k; j++) {
-            double w = i == j ? 1.0 : a[(size_t)i * k + j];
-            out[(size_t)i * k + j] = (float)(d[i] * w * d[j]);
-        }
-    FGL_FREE(d);
-}
-
-FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm) {
-    fgl_params *ps = &g->params;
-    fgl_rng r;
-    fgl_rng_init(&r, seed, 0x676165ull); /* "gae" */
-    fgl_params_fan_in_uniform(ps, g->w1, g->hidden, &r); /* U(+-1/sqrt(out)), the authors' GraphConvolution */
-    fgl_params_fan_in_uniform(ps, g->b1, g->hidden, &r);
-    fgl_params_fan_in_uniform(ps, g->w2, g->out_dim, &r);
-    fgl_params_fan_in_uniform(ps, g->b2, g->out_dim, &r);
-    if (norm) {
-        fgl_params_fill(ps, g->ln_g, 1.0f);
-        fgl_params_fill(ps, g->ln_b, 0.0f);
-    }
-}
-
-FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed) {
-    fgl_params *ps = &g->params;
-    memset(g, 0, sizeof *g);
-    if (in_dim <= 0 || hidden <= 0 || out_dim <= 0) return FGL_ERR_ARG;
-    g->in_dim = in_dim;
-    g->hidden = hidden;
-    g->out_dim = out_dim;
-    fgl_params_init(ps);
-    if ((g->w1 = fgl_params_add(ps, "gae.w1", in_dim, hidden, FGL_G_CONV, 1)) < 0 ||
-        (g->b1 = fgl_params_add(ps, "gae.b1", 1, hidden, FGL_G_CONV, 1)) < 0 ||
-        (g->ln_g = fgl_params_add(ps, "gae.ln_g", 1, hidden, FGL_G_NORM, 1)) < 0 ||
-        (g->ln_b = fgl_params_add(ps, "gae.ln_b", 1, hidden, FGL_G_NORM, 1)) < 0 ||
-        (g->w2 = fgl_params_add(ps, "gae.w2", hidden, out_dim, FGL_G_CONV, 1)) < 0 ||
-        (g->b2 = fgl_params_add(ps, "gae.b2", 1, out_dim, FGL_G_CONV, 1)) < 0) {
-        fgl_params_free(ps);
-        return FGL_ERR_NOMEM;
-    }
-    fgl_gae_reset(g, seed, 1);
-    return FGL_OK;
-}
-
-FGLDEF void fgl_gae_free(fgl_gae *g) { fgl_params_free(&g->params); }
-
-FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
-                                 fgl_node **logits) {
-    fgl_params *ps = &g->params;
-    fgl_node *A = fgl_op_const(t, a, k, k), *X = fgl_op_const(t, x, k, g->in_dim), *h, *z;
-    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))), fgl_op_param(t, ps, g->b1));
-    h = fgl_op_relu(t, fgl_op_layer_norm(t, h, fgl_op_param(t, ps, g->ln_g), fgl_op_param(t, ps, g->ln_b), 1e-5f));
-    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))), fgl_op_param(t, ps, g->b2));
-    if (logits) *logits = fgl_op_matmul_ex(t, z, 0, z, 1);
-    return z;
-}
-
-FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight) {
-    fgl_node *p = fgl_op_sigmoid(t, logits);
-    fgl_node *q = fgl_op_affine(t, p, -1.0f, 1.0f); /* 1 - p */
-    fgl_node *ent = fgl_op_add(t, fgl_op_mul(t, p, fgl_op_log(t, fgl_op_affine(t, p, 1.0f, 1e-6f))),
-                               fgl_op_mul(t, q, fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f))));
-    fgl_node *size = fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f));
-    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)), -1.0f);
-}
-
-FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
-                       float size_weight, float *S, double *loss) {
-    fgl_node *logits, *l;
-    int step;
-    if (loss) *loss = NAN;
-    for (step = 0; step < steps; step++) {
-        fgl_tape_reset(t);
-        fgl_params_zero_grad(&g->params);
-        fgl_gae_forward(g, t, a, x, k, &logits);
-        l = fgl_gae_loss(t, logits, size_weight);
-        if (fgl_tape_backward(t, l)) return t->err;
-        if (loss) *loss = l->val[0];
-        fgl_optim_step(o, &g->params);
-    }
-    fgl_tape_reset(t);
-    fgl_gae_forward(g, t, a, x, k, &logits);
-    if (!logits || t->err) return t->err ? t->err : FGL_ERR_ARG;
-    if (S) memcpy(S, logits->val, sizeof(float) * (size_t)k * (size_t)k);
-    fgl_tape_reset(t);
-    return FGL_OK;
 }
 
 #ifdef __cplusplus

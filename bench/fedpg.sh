@@ -35,7 +35,7 @@ JOBS=${JOBS:-1}
 export FGLRUN=${FGLRUN:-./build/fglrun}
 [ -x "$FGLRUN" ] || { echo "fedpg.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
 
-# FedPG's node protocol (ALGORITHMS.md, FedPG)
+# FedPG's node protocol (docs/algorithms.md, FedPG protocol)
 # (0/1 features as stored: the authors' code loads Planetoid and Amazon without NormalizeFeatures)
 NODE="--split metis --clients 10 --stratified --features raw --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --rounds 100"
 # the graph-level protocol: 10 clients, 90/10 train/test, no validation, last round

@@ -4,7 +4,7 @@
 #   make build/fglrun && sh bench/gpfl.sh nci1 proteins
 #   ONLY="local fedavg" sh bench/gpfl.sh nci1     # only these algorithms
 #
-# GPFL's protocol (ALGORITHMS.md): the soft Dirichlet split with equal client
+# GPFL's protocol (docs/algorithms.md): the soft Dirichlet split with equal client
 # sizes (--split dirichlet-equal, split seed 1234), stratified 5-fold
 # cross-validation inside every client (--folds 5: every fold in turn, no
 # validation set), 200 rounds of 1 local epoch, GIN (3 layers, hidden 64),

@@ -4,7 +4,7 @@
  *   make build/bench/gpfl_network && ./build/bench/gpfl_network [DATA] [clients] [alpha] [fold] [rounds] [key=value ...]
  *
  * Defaults: PROTEINS, 15 clients, alpha 0.5, fold 0 of 5, 200 rounds: GPFL's
- * protocol (ALGORITHMS.md; soft Dirichlet split, GIN, Adam 1e-3). Extra
+ * protocol (docs/algorithms.md; soft Dirichlet split, GIN, Adam 1e-3). Extra
  * arguments set GPFL parameters (e.g. init=0). For three matrices
  *   A    the network the aggregation used (0/1 links, row-normalised),
  *   net  the auto-encoder's input A_t (property network, moving average

@@ -2,7 +2,7 @@
  *
  *   make build/gpfl_nci1 && ./build/gpfl_nci1 [data_dir] [rounds] [alpha] [fold]
  *
- * GPFL's protocol (ALGORITHMS.md): NCI1 over 25 clients by the soft
+ * GPFL's protocol (docs/algorithms.md): NCI1 over 25 clients by the soft
  * Dirichlet(alpha) label skew with equal client sizes (default alpha 0.5),
  * stratified 5-fold cross-validation inside every client (one fold here,
  * default 0: train on four fifths, test on the rest), the 3-layer GIN of

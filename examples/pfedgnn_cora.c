@@ -3,7 +3,7 @@
  *
  *   make build/pfedgnn_cora && ./build/pfedgnn_cora [data_dir] [alpha]
  *
- * The pFedGNN authors' setting (ALGORITHMS.md): 100 nodes withheld from
+ * The pFedGNN authors' setting (docs/algorithms.md): 100 nodes withheld from
  * every client and made public as anchors, the rest spread over 10 clients
  * by a label-Dirichlet(0.5) draw (edges across clients dropped), GCN
  * d -> 16 -> C trained by SGD (lr 0.01, momentum 0.9), 200 full-batch steps

@@ -15,6 +15,7 @@ top=$(pwd)
 { for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do echo "#include \"$top/$h\""; done
   echo "int fgl_other_tu(void) { fgl_rng r; fgl_rng_init(&r, 1, 2); return (int)(fgl_rng_u64(&r) & 0); }"; } > "$tmp/other.c"
 W="-O2 -Wall -Wextra -Wpedantic -Werror"
+W0="-O0 -Wall -Wextra -Wpedantic -Werror" # the examples: compiled to be checked, not to be fast
 # Checks run ${FGL_TEST_JOBS:-2} at a time (each in its own files); their
 # lines are printed in order at the end.
 jobs=${FGL_TEST_JOBS:-2}
@@ -64,6 +65,24 @@ if command -v mpicc >/dev/null; then
 else
     echo "skip - compile FGL_MPI (mpicc not installed: apt-get install libopenmpi-dev openmpi-bin)"
 fi
+# The committed headers are what src/ makes (tools/amalgamate): an edit made
+# to a header instead of src/ would be lost at the next make.
+check "the four headers are generated from src/ (tools/amalgamate)" sh -c "mkdir '$tmp/am' && '$top/tools/amalgamate' '$tmp/am' &&
+    for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do cmp '$tmp/am/'\$h '$top/'\$h || exit 1; done"
+# Each header's top-of-file EXAMPLE, exactly as written (the indented lines
+# after "EXAMPLE"), as the body of main(); fgl.h's, which needs no data, also runs.
+for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do
+    { echo "#define FGL_IMPLEMENTATION"; echo "#include \"$top/$h\""; echo "#include <stdio.h>"; echo "#include <stdlib.h>"
+      echo "int main(void) {"
+      awk '/^ \* EXAMPLE/ { f = 1; next } f && /^ \*       / { f = 2; print substr($0, 10); next } f == 2 { exit }' "$top/$h"
+      echo "    return 0;"; echo "}"; } > "$tmp/example_$h.c"
+    if [ "$(wc -l < "$tmp/example_$h.c")" -lt 10 ]; then echo "not ok - $h has no EXAMPLE block"; continue; fi
+    case $h in
+        fgl.h) check "$h's example compiles and runs" sh -c "gcc -std=c99 $W0 -fopenmp '$tmp/example_$h.c' -o '$tmp/ex_$h' -lm && '$tmp/ex_$h'" ;;
+        *) check "$h's example (gcc, g++)" sh -c "gcc -std=c99 $W0 -fopenmp -c '$tmp/example_$h.c' -o '$tmp/ex_$h.o' &&
+               g++ -x c++ -std=c++11 $W0 -c '$tmp/example_$h.c' -o '$tmp/exx_$h.o'" ;;
+    esac
+done
 # README's quickstart, exactly as written (the first ```c block).
 awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' README.md > "$tmp/quickstart.c"
 if [ -s "$tmp/quickstart.c" ]; then

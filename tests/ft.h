@@ -25,25 +25,21 @@
 static int ft__failed_now, ft__n_pass, ft__n_fail, ft__skip_now;
 static char ft__no_data[1024]; /* the missing file when the test lacks data */
 
-/* With FT_COUNT_ALLOCS defined before this file, and this file included
- * before the fgl headers, every allocation of fgl goes through a counter:
- * ft_alloc_largest is the largest single request since ft_alloc_reset(),
- * and a request over FT_ALLOC_CAP bytes (1 GiB) fails as if memory had run
- * out. Tests of hostile files use it to bound what a loader may allocate,
- * and so that running them on a loader without the check they test costs
- * an error, not the machine's memory. */
-#ifdef FT_COUNT_ALLOCS
+/* Every allocation of the library as the tests link it (tests/ft_impl.c)
+ * goes through a counter: ft_alloc_largest is the largest single request
+ * since ft_alloc_reset(), and a request over FT_ALLOC_CAP bytes (1 GiB)
+ * fails as if memory had run out. Tests of hostile files use it to bound
+ * what a loader may allocate, and so that running them on a loader without
+ * the check they test costs an error, not the machine's memory. */
 #define FT_ALLOC_CAP ((size_t)1 << 30)
-static size_t ft_alloc_largest;
-static inline void ft_alloc_reset(void) { ft_alloc_largest = 0; }
-static inline void *ft_realloc(void *p, size_t n) {
-    if (n > ft_alloc_largest) ft_alloc_largest = n;
-    if (n > FT_ALLOC_CAP) return NULL;
-    return p ? realloc(p, n ? n : 1) : malloc(n); /* realloc(p, 0) may free p */
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern size_t ft_alloc_largest;
+void ft_alloc_reset(void);
+void *ft_realloc(void *p, size_t n);
+#ifdef __cplusplus
 }
-#define FGL_MALLOC(n) ft_realloc(NULL, (n))
-#define FGL_REALLOC(p, n) ft_realloc((p), (n))
-#define FGL_FREE(p) free(p)
 #endif
 
 #define FT_CHECK(cond, ...)                                              \

@@ -1,4 +1,4 @@
-/* Tests of FedPG (fgl_fed.h, ALGORITHMS.md "FedPG"): the hop neighbourhoods
+/* Tests of FedPG (fgl_fed.h, docs/algorithms.md, FedPG): the hop neighbourhoods
  * against a naive breadth-first search, the upload against a naive
  * recomputation (class means of the embeddings per hop, counts, zeros never
  * read where the count is 0), the server's personalised fusion recomputed

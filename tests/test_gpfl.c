@@ -1,4 +1,4 @@
-/* Tests of GPFL (ALGORITHMS.md, section GPFL) and its protocol: the soft
+/* Tests of GPFL (docs/algorithms.md, GPFL) and its protocol: the soft
  * Dirichlet split with equal client sizes, stratified k-fold CV inside each
  * client, GPFL's graph properties (hand-computed graphs), the server's graph
  * auto-encoder (loss gradient, training), the aggregation rule recomputed
@@ -605,6 +605,40 @@ static void test_errors(void) {
     }
 }
 
+static fgl_node *gae_build(fgl_tape *t, fgl_params *ps, void *ud) {
+    gae_ctx *c = (gae_ctx *)ud;
+    fgl_node *logits;
+    (void)ps;
+    fgl_gae_forward(c->g, t, c->a, c->x, c->k, &logits);
+    return logits;
+}
+
+/* GPFL's auto-encoder on the GCN-normalised network: the logits' gradient
+ * by finite differences. */
+static void test_gae_gradient(void) {
+    fgl_gae g;
+    gae_ctx c;
+    float a[25], ah[25], x[5 * 3];
+    fgl_rng r;
+    fgl_gradcheck_report rep;
+    int i, rc;
+    fgl_rng_init(&r, 3, 0);
+    for (i = 0; i < 25; i++) a[i] = (i % 5 != i / 5) && fgl_rng_uniform(&r) < 0.5 ? 1.0f : 0.0f;
+    for (i = 0; i < 15; i++) x[i] = fgl_rng_uniformf(&r, -1, 1);
+    fgl_dense_gcn_norm(a, 5, ah);
+    for (i = 0; i < 5; i++) FT_CHECK(ah[i * 5 + i] > 0, "self loop weight on the diagonal");
+    FT_CHECK(fgl_gae_init(&g, 3, 6, 4, 1) == FGL_OK, "gae init");
+    c.g = &g;
+    c.a = ah;
+    c.x = x;
+    c.k = 5;
+    /* smooth but for the ReLU after the LayerNorm: a step small enough not
+     * to cross it (h = 1e-3) */
+    rc = fgl_gradcheck_ex(&g.params, gae_build, &c, 1e-3, 0, &rep);
+    FT_CHECK(rc == FGL_OK && rep.worst <= 1.0, "gae gradient: worst %.3g (%s)", rep.worst, rep.msg);
+    fgl_gae_free(&g);
+}
+
 int main(void) {
     /* quick (sanitizer) runs check memory safety on the smaller MUTAG */
     real_graphs = ft_graph_data(ft_quick() ? "MUTAG" : "PROTEINS", 0, &graphs);
@@ -613,6 +647,7 @@ int main(void) {
     FT_RUN(test_kfold);
     FT_RUN(test_gpfl_properties);
     FT_RUN(test_gae);
+    FT_RUN(test_gae_gradient);
     FT_RUN(test_gpfl_rule);
     FT_RUN(test_gpfl_reduces_to_local);
     FT_RUN(test_gpfl_network_and_ablations);

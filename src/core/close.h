@@ -1,0 +1,17 @@
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_H */
+
+/* fgl:private */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_H_PRIVATE */
+
+/* fgl:implementation */
+#ifdef __cplusplus
+}
+#endif
+#endif /* FGL_IMPLEMENTATION */

@@ -1,0 +1,211 @@
+/* ------------------------------------------------------------------------ */
+/* Algorithms                                                               */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fgl_run fgl_run;
+typedef struct fgl_client fgl_client;
+typedef struct fgl_server fgl_server;
+typedef struct fgl_algo fgl_algo;
+
+enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+
+#define FGL_ALGO_MAX_PARAMS 24
+
+/* A named parameter with its published default. */
+typedef struct fgl_algo_param {
+    const char *name;
+    int type;                    /* FGL_PARAM_* (GROUPS: a group mask, "all-head" ...) */
+    double def;
+    const char *help;
+} fgl_algo_param;
+
+/* An algorithm's parameter values (read with fgl_get). */
+typedef struct fgl_settings {
+    const fgl_algo *algo;
+    double *value;               /* one per parameter */
+} fgl_settings;
+
+FGLDEF double fgl_get(const fgl_settings *s, const char *name);
+
+/* One local optimisation step, as the training hooks see it. */
+typedef struct fgl_step {
+    fgl_tape *t;
+    fgl_model *model;            /* the model being trained */
+    const fgl_gnn_graph *g;      /* the graph or batch of this step */
+    const fgl_forward *fwd;      /* its forward pass */
+    const int *labels;           /* per row of fwd->logits */
+    const unsigned char *mask;   /* rows that count (NULL: all) */
+    int epoch, index;            /* local epoch, step within the round */
+} fgl_step;
+
+/* Hooks of the local training loop (fgl_client_train). */
+typedef struct fgl_train_hooks {
+    /* A term added to the cross-entropy loss (NULL: none; an error is
+     * recorded with fgl_client_fail). */
+    fgl_node *(*loss)(fgl_client *c, const fgl_step *s);
+    /* After backward, before the optimizer step: adjust s->model->params.grad. */
+    int (*grad)(fgl_client *c, const fgl_step *s);
+    /* After the optimizer step (e.g. a proximal step on the parameters). */
+    int (*after_step)(fgl_client *c, const fgl_step *s);
+} fgl_train_hooks;
+
+/* The table. Build it with fgl_algo_new (or extend a built-in with
+ * fgl_algo_base) and assign hooks by name; every hook may be NULL. */
+struct fgl_algo {
+    const char *name;
+    const char *summary;
+    int n_params;
+    fgl_algo_param params[FGL_ALGO_MAX_PARAMS];
+    int n_up, n_down;
+    fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
+    /* Adjust a client's model spec before its model is built (FED-PUB turns
+     * on weight masks, FedStar swaps in its decoupled model). */
+    int (*prepare_spec)(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err);
+    /* Client side: state (fgl_new_* on c->store), then every round: */
+    int (*client_init)(fgl_client *c);
+    int (*receive)(fgl_client *c);          /* after the runtime loaded the download's model parts */
+    int (*local_train)(fgl_client *c);      /* NULL: fgl_client_train with `train` */
+    fgl_train_hooks train;
+    int (*upload)(fgl_client *c);           /* fill the DATA parts of c->up (c->model's parameters: read only) */
+    fgl_model *(*eval_model)(fgl_client *c);   /* NULL: c->model */
+    /* Server side: state (fgl_new_* on s->store), then every round: */
+    int (*server_init)(fgl_server *s);
+    int (*aggregate)(fgl_server *s);
+    int (*download)(fgl_server *s, int client, fgl_msg *down);   /* the parts without `from` */
+    /* Observers (outside the protocol; they may read the whole run):
+     * algorithm-specific results as JSON members ("\"key\": value, ..."),
+     * and a K x K client-to-client matrix of the last round. */
+    void (*report)(const fgl_run *run, char *buf, size_t cap);
+    const float *(*client_matrix)(const fgl_run *run);
+    /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
+     * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
+     * and secure aggregation are defined for one mean of the uploads, not
+     * for K mixtures of them, and such a run is refused when it starts. A declaration, not something the runtime
+     * observes: the refusal must come before the clients clip, mask or spend
+     * privacy, i.e. before the first aggregation could show that it mixes. */
+    int mixes;
+};
+
+/* An empty table (no parameters, no messages, no hooks: Local). */
+FGLDEF fgl_algo fgl_algo_new(const char *name, const char *summary);
+/* A copy of a built-in table to extend (Ditto extends FedAvg); an empty
+ * table named name if there is none. */
+FGLDEF fgl_algo fgl_algo_base(const char *name);
+/* Add a parameter, an upload part or a download part (capacity overflow and
+ * duplicate names are programmer errors). */
+FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help);
+FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
+FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
+                              const char *from);
+/* The size rule "the value of integer parameter name" (declared before). */
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name);
+/* 1 if any message part carries model weights (FGL_SEND_MODEL / DELTA, or a
+ * size in shared parameters): then clients must agree on the shared layout;
+ * otherwise (prototype methods, Local) their models may differ. */
+FGLDEF int fgl_algo_shares_weights(const fgl_algo *a);
+
+/* The registry: the built-in algorithms, then those registered. Lookups
+ * are read-only; register at program start, before runs begin (the table
+ * is copied; capacity 64). */
+FGLDEF const fgl_algo *fgl_algo_find(const char *name);
+FGLDEF int fgl_algo_count(void);
+FGLDEF const fgl_algo *fgl_algo_at(int i);
+FGLDEF int fgl_algo_register(const fgl_algo *a);
+
+/* Parse "all", "conv", "conv+head", "all-head" ... into a group mask. */
+FGLDEF int fgl_groups_parse(const char *s, unsigned *groups);
+FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap);
+
+/* fgl:implementation */
+/* --- algorithm tables ------------------------------------------------------------- */
+
+FGLDEF fgl_algo fgl_algo_new(const char *name, const char *summary) {
+    fgl_algo a;
+    memset(&a, 0, sizeof a);
+    a.name = name;
+    a.summary = summary;
+    return a;
+}
+
+static int fgl__param_index(const fgl_algo *a, const char *name) {
+    int i;
+    for (i = 0; i < a->n_params; i++)
+        if (strcmp(a->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS));
+    if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default */
+        FGL_ASSERT(a->n_params < FGL_ALGO_MAX_PARAMS);
+        i = a->n_params++;
+    }
+    a->params[i].name = name;
+    a->params[i].type = type;
+    a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
+    a->params[i].help = help;
+}
+
+static void fgl__part_add(fgl_part *parts, int *n, const char *name, int kind, int rows, int cols, unsigned flags,
+                          const char *from) {
+    int i;
+    FGL_ASSERT(name && *n < FGL_MSG_MAX_PARTS && rows != 0);
+    for (i = 0; i < *n; i++) FGL_ASSERT(strcmp(parts[i].name, name) != 0);
+    parts[*n].name = name;
+    parts[*n].kind = kind;
+    parts[*n].rows = rows;
+    parts[*n].cols = cols ? cols : 1;
+    parts[*n].flags = flags;
+    parts[*n].from = from;
+    (*n)++;
+}
+
+FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags) {
+    FGL_ASSERT(kind >= FGL_SEND_DATA && kind <= FGL_SEND_WEIGHT);
+    if (kind == FGL_SEND_MODEL || kind == FGL_SEND_DELTA) rows = FGL_DIM_SHARED, cols = 1;
+    if (kind == FGL_SEND_WEIGHT) rows = cols = 1;
+    fgl__part_add(a->up, &a->n_up, name, kind, rows, cols, flags, NULL);
+}
+
+FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
+                              const char *from) {
+    FGL_ASSERT(kind == FGL_SEND_DATA || kind == FGL_SEND_MODEL);
+    if (kind == FGL_SEND_MODEL) rows = FGL_DIM_SHARED, cols = 1;
+    fgl__part_add(a->down, &a->n_down, name, kind, rows, cols, flags, from);
+}
+
+FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(i >= 0 && a->params[i].type == FGL_PARAM_INT); /* a declared integer parameter */
+    return FGL__DIM_PARAM0 - (i < 0 ? 0 : i);
+}
+
+/* 1 if a part's size depends on the client. */
+static int fgl__per_client(const fgl_part *p) { return p->rows == FGL_DIM_NODES || p->cols == FGL_DIM_NODES; }
+
+FGLDEF int fgl_algo_shares_weights(const fgl_algo *a) {
+    int i;
+    for (i = 0; i < a->n_up + a->n_down; i++) {
+        const fgl_part *p = i < a->n_up ? &a->up[i] : &a->down[i - a->n_up];
+        if (p->kind == FGL_SEND_MODEL || p->kind == FGL_SEND_DELTA || p->rows == FGL_DIM_SHARED ||
+            p->rows == FGL_DIM_TRAINABLE || p->cols == FGL_DIM_SHARED || p->cols == FGL_DIM_TRAINABLE)
+            return 1;
+    }
+    return 0;
+}
+
+/* The shared groups: the value of the first group-list parameter. */
+static unsigned fgl__share_of(const fgl_algo *a, const double *value) {
+    int i;
+    for (i = 0; i < a->n_params; i++)
+        if (a->params[i].type == FGL_PARAM_GROUPS) return (unsigned)value[i];
+    return FGL_G_ALL;
+}
+
+FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
+    int i = fgl__param_index(s->algo, name);
+    FGL_ASSERT(i >= 0); /* an algorithm reads only parameters it declared */
+    return i >= 0 ? s->value[i] : 0.0;
+}
+

@@ -1,0 +1,48 @@
+/* fgl:implementation */
+/* --- Ditto (Li et al. 2021) ------------------------------------------------------- */
+/* FedAvg's global model (its messages and server: down 4 n, up 4 (n + 1)
+ * bytes). Each client also keeps a personal model v_i (same spec, own
+ * optimizer, never sent) trained every round, after the global copy, on
+ *     CE(v_i) + lambda/2 ||v_i - theta_global||^2
+ * over the shared groups, theta_global = the model received this round
+ * (Ditto's Algorithm 1). Evaluation uses v_i. lambda = 1: docs/algorithms.md
+ * gives none; 1 is the default of the Ditto baseline in the pFedGraph
+ * authors' code, inside the Ditto paper's grid. The reported training loss
+ * is the personal model's (the one evaluated). */
+
+static int fgl__ditto_client_init(fgl_client *c) {
+    /* same spec and seed: v_i starts equal to the client's model */
+    fgl_model *v = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed);
+    if (!v) return FGL_ERR_NOMEM;
+    fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &v->params);
+    return c->store.err;
+}
+
+static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
+    float lambda = (float)fgl_get(c->set, "lambda");
+    if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
+    return FGL_OK;
+}
+
+static int fgl__ditto_train(fgl_client *c) {
+    fgl_train_hooks personal;
+    int rc = fgl_client_train(c, &c->model, &c->optim, NULL); /* the global copy: plain FedAvg */
+    if (rc) return rc;
+    memset(&personal, 0, sizeof personal);
+    personal.grad = fgl__ditto_grad;
+    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"), &personal);
+}
+
+static fgl_model *fgl__ditto_eval(fgl_client *c) { return fgl_get_model(&c->store, "personal"); }
+
+static fgl_algo fgl__ditto(void) {
+    fgl_algo a = fgl__avg_base("ditto", "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
+                               "evaluated personally", FGL_G_ALL,
+                               "parameter groups of the global model (averaged) and of the personal model's proximal term");
+    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
+    a.client_init = fgl__ditto_client_init;
+    a.local_train = fgl__ditto_train;
+    a.eval_model = fgl__ditto_eval;
+    return a;
+}
+

@@ -1,0 +1,86 @@
+/* fgl:implementation */
+/* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
+/* One mechanism, four published defaults: the server keeps the global vector
+ * of the shared groups; clients send those groups and their training-sample
+ * count; the server averages by count:
+ *     theta = sum_i n_i theta_i / sum_i n_i.
+ * FedProx adds mu (theta - theta_global) to the gradient, the derivative of
+ * mu/2 ||theta - theta_global||^2. Sent: up 4 (n + 1), down 4 n bytes. */
+
+static int fgl__avg_server_init(fgl_server *s) {
+    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    if (!g) return FGL_ERR_NOMEM;
+    fgl_params_pack(s->init, s->share, g); /* the common initial model */
+    return FGL_OK;
+}
+
+static int fgl__avg_aggregate(fgl_server *s) {
+    int rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+}
+
+/* The weight-averaging base that FedAvg, Ditto and MOON extend: the share
+ * parameter, the messages and the server. */
+static fgl_algo fgl__avg_base(const char *name, const char *summary, unsigned share, const char *share_help) {
+    fgl_algo a = fgl_algo_new(name, summary);
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)share, share_help);
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, 0, "global");
+    a.server_init = fgl__avg_server_init;
+    a.aggregate = fgl__avg_aggregate;
+    return a;
+}
+
+static int fgl__prox_grad(fgl_client *c, const fgl_step *st) {
+    float mu = (float)fgl_get(c->set, "mu");
+    if (mu > 0) fgl_client_prox_grad(c, &st->model->params, mu);
+    return FGL_OK;
+}
+
+static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help, double mu,
+                                 const char *mu_help) {
+    fgl_algo a = fgl__avg_base(name, summary, share, share_help);
+    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, mu, mu_help);
+    a.train.grad = fgl__prox_grad;
+    return a;
+}
+
+static fgl_algo fgl__fedavg(void) {
+    return fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training samples",
+                            FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
+}
+
+static fgl_algo fgl__fedprox(void) {
+    return fgl__fedavg_like("fedprox", "Li et al. 2020: FedAvg plus a proximal term to the global model", FGL_G_ALL,
+                            "parameter groups averaged", 0.01, "proximal weight mu/2 ||theta - theta_global||^2");
+}
+
+static fgl_algo fgl__fedper(void) {
+    return fgl__fedavg_like("fedper", "Arivazhagan et al. 2019: FedAvg of everything but the personal classifier head",
+                            FGL_G_ALL & ~(unsigned)FGL_G_HEAD, "parameter groups averaged (all but the classifier head)",
+                            0.0, "proximal weight");
+}
+
+/* FedStar runs its decoupled model: any client spec becomes FedStar's with
+ * the same input and output sizes. */
+static int fgl__star_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    fgl_model_spec s;
+    (void)set;
+    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "fedstar: graph classification only");
+    if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
+    s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
+    s.dropout = spec->dropout;
+    if (spec->pe_dim > 0) s.pe_dim = spec->pe_dim; /* the width the data's structure embeddings have */
+    *spec = s;
+    return FGL_OK;
+}
+
+static fgl_algo fgl__fedstar(void) {
+    fgl_algo a = fgl__fedavg_like("fedstar", "Tan et al. 2023: share only the structure encoder of a feature/structure "
+                                  "decoupled GNN", FGL_G_STRUCT, "parameter groups averaged (the structure encoder)",
+                                  0.0, "proximal weight");
+    a.prepare_spec = fgl__star_spec;
+    return a;
+}
+

@@ -1,0 +1,282 @@
+/* fgl:implementation */
+/* --- FED-PUB (Baek et al. 2023) ---------------------------------------------------- */
+/* Clients run GCNs with personal weight masks (kept local). Each round they
+ * upload their weights and a functional embedding: the mean output of their
+ * model's last GCN layer on a random proxy graph every client builds from
+ * the shared seed (so it costs no bytes). Graph tasks (GPFL's comparison)
+ * run the same on any graph model, e.g. the GIN: masks on every weight
+ * matrix, the proxy graph seen as one graph, and the embedding the mean
+ * over its nodes of the last GIN layer's output (before its activation). The server turns cosine
+ * similarities of the embeddings into weights
+ *     alpha_ij = exp(tau S_ij) / sum_k exp(tau S_ik)
+ * over the accepted uploads and sends each client its own average
+ * sum_j alpha_ij theta_j, from the first aggregation on (the initial
+ * broadcast is the common initial model, as in the authors' code). Locally:
+ *     CE + l1 ||mask||_1 + loc_l2 sum_slices ||theta - theta_received||_2,
+ * applied to the live parameters (the authors' code computes them on
+ * detached copies). Sent: up 4 (n + d + 1), down 4 n bytes (masks stay). */
+
+typedef struct fgl__pub_proxy {
+    fgl_csr adj;
+    float *x;
+    int offsets[2];   /* graph tasks: the proxy is one graph */
+    fgl_gnn_graph g;
+} fgl__pub_proxy;
+
+static void fgl__pub_proxy_free(void *p) {
+    fgl__pub_proxy *px = (fgl__pub_proxy *)p;
+    fgl_gnn_graph_free(&px->g);
+    fgl_csr_free(&px->adj);
+    FGL_FREE(px->x);
+}
+
+static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    if (spec->arch == FGL_ARCH_FEDSTAR)
+        return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
+    spec->masked = fgl_get(set, "masks") != 0;
+    return FGL_OK;
+}
+
+/* The proxy graph: blocks of equal size, edges i.i.d. with p_in inside a
+ * block and p_out across, node features N(0, 1); drawn from the run seed so
+ * every client holds the same graph. */
+static int fgl__pub_client_init(fgl_client *c) {
+    int bs = (int)fgl_get(c->set, "proxy_block_size"), n = (int)fgl_get(c->set, "proxy_blocks") * bs;
+    float p_in = (float)fgl_get(c->set, "p_in"), p_out = (float)fgl_get(c->set, "p_out");
+    int i, j, m = 0, cap = 1024, rc, F = c->model.spec.in_dim;
+    fgl__pub_proxy *px;
+    int *src, *dst;
+    fgl_rng r;
+    fgl_error err;
+    size_t k;
+    if (n <= 0 || bs <= 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
+    px = (fgl__pub_proxy *)fgl_new_scratch(&c->store, "proxy", sizeof(fgl__pub_proxy), fgl__pub_proxy_free);
+    src = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
+    dst = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
+    if (!px || !src || !dst) {
+        FGL_FREE(src);
+        FGL_FREE(dst);
+        return FGL_ERR_NOMEM;
+    }
+    fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
+    for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++) {
+            double p = (i / bs == j / bs) ? p_in : p_out;
+            if (p <= 0 || fgl_rng_uniform(&r) >= p) continue;
+            if (m == cap) {
+                int *ns, *nd;
+                cap *= 2;
+                ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
+                if (ns) src = ns;
+                nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
+                if (nd) dst = nd;
+                if (!ns || !nd) {
+                    FGL_FREE(src);
+                    FGL_FREE(dst);
+                    return FGL_ERR_NOMEM;
+                }
+            }
+            src[m] = i;
+            dst[m++] = j;
+        }
+    rc = fgl_graph_from_edges(n, src, dst, m, FGL_EDGES_SYMMETRIZE, &px->adj, &err);
+    FGL_FREE(src);
+    FGL_FREE(dst);
+    if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    if (!(px->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F))) return FGL_ERR_NOMEM;
+    for (k = 0; k < (size_t)n * (size_t)F; k++) px->x[k] = (float)fgl_rng_normal(&r);
+    px->offsets[0] = 0;
+    px->offsets[1] = n;
+    if ((rc = fgl_gnn_graph_make(&px->g, &px->adj, NULL, px->x, NULL, F, NULL, 0, c->task == FGL_TASK_GRAPH ? px->offsets : NULL,
+                                 c->task == FGL_TASK_GRAPH ? 1 : 0, &c->model.spec, &err)))
+        return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    return FGL_OK;
+}
+
+static int fgl__pub_server_init(fgl_server *s) {
+    size_t K = (size_t)s->n_clients, i;
+    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    fgl_new_floats(&s->store, "fe", K * s->up_len[1]); /* part 1: "fe" */
+    fgl_new_ints(&s->store, "has_fe", K);
+    fgl_new_floats(&s->store, "sim", K * K);
+    if (s->store.err) return s->store.err;
+    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    return FGL_OK;
+}
+
+static int fgl__pub_upload(fgl_client *c) {
+    fgl__pub_proxy *px = (fgl__pub_proxy *)fgl_get_scratch(&c->store, "proxy");
+    int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
+    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
+    return FGL_OK;
+}
+
+static int fgl__pub_aggregate(fgl_server *s) {
+    int K = s->n_clients, i, j, rc;
+    size_t n = s->n_shared, d = s->up_len[1];
+    float tau = (float)fgl_get(s->set, "tau");
+    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
+    int *has_fe = fgl_ints(&s->store, "has_fe");
+    float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
+    double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
+    unsigned char *mixed = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
+    if (!plain || !w || !mixed) return FGL_ERR_NOMEM;
+    fgl_server_gather(s, "fe", fe, has_fe);
+    rc = fgl_server_mean(s, "theta", plain);
+    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: everyone keeps their model */
+    if (rc) return rc;
+    for (i = 0; i < K; i++) {
+        float *row = sim + (size_t)i * K;
+        double wsum = 0, smax = -1e300;
+        memset(row, 0, sizeof(float) * (size_t)K);
+        if (!has_fe[i]) { /* no embedding from this client yet: the plain average */
+            memcpy(theta + (size_t)i * n, plain, sizeof(float) * n);
+            continue;
+        }
+        for (j = 0; j < K; j++) /* softmax over the accepted clients, shifted for stability */
+            if (s->up[j]) {
+                double sij = fgl_cosine(d, fe + (size_t)i * d, fe + (size_t)j * d);
+                if (tau * sij > smax) smax = tau * sij;
+                row[j] = (float)sij;
+            }
+        for (j = 0; j < K; j++)
+            if (s->up[j]) {
+                double a = exp(tau * row[j] - smax);
+                row[j] = (float)a;
+                wsum += a;
+            }
+        for (j = 0; j < K; j++) {
+            double a = s->up[j] ? row[j] / wsum : 0.0;
+            w[(size_t)i * K + j] = a;
+            row[j] = (float)a;
+        }
+        mixed[i] = 1;
+    }
+    /* the run's robust rule, row by row (NORMCLIP's clips were counted by fgl_server_mean above: not again) */
+    return fgl__server_mix(s, "theta", NULL, w, NULL, theta, mixed, 0);
+}
+
+static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
+    float l1 = (float)fgl_get(c->set, "l1"), loc_l2 = (float)fgl_get(c->set, "loc_l2");
+    int l1_prox = fgl_get(c->set, "l1_prox") != 0;
+    fgl_params *ps = &st->model->params;
+    int i;
+    size_t j;
+    if (fgl_get(c->set, "live_reg") == 0) return FGL_OK;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *g = ps->grad + sl->offset;
+        const float *w = ps->data + sl->offset, *w0;
+        size_t n = fgl_slice_size(sl);
+        if (!sl->trainable) continue;
+        if (sl->groups & FGL_G_MASK) { /* d/dm l1 |m|, unless applied as a proximal step */
+            if (!l1_prox)
+                for (j = 0; j < n; j++) g[j] += w[j] > 0 ? l1 : w[j] < 0 ? -l1 : 0.0f;
+        } else if (c->round > 0 && (w0 = fgl_received_at(c, sl->offset)) != NULL) { /* d/dw loc_l2 ||w - w0||_2 */
+            double norm = 0;
+            for (j = 0; j < n; j++) norm += ((double)w[j] - w0[j]) * ((double)w[j] - w0[j]);
+            norm = sqrt(norm);
+            if (norm > 0)
+                for (j = 0; j < n; j++) g[j] += (float)(loc_l2 * (w[j] - w0[j]) / norm);
+        }
+    }
+    return FGL_OK;
+}
+
+/* The L1 term's proximal step: m <- sign(m) max(|m| - lr l1, 0). Through
+ * Adam, the subgradient l1 sign(m) is rescaled to about lr per step wherever
+ * the data gradient is small (masks over features a client never sees), so
+ * it would zero those masks whatever l1 is; the proximal step keeps l1's
+ * scale. */
+static int fgl__pub_after_step(fgl_client *c, const fgl_step *st) {
+    fgl_params *ps = &st->model->params;
+    float shrink = c->optim.cfg.lr * (float)fgl_get(c->set, "l1");
+    int i;
+    size_t j;
+    if (fgl_get(c->set, "live_reg") == 0 || fgl_get(c->set, "l1_prox") == 0) return FGL_OK;
+    for (i = 0; i < ps->n; i++) {
+        const fgl_slice *sl = &ps->slices[i];
+        float *w = ps->data + sl->offset;
+        if (!sl->trainable || !(sl->groups & FGL_G_MASK)) continue;
+        for (j = 0; j < fgl_slice_size(sl); j++)
+            w[j] = w[j] > shrink ? w[j] - shrink : w[j] < -shrink ? w[j] + shrink : 0.0f;
+    }
+    return FGL_OK;
+}
+
+static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
+    long pruned = 0, total = 0;
+    int i, k;
+    size_t j;
+    float *tmp = NULL;
+    for (i = 0; i < run->n_clients; i++) {
+        const fgl_model *m = &run->clients[i].model;
+        const float *data = m->params.data;
+        if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
+        if (run->clients[i].parked_len) { /* cfg.park_idle: the model is the first packed array */
+            float *t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1));
+            unsigned char *owned = NULL;
+            const unsigned char *blob = t ? fgl__park_blob(run, &run->clients[i], &owned) : NULL;
+            FGL_ASSERT(run->clients[i].store.n > 0 && run->clients[i].store.e[0].p == (const void *)m);
+            if (t) tmp = t;
+            if (!blob) { /* out of memory or unreadable: no report */
+                total = 0;
+                break;
+            }
+            fgl__unpark_floats(blob, tmp, fgl__park_ref(run, m->params.size), m->params.size);
+            FGL_FREE(owned);
+            data = tmp;
+        }
+        for (k = 0; k < m->params.n; k++) {
+            const fgl_slice *sl = &m->params.slices[k];
+            const float *v = data + sl->offset;
+            if (!(sl->groups & FGL_G_MASK)) continue;
+            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m->spec.mask_prune;
+            total += (long)fgl_slice_size(sl);
+        }
+    }
+    FGL_FREE(tmp);
+    if (!total) return;
+    /* Uploads carry the dense weights; sending theta * mask sparsely would skip
+     * the pruned entries (at 4 bytes each, before any index overhead). */
+    snprintf(buf, cap, "\"mask_sparsity\": %.6f, \"prunable_bytes_per_round\": %ld",
+             total ? (double)pruned / (double)total : 0.0, 4 * pruned);
+}
+
+static const float *fgl__pub_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "sim") : NULL; }
+
+static fgl_algo fgl__fedpub(void) {
+    fgl_algo a = fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
+                              "and weight masks");
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
+                       "parameter groups sent (the masks stay home)");
+    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 3.0, "similarity sharpness (3 disjoint, 5 overlapping)");
+    fgl_algo_param_add(&a, "l1", FGL_PARAM_FLOAT, 1e-3, "mask L1 weight");
+    fgl_algo_param_add(&a, "loc_l2", FGL_PARAM_FLOAT, 1e-3, "proximal weight");
+    fgl_algo_param_add(&a, "proxy_blocks", FGL_PARAM_INT, 5, "proxy graph blocks");
+    fgl_algo_param_add(&a, "proxy_block_size", FGL_PARAM_INT, 100, "nodes per proxy block");
+    fgl_algo_param_add(&a, "p_in", FGL_PARAM_FLOAT, 0.1, "proxy edge probability inside a block");
+    fgl_algo_param_add(&a, "p_out", FGL_PARAM_FLOAT, 0.0, "proxy edge probability across blocks (paper: 0.01)");
+    fgl_algo_param_add(&a, "live_reg", FGL_PARAM_INT, 1,
+                       "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)");
+    fgl_algo_param_add(&a, "l1_prox", FGL_PARAM_INT, 1,
+                       "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam");
+    fgl_algo_param_add(&a, "masks", FGL_PARAM_INT, 1,
+                       "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)");
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL_DIM_EMB, 1, 0);
+    fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
+    a.prepare_spec = fgl__pub_spec;
+    a.client_init = fgl__pub_client_init;
+    a.upload = fgl__pub_upload;
+    a.train.grad = fgl__pub_grad;
+    a.train.after_step = fgl__pub_after_step;
+    a.server_init = fgl__pub_server_init;
+    a.aggregate = fgl__pub_aggregate;
+    a.report = fgl__pub_report;
+    a.client_matrix = fgl__pub_matrix;
+    a.mixes = 1;
+    return a;
+}
+

@@ -1,0 +1,574 @@
+/* GPFL's server model (docs/algorithms.md, GPFL): a dense 2-layer graph
+ * auto-encoder over k clients with features X (k x in_dim) and a weighted
+ * client network A (k x k, used as given: GPFL passes its row-normalised
+ * network; fgl_dense_gcn_norm gives the GCN normalisation instead),
+ *     H = ReLU(LayerNorm(A X W1 + b1))   (width hidden, GPFL 128)
+ *     Z = A H W2 + b2                    (width out_dim, GPFL 32)
+ *     S = Z Z^T                          (k x k edge logits),
+ * LayerNorm with eps 1e-5 and a learned scale and shift. Weights and biases
+ * are drawn U(+-1/sqrt(width of their output)), the LayerNorm scale 1 and
+ * shift 0, as the authors' code initialises them. */
+typedef struct fgl_gae {
+    int in_dim, hidden, out_dim;
+    fgl_params params;
+    int w1, b1, ln_g, ln_b, w2, b2;
+} fgl_gae;
+FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed);
+/* Re-draw the weights and biases from seed; the LayerNorm scale and shift
+ * back to 1 and 0 too when norm != 0 (GPFL starts from a new model every
+ * round). */
+FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm);
+FGLDEF void fgl_gae_free(fgl_gae *g);
+/* a: k x k client network; x: k x in_dim. Returns Z and sets *logits to
+ * S = Z Z^T (both NULL on error, see t->msg). */
+FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
+                                 fgl_node **logits);
+/* GPFL's unsupervised loss (Ying et al.'s regulariser) on P = sigmoid(S):
+ *     mean_ij H(P_ij) + size_weight mean_ij -log(1 + 1e-6 - P_ij),
+ * H(p) = -p log(p + 1e-6) - (1 - p) log(1 - p + 1e-6): certain edges, and
+ * few of them. A 1 x 1 node. */
+FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight);
+/* `steps` full-batch steps of optimizer o (over g->params) on fgl_gae_loss;
+ * then S (k x k, may be NULL) receives the trained model's logits and
+ * *loss (may be NULL) the last step's loss. t is reset as needed. */
+FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
+                       float size_weight, float *S, double *loss);
+/* Dense D^-1/2 (A + I) D^-1/2 of a k x k weight matrix into out. */
+FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
+
+/* fgl:implementation */
+/* --- GPFL's dense graph auto-encoder --------------------------------------------- */
+
+FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out) {
+    int i, j;
+    double *d = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(k, 1));
+    if (!d) return;
+    for (i = 0; i < k; i++) {
+        double s = 1.0; /* the self loop */
+        for (j = 0; j < k; j++)
+            if (j != i) s += a[(size_t)i * k + j];
+        d[i] = s > 0 ? 1.0 / sqrt(s) : 0.0;
+    }
+    for (i = 0; i < k; i++)
+        for (j = 0; j < k; j++) {
+            double w = i == j ? 1.0 : a[(size_t)i * k + j];
+            out[(size_t)i * k + j] = (float)(d[i] * w * d[j]);
+        }
+    FGL_FREE(d);
+}
+
+FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm) {
+    fgl_params *ps = &g->params;
+    fgl_rng r;
+    fgl_rng_init(&r, seed, 0x676165ull); /* "gae" */
+    fgl_params_fan_in_uniform(ps, g->w1, g->hidden, &r); /* U(+-1/sqrt(out)), the authors' GraphConvolution */
+    fgl_params_fan_in_uniform(ps, g->b1, g->hidden, &r);
+    fgl_params_fan_in_uniform(ps, g->w2, g->out_dim, &r);
+    fgl_params_fan_in_uniform(ps, g->b2, g->out_dim, &r);
+    if (norm) {
+        fgl_params_fill(ps, g->ln_g, 1.0f);
+        fgl_params_fill(ps, g->ln_b, 0.0f);
+    }
+}
+
+FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_t seed) {
+    fgl_params *ps = &g->params;
+    memset(g, 0, sizeof *g);
+    if (in_dim <= 0 || hidden <= 0 || out_dim <= 0) return FGL_ERR_ARG;
+    g->in_dim = in_dim;
+    g->hidden = hidden;
+    g->out_dim = out_dim;
+    fgl_params_init(ps);
+    if ((g->w1 = fgl_params_add(ps, "gae.w1", in_dim, hidden, FGL_G_CONV, 1)) < 0 ||
+        (g->b1 = fgl_params_add(ps, "gae.b1", 1, hidden, FGL_G_CONV, 1)) < 0 ||
+        (g->ln_g = fgl_params_add(ps, "gae.ln_g", 1, hidden, FGL_G_NORM, 1)) < 0 ||
+        (g->ln_b = fgl_params_add(ps, "gae.ln_b", 1, hidden, FGL_G_NORM, 1)) < 0 ||
+        (g->w2 = fgl_params_add(ps, "gae.w2", hidden, out_dim, FGL_G_CONV, 1)) < 0 ||
+        (g->b2 = fgl_params_add(ps, "gae.b2", 1, out_dim, FGL_G_CONV, 1)) < 0) {
+        fgl_params_free(ps);
+        return FGL_ERR_NOMEM;
+    }
+    fgl_gae_reset(g, seed, 1);
+    return FGL_OK;
+}
+
+FGLDEF void fgl_gae_free(fgl_gae *g) { fgl_params_free(&g->params); }
+
+FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
+                                 fgl_node **logits) {
+    fgl_params *ps = &g->params;
+    fgl_node *A = fgl_op_const(t, a, k, k), *X = fgl_op_const(t, x, k, g->in_dim), *h, *z;
+    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))), fgl_op_param(t, ps, g->b1));
+    h = fgl_op_relu(t, fgl_op_layer_norm(t, h, fgl_op_param(t, ps, g->ln_g), fgl_op_param(t, ps, g->ln_b), 1e-5f));
+    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))), fgl_op_param(t, ps, g->b2));
+    if (logits) *logits = fgl_op_matmul_ex(t, z, 0, z, 1);
+    return z;
+}
+
+FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight) {
+    fgl_node *p = fgl_op_sigmoid(t, logits);
+    fgl_node *q = fgl_op_affine(t, p, -1.0f, 1.0f); /* 1 - p */
+    fgl_node *ent = fgl_op_add(t, fgl_op_mul(t, p, fgl_op_log(t, fgl_op_affine(t, p, 1.0f, 1e-6f))),
+                               fgl_op_mul(t, q, fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f))));
+    fgl_node *size = fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f));
+    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)), -1.0f);
+}
+
+FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
+                       float size_weight, float *S, double *loss) {
+    fgl_node *logits, *l;
+    int step;
+    if (loss) *loss = NAN;
+    for (step = 0; step < steps; step++) {
+        fgl_tape_reset(t);
+        fgl_params_zero_grad(&g->params);
+        fgl_gae_forward(g, t, a, x, k, &logits);
+        l = fgl_gae_loss(t, logits, size_weight);
+        if (fgl_tape_backward(t, l)) return t->err;
+        if (loss) *loss = l->val[0];
+        fgl_optim_step(o, &g->params);
+    }
+    fgl_tape_reset(t);
+    fgl_gae_forward(g, t, a, x, k, &logits);
+    if (!logits || t->err) return t->err ? t->err : FGL_ERR_ARG;
+    if (S) memcpy(S, logits->val, sizeof(float) * (size_t)k * (size_t)k);
+    fgl_tape_reset(t);
+    return FGL_OK;
+}
+
+/* --- GPFL (Chen et al., TMLR 2025; docs/algorithms.md) ------------------------------- */
+/* A learned client network for personalised graph classification. Every
+ * client trains the whole model (the GIN of the protocol) and uploads it
+ * with its functional embedding: the flattened log-softmax output of its
+ * model (evaluation mode) on 20 Erdos-Renyi graphs G(fe_nodes, fe_p) with
+ * one-hot degree features clipped to its feature width F (20 x C floats; the
+ * graphs come from the run seed, so every client holds the same ones and
+ * they cost no bytes; same_graphs=1 draws the 20 identically, as the
+ * authors' code does). In round 1 it also sends 6 floats, the mean GPFL
+ * graph properties of its training graphs (fgl_graph_gpfl_properties).
+ * Sent: up 4 (n + 20 C) bytes a round, + 24 once; down 4 n.
+ *
+ * The server keeps every client's model theta_i and, with
+ *     cosnet(v)_ij = relu(cos(v_i - mean_k v_k, v_j - mean_k v_k))
+ * (centred, not z-scored), A_E = cosnet(FE) every round:
+ *  1. first aggregation: the property network A_P = cosnet(properties),
+ *     after a greedy backward elimination that drops, while more than
+ *     min_props remain, the property whose removal most reduces
+ *     ||A_P - A_E||_F^2, and stops when no removal reduces it
+ *     (init=0: a network of U(0, 1) weights instead, the paper's "random");
+ *     A_1 = rownorm(A_P). Later A_t = rownorm(relu(beta A_{t-1} + (1 - beta) A_E)).
+ *  2. the client features X: each uploaded model average-pooled to about
+ *     `pool` numbers (kernel = stride = floor(n / pool), in fgl's parameter
+ *     order), centred across clients, rows L2-normalised;
+ *  3. a graph auto-encoder (fgl_gae: widths gae_hidden, gae_out, LayerNorm),
+ *     built afresh every round (weights, LayerNorm and Adam state, as the
+ *     authors' code builds a new one each round), trained gae_steps
+ *     full-batch Adam steps (gae_lr, gae_wd) on fgl_gae_loss(S, size_weight)
+ *     with input (A_t, X); S = Z Z^T;
+ *  4. the client network A = rownorm(1[rowsoftmax(S) >= thresh / K]);
+ *     learn=0 skips steps 2-4 and the moving average: A = A_1 every round
+ *     (the paper's fixed "property" / "random" networks);
+ *  5. with dtheta_i = theta_i(uploaded) - theta_i (0 for a client whose
+ *     upload is missing),
+ *         theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i     (code)
+ *         theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i     (paper_mix=1, Eq. 4)
+ *     and client i downloads theta_i.
+ * rownorm divides each row by its sum; a row summing to 0 becomes the
+ * client's own unit row. A (the network the aggregation used) is the
+ * client_matrix, identity before the first aggregation. */
+
+#define FGL__GPFL_GRAPHS 20
+
+static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "density", "degree_variance",
+                                                                 "entropy", "scale_free", "closeness"};
+
+/* The random graphs a client embeds its model on (rebuilt from the seed). */
+typedef struct fgl__gpfl_probe {
+    fgl_csr adj;
+    float *x;
+    int offsets[FGL__GPFL_GRAPHS + 1];
+    fgl_gnn_graph g;
+} fgl__gpfl_probe;
+
+static void fgl__gpfl_probe_free(void *p) {
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)p;
+    fgl_gnn_graph_free(&pb->g);
+    fgl_csr_free(&pb->adj);
+    FGL_FREE(pb->x);
+}
+
+static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
+
+static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    (void)set;
+    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "gpfl: graph classification only");
+    return FGL_OK;
+}
+
+static int fgl__gpfl_client_init(fgl_client *c) {
+    int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
+    double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
+    float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_new_scratch(&c->store, "probe", sizeof(fgl__gpfl_probe), fgl__gpfl_probe_free);
+    int *src = NULL, *dst = NULL, m = 0, cap = 0, g, i, k, rc = FGL_OK, N;
+    fgl_error err;
+    if (!props || !pb) return FGL_ERR_NOMEM;
+    if (nn < 1 || !(p >= 0 && p <= 1))
+        return fgl_client_fail(c, FGL_ERR_ARG, "gpfl: fe_nodes must be >= 1 and fe_p in [0, 1]");
+    if ((rc = fgl_graph_set_gpfl_properties(c->data.graphs, FGL_SPLIT_TRAIN, pr, &err)))
+        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
+    /* 20 G(nn, p) graphs side by side */
+    N = FGL__GPFL_GRAPHS * nn;
+    for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
+        fgl_csr one;
+        uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
+        memset(&one, 0, sizeof one);
+        pb->offsets[g] = g * nn;
+        if ((rc = fgl_gen_gnp(nn, p, gs, &one, &err))) break;
+        if (m + one.nnz > cap) {
+            int *ns, *nd;
+            cap = 2 * (m + one.nnz) + 16;
+            ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
+            if (ns) src = ns;
+            nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
+            if (nd) dst = nd;
+            if (!ns || !nd) rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
+        }
+        for (i = 0; i < nn && !rc; i++)
+            for (k = one.indptr[i]; k < one.indptr[i + 1]; k++) {
+                src[m] = g * nn + i;
+                dst[m++] = g * nn + one.indices[k];
+            }
+        fgl_csr_free(&one);
+    }
+    pb->offsets[FGL__GPFL_GRAPHS] = N;
+    if (!rc) rc = fgl_graph_from_edges(N, src, dst, m, FGL_EDGES_SYMMETRIZE, &pb->adj, &err);
+    FGL_FREE(src);
+    FGL_FREE(dst);
+    if (rc) return fgl_client_fail(c, rc, "gpfl: random graphs: %s", err.msg);
+    /* one-hot degree, clipped to the feature width */
+    if (!(pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)N * (size_t)F))) return FGL_ERR_NOMEM;
+    memset(pb->x, 0, sizeof(float) * (size_t)N * (size_t)F);
+    for (i = 0; i < N; i++) {
+        int d = pb->adj.indptr[i + 1] - pb->adj.indptr[i];
+        pb->x[(size_t)i * F + (d < F ? d : F - 1)] = 1.0f;
+    }
+    if ((rc = fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, F, NULL, 0, pb->offsets, FGL__GPFL_GRAPHS,
+                                 &c->model.spec, &err)))
+        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    return FGL_OK;
+}
+
+/* The functional embedding, and the properties in the first round. */
+static int fgl__gpfl_upload(fgl_client *c) {
+    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_get_scratch(&c->store, "probe");
+    float *fe = fgl_up(c, "fe");
+    int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
+    fgl_forward fw;
+    fgl_node *lp;
+    fgl_tape_reset(&c->tape);
+    if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
+        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s", c->tape.msg);
+    for (g = 0; g < FGL__GPFL_GRAPHS; g++)
+        for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
+    fgl_tape_reset(&c->tape);
+    if (c->round == 0) memcpy(fgl_up(c, "props"), fgl_floats(&c->store, "props"), sizeof(float) * FGL_GPFL_PROPS);
+    else fgl_up_drop(c, "props");
+    return FGL_OK;
+}
+
+/* Rows of a (K x K) divided by their sums; a row summing to 0 (or less)
+ * becomes the unit row of its client. */
+static void fgl__gpfl_rownorm(int K, float *a) {
+    int i, j;
+    for (i = 0; i < K; i++) {
+        float *r = a + (size_t)i * K;
+        double sum = 0;
+        for (j = 0; j < K; j++) sum += r[j];
+        for (j = 0; j < K; j++) r[j] = sum > 0 ? (float)(r[j] / sum) : (float)(j == i);
+    }
+}
+
+/* out = relu(cos(v_i - mean, v_j - mean)) over the rows with has[i] (v: K x
+ * d, columns with use[q] when use is not NULL; the mean over those rows);
+ * a row without has is 0 but for 1 on the diagonal. */
+static int fgl__gpfl_cosnet(fgl_server *s, int K, int d, const float *v, const int *has, const int *use, float *out) {
+    double *mean = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)FGL__MAX(d, 1));
+    float *cv = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)FGL__MAX(d, 1));
+    int i, j, q, n = 0;
+    if (!mean || !cv) return FGL_ERR_NOMEM;
+    for (i = 0; i < K; i++)
+        if (has[i]) {
+            n++;
+            for (q = 0; q < d; q++) mean[q] += v[(size_t)i * d + q];
+        }
+    for (i = 0; i < K; i++)
+        for (q = 0; q < d; q++)
+            cv[(size_t)i * d + q] = has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            double c = has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
+            out[(size_t)i * K + j] = c > 0 ? (float)c : 0.0f;
+        }
+    return FGL_OK;
+}
+
+static double fgl__gpfl_dist2(int K, const float *a, const float *b) {
+    double s = 0;
+    size_t q;
+    for (q = 0; q < (size_t)K * K; q++) s += ((double)a[q] - b[q]) * ((double)a[q] - b[q]);
+    return s;
+}
+
+/* Round 1's greedy backward elimination of properties (keep[q] = 1 for the
+ * kept ones) and the property network on them into ap. */
+static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap) {
+    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = (int)fgl_get(s->set, "min_props");
+    const float *props = fgl_floats(&s->store, "props");
+    const int *has = fgl_ints(&s->store, "has_props");
+    double cur;
+    for (q = 0; q < FGL_GPFL_PROPS; q++) keep[q] = 1;
+    if ((rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap))) return rc;
+    cur = fgl__gpfl_dist2(K, ap, ae);
+    while (left > minp) {
+        int best = -1;
+        double best_d = cur;
+        for (q = 0; q < FGL_GPFL_PROPS; q++) {
+            double dq;
+            if (!keep[q]) continue;
+            keep[q] = 0;
+            rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap);
+            keep[q] = 1;
+            if (rc) return rc;
+            dq = fgl__gpfl_dist2(K, ap, ae);
+            if (dq < best_d) { /* strictly better; ties keep the earlier property */
+                best_d = dq;
+                best = q;
+            }
+        }
+        if (best < 0) break; /* no removal helps */
+        keep[best] = 0;
+        cur = best_d;
+        left--;
+    }
+    return fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap);
+}
+
+static int fgl__gpfl_server_init(fgl_server *s) {
+    size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
+    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"), o = (int)fgl_get(s->set, "gae_out");
+    double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
+    float *theta, *A, *net;
+    fgl_gae *gae;
+    fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
+    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
+        fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
+        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) || !(fgl_get(s->set, "gae_wd") >= 0))
+        return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
+                               ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
+    theta = fgl_new_floats(&s->store, "theta", K * n);
+    fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
+    fgl_new_ints(&s->store, "has_props", K);
+    fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
+    fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
+    net = fgl_new_floats(&s->store, "net", K * K);   /* A_t, the auto-encoder's input network */
+    A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
+    fgl_new_floats(&s->store, "soft", K * K);        /* row-softmax of the auto-encoder's S */
+    fgl_new_floats(&s->store, "last", 2);            /* last auto-encoder loss, mean links per client */
+    kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
+    gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
+    if (s->store.err || !gae) return FGL_ERR_NOMEM;
+    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed)) return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
+    oc.lr = (float)fgl_get(s->set, "gae_lr");
+    oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
+    fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
+    fgl_new_tape(&s->store, "gae_tape");
+    if (s->store.err) return s->store.err;
+    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * n);
+    for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
+    if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
+        fgl_rng r;
+        fgl_rng_init(&r, s->fed->seed, 0x47504652414eull); /* "GPFRAN" */
+        for (i = 0; i < K * K; i++) net[i] = (float)fgl_rng_uniform(&r);
+    }
+    return FGL_OK;
+}
+
+/* The auto-encoder's network: A = rownorm(1[rowsoftmax(S) >= thresh / K]). */
+static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
+    int K = s->n_clients, i, j, rc;
+    size_t n = s->n_shared, q, kern;
+    fgl_gae *gae = (fgl_gae *)fgl_get_scratch(&s->store, "gae");
+    fgl_optim *opt = fgl_get_optim(&s->store, "gae_optim");
+    float *soft = fgl_floats(&s->store, "soft");
+    float *last = fgl_floats(&s->store, "last"), thr = (float)(fgl_get(s->set, "thresh") / K);
+    int m = gae->in_dim;
+    float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)m);
+    float *S = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
+    double loss = 0;
+    if (!X || !S) return FGL_ERR_NOMEM;
+    kern = n / (size_t)m;
+    /* client features: pooled, centred across clients, rows L2-normalised */
+    for (i = 0; i < K; i++)
+        for (j = 0; j < m; j++) {
+            double acc = 0;
+            for (q = 0; q < kern; q++) acc += ups[(size_t)i * n + (size_t)j * kern + q];
+            X[(size_t)i * m + j] = (float)(acc / (double)kern);
+        }
+    for (j = 0; j < m; j++) {
+        double mean = 0;
+        for (i = 0; i < K; i++) mean += X[(size_t)i * m + j];
+        mean /= K;
+        for (i = 0; i < K; i++) X[(size_t)i * m + j] = (float)(X[(size_t)i * m + j] - mean);
+    }
+    for (i = 0; i < K; i++) {
+        double nrm = fgl_norm2((size_t)m, X + (size_t)i * m);
+        if (nrm > 0)
+            for (j = 0; j < m; j++) X[(size_t)i * m + j] = (float)(X[(size_t)i * m + j] / nrm);
+    }
+    /* a fresh auto-encoder, trained on (A_t, X) */
+    fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
+    fgl_optim_reset(opt);
+    rc = fgl_gae_fit(gae, opt, fgl_get_tape(&s->store, "gae_tape"), fgl_floats(&s->store, "net"), X, K,
+                     (int)fgl_get(s->set, "gae_steps"), (float)fgl_get(s->set, "size_weight"), S, &loss);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", fgl_get_tape(&s->store, "gae_tape")->msg);
+    last[0] = (float)loss;
+    /* row softmax, threshold, row-normalise */
+    for (i = 0; i < K; i++) {
+        const float *r = S + (size_t)i * K;
+        double mx = r[0], sum = 0;
+        for (j = 1; j < K; j++) mx = r[j] > mx ? r[j] : mx;
+        for (j = 0; j < K; j++) sum += exp((double)r[j] - mx);
+        for (j = 0; j < K; j++) {
+            soft[(size_t)i * K + j] = (float)(exp((double)r[j] - mx) / sum);
+            A[(size_t)i * K + j] = soft[(size_t)i * K + j] >= thr ? 1.0f : 0.0f;
+        }
+    }
+    fgl__gpfl_rownorm(K, A);
+    return FGL_OK;
+}
+
+static int fgl__gpfl_aggregate(fgl_server *s) {
+    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
+    size_t n = s->n_shared, d = s->up_len[1], q; /* part 1: "fe" */
+    float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
+    float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
+    float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");
+    int *has_props = fgl_ints(&s->store, "has_props"), *state = fgl_ints(&s->store, "state");
+    float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    float *mixed = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
+    float *fe = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(d, 1));
+    float *ae = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
+    double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K), links = 0;
+    int *has = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    int *has_fe = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
+    if (!ups || !mixed || !fe || !ae || !w || !has || !has_fe) return FGL_ERR_NOMEM;
+    if ((n_up = fgl_server_gather(s, "theta", ups, has)) == 0) return FGL_OK; /* nothing accepted: models stay */
+    for (i = 0; i < K; i++) {
+        const float *pr = fgl_upload(s, i, "props");
+        if (!has[i]) memcpy(ups + (size_t)i * n, theta + (size_t)i * n, sizeof(float) * n); /* no update */
+        if (pr) {
+            memcpy(props + (size_t)i * FGL_GPFL_PROPS, pr, sizeof(float) * FGL_GPFL_PROPS);
+            has_props[i] = 1;
+        }
+    }
+    fgl_server_gather(s, "fe", fe, has_fe);
+    if ((rc = fgl__gpfl_cosnet(s, K, (int)d, fe, has_fe, NULL, ae))) return rc;
+    /* the network the auto-encoder starts from */
+    if (!state[0]) {
+        if (fgl_get(s->set, "init") != 0 && (rc = fgl__gpfl_select(s, ae, fgl_ints(&s->store, "keep"), net))) return rc;
+        fgl__gpfl_rownorm(K, net);
+        state[0] = 1;
+    } else if (learn) {
+        for (q = 0; q < (size_t)K * K; q++) {
+            float v = beta * net[q] + (1.0f - beta) * ae[q];
+            net[q] = v > 0 ? v : 0.0f;
+        }
+        fgl__gpfl_rownorm(K, net);
+    }
+    if (learn) {
+        if ((rc = fgl__gpfl_learn(s, ups, A))) return rc;
+    } else {
+        memcpy(A, net, sizeof(float) * (size_t)K * K);
+    }
+    /* theta_i += a (A dtheta)_i + b dtheta_i */
+    for (i = 0; i < K; i++)
+        for (q = 0; q < n; q++) ups[(size_t)i * n + q] -= theta[(size_t)i * n + q];
+    for (i = 0; i < K; i++)
+        for (j = 0; j < K; j++) {
+            w[(size_t)i * K + j] = A[(size_t)i * K + j];
+            links += i != j && A[(size_t)i * K + j] > 0;
+        }
+    if ((rc = fgl_mix_rows(K, w, ups, n, mixed, NULL))) return rc;
+    {
+        float a = paper ? 1.0f - gamma : gamma, b = paper ? gamma : 1.0f - gamma;
+        for (i = 0; i < K; i++)
+            for (q = 0; q < n; q++)
+                theta[(size_t)i * n + q] += a * mixed[(size_t)i * n + q] + b * ups[(size_t)i * n + q];
+    }
+    last[1] = (float)(links / K);
+    state[1]++;
+    return FGL_OK;
+}
+
+static const float *fgl__gpfl_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+
+static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
+    const int *keep;
+    const float *last;
+    size_t used;
+    int q, first = 1;
+    if (!run->started || !cap) return;
+    keep = fgl_ints(&run->server.store, "keep");
+    last = fgl_floats(&run->server.store, "last");
+    used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
+    for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
+        if (keep[q] && fgl_get(&run->set, "init") != 0) {
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
+            first = 0;
+        }
+    if (used < cap)
+        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g", (double)last[0],
+                 (double)last[1]);
+}
+
+static fgl_algo fgl__gpfl(void) {
+    fgl_algo a = fgl_algo_new("gpfl", "Chen et al. 2025: a learned client network (property-initialised, graph "
+                              "auto-encoder) guides personalised aggregation; graph classification");
+    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
+    fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
+                       "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
+    fgl_algo_param_add(&a, "paper_mix", FGL_PARAM_INT, 0,
+                       "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
+    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
+    fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
+    fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
+    fgl_algo_param_add(&a, "gae_lr", FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
+    fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
+    fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
+    fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
+    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0, "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100, "client features: parameters average-pooled to about this many numbers");
+    fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
+    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30, "nodes of each of the 20 random graphs of the functional embedding");
+    fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
+    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0, "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1, "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
+                       "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
+    fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);
+    fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
+    a.prepare_spec = fgl__gpfl_spec;
+    a.client_init = fgl__gpfl_client_init;
+    a.upload = fgl__gpfl_upload;
+    a.server_init = fgl__gpfl_server_init;
+    a.aggregate = fgl__gpfl_aggregate;
+    a.mixes = 1; /* per-client mixtures of updates: no DP or secure aggregation (and, mixed by hand, no robust rule) */
+    a.report = fgl__gpfl_report;
+    a.client_matrix = fgl__gpfl_matrix;
+    return a;
+}
+

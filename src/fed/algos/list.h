@@ -1,0 +1,30 @@
+/* fgl:implementation */
+/* --- the built-in algorithms ------------------------------------------------ */
+/* Every built-in algorithm, in the registry's order, as X(name, file): its
+ * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
+ * This list is the one place that names them: the registry expands it, and
+ * tools/amalgamate places the files it names (the "<fed/algos/list.h" line
+ * of src/fed/MANIFEST), each once, in the order they first appear. Adding an
+ * algorithm is a new file algos/NAME.h defining fgl__NAME and one line
+ * here (tests/algo_check.sh does it with a coordinate-wise median). */
+#define FGL__ALGORITHMS(X) \
+    X(local, local)         \
+    X(fedavg, fedavg)       \
+    X(fedprox, fedavg)      \
+    X(fedper, fedavg)       \
+    X(scaffold, scaffold)   \
+    X(ditto, ditto)         \
+    X(moon, moon)           \
+    X(feddc, scaffold)      \
+    X(gcfl, gcfl)           \
+    X(gcflplus, gcfl)       \
+    X(fedamp, fedamp)       \
+    X(pfedgraph, pfedgraph) \
+    X(fedproto, fedproto)   \
+    X(fedtgp, fedproto)     \
+    X(fedstar, fedavg)      \
+    X(fedpub, fedpub)       \
+    X(gpfl, gpfl)           \
+    X(fedpg, fedpg)         \
+    X(pfedgnn, pfedgnn)     \
+    /* (every line above ends in a backslash: a new one goes here) */

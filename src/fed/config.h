@@ -1,0 +1,403 @@
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Defences, attacks and privacy (docs/algorithms.md, "Robust aggregation,
+ * attacks and privacy"). They act on the message parts that carry model
+ * weights (FGL_SEND_MODEL, FGL_SEND_DELTA), whose update is the part minus
+ * what the client received (a delta is its own update), and the robust
+ * rules, DP and secure aggregation replace the mean of such parts in
+ * fgl_server_mean: every algorithm whose server averages them (FedAvg,
+ * FedProx, FedPer, FedStar, Ditto, MOON, SCAFFOLD, a user's) gets them. The
+ * robust rules also act in fgl_server_mix, the personalised mixtures of
+ * FED-PUB, FedAMP, pFedGraph and pFedGNN (each row a weighted mean of the
+ * uploads); DP and secure aggregation are refused for those and for GPFL.
+ * GCFL's cluster means and GPFL's mixture of updates are computed by hand
+ * and get none of them; FedPG, FedProto and FedTGP send no weights. */
+enum {
+    FGL_ROBUST_MEAN,      /* the sample-weighted mean (no defence) */
+    FGL_ROBUST_MEDIAN,    /* coordinate-wise median (Yin et al. 2018) */
+    FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
+    FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
+                             K - f - 2 nearest others (Blanchard et al. 2017) */
+    FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads */
+    FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
+};
+
+typedef struct fgl_robust_config {
+    int rule;            /* FGL_ROBUST_* */
+    int trim, f, m;      /* TRIMMED: per side; KRUM / MULTIKRUM: assumed attackers, uploads kept */
+    float clip;          /* NORMCLIP: the norm bound */
+    float screen;        /* reject (and charge) an upload whose update norm exceeds screen x the
+                            median over the round's uploads (3 or more); 0: no screening */
+} fgl_robust_config;
+
+enum {
+    FGL_ATTACK_NONE,
+    FGL_ATTACK_SIGNFLIP,  /* update -> -arg x update (arg 1) */
+    FGL_ATTACK_SCALE,     /* update -> arg x update */
+    FGL_ATTACK_NOISE,     /* upload + N(0, arg^2) per value */
+    FGL_ATTACK_LABELFLIP, /* trains on labels C - 1 - y */
+    FGL_ATTACK_NAN,       /* NaN uploads */
+    FGL_ATTACK_COUNT,     /* claims arg training samples */
+    FGL_ATTACK_ALIE       /* colluding: mean - z std of the round's updates per coordinate,
+                             z from the number of clients (Baruch et al. 2019) */
+};
+
+/* A simulated attack by a fraction of the clients (chosen from the run seed). */
+typedef struct fgl_attack_config {
+    int kind;            /* FGL_ATTACK_* */
+    double arg;
+    float frac;          /* share of the clients that attack */
+} fgl_attack_config;
+
+/* Client-level differential privacy (DP-FedAvg, McMahan et al. 2018): each
+ * client clips its update to norm clip, the server averages the updates
+ * with equal weights and adds N(0, (noise clip / n)^2) per value (n the
+ * uploads averaged). fgl_run_dp_epsilon gives the privacy spent. */
+typedef struct fgl_dp_config {
+    float clip, noise;   /* clip > 0 turns it on; noise: the noise multiplier sigma */
+    double delta;        /* the delta epsilon is reported at (1e-5) */
+} fgl_dp_config;
+
+/* Secure aggregation (Bonawitz et al. 2017): each client sends
+ * (n_i / N) theta_i and n_i / N (N: the training samples registered by all
+ * clients) in a 32-bit fixed-point ring, masked by pairwise masks that
+ * cancel in the sum; a client that drops out after masking is recovered
+ * from the pair seeds its peers reveal. The server sees only the sum. */
+typedef struct fgl_secagg_config {
+    int on;
+    int frac_bits;       /* fixed-point fraction bits (20) */
+    float dropout;       /* probability that a participant drops out after masking (simulation) */
+} fgl_secagg_config;
+
+/* Parse the command-line forms: "median", "trimmed:B", "krum:F",
+ * "multikrum:F,M", "normclip:M", "mean"; "signflip[:L]", "scale:L",
+ * "noise:S", "labelflip", "nan", "count:N", "alie", "none";
+ * "clip=C,noise=Z[,delta=D]". */
+FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *err);
+FGLDEF const char *fgl_robust_name(int rule);
+FGLDEF const char *fgl_attack_name(int kind);
+FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err);
+FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err);
+
+typedef struct fgl_fed_config {
+    int rounds;             /* communication rounds */
+    int local_epochs;       /* local epochs per round */
+    int batch_size;         /* graph tasks: graphs per step (node tasks: full batch) */
+    float frac;             /* fraction of clients sampled each round */
+    uint64_t seed;          /* model initialisation and training randomness */
+    fgl_optim_config optim; /* each client's optimizer */
+    int reset_optim;        /* 1: optimizer state restarts every round (default: kept) */
+    int threads;            /* OpenMP threads for the client loop (0: default) */
+    int park_idle;          /* 1 (with frac < 1): a client out of the next round keeps
+                               its models' parameters and optimizer moments packed
+                               (a block of zeros, or of the run's initial model, takes
+                               one byte) and gets them back, bit for bit, when it is
+                               drawn, evaluated or checkpointed; its gradients are
+                               freed and its tape's arena lent to the next client
+                               that trains or evaluates. 2: the packed states go to a temporary
+                               file (C's tmpfile(), gone when the run is freed), so
+                               memory holds the active clients only. Results do not
+                               change (fgl_run_unpark gives a caller an idle client's
+                               state). Default 0 */
+    int eval_batch;         /* graph tasks: graphs per evaluation batch */
+    int eval_after_train;   /* 1: evaluate a client right after its local training
+                               (FED-PUB's code); 0: after it applies the server's
+                               download (FedStar's code) */
+    int eval_every;         /* evaluate every eval_every rounds and at the last (0, 1:
+                               every round); rounds not evaluated record NaN and the
+                               best-validation round is chosen among evaluated ones */
+    fgl_robust_config robust;   /* the server's mean and screening (default: mean, screen 100) */
+    fgl_attack_config attack;   /* simulated attackers (default: none) */
+    fgl_dp_config dp;           /* client-level DP (default: off) */
+    fgl_secagg_config secagg;   /* secure aggregation (default: off) */
+} fgl_fed_config;
+
+/* Published protocol defaults (docs/algorithms.md, authors' code): node
+ * tasks 100 rounds, Adam lr 0.01 wd 1e-6, evaluation after local training;
+ * graph tasks 200 rounds, batch 128, Adam lr 1e-3 wd 5e-4, evaluation after
+ * the download; 1 local epoch, all clients every round. */
+FGLDEF fgl_fed_config fgl_fed_config_default(int task);
+
+/* What one client brings: its data (exactly one of node / graphs, borrowed:
+ * it must outlive the run) with FGL_SPLIT_* codes in node->split or
+ * graphs->split, and its model spec. */
+typedef struct fgl_client_data {
+    fgl_node_data *node;
+    fgl_graph_set *graphs;
+    fgl_model_spec spec;
+} fgl_client_data;
+
+/* fgl:implementation */
+static void fgl__put_f64(fgl_bytes *b, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    fgl_bytes_put_u64(b, u);
+}
+
+static double fgl__get_f64(fgl_reader *r) {
+    uint64_t u = fgl_reader_u64(r);
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+/* The configuration's fields that decide a run's bits (all but the thread
+ * count; dp.delta only what is reported), in a fixed order: fingerprints, and what a transport sends. */
+static void fgl__put_config(fgl_bytes *b, const fgl_fed_config *c) {
+    fgl_bytes_put_u32(b, (uint32_t)c->rounds);
+    fgl_bytes_put_u32(b, (uint32_t)c->local_epochs);
+    fgl_bytes_put_u32(b, (uint32_t)c->batch_size);
+    fgl__put_f64(b, c->frac);
+    fgl_bytes_put_u64(b, c->seed);
+    fgl_bytes_put_u32(b, (uint32_t)c->optim.kind);
+    fgl__put_f64(b, c->optim.lr);
+    fgl__put_f64(b, c->optim.weight_decay);
+    fgl__put_f64(b, c->optim.momentum);
+    fgl_bytes_put_u32(b, (uint32_t)c->optim.nesterov);
+    fgl__put_f64(b, c->optim.beta1);
+    fgl__put_f64(b, c->optim.beta2);
+    fgl__put_f64(b, c->optim.eps);
+    fgl__put_f64(b, c->optim.clip_norm);
+    fgl_bytes_put_u32(b, (uint32_t)c->reset_optim);
+    fgl_bytes_put_u32(b, (uint32_t)c->eval_batch);
+    fgl_bytes_put_u32(b, (uint32_t)c->eval_after_train);
+    fgl_bytes_put_u32(b, (uint32_t)(c->eval_every > 1 ? c->eval_every : 1));
+    fgl_bytes_put_u32(b, (uint32_t)c->robust.rule);
+    fgl_bytes_put_u32(b, (uint32_t)c->robust.trim);
+    fgl_bytes_put_u32(b, (uint32_t)c->robust.f);
+    fgl_bytes_put_u32(b, (uint32_t)c->robust.m);
+    fgl__put_f64(b, c->robust.clip);
+    fgl__put_f64(b, c->robust.screen);
+    fgl_bytes_put_u32(b, (uint32_t)c->attack.kind);
+    fgl__put_f64(b, c->attack.arg);
+    fgl__put_f64(b, c->attack.frac);
+    fgl__put_f64(b, c->dp.clip);
+    fgl__put_f64(b, c->dp.noise);
+    fgl__put_f64(b, c->dp.delta);
+    fgl_bytes_put_u32(b, (uint32_t)c->secagg.on);
+    fgl_bytes_put_u32(b, (uint32_t)c->secagg.frac_bits);
+    fgl__put_f64(b, c->secagg.dropout);
+}
+
+#ifdef FGL_MPI /* only the MPI workers read a configuration back */
+/* What fgl__put_config wrote (exact: each value goes back to its type). */
+static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
+    memset(c, 0, sizeof *c);
+    c->rounds = (int)fgl_reader_u32(r);
+    c->local_epochs = (int)fgl_reader_u32(r);
+    c->batch_size = (int)fgl_reader_u32(r);
+    c->frac = (float)fgl__get_f64(r);
+    c->seed = fgl_reader_u64(r);
+    c->optim.kind = (int)fgl_reader_u32(r);
+    c->optim.lr = (float)fgl__get_f64(r);
+    c->optim.weight_decay = (float)fgl__get_f64(r);
+    c->optim.momentum = (float)fgl__get_f64(r);
+    c->optim.nesterov = (int)fgl_reader_u32(r);
+    c->optim.beta1 = (float)fgl__get_f64(r);
+    c->optim.beta2 = (float)fgl__get_f64(r);
+    c->optim.eps = (float)fgl__get_f64(r);
+    c->optim.clip_norm = (float)fgl__get_f64(r);
+    c->reset_optim = (int)fgl_reader_u32(r);
+    c->eval_batch = (int)fgl_reader_u32(r);
+    c->eval_after_train = (int)fgl_reader_u32(r);
+    c->eval_every = (int)fgl_reader_u32(r);
+    c->robust.rule = (int)fgl_reader_u32(r);
+    c->robust.trim = (int)fgl_reader_u32(r);
+    c->robust.f = (int)fgl_reader_u32(r);
+    c->robust.m = (int)fgl_reader_u32(r);
+    c->robust.clip = (float)fgl__get_f64(r);
+    c->robust.screen = (float)fgl__get_f64(r);
+    c->attack.kind = (int)fgl_reader_u32(r);
+    c->attack.arg = fgl__get_f64(r);
+    c->attack.frac = (float)fgl__get_f64(r);
+    c->dp.clip = (float)fgl__get_f64(r);
+    c->dp.noise = (float)fgl__get_f64(r);
+    c->dp.delta = fgl__get_f64(r);
+    c->secagg.on = (int)fgl_reader_u32(r);
+    c->secagg.frac_bits = (int)fgl_reader_u32(r);
+    c->secagg.dropout = (float)fgl__get_f64(r);
+}
+#endif
+
+/* --- configuration ------------------------------------------------------------- */
+
+FGLDEF fgl_fed_config fgl_fed_config_default(int task) {
+    fgl_fed_config c;
+    memset(&c, 0, sizeof c);
+    c.local_epochs = 1;
+    c.frac = 1.0f;
+    c.seed = 1;
+    c.optim = fgl_optim_default(FGL_ADAM);
+    c.eval_batch = 512;
+    c.eval_after_train = task == FGL_TASK_NODE;
+    c.robust.screen = 100;
+    c.attack.arg = 1;
+    c.dp.delta = 1e-5;
+    c.secagg.frac_bits = 20;
+    if (task == FGL_TASK_GRAPH) {
+        c.rounds = 200;
+        c.batch_size = 128;
+        c.optim.lr = 1e-3f;
+        c.optim.weight_decay = 5e-4f;
+    } else {
+        c.rounds = 100;
+        c.batch_size = 0;
+        c.optim.lr = 0.01f;
+        c.optim.weight_decay = 1e-6f;
+    }
+    return c;
+}
+
+FGLDEF int fgl_groups_parse(const char *s, unsigned *groups) {
+    static const struct { const char *name; unsigned bits; } names[] = {
+        {"all", FGL_G_ALL}, {"feature", FGL_G_FEATURE}, {"conv", FGL_G_CONV}, {"struct", FGL_G_STRUCT},
+        {"head", FGL_G_HEAD}, {"mask", FGL_G_MASK}, {"norm", FGL_G_NORM}, {"bnstat", FGL_G_BNSTAT},
+        {"other", FGL_G_OTHER}, {"none", 0u}};
+    unsigned acc = 0;
+    int sign = 1;
+    const char *p = s;
+    if (!s || !*s) return FGL_ERR_ARG;
+    while (*p) {
+        size_t len = strcspn(p, "+-,");
+        size_t i, n = sizeof names / sizeof names[0];
+        for (i = 0; i < n; i++)
+            if (strlen(names[i].name) == len && strncmp(p, names[i].name, len) == 0) break;
+        if (i == n) return FGL_ERR_ARG;
+        acc = sign > 0 ? acc | names[i].bits : acc & ~names[i].bits;
+        p += len;
+        if (*p == '-') sign = -1;
+        else if (*p) sign = 1;
+        if (*p) p++;
+    }
+    *groups = acc;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap) {
+    static const char *names[] = {"feature", "conv", "struct", "head", "mask", "norm", "bnstat", "other"};
+    size_t used = 0;
+    int i;
+    if (!cap) return;
+    buf[0] = 0;
+    if (groups == FGL_G_ALL) {
+        snprintf(buf, cap, "all");
+        return;
+    }
+    if ((groups | (unsigned)FGL_G_MASK) == FGL_G_ALL || (groups | (unsigned)FGL_G_HEAD) == FGL_G_ALL) {
+        snprintf(buf, cap, "all-%s", (groups | (unsigned)FGL_G_MASK) == FGL_G_ALL ? "mask" : "head");
+        return;
+    }
+    for (i = 0; i < 8; i++)
+        if (groups & (1u << i)) {
+            int w = snprintf(buf + used, cap - used, "%s%s", used ? "+" : "", names[i]);
+            if (w < 0 || (size_t)w >= cap - used) return;
+            used += (size_t)w;
+        }
+    if (!used) snprintf(buf, cap, "none");
+}
+
+/* --- defences, attacks, privacy: options ------------------------------------------ */
+
+/* "name" or "name:a[,b]" into the name and up to two numbers; the count of
+ * numbers, or -1 if malformed. */
+static int fgl__opt_split(const char *s, char *name, size_t cap, double *a, double *b) {
+    const char *colon = strchr(s, ':');
+    size_t len = colon ? (size_t)(colon - s) : strlen(s);
+    char *end;
+    if (!len || len >= cap) return -1;
+    memcpy(name, s, len);
+    name[len] = 0;
+    if (!colon) return 0;
+    *a = strtod(colon + 1, &end);
+    if (end == colon + 1) return -1;
+    if (!*end) return 1;
+    if (*end != ',') return -1;
+    *b = strtod(end + 1, &end);
+    return *end || !isfinite(*b) ? -1 : 2;
+}
+
+FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *err) {
+    char name[32];
+    double a = 0, b = 0;
+    int n = s ? fgl__opt_split(s, name, sizeof name, &a, &b) : -1;
+    fgl_robust_config r = *out;
+    r.trim = r.f = r.m = 0;
+    r.clip = 0;
+    if (n < 0) goto bad;
+    if (!strcmp(name, "mean") && n == 0) r.rule = FGL_ROBUST_MEAN;
+    else if (!strcmp(name, "median") && n == 0) r.rule = FGL_ROBUST_MEDIAN;
+    else if (!strcmp(name, "trimmed") && n == 1 && a >= 1 && a == (int)a) r.rule = FGL_ROBUST_TRIMMED, r.trim = (int)a;
+    else if (!strcmp(name, "krum") && n == 1 && a >= 0 && a == (int)a) r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
+    else if (!strcmp(name, "multikrum") && n == 2 && a >= 0 && a == (int)a && b >= 1 && b == (int)b)
+        r.rule = FGL_ROBUST_MULTIKRUM, r.f = (int)a, r.m = (int)b;
+    else if (!strcmp(name, "normclip") && n == 1 && a > 0) r.rule = FGL_ROBUST_NORMCLIP, r.clip = (float)a;
+    else goto bad;
+    *out = r;
+    return FGL_OK;
+bad:
+    return fgl_error_set(err, FGL_ERR_PARSE, "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
+                         "or normclip:M (B, F, M integers, M > 0)", s ? s : "");
+}
+
+FGLDEF const char *fgl_robust_name(int rule) {
+    static const char *n[] = {"mean", "median", "trimmed", "krum", "multikrum", "normclip"};
+    return rule >= 0 && rule <= FGL_ROBUST_NORMCLIP ? n[rule] : "unknown";
+}
+
+FGLDEF const char *fgl_attack_name(int kind) {
+    static const char *n[] = {"none", "signflip", "scale", "noise", "labelflip", "nan", "count", "alie"};
+    return kind >= 0 && kind <= FGL_ATTACK_ALIE ? n[kind] : "unknown";
+}
+
+FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err) {
+    static const struct { const char *name; int kind, args; double def; } k[] = {
+        {"none", FGL_ATTACK_NONE, 0, 0}, {"signflip", FGL_ATTACK_SIGNFLIP, 1, 1}, {"scale", FGL_ATTACK_SCALE, 2, 0},
+        {"noise", FGL_ATTACK_NOISE, 2, 0}, {"labelflip", FGL_ATTACK_LABELFLIP, 0, 0}, {"nan", FGL_ATTACK_NAN, 0, 0},
+        {"count", FGL_ATTACK_COUNT, 2, 0}, {"alie", FGL_ATTACK_ALIE, 0, 0}};
+    char name[32];
+    double a = 0, b = 0;
+    int n = s ? fgl__opt_split(s, name, sizeof name, &a, &b) : -1;
+    size_t i;
+    for (i = 0; n >= 0 && n <= 1 && i < sizeof k / sizeof k[0]; i++) {
+        if (strcmp(name, k[i].name)) continue;
+        /* args: 0 none, 1 optional, 2 required */
+        if ((k[i].args == 0 && n) || (k[i].args == 2 && !n) || !isfinite(a)) break;
+        out->kind = k[i].kind;
+        out->arg = n ? a : k[i].def;
+        return FGL_OK;
+    }
+    return fgl_error_set(err, FGL_ERR_PARSE, "attack '%s': expected signflip[:L], scale:L, noise:S, labelflip, nan, "
+                         "count:N, alie or none", s ? s : "");
+}
+
+FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err) {
+    fgl_dp_config d;
+    const char *p = s;
+    d.clip = 0;
+    d.noise = 0;
+    d.delta = 1e-5;
+    while (p && *p) {
+        char key[16], *end;
+        size_t len = strcspn(p, "=");
+        double v;
+        if (!p[len] || len == 0 || len >= sizeof key) goto bad;
+        memcpy(key, p, len);
+        key[len] = 0;
+        v = strtod(p + len + 1, &end);
+        if (end == p + len + 1 || (*end && *end != ',') || !isfinite(v) || v < 0) goto bad;
+        if (!strcmp(key, "clip")) d.clip = (float)v;
+        else if (!strcmp(key, "noise")) d.noise = (float)v;
+        else if (!strcmp(key, "delta") && v > 0 && v < 1) d.delta = v;
+        else goto bad;
+        p = *end ? end + 1 : end;
+    }
+    if (!(d.clip > 0)) goto bad;
+    *out = d;
+    return FGL_OK;
+bad:
+    return fgl_error_set(err, FGL_ERR_PARSE, "dp '%s': expected clip=C,noise=Z[,delta=D] with C > 0, Z >= 0, 0 < D < 1",
+                         s ? s : "");
+}
+

@@ -1,0 +1,122 @@
+/* ------------------------------------------------------------------------ */
+/* Messages                                                                 */
+/* ------------------------------------------------------------------------ */
+
+#define FGL_MSG_MAX_PARTS 8
+
+/* What a message part holds. The runtime fills and applies all but DATA. */
+enum {
+    FGL_SEND_DATA,     /* written by the algorithm (upload / download hook), read by the other side */
+    FGL_SEND_MODEL,    /* the shared groups of the model, packed; on the way down loaded into the client's model */
+    FGL_SEND_DELTA,    /* up: the shared groups minus the model as received this round */
+    FGL_SEND_WEIGHT    /* up: the client's training-sample count, the weight of fgl_server_mean */
+};
+
+/* Size rules: a part has rows x cols floats, each either a positive count
+ * or one of these. */
+enum {
+    FGL_DIM_SHARED = -1,     /* floats in the shared parameter groups (n) */
+    FGL_DIM_TRAINABLE = -2,  /* floats in their trainable slices (m) */
+    FGL_DIM_CLIENTS = -3,    /* K */
+    FGL_DIM_CLASSES = -4,    /* C, the largest class count among clients */
+    FGL_DIM_REP = -5,        /* d, the width of what the classifier reads (equal for all clients) */
+    FGL_DIM_EMB = -6,        /* the width of the last message-passing output (equal for all clients) */
+    FGL_DIM_HOPS = -7,       /* H + 1: hops 0..H, H the smallest message-passing layer count among
+                                clients (FedPG's receptive fields) */
+    FGL_DIM_CLASS_HOPS = -8, /* C (H + 1): one row per class and hop */
+    FGL_DIM_INPUT = -9,      /* the width of the model's input features (equal for all clients) */
+    FGL_DIM_NODES = -10      /* uploads only: the client's own node count (node tasks: the nodes of its
+                                graph; graph tasks: of all its graphs), so sizes differ between clients */
+};
+#define FGL_DIM_RULES 11     /* rules are 1 .. FGL_DIM_RULES - 1 below zero */
+/* A size given by an integer parameter of the algorithm (e.g. a number of
+ * anchors): fgl_algo_param_dim(&a, "anchors") returns the rule; the value,
+ * read at the start, must be a positive integer. */
+#define FGL__DIM_PARAM0 (-100)
+
+#define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet); an upload part's memory is
+                                 allocated by the first fgl_up and released by fgl_up_drop */
+#define FGL_PART_ROW 2u      /* download: row `client` of the server buffer `from` */
+
+typedef struct fgl_part {
+    const char *name;
+    int kind;                /* FGL_SEND_* */
+    int rows, cols;          /* size rule */
+    unsigned flags;          /* FGL_PART_* */
+    const char *from;        /* download: the server buffer sent; NULL: the download hook writes it */
+} fgl_part;
+
+/* A message: its parts in declaration order; an absent part has len 0 and
+ * a NULL pointer. Download parts sent from server buffers are views of them
+ * (identical downloads share one buffer); the byte count is the same. */
+typedef struct fgl_msg {
+    int n_parts;
+    const fgl_part *decl;
+    float *part[FGL_MSG_MAX_PARTS];
+    size_t len[FGL_MSG_MAX_PARTS];
+    float *own[FGL_MSG_MAX_PARTS];   /* owned storage (parts not viewed: a download's parts `from`
+                                        the server's store, an upload's model part its parameters) */
+    size_t cap[FGL_MSG_MAX_PARTS];
+} fgl_msg;
+
+FGLDEF size_t fgl_msg_bytes(const fgl_msg *m);
+/* Index of the part called name, or -1. */
+FGLDEF int fgl_msg_find(const fgl_msg *m, const char *name);
+
+/* fgl:implementation */
+/* --- messages --------------------------------------------------------------- */
+
+FGLDEF size_t fgl_msg_bytes(const fgl_msg *m) {
+    size_t n = 0;
+    int p;
+    for (p = 0; p < m->n_parts; p++) n += m->len[p];
+    return 4 * n;
+}
+
+FGLDEF int fgl_msg_find(const fgl_msg *m, const char *name) {
+    int p;
+    for (p = 0; p < m->n_parts; p++)
+        if (strcmp(m->decl[p].name, name) == 0) return p;
+    return -1;
+}
+
+static void fgl__msg_free(fgl_msg *m) {
+    int p;
+    for (p = 0; p < FGL_MSG_MAX_PARTS; p++) FGL_FREE(m->own[p]);
+    memset(m, 0, sizeof *m);
+}
+
+/* Every part absent (owned storage kept). */
+static void fgl__msg_clear(fgl_msg *m) {
+    int p;
+    for (p = 0; p < FGL_MSG_MAX_PARTS; p++) {
+        m->part[p] = NULL;
+        m->len[p] = 0;
+    }
+}
+
+/* Part p present with n floats of owned storage (contents undefined). */
+static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
+    if (n > m->cap[p] || !m->own[p]) {
+        float *d = (float *)FGL_REALLOC(m->own[p], sizeof(float) * FGL__MAX(n, 1));
+        if (!d) return NULL;
+        m->own[p] = d;
+        m->cap[p] = FGL__MAX(n, 1);
+    }
+    m->part[p] = m->own[p];
+    m->len[p] = n;
+    return m->part[p];
+}
+
+/* Part p of m, writable: a viewed part (an upload's model part views the
+ * client's parameters until the server has read it) is first copied into
+ * m's own storage, so a writer never changes what it views. NULL: out of
+ * memory, or the part is absent. */
+static float *fgl__msg_write(fgl_msg *m, int p) {
+    const float *viewed = m->part[p];
+    if (!viewed || viewed == m->own[p]) return m->part[p];
+    if (!fgl__msg_own(m, p, m->len[p])) return NULL;
+    memcpy(m->part[p], viewed, sizeof(float) * m->len[p]);
+    return m->part[p];
+}
+

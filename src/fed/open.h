@@ -1,0 +1,213 @@
+/* fgl_fed.h - the federated runtime and its aggregation algorithms.
+ *
+ * Part of fgl (see README.md). Builds on fgl_gnn.h, fgl_graph.h and fgl.h.
+ *
+ * THE CONTRACT IN ONE PAGE
+ * A run has K clients and one server. A client owns its data (a subgraph
+ * for node classification, or a set of graphs; seen through an fgl_view), a
+ * model built from its own spec, an optimizer whose state persists across
+ * rounds, an RNG stream, and the algorithm's client state. The server owns
+ * the algorithm's server state. Hooks see one side only: a client hook gets
+ * its fgl_client (its model, data, state, the last download and this round's
+ * upload), a server hook gets the fgl_server (its state, the round's
+ * accepted uploads, read-only, and the downloads it builds). One round:
+ *   1. every sampled client trains locally (in parallel, one client per
+ *      thread; a client large enough, or the only one, alone with every
+ *      thread inside its products) and fills its upload;
+ *   2. the runtime validates each upload: every declared part present with
+ *      its declared size, every value finite, the sample count positive and
+ *      at most what the client registered (on the thread that built the
+ *      upload, as soon as it is final). A rejected upload is absent from
+ *      the server's view (fgl_upload returns NULL) and counted against that
+ *      client;
+ *   3. the server aggregates, the runtime builds one download per client
+ *      from the declared parts, checks each against its declaration, loads
+ *      model parts into the client's model and calls the client's receive
+ *      hook;
+ *   4. each client is evaluated on its validation and test data, after its
+ *      local training (cfg.eval_after_train, the node-task default, as
+ *      FED-PUB's code) or after applying the download (graph tasks, as
+ *      FedStar's code).
+ *
+ * MESSAGES ARE DECLARED ONCE. An algorithm lists its upload and download
+ * parts by name, with what they hold and a size rule:
+ *       fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, FGL_DIM_SHARED, 1, 0);
+ *       fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 1, 1, 0);
+ *       fgl_algo_download(&a, "theta", FGL_SEND_MODEL, FGL_DIM_SHARED, 1, 0, "global");
+ * The runtime derives from that the expected sizes, validation, exact byte
+ * accounting (4 bytes a float, round 0 also carries the initial broadcast)
+ * and named access (fgl_up, fgl_down, fgl_upload). It fills the standard
+ * contents itself: FGL_SEND_MODEL packs the shared parameter groups of the
+ * client's model (and loads them on the way down), FGL_SEND_DELTA their
+ * change since the download, FGL_SEND_WEIGHT the training-sample count that
+ * weights means. A download part naming a server buffer ("global") is sent
+ * as it is, or one row of it per client with FGL_PART_ROW; other parts are
+ * written by the algorithm's download hook. The shared groups are the value
+ * of the algorithm's first group-list parameter ("share"). A size may also
+ * depend on the client (FGL_DIM_NODES: its node count, for uploads; the
+ * server reads each client's with fgl_upload_size) or on an integer
+ * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
+ * distances once. An optional upload part costs memory only once written
+ * (fgl_up) and until dropped (fgl_up_drop). A model part whose shared
+ * groups lie in one run of the parameters is not copied: it views the
+ * client's parameters, is copied only for a writer (fgl_up, an attack, DP
+ * clipping, secure aggregation's masking), and ends (is absent) when the
+ * client receives its next download. So after local training an upload
+ * hook changes the client's model only through fgl_up, never c->model's
+ * parameters directly, and a program reading uploads does so in the round
+ * (a server hook: fgl_upload), not after it.
+ *
+ * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
+ * (fgl_scenario.pub: nodes withheld from every client); server hooks read
+ * it as s->pub, clients get only what a download sends.
+ *
+ * STATE IS ASKED OF THE RUNTIME. fgl_new_floats(&c->store, "ci", m) (in a
+ * client_init or server_init hook) returns zeroed memory that the runtime
+ * checkpoints and frees; fgl_floats(&c->store, "ci") finds it again. Models,
+ * optimizers and parameter sets come the same way; fgl_new_scratch holds
+ * what is rebuilt from the seed (not checkpointed) and fgl_scratch gives
+ * temporary memory until the hook returns. A resumed run ends with the same
+ * bits as an uninterrupted one because everything that persists is
+ * registered.
+ *
+ * IDLE CLIENTS MAY BE PACKED. With cfg.park_idle and partial participation
+ * (cfg.frac < 1), a client out of the next round gives the runtime its
+ * registered models, parameter sets and optimizers to pack (blocks of zeros
+ * or of the initial model take a byte) and frees its gradients and upload
+ * buffers (its tape's arena goes to the run, which lends it to the next
+ * client that trains or evaluates: no new memory per draw); it gets them
+ * back, bit for bit, before it receives, trains
+ * or is evaluated, and checkpoints read them packed. Hooks never see a packed
+ * client; a program reading an idle client's model calls fgl_run_unpark
+ * first. Memory then follows the active clients (bench/scale.sh).
+ *
+ * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
+ * of an upload part), fgl_server_mix (personalised mixing: row i of a K x K
+ * matrix weights the uploads into client i's model), fgl_server_gather
+ * (accepted uploads into the rows of a K x n buffer), fgl_mix_rows (the
+ * same mixing of any K x n buffer). The run's defences act inside the first
+ * two: a robust rule (cfg.robust) replaces the mean of model weights in
+ * fgl_server_mean and applies row by row, with the row's weights, in
+ * fgl_server_mix; DP and secure aggregation are defined for fgl_server_mean
+ * only, and an algorithm that mixes declares it (fgl_algo.mixes) so that a
+ * run combining it with them is refused at its start. Gather + fgl_mix_rows
+ * bypasses every defence.
+ *
+ * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
+ *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
+ *       a.name = "median";
+ *       a.summary = "coordinate-wise median of the clients' parameters";
+ *       a.aggregate = median_aggregate;                 // fgl_server *s
+ *       fgl_algo_register(&a);                           // now fglrun --algo median works
+ * examples/custom_aggregator.c is a complete program.
+ *
+ * ALGORITHMS (fgl_algo_find(name); `fglrun --algo NAME --help` lists each
+ * one's parameters with their published defaults)
+ *   local      no communication
+ *   fedavg     average of the shared groups (share=all; share=conv: GNN layers
+ *              only, as GCFL's and FedStar's code), weighted by samples
+ *   fedprox    + mu/2 ||theta - theta_global||^2
+ *   fedper     everything but the classifier head
+ *   scaffold   control variates c, c_i correct the local gradient
+ *   ditto      a personal model pulled towards the global one
+ *   moon       model-contrastive term on representations
+ *   feddc      local drift h_i with penalty and gradient correction
+ *   gcfl       clusters split by a min cut of update similarities; gcflplus
+ *              compares sequences of update norms by dynamic time warping
+ *   fedamp     personalised cloud models from similarity-weighted averages
+ *   pfedgraph  an inferred collaboration graph (a simplex QP per client)
+ *   fedproto   per-class prototypes instead of weights; fedtgp trains
+ *              global prototypes on the server with an adaptive margin
+ *   fedstar    only the structure encoder of a feature/structure decoupled GNN
+ *   fedpub     functional-embedding similarity and personal weight masks
+ *              (node tasks: GCN; graph tasks: any graph model, e.g. the GIN)
+ *   gpfl       a client network learned from graph properties, functional
+ *              embeddings and a graph auto-encoder guides personal
+ *              aggregation (graph classification)
+ *   fedpg      prototypes per class and hop (receptive field 0..H), a server
+ *              generator with a per-hop adaptive margin, personalised fusion;
+ *              clients may run different backbones
+ *   pfedgnn    a one-shot collaboration graph from anchor distances (distance
+ *              completion, coarsening L_C = P L_G P^T), personalised mixing
+ *
+ * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
+ * and prepares it as the protocols do (row-normalised features, one-hot node
+ * labels or degrees, structure encodings); fgl_scenario_make spreads it over
+ * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
+ * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
+ * optionally withholding public nodes first); fgl_scenario_clients
+ * gives each client a model spec sized to its data. GPFL's protocol: the
+ * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
+ * and stratified k-fold cross-validation inside every client (folds, fold).
+ *
+ * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
+ * compiled by make test; README.md's quickstart is the complete program).
+ *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
+ *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       }
+ *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
+ *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
+ *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
+ *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       fgl_run run;
+ *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+ *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||
+ *           fgl_run_set(&run, "mu", "0.01", &err)) { puts(err.msg); return 1; }
+ *       for (int r = 0; r < cfg.rounds; r++)
+ *           if (fgl_run_round(&run)) { puts(run.err.msg); return 1; }
+ *       fgl_run_summary s; fgl_run_summarize(&run, &s);
+ *       printf("%.2f%%\n", 100 * s.best_test);
+ *       fgl_run_free(&run); fgl_scenario_free(&sc); fgl_dataset_free(&cora);
+ *
+ * LIFETIMES: fgl_client_data borrows the scenario's data (free the
+ * scenario after the run); fgl_run_init copies the algorithm table; an
+ * fgl_run must not be copied (it holds pointers into itself).
+ */
+#ifndef FGL_FED_H
+#define FGL_FED_H
+
+#include "fgl_gnn.h"
+#ifdef FGL_MPI
+#include <limits.h>
+#ifndef OMPI_SKIP_MPICXX /* only the C interface is used: not OpenMPI's or MPICH's C++ bindings */
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
+#include <mpi.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* fgl:private */
+#if (defined(FGL_IMPLEMENTATION) || defined(FGL_TEST_PRIVATE)) && !defined(FGL_FED_H_PRIVATE)
+#define FGL_FED_H_PRIVATE /* private declarations: see fgl.h's */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* fgl:implementation */
+/* ======================================================================== */
+/*                              IMPLEMENTATION                              */
+/* ======================================================================== */
+#if defined(FGL_IMPLEMENTATION) && !defined(FGL_FED_H_IMPLEMENTED)
+#define FGL_FED_H_IMPLEMENTED
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FGL__NTHREADS(run) ((run)->cfg.threads > 0 ? (run)->cfg.threads : omp_get_max_threads())
+

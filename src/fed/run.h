@@ -1,0 +1,1251 @@
+/* ------------------------------------------------------------------------ */
+/* Runs                                                                     */
+/* ------------------------------------------------------------------------ */
+
+typedef struct fgl_round_stats {
+    int n_part, n_rejected;
+    int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
+    int n_lost;                             /* participants whose host stopped answering (a transport) */
+    double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
+    size_t bytes_up, bytes_down;
+    double t_train, t_server, t_eval;       /* seconds */
+} fgl_round_stats;
+
+struct fgl_run {
+    fgl_fed_config cfg;
+    fgl_algo algo;               /* a copy of the table */
+    fgl_settings set;
+    int n_clients;
+    fgl_client *clients;
+    fgl_server server;
+    fgl_model ref;               /* the common initial model (server->init) */
+    const fgl_node_data *pub;    /* public data the server holds, or NULL (borrowed) */
+    int *n_nodes;                /* per client: nodes it holds */
+    size_t *up_len_of;           /* K x FGL_MSG_MAX_PARTS: declared upload sizes per client */
+    int *n_registered;
+    const fgl_msg **up_view;     /* what server.up points to */
+    fgl_msg *down;               /* K downloads */
+    int *part;                   /* participants of the current (or, between rounds, the next) round */
+    int n_part;
+    unsigned char *accepted;     /* per client: upload accepted this round */
+    unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
+    struct {                     /* per client phase (0 training, 1 evaluation): fgl__run_clients' trial of its */
+        int calls, pick;         /* two ways of running a client alone; pick: 0 undecided, 1 alone, 2 beside */
+        double secs[2];
+    } sched[2];
+    double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
+    FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
+    struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
+    int n_arenas, cap_arenas;
+    size_t park_end;             /* its length */
+    int *rejected_by;            /* per client: uploads rejected so far */
+    unsigned char *attacker;     /* per client: a simulated attacker (cfg.attack) */
+    unsigned char *dropped;      /* per client: dropped out of this round's secure aggregation */
+    unsigned char *trained;      /* per client: took part in the round just run */
+    unsigned char *lost;         /* per client: its host stopped answering (a transport's timeout) */
+    uint64_t *revealed;          /* K x K: pair seeds revealed this round for dropped peers (secagg) */
+    int rejected_total;
+    size_t bytes_up, bytes_down; /* totals, initial broadcast included */
+    fgl_round_stats *stats;      /* per round (cfg.rounds) */
+    double *client_val, *client_test, *client_loss;   /* rounds x clients */
+    size_t *client_up, *client_down;                 /* rounds x clients: bytes */
+    int round;                   /* rounds completed */
+    int started;                 /* models built, algorithm initialised */
+    double t_start;
+    fgl_error err;
+    int role;                    /* FGL__ROLE_*: what this process does of the run (a transport splits it) */
+    struct fgl__transport *transport;   /* clients hosted elsewhere and how to reach them (NULL: all here) */
+};
+
+FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
+                        const fgl_client_data *clients, int n_clients, fgl_error *err);
+/* fgl_run_init checks the data; the models, the algorithm's state and the
+ * initial broadcast come with the first round (or fgl_run_start), so
+ * parameters can be set in between. */
+FGLDEF int fgl_run_start(fgl_run *run);
+/* Public data the server holds (e.g. nodes withheld from every client and
+ * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
+ * features must have the clients' width. Server hooks read it as s->pub;
+ * clients see only what a download sends them. Before the start; NULL
+ * removes it. */
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err);
+/* Set an algorithm parameter by name ("mu", "0.01"); before the start. */
+FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err);
+/* An algorithm parameter's value. */
+FGLDEF double fgl_run_get(const fgl_run *run, const char *key);
+/* One round; FGL_OK or the first error (run->err names the round, the
+ * client or the server, and why). */
+FGLDEF int fgl_run_round(fgl_run *run);
+FGLDEF void fgl_run_free(fgl_run *run);
+/* 1 if client c's upload was accepted this round. */
+FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
+typedef struct fgl_run_summary {
+    int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
+    double best_val, best_test;   /* mean over clients at best_round */
+    double last_val, last_test;   /* mean over clients at the last round */
+    size_t bytes_up, bytes_down;
+    int rejected;                 /* uploads rejected (screened ones included) */
+    int screened, clipped, dropped;
+    int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
+    double seconds, t_train, t_server, t_eval;
+} fgl_run_summary;
+FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
+
+/* fgl:private */
+FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
+FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
+FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
+/* fgl:implementation */
+/* --- runs: setup ------------------------------------------------------------------- */
+
+/* What this process does of a run: all of it, the server with every
+ * client hosted elsewhere, or the hosted clients of a run whose server is
+ * elsewhere. */
+enum { FGL__ROLE_ALL, FGL__ROLE_SERVER, FGL__ROLE_CLIENTS };
+
+/* A transport runs the client side of a run in other processes (FGL_MPI
+ * is one). The runtime calls it where a round crosses between the sides;
+ * each call returns FGL_OK or an error in run->err. A host that stops
+ * answering is the transport's to detect: it marks its clients in
+ * run->lost and the run goes on without them. */
+struct fgl__transport {
+    int (*start)(fgl_run *run);                  /* the first downloads are built: remote clients start, receive */
+    int (*train)(fgl_run *run);                  /* remote participants train: their uploads arrive in c->up */
+    int (*finish)(fgl_run *run, int evaluated);  /* next downloads out; remote evaluations in (c->val_acc ...) */
+    int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
+    int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
+    int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
+    void (*free)(fgl_run *run);
+};
+
+/* A client hosted by another process (FGL_MPI): what it registered. */
+typedef struct fgl__remote {
+    int remote;
+    int n_train, n_val, n_test;
+    uint64_t data_sum;
+} fgl__remote;
+
+static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo, const fgl_client_data *clients,
+                         int n_clients, const fgl__remote *remote, fgl_error *err);
+
+FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
+                        const fgl_client_data *clients, int n_clients, fgl_error *err) {
+    return fgl__run_init(run, cfg, algo, clients, n_clients, NULL, err);
+}
+
+static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo, const fgl_client_data *clients,
+                         int n_clients, const fgl__remote *remote, fgl_error *err) {
+    int i, k, rc;
+    size_t R, K;
+    memset(run, 0, sizeof *run);
+    if (!algo || !algo->name) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm");
+    if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
+    if (cfg->rounds <= 0 || cfg->local_epochs < 0 || !(cfg->frac > 0 && cfg->frac <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d, local epochs %d, fraction %g out of range", cfg->rounds,
+                             cfg->local_epochs, (double)cfg->frac);
+    run->cfg = *cfg;
+    run->algo = *algo;
+    run->n_clients = n_clients;
+    R = (size_t)cfg->rounds;
+    K = (size_t)n_clients;
+    run->set.algo = &run->algo;
+    run->set.value = (double *)fgl__zalloc(sizeof(double) * FGL_ALGO_MAX_PARAMS);
+    run->clients = (fgl_client *)fgl__zalloc(sizeof(fgl_client) * K);
+    run->n_registered = (int *)fgl__zalloc(sizeof(int) * K);
+    run->n_nodes = (int *)fgl__zalloc(sizeof(int) * K);
+    run->up_len_of = (size_t *)fgl__zalloc(sizeof(size_t) * K * FGL_MSG_MAX_PARTS);
+    run->up_view = (const fgl_msg **)fgl__zalloc(sizeof(fgl_msg *) * K);
+    run->down = (fgl_msg *)fgl__zalloc(sizeof(fgl_msg) * K);
+    run->accepted = (unsigned char *)fgl__zalloc(K);
+    run->checked = (unsigned char *)fgl__zalloc(K);
+    run->up_norm = (double *)fgl__zalloc(sizeof(double) * K * FGL_MSG_MAX_PARTS);
+    run->rejected_by = (int *)fgl__zalloc(sizeof(int) * K);
+    run->attacker = (unsigned char *)fgl__zalloc(K);
+    run->dropped = (unsigned char *)fgl__zalloc(K);
+    run->trained = (unsigned char *)fgl__zalloc(K);
+    run->lost = (unsigned char *)fgl__zalloc(K);
+    run->revealed = cfg->secagg.on ? (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * K) : NULL;
+    run->part = (int *)fgl__zalloc(sizeof(int) * K);
+    { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
+       * (evaluated, not yet trained) and one per thread evaluating an idle client */
+        int per_round = FGL__MAX(1, FGL__MIN((int)(cfg->frac * n_clients + 0.5f), n_clients)), nt = 1;
+#ifdef _OPENMP
+        nt = FGL__NTHREADS(run);
+#endif
+        run->cap_arenas = FGL__MIN(n_clients, 2 * per_round + nt);
+        run->arenas = (struct fgl__chunk **)fgl__zalloc(sizeof(struct fgl__chunk *) * (size_t)run->cap_arenas);
+        if (!run->arenas) run->cap_arenas = 0; /* not needed: idle arenas are then freed */
+    }
+    run->stats = (fgl_round_stats *)fgl__zalloc(sizeof(fgl_round_stats) * R);
+    run->client_val = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_test = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_loss = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
+    run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
+    if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
+        (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
+        !run->client_up || !run->client_down) {
+        FGL_FREE(run->clients);
+        run->clients = NULL;
+        run->n_clients = 0;
+        fgl_run_free(run);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "run: out of memory");
+    }
+    for (k = 0; k < run->algo.n_params; k++) run->set.value[k] = run->algo.params[k].def;
+    fgl__store_init(&run->server.store, -1);
+    for (i = 0; i < n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        const fgl_client_data *cd = &clients[i];
+        c->id = i;
+        fgl_tape_init(&c->tape);
+        fgl__store_init(&c->store, i);
+        if (remote && remote[i].remote) { /* hosted elsewhere: its spec and what it registered */
+            c->local = 0;
+            c->task = cd->spec.task;
+            if ((rc = fgl_model_spec_check(&cd->spec, err))) goto fail;
+            if (i > 0 && c->task != run->clients[0].task) {
+                rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: all clients must have the same task", i);
+                goto fail;
+            }
+            c->spec = c->model.spec = cd->spec;
+            c->n_train = remote[i].n_train;
+            c->n_val = remote[i].n_val;
+            c->n_test = remote[i].n_test;
+            c->data_sum = remote[i].data_sum;
+            if (c->n_train <= 0) {
+                rc = fgl_error_set(err, FGL_ERR_EMPTY, "client %d: no training samples registered", i);
+                goto fail;
+            }
+            run->n_registered[i] = c->n_train;
+            fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i);
+            continue;
+        }
+        c->local = 1;
+        if ((cd->node == NULL) == (cd->graphs == NULL)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: give exactly one of node data or a graph set", i);
+            goto fail;
+        }
+        c->task = cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
+        if (c->task != cd->spec.task) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: the model spec's task does not match its data", i);
+            goto fail;
+        }
+        if (i > 0 && c->task != run->clients[0].task) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: all clients must have the same task", i);
+            goto fail;
+        }
+        if ((rc = fgl_model_spec_check(&cd->spec, err))) goto fail;
+        c->spec = cd->spec;
+        c->model.spec = cd->spec; /* the model is built at the start */
+        /* the data, borrowed, with its split: prepared for the model at the start */
+        c->data.node = cd->node;
+        c->data.graphs = cd->graphs;
+        if (cd->node && !cd->node->split) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: node data without a train/val/test split", i);
+            goto fail;
+        }
+        if (cd->graphs && !cd->graphs->split) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: graph set without a train/val/test split", i);
+            goto fail;
+        }
+        if (cd->graphs && (!cd->graphs->x || cd->graphs->n_feat <= 0)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
+            goto fail;
+        }
+        {
+            int q, n = cd->node ? cd->node->n_nodes : cd->graphs->n_graphs, counts[4] = {0, 0, 0, 0};
+            const unsigned char *split = cd->node ? cd->node->split : cd->graphs->split;
+            for (q = 0; q < n; q++)
+                if (split[q] <= 3 && (!cd->node || cd->node->y[q] >= 0)) counts[split[q]]++;
+            c->n_train = counts[FGL_SPLIT_TRAIN];
+            c->n_val = counts[FGL_SPLIT_VAL];
+            c->n_test = counts[FGL_SPLIT_TEST];
+        }
+        if (c->n_train == 0) {
+            rc = fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training %s", i,
+                               cd->node ? cd->node->name : cd->graphs->name, cd->node ? "nodes" : "graphs");
+            goto fail;
+        }
+        run->n_registered[i] = c->n_train;
+        run->n_nodes[i] = cd->node ? cd->node->n_nodes : cd->graphs->n_nodes;
+        fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
+    }
+    fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
+    return FGL_OK;
+fail:
+    fgl_run_free(run);
+    return rc;
+}
+
+FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err) {
+    const fgl_algo *a = &run->algo;
+    int i = fgl__param_index(a, key);
+    char *end;
+    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
+    if (i < 0) return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
+    if (a->params[i].type == FGL_PARAM_GROUPS) {
+        unsigned g;
+        if (fgl_groups_parse(value, &g))
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
+                                 "head, mask, norm, bnstat; joined by + and -)", key, value);
+        run->set.value[i] = (double)g;
+    } else if (a->params[i].type == FGL_PARAM_INT) {
+        long v = strtol(value, &end, 10);
+        if (end == value || *end || v != (long)(int)v) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
+        run->set.value[i] = (double)v;
+    } else {
+        double v = strtod(value, &end);
+        if (end == value || *end || !isfinite(v)) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
+        run->set.value[i] = (double)(float)v; /* parameters are single precision, as the models */
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err) {
+    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
+    if (pub && run->n_clients > 0 && run->clients[0].data.node && pub->n_feat != run->clients[0].data.node->n_feat)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "public data: %d features, the clients %d", pub->n_feat,
+                             run->clients[0].data.node->n_feat);
+    if (pub && pub->n_nodes > 0 && !pub->x.data && !pub->x_sparse.indptr)
+        return fgl_error_set(err, FGL_ERR_ARG, "public data: no node features");
+    run->pub = pub && pub->n_nodes > 0 ? pub : NULL;
+    return FGL_OK;
+}
+
+FGLDEF double fgl_run_get(const fgl_run *run, const char *key) {
+    int i = fgl__param_index(&run->algo, key);
+    return i >= 0 ? run->set.value[i] : NAN;
+}
+
+FGLDEF int fgl_run_accepted(const fgl_run *run, int client) {
+    return client >= 0 && client < run->n_clients && run->accepted[client];
+}
+
+FGLDEF void fgl_run_free(fgl_run *run) {
+    int i;
+    if (run->transport) run->transport->free(run); /* tells the remote side the run is over */
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        fgl__store_free(&c->store);
+        FGL_FREE(c->parked);
+        fgl_view_free(&c->data);
+        fgl_model_free(&c->model);
+        fgl_optim_free(&c->optim);
+        fgl_tape_free(&c->tape);
+        fgl__msg_free(&c->up);
+        FGL_FREE(c->span);
+    }
+    for (i = 0; run->down && i < run->n_clients; i++) fgl__msg_free(&run->down[i]);
+    fgl__store_free(&run->server.store);
+    if (run->park_file) fclose(run->park_file);
+    while (run->n_arenas > 0) fgl__chunks_free(run->arenas[--run->n_arenas]);
+    FGL_FREE(run->arenas);
+    fgl_model_free(&run->ref);
+    FGL_FREE(run->clients);
+    FGL_FREE(run->set.value);
+    FGL_FREE(run->n_registered);
+    FGL_FREE(run->n_nodes);
+    FGL_FREE(run->up_len_of);
+    FGL_FREE(run->up_view);
+    FGL_FREE(run->down);
+    FGL_FREE(run->accepted);
+    FGL_FREE(run->checked);
+    FGL_FREE(run->up_norm);
+    FGL_FREE(run->rejected_by);
+    FGL_FREE(run->attacker);
+    FGL_FREE(run->dropped);
+    FGL_FREE(run->trained);
+    FGL_FREE(run->lost);
+    FGL_FREE(run->revealed);
+    FGL_FREE(run->part);
+    FGL_FREE(run->stats);
+    FGL_FREE(run->client_val);
+    FGL_FREE(run->client_test);
+    FGL_FREE(run->client_loss);
+    FGL_FREE(run->client_up);
+    FGL_FREE(run->client_down);
+    memset(run, 0, sizeof *run);
+}
+
+/* --- runs: the start ----------------------------------------------------------------- */
+
+/* Every client agrees with client 0 on the shared slices (names, shapes). */
+static int fgl__check_shared(fgl_run *run) {
+    const fgl_params *a = &run->ref.params; /* client 0's prepared spec */
+    unsigned groups = run->server.share;
+    int i, sa, sb;
+    if (fgl_params_count(a, groups) == 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
+                             run->algo.name);
+    for (i = 1; i < run->n_clients; i++) {
+        const fgl_client *c = &run->clients[i];
+        const fgl_params *b = &c->model.params;
+        fgl_model tmp;
+        int built = 0, rc = FGL_OK;
+        if (!c->local) { /* hosted elsewhere: its layout from its spec (the same spec as client 0's: the same layout) */
+            if (!memcmp(&c->model.spec, &run->ref.spec, sizeof c->model.spec)) continue;
+            if ((rc = fgl_model_init(&tmp, &c->model.spec, 0, &run->err))) return rc;
+            b = &tmp.params;
+            built = 1;
+        }
+        sa = sb = 0;
+        for (;;) {
+            while (sa < a->n && !(a->slices[a->order[sa]].groups & groups)) sa++;
+            while (sb < b->n && !(b->slices[b->order[sb]].groups & groups)) sb++;
+            if (sa == a->n || sb == b->n) break;
+            {
+                const fgl_slice *x = &a->slices[a->order[sa]], *y = &b->slices[b->order[sb]];
+                if (strcmp(x->name, y->name) || x->rows != y->rows || x->cols != y->cols) {
+                    rc = fgl_error_set(&run->err, FGL_ERR_SHAPE,
+                                       "%s: clients 0 and %d differ on shared parameter '%s' (%dx%d) vs '%s' (%dx%d); "
+                                       "share fewer groups (e.g. share=conv) or give them the same model",
+                                       run->algo.name, i, x->name, x->rows, x->cols, y->name, y->rows, y->cols);
+                    break;
+                }
+            }
+            sa++;
+            sb++;
+        }
+        if (!rc && (sa != a->n || sb != b->n))
+            rc = fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: clients 0 and %d share a different number of parameters",
+                               run->algo.name, i);
+        if (built) fgl_model_free(&tmp);
+        if (rc) return rc;
+    }
+    return FGL_OK;
+}
+
+/* The size rules' values; widths the messages use must agree across clients. */
+static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
+    const fgl_algo *a = &run->algo;
+    int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
+    memset(d, 0, sizeof *d);
+    if (run->server.share) { /* the shared layout, from client 0's prepared spec */
+        const fgl_params *ps = &run->ref.params;
+        for (i = 0; i < ps->n; i++)
+            if (ps->slices[i].groups & run->server.share) {
+                d->shared += fgl_slice_size(&ps->slices[i]);
+                if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
+            }
+    }
+    d->clients = (size_t)run->n_clients;
+    d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
+    d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
+    d->hops = (size_t)run->clients[0].model.spec.layers;
+    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->param = run->set.value;
+    d->n_params = a->n_params;
+    for (i = 0; i < run->n_clients; i++) {
+        if ((size_t)run->clients[i].model.spec.out_dim > d->classes) d->classes = (size_t)run->clients[i].model.spec.out_dim;
+        if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
+    }
+    d->hops += 1; /* hops 0..H */
+    for (p = 0; p < a->n_up + a->n_down; p++) {
+        const fgl_part *q = p < a->n_up ? &a->up[p] : &a->down[p - a->n_up];
+        int k, rule[2];
+        uses_rep |= q->rows == FGL_DIM_REP || q->cols == FGL_DIM_REP;
+        uses_emb |= q->rows == FGL_DIM_EMB || q->cols == FGL_DIM_EMB;
+        uses_input |= q->rows == FGL_DIM_INPUT || q->cols == FGL_DIM_INPUT;
+        if (p >= a->n_up && fgl__per_client(q))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: download part '%s' is sized by the client's nodes; "
+                                 "per-client sizes are for uploads", a->name, q->name);
+        rule[0] = q->rows;
+        rule[1] = q->cols;
+        for (k = 0; k < 2; k++) {
+            int pi = FGL__DIM_PARAM0 - rule[k];
+            double v;
+            if (rule[k] > FGL__DIM_PARAM0) continue;
+            if (pi >= a->n_params || a->params[pi].type != FGL_PARAM_INT)
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name, q->name);
+            v = run->set.value[pi];
+            if (!(v >= 1 && v <= 2147483647.0))
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by parameter %s = %g; it must be a "
+                                     "positive integer", a->name, q->name, a->params[pi].name, v);
+        }
+    }
+    for (i = 1; i < run->n_clients; i++) {
+        const fgl_model *m = &run->clients[i].model;
+        if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE,
+                                 "%s: client %d represents samples in %d dimensions, client 0 in %zu; the messages need "
+                                 "one width (give the models the same hidden size)", a->name, i, fgl_model_rep_dim(m), d->rep);
+        if (uses_emb && (size_t)fgl_model_emb_dim(m) != d->emb)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d embeds in %d dimensions, client 0 in %zu",
+                                 a->name, i, fgl_model_emb_dim(m), d->emb);
+        if (uses_input && (size_t)m->spec.in_dim != d->input)
+            return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d has %d input features, client 0 %zu; the "
+                                 "messages need one width", a->name, i, m->spec.in_dim, d->input);
+    }
+    return FGL_OK;
+}
+
+/* Run a client hook and reset the client's scratch memory after it. */
+static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
+    int rc = hook ? hook(c) : FGL_OK;
+    fgl_tape_reset(&c->store.scratch);
+    if (!rc && c->store.err) rc = c->store.err;
+    if (rc && !c->error) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
+    return rc;
+}
+
+static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when) {
+    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s", run->algo.name,
+                         run->round + 1, c->id, when, c->msg);
+}
+
+static int fgl__server_error(fgl_run *run, int rc, const char *when) {
+    fgl_server *s = &run->server;
+    if (!s->error) s->error = rc;
+    return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
+                         s->msg[0] ? s->msg : fgl_result_name(s->error));
+}
+
+/* Build the downloads of the clients in run->part (the next round's
+ * participants) from the server's state; count their bytes when `count`. */
+static int fgl__build_downloads(fgl_run *run, int count) {
+    fgl_server *s = &run->server;
+    const fgl_algo *a = &run->algo;
+    size_t bytes = 0;
+    int q, i, p, rc;
+    for (q = 0; q < run->n_part; q++) { /* the next round's participants: nothing is sent to the others */
+        fgl_msg *m = &run->down[i = run->part[q]];
+        m->decl = a->down;
+        m->n_parts = a->n_down;
+        fgl__msg_clear(m);
+        for (p = 0; p < a->n_down; p++) {
+            const fgl_part *d = &a->down[p];
+            fgl__entry *e;
+            size_t need = s->down_len[p] * (d->flags & FGL_PART_ROW ? (size_t)run->n_clients : 1);
+            if (!d->from) continue;
+            e = fgl__store_find(&s->store, d->from, FGL__E_FLOATS);
+            if (!e || e->n != need)
+                return fgl_server_fail(s, FGL_ERR_SHAPE, "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)",
+                                       d->name, d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
+            m->part[p] = (float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
+            m->len[p] = s->down_len[p];
+        }
+        if (a->download && (rc = a->download(s, i, m))) {
+            fgl_tape_reset(&s->store.scratch);
+            return fgl_server_fail(s, rc, "download of client %d: %s", i, fgl_result_name(rc));
+        }
+        fgl_tape_reset(&s->store.scratch);
+        for (p = 0; p < a->n_down; p++)
+            if (!m->part[p] && !(a->down[p].flags & FGL_PART_OPTIONAL))
+                return fgl_server_fail(s, FGL_ERR_ARG, "download of client %d lacks part '%s'", i, a->down[p].name);
+        if (count && !run->lost[i]) { /* a lost client's host is not sent anything */
+            size_t b = fgl_msg_bytes(m);
+            bytes += b;
+            run->client_down[(size_t)run->round * run->n_clients + i] += b;
+        }
+    }
+    if (count) {
+        run->bytes_down += bytes;
+        run->stats[run->round].bytes_down += bytes;
+    }
+    return FGL_OK;
+}
+
+/* Client side of a download: check it against the declaration, load the
+ * model parts, call the receive hook. */
+static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    if (call_hook && (p = fgl__unpark(run, c)) != FGL_OK) {
+        fgl_client_fail(c, p, "cannot restore its packed state (%s)", fgl_result_name(p));
+        return;
+    }
+    if (call_hook) /* the parameters change: an upload part viewing them ends (the server has read it) */
+        for (p = 0; p < FGL_MSG_MAX_PARTS; p++)
+            if (c->up.part[p] && c->up.part[p] != c->up.own[p]) {
+                c->up.part[p] = NULL;
+                c->up.len[p] = 0;
+            }
+    c->down = *m; /* a view: the client reads, never frees */
+    memset(c->down.own, 0, sizeof c->down.own);
+    memset(c->down.cap, 0, sizeof c->down.cap);
+    for (p = 0; p < m->n_parts; p++) {
+        if (!m->part[p]) continue;
+        if (m->len[p] != c->down_len[p]) {
+            fgl_client_fail(c, FGL_ERR_SHAPE, "download part '%s' has %zu floats, expected %zu", m->decl[p].name,
+                            m->len[p], c->down_len[p]);
+            return;
+        }
+        if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
+    }
+    if (call_hook) fgl__client_hook(c, run->algo.receive);
+}
+
+static void fgl__sample_participants(fgl_run *run);
+static void fgl__trim_idle(fgl_run *run);
+
+/* Server side: the next round's participants are drawn, and only they get
+ * a download (all clients when cfg.frac is 1). */
+static int fgl__next_downloads(fgl_run *run) {
+    fgl__sample_participants(run);
+    if (run->n_part == 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+    if (fgl__build_downloads(run, 1)) return fgl__server_error(run, run->server.error, "download");
+    return FGL_OK;
+}
+
+/* Client side: the local ones among them apply their downloads. */
+static int fgl__phase_receive(fgl_run *run) {
+    int q;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (q = 0; q < run->n_part; q++)
+        if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
+    for (q = 0; q < run->n_part; q++)
+        if (run->clients[run->part[q]].error) return fgl__client_error(run, &run->clients[run->part[q]], "receive");
+    return FGL_OK;
+}
+
+/* The run's defences, attacks and privacy: their consistency with each
+ * other and the algorithm, the attackers (drawn from the run seed) and the
+ * random streams they use (checkpointed). */
+static int fgl__defences_start(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    const fgl_algo *a = &run->algo;
+    int i, p, weights = 0, n_model = 0, n_weight = 0;
+    for (p = 0; p < a->n_up; p++) {
+        weights |= fgl__weights_part(&a->up[p]);
+        n_model += a->up[p].kind == FGL_SEND_MODEL;
+        n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
+    }
+    if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
+         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP && c->attack.kind != FGL_ATTACK_NAN &&
+          c->attack.kind != FGL_ATTACK_COUNT)) && !weights)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s sends no model weights: robust rules, weight attacks, DP and secure "
+                             "aggregation act on them", a->name);
+    if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "defined for one mean of them, not for personalised mixtures", a->name,
+                             c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+    if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: combine it with neither a robust rule nor secure aggregation");
+    if (c->secagg.on) {
+        if (n_model != 1 || n_weight != 1 || a->n_up != 2)
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: %s must upload exactly its model and its sample "
+                                 "count (FedAvg-like), the server seeing their sum only", a->name);
+        if (c->robust.rule != FGL_ROBUST_MEAN)
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation hides the uploads a robust rule needs");
+        if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))",
+                                 c->secagg.frac_bits, (double)c->secagg.dropout);
+    }
+    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)", (double)c->dp.noise, c->dp.delta);
+    if (c->dp.clip > 0 && !fgl__new_rng(&run->server.store, "dp_rng", c->seed, 0x4450ull)) /* "DP" */
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
+        int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
+        fgl_rng r;
+        if (!(c->attack.frac <= 1)) return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+        pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
+        if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+        fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
+        if (fgl_rng_sample(&r, run->n_clients, n, pick)) n = -1;
+        for (i = 0; i < n; i++) {
+            fgl_client *cl = &run->clients[pick[i]];
+            run->attacker[pick[i]] = 1;
+            cl->attacker = 1;
+            if (c->attack.kind == FGL_ATTACK_NOISE && !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
+                n = -1;
+        }
+        FGL_FREE(pick);
+        if (n < 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+    }
+    return FGL_OK;
+}
+
+/* The declared sizes of a client's messages. */
+static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims) {
+    fgl__dims d = *dims;
+    int p;
+    d.nodes = (size_t)run->n_nodes[c->id];
+    for (p = 0; p < run->algo.n_up; p++) {
+        c->up_len[p] = fgl__part_size(&d, &run->algo.up[p]);
+        run->up_len_of[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up_len[p];
+    }
+    for (p = 0; p < run->algo.n_down; p++) c->down_len[p] = fgl__part_size(&d, &run->algo.down[p]);
+    c->up.decl = run->algo.up;
+    c->up.n_parts = run->algo.n_up;
+    fgl__dims_fill(&d, c->dim);
+}
+
+FGLDEF int fgl_run_start(fgl_run *run) {
+    fgl_server *s = &run->server;
+    fgl__dims dims;
+    int i, p, rc, weights = fgl_algo_shares_weights(&run->algo), idle_parks = run->cfg.park_idle && run->cfg.frac < 1;
+    unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    if (run->started) return FGL_OK;
+    if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    run->t_start = fgl_now();
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        fgl_model_spec spec = c->model.spec;
+        fgl_node_data *node = c->data.node;
+        fgl_graph_set *graphs = c->data.graphs;
+        c->fed = &run->cfg;
+        c->set = &run->set;
+        c->algo = &run->algo;
+        c->share = share;
+        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
+            char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+            size_t nl = strlen(run->algo.name);
+            snprintf(msg, sizeof msg, "%s", run->err.msg);
+            if (strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':')
+                return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
+            return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
+        }
+        /* the server's view of the setup: the common initial model (client 0's) */
+        if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
+        if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
+            c->model.spec = spec;
+            continue;
+        }
+        if ((rc = fgl_model_init(&c->model, &spec, run->cfg.seed, &run->err))) return rc;
+        if ((rc = fgl_view_init(&c->data, node, graphs, &spec, run->cfg.eval_batch, &run->err))) return rc;
+        if ((rc = fgl_optim_init(&c->optim, run->cfg.optim, &c->model.params)) || (rc = fgl__client_spans(c)))
+            return fgl_error_set(&run->err, rc, "client %d: out of memory", i);
+        /* what every client has, checkpointed with the algorithm's state */
+        fgl__store_add(&c->store, "model", FGL__E_MODEL, &c->model, 0, 0);
+        fgl__store_add(&c->store, "optim", FGL__E_OPTIM, &c->optim, 0, 0);
+        fgl__store_add(&c->store, "rng", FGL__E_RNG, &c->rng, 0, 0);
+        if (c->task == FGL_TASK_GRAPH) /* graph clients reshuffle their training order in place */
+            fgl__store_add(&c->store, "train_order", FGL__E_INTS, c->data.ids[FGL_SPLIT_TRAIN],
+                           (size_t)c->data.count[FGL_SPLIT_TRAIN], 0);
+        if (c->store.err) return fgl_error_set(&run->err, c->store.err, "client %d: out of memory", i);
+        if (idle_parks) fgl__park(run, c); /* all are idle until the first draw */
+    }
+    s->n_clients = run->n_clients;
+    s->fed = &run->cfg;
+    s->set = &run->set;
+    s->algo = &run->algo;
+    s->share = share;
+    s->init = &run->ref.params;
+    s->n_registered = run->n_registered;
+    s->n_nodes = run->n_nodes;
+    s->pub = run->pub;
+    s->up_len_of = run->up_len_of;
+    s->up = run->up_view;
+    s->down = run->down;
+    if (weights && (rc = fgl__check_shared(run))) return rc;
+    if ((rc = fgl__resolve_dims(run, &dims))) return rc;
+    s->n_shared = dims.shared;
+    s->n_trainable = dims.trainable;
+    for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);
+    for (p = 0; p < run->algo.n_down; p++) s->down_len[p] = fgl__part_size(&dims, &run->algo.down[p]);
+    fgl__dims_fill(&dims, s->dim);
+    for (i = 0; i < run->n_clients; i++) fgl__client_sizes(run, &run->clients[i], &dims);
+    fgl__store_add(&s->store, "rng", FGL__E_RNG, &s->rng, 0, 0);
+    s->dropped = run->dropped;
+    s->revealed = run->revealed;
+    if ((rc = fgl__defences_start(run))) return rc;
+    run->started = 1;
+    if (run->role != FGL__ROLE_CLIENTS && run->algo.server_init) {
+        rc = run->algo.server_init(s);
+        fgl_tape_reset(&s->store.scratch);
+        if (rc || s->store.err) return fgl__server_error(run, rc ? rc : s->store.err, "initialisation");
+    }
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        if (!c->local || !run->algo.client_init) continue;
+        if ((rc = fgl__unpark(run, c)))
+            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i, fgl_result_name(rc));
+        if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
+        if (idle_parks) fgl__park(run, c);
+    }
+    if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
+    if ((rc = fgl__next_downloads(run)) || (rc = fgl__phase_receive(run))) return rc;
+    fgl__trim_idle(run);
+    return run->transport ? run->transport->start(run) : FGL_OK;
+}
+
+/* --- runs: rounds ----------------------------------------------------------------------- */
+
+/* 1 if round r (0-based) is evaluated. */
+static int fgl__evaluated(const fgl_run *run, int r) {
+    return run->cfg.eval_every <= 1 || (r + 1) % run->cfg.eval_every == 0 || r + 1 == run->cfg.rounds;
+}
+
+/* Validation and test accuracy of the model a client deploys. */
+static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
+    fgl_model *m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
+    static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
+    double acc[2];
+    if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
+    c->val_acc = acc[0];
+    c->test_acc = acc[1];
+}
+
+/* Train, then build the upload: the runtime's parts, then the algorithm's. */
+static int fgl__client_round(fgl_run *run, fgl_client *c) {
+    const fgl_algo *a = &run->algo;
+    int p, rc;
+    c->error = 0;
+    c->msg[0] = 0;
+    c->round = run->round;
+    fgl__msg_clear(&c->up);
+    if ((rc = fgl__unpark(run, c))) return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+    rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
+    if (rc || c->error) return c->error ? c->error : rc;
+    for (p = 0; p < a->n_up; p++) {
+        const fgl_part *d = &a->up[p];
+        float *x;
+        if (d->kind == FGL_SEND_DATA && (d->flags & FGL_PART_OPTIONAL)) continue; /* allocated by fgl_up */
+        if (d->kind == FGL_SEND_MODEL && c->n_span == 1 && c->span[0].len == c->up_len[p]) {
+            /* the shared groups are one run of the parameters: the part views
+             * them, nothing is copied unless something writes it (fgl_up,
+             * attacks, DP, secure aggregation: fgl__msg_write) */
+            c->up.part[p] = c->model.params.data + c->span[0].offset;
+            c->up.len[p] = c->up_len[p];
+            continue;
+        }
+        if (!(x = fgl__msg_own(&c->up, p, c->up_len[p]))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_DELTA) fgl_client_pack(c, &c->model.params, x);
+        if (d->kind == FGL_SEND_DELTA) {
+            const float *r = fgl_received(c);
+            size_t j;
+            if (!r) return fgl_client_fail(c, FGL_ERR_ARG, "upload part '%s': no model was received", d->name);
+            for (j = 0; j < c->up_len[p]; j++) x[j] -= r[j];
+        }
+        if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
+    }
+    if (fgl__client_hook(c, a->upload)) return c->error;
+    if ((rc = fgl__client_transform(run, c))) return rc;
+    fgl_tape_reset(&c->store.scratch);
+    if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
+    return FGL_OK;
+}
+
+/* Whether client c's upload is well formed: every declared part there at
+ * its declared size, every value finite, the sample count positive and at
+ * most what the client registered. With norms (screening), the update norm
+ * of each weights part goes to norms[p], measured in the same pass as the
+ * finiteness check. */
+static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
+    int p;
+    if (c->error || c->wire_error) return 0;
+    for (p = 0; p < run->algo.n_up; p++) {
+        const fgl_part *d = &run->algo.up[p];
+        if (!c->up.part[p]) {
+            if (!(d->flags & FGL_PART_OPTIONAL)) return 0;
+            continue;
+        }
+        if (c->up.len[p] != c->up_len[p]) return 0;
+        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT)) continue; /* masked ring values */
+        if (norms && fgl__weights_part(d)) {
+            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p])) return 0;
+        } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
+            return 0;
+        if (d->kind == FGL_SEND_WEIGHT && !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
+            return 0;
+    }
+    return 1;
+}
+
+static void fgl__sample_participants(fgl_run *run) {
+    int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f);
+    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
+    if (n == run->n_clients) {
+        for (i = 0; i < n; i++) run->part[i] = i;
+    } else {
+        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) n = 0;
+        for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
+            for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
+                int tmp = run->part[j];
+                run->part[j] = run->part[j - 1];
+                run->part[j - 1] = tmp;
+            }
+    }
+    run->n_part = n;
+}
+
+/* The phases of a round, split by side so that a transport (FGL_MPI) can
+ * run the client phases where the clients live and the server phases on
+ * the server; fgl_run_round runs them all in this process. */
+
+/* A client's share of a phase's work: the nodes and edges its passes over
+ * the given splits touch (graph tasks: the nodes of those splits' graphs;
+ * node tasks: the whole graph, which every pass propagates over). */
+static double fgl__client_work(const fgl_client *c, const int *splits, int n_splits) {
+    const fgl_view *v = &c->data;
+    double w = 0;
+    int i, s;
+    if (v->graphs) {
+        for (s = 0; s < n_splits; s++)
+            if (v->ids[splits[s]])
+                for (i = 0; i < v->count[splits[s]]; i++) {
+                    int g = v->ids[splits[s]][i];
+                    w += 1.0 + v->graphs->node_ptr[g + 1] - v->graphs->node_ptr[g];
+                }
+    } else if (v->node) {
+        w = (double)v->node->n_nodes + v->node->adj.nnz + v->node->x_sparse.nnz;
+    }
+    return w;
+}
+
+/* How much of a second thread's speed a client gets from running alone
+ * with every thread inside its products rather than beside another client.
+ * Set to 0.72 when a GIN epoch on PROTEINS ran 1.44x faster on 2 threads;
+ * there, 0.9 or 0.95 (FedStar's NCI1 alone on CHEM) was no faster. Raised
+ * to 0.9 once a single large client's products wasted less on two threads
+ * (95ee2d7, c368298: FedStar's NCI1 as its only client runs 1.8x faster on
+ * 2 threads), on an AMD EPYC VM: FedStar on CHEM at 2 threads, 4 pairs of
+ * runs, median 1.82x over 1 thread against 1.76x at 0.72 (2-thread times
+ * 9.01-9.31 s against 9.02-9.54 s). The model's first guess only: where
+ * it puts clients alone and every client takes part in every round, the
+ * runtime times that against all side by side and keeps the faster
+ * (fgl__alone_trial); with partial participation the model decides. */
+#define FGL__INTRA_EFFICIENCY 0.9
+
+/* The schedule of a phase over n clients of work w[]: order[] lists them
+ * largest first (so a dynamic schedule over it is the longest-first rule,
+ * which keeps the last client to start from setting the pace), and the
+ * return value is how many of them, from the front, run alone, one after
+ * the other, with every thread inside their products. A client runs alone
+ * only when that is predicted to end the phase sooner: a client much
+ * larger than all the others together would leave the other threads idle,
+ * while one that is merely the largest is better run beside the rest.
+ * The first k may be all n: a round of one client (FedStar on one
+ * dataset, a --frac draw of one) runs it with every thread, where a
+ * parallel loop over it left the other threads idle. Ties keep the
+ * clients' order, so the plan depends on the work only. */
+FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order) {
+    double total = 0, alone = 0, best, rest;
+    int i, j, k, n_alone = 0;
+    for (i = 0; i < n; i++) { /* insertion sort, largest first: n is the round's participants */
+        int x = i;
+        for (j = i; j > 0 && w[order[j - 1]] < w[x]; j--) order[j] = order[j - 1];
+        order[j] = x;
+        total += w[i];
+    }
+    if (nt <= 1 || n == 0) return 0;
+    best = w[order[0]] > total / nt ? w[order[0]] : total / nt;
+    rest = total;
+    for (k = 1; k <= n; k++) { /* the first k alone, the rest side by side */
+        double front, t;
+        alone += w[order[k - 1]];
+        rest -= w[order[k - 1]];
+        front = k == n ? 0 : w[order[k]] > rest / nt ? w[order[k]] : rest / nt;
+        t = alone / (nt * FGL__INTRA_EFFICIENCY) + front;
+        if (t < best) {
+            best = t;
+            n_alone = k;
+        }
+    }
+    return n_alone;
+}
+
+/* Whether a phase that the schedule would start with clients alone runs
+ * so (1) or with every client side by side (0). How much of a second
+ * thread a client gets inside its own products depends on the phase (a
+ * training step's ops on a batch of 128 graphs are small beside an
+ * evaluation's), on the model and on the machine, so rather than trust one
+ * constant the runtime times both: when every client takes part in every
+ * round (the phase's work the same each time) in this process (a
+ * transport's worker holding some of the clients keeps the model), a
+ * phase's first run is left out (its first allocations), the next eight
+ * alternate the two ways and the faster on the sum of four runs each is
+ * kept (single runs here vary by 5%: where the two ways are that close
+ * either will do). While it runs, a side-by-side call may hold one more
+ * client's tape than the alone schedule would. FedStar on CHEM, 2
+ * threads, 3 runs each: training with NCI1 alone 12.3-12.5 s, side by side
+ * 11.5-12.1 s; evaluation alone 1.49-1.53 s, side by side 1.64-1.73 s.
+ * The results are the same either way (a client's computation does not
+ * depend on where it runs). */
+#define FGL__TRIAL_CALLS 8
+FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase) {
+    int calls = run->sched[phase].calls;
+    if (run->n_part != run->n_clients || run->sched[phase].pick) return run->sched[phase].pick != 2;
+    /* calls 1, 4, 5, 8 alone; 2, 3, 6, 7 side by side: each way gets two
+     * odd and two even calls, so that work recurring every other round
+     * (evaluation every 2 rounds, inside training) weighs on both alike */
+    return calls < 1 || (calls - 1) % 4 == 0 || (calls - 1) % 4 == 3;
+}
+
+FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs) {
+    int c;
+    if (run->n_part != run->n_clients || run->sched[phase].pick) return; /* only while the trial runs */
+    c = run->sched[phase].calls++;
+    if (c < 1) return;
+    run->sched[phase].secs[alone] += secs;
+    if (c >= FGL__TRIAL_CALLS) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
+}
+
+/* Runs a phase's step (phase 0 training, 1 evaluation) on n clients
+ * (ids[]): the schedule above over their work on the given splits, each
+ * client's result the same whichever thread runs it and whatever runs
+ * beside it. */
+static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
+                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
+    int i, nt = 1, n_alone = 0, *order = NULL, trial = -1;
+    double *w = NULL, t0 = fgl_now();
+#ifdef _OPENMP
+    nt = FGL__NTHREADS(run);
+#endif
+    if (nt > 1 && n > 0) {
+        order = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
+        w = (double *)FGL_MALLOC(sizeof(double) * (size_t)n);
+    }
+    if (order && w) {
+        for (i = 0; i < n; i++) w[i] = fgl__client_work(&run->clients[ids[i]], splits, n_splits);
+        n_alone = fgl__schedule(nt, n, w, order);
+        if (n_alone > 0 && n_alone < n) { /* a choice to make: alone first, or all side by side */
+            trial = fgl__alone_trial(run, phase);
+            if (!trial) n_alone = 0;
+        }
+        for (i = 0; i < n_alone; i++) step(run, &run->clients[ids[order[i]]], ctx);
+    } else {
+        FGL_FREE(order); /* out of memory: the clients in their order, side by side */
+        order = NULL;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+    for (i = n_alone; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+    if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
+    FGL_FREE(order);
+    FGL_FREE(w);
+}
+
+/* The server's check of client c's upload (well formed, and its update
+ * norms when screening is on), once per round: as soon as the upload is
+ * final, where it was built, while it is still in that core's cache; or in
+ * the server phase for an upload that came over a transport or that the
+ * ALIE attack rewrote. */
+static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
+    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
+    run->checked[c->id] = fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+}
+
+static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
+    (void)unused;
+    run->checked[c->id] = 0;
+    if (!c->local) return;
+    fgl__client_round(run, c);
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE && run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
+        fgl__check_upload(run, c);
+}
+
+/* Client side: the local participants train and build their uploads, on
+ * fgl__run_clients' schedule (fgl.h's kernels run in parallel outside a
+ * parallel region, on omp_get_max_threads() threads: fglrun sets that to
+ * --threads; a program setting only cfg.threads should call
+ * omp_set_num_threads too). */
+static void fgl__phase_train(fgl_run *run) {
+    static const int train[1] = {FGL_SPLIT_TRAIN};
+    fgl__run_clients(run, run->part, run->n_part, train, 1, 0, fgl__round_step, NULL);
+}
+
+/* Server side, from the uploads to the next downloads: checks, defences,
+ * aggregation, the next participants and their downloads. */
+static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
+    fgl_server *s = &run->server;
+    int i, n = run->n_part, rc, rejected = 0, n_ok = 0;
+    double loss = 0;
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
+    }
+    if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
+    if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
+    /* the uploads not checked where they were built, in parallel */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (i = 0; i < n; i++)
+        if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
+    for (i = 0; i < n; i++) {
+        int id = run->part[i];
+        run->accepted[id] = !run->dropped[id] && !run->lost[id] && run->checked[id] == 1;
+        run->checked[id] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        size_t k = (size_t)run->round * run->n_clients + c->id;
+        st->bytes_up += fgl_msg_bytes(&c->up);
+        run->client_up[k] += fgl_msg_bytes(&c->up);
+        run->client_loss[k] = c->train_loss;
+        st->n_lost += run->lost[c->id];
+    }
+    if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
+    for (i = 0; i < n; i++) {
+        const fgl_client *c = &run->clients[run->part[i]];
+        if (run->dropped[c->id] || run->lost[c->id]) continue; /* dropped out or lost: not rejected */
+        if (!run->accepted[c->id]) {
+            rejected++;
+            run->rejected_by[c->id]++;
+        } else {
+            loss += c->train_loss;
+            n_ok++;
+        }
+    }
+    run->bytes_up += st->bytes_up;
+    run->rejected_total += rejected;
+    st->n_part = n;
+    st->n_rejected = rejected;
+    st->train_loss = n_ok ? loss / n_ok : NAN;
+    s->round = run->round;
+    s->n_accepted = n_ok;
+    s->n_clipped = 0;
+    for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
+    if (run->algo.aggregate) {
+        rc = run->algo.aggregate(s);
+        fgl_tape_reset(&s->store.scratch);
+        if (rc || s->error || s->store.err) return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+    }
+    st->n_clipped = s->n_clipped;
+    for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
+    memset(run->trained, 0, (size_t)run->n_clients);
+    for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
+    return fgl__next_downloads(run);
+}
+
+/* With partial participation (cfg.frac < 1) a client that sits out the
+ * next round returns its tape's arena (the largest part of an idle
+ * client's memory) once its work in this round is done; run->part holds
+ * the next round's participants by then. next: 1 for each of them. */
+static unsigned char *fgl__next_mask(const fgl_run *run) {
+    unsigned char *next;
+    int q;
+    if (!(run->cfg.frac < 1)) return NULL;
+    if (!(next = (unsigned char *)FGL_MALLOC((size_t)run->n_clients))) return NULL;
+    memset(next, 0, (size_t)run->n_clients);
+    for (q = 0; q < run->n_part; q++) next[run->part[q]] = 1;
+    return next;
+}
+
+/* An idle client trims its tape, or with cfg.park_idle packs its state. */
+static void fgl__rest(fgl_run *run, fgl_client *c) {
+    if (run->cfg.park_idle) fgl__park(run, c);
+    else if (c->tape.chunk) fgl__tape_stow(run, &c->tape);
+}
+
+static void fgl__trim_idle(fgl_run *run) {
+    unsigned char *next = fgl__next_mask(run);
+    int i;
+    if (!next) return;
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].local && !next[i]) fgl__rest(run, &run->clients[i]);
+    FGL_FREE(next);
+}
+
+/* A client evaluates its model (restored first if packed; an idle one,
+ * next[i] == 0, then rests at once, so an evaluation round holds one
+ * arena, and with cfg.park_idle one unpacked state, per thread, not per
+ * client). */
+static void fgl__eval_step(fgl_run *run, fgl_client *c, const void *next_mask) {
+    const unsigned char *next = (const unsigned char *)next_mask;
+    int rc = fgl__unpark(run, c);
+    if (rc) {
+        c->val_acc = c->test_acc = -1;
+        fgl_tape_fail(&c->tape, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+        return;
+    }
+    fgl__client_evaluate(run, c);
+    if (next && !next[c->id]) fgl__rest(run, c);
+}
+
+/* Client side: the local clients not evaluated after training (all, or
+ * those that sat the round out) evaluate their models, on
+ * fgl__run_clients' schedule. */
+static void fgl__phase_eval(fgl_run *run) {
+    static const int eval[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
+    unsigned char *next = fgl__next_mask(run);
+    int i, n = 0, *ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)run->n_clients);
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
+            if (ids) ids[n++] = i;
+            else fgl__eval_step(run, &run->clients[i], next); /* out of memory: in order */
+        }
+    if (ids) fgl__run_clients(run, ids, n, eval, 2, 1, fgl__eval_step, next);
+    FGL_FREE(ids);
+    FGL_FREE(next);
+}
+
+/* Server side: the round's accuracies (c->val_acc, c->test_acc of every
+ * client, NaN for a round not evaluated) into the history. */
+static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    double vsum = 0, tsum = 0;
+    int i, n = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
+            run->client_val[(size_t)run->round * run->n_clients + i] = NAN;
+            run->client_test[(size_t)run->round * run->n_clients + i] = NAN;
+            continue;
+        }
+        n++;
+        if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: evaluation failed: %s",
+                                 run->algo.name, run->round + 1, i, c->tape.msg);
+        run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
+        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
+        vsum += c->val_acc;
+        tsum += c->test_acc;
+    }
+    if (n == 0) return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name, run->round + 1);
+    st->val_acc = evaluated ? vsum / n : NAN;
+    st->test_acc = evaluated ? tsum / n : NAN;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_run_round(fgl_run *run) {
+    fgl_round_stats *st;
+    int rc, evaluated;
+    double t0, t1, t2;
+    if (!run->started && (rc = fgl_run_start(run))) return rc;
+    if (run->round >= run->cfg.rounds) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
+    st = &run->stats[run->round];
+    memset(run->accepted, 0, (size_t)run->n_clients);
+    evaluated = fgl__evaluated(run, run->round);
+    t0 = fgl_now();
+    fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
+    if (run->transport && (rc = run->transport->train(run))) return rc;
+    t1 = fgl_now();
+    if ((rc = fgl__phase_server(run, st)) || (rc = fgl__phase_receive(run))) return rc;
+    t2 = fgl_now();
+    if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
+    if (evaluated) fgl__phase_eval(run);
+    fgl__trim_idle(run);
+    if ((rc = fgl__phase_record(run, st, evaluated))) return rc;
+    st->t_train = t1 - t0;
+    st->t_server = t2 - t1;
+    st->t_eval = fgl_now() - t2;
+    run->round++;
+    return FGL_OK;
+}
+
+FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
+    int r;
+    memset(s, 0, sizeof *s);
+    s->rounds = run->round;
+    s->best_round = -1;
+    s->bytes_up = run->bytes_up;
+    s->bytes_down = run->bytes_down;
+    s->rejected = run->rejected_total;
+    for (r = 0; r < run->round; r++) {
+        const fgl_round_stats *st = &run->stats[r];
+        if (st->val_acc == st->val_acc && (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
+            s->best_round = r;
+            s->best_val = st->val_acc;
+            s->best_test = st->test_acc;
+        }
+        s->t_train += st->t_train;
+        s->t_server += st->t_server;
+        s->t_eval += st->t_eval;
+        s->screened += st->n_screened;
+        s->clipped += st->n_clipped;
+        s->dropped += st->n_dropped;
+        s->lost += st->n_lost;
+    }
+    if (run->round > 0) {
+        s->last_val = run->stats[run->round - 1].val_acc;
+        s->last_test = run->stats[run->round - 1].test_acc;
+    }
+    s->seconds = s->t_train + s->t_server + s->t_eval;
+}
+

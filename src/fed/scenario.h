@@ -1,0 +1,649 @@
+/* ------------------------------------------------------------------------ */
+/* Ready-made federated datasets (protocols: docs/algorithms.md)            */
+/* ------------------------------------------------------------------------ */
+
+/* How the data that a dataset file holds becomes model input. */
+typedef struct fgl_dataset_options {
+    int lcc;             /* node data: keep the largest connected component (FED-PUB's code); default 0 */
+    int raw_features;    /* node data: 1 keeps 0/1 features as stored; 0 (default) row-normalises them
+                            (count features, as CS's, are binarised first either way) */
+    int k_dse, k_rwse;   /* graph data: FedStar's structure-encoding widths (16 + 16) */
+} fgl_dataset_options;
+
+FGLDEF fgl_dataset_options fgl_dataset_default(void);
+
+#define FGL_DATASET_MAX_SETS 32
+
+/* A loaded, prepared dataset: one graph (node task) or graph sets (graph
+ * task; several sets give one client each). */
+typedef struct fgl_dataset {
+    int task;
+    fgl_node_data node;
+    fgl_graph_set sets[FGL_DATASET_MAX_SETS];
+    int n_sets;
+    char label[256];     /* "Cora", "MUTAG,BZR,...", "synthetic" */
+    char features[64];   /* how the node features were prepared */
+} fgl_dataset;
+
+/* names: a dataset ("Cora", "PROTEINS"), a comma list of graph datasets (one
+ * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
+ * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
+ * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
+ * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
+ * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
+ * A name not found whose case differs from a dataset that is there (cora
+ * for Cora) gets the right name suggested in the error. task: FGL_TASK_NODE,
+ * FGL_TASK_GRAPH, or -1 (whatever the data is). opt NULL: the defaults.
+ * Node features: binarised if they are counts, then row-normalised (unless
+ * raw_features); graph sets: one-hot node labels (one-hot degree when the
+ * set has none, as IMDB) and FedStar's structure encodings. */
+FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
+                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err);
+FGLDEF void fgl_dataset_free(fgl_dataset *ds);
+
+/* How a dataset is spread over clients. */
+enum {
+    FGL_PART_METIS,       /* node task: min-edge-cut k-way partition, disjoint subgraphs */
+    FGL_PART_LOUVAIN,     /* node task: Louvain communities packed into k clients */
+    FGL_PART_RANDOM,      /* node task: random balanced node partition */
+    FGL_PART_OVERLAP,     /* node task: FED-PUB's overlapping split (k multiple of 5) */
+    FGL_PART_DIRICHLET,   /* Dirichlet(alpha) label skew (node task: of the nodes, edges across clients dropped) */
+    FGL_PART_IID,         /* graph task: uniform */
+    FGL_PART_PER_DATASET, /* graph task: one dataset per client */
+    FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
+    FGL_PART_DIRICHLET_EQUAL, /* graph task: GPFL's soft Dirichlet(alpha) skew, capped priors, equal sizes */
+    FGL_PART_COUNT
+};
+
+FGLDEF const char *fgl_part_name(int how);
+FGLDEF int fgl_part_from_name(const char *name);   /* -1 if unknown */
+
+typedef struct fgl_split_config {
+    int how;             /* FGL_PART_*; -1: METIS for a node task, DIRICHLET for one graph set,
+                            PER_DATASET for several */
+    int clients;         /* 0: 5 (node; overlapping: 10), 10 (graph); PER_DATASET: one per set */
+    double alpha;        /* DIRICHLET concentration (0.5) */
+    int min_per_client;  /* DIRICHLET: fewest graphs (nodes) a client may get (10) */
+    int public_nodes;    /* node tasks: nodes drawn at random (split seed) and withheld from every client
+                            before the split, kept in fgl_scenario.pub (0) */
+    double train, val;   /* fractions of each client's samples; < 0: the protocol's
+                            (node 0.2 / 0.4, graph 0.8 / 0.1); the rest is test */
+    int keep_split;      /* NONE: keep the split the data brings (Planetoid's public split) */
+    int stratified;      /* node tasks: per-class stratified node split (FedPG's protocol); 0: random */
+    uint64_t seed;       /* the split's own seed, separate from the model's (1234) */
+    int folds, fold;     /* graph tasks, folds >= 2: stratified k-fold CV inside every client
+                            (fgl_split_graphs_kfold), fold `fold` the test set, no validation set */
+    double cap;          /* DIRICHLET_EQUAL: the largest class prior (0.95, GPFL's code) */
+} fgl_split_config;
+
+FGLDEF fgl_split_config fgl_split_default(void);
+
+typedef struct fgl_scenario {
+    int task, how, n_clients;
+    fgl_node_data *node;       /* n_clients client subgraphs (node tasks) */
+    fgl_graph_set *graphs;     /* n_clients client graph sets (graph tasks) */
+    long edge_cut;             /* disjoint node splits: edges lost between clients (-1: n/a) */
+    fgl_node_data pub;         /* the withheld public nodes with their induced edges (n_nodes 0: none);
+                                  fgl_run_set_public gives them to the server */
+} fgl_scenario;
+
+/* Spread ds over clients as cfg says; each client gets its own random node
+ * split (per class with cfg->stratified; node tasks) or stratified graph
+ * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
+ * freed after. */
+FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
+/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+ * whose in_dim / out_dim are the client's feature width and class count
+ * (and pe_dim its structure-embedding width, for graph sets that have one). */
+FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+FGLDEF void fgl_scenario_free(fgl_scenario *sc);
+
+/* fgl:implementation */
+/* --- ready-made federated datasets ----------------------------------------------- */
+
+static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
+                                                      "iid", "per-dataset", "none", "dirichlet-equal"};
+
+FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
+
+FGLDEF int fgl_part_from_name(const char *name) {
+    int i;
+    for (i = 0; name && i < FGL_PART_COUNT; i++)
+        if (strcmp(name, fgl__part_names[i]) == 0) return i;
+    return -1;
+}
+
+FGLDEF void fgl_scenario_free(fgl_scenario *sc) {
+    int i;
+    for (i = 0; sc->node && i < sc->n_clients; i++) fgl_node_data_free(&sc->node[i]);
+    for (i = 0; sc->graphs && i < sc->n_clients; i++) fgl_graph_set_free(&sc->graphs[i]);
+    FGL_FREE(sc->node);
+    FGL_FREE(sc->graphs);
+    fgl_node_data_free(&sc->pub);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* Louvain communities packed into k clients: largest community first, each
+ * to the client with the fewest nodes so far. */
+static int fgl__louvain_parts(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err) {
+    int n = adj->rows, nc = 0, i, rc, *comm, *size, *order, *load, *owner;
+    comm = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!comm) return fgl_error_set(err, FGL_ERR_NOMEM, "louvain split: out of memory");
+    if ((rc = fgl_louvain(adj, seed, comm, &nc, err))) {
+        FGL_FREE(comm);
+        return rc;
+    }
+    size = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    order = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    owner = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(nc, 1));
+    load = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(k, 1));
+    if (!size || !order || !owner || !load) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "louvain split: out of memory");
+        goto done;
+    }
+    memset(size, 0, sizeof(int) * (size_t)nc);
+    memset(load, 0, sizeof(int) * (size_t)k);
+    for (i = 0; i < n; i++) size[comm[i]]++;
+    for (i = 0; i < nc; i++) order[i] = i;
+    for (i = 1; i < nc; i++) { /* insertion sort by size, descending (ties: lower id first) */
+        int j = i, x = order[i];
+        while (j > 0 && size[order[j - 1]] < size[x]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = x;
+    }
+    for (i = 0; i < nc; i++) {
+        int best = 0, j;
+        for (j = 1; j < k; j++)
+            if (load[j] < load[best]) best = j;
+        owner[order[i]] = best;
+        load[best] += size[order[i]];
+    }
+    for (i = 0; i < n; i++) part[i] = owner[comm[i]];
+    rc = FGL_OK;
+done:
+    FGL_FREE(comm);
+    FGL_FREE(size);
+    FGL_FREE(order);
+    FGL_FREE(owner);
+    FGL_FREE(load);
+    return rc;
+}
+
+/* Label-Dirichlet assignment of nodes (the FedGCN-style split): unlabelled
+ * nodes form one more pseudo-class so every node is assigned. */
+static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed, int *part,
+                               fgl_error *err) {
+    int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0;
+    int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!lab) return fgl_error_set(err, FGL_ERR_NOMEM, "dirichlet split: out of memory");
+    for (i = 0; i < n; i++) {
+        lab[i] = d->y && d->y[i] >= 0 && d->y[i] < C ? d->y[i] : C;
+        unl |= lab[i] == C;
+    }
+    rc = fgl_split_dirichlet(lab, n, C + unl, k, alpha, min_per_client, seed, part, err);
+    FGL_FREE(lab);
+    return rc;
+}
+
+/* Withhold `count` random nodes of full: *pub gets them (induced edges),
+ * *rest the others (induced edges). */
+static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub, fgl_node_data *rest,
+                               fgl_error *err) {
+    int n = full->n_nodes, i, m = 0, rc;
+    int *pick = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(count, 1));
+    int *others = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    unsigned char *taken = (unsigned char *)fgl__zalloc((size_t)FGL__MAX(n, 1));
+    fgl_rng r;
+    if (!pick || !others || !taken) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "public nodes: out of memory");
+        goto done;
+    }
+    fgl_rng_init(&r, seed, 0x5055424c4943ull); /* "PUBLIC" */
+    if ((rc = fgl_rng_sample(&r, n, count, pick))) {
+        rc = fgl_error_set(err, rc, "public nodes: cannot draw %d of %d", count, n);
+        goto done;
+    }
+    for (i = 1; i < count; i++) { /* ascending ids: the public set reads in the data's order */
+        int j = i, x = pick[i];
+        while (j > 0 && pick[j - 1] > x) {
+            pick[j] = pick[j - 1];
+            j--;
+        }
+        pick[j] = x;
+    }
+    for (i = 0; i < count; i++) taken[pick[i]] = 1;
+    for (i = 0; i < n; i++)
+        if (!taken[i]) others[m++] = i;
+    if ((rc = fgl_node_data_subgraph(full, pick, count, pub, err))) goto done;
+    snprintf(pub->name, sizeof pub->name, "%.50s-public", full->name);
+    if ((rc = fgl_node_data_subgraph(full, others, m, rest, err))) fgl_node_data_free(pub);
+done:
+    FGL_FREE(pick);
+    FGL_FREE(others);
+    FGL_FREE(taken);
+    return rc;
+}
+
+static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train,
+                                   double val, int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
+                                   uint64_t seed, fgl_error *err) {
+    int n = all->n_nodes, i, rc = FGL_OK;
+    int *part = NULL;
+    fgl_node_data rest;
+    const fgl_node_data *full = all;
+    memset(sc, 0, sizeof *sc);
+    fgl_node_data_init(&rest);
+    if (how == FGL_PART_NONE) k = 1;
+    if (public_nodes < 0 || public_nodes >= n)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
+    n -= public_nodes;
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", all->name, k, n);
+    if (how == FGL_PART_OVERLAP && k % 5 != 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
+    if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
+        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
+                             "overlap, dirichlet, none)", fgl_part_name(how));
+    if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
+        return fgl_error_set(err, FGL_ERR_ARG, "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
+                             "must fit in %d nodes", alpha, k, min_per_client, n);
+    if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
+        if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
+        full = &rest;
+    }
+    sc->task = FGL_TASK_NODE;
+    sc->how = how;
+    sc->edge_cut = -1;
+    sc->node = (fgl_node_data *)FGL_MALLOC(sizeof(fgl_node_data) * (size_t)k);
+    part = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!sc->node || !part) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+        goto done;
+    }
+    for (i = 0; i < k; i++) fgl_node_data_init(&sc->node[i]);
+    if (how == FGL_PART_OVERLAP) {
+        fgl_index_lists l;
+        memset(&l, 0, sizeof l);
+        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err))) rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
+        fgl_index_lists_free(&l);
+    } else {
+        if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
+        else if (how == FGL_PART_DIRICHLET) rc = fgl__node_dirichlet(full, k, alpha, min_per_client, seed, part, err);
+        else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
+        else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
+        else rc = fgl_partition_random(n, k, seed, part, err);
+        if (!rc) {
+            sc->edge_cut = fgl_edge_cut(&full->adj, part);
+            rc = fgl_split_subgraphs(full, part, k, sc->node, err);
+        }
+    }
+    if (rc) goto done;
+    sc->n_clients = k;
+    for (i = 0; i < k; i++) {
+        if (sc->node[i].n_nodes == 0) {
+            rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no nodes", full->name, i, k);
+            goto done;
+        }
+        /* the centralised baseline can keep a split the data brings (Planetoid) */
+        if (how == FGL_PART_NONE && keep_split && sc->node[i].split) continue;
+        if ((rc = stratified ? fgl_split_nodes_stratified(&sc->node[i], train, val, seed * 7919u + (uint64_t)i, err)
+                             : fgl_split_nodes_random(&sc->node[i], train, val, seed * 7919u + (uint64_t)i, err)))
+            rc = fgl_error_set(err, rc, "%s: cannot split client %d's nodes (%s)", full->name, i, fgl_result_name(rc));
+        if (rc) goto done;
+    }
+done:
+    FGL_FREE(part);
+    fgl_node_data_free(&rest);
+    if (rc) {
+        sc->n_clients = k; /* free what exists */
+        fgl_scenario_free(sc);
+    }
+    return rc;
+}
+
+static int fgl__scenario_graph_alloc(fgl_scenario *sc, int k, int how, fgl_error *err) {
+    int i;
+    memset(sc, 0, sizeof *sc);
+    sc->task = FGL_TASK_GRAPH;
+    sc->how = how;
+    sc->edge_cut = -1;
+    sc->graphs = (fgl_graph_set *)FGL_MALLOC(sizeof(fgl_graph_set) * (size_t)FGL__MAX(k, 1));
+    if (!sc->graphs) return fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+    for (i = 0; i < k; i++) fgl_graph_set_init(&sc->graphs[i]);
+    sc->n_clients = k;
+    return FGL_OK;
+}
+
+static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int how, int k, double alpha,
+                               int min_per_client, double train, double val, const fgl_split_config *cfg,
+                               fgl_error *err) {
+    uint64_t seed = cfg->seed;
+    int n = full->n_graphs, i, rc;
+    int *client_of = NULL;
+    fgl_index_lists lists;
+    memset(&lists, 0, sizeof lists);
+    if (how == FGL_PART_NONE) k = 1;
+    if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
+                             fgl_part_name(how));
+    if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
+    if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
+    if ((rc = fgl__scenario_graph_alloc(sc, k, how, err))) return rc;
+    client_of = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!client_of) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+        goto done;
+    }
+    if (how == FGL_PART_NONE) memset(client_of, 0, sizeof(int) * (size_t)n);
+    else if (how == FGL_PART_IID) rc = fgl_split_iid(n, k, seed, client_of, err);
+    else if (how == FGL_PART_DIRICHLET_EQUAL)
+        rc = fgl_split_dirichlet_equal(full->y, n, full->n_classes, k, alpha, cfg->cap > 0 ? cfg->cap : 0.95, seed,
+                                       client_of, err);
+    else rc = fgl_split_dirichlet(full->y, n, full->n_classes, k, alpha, min_per_client, seed, client_of, err);
+    if (rc) goto done;
+    if ((rc = fgl_index_lists_from_assign(client_of, n, k, &lists, err))) goto done;
+    for (i = 0; i < k && !rc; i++) {
+        fgl_graph_set *g = &sc->graphs[i];
+        rc = fgl_graph_set_subset(full, lists.idx + lists.ptr[i], lists.ptr[i + 1] - lists.ptr[i], g, err);
+        if (!rc) {
+            snprintf(g->name, sizeof g->name, "%.40s#%d", full->name, i);
+            if (cfg->folds >= 2) rc = fgl_split_graphs_kfold(g, cfg->folds, cfg->fold, seed * 7919u + (uint64_t)i, err);
+            else rc = fgl_split_graphs_stratified(g, train, val, seed * 7919u + (uint64_t)i, err);
+        }
+    }
+done:
+    fgl_index_lists_free(&lists);
+    FGL_FREE(client_of);
+    if (rc) fgl_scenario_free(sc);
+    return rc;
+}
+
+static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets, int n, double train, double val,
+                                    uint64_t seed, fgl_error *err) {
+    int i, rc, *ids;
+    if (n < 1) return fgl_error_set(err, FGL_ERR_ARG, "per-dataset split: no datasets");
+    if ((rc = fgl__scenario_graph_alloc(sc, n, FGL_PART_PER_DATASET, err))) return rc;
+    for (i = 0; i < n && !rc; i++) {
+        int j;
+        if (!sets[i].x) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", sets[i].name);
+            break;
+        }
+        ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(sets[i].n_graphs, 1));
+        if (!ids) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+            break;
+        }
+        for (j = 0; j < sets[i].n_graphs; j++) ids[j] = j;
+        rc = fgl_graph_set_subset(&sets[i], ids, sets[i].n_graphs, &sc->graphs[i], err);
+        FGL_FREE(ids);
+        if (!rc) {
+            memcpy(sc->graphs[i].name, sets[i].name, sizeof sc->graphs[i].name);
+            rc = fgl_split_graphs_stratified(&sc->graphs[i], train, val, seed, err);
+        }
+    }
+    if (rc) fgl_scenario_free(sc);
+    return rc;
+}
+
+FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+    int i;
+    for (i = 0; i < sc->n_clients; i++) {
+        out[i].spec = *tmpl;
+        out[i].node = sc->node ? &sc->node[i] : NULL;
+        out[i].graphs = sc->graphs ? &sc->graphs[i] : NULL;
+        out[i].spec.task = sc->task;
+        out[i].spec.in_dim = sc->node ? sc->node[i].n_feat : sc->graphs[i].n_feat;
+        out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
+        if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
+    }
+}
+
+/* --- datasets ---------------------------------------------------------------------- */
+
+FGLDEF fgl_dataset_options fgl_dataset_default(void) {
+    fgl_dataset_options o;
+    memset(&o, 0, sizeof o);
+    o.k_dse = 16;
+    o.k_rwse = 16;
+    return o;
+}
+
+FGLDEF void fgl_dataset_free(fgl_dataset *ds) {
+    int i;
+    fgl_node_data_free(&ds->node);
+    for (i = 0; i < ds->n_sets; i++) fgl_graph_set_free(&ds->sets[i]);
+    memset(ds, 0, sizeof *ds);
+}
+
+static int fgl__readable(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+
+/* Node features as the protocols use them: counts binarised (CS, the usual
+ * practice), then row-normalised unless raw. */
+static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_error *err) {
+    fgl_node_data *d = &ds->node;
+    int counts = 0, rc;
+    size_t k;
+    if (o->lcc) { /* FED-PUB's code keeps the largest connected component */
+        fgl_node_data lcc;
+        fgl_node_data_init(&lcc);
+        if ((rc = fgl_node_data_largest_component(d, &lcc, err))) return rc;
+        fgl_node_data_free(d);
+        *d = lcc;
+    }
+    if (d->x_sparse.rows && d->x_sparse.values)
+        for (k = 0; k < (size_t)d->x_sparse.nnz && !counts; k++) counts = d->x_sparse.values[k] > 1;
+    if (d->x.data)
+        for (k = 0; k < fgl_tensor_size(&d->x) && !counts; k++) counts = d->x.data[k] > 1;
+    if (counts && (rc = fgl_node_data_binarize_features(d))) return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
+    if (!o->raw_features && (rc = fgl_node_data_normalize_features(d)))
+        return fgl_error_set(err, rc, "%s: cannot normalise features", d->name);
+    snprintf(ds->features, sizeof ds->features, "%s", o->raw_features ? (counts ? "binarised" : "as stored")
+                                                      : counts ? "binarised, row-normalised" : "row-normalised");
+    return FGL_OK;
+}
+
+/* Graph features: one-hot node labels (one-hot degree for a set without
+ * them, as IMDB), then FedStar's structure encodings. */
+static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, fgl_error *err) {
+    int rc = s->node_labels ? fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err)
+                            : fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
+    if (rc) return rc;
+    if (o->k_dse + o->k_rwse > 0) return fgl_structure_encodings(s, o->k_dse, o->k_rwse, err);
+    return FGL_OK;
+}
+
+/* Where dataset `name` lives: a name with a '/' is its own directory (its
+ * last component the dataset's name), else dir/node/NAME or dir/tu/NAME.
+ * Writes the directory and the bare name; returns FGL_TASK_NODE or
+ * FGL_TASK_GRAPH for the layout found, -1 for none. */
+static int fgl__dataset_where(const char *dir, const char *name, char *where, size_t cap, char *base, size_t base_cap) {
+    char path[1400];
+    const char *slash = strrchr(name, '/');
+    if (slash) {
+        size_t len = strlen(name);
+        while (len > 1 && name[len - 1] == '/') len--; /* "data/node/Cora/" */
+        snprintf(where, cap, "%.*s", (int)len, name);
+        slash = strrchr(where, '/');
+        snprintf(base, base_cap, "%s", slash ? slash + 1 : where);
+        snprintf(path, sizeof path, "%s/%s.edges", where, base);
+        if (fgl__readable(path)) return FGL_TASK_NODE;
+        snprintf(path, sizeof path, "%s/%s_A.txt", where, base);
+        return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+    }
+    snprintf(base, base_cap, "%s", name);
+    snprintf(where, cap, "%s/node/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s.edges", where, name);
+    if (fgl__readable(path)) return FGL_TASK_NODE;
+    snprintf(where, cap, "%s/tu/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s_A.txt", where, name);
+    return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+}
+
+static char fgl__ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* A dataset under dir whose name differs from `name` only in case, among
+ * the usual benchmark names (C99 cannot list a directory): "" if none. */
+static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
+    static const char *known[] = {"Cora", "CiteSeer", "PubMed", "CS", "Physics", "Computers", "Photo", "ogbn-arxiv",
+                                  "MUTAG", "PTC_MR", "BZR", "COX2", "DHFR", "AIDS", "NCI1", "PROTEINS", "ENZYMES",
+                                  "DD", "COLLAB", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY", "Yeast"};
+    char where[1100], base[256];
+    size_t i, k;
+    for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+        const char *a = known[i];
+        for (k = 0; a[k] && name[k] && fgl__ascii_lower(a[k]) == fgl__ascii_lower(name[k]); k++) {
+        }
+        if (a[k] || name[k] || strcmp(a, name) == 0) continue;
+        if (fgl__dataset_where(dir, a, where, sizeof where, base, sizeof base) >= 0) return a;
+    }
+    return "";
+}
+
+FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
+                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
+    fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
+    char path[1100], name[1024], base[FGL_NAME_LEN];
+    const char *p = names;
+    int rc = FGL_OK, found;
+    memset(ds, 0, sizeof *ds);
+    fgl_node_data_init(&ds->node);
+    ds->task = -1;
+    if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
+    if (!dir || !*dir) dir = ".";
+    if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
+        long n_nodes = 0;
+        if (names[9] == ':') {
+            char *end = NULL;
+            n_nodes = strtol(names + 10, &end, 10);
+            if (!end || *end || n_nodes < 10 || n_nodes > 10000000)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: '%s': synthetic:N takes 10 <= N <= 10^7 nodes", names);
+            if (task == FGL_TASK_GRAPH)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: synthetic:N is a node-classification graph");
+        }
+        snprintf(ds->label, sizeof ds->label, "%s", names);
+        if (task == FGL_TASK_GRAPH) {
+            fgl_synth_graphs_config cfg = fgl_synth_graphs_default();
+            ds->task = FGL_TASK_GRAPH;
+            fgl_graph_set_init(&ds->sets[0]);
+            rc = fgl_synth_graphs(&cfg, seed, &ds->sets[0], err);
+            ds->n_sets = 1;
+            if (!rc) rc = fgl__prepare_graphs(&ds->sets[0], &o, err);
+        } else {
+            fgl_synth_node_config cfg = fgl_synth_node_default();
+            ds->task = FGL_TASK_NODE;
+            if (n_nodes) {
+                cfg.n_nodes = (int)n_nodes;
+                cfg.n_communities = (int)FGL__MAX(1, n_nodes / 300);
+            }
+            rc = fgl_synth_node(&cfg, seed, &ds->node, NULL, err);
+            snprintf(ds->features, sizeof ds->features, "as generated");
+        }
+        if (rc) fgl_dataset_free(ds);
+        return rc;
+    }
+    while (*p && !rc) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof name) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "dataset: bad name in '%s'", names);
+            break;
+        }
+        memcpy(name, p, len);
+        name[len] = 0;
+        p += len + (p[len] == ',');
+        found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
+        if (found == FGL_TASK_NODE) {
+            if (strchr(names, ','))
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets", base);
+            else if (task == FGL_TASK_GRAPH)
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
+            else {
+                ds->task = FGL_TASK_NODE;
+                if (!(rc = fgl_load_node(path, base, &ds->node, err))) rc = fgl__prepare_node(ds, &o, err);
+                snprintf(ds->label, sizeof ds->label, "%s", base);
+            }
+            continue;
+        }
+        if (found < 0) {
+            const char *hint = strchr(name, '/') ? "" : fgl__dataset_case_hint(dir, name);
+            if (*hint)
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir, hint);
+            else if (strchr(name, '/'))
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
+                                   "%s_A.txt (TU format)", path, base, base);
+            else
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
+                                   "fetch the datasets with `make data`)", name, dir, name, dir, name);
+            break;
+        }
+        if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a graph-classification dataset", base);
+            break;
+        }
+        if (ds->n_sets == FGL_DATASET_MAX_SETS) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "dataset: at most %d graph datasets", FGL_DATASET_MAX_SETS);
+            break;
+        }
+        ds->task = FGL_TASK_GRAPH;
+        fgl_graph_set_init(&ds->sets[ds->n_sets]);
+        rc = fgl_load_tu(path, base, &ds->sets[ds->n_sets], err);
+        ds->n_sets++;
+        if (!rc) rc = fgl__prepare_graphs(&ds->sets[ds->n_sets - 1], &o, err);
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "", base);
+    }
+    if (rc) fgl_dataset_free(ds);
+    return rc;
+}
+
+
+FGLDEF fgl_split_config fgl_split_default(void) {
+    fgl_split_config c;
+    memset(&c, 0, sizeof c);
+    c.how = -1;
+    c.alpha = 0.5;
+    c.min_per_client = 10;
+    c.train = c.val = -1;
+    c.seed = 1234;
+    c.cap = 0.95;
+    return c;
+}
+
+FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err) {
+    fgl_split_config c = cfg ? *cfg : fgl_split_default();
+    int node = ds->task == FGL_TASK_NODE;
+    double tr = c.train >= 0 ? c.train : node ? 0.2 : 0.8, va = c.val >= 0 ? c.val : node ? 0.4 : 0.1;
+    memset(sc, 0, sizeof *sc);
+    if (!(tr >= 0 && va >= 0 && tr + va <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "train (%g) + validation (%g) fractions must be in [0, 1]", tr, va);
+    if (c.folds != 0 && (node || c.folds < 2 || c.fold < 0 || c.fold >= c.folds))
+        return fgl_error_set(err, FGL_ERR_ARG, "cross-validation: %d folds, fold %d (graph tasks; folds >= 2, "
+                             "0 <= fold < folds)", c.folds, c.fold);
+    if (node) {
+        int how = c.how >= 0 ? c.how : FGL_PART_METIS;
+        int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
+        if (c.keep_split && how == FGL_PART_NONE && !ds->node.split)
+            return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
+        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.alpha,
+                                       c.min_per_client, c.public_nodes, c.seed, err);
+    }
+    if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
+    if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1) return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
+    if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {
+        if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)
+            return fgl_error_set(err, FGL_ERR_ARG, "%s: several datasets are split one per client, not '%s'", ds->label,
+                                 fgl_part_name(c.how));
+        if (c.folds) return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
+        return fgl__scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, c.seed, err);
+    }
+    return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET, c.clients > 0 ? c.clients : 10,
+                                c.alpha, c.min_per_client, tr, va, &c, err);
+}
+

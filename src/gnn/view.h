@@ -1,0 +1,231 @@
+/* ------------------------------------------------------------------------ */
+/* Data views: one way to walk a labelled dataset, node or graph task       */
+/* ------------------------------------------------------------------------ */
+
+/* A dataset (one graph for node classification, or a set of graphs) with
+ * its FGL_SPLIT_* codes, prepared once for models of one spec, seen as
+ * batches: a node task's split is one batch (the whole graph, a mask
+ * selecting the split's nodes); a graph task's split is batches of graphs.
+ * Training, evaluation and prototype extraction walk it the same way for
+ * both tasks:
+ *       fgl_view_iter it; fgl_view_batch b;
+ *       fgl_view_begin(&v, FGL_SPLIT_TRAIN, 128, &it);
+ *       while ((rc = fgl_view_next(&it, &b, &err)) > 0) { forward on b.g ... b.labels, b.mask }
+ *       fgl_view_end(&it);
+ * The view borrows the data (it must outlive the view) and owns what it
+ * derives. Graph tasks keep the split's graph ids in an order that
+ * fgl_view_shuffle permutes in place (ids[FGL_SPLIT_TRAIN]: save it to
+ * resume the same batches). */
+typedef struct fgl_view {
+    int task;
+    int count[4];                  /* samples per FGL_SPLIT_* code (labelled ones, node tasks) */
+    int *ids[4];                   /* graph tasks: the split's graph ids, in batch order */
+    fgl_model_spec spec;           /* what the batches are prepared for */
+    int eval_batch;                /* graph tasks: graphs per prepared evaluation batch */
+    fgl_node_data *node;           /* node tasks (borrowed) */
+    fgl_gnn_graph full;            /* node tasks: the prepared graph */
+    unsigned char *mask[4];        /* node tasks: nodes of each split */
+    fgl_graph_set *graphs;         /* graph tasks (borrowed) */
+    int n_prep[4];                 /* graph tasks: prepared batches of the validation and test splits */
+    fgl_batch *prep_b[4];
+    fgl_gnn_graph *prep_g[4];
+} fgl_view;
+
+/* One batch: run the model on g; rows of the logits are scored against
+ * labels where mask (NULL: every row) is set and the label is >= 0. */
+typedef struct fgl_view_batch {
+    const fgl_gnn_graph *g;
+    const int *labels;
+    const unsigned char *mask;
+    int n;                         /* samples (nodes of the split, or graphs) in the batch */
+} fgl_view_batch;
+
+typedef struct fgl_view_iter {
+    fgl_view *v;
+    int which, batch, pos, prepared;
+    fgl_batch b;                   /* graph tasks: the batch being served */
+    fgl_gnn_graph g;
+} fgl_view_iter;
+
+/* Exactly one of node / graphs; eval_batch <= 0 means 512. */
+FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs, const fgl_model_spec *spec,
+                         int eval_batch, fgl_error *err);
+FGLDEF void fgl_view_free(fgl_view *v);
+/* batch_size <= 0: a graph task's split in one batch, except the validation
+ * and test splits, which are served in their prepared evaluation batches.
+ * Node tasks ignore it. */
+FGLDEF void fgl_view_begin(fgl_view *v, int which, int batch_size, fgl_view_iter *it);
+/* 1 with the next batch in *out (valid until the next call), 0 when the
+ * split is done, or an error code (err says why). */
+FGLDEF int fgl_view_next(fgl_view_iter *it, fgl_view_batch *out, fgl_error *err);
+FGLDEF void fgl_view_end(fgl_view_iter *it);
+/* Graph tasks: a new random order of the split's graphs (node tasks: nothing). */
+FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r);
+/* Accuracy of m (evaluation mode) on each split of which[0..n-1] into acc;
+ * a node task scores all of them in one forward pass. */
+FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc);
+
+/* fgl:implementation */
+/* --- data views -------------------------------------------------------------------- */
+
+FGLDEF void fgl_view_free(fgl_view *v) {
+    int k, b;
+    for (k = 0; k < 4; k++) {
+        FGL_FREE(v->ids[k]);
+        FGL_FREE(v->mask[k]);
+        for (b = 0; b < v->n_prep[k]; b++) {
+            fgl_gnn_graph_free(&v->prep_g[k][b]);
+            fgl_batch_free(&v->prep_b[k][b]);
+        }
+        FGL_FREE(v->prep_b[k]);
+        FGL_FREE(v->prep_g[k]);
+    }
+    fgl_gnn_graph_free(&v->full);
+    memset(v, 0, sizeof *v);
+}
+
+/* The validation and test splits of a graph task, cut once into evaluation
+ * batches prepared for the spec (they never change). */
+static int fgl__view_prepare(fgl_view *v, int k, fgl_error *err) {
+    int n = v->count[k], B = v->eval_batch, nb = (n + B - 1) / B, b, rc;
+    v->prep_b[k] = (fgl_batch *)FGL_MALLOC(sizeof(fgl_batch) * (size_t)FGL__MAX(nb, 1));
+    v->prep_g[k] = (fgl_gnn_graph *)FGL_MALLOC(sizeof(fgl_gnn_graph) * (size_t)FGL__MAX(nb, 1));
+    if (!v->prep_b[k] || !v->prep_g[k]) return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", v->graphs->name);
+    for (b = 0; b < nb; b++) {
+        int i0 = b * B, m = FGL__MIN(B, n - i0);
+        fgl_batch_init(&v->prep_b[k][b]);
+        memset(&v->prep_g[k][b], 0, sizeof(fgl_gnn_graph));
+        v->n_prep[k] = b + 1;
+        if ((rc = fgl_batch_make(v->graphs, v->ids[k] + i0, m, &v->prep_b[k][b], err)) ||
+            (rc = fgl_gnn_graph_from_batch(&v->prep_g[k][b], &v->prep_b[k][b], &v->spec, err)))
+            return rc;
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs, const fgl_model_spec *spec,
+                         int eval_batch, fgl_error *err) {
+    int k, i, rc = FGL_OK;
+    memset(v, 0, sizeof *v);
+    if ((node == NULL) == (graphs == NULL)) return fgl_error_set(err, FGL_ERR_ARG, "view: give exactly one of node data or a graph set");
+    v->spec = *spec;
+    v->eval_batch = eval_batch > 0 ? eval_batch : 512;
+    if (node) {
+        int n = node->n_nodes;
+        v->task = FGL_TASK_NODE;
+        v->node = node;
+        if (!node->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: node data without a train/val/test split", node->name);
+        for (k = 1; k < 4; k++) {
+            v->mask[k] = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
+            if (!v->mask[k]) {
+                rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", node->name);
+                goto fail;
+            }
+            for (i = 0; i < n; i++) {
+                v->mask[k][i] = node->y[i] >= 0 && node->split[i] == k;
+                v->count[k] += v->mask[k][i];
+            }
+        }
+        if ((rc = fgl_gnn_graph_from_node_data(&v->full, node, spec, err))) goto fail;
+        return FGL_OK;
+    }
+    v->task = FGL_TASK_GRAPH;
+    v->graphs = graphs;
+    if (!graphs->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without a train/val/test split", graphs->name);
+    if (!graphs->x || graphs->n_feat <= 0) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without node features", graphs->name);
+    for (k = 1; k < 4; k++) {
+        v->count[k] = fgl_split_indices(graphs->split, graphs->n_graphs, k, NULL);
+        v->ids[k] = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(v->count[k], 1));
+        if (!v->ids[k]) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", graphs->name);
+            goto fail;
+        }
+        fgl_split_indices(graphs->split, graphs->n_graphs, k, v->ids[k]);
+    }
+    if ((rc = fgl__view_prepare(v, FGL_SPLIT_VAL, err)) || (rc = fgl__view_prepare(v, FGL_SPLIT_TEST, err))) goto fail;
+    return FGL_OK;
+fail:
+    fgl_view_free(v);
+    return rc;
+}
+
+FGLDEF void fgl_view_begin(fgl_view *v, int which, int batch_size, fgl_view_iter *it) {
+    memset(it, 0, sizeof *it);
+    it->v = v;
+    it->which = which >= 1 && which <= 3 ? which : FGL_SPLIT_TRAIN;
+    it->prepared = v->task == FGL_TASK_GRAPH && batch_size <= 0 && v->n_prep[it->which] > 0;
+    it->batch = batch_size > 0 ? batch_size : FGL__MAX(v->count[it->which], 1);
+    fgl_batch_init(&it->b);
+}
+
+FGLDEF void fgl_view_end(fgl_view_iter *it) {
+    fgl_gnn_graph_free(&it->g);
+    fgl_batch_free(&it->b);
+}
+
+FGLDEF int fgl_view_next(fgl_view_iter *it, fgl_view_batch *out, fgl_error *err) {
+    fgl_view *v = it->v;
+    int k = it->which, rc, m;
+    memset(out, 0, sizeof *out);
+    if (v->task == FGL_TASK_NODE) {
+        if (it->pos++ > 0) return 0;
+        out->g = &v->full;
+        out->labels = v->node->y;
+        out->mask = v->mask[k];
+        out->n = v->count[k];
+        return 1;
+    }
+    if (it->prepared) {
+        const fgl_batch *b;
+        if (it->pos >= v->n_prep[k]) return 0;
+        b = &v->prep_b[k][it->pos];
+        out->g = &v->prep_g[k][it->pos++];
+        out->labels = b->y;
+        out->n = b->n_graphs;
+        return 1;
+    }
+    if (it->pos >= v->count[k]) return 0;
+    fgl_gnn_graph_free(&it->g);
+    fgl_batch_free(&it->b);
+    m = FGL__MIN(it->batch, v->count[k] - it->pos);
+    if ((rc = fgl_batch_make(v->graphs, v->ids[k] + it->pos, m, &it->b, err)) ||
+        (rc = fgl_gnn_graph_from_batch(&it->g, &it->b, &v->spec, err)))
+        return rc;
+    it->pos += m;
+    out->g = &it->g;
+    out->labels = it->b.y;
+    out->n = m;
+    return 1;
+}
+
+FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r) {
+    if (v->task == FGL_TASK_GRAPH && which >= 1 && which <= 3) fgl_rng_shuffle(r, v->ids[which], v->count[which]);
+}
+
+FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc) {
+    int q, rc;
+    if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
+        const unsigned char *masks[4];
+        for (q = 0; q < n && q < 4; q++) masks[q] = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];
+        return fgl_model_evaluate(m, t, &v->full, v->node->y, masks, FGL__MIN(n, 4), acc, NULL, NULL);
+    }
+    for (q = 0; q < n; q++) {
+        fgl_view_iter it;
+        fgl_view_batch b;
+        double correct = 0;
+        int total = 0;
+        fgl_view_begin(v, which[q], 0, &it);
+        while ((rc = fgl_view_next(&it, &b, NULL)) > 0) {
+            double a;
+            if ((rc = fgl_model_evaluate(m, t, b.g, b.labels, NULL, 1, &a, NULL, NULL))) break;
+            /* as a weighted mean of batch accuracies, the order fgl has always summed in */
+            correct += a * b.n;
+            total += b.n;
+        }
+        fgl_view_end(&it);
+        if (rc < 0) return rc;
+        acc[q] = total ? correct / total : 0.0;
+    }
+    return FGL_OK;
+}
+
