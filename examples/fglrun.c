@@ -57,6 +57,7 @@
 
 #define MAX_ITEMS 32
 
+#include "fglrun/json.c"
 #include "fglrun/options.c"
 
 /* --- models ---------------------------------------------------------------------------- */
@@ -130,7 +131,7 @@ static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     opt.raw_features = o->raw_features;
     opt.k_dse = o->k_dse;
     opt.k_rwse = o->k_rwse;
-    return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : "synthetic", o->task, &opt, o->split_seed, err);
+    return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
 }
 
 static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
@@ -308,7 +309,6 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
     svg_heatmap(path, algo, run->round, m, K, order, dom);
 }
 
-#include "fglrun/json.c"
 #include "fglrun/record.c"
 
 /* --- progress, partial results and plots: declarations (defined after json_result) --- */
@@ -636,27 +636,12 @@ int fglrun_main(int argc, char **argv) {
     run_record *rec;
     double *labsim = NULL;
     int rc, a, s, split, rounds, stopped = 0, f, n_folds;
-    static const char *default_algos[] = {"local", "fedavg", "fedper", "fedpub"};
     setvbuf(stdout, NULL, _IOLBF, BUFSIZ); /* lines appear as they are printed, even in a pipe or a file */
     rc = parse_args(argc, argv, &o);
     if (!rc && o.config) rc = config_reparse(argc, argv, &o); /* --config FILE: its flags, then the command line's */
     if (rc) return rc == 1 ? 0 : rc;
-    o.embedded = o.n_algos == 0 && !o.data[0] && o.task != FGL_TASK_GRAPH;
-    if (o.n_algos == 0) { /* the embedded default: several algorithms side by side */
-        int n = (int)(sizeof default_algos / sizeof default_algos[0]);
-        if (o.data[0] || o.task == FGL_TASK_GRAPH) n = 3; /* named or graph data: local, fedavg, fedper */
-        for (a = 0; a < n; a++) strcpy(o.algos[a], default_algos[a]);
-        o.n_algos = n;
-        if (!o.data[0] && o.task != FGL_TASK_GRAPH) { /* few labels per client: collaboration can help */
-            if (o.rounds < 0) o.rounds = 50;
-            if (o.clients <= 0) o.clients = 10;
-            if (o.train_frac < 0) o.train_frac = 0.05;
-            if (o.val_frac < 0) o.val_frac = 0.2;
-            if (o.seeds == 1) o.seeds = 3;
-        }
-    }
+    opt_defaults(&o); /* no --algo: the default algorithms; no data either: the embedded benchmark */
     if ((rc = check_sets(&o)) || (rc = check_models(&o))) return rc;
-    if (!o.split_seed_set) o.split_seed = 1234;
 #ifdef _OPENMP
     if (o.threads > 0) omp_set_num_threads(o.threads);
 #endif
@@ -666,7 +651,7 @@ int fglrun_main(int argc, char **argv) {
         return 1;
     }
     replay_check_files(&o);
-    if (ds.n_sets > 1 && !o.split_seed_set) o.split_seed = 123; /* FedStar's fixed split seed */
+    if (ds.n_sets > 1 && !opt_given(&o, "split-seed")) o.split_seed = (uint64_t)fedstar_split_seed;
     n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : 1;
     if (make_scenario(&o, o.fold > 0 ? o.fold : 0, &ds, &sc, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -715,7 +700,7 @@ int fglrun_main(int argc, char **argv) {
     }
     progress_init(&pg, &o, res, &ds, split, sc.n_clients, rounds, n_folds * o.seeds);
     if (!o.quiet && !o.json) {
-        double tr = o.train_frac >= 0 ? o.train_frac : ds.task == FGL_TASK_NODE ? 0.2 : 0.8;
+        double tr = o.train_frac >= 0 ? o.train_frac : split_frac_default(ds.task, 0);
         printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s", ds.label,
                ds.task == FGL_TASK_NODE ? "node classification" : "graph classification",
                o.public_split ? "public" : fgl_part_name(split), sc.n_clients, rounds, o.seeds, o.seeds > 1 ? "s" : "");

@@ -16,14 +16,14 @@
  * record holds a result, the new result is compared with it: test_acc,
  * last_acc and bytes must be identical (exit status 1 otherwise).
  *
- * A flag added to parse_args must be added to the record (record_build):
- * to its flags (experiment flags, replayed; "flags" and "defaults") or to
- * its run control ("run", recorded, not replayed; and to run_control_flag).
- * tests/test_fglrun.sh checks that every flag of --help is recorded,
- * tests/test_mpi.sh that every flag of build/fglrun_mpi's is (--mpi-timeout
- * and --mpi-fail are run control). Flags whose value depends on the
- * architecture (--hidden, --heads, --layers, --head) record the value every
- * client gets, or null when --model mixes architectures that differ there
+ * The flags and the run control are recorded from the option table
+ * (fglrun/options.c: a flag is one row there, with its kind, its value's
+ * type and its default). tests/test_fglrun.sh checks that every flag of
+ * --help is recorded, tests/test_mpi.sh that every flag of
+ * build/fglrun_mpi's is (--mpi-timeout and --mpi-fail are run control).
+ * Flags whose value depends on the architecture (--hidden, --heads,
+ * --layers, --head) record the value every client gets, or null when
+ * --model mixes architectures that differ there
  * (replayed as absent: each architecture keeps its own).
  */
 
@@ -33,14 +33,6 @@
 
 /* --- the record --- */
 
-#define REC_MAX 96
-
-typedef struct rec_item {
-    char key[64];
-    char val[1024], def[512];
-    char vk, dk; /* 'n' number, 's' string, 'b' boolean ("true"/"false"), 'z' null */
-} rec_item;
-
 typedef struct run_record {
     rec_item flag[REC_MAX], run[REC_MAX], param[REC_MAX * 2];
     int n_flag, n_run, n_param;
@@ -49,63 +41,6 @@ typedef struct run_record {
     int n_clients;   /* as the split made them */
     const jv *replayed_files; /* --config: the recorded files, compared with these */
 } run_record;
-
-static void rec_add(rec_item *it, int *n, const char *key, char vk, const char *val, char dk, const char *def) {
-    rec_item *r;
-    if (*n >= REC_MAX) return;
-    r = &it[(*n)++];
-    snprintf(r->key, sizeof r->key, "%s", key);
-    snprintf(r->val, sizeof r->val, "%s", val ? val : "");
-    snprintf(r->def, sizeof r->def, "%s", def ? def : "");
-    r->vk = val ? vk : 'z';
-    r->dk = def ? dk : 'z';
-}
-
-static void rec_int(run_record *r, const char *key, long v, long d) {
-    char a[32], b[32];
-    snprintf(a, sizeof a, "%ld", v);
-    snprintf(b, sizeof b, "%ld", d);
-    rec_add(r->flag, &r->n_flag, key, 'n', a, 'n', b);
-}
-
-static void rec_real(run_record *r, const char *key, double v, int vsingle, double d, int dsingle) {
-    char a[40], b[40];
-    fmt_real(a, sizeof a, v, vsingle);
-    fmt_real(b, sizeof b, d, dsingle);
-    rec_add(r->flag, &r->n_flag, key, 'n', a, 'n', b);
-}
-
-static void rec_str(run_record *r, const char *key, const char *v, const char *d) {
-    rec_add(r->flag, &r->n_flag, key, 's', v, 's', d);
-}
-
-static void rec_bool(rec_item *it, int *n, const char *key, int v) {
-    rec_add(it, n, key, 'b', v ? "true" : "false", 'b', "false");
-}
-
-static void robust_format(const fgl_robust_config *r, char *out, size_t cap) {
-    char c[40];
-    switch (r->rule) {
-    case FGL_ROBUST_TRIMMED: snprintf(out, cap, "trimmed:%d", r->trim); break;
-    case FGL_ROBUST_KRUM: snprintf(out, cap, "krum:%d", r->f); break;
-    case FGL_ROBUST_MULTIKRUM: snprintf(out, cap, "multikrum:%d,%d", r->f, r->m); break;
-    case FGL_ROBUST_NORMCLIP:
-        fmt_real(c, sizeof c, r->clip, 1);
-        snprintf(out, cap, "normclip:%s", c);
-        break;
-    default: snprintf(out, cap, "%s", fgl_robust_name(r->rule));
-    }
-}
-
-static void attack_format(const fgl_attack_config *a, char *out, size_t cap) {
-    char c[40];
-    fmt_real(c, sizeof c, a->arg, 0);
-    if (a->kind == FGL_ATTACK_SIGNFLIP || a->kind == FGL_ATTACK_SCALE || a->kind == FGL_ATTACK_NOISE ||
-        a->kind == FGL_ATTACK_COUNT)
-        snprintf(out, cap, "%s:%s", fgl_attack_name(a->kind), c);
-    else
-        snprintf(out, cap, "%s", fgl_attack_name(a->kind));
-}
 
 /* The size and 64-bit FNV-1a checksum (fgl_checksum64's) of a file, read in
  * blocks; -1 if it cannot be read. */
@@ -169,158 +104,28 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
     sb_puts(&r->files, "]");
 }
 
-/* A model flag's field of a spec: --hidden, --heads, --layers, --head. */
-static int spec_field(const fgl_model_spec *s, const char *key) {
-    return !strcmp(key, "hidden") ? s->hidden : !strcmp(key, "heads") ? s->heads : !strcmp(key, "layers") ? s->layers : s->head;
-}
-
-static const char *head_name(int h) { return h == FGL_HEAD_NONE ? "none" : h == FGL_HEAD_MLP ? "mlp" : "linear"; }
-
-/* A model flag (--hidden, --heads, --layers, --head; given: its value, -1
- * if not given): the value given, or else the value every client's
- * architecture gets (model_spec), and the default likewise without the
- * command line's overrides. With --model a,b,c and architectures whose
- * values differ (GCNII's 8 layers) it is null, "each architecture's own":
- * replayed, the flag is left out, as it was. */
-static void rec_model_field(run_record *r, const options *o, int def_arch, int task, const char *key, int given) {
-    options plain = *o;
-    int a, n = o->n_archs > 0 ? o->n_archs : 1, val = given, def = -1, same_v = 1, same_d = 1;
-    char vs[32], ds[32];
-    plain.hidden = plain.heads = plain.layers = plain.head = -1;
-    for (a = 0; a < n; a++) {
-        int arch = o->n_archs > 0 ? o->archs[a] : o->arch >= 0 ? o->arch : def_arch;
-        fgl_model_spec sv = model_spec(o, arch, task), sd = model_spec(&plain, arch, task);
-        if (given < 0) {
-            if (a && spec_field(&sv, key) != val) same_v = 0;
-            val = spec_field(&sv, key);
-        }
-        if (a && spec_field(&sd, key) != def) same_d = 0;
-        def = spec_field(&sd, key);
-    }
-    if (!strcmp(key, "head")) {
-        snprintf(vs, sizeof vs, "%s", head_name(val));
-        snprintf(ds, sizeof ds, "%s", head_name(def));
-    } else {
-        snprintf(vs, sizeof vs, "%d", val);
-        snprintf(ds, sizeof ds, "%d", def);
-    }
-    rec_add(r->flag, &r->n_flag, key, strcmp(key, "head") ? 'n' : 's', same_v ? vs : NULL, strcmp(key, "head") ? 'n' : 's',
-            same_d ? ds : NULL);
-}
-
 /* The effective configuration of this invocation (after the data and the
  * split are made: defaults depend on the task). given: the flags were the
  * embedded default benchmark's (no --algo, no --data). */
 static void record_build(run_record *r, const options *o, const fgl_dataset *ds, const fgl_scenario *sc, int rounds,
                          int embedded) {
-    int node = ds->task == FGL_TASK_NODE, graph_sets = ds->task == FGL_TASK_GRAPH ? ds->n_sets : 0, a, i;
-    fgl_fed_config d = fgl_fed_config_default(ds->task);
-    int def_split = node ? FGL_PART_METIS : graph_sets > 1 ? FGL_PART_PER_DATASET : FGL_PART_DIRICHLET;
-    int split = sc->how, def_arch = node ? FGL_ARCH_GCN : FGL_ARCH_GIN;
-    int def_clients = embedded ? 10 : node ? (split == FGL_PART_OVERLAP ? 10 : 5)
-                                           : split == FGL_PART_PER_DATASET ? graph_sets : 10;
-    double def_tr = embedded ? 0.05 : node ? 0.2 : 0.8, def_va = embedded ? 0.2 : node ? 0.4 : 0.1;
-    char v[512];
+    int a, i;
+    rec_ctx c;
+    options plain;
     memset(r, 0, sizeof *r);
-    /* experiment flags: replayed by --config */
-    for (a = 0, v[0] = 0; a < o->n_algos; a++) snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", a ? "," : "", o->algos[a]);
-    rec_str(r, "algo", v, (o->data[0] || o->task == FGL_TASK_GRAPH) ? "local,fedavg,fedper" : "local,fedavg,fedper,fedpub");
-    rec_str(r, "data", strchr(o->data, '/') ? o->data : ds->label, "synthetic"); /* directories as given */
-    rec_str(r, "task", node ? "node" : "graph", strncmp(ds->label, "synthetic", 9) ? (node ? "node" : "graph") : "node");
-    rec_str(r, "split", o->public_split ? "public" : fgl_part_name(split), fgl_part_name(def_split));
-    rec_int(r, "clients", o->clients > 0 ? o->clients : def_clients, def_clients);
-    rec_real(r, "alpha", o->alpha, 0, 0.5, 0);
-    for (a = 0, v[0] = 0; a < (o->n_archs > 0 ? o->n_archs : 1); a++) /* --model a,b,c: the list as given */
-        snprintf(v + strlen(v), sizeof v - strlen(v), "%s%s", a ? "," : "",
-                 fgl_arch_name(o->n_archs > 0 ? o->archs[a] : o->arch >= 0 ? o->arch : def_arch));
-    rec_str(r, "model", v, fgl_arch_name(def_arch));
-    rec_model_field(r, o, def_arch, ds->task, "hidden", o->hidden);
-    rec_model_field(r, o, def_arch, ds->task, "heads", o->heads);
-    rec_model_field(r, o, def_arch, ds->task, "layers", o->layers);
-    rec_model_field(r, o, def_arch, ds->task, "head", o->head);
-    rec_bool(r->flag, &r->n_flag, "stratified", o->stratified);
-    rec_int(r, "rounds", rounds, embedded ? 50 : d.rounds);
-    rec_int(r, "local-epochs", o->local_epochs >= 0 ? o->local_epochs : d.local_epochs, d.local_epochs);
-    if (node) rec_add(r->flag, &r->n_flag, "batch", 'z', NULL, 'z', NULL); /* node tasks train full-batch */
-    else rec_int(r, "batch", o->batch > 0 ? o->batch : d.batch_size, d.batch_size);
-    rec_real(r, "lr", o->lr >= 0 ? o->lr : d.optim.lr, o->lr < 0, d.optim.lr, 1);
-    rec_real(r, "wd", o->wd >= 0 ? o->wd : d.optim.weight_decay, o->wd < 0, d.optim.weight_decay, 1);
-    rec_real(r, "frac", o->frac, 0, 1, 0);
-    rec_int(r, "seed", (long)o->seed, 1);
-    rec_int(r, "seeds", o->seeds, embedded ? 3 : 1);
-    rec_int(r, "split-seed", (long)o->split_seed, graph_sets > 1 ? 123 : 1234);
-    rec_bool(r->flag, &r->n_flag, "lcc", o->lcc);
-    rec_str(r, "eval", (o->eval_point >= 0 ? o->eval_point : d.eval_after_train) ? "train" : "download",
-            d.eval_after_train ? "train" : "download");
-    snprintf(v, sizeof v, "%d,%d", o->k_dse, o->k_rwse);
-    rec_str(r, "se", v, "16,16");
-    rec_real(r, "train-frac", o->train_frac >= 0 ? o->train_frac : def_tr, 0, def_tr, 0);
-    rec_real(r, "val-frac", o->val_frac >= 0 ? o->val_frac : def_va, 0, def_va, 0);
-    rec_int(r, "min-per-client", o->min_per_client, 10);
-    rec_bool(r->flag, &r->n_flag, "reset-optim", o->reset_optim);
-    rec_str(r, "features", o->raw_features ? "raw" : "row", "row");
-    rec_int(r, "eval-every", o->eval_every > 0 ? o->eval_every : 1, 1);
-    robust_format(&o->robust, v, sizeof v);
-    rec_str(r, "robust", v, "mean");
-    rec_real(r, "screen", o->robust.screen, 1, d.robust.screen, 1);
-    attack_format(&o->attack, v, sizeof v);
-    rec_add(r->flag, &r->n_flag, "attack", 's', o->attack.kind != FGL_ATTACK_NONE ? v : NULL, 'z', NULL);
-    rec_real(r, "attackers", o->attack.frac, 1, 0, 1);
-    if (o->dp.clip > 0) {
-        char c[40], z[40], e[40];
-        fmt_real(c, sizeof c, o->dp.clip, 1);
-        fmt_real(z, sizeof z, o->dp.noise, 1);
-        fmt_real(e, sizeof e, o->dp.delta, 0);
-        snprintf(v, sizeof v, "clip=%s,noise=%s,delta=%s", c, z, e);
-    }
-    rec_add(r->flag, &r->n_flag, "dp", 's', o->dp.clip > 0 ? v : NULL, 'z', NULL);
-    rec_bool(r->flag, &r->n_flag, "secagg", o->secagg.on);
-    rec_real(r, "secagg-dropout", o->secagg.dropout, 1, 0, 1);
-    /* cross-validation (graph tasks): null without it; fold null: every fold */
-    snprintf(v, sizeof v, "%d", o->folds);
-    rec_add(r->flag, &r->n_flag, "folds", 'n', o->folds ? v : NULL, 'z', NULL);
-    snprintf(v, sizeof v, "%d", o->fold);
-    rec_add(r->flag, &r->n_flag, "fold", 'n', o->folds && o->fold >= 0 ? v : NULL, 'z', NULL);
-    /* the optimizer (the protocol's is Adam); the momentum is SGD's only */
-    rec_str(r, "optim", (o->optim >= 0 ? o->optim : d.optim.kind) == FGL_SGD ? "sgd" : "adam",
-            d.optim.kind == FGL_SGD ? "sgd" : "adam");
-    {
-        char m[40], md[40];
-        fgl_optim_config sgd = fgl_optim_default(FGL_SGD);
-        fmt_real(m, sizeof m, o->momentum >= 0 ? o->momentum : sgd.momentum, o->momentum < 0);
-        fmt_real(md, sizeof md, sgd.momentum, 1);
-        rec_add(r->flag, &r->n_flag, "momentum", 'n', o->optim == FGL_SGD ? m : NULL, 'n', md);
-    }
-    rec_int(r, "public-nodes", o->public_nodes, 0);
-    /* run control: recorded, not replayed */
-    rec_add(r->run, &r->n_run, "out", 's', o->out_dir, 'z', NULL);
-    rec_add(r->run, &r->n_run, "checkpoint", 's', o->checkpoint, 'z', NULL);
-    snprintf(v, sizeof v, "%d", o->checkpoint_every > 0 ? o->checkpoint_every : 1);
-    rec_add(r->run, &r->n_run, "checkpoint-every", 'n', v, 'n', "1");
-    snprintf(v, sizeof v, "%d", o->stop_after);
-    rec_add(r->run, &r->n_run, "stop-after", 'n', o->stop_after ? v : NULL, 'z', NULL);
-    snprintf(v, sizeof v, "%d", o->threads);
-    rec_add(r->run, &r->n_run, "threads", 'n', o->threads ? v : NULL, 'z', NULL);
-    snprintf(v, sizeof v, "%d", o->log_every);
-    rec_add(r->run, &r->n_run, "log-every", 'n', o->log_every ? v : NULL, 'z', NULL);
-    snprintf(v, sizeof v, "%d", o->park_idle);
-    rec_add(r->run, &r->n_run, "park-idle", 'n', v, 'n', "1");
-    rec_bool(r->run, &r->n_run, "json", o->json);
-    rec_bool(r->run, &r->n_run, "quiet", o->quiet);
-    rec_bool(r->run, &r->n_run, "info", o->info);
-    rec_add(r->run, &r->n_run, "config", 's', o->config, 'z', NULL);
-    rec_add(r->run, &r->n_run, "row", 's', o->row, 'z', NULL);
-    rec_add(r->run, &r->n_run, "data-dir", 's', o->data_dir, 's', "$FGL_DATA or ../shared/data");
-#ifdef FGL_MPI
-    { /* build/fglrun_mpi's: where the clients run, not what they compute */
-        char t[40], td[40];
-        fmt_real(t, sizeof t, o->mpi.timeout, 0);
-        fmt_real(td, sizeof td, fgl_mpi_options_default().timeout, 0);
-        rec_add(r->run, &r->n_run, "mpi-timeout", 'n', t, 'n', td);
-        snprintf(v, sizeof v, "%d:%d", o->mpi.fail_rank, o->mpi.fail_round);
-        rec_add(r->run, &r->n_run, "mpi-fail", 's', o->mpi.fail_rank > 0 ? v : NULL, 'z', NULL);
-    }
-#endif
+    opt_init(&plain);
+    c.o = o;
+    c.plain = &plain;
+    c.ds = ds;
+    c.sc = sc;
+    c.d = fgl_fed_config_default(ds->task);
+    c.rounds = rounds;
+    c.embedded = embedded;
+    c.node = ds->task == FGL_TASK_NODE;
+    c.graph_sets = ds->task == FGL_TASK_GRAPH ? ds->n_sets : 0;
+    c.def_arch = c.node ? FGL_ARCH_GCN : FGL_ARCH_GIN;
+    /* the flags (experiment settings, replayed by --config) and the run control (recorded, not replayed) */
+    opt_record(&c, r->flag, &r->n_flag, r->run, &r->n_run);
     /* every parameter of every chosen algorithm, as --set leaves it */
     for (a = 0; a < o->n_algos; a++) {
         const fgl_algo *al = fgl_algo_find(o->algos[a]);
@@ -488,18 +293,6 @@ static int replay_arg(replay *rp, const char *a, const char *b, const char *c) {
     return 0;
 }
 
-/* The run-control flags: they may be given with --config without changing
- * the experiment. */
-static int run_control_flag(const char *a) {
-    static const char *names[] = {"--out", "--checkpoint", "--checkpoint-every", "--stop-after", "--threads",
-                                  "--log-every", "--park-idle", "--json", "--quiet", "--info", "--config", "--row", "--data-dir",
-                                  "--mpi-timeout", "--mpi-fail", "--help", "-h"};
-    size_t i;
-    for (i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(a, names[i])) return 1;
-    return 0;
-}
-
 /* An algorithm parameter's current default, formatted as records hold it. */
 static int param_default(const char *algo, const char *key, char *out, size_t cap) {
     const fgl_algo *a = fgl_algo_find(algo);
@@ -558,7 +351,7 @@ static int config_reparse(int argc, char **argv, options *o) {
     char *text = NULL;
     size_t len = 0, cap = 0;
     FILE *f;
-    int rc, i, k, n;
+    int rc, i, k, n, value;
     if (!rp) return 1;
     if (!(f = fopen(path, "rb"))) {
         fprintf(stderr, "fglrun: --config %s: cannot read it\n", path);
@@ -650,10 +443,9 @@ static int config_reparse(int argc, char **argv, options *o) {
     n = rp->argc;
     for (i = 1; i < argc; i++) {
         if (replay_arg(rp, argv[i], NULL, NULL)) goto oom;
-        if (argv[i][0] == '-' && !run_control_flag(argv[i])) rp->changed = 1;
-        /* the value of a run-control flag is not a flag */
-        if (run_control_flag(argv[i]) && strcmp(argv[i], "--json") && strcmp(argv[i], "--quiet") &&
-            strcmp(argv[i], "--info") && strcmp(argv[i], "--help") && strcmp(argv[i], "-h") && i + 1 < argc) {
+        if (!opt_run_control(argv[i], &value)) {
+            if (argv[i][0] == '-') rp->changed = 1;
+        } else if (value && i + 1 < argc) { /* the value of a run-control flag is not a flag */
             if (replay_arg(rp, argv[++i], NULL, NULL)) goto oom;
         }
     }
