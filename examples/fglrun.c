@@ -1,20 +1,10 @@
 /* fglrun - run any federated algorithm on any dataset and split.
  *
- *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic[:N]] [--task node|graph]
- *          [--split metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|public|none]
- *          [--clients K] [--alpha A] [--model gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]]
- *          [--rounds R] [--local-epochs E] [--batch B] [--lr X] [--wd X]
- *          [--hidden H] [--frac F] [--seed S] [--seeds N] [--split-seed S] [--threads T]
- *          [--set key=value ...] [--out DIR] [--checkpoint FILE] [--info] [--json] [--quiet]
- *          [--lcc] [--eval train|download] [--se DSE,RWSE] [--train-frac F] [--val-frac F]
- *          [--min-per-client N] [--data-dir DIR] [--reset-optim] [--features row|raw]
- *          [--stop-after R] [--eval-every N] [--folds F] [--fold I]
- *          [--stratified] [--heads N] [--layers L] [--head none|linear|mlp]
- *          [--optim adam|sgd] [--momentum M] [--public-nodes N]
- *          [--robust RULE] [--screen K] [--attack A] [--attackers F] [--dp clip=C,noise=Z[,delta=D]]
- *          [--secagg] [--secagg-dropout P]
- *          [--config FILE [--row LABEL]] [--checkpoint-every N] [--log-every N]
- *          (build/fglrun_mpi, under mpirun: [--mpi-timeout S] [--mpi-fail RANK:ROUND])
+ *   fglrun [--algo NAME[,NAME...]] [--data NAME[,NAME...]|synthetic[:N]] [--rounds R] ...
+ *
+ * `fglrun --help` prints the synopsis and what each flag does; every flag
+ * is one row of the option table in fglrun/options.c, which the synopsis,
+ * the parser, the run record and --config read.
  *
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
@@ -37,6 +27,12 @@
  * rank 0 loads the data, is the server and prints the results; the other
  * ranks host the clients (fgl_fed.h, "Distributed runs over MPI"). The same
  * flags give the same bits as fglrun.
+ *
+ * The parts, included below in this order: fglrun/json.c (a growable string,
+ * JSON out and in), fglrun/options.c (the options and their table),
+ * fglrun/record.c (run records and --config), fglrun/progress.c (progress,
+ * partial results, checkpoints), fglrun/plots.c (SVG plots); this file holds
+ * the models, the data, the runs and main.
  */
 #define _POSIX_C_SOURCE 200809L
 #define FGL_IMPLEMENTATION
@@ -45,6 +41,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -42,7 +42,7 @@ typedef struct options {
     int info, json, quiet, lcc, eval_point, reset_optim;
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
-    double train_frac, val_frac;   /* per-client split; < 0: the protocol's (node 0.2/0.4, graph 0.8/0.1) */
+    double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
     const char *data_dir;
     int stop_after;      /* with --checkpoint: stop after this round (0: run to the end) */
     int eval_every;      /* evaluate every N rounds and at the last (0: every round) */
@@ -61,13 +61,14 @@ typedef struct options {
     const char *config, *row;   /* --config FILE, --row LABEL */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
-    int park_idle;              /* --park-idle 0|1|2 (default 1): cfg.park_idle */
+    int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
     int embedded;               /* the embedded default benchmark (no --algo, no data) */
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
     struct progress *pg;        /* progress of the invocation */
     unsigned char given[80];    /* given[i]: flag i of the table was given (on the command line or by --config) */
 } options;
+
 /* --- the record's items (the record: fglrun/record.c) --- */
 
 #define REC_MAX 96
@@ -95,15 +96,14 @@ enum { OPT_BOOL, OPT_INT, OPT_U64, OPT_DOUBLE, OPT_FLOAT, OPT_ENUM, OPT_STR, OPT
 enum {
     OPT_NULL = 1,     /* recorded as null (and null by default) while at its initial value */
     OPT_LIB = 2,      /* its initial value is the library's (fgl_fed_config_default ...), not the row's init */
-    OPT_INIT = 4,     /* OPT_CUSTOM: starts as its dflt parsed; with an int field, as init */
-    OPT_HIDDEN = 8    /* not in the synopsis */
+    OPT_INIT = 4      /* OPT_CUSTOM: starts as its dflt parsed, or without a dflt its int field as init */
 };
 
 typedef struct opt_def {
     const char *name;   /* the flag, without "--" */
     char kind;          /* 'e' experiment, 'r' run control, 's' --set, 'h' --help (see above) */
     char type;          /* OPT_BOOL (no value), OPT_INT ... OPT_CUSTOM */
-    char fl;            /* OPT_NULL, OPT_LIB, OPT_INIT, OPT_HIDDEN */
+    char fl;            /* OPT_NULL, OPT_LIB, OPT_INIT */
     size_t off;         /* its field in options (OPT_CUSTOM with OPT_INIT and init: an int field) */
     double lo, hi;      /* the range of a number */
     double init;        /* a number's or an enum's initial value (-1: unset, the protocol's or the data's) */
@@ -172,13 +172,12 @@ static const char *enum_name(const opt_def *d, int value, char *out) {
     return out;
 }
 
-/* --- values that are not one number: the rows' parse functions --- */
+/* --- parsing helpers --- */
 
 static int fail(char *msg, size_t cap, const char *fmt, const char *a) {
     snprintf(msg, cap, fmt, a);
     return 1;
 }
-
 
 static void usage(FILE *f);
 
@@ -230,6 +229,8 @@ static int parse_int(const char *s, int lo, int hi, int *v) {
     *v = (int)x;
     return 1;
 }
+
+/* --- values that are not one number: the rows' parse functions --- */
 
 static int p_algo(options *o, const char *v, char *msg, size_t cap) {
     char tmp[MAX_ITEMS][64];
@@ -699,10 +700,12 @@ static const opt_def opt_table[] = {
             "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on.\n"),
     ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
 #endif
-    ROW_BOOL("help", 'h', info, NULL) /* -h too; `fglrun --algo NAME --help`: that algorithm's parameters */
+    /* -h too; `fglrun --algo NAME --help`: that algorithm's parameters. Not in the synopsis, no field. */
+    {"help", 'h', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 };
 
 #define N_OPTS ((int)(sizeof opt_table / sizeof opt_table[0]))
+typedef char opt_given_fits[N_OPTS <= (int)sizeof(((options *)0)->given) ? 1 : -1]; /* options.given: one per row */
 
 /* The row of an argument ("--name", or "-h"); -1 if none. */
 static int opt_lookup(const char *a) {
@@ -819,7 +822,7 @@ static void usage(FILE *f) {
         const opt_def *d = &opt_table[k];
         char item[160];
         int len;
-        if (d->kind == 'h' || (d->fl & OPT_HIDDEN)) continue;
+        if (d->kind == 'h') continue;
         len = snprintf(item, sizeof item, "[--%s%s%s]", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
         if (col + 1 + len > 118) {
             fprintf(f, "\n             ");
