@@ -116,6 +116,8 @@ build/%: examples/%.c build/fgl.o $(HEADERS)
 # rewritten only when that changes, and the runners are rebuilt then.
 FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun
 $(FGLRUNS): build/commit
+# fglrun's parts (examples/fglrun/*.c, included by examples/fglrun.c)
+build/fglrun: $(wildcard examples/fglrun/*)
 $(FGLRUNS): DEFS = -DFGL_COMMIT='"$(shell cat build/commit 2>/dev/null || echo unknown)"'
 build/commit: FORCE
 	@mkdir -p $(@D)
@@ -125,13 +127,13 @@ build/commit: FORCE
 
 # a user's program running fglrun with an algorithm it registers (tests/test_fglrun.sh):
 # it includes examples/fglrun.c, implementation and all
-build/tests/user_fglrun: tests/user_fglrun.c examples/fglrun.c $(HEADERS)
+build/tests/user_fglrun: tests/user_fglrun.c examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
 
 # fglrun over MPI (make mpi; needs an MPI: apt-get install libopenmpi-dev openmpi-bin):
 # the implementation is compiled with FGL_MPI, so it stands alone
-build/fglrun_mpi: examples/fglrun.c $(HEADERS)
+build/fglrun_mpi: examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) -DFGL_MPI $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
 

@@ -1,0 +1,298 @@
+/* fglrun/json.c - part of examples/fglrun.c (included by it): a growable string, JSON writing and a small JSON reader. */
+
+/* A growable string. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void sb_putn(sbuf *b, const char *s, size_t n) {
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        char *p;
+        while (cap < b->len + n + 1) cap *= 2;
+        if (!(p = (char *)realloc(b->s, cap))) {
+            b->oom = 1;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = 0;
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+static void sb_printf(sbuf *b, const char *fmt, ...) FGL__PRINTF(2, 3);
+static void sb_printf(sbuf *b, const char *fmt, ...) {
+    char tmp[1024];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* s as a JSON string, quoted and escaped. */
+static void sb_json_str(sbuf *b, const char *s) {
+    sb_puts(b, "\"");
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            char e[3] = {'\\', (char)c, 0};
+            sb_puts(b, e);
+        } else if (c < 0x20) {
+            sb_printf(b, "\\u%04x", c);
+        } else {
+            sb_putn(b, s, 1);
+        }
+    }
+    sb_puts(b, "\"");
+}
+
+/* The shortest decimal that reads back as the same double (as the same
+ * float when single is set): what a config records and replays. */
+static void fmt_real(char *out, size_t cap, double x, int single) {
+    int p;
+    if (x == floor(x) && fabs(x) < 1e15) { /* an integer: all its digits, no exponent */
+        snprintf(out, cap, "%.0f", x);
+        return;
+    }
+    for (p = 1; p <= 17; p++) {
+        snprintf(out, cap, "%.*g", p, x);
+        if (single ? (float)strtod(out, NULL) == (float)x : strtod(out, NULL) == x) return;
+    }
+}
+
+/* --- a small JSON reader (configs and result records) --- */
+
+typedef struct jv {
+    char t;          /* 'o' object, 'a' array, 's' string, 'n' number, 'b' true/false, 'z' null */
+    char *s;         /* a string's value, a number's text, "true" / "false" */
+    int n;           /* members / elements */
+    char **k;        /* member names */
+    struct jv *v;    /* members / elements */
+} jv;
+
+typedef struct jparse {
+    const char *p, *begin, *end;
+    int depth;
+    char err[160];
+} jparse;
+
+static void jv_free(jv *v) {
+    int i;
+    if (!v) return;
+    for (i = 0; i < v->n; i++) {
+        if (v->k) free(v->k[i]);
+        jv_free(&v->v[i]);
+    }
+    free(v->k);
+    free(v->v);
+    free(v->s);
+    memset(v, 0, sizeof *v);
+}
+
+static int jp_fail(jparse *j, const char *what) {
+    if (!j->err[0]) snprintf(j->err, sizeof j->err, "%s at byte %ld", what, (long)(j->p - j->begin));
+    return -1;
+}
+
+static void jp_ws(jparse *j) {
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
+}
+
+static int jp_string(jparse *j, char **out) {
+    sbuf b = {0, 0, 0, 0};
+    j->p++; /* the opening quote */
+    sb_puts(&b, "");
+    while (j->p < j->end && *j->p != '"') {
+        unsigned c = (unsigned char)*j->p++;
+        char u[4];
+        if (c < 0x20) {
+            free(b.s);
+            return jp_fail(j, "control character in a string");
+        }
+        if (c == '\\') {
+            if (j->p >= j->end) break;
+            c = (unsigned char)*j->p++;
+            if (c == 'b') c = 8;
+            else if (c == 'f') c = 12;
+            else if (c == 'n') c = 10;
+            else if (c == 'r') c = 13;
+            else if (c == 't') c = 9;
+            else if (c == 'u') {
+                unsigned code = 0;
+                int i;
+                for (i = 0; i < 4; i++) {
+                    int h = j->p < j->end ? *j->p++ : 0;
+                    code = code * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                                                  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
+                    if (code >= 0x10000) {
+                        free(b.s);
+                        return jp_fail(j, "bad \\u escape");
+                    }
+                }
+                if (code < 0x80) {
+                    u[0] = (char)code;
+                    sb_putn(&b, u, 1);
+                } else if (code < 0x800) {
+                    u[0] = (char)(0xC0 | (code >> 6));
+                    u[1] = (char)(0x80 | (code & 63));
+                    sb_putn(&b, u, 2);
+                } else {
+                    u[0] = (char)(0xE0 | (code >> 12));
+                    u[1] = (char)(0x80 | ((code >> 6) & 63));
+                    u[2] = (char)(0x80 | (code & 63));
+                    sb_putn(&b, u, 3);
+                }
+                continue;
+            } else if (c != '"' && c != '\\' && c != '/') {
+                free(b.s);
+                return jp_fail(j, "bad escape in a string");
+            }
+        }
+        u[0] = (char)c;
+        sb_putn(&b, u, 1);
+    }
+    if (j->p >= j->end) {
+        free(b.s);
+        return jp_fail(j, "unterminated string");
+    }
+    j->p++;
+    if (b.oom) {
+        free(b.s);
+        return jp_fail(j, "out of memory");
+    }
+    *out = b.s;
+    return 0;
+}
+
+static int jp_value(jparse *j, jv *v);
+
+/* One more member or element into v (its name k, for objects). */
+static jv *jv_push(jv *v, char *k) {
+    jv *nv = (jv *)realloc(v->v, sizeof(jv) * (size_t)(v->n + 1));
+    if (!nv) return NULL;
+    v->v = nv;
+    if (v->t == 'o') {
+        char **nk = (char **)realloc(v->k, sizeof(char *) * (size_t)(v->n + 1));
+        if (!nk) return NULL;
+        v->k = nk;
+        v->k[v->n] = k;
+    }
+    memset(&v->v[v->n], 0, sizeof(jv));
+    return &v->v[v->n++];
+}
+
+static int jp_container(jparse *j, jv *v, char close) {
+    v->t = close == '}' ? 'o' : 'a';
+    j->p++;
+    jp_ws(j);
+    if (j->p < j->end && *j->p == close) {
+        j->p++;
+        return 0;
+    }
+    for (;;) {
+        char *key = NULL;
+        jv *item;
+        jp_ws(j);
+        if (v->t == 'o') {
+            if (j->p >= j->end || *j->p != '"') return jp_fail(j, "expected a member name");
+            if (jp_string(j, &key)) return -1;
+            jp_ws(j);
+            if (j->p >= j->end || *j->p != ':') {
+                free(key);
+                return jp_fail(j, "expected ':'");
+            }
+            j->p++;
+        }
+        if (!(item = jv_push(v, key))) {
+            free(key);
+            return jp_fail(j, "out of memory");
+        }
+        if (jp_value(j, item)) return -1;
+        jp_ws(j);
+        if (j->p < j->end && *j->p == ',') {
+            j->p++;
+            continue;
+        }
+        if (j->p < j->end && *j->p == close) {
+            j->p++;
+            return 0;
+        }
+        return jp_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+}
+
+static int jp_value(jparse *j, jv *v) {
+    int rc;
+    jp_ws(j);
+    if (j->p >= j->end) return jp_fail(j, "unexpected end");
+    if (++j->depth > 64) return jp_fail(j, "nested too deeply");
+    if (*j->p == '{' || *j->p == '[') {
+        rc = jp_container(j, v, *j->p == '{' ? '}' : ']');
+    } else if (*j->p == '"') {
+        v->t = 's';
+        rc = jp_string(j, &v->s);
+    } else if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
+        const char *q = j->p;
+        char *end;
+        while (q < j->end && strchr("+-0123456789.eE", *q)) q++;
+        v->t = 'n';
+        if (!(v->s = (char *)malloc((size_t)(q - j->p) + 1))) return jp_fail(j, "out of memory");
+        memcpy(v->s, j->p, (size_t)(q - j->p));
+        v->s[q - j->p] = 0;
+        strtod(v->s, &end);
+        if (*end) return jp_fail(j, "bad number");
+        j->p = q;
+        rc = 0;
+    } else {
+        static const char *lit[] = {"true", "false", "null"};
+        int i;
+        for (i = 0; i < 3; i++) {
+            size_t len = strlen(lit[i]);
+            if ((size_t)(j->end - j->p) >= len && !memcmp(j->p, lit[i], len)) break;
+        }
+        if (i == 3) return jp_fail(j, "unexpected character");
+        j->p += strlen(lit[i]);
+        v->t = i < 2 ? 'b' : 'z';
+        if (i < 2 && !(v->s = (char *)malloc(6))) return jp_fail(j, "out of memory");
+        if (i < 2) strcpy(v->s, lit[i]);
+        rc = 0;
+    }
+    j->depth--;
+    return rc;
+}
+
+/* Parse text[0, len) as one JSON value; err (cap 160) says why not. */
+static int jv_parse(const char *text, size_t len, jv *out, char *err) {
+    jparse j;
+    memset(&j, 0, sizeof j);
+    memset(out, 0, sizeof *out);
+    j.p = j.begin = text;
+    j.end = text + len;
+    if (!jp_value(&j, out)) {
+        jp_ws(&j);
+        if (j.p == j.end) return 0;
+        jp_fail(&j, "text after the value");
+    }
+    strcpy(err, j.err);
+    jv_free(out);
+    return -1;
+}
+
+static const jv *jv_get(const jv *o, const char *key) {
+    int i;
+    if (!o || o->t != 'o') return NULL;
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(o->k[i], key)) return &o->v[i];
+    return NULL;
+}
+

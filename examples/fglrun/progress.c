@@ -1,0 +1,330 @@
+/* fglrun/progress.c - part of examples/fglrun.c (included by it): progress, partial results, checkpoints. */
+
+/* ======================================================================================= */
+/* --- progress and partial results --------------------------------------------------------- */
+/*
+ * On a terminal (stderr) a progress bar with the elapsed time and an ETA;
+ * otherwise (a pipe, a file, nohup), or with --log-every N, one line every N
+ * rounds (default: a tenth of the rounds) and at the last: the round, mean
+ * validation and test accuracy, training loss, MB sent (up + down), elapsed
+ * time and the ETA of the whole invocation. stdout is line-buffered. With
+ * --out DIR, each run's per-round CSV grows as its rounds complete, and
+ * DIR/progress.json is rewritten (to a temporary file, then renamed) after
+ * every round: "status" (running, stopped, complete or failed), the results
+ * of the runs finished so far and the state of the run under way; a killed
+ * run leaves both. DIR/result.json appears when everything is done.
+ */
+
+static double now_s(void) { return fgl_now(); }
+
+/* Round r of run as rows of the per-round CSV (write_round_csv's format). */
+static void progress_csv_round(FILE *f, const fgl_run *run, int r) {
+    int i;
+    for (i = 0; i < run->n_clients; i++) {
+        size_t k = (size_t)r * run->n_clients + i;
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, i, run->client_loss[k], run->client_val[k], run->client_test[k],
+                run->client_up[k], run->client_down[k]);
+    }
+}
+
+static void fmt_time(char *out, size_t cap, double s) {
+    if (!(s >= 0)) snprintf(out, cap, "?");
+    else if (s < 90) snprintf(out, cap, "%.0fs", s);
+    else if (s < 5400) snprintf(out, cap, "%dm%02ds", (int)(s / 60), (int)s % 60);
+    else snprintf(out, cap, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
+}
+
+/* ", "config": {...}" when there is a record. */
+static void config_member(FILE *f, const options *o) {
+    if (o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
+}
+
+/* runs: per algorithm (seeds, or folds x seeds with --folds). */
+static void progress_init(progress *pg, options *o, result *res, const fgl_dataset *ds, int split, int K, int rounds,
+                          int runs) {
+    int per_run = o->stop_after && o->stop_after < rounds ? o->stop_after : rounds;
+    memset(pg, 0, sizeof *pg);
+    pg->n_algos = o->n_algos;
+    pg->seeds = runs;
+    pg->rounds = rounds;
+    pg->K = K;
+    pg->split = split;
+    pg->ds = ds;
+    pg->res = res;
+    pg->cv = (curves *)calloc((size_t)o->n_algos, sizeof(curves));
+    pg->total = (long)o->n_algos * runs * per_run;
+    pg->t0 = now_s();
+    pg->tty = !o->quiet && !o->log_every && isatty(2);
+    pg->every = o->log_every > 0 ? o->log_every : rounds >= 10 ? rounds / 10 : 1;
+    o->pg = pg;
+    if (o->out_dir) {
+        char path[1200];
+        FILE *f;
+        snprintf(path, sizeof path, "%s/result.json", o->out_dir);
+        remove(path); /* a result.json in DIR is this invocation's, written when it is complete */
+        snprintf(path, sizeof path, "%s/config", o->out_dir);
+        if (o->config_pretty && (f = fopen(path, "w"))) {
+            fputs(o->config_pretty, f);
+            fclose(f);
+        }
+    }
+}
+
+/* DIR/progress.json, atomically. */
+static void progress_write(const options *o, const char *status) {
+    const progress *pg = o->pg;
+    char path[1200], tmp[1300], eta[32];
+    FILE *f;
+    int a, first = 1;
+    double el = now_s() - pg->t0;
+    if (!o->out_dir) return;
+    snprintf(path, sizeof path, "%s/progress.json", o->out_dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (!(f = fopen(tmp, "w"))) return;
+    fprintf(f, "{\"status\": \"%s\", \"rounds_done\": %ld, \"rounds_total\": %ld, \"elapsed_seconds\": %.1f", status,
+            pg->done, pg->total, el);
+    if (pg->ran > 0 && !strcmp(status, "running")) {
+        fmt_time(eta, sizeof eta, pg->t_ran / pg->ran * (double)(pg->total - pg->done));
+        fprintf(f, ", \"eta\": \"%s\"", eta);
+    }
+    if (pg->run && !strcmp(status, "running")) {
+        const fgl_run *run = pg->run;
+        fgl_run_summary s;
+        fgl_run_summarize(run, &s);
+        fprintf(f, ", \"current\": {\"algo\": \"%s\", \"seed\": %llu, \"round\": %d, \"rounds\": %d", pg->algo,
+                (unsigned long long)pg->seed, run->round, pg->rounds);
+        if (o->folds) fprintf(f, ", \"fold\": %d", pg->fold);
+        if (run->round > 0 && s.best_round >= 0)
+            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": %.6f, \"last_acc\": %.6f", s.best_round + 1, s.best_test,
+                    s.last_test);
+        fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu}", run->bytes_up, run->bytes_down);
+    }
+    fprintf(f, ", \"runs\": [");
+    for (a = 0; a < pg->n_algos; a++) {
+        if (pg->res[a].n <= 0) continue;
+        if (!first) fprintf(f, ", ");
+        first = 0;
+        json_result(f, o, o->algos[a], pg->ds, pg->split, pg->K, pg->rounds, &pg->res[a]);
+    }
+    fprintf(f, "]");
+    config_member(f, o);
+    fprintf(f, "}\n");
+    if (fclose(f) == 0) rename(tmp, path);
+    else remove(tmp);
+}
+
+/* A run begins (or resumes at run->round). */
+static void progress_begin(const options *o, const char *algo, uint64_t seed, int fold, const fgl_run *run) {
+    progress *pg = o->pg;
+    int r;
+    if (!pg) return;
+    pg->algo = algo;
+    pg->seed = seed;
+    pg->fold = fold;
+    if (o->folds) snprintf(pg->label, sizeof pg->label, "%s fold %d", algo, fold);
+    else snprintf(pg->label, sizeof pg->label, "%s", algo);
+    pg->run = run;
+    pg->done += run->round;
+    pg->t_last = now_s();
+    if (o->out_dir) {
+        char path[1200];
+        if (o->folds) /* the name write_round_csv gives it */
+            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, algo, fold, (unsigned long long)seed);
+        else
+            snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, algo, (unsigned long long)seed);
+        if ((pg->csv = fopen(path, "w"))) {
+            fprintf(pg->csv, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down\n");
+            for (r = 0; r < run->round; r++) progress_csv_round(pg->csv, run, r);
+            fflush(pg->csv);
+        } else {
+            fprintf(stderr, "fglrun: cannot write %s\n", path);
+        }
+    }
+}
+
+/* After every round. */
+static void progress_round(const options *o, const fgl_run *run) {
+    progress *pg = o->pg;
+    const fgl_round_stats *st;
+    int r = run->round - 1, R = pg ? pg->rounds : 0;
+    double t = now_s(), el, eta;
+    char e1[32], e2[32];
+    if (!pg || r < 0) return;
+    st = &run->stats[r];
+    pg->t_ran += t - pg->t_last;
+    pg->t_last = t;
+    pg->ran++;
+    pg->done++;
+    el = t - pg->t0;
+    eta = pg->t_ran / pg->ran * (double)(pg->total - pg->done);
+    fmt_time(e1, sizeof e1, el);
+    fmt_time(e2, sizeof e2, eta);
+    if (pg->csv) {
+        progress_csv_round(pg->csv, run, r);
+        fflush(pg->csv);
+    }
+    if (o->quiet) {
+        /* nothing on the terminal */
+    } else if (pg->tty) {
+        int w = 30, done = (r + 1) * w / R, q;
+        fprintf(stderr, "\r%-10s seed %-3llu [", pg->label, (unsigned long long)pg->seed);
+        for (q = 0; q < w; q++) fputc(q < done ? '#' : '.', stderr);
+        fprintf(stderr, "] %d/%d", r + 1, R);
+        if (st->val_acc == st->val_acc && o->folds) fprintf(stderr, " test %.3f", st->test_acc);
+        else if (st->val_acc == st->val_acc) fprintf(stderr, " val %.3f test %.3f", st->val_acc, st->test_acc);
+        fprintf(stderr, " %s, ETA %s   ", e1, e2);
+        pg->bar = 1;
+    } else if ((r + 1) % pg->every == 0 || r + 1 == R || r + 1 == o->stop_after) {
+        char acc[64] = "val -       test -      ";
+        if (st->val_acc == st->val_acc && o->folds) /* cross-validation: no validation set */
+            snprintf(acc, sizeof acc, "val -       test %6.2f%%", 100 * st->test_acc);
+        else if (st->val_acc == st->val_acc)
+            snprintf(acc, sizeof acc, "val %6.2f%%  test %6.2f%%", 100 * st->val_acc, 100 * st->test_acc);
+        fprintf(stderr, "fglrun: %s seed %llu round %d/%d  %s  loss %.4f  sent %.1f MB  elapsed %s  ETA %s\n", pg->label,
+                (unsigned long long)pg->seed, r + 1, R, acc, st->train_loss, (run->bytes_up + run->bytes_down) / 1e6, e1,
+                e2);
+    }
+    progress_write(o, "running");
+}
+
+/* A run stops (finished, stopped or failed). */
+static void progress_end(const options *o) {
+    progress *pg = o->pg;
+    if (!pg) return;
+    if (pg->csv) fclose(pg->csv);
+    pg->csv = NULL;
+    if (pg->bar) fprintf(stderr, "\r%*s\r", 120, "");
+    pg->bar = 0;
+    pg->run = NULL;
+}
+
+/* A run finished and res holds it as seed idx: keep its curves for the plots. */
+static void progress_run_done(const options *o, result *res, int idx, const fgl_run *run) {
+    progress *pg = o->pg;
+    curves *cv;
+    int r, i, R, K;
+    double mb = 0;
+    if (!pg) return;
+    cv = &pg->cv[res - pg->res];
+    R = pg->rounds;
+    K = run->n_clients;
+    if (!cv->val) {
+        cv->rounds = R;
+        cv->K = K;
+        cv->val = (double *)calloc((size_t)pg->seeds * R, sizeof(double));
+        cv->test = (double *)calloc((size_t)pg->seeds * R, sizeof(double));
+        cv->mb = (double *)calloc((size_t)pg->seeds * R, sizeof(double));
+        cv->client = (double *)calloc((size_t)pg->seeds * K, sizeof(double));
+    }
+    if (cv->val && cv->test && cv->mb && cv->client && idx < pg->seeds && run->round == R && K == cv->K) {
+        for (r = 0; r < R; r++) {
+            mb += (run->stats[r].bytes_up + run->stats[r].bytes_down) / 1e6;
+            cv->val[(size_t)idx * R + r] = o->folds ? NAN : run->stats[r].val_acc; /* folds: no validation set */
+            cv->test[(size_t)idx * R + r] = run->stats[r].test_acc;
+            cv->mb[(size_t)idx * R + r] = mb;
+        }
+        for (i = 0; i < K; i++) cv->client[(size_t)idx * K + i] = run->client_test[(size_t)(R - 1) * K + i];
+        if (idx + 1 > cv->n) cv->n = idx + 1;
+    }
+    progress_write(o, "running");
+}
+
+static void progress_finish(progress *pg, const options *o, const char *status) {
+    if (pg && o->pg) progress_write(o, status);
+}
+
+static void progress_free(progress *pg) {
+    int a;
+    for (a = 0; a < pg->n_algos && pg->cv; a++) {
+        free(pg->cv[a].val);
+        free(pg->cv[a].test);
+        free(pg->cv[a].mb);
+        free(pg->cv[a].client);
+    }
+    free(pg->cv);
+    pg->cv = NULL;
+}
+
+/* Checkpoints: every --checkpoint-every rounds, at --stop-after and at the
+ * last round; written to FILE.tmp, then renamed over FILE, so that a run
+ * killed while saving keeps its previous checkpoint. */
+static int checkpoint_due(const options *o, int done, int rounds) {
+    return o->checkpoint_every <= 1 || done % o->checkpoint_every == 0 || done == rounds || done == o->stop_after;
+}
+
+static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err) {
+    char tmp[1100];
+    int rc;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if ((rc = fgl_run_save(run, tmp, err))) return rc;
+    if (rename(tmp, path)) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot rename to %s", tmp, path);
+    return FGL_OK;
+}
+
+/* --config with a recorded result and nothing changed but run control: the
+ * result must be identical (test_acc per seed, last_acc, bytes). 0 if it is
+ * (or there is nothing to compare), 1 if not. */
+static int replay_check(const options *o, const result *res) {
+    const replay *rp = o->rp;
+    int a, i, bad = 0, compared = 0;
+    if (!rp || !rp->result) return 0;
+    if (rp->changed) {
+        if (!o->quiet) fprintf(stderr, "fglrun: the command line changes the recorded experiment: no comparison with %s\n", rp->what);
+        return 0;
+    }
+    for (a = 0; a < o->n_algos; a++) {
+        const jv *rec = NULL, *runs = jv_get(rp->result, "runs"), *v;
+        char got[64], want[64];
+        double lm, ls;
+        if (runs && runs->t == 'a') {
+            for (i = 0; i < runs->n && !rec; i++)
+                if ((v = jv_get(&runs->v[i], "algo")) && v->t == 's' && !strcmp(v->s, o->algos[a])) rec = &runs->v[i];
+        } else if ((v = jv_get(rp->result, "algo")) && v->t == 's' && !strcmp(v->s, o->algos[a])) {
+            rec = rp->result;
+        }
+        if (!rec) {
+            fprintf(stderr, "fglrun: replay: %s has no recorded result for %s\n", rp->what, o->algos[a]);
+            bad = 1;
+            continue;
+        }
+        compared++;
+        v = jv_get(rec, "test_acc");
+        if (!v || v->t != 'a' || v->n != res[a].n) {
+            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", o->algos[a], v && v->t == 'a' ? v->n : 0, res[a].n);
+            bad = 1;
+        }
+        for (i = 0; v && v->t == 'a' && i < v->n && i < res[a].n; i++) {
+            snprintf(got, sizeof got, "%.6f", o->folds ? res[a].last[i] : res[a].best[i]); /* json_result's selection */
+            snprintf(want, sizeof want, "%.6f", strtod(v->v[i].s ? v->v[i].s : "nan", NULL));
+            if (strcmp(got, want)) {
+                fprintf(stderr, "fglrun: replay: %s seed %d: test_acc %s, recorded %s\n", o->algos[a], i + 1, got, want);
+                bad = 1;
+            }
+        }
+        mean_std(res[a].last, res[a].n, &lm, &ls);
+        snprintf(got, sizeof got, "%.6f", lm);
+        v = jv_get(rec, "last_acc_mean");
+        snprintf(want, sizeof want, "%.6f", v && v->s ? strtod(v->s, NULL) : -1.0);
+        if (strcmp(got, want)) {
+            fprintf(stderr, "fglrun: replay: %s: last_acc_mean %s, recorded %s\n", o->algos[a], got, want);
+            bad = 1;
+        }
+        for (i = 0; i < 2; i++) {
+            size_t mine = res[a].n ? (i ? res[a].down : res[a].up) / (size_t)res[a].n : 0;
+            v = jv_get(rec, i ? "bytes_down" : "bytes_up");
+            snprintf(got, sizeof got, "%zu", mine);
+            if (!v || !v->s || strcmp(got, v->s)) {
+                fprintf(stderr, "fglrun: replay: %s: %s %s, recorded %s\n", o->algos[a], i ? "bytes_down" : "bytes_up", got,
+                        v && v->s ? v->s : "nothing");
+                bad = 1;
+            }
+        }
+    }
+    if (!bad && compared) {
+        if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
+        return 0;
+    }
+    fprintf(stderr, "fglrun: the replay of %s differs from the record\n", rp->what);
+    return 1;
+}
+
