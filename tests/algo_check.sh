@@ -8,7 +8,8 @@
 #    them lists median among its algorithms and runs it;
 #  - it is the median, not a renamed FedAvg: with a fifth of the clients
 #    scaling their uploads by 1e4, FedAvg's mean is lost and the median's
-#    test accuracy stays at least 0.2 above it.
+#    test accuracy stays at least 0.2 above it;
+#  - no file of src/ or examples/ is over 1,500 lines (docs/layout.md).
 # Usage: tests/algo_check.sh (from the repository root)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 top=$(pwd)
@@ -73,3 +74,8 @@ if "$tmp/fglrun" --algo fedavg,median $args > "$tmp/r.json" 2> "$tmp/err"; then
         echo "ok - under a scaling attack the median keeps its accuracy: $med against FedAvg's $mean"
     else echo "not ok - median $med against FedAvg $mean under a scaling attack"; fi
 else echo "not ok - fglrun --algo fedavg,median failed"; sed 's/^/#   /' "$tmp/err" | head -5; fi
+# the house rule of docs/layout.md: no file of src/ or examples/ over 1,500 lines
+long=$(find "$top/src" "$top/examples" -type f \( -name '*.h' -o -name '*.c' \) -exec wc -l {} + |
+       awk '$2 != "total" && $1 > 1500 { printf " %s (%d)", $2, $1 }')
+if [ -z "$long" ]; then echo "ok - no file of src/ or examples/ over 1,500 lines"
+else echo "not ok - files over 1,500 lines:$long"; fi

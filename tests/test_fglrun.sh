@@ -177,7 +177,7 @@ for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
     grep -q "\"${f#--}\": " "$tmp/rec/config" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then echo "ok - every flag of --help is in the recorded configuration"
-else echo "not ok - flags missing from the recorded configuration:$missing (add them to record_build in examples/fglrun.c)"; fi
+else echo "not ok - flags missing from the recorded configuration:$missing (add them to its row of the option table in examples/fglrun/options.c)"; fi
 # README's synopsis of fglrun names every flag of --help
 if [ -f README.md ]; then
     syn=$(awk '/^## fglrun/ {f = 1} f && /^```$/ {n++; if (n == 2) exit; next} f && n == 1' README.md)
