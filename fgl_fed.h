@@ -3615,6 +3615,8 @@ static int fgl__build_downloads(fgl_run *run, int count) {
     return FGL_OK;
 }
 
+/* --- runs: downloads received, defences armed, fgl_run_start ---------------------- */
+
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
 static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
@@ -4854,8 +4856,9 @@ done:
 
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
- * cut (GCFL's cluster split) and dynamic time warping (GCFL+'s comparison of
- * update-norm sequences): each written once, here. */
+ * cut (GCFL's cluster split), dynamic time warping (GCFL+'s comparison of
+ * update-norm sequences) and probe graphs (FED-PUB's proxy graph, GPFL's
+ * random graphs): each written once, here. */
 
 /* Euclidean projection of v (k entries) onto the probability simplex into x
  * (Held, Wolfe and Crowder 1974; Duchi et al. 2008): sort descending, find
@@ -4984,6 +4987,82 @@ FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m) {
     return r;
 }
 
+/* A probe: graphs every client builds alike from the run seed, to report
+ * what its model makes of them (FED-PUB's proxy graph, GPFL's random
+ * graphs): n nodes in n_graphs graphs side by side (graph g holds nodes
+ * offsets[g] .. offsets[g + 1] - 1), their features (n x in_dim, zeroed
+ * until the algorithm writes them) and the model's view. Client scratch:
+ * rebuilt from the seed, never checkpointed. */
+typedef struct fgl__probe {
+    int n, n_graphs, in_dim;
+    fgl_csr adj;
+    float *x;
+    int *offsets;
+    fgl_gnn_graph g;
+    int *src, *dst, m, cap; /* the edges while they are drawn */
+} fgl__probe;
+
+static void fgl__probe_free(void *p) {
+    fgl__probe *pb = (fgl__probe *)p;
+    fgl_gnn_graph_free(&pb->g);
+    fgl_csr_free(&pb->adj);
+    FGL_FREE(pb->x);
+    FGL_FREE(pb->offsets);
+    FGL_FREE(pb->src);
+    FGL_FREE(pb->dst);
+}
+
+/* A new probe of n nodes and n_graphs graphs in c's scratch, or NULL (out
+ * of memory). */
+static fgl__probe *fgl__probe_new(fgl_client *c, const char *name, int n, int n_graphs) {
+    int F = c->model.spec.in_dim;
+    fgl__probe *pb = (fgl__probe *)fgl_new_scratch(&c->store, name, sizeof(fgl__probe), fgl__probe_free);
+    if (!pb) return NULL;
+    pb->n = n;
+    pb->n_graphs = n_graphs;
+    pb->in_dim = F;
+    pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F);
+    pb->offsets = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n_graphs + 1));
+    if (!pb->x || !pb->offsets) return NULL;
+    memset(pb->x, 0, sizeof(float) * (size_t)n * (size_t)F);
+    pb->offsets[0] = 0;
+    pb->offsets[n_graphs] = n;
+    return pb;
+}
+
+/* Add the edge (i, j) (either direction; the adjacency is symmetrised). */
+static int fgl__probe_edge(fgl__probe *pb, int i, int j) {
+    if (pb->m == pb->cap) {
+        int cap = pb->cap ? 2 * pb->cap : 1024, *ns, *nd;
+        ns = (int *)FGL_REALLOC(pb->src, sizeof(int) * (size_t)cap);
+        if (ns) pb->src = ns;
+        nd = (int *)FGL_REALLOC(pb->dst, sizeof(int) * (size_t)cap);
+        if (nd) pb->dst = nd;
+        if (!ns || !nd) return FGL_ERR_NOMEM;
+        pb->cap = cap;
+    }
+    pb->src[pb->m] = i;
+    pb->dst[pb->m++] = j;
+    return FGL_OK;
+}
+
+/* The adjacency from the edges added (then dropped). */
+static int fgl__probe_adjacency(fgl__probe *pb, fgl_error *err) {
+    int rc = fgl_graph_from_edges(pb->n, pb->src, pb->dst, pb->m, FGL_EDGES_SYMMETRIZE, &pb->adj, err);
+    FGL_FREE(pb->src);
+    FGL_FREE(pb->dst);
+    pb->src = pb->dst = NULL;
+    pb->m = pb->cap = 0;
+    return rc;
+}
+
+/* The model's view, once the features are written: graph tasks see the
+ * n_graphs graphs, node tasks one graph of n nodes. */
+static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) {
+    int graphs = c->task == FGL_TASK_GRAPH;
+    return fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, pb->in_dim, NULL, 0, graphs ? pb->offsets : NULL,
+                              graphs ? pb->n_graphs : 0, &c->model.spec, err);
+}
 /* --- Local: no communication ------------------------------------------------------ */
 
 /* 1 if the declaration parts[0..n-1] has a part called name. */
@@ -6378,20 +6457,6 @@ static fgl_algo fgl__fedtgp(void) {
  * applied to the live parameters (the authors' code computes them on
  * detached copies). Sent: up 4 (n + d + 1), down 4 n bytes (masks stay). */
 
-typedef struct fgl__pub_proxy {
-    fgl_csr adj;
-    float *x;
-    int offsets[2];   /* graph tasks: the proxy is one graph */
-    fgl_gnn_graph g;
-} fgl__pub_proxy;
-
-static void fgl__pub_proxy_free(void *p) {
-    fgl__pub_proxy *px = (fgl__pub_proxy *)p;
-    fgl_gnn_graph_free(&px->g);
-    fgl_csr_free(&px->adj);
-    FGL_FREE(px->x);
-}
-
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
         return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
@@ -6405,53 +6470,23 @@ static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__pub_client_init(fgl_client *c) {
     int bs = (int)fgl_get(c->set, "proxy_block_size"), n = (int)fgl_get(c->set, "proxy_blocks") * bs;
     float p_in = (float)fgl_get(c->set, "p_in"), p_out = (float)fgl_get(c->set, "p_out");
-    int i, j, m = 0, cap = 1024, rc, F = c->model.spec.in_dim;
-    fgl__pub_proxy *px;
-    int *src, *dst;
+    int i, j, rc;
+    fgl__probe *px;
     fgl_rng r;
     fgl_error err;
     size_t k;
     if (n <= 0 || bs <= 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
-    px = (fgl__pub_proxy *)fgl_new_scratch(&c->store, "proxy", sizeof(fgl__pub_proxy), fgl__pub_proxy_free);
-    src = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
-    dst = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
-    if (!px || !src || !dst) {
-        FGL_FREE(src);
-        FGL_FREE(dst);
-        return FGL_ERR_NOMEM;
-    }
+    if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
             double p = (i / bs == j / bs) ? p_in : p_out;
             if (p <= 0 || fgl_rng_uniform(&r) >= p) continue;
-            if (m == cap) {
-                int *ns, *nd;
-                cap *= 2;
-                ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
-                if (ns) src = ns;
-                nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
-                if (nd) dst = nd;
-                if (!ns || !nd) {
-                    FGL_FREE(src);
-                    FGL_FREE(dst);
-                    return FGL_ERR_NOMEM;
-                }
-            }
-            src[m] = i;
-            dst[m++] = j;
+            if (fgl__probe_edge(px, i, j)) return FGL_ERR_NOMEM;
         }
-    rc = fgl_graph_from_edges(n, src, dst, m, FGL_EDGES_SYMMETRIZE, &px->adj, &err);
-    FGL_FREE(src);
-    FGL_FREE(dst);
-    if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
-    if (!(px->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F))) return FGL_ERR_NOMEM;
-    for (k = 0; k < (size_t)n * (size_t)F; k++) px->x[k] = (float)fgl_rng_normal(&r);
-    px->offsets[0] = 0;
-    px->offsets[1] = n;
-    if ((rc = fgl_gnn_graph_make(&px->g, &px->adj, NULL, px->x, NULL, F, NULL, 0, c->task == FGL_TASK_GRAPH ? px->offsets : NULL,
-                                 c->task == FGL_TASK_GRAPH ? 1 : 0, &c->model.spec, &err)))
-        return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    if ((rc = fgl__probe_adjacency(px, &err))) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    for (k = 0; k < (size_t)n * (size_t)px->in_dim; k++) px->x[k] = (float)fgl_rng_normal(&r);
+    if ((rc = fgl__probe_view(px, c, &err))) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
     return FGL_OK;
 }
 
@@ -6467,7 +6502,7 @@ static int fgl__pub_server_init(fgl_server *s) {
 }
 
 static int fgl__pub_upload(fgl_client *c) {
-    fgl__pub_proxy *px = (fgl__pub_proxy *)fgl_get_scratch(&c->store, "proxy");
+    fgl__probe *px = (fgl__probe *)fgl_get_scratch(&c->store, "proxy");
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
     if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
     return FGL_OK;
@@ -6787,21 +6822,6 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
 static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "density", "degree_variance",
                                                                  "entropy", "scale_free", "closeness"};
 
-/* The random graphs a client embeds its model on (rebuilt from the seed). */
-typedef struct fgl__gpfl_probe {
-    fgl_csr adj;
-    float *x;
-    int offsets[FGL__GPFL_GRAPHS + 1];
-    fgl_gnn_graph g;
-} fgl__gpfl_probe;
-
-static void fgl__gpfl_probe_free(void *p) {
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)p;
-    fgl_gnn_graph_free(&pb->g);
-    fgl_csr_free(&pb->adj);
-    FGL_FREE(pb->x);
-}
-
 static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
 
 static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
@@ -6814,10 +6834,10 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
     double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
     float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_new_scratch(&c->store, "probe", sizeof(fgl__gpfl_probe), fgl__gpfl_probe_free);
-    int *src = NULL, *dst = NULL, m = 0, cap = 0, g, i, k, rc = FGL_OK, N;
+    fgl__probe *pb;
+    int g, i, k, rc = FGL_OK, N;
     fgl_error err;
-    if (!props || !pb) return FGL_ERR_NOMEM;
+    if (!props) return FGL_ERR_NOMEM;
     if (nn < 1 || !(p >= 0 && p <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "gpfl: fe_nodes must be >= 1 and fe_p in [0, 1]");
     if ((rc = fgl_graph_set_gpfl_properties(c->data.graphs, FGL_SPLIT_TRAIN, pr, &err)))
@@ -6825,49 +6845,33 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
     /* 20 G(nn, p) graphs side by side */
     N = FGL__GPFL_GRAPHS * nn;
+    if (!(pb = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
     for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
         fgl_csr one;
         uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
         memset(&one, 0, sizeof one);
         pb->offsets[g] = g * nn;
         if ((rc = fgl_gen_gnp(nn, p, gs, &one, &err))) break;
-        if (m + one.nnz > cap) {
-            int *ns, *nd;
-            cap = 2 * (m + one.nnz) + 16;
-            ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
-            if (ns) src = ns;
-            nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
-            if (nd) dst = nd;
-            if (!ns || !nd) rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
-        }
         for (i = 0; i < nn && !rc; i++)
-            for (k = one.indptr[i]; k < one.indptr[i + 1]; k++) {
-                src[m] = g * nn + i;
-                dst[m++] = g * nn + one.indices[k];
-            }
+            for (k = one.indptr[i]; k < one.indptr[i + 1] && !rc; k++)
+                if (fgl__probe_edge(pb, g * nn + i, g * nn + one.indices[k]))
+                    rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
         fgl_csr_free(&one);
     }
-    pb->offsets[FGL__GPFL_GRAPHS] = N;
-    if (!rc) rc = fgl_graph_from_edges(N, src, dst, m, FGL_EDGES_SYMMETRIZE, &pb->adj, &err);
-    FGL_FREE(src);
-    FGL_FREE(dst);
+    if (!rc) rc = fgl__probe_adjacency(pb, &err);
     if (rc) return fgl_client_fail(c, rc, "gpfl: random graphs: %s", err.msg);
     /* one-hot degree, clipped to the feature width */
-    if (!(pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)N * (size_t)F))) return FGL_ERR_NOMEM;
-    memset(pb->x, 0, sizeof(float) * (size_t)N * (size_t)F);
     for (i = 0; i < N; i++) {
         int d = pb->adj.indptr[i + 1] - pb->adj.indptr[i];
         pb->x[(size_t)i * F + (d < F ? d : F - 1)] = 1.0f;
     }
-    if ((rc = fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, F, NULL, 0, pb->offsets, FGL__GPFL_GRAPHS,
-                                 &c->model.spec, &err)))
-        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    if ((rc = fgl__probe_view(pb, c, &err))) return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
     return FGL_OK;
 }
 
 /* The functional embedding, and the properties in the first round. */
 static int fgl__gpfl_upload(fgl_client *c) {
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_get_scratch(&c->store, "probe");
+    fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
     float *fe = fgl_up(c, "fe");
     int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;

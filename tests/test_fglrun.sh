@@ -9,7 +9,8 @@
 #  - every result carries its configuration and --config replays it (every
 #    algorithm; the comparison catches a changed result; the command line
 #    overrides; bench/results lines without a config replay their args;
-#    every flag of --help is recorded, and named in README's synopsis);
+#    every flag of --help is recorded, and named in README's synopsis;
+#    README's table of algorithms follows src/fed/algos/list.h);
 #  - --checkpoint-every N, and what a killed run leaves: stdout's lines,
 #    the per-round CSV and DIR/progress.json, a checkpoint that resumes to
 #    the uninterrupted result;
@@ -188,6 +189,15 @@ if [ -f README.md ]; then
     done
     if [ -n "$syn" ] && [ -z "$missing" ]; then echo "ok - README's fglrun synopsis names every flag of --help"
     else echo "not ok - README's fglrun synopsis lacks:${missing:- (no synopsis found)}"; fi
+fi
+# README's table of algorithms names every built-in one, in the order of
+# src/fed/algos/list.h (the registry's, which --help prints)
+if [ -f README.md ]; then
+    table=$(awk '/^## Algorithms/ { f = 1; next } /^## / { f = 0 } f && /^\| `/' README.md |
+            sed 's/^| \([^|]*\)|.*/\1/' | grep -o '`[a-z0-9]*`' | tr -d '`' | tr '\n' ' ' | sed 's/ $//')
+    listed=$($FGLRUN --help | sed -n 's/^Algorithms: //p')
+    if [ -n "$listed" ] && [ "$table" = "$listed" ]; then echo "ok - README's table of algorithms follows the list"
+    else echo "not ok - README's table of algorithms: '$table', the list: '$listed'"; fi
 fi
 for rec in "$tmp/rec.json" "$tmp/rec/result.json"; do
     if $FGLRUN --config "$rec" --json 2> "$tmp/err" | tail -n 1 > "$tmp/re.json" && grep -q "identical to the record" "$tmp/err" &&

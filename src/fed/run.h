@@ -546,6 +546,8 @@ static int fgl__build_downloads(fgl_run *run, int count) {
     return FGL_OK;
 }
 
+/* --- runs: downloads received, defences armed, fgl_run_start ---------------------- */
+
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
 static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {

@@ -16,20 +16,6 @@
  * applied to the live parameters (the authors' code computes them on
  * detached copies). Sent: up 4 (n + d + 1), down 4 n bytes (masks stay). */
 
-typedef struct fgl__pub_proxy {
-    fgl_csr adj;
-    float *x;
-    int offsets[2];   /* graph tasks: the proxy is one graph */
-    fgl_gnn_graph g;
-} fgl__pub_proxy;
-
-static void fgl__pub_proxy_free(void *p) {
-    fgl__pub_proxy *px = (fgl__pub_proxy *)p;
-    fgl_gnn_graph_free(&px->g);
-    fgl_csr_free(&px->adj);
-    FGL_FREE(px->x);
-}
-
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
         return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
@@ -43,53 +29,23 @@ static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__pub_client_init(fgl_client *c) {
     int bs = (int)fgl_get(c->set, "proxy_block_size"), n = (int)fgl_get(c->set, "proxy_blocks") * bs;
     float p_in = (float)fgl_get(c->set, "p_in"), p_out = (float)fgl_get(c->set, "p_out");
-    int i, j, m = 0, cap = 1024, rc, F = c->model.spec.in_dim;
-    fgl__pub_proxy *px;
-    int *src, *dst;
+    int i, j, rc;
+    fgl__probe *px;
     fgl_rng r;
     fgl_error err;
     size_t k;
     if (n <= 0 || bs <= 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
-    px = (fgl__pub_proxy *)fgl_new_scratch(&c->store, "proxy", sizeof(fgl__pub_proxy), fgl__pub_proxy_free);
-    src = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
-    dst = (int *)FGL_MALLOC(sizeof(int) * (size_t)cap);
-    if (!px || !src || !dst) {
-        FGL_FREE(src);
-        FGL_FREE(dst);
-        return FGL_ERR_NOMEM;
-    }
+    if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
             double p = (i / bs == j / bs) ? p_in : p_out;
             if (p <= 0 || fgl_rng_uniform(&r) >= p) continue;
-            if (m == cap) {
-                int *ns, *nd;
-                cap *= 2;
-                ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
-                if (ns) src = ns;
-                nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
-                if (nd) dst = nd;
-                if (!ns || !nd) {
-                    FGL_FREE(src);
-                    FGL_FREE(dst);
-                    return FGL_ERR_NOMEM;
-                }
-            }
-            src[m] = i;
-            dst[m++] = j;
+            if (fgl__probe_edge(px, i, j)) return FGL_ERR_NOMEM;
         }
-    rc = fgl_graph_from_edges(n, src, dst, m, FGL_EDGES_SYMMETRIZE, &px->adj, &err);
-    FGL_FREE(src);
-    FGL_FREE(dst);
-    if (rc) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
-    if (!(px->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F))) return FGL_ERR_NOMEM;
-    for (k = 0; k < (size_t)n * (size_t)F; k++) px->x[k] = (float)fgl_rng_normal(&r);
-    px->offsets[0] = 0;
-    px->offsets[1] = n;
-    if ((rc = fgl_gnn_graph_make(&px->g, &px->adj, NULL, px->x, NULL, F, NULL, 0, c->task == FGL_TASK_GRAPH ? px->offsets : NULL,
-                                 c->task == FGL_TASK_GRAPH ? 1 : 0, &c->model.spec, &err)))
-        return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    if ((rc = fgl__probe_adjacency(px, &err))) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
+    for (k = 0; k < (size_t)n * (size_t)px->in_dim; k++) px->x[k] = (float)fgl_rng_normal(&r);
+    if ((rc = fgl__probe_view(px, c, &err))) return fgl_client_fail(c, rc, "fedpub: %s", err.msg);
     return FGL_OK;
 }
 
@@ -105,7 +61,7 @@ static int fgl__pub_server_init(fgl_server *s) {
 }
 
 static int fgl__pub_upload(fgl_client *c) {
-    fgl__pub_proxy *px = (fgl__pub_proxy *)fgl_get_scratch(&c->store, "proxy");
+    fgl__probe *px = (fgl__probe *)fgl_get_scratch(&c->store, "proxy");
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
     if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
     return FGL_OK;

@@ -182,21 +182,6 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
 static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "density", "degree_variance",
                                                                  "entropy", "scale_free", "closeness"};
 
-/* The random graphs a client embeds its model on (rebuilt from the seed). */
-typedef struct fgl__gpfl_probe {
-    fgl_csr adj;
-    float *x;
-    int offsets[FGL__GPFL_GRAPHS + 1];
-    fgl_gnn_graph g;
-} fgl__gpfl_probe;
-
-static void fgl__gpfl_probe_free(void *p) {
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)p;
-    fgl_gnn_graph_free(&pb->g);
-    fgl_csr_free(&pb->adj);
-    FGL_FREE(pb->x);
-}
-
 static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
 
 static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
@@ -209,10 +194,10 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
     double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
     float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_new_scratch(&c->store, "probe", sizeof(fgl__gpfl_probe), fgl__gpfl_probe_free);
-    int *src = NULL, *dst = NULL, m = 0, cap = 0, g, i, k, rc = FGL_OK, N;
+    fgl__probe *pb;
+    int g, i, k, rc = FGL_OK, N;
     fgl_error err;
-    if (!props || !pb) return FGL_ERR_NOMEM;
+    if (!props) return FGL_ERR_NOMEM;
     if (nn < 1 || !(p >= 0 && p <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "gpfl: fe_nodes must be >= 1 and fe_p in [0, 1]");
     if ((rc = fgl_graph_set_gpfl_properties(c->data.graphs, FGL_SPLIT_TRAIN, pr, &err)))
@@ -220,49 +205,33 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
     /* 20 G(nn, p) graphs side by side */
     N = FGL__GPFL_GRAPHS * nn;
+    if (!(pb = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
     for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
         fgl_csr one;
         uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
         memset(&one, 0, sizeof one);
         pb->offsets[g] = g * nn;
         if ((rc = fgl_gen_gnp(nn, p, gs, &one, &err))) break;
-        if (m + one.nnz > cap) {
-            int *ns, *nd;
-            cap = 2 * (m + one.nnz) + 16;
-            ns = (int *)FGL_REALLOC(src, sizeof(int) * (size_t)cap);
-            if (ns) src = ns;
-            nd = (int *)FGL_REALLOC(dst, sizeof(int) * (size_t)cap);
-            if (nd) dst = nd;
-            if (!ns || !nd) rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
-        }
         for (i = 0; i < nn && !rc; i++)
-            for (k = one.indptr[i]; k < one.indptr[i + 1]; k++) {
-                src[m] = g * nn + i;
-                dst[m++] = g * nn + one.indices[k];
-            }
+            for (k = one.indptr[i]; k < one.indptr[i + 1] && !rc; k++)
+                if (fgl__probe_edge(pb, g * nn + i, g * nn + one.indices[k]))
+                    rc = fgl_error_set(&err, FGL_ERR_NOMEM, "out of memory");
         fgl_csr_free(&one);
     }
-    pb->offsets[FGL__GPFL_GRAPHS] = N;
-    if (!rc) rc = fgl_graph_from_edges(N, src, dst, m, FGL_EDGES_SYMMETRIZE, &pb->adj, &err);
-    FGL_FREE(src);
-    FGL_FREE(dst);
+    if (!rc) rc = fgl__probe_adjacency(pb, &err);
     if (rc) return fgl_client_fail(c, rc, "gpfl: random graphs: %s", err.msg);
     /* one-hot degree, clipped to the feature width */
-    if (!(pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)N * (size_t)F))) return FGL_ERR_NOMEM;
-    memset(pb->x, 0, sizeof(float) * (size_t)N * (size_t)F);
     for (i = 0; i < N; i++) {
         int d = pb->adj.indptr[i + 1] - pb->adj.indptr[i];
         pb->x[(size_t)i * F + (d < F ? d : F - 1)] = 1.0f;
     }
-    if ((rc = fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, F, NULL, 0, pb->offsets, FGL__GPFL_GRAPHS,
-                                 &c->model.spec, &err)))
-        return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
+    if ((rc = fgl__probe_view(pb, c, &err))) return fgl_client_fail(c, rc, "gpfl: %s", err.msg);
     return FGL_OK;
 }
 
 /* The functional embedding, and the properties in the first round. */
 static int fgl__gpfl_upload(fgl_client *c) {
-    fgl__gpfl_probe *pb = (fgl__gpfl_probe *)fgl_get_scratch(&c->store, "probe");
+    fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
     float *fe = fgl_up(c, "fe");
     int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;

@@ -5,8 +5,9 @@ FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m);
 /* fgl:implementation */
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
- * cut (GCFL's cluster split) and dynamic time warping (GCFL+'s comparison of
- * update-norm sequences): each written once, here. */
+ * cut (GCFL's cluster split), dynamic time warping (GCFL+'s comparison of
+ * update-norm sequences) and probe graphs (FED-PUB's proxy graph, GPFL's
+ * random graphs): each written once, here. */
 
 /* Euclidean projection of v (k entries) onto the probability simplex into x
  * (Held, Wolfe and Crowder 1974; Duchi et al. 2008): sort descending, find
@@ -135,3 +136,79 @@ FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m) {
     return r;
 }
 
+/* A probe: graphs every client builds alike from the run seed, to report
+ * what its model makes of them (FED-PUB's proxy graph, GPFL's random
+ * graphs): n nodes in n_graphs graphs side by side (graph g holds nodes
+ * offsets[g] .. offsets[g + 1] - 1), their features (n x in_dim, zeroed
+ * until the algorithm writes them) and the model's view. Client scratch:
+ * rebuilt from the seed, never checkpointed. */
+typedef struct fgl__probe {
+    int n, n_graphs, in_dim;
+    fgl_csr adj;
+    float *x;
+    int *offsets;
+    fgl_gnn_graph g;
+    int *src, *dst, m, cap; /* the edges while they are drawn */
+} fgl__probe;
+
+static void fgl__probe_free(void *p) {
+    fgl__probe *pb = (fgl__probe *)p;
+    fgl_gnn_graph_free(&pb->g);
+    fgl_csr_free(&pb->adj);
+    FGL_FREE(pb->x);
+    FGL_FREE(pb->offsets);
+    FGL_FREE(pb->src);
+    FGL_FREE(pb->dst);
+}
+
+/* A new probe of n nodes and n_graphs graphs in c's scratch, or NULL (out
+ * of memory). */
+static fgl__probe *fgl__probe_new(fgl_client *c, const char *name, int n, int n_graphs) {
+    int F = c->model.spec.in_dim;
+    fgl__probe *pb = (fgl__probe *)fgl_new_scratch(&c->store, name, sizeof(fgl__probe), fgl__probe_free);
+    if (!pb) return NULL;
+    pb->n = n;
+    pb->n_graphs = n_graphs;
+    pb->in_dim = F;
+    pb->x = (float *)FGL_MALLOC(sizeof(float) * (size_t)n * (size_t)F);
+    pb->offsets = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n_graphs + 1));
+    if (!pb->x || !pb->offsets) return NULL;
+    memset(pb->x, 0, sizeof(float) * (size_t)n * (size_t)F);
+    pb->offsets[0] = 0;
+    pb->offsets[n_graphs] = n;
+    return pb;
+}
+
+/* Add the edge (i, j) (either direction; the adjacency is symmetrised). */
+static int fgl__probe_edge(fgl__probe *pb, int i, int j) {
+    if (pb->m == pb->cap) {
+        int cap = pb->cap ? 2 * pb->cap : 1024, *ns, *nd;
+        ns = (int *)FGL_REALLOC(pb->src, sizeof(int) * (size_t)cap);
+        if (ns) pb->src = ns;
+        nd = (int *)FGL_REALLOC(pb->dst, sizeof(int) * (size_t)cap);
+        if (nd) pb->dst = nd;
+        if (!ns || !nd) return FGL_ERR_NOMEM;
+        pb->cap = cap;
+    }
+    pb->src[pb->m] = i;
+    pb->dst[pb->m++] = j;
+    return FGL_OK;
+}
+
+/* The adjacency from the edges added (then dropped). */
+static int fgl__probe_adjacency(fgl__probe *pb, fgl_error *err) {
+    int rc = fgl_graph_from_edges(pb->n, pb->src, pb->dst, pb->m, FGL_EDGES_SYMMETRIZE, &pb->adj, err);
+    FGL_FREE(pb->src);
+    FGL_FREE(pb->dst);
+    pb->src = pb->dst = NULL;
+    pb->m = pb->cap = 0;
+    return rc;
+}
+
+/* The model's view, once the features are written: graph tasks see the
+ * n_graphs graphs, node tasks one graph of n nodes. */
+static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) {
+    int graphs = c->task == FGL_TASK_GRAPH;
+    return fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, pb->in_dim, NULL, 0, graphs ? pb->offsets : NULL,
+                              graphs ? pb->n_graphs : 0, &c->model.spec, err);
+}
