@@ -1344,10 +1344,12 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
         for (jr = jr_lo; jr < jr_hi; jr++) {
             /* op(B)'s panel: packed, or (B not transposed, all NR columns there) read where it lies */
             int in_place = !bfull && fgl__b_in_place(trans_b, n, jr);
-            const float *bp = in_place ? B + (size_t)pc * ldb + (size_t)jr * FGL__NR : bblk + (size_t)(jr - jr_lo) * FGL__NR * kc;
+            const float *bp =
+                in_place ? B + (size_t)pc * ldb + (size_t)jr * FGL__NR : bblk + (size_t)(jr - jr_lo) * FGL__NR * kc;
             ptrdiff_t bs = in_place ? ldb : FGL__NR;
             for (ir = 0; ir < mc; ir += FGL__MR) {
-                const float *a = A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
+                const float *a =
+                    A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
                 float *c = C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR;
                 int mr = FGL__MIN(FGL__MR, mc - ir), nr = FGL__MIN(FGL__NR, n - jr * FGL__NR);
                 fgl__micro(kc, a, rs, ps, mr, bp, bs, c, ldc, nr, alpha, pc == 0, beta,
@@ -1877,7 +1879,8 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
     for (i = r0; i < r1; i++) {
         float *FGL__RESTRICT y = Y + (size_t)i * n;
         int k, j, j0, nb = n - n % FGL__SPMM_W, end = a->indptr[i + 1];
-        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W) fgl__spmm_row_block(a, i, X, n, j0, beta, bias ? bias + j0 : NULL, y + j0);
+        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W)
+            fgl__spmm_row_block(a, i, X, n, j0, beta, bias ? bias + j0 : NULL, y + j0);
         if (nb == n) continue;
         if (beta == 0.0f) memset(y + nb, 0, sizeof(float) * (size_t)(n - nb));
         else if (beta != 1.0f)
@@ -1885,7 +1888,8 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
         for (k = a->indptr[i]; k < end; k++) {
             const float *FGL__RESTRICT x = X + (size_t)a->indices[k] * n;
             float v = a->values ? a->values[k] : 1.0f;
-            if (nb == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
+            if (nb == 0 && k + FGL__PF_DIST < a->nnz)
+                fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
             for (j = nb; j < n; j++) y[j] += v * x[j];
         }
         if (bias)
@@ -3263,8 +3267,10 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
     if (gx) /* W^T, packed once as fgl__gemm packs a small op(B) */
         for (pc = 0; pc < n; pc += FGL__KC)
             for (jr = 0; jr < n_jx; jr++)
-                fgl__pack_b(1, w->val, n, pc, FGL__MIN(FGL__KC, n - pc), jr * FGL__NR, FGL__MIN(FGL__NR, k - jr * FGL__NR),
-                            wt + (size_t)pc * FGL__NR * (size_t)n_jx + (size_t)jr * FGL__NR * (size_t)FGL__MIN(FGL__KC, n - pc));
+                fgl__pack_b(1, w->val, n, pc, FGL__MIN(FGL__KC, n - pc), jr * FGL__NR,
+                            FGL__MIN(FGL__NR, k - jr * FGL__NR),
+                            wt + (size_t)pc * FGL__NR * (size_t)n_jx +
+                                (size_t)jr * FGL__NR * (size_t)FGL__MIN(FGL__KC, n - pc));
     for (g0 = 0; g0 < n_pc; g0 += FGL__KSPLIT_G) { /* FGL__KSPLIT_G blocks at a time: a bounded buffer */
         int nb = FGL__MIN(FGL__KSPLIT_G, n_pc - g0);
 #ifdef _OPENMP
@@ -3313,8 +3319,8 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
 #pragma omp for schedule(static)
 #endif
             for (i = 0; i < k; i++)
-                fgl__ksplit_row(gw + (size_t)i * (size_t)n, n, part + (size_t)i * ldp, blk, g0, nb, fresh_w ? 0.0f : 1.0f,
-                                NULL);
+                fgl__ksplit_row(gw + (size_t)i * (size_t)n, n, part + (size_t)i * ldp, blk, g0, nb,
+                                fresh_w ? 0.0f : 1.0f, NULL);
         }
     }
     FGL_FREE(raw);
@@ -3327,7 +3333,8 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     /* in one pass when the shapes allow (y with no columns: fgl_gemm's
      * zero-length sum writes dx's zeros; the tiles would skip it); with no
      * input shared between the three, their gradients may be taken up front */
-    int rows = w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n > 0 && n <= FGL__KSPLIT_N && m >= FGL__KC;
+    int rows =
+        w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n > 0 && n <= FGL__KSPLIT_N && m >= FGL__KC;
     float *gx = NULL, *gw = NULL, *gb = NULL;
     if (rows) {
         gx = fgl__grad_w(t, x, &fresh_x);
@@ -3413,8 +3420,11 @@ enum { FGL__BC_SAME, FGL__BC_ROW, FGL__BC_COL, FGL__BC_SCALAR };
 
 /* Row i of b as the operand pairs with row i of a: a pointer that advances
  * with j (same shape, row broadcast) or a single value (column, scalar). */
-#define FGL__BROW(mode, b, i, C) \
-    ((mode) == FGL__BC_SAME ? (b) + (size_t)(i) * (C) : (mode) == FGL__BC_ROW ? (b) : (mode) == FGL__BC_COL ? (b) + (i) : (b))
+#define FGL__BROW(mode, b, i, C)                                                                                       \
+    ((mode) == FGL__BC_SAME  ? (b) + (size_t)(i) * (C)                                                                 \
+     : (mode) == FGL__BC_ROW ? (b)                                                                                     \
+     : (mode) == FGL__BC_COL ? (b) + (i)                                                                               \
+                             : (b))
 
 static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
@@ -3650,16 +3660,24 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
 }
 
 FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "relu", FGL__RELU, a, 0, 0); }
-FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope) { return fgl__unary(t, "leaky_relu", FGL__LEAKY, a, slope, 0); }
-FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha) { return fgl__unary(t, "elu", FGL__ELU, a, alpha, 0); }
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope) {
+    return fgl__unary(t, "leaky_relu", FGL__LEAKY, a, slope, 0);
+}
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha) {
+    return fgl__unary(t, "elu", FGL__ELU, a, alpha, 0);
+}
 FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "sigmoid", FGL__SIGMOID, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "tanh", FGL__TANH, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "exp", FGL__EXP, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "log", FGL__LOG, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "abs", FGL__ABS, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "square", FGL__SQUARE, a, 0, 0); }
-FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s) { return fgl__unary(t, "scale", FGL__AFFINE, a, s, 0); }
-FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { return fgl__unary(t, "affine", FGL__AFFINE, a, s, c); }
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s) {
+    return fgl__unary(t, "scale", FGL__AFFINE, a, s, 0);
+}
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) {
+    return fgl__unary(t, "affine", FGL__AFFINE, a, s, c);
+}
 
 /* --- dropout ------------------------------------------------------------------ */
 
@@ -3669,7 +3687,8 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
  * loops without a branch inside: the mask and the signs are random, so a
  * branch per value mispredicts half the time. */
 static void fgl__dropout_bw_range(const float *FGL__RESTRICT gy, const unsigned char *FGL__RESTRICT mask,
-                                  const float *FGL__RESTRICT x, float keep, int fresh, float *FGL__RESTRICT ga, size_t n) {
+                                  const float *FGL__RESTRICT x, float keep, int fresh, float *FGL__RESTRICT ga,
+                                  size_t n) {
     size_t i;
     if (x && fresh)
         for (i = 0; i < n; i++) ga[i] = fgl__if_positive(x[i], gy[i] * (keep * (float)mask[i]));
@@ -3784,7 +3803,8 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         b1 = nb * (id + 1) / T;
         for (q = 0; q < b0; q++) fgl__rng_skip_block(&r);
         for (q = b0; q < b1; q++)
-            fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per, FGL__MIN(n, (size_t)(q + 1) * per));
+            fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per,
+                               FGL__MIN(n, (size_t)(q + 1) * per));
         if (b1 == nb && b0 < b1) *rng = r; /* the thread with the last block: where one pass ends */
     }
     y->s0 = mask;
@@ -3864,7 +3884,8 @@ FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
 #endif
     for (i = 0; i < R; i++) {
         float *yi = y->val + (size_t)i * cols;
-        for (k = 0; k < n; yi += xs[k]->cols, k++) memcpy(yi, xs[k]->val + (size_t)i * xs[k]->cols, sizeof(float) * (size_t)xs[k]->cols);
+        for (k = 0; k < n; yi += xs[k]->cols, k++)
+            memcpy(yi, xs[k]->val + (size_t)i * xs[k]->cols, sizeof(float) * (size_t)xs[k]->cols);
     }
     return y;
 }
@@ -3948,7 +3969,8 @@ FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *id
     if (out_rows < 0 || (a->rows && !idx)) return fgl_tape_fail(t, FGL_ERR_ARG, "scatter_add_rows: bad index list");
     for (i = 0; i < a->rows; i++)
         if (idx[i] < 0 || idx[i] >= out_rows)
-            return fgl_tape_fail(t, FGL_ERR_RANGE, "scatter_add_rows: index %d is %d, output rows %d", i, idx[i], out_rows);
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "scatter_add_rows: index %d is %d, output rows %d", i, idx[i],
+                                 out_rows);
     y = fgl__node(t, "scatter_add_rows", out_rows, a->cols, fgl__scatter_bw, a, NULL, NULL);
     if (!y || !(saved = fgl__copy_ints(t, idx, a->rows))) return NULL;
     y->s0 = saved;

@@ -336,7 +336,8 @@ extern "C" {
 extern "C" {
 #endif
 
-static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage", "sgc", "gcnii", "gat", "mlp", "fedstar", "gamlp"};
+static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage",    "sgc",  "gcnii",
+                                                      "gat", "mlp", "fedstar", "gamlp"};
 
 FGLDEF const char *fgl_arch_name(int arch) {
     return arch >= 0 && arch < FGL_ARCH_COUNT ? fgl__arch_names[arch] : "unknown";
@@ -382,8 +383,10 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
 }
 
 FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
-    if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
-    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
+    if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
+    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
     if (s->in_dim <= 0 || s->out_dim <= 0 || s->hidden <= 0)
         return fgl_error_set(err, FGL_ERR_ARG, "model: in_dim %d, hidden %d, out_dim %d must be positive", s->in_dim,
                              s->hidden, s->out_dim);
@@ -395,13 +398,15 @@ FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "model: %d layers, allowed 1..%d", s->layers, FGL_MAX_LAYERS);
     if (!(s->dropout >= 0 && s->dropout < 1) || !(s->input_dropout >= 0 && s->input_dropout < 1))
         return fgl_error_set(err, FGL_ERR_ARG, "model: dropout must be in [0, 1)");
-    if (s->head < FGL_HEAD_NONE || s->head > FGL_HEAD_MLP) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown head %d", s->head);
+    if (s->head < FGL_HEAD_NONE || s->head > FGL_HEAD_MLP)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown head %d", s->head);
     if (s->task == FGL_TASK_GRAPH && s->head == FGL_HEAD_NONE)
         return fgl_error_set(err, FGL_ERR_ARG, "model: graph tasks need a classifier head after the readout");
     if (s->task == FGL_TASK_GRAPH && (s->readout < FGL_READOUT_SUM || s->readout > FGL_READOUT_MAX))
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown readout %d", s->readout);
     if (s->arch == FGL_ARCH_GAT && (s->heads < 1 || s->heads > FGL_MAX_HEADS || s->hidden % s->heads != 0))
-        return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden, s->heads);
+        return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden,
+                             s->heads);
     if (s->arch == FGL_ARCH_SGC && (s->sgc_hops < 0 || s->sgc_hops > FGL_MAX_SGC_HOPS))
         return fgl_error_set(err, FGL_ERR_ARG, "model: SGC hops %d, allowed 0..%d", s->sgc_hops, FGL_MAX_SGC_HOPS);
     if (s->arch == FGL_ARCH_GAMLP && (s->sgc_hops < 0 || s->sgc_hops > 64))
@@ -609,7 +614,8 @@ FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed) {
     }
     fgl__init_slots(m, &m->node_out, FGL__INIT_FAN_IN, &r);
     fgl__init_slots(m, &m->head, FGL__INIT_FAN_IN, &r);
-    if (m->hop_att >= 0) fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
+    if (m->hop_att >= 0)
+        fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
 }
 
 FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err) {
@@ -760,7 +766,8 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
                               int n_graphs, const fgl_model_spec *spec, fgl_error *err) {
     int arch = spec->arch, rc = FGL_OK, n;
     memset(g, 0, sizeof *g);
-    if (!adj || adj->rows != adj->cols) return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: adjacency missing or not square");
+    if (!adj || adj->rows != adj->cols)
+        return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: adjacency missing or not square");
     n = adj->rows;
     if ((x == NULL) == (x_sparse == NULL))
         return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: give exactly one of dense or sparse features");
@@ -771,7 +778,8 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
         return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: sparse features %dx%d for %d nodes, %d features",
                              x_sparse->rows, x_sparse->cols, n, n_feat);
     if (n_feat != spec->in_dim)
-        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %d features but the model expects %d", n_feat, spec->in_dim);
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %d features but the model expects %d", n_feat,
+                             spec->in_dim);
     if (arch == FGL_ARCH_FEDSTAR && (!pe || n_pe != spec->pe_dim))
         return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: FedStar needs %d-wide structure embeddings, got %d",
                              spec->pe_dim, pe ? n_pe : 0);
@@ -937,7 +945,8 @@ static fgl_node *fgl__hop_attention(fgl__fwd *f) {
         return fgl_tape_fail(f->t, FGL_ERR_ARG, "GAMLP: the graph was not prepared for it (no propagated features)");
     for (k = 0; k < g->n_hops; k++)
         cols[k] = fgl_op_matmul(f->t, fgl_op_const(f->t, g->x_hops + (size_t)k * block, g->n_nodes, g->n_feat), a);
-    return fgl_op_mix_blocks(f->t, fgl_op_softmax(f->t, fgl_op_concat_cols(f->t, cols, g->n_hops)), g->x_hops, g->n_feat);
+    return fgl_op_mix_blocks(f->t, fgl_op_softmax(f->t, fgl_op_concat_cols(f->t, cols, g->n_hops)), g->x_hops,
+                             g->n_feat);
 }
 
 /* The input features as a dense node, or NULL when they are sparse (the
@@ -1012,7 +1021,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     FGL_ASSERT(!relu_out || s->arch == FGL_ARCH_GIN); /* the only architecture that fuses it */
     switch (s->arch) {
     case FGL_ARCH_GCN: {
-        fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
+                         : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
         return fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, xw, c->b);
     }
     case FGL_ARCH_SGC:
@@ -1026,7 +1036,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
         fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z, *agg = NULL;
         int bn = c->bn_g >= 0;
         if (h && g->adj_loop.rows && !s->learn_eps && one_eps && one_eps->val[0] == 1.0f)
-            agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, h); /* eps fixed at 0 (the usual GIN): one product with A + I */
+            agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop,
+                              h); /* eps fixed at 0 (the usual GIN): one product with A + I */
         else if (h)
             agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
         if (agg) {
@@ -1063,7 +1074,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     case FGL_ARCH_GAT: {
         int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
         int H = last ? 1 : s->heads, width = f->m->params.slices[c->w].cols, F = width / H, hh, j;
-        fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
+                        : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
         fgl_node *att_t = fgl_op_transpose(t, fgl__p(f, c->att)); /* width x 2: source, destination */
         fgl_node *cols[2 * FGL_MAX_HEADS], *sc, *e, *alpha;
         float *bm = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)width * 2 * (size_t)H);
@@ -1111,8 +1123,8 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
         fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
         fgl_node *z = fgl__linear(f, fgl__linear_relu(f, agg, c->w, c->b, c->mask), c->w2, c->b2, c->mask2);
         x = f->train ? fgl_op_relu_dropout(t, z, s->dropout, f->rng) : fgl_op_relu(t, z);
-        st = fgl_op_tanh(t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)),
-                                           sc->b));
+        st = fgl_op_tanh(
+            t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)), sc->b));
     }
     node = fgl__linear(f, fgl_op_concat2(t, x, st), m->node_out.w, m->node_out.b, m->node_out.mask);
     out->node_emb = node;
@@ -1291,14 +1303,16 @@ FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs
                          int eval_batch, fgl_error *err) {
     int k, i, rc = FGL_OK;
     memset(v, 0, sizeof *v);
-    if ((node == NULL) == (graphs == NULL)) return fgl_error_set(err, FGL_ERR_ARG, "view: give exactly one of node data or a graph set");
+    if ((node == NULL) == (graphs == NULL))
+        return fgl_error_set(err, FGL_ERR_ARG, "view: give exactly one of node data or a graph set");
     v->spec = *spec;
     v->eval_batch = eval_batch > 0 ? eval_batch : 512;
     if (node) {
         int n = node->n_nodes;
         v->task = FGL_TASK_NODE;
         v->node = node;
-        if (!node->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: node data without a train/val/test split", node->name);
+        if (!node->split)
+            return fgl_error_set(err, FGL_ERR_ARG, "%s: node data without a train/val/test split", node->name);
         for (k = 1; k < 4; k++) {
             v->mask[k] = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
             if (!v->mask[k]) {
@@ -1315,8 +1329,10 @@ FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs
     }
     v->task = FGL_TASK_GRAPH;
     v->graphs = graphs;
-    if (!graphs->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without a train/val/test split", graphs->name);
-    if (!graphs->x || graphs->n_feat <= 0) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without node features", graphs->name);
+    if (!graphs->split)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without a train/val/test split", graphs->name);
+    if (!graphs->x || graphs->n_feat <= 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without node features", graphs->name);
     for (k = 1; k < 4; k++) {
         v->count[k] = fgl_split_indices(graphs->split, graphs->n_graphs, k, NULL);
         v->ids[k] = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(v->count[k], 1));
@@ -1549,7 +1565,8 @@ FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_
     size_t n = (size_t)s->n_nodes, i;
     int w = k_dse + k_rwse, rc = FGL_OK, j;
     float *dse, *rwse, *pe;
-    if (k_dse < 0 || k_rwse < 0 || w <= 0) return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
+    if (k_dse < 0 || k_rwse < 0 || w <= 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
     dse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_dse, 1));
     rwse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_rwse, 1));
     pe = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)w, 1));

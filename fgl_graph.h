@@ -1836,7 +1836,9 @@ FGLDEF int fgl_split_graphs_stratified(fgl_graph_set *s, double train, double va
             }
         }
         for (i = 0; i < n; i++)
-            s->split[idx[i]] = (unsigned char)(i < ntr ? FGL_SPLIT_TRAIN : i < ntr + nva ? FGL_SPLIT_VAL : FGL_SPLIT_TEST);
+            s->split[idx[i]] = (unsigned char)(i < ntr         ? FGL_SPLIT_TRAIN
+                                               : i < ntr + nva ? FGL_SPLIT_VAL
+                                                               : FGL_SPLIT_TEST);
     }
     FGL_FREE(idx);
     return FGL_OK;
@@ -2241,7 +2243,8 @@ static int fgl__g_read_rows(fgl__g_txt *t, float *x, int n, int w, const fgl__g_
             fgl__g_txt_sep(t);
         }
         if (!fgl__g_txt_at_eol(t))
-            return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d of the first %s", words->values, w, words->row);
+            return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d of the first %s", words->values, w,
+                                   words->row);
         if ((rc = fgl__g_txt_eol(t)) != 0) return rc;
         row++;
     }
@@ -2552,8 +2555,8 @@ static int fgl__g_read_features_body(fgl__g_txt *t, int n, int f, int nnz, fgl_n
                 }
                 if (fgl__g_txt_at_eol(t)) {
                     if (t->p >= t->end)
-                        return fgl__g_txt_fail(t, FGL_ERR_FORMAT, "truncated: the file ends after %d of %d values of row %d",
-                                             j, f, i + 1);
+                        return fgl__g_txt_fail(t, FGL_ERR_FORMAT,
+                                               "truncated: the file ends after %d of %d values of row %d", j, f, i + 1);
                     return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "row %d has %d values, expected %d", i + 1, j, f);
                 }
                 if ((rc = fgl__g_txt_float(t, &row[j], "feature value")) != 0) return rc;
@@ -3422,7 +3425,8 @@ FGLDEF int fgl_gen_ba(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err)
     if (m < 1 || m >= n)
         return fgl_error_set(err, FGL_ERR_ARG, "gen_ba: need 1 <= m < n (n = %d, m = %d)", n, m);
     total = (long long)m * (n - m);
-    if (total > INT_MAX / 2) return fgl_error_set(err, FGL_ERR_RANGE, "gen_ba: %lld edges do not fit an int CSR", total);
+    if (total > INT_MAX / 2)
+        return fgl_error_set(err, FGL_ERR_RANGE, "gen_ba: %lld edges do not fit an int CSR", total);
     fgl__g_edges_init(&e);
     rep = FGL__G_NEW2(int, total, 2);
     mark = FGL__G_NEW(int, n);
@@ -3467,8 +3471,8 @@ FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fg
     size_t idx;
     memset(out, 0, sizeof *out);
     if (n < 0 || k < 0 || k % 2 || (k >= n && k > 0) || !(beta >= 0 && beta <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG, "gen_ws: need even 0 <= k < n and 0 <= beta <= 1 (n = %d, k = %d, beta = %g)",
-                             n, k, beta);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "gen_ws: need even 0 <= k < n and 0 <= beta <= 1 (n = %d, k = %d, beta = %g)", n, k, beta);
     if ((long long)n * k / 2 > INT_MAX / 2)
         return fgl_error_set(err, FGL_ERR_RANGE, "gen_ws: too many edges for an int CSR");
     fgl__g_edges_init(&e);
@@ -3801,10 +3805,11 @@ FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg_in, uint64_t seed
     if (G < 1 || C < 1 || C > 4 || cfg.min_nodes < 3 || maxn < cfg.min_nodes || maxn > 10000 || L < 1 ||
         !(cfg.avg_degree >= 0) || cfg.avg_degree > maxn || !(cfg.node_label_noise >= 0 && cfg.node_label_noise <= 1) ||
         !(cfg.label_noise >= 0 && cfg.label_noise <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG,
-                             "synth_graphs: bad configuration (n_graphs %d, n_classes %d (1..4), nodes %d..%d (3..10000), "
-                             "n_node_labels %d, avg_degree %g)",
-                             G, C, cfg.min_nodes, maxn, L, cfg.avg_degree);
+        return fgl_error_set(
+            err, FGL_ERR_ARG,
+            "synth_graphs: bad configuration (n_graphs %d, n_classes %d (1..4), nodes %d..%d (3..10000), "
+            "n_node_labels %d, avg_degree %g)",
+            G, C, cfg.min_nodes, maxn, L, cfg.avg_degree);
     if ((long long)G * maxn > INT_MAX / 4)
         return fgl_error_set(err, FGL_ERR_RANGE, "synth_graphs: too many nodes for an int");
     s.cap = (int)((double)maxn * cfg.avg_degree / 2 + 1) + 1;
@@ -4918,8 +4923,8 @@ static long long fgl__g_wg_cut(const fgl__g_wg *g, const int *part) {
 }
 
 /* One multilevel run on lv[0]; the partition of lv[0] goes to part. */
-static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to, const fgl_partition_options *o,
-                           fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
+static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to,
+                             const fgl_partition_options *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
     int L = 0, l, rc = FGL_OK, v, t, n_ip, *cpart = NULL, *tpart = NULL, best_over = 0;
     long long best_cut = 0;
     fgl__g_bis b;
@@ -5392,7 +5397,8 @@ FGLDEF int fgl_split_overlapping(const fgl_csr *adj, int n_clients, uint64_t see
     fgl_rng r;
     memset(out, 0, sizeof *out);
     if (!adj || adj->rows != adj->cols || n_clients < 5 || n_clients % 5)
-        return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d clients (need a positive multiple of 5)", n_clients);
+        return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d clients (need a positive multiple of 5)",
+                             n_clients);
     n = adj->rows;
     P = n_clients / 5;
     if (P > n) return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d parts for %d nodes", P, n);
@@ -5448,14 +5454,16 @@ FGLDEF int fgl_split_dirichlet(const int *labels, int n, int n_classes, int n_cl
     double *a = NULL, *p = NULL;
     fgl_rng r;
     if (n < 0 || C < 1 || K < 1 || !(alpha > 0) || min_per_client < 0 || (n > 0 && (!labels || !client_of)))
-        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: n = %d, %d classes, %d clients, alpha = %g, minimum %d",
-                             n, C, K, alpha, min_per_client);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split_dirichlet: n = %d, %d classes, %d clients, alpha = %g, minimum %d", n, C, K, alpha,
+                             min_per_client);
     if ((long long)K * min_per_client > n)
         return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: %d clients x %d items exceed the %d items", K,
                              min_per_client, n);
     for (i = 0; i < n; i++)
         if (labels[i] < 0 || labels[i] >= C)
-            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet: item %d has label %d of %d classes", i, labels[i], C);
+            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet: item %d has label %d of %d classes", i,
+                                 labels[i], C);
     cptr = FGL__G_NEW(int, (size_t)C + 1);
     cids = FGL__G_NEW(int, n);
     count = FGL__G_NEW(int, K);
@@ -5539,8 +5547,10 @@ FGLDEF int fgl_split_dirichlet_equal(const int *labels, int n, int n_classes, in
     fgl_rng r;
     if (n < 1 || C < 1 || K < 1 || K > n || !(alpha > 0) || !(cap * C >= 1.0 - 1e-12 && cap <= 1.0) || !labels ||
         !client_of)
-        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet_equal: n = %d, %d classes, %d clients, alpha = %g, "
-                             "cap = %g (need 1 <= clients <= n, alpha > 0, 1/classes <= cap <= 1)", n, C, K, alpha, cap);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split_dirichlet_equal: n = %d, %d classes, %d clients, alpha = %g, "
+                             "cap = %g (need 1 <= clients <= n, alpha > 0, 1/classes <= cap <= 1)",
+                             n, C, K, alpha, cap);
     for (i = 0; i < n; i++)
         if (labels[i] < 0 || labels[i] >= C)
             return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet_equal: item %d has label %d of %d classes", i,
@@ -5619,7 +5629,8 @@ FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_
     int G = s->n_graphs, c, g, pos = 0, *idx;
     fgl_rng r;
     if (folds < 2 || fold < 0 || fold >= folds)
-        return fgl_error_set(err, FGL_ERR_ARG, "kfold: need 2 <= folds and 0 <= fold < folds (got %d, %d)", folds, fold);
+        return fgl_error_set(err, FGL_ERR_ARG, "kfold: need 2 <= folds and 0 <= fold < folds (got %d, %d)", folds,
+                             fold);
     if (G > 0 && !s->y) return fgl_error_set(err, FGL_ERR_ARG, "kfold: the graph set has no labels");
     if (!s->split) {
         s->split = (unsigned char *)FGL_MALLOC((size_t)(G > 0 ? G : 1));
@@ -5634,7 +5645,8 @@ FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_
         for (g = 0; g < G; g++)
             if (s->y[g] == c) idx[m++] = g;
         fgl_rng_shuffle(&r, idx, m);
-        for (i = 0; i < m; i++, pos++) s->split[idx[i]] = (unsigned char)(pos % folds == fold ? FGL_SPLIT_TEST : FGL_SPLIT_TRAIN);
+        for (i = 0; i < m; i++, pos++)
+            s->split[idx[i]] = (unsigned char)(pos % folds == fold ? FGL_SPLIT_TEST : FGL_SPLIT_TRAIN);
     }
     FGL_FREE(idx);
     return FGL_OK;
@@ -5711,7 +5723,8 @@ FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val
     int *idx, i, c, C = 0, n = d->n_nodes;
     fgl_rng r;
     if (!(train >= 0 && val >= 0 && train + val <= 1.0 + 1e-9))
-        return fgl_error_set(err, FGL_ERR_ARG, "stratified split: fractions train %g, val %g (need >= 0, sum <= 1)", train, val);
+        return fgl_error_set(err, FGL_ERR_ARG, "stratified split: fractions train %g, val %g (need >= 0, sum <= 1)",
+                             train, val);
     if (n > 0 && !d->y) return fgl_error_set(err, FGL_ERR_ARG, "stratified split: the nodes have no labels");
     if (!d->split) {
         d->split = (unsigned char *)FGL_MALLOC((size_t)(n > 0 ? n : 1));
@@ -5734,7 +5747,9 @@ FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val
         if (ntr > m) ntr = m;
         if (nva > m - ntr) nva = m - ntr;
         for (i = 0; i < m; i++)
-            d->split[idx[i]] = (unsigned char)(i < ntr ? FGL_SPLIT_TRAIN : i < ntr + nva ? FGL_SPLIT_VAL : FGL_SPLIT_TEST);
+            d->split[idx[i]] = (unsigned char)(i < ntr         ? FGL_SPLIT_TRAIN
+                                               : i < ntr + nva ? FGL_SPLIT_VAL
+                                                               : FGL_SPLIT_TEST);
     }
     FGL_FREE(idx);
     return FGL_OK;

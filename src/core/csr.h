@@ -263,7 +263,8 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
     for (i = r0; i < r1; i++) {
         float *FGL__RESTRICT y = Y + (size_t)i * n;
         int k, j, j0, nb = n - n % FGL__SPMM_W, end = a->indptr[i + 1];
-        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W) fgl__spmm_row_block(a, i, X, n, j0, beta, bias ? bias + j0 : NULL, y + j0);
+        for (j0 = 0; j0 < nb; j0 += FGL__SPMM_W)
+            fgl__spmm_row_block(a, i, X, n, j0, beta, bias ? bias + j0 : NULL, y + j0);
         if (nb == n) continue;
         if (beta == 0.0f) memset(y + nb, 0, sizeof(float) * (size_t)(n - nb));
         else if (beta != 1.0f)
@@ -271,7 +272,8 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
         for (k = a->indptr[i]; k < end; k++) {
             const float *FGL__RESTRICT x = X + (size_t)a->indices[k] * n;
             float v = a->values ? a->values[k] : 1.0f;
-            if (nb == 0 && k + FGL__PF_DIST < a->nnz) fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
+            if (nb == 0 && k + FGL__PF_DIST < a->nnz)
+                fgl__prefetch_row(X + (size_t)a->indices[k + FGL__PF_DIST] * n, n, 0);
             for (j = nb; j < n; j++) y[j] += v * x[j];
         }
         if (bias)

@@ -239,10 +239,12 @@ static void fgl__gemm_tile(int trans_a, int trans_b, int n, int k, float alpha, 
         for (jr = jr_lo; jr < jr_hi; jr++) {
             /* op(B)'s panel: packed, or (B not transposed, all NR columns there) read where it lies */
             int in_place = !bfull && fgl__b_in_place(trans_b, n, jr);
-            const float *bp = in_place ? B + (size_t)pc * ldb + (size_t)jr * FGL__NR : bblk + (size_t)(jr - jr_lo) * FGL__NR * kc;
+            const float *bp =
+                in_place ? B + (size_t)pc * ldb + (size_t)jr * FGL__NR : bblk + (size_t)(jr - jr_lo) * FGL__NR * kc;
             ptrdiff_t bs = in_place ? ldb : FGL__NR;
             for (ir = 0; ir < mc; ir += FGL__MR) {
-                const float *a = A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
+                const float *a =
+                    A + (trans_a ? (size_t)pc * lda + (size_t)(i0 + ir) : (size_t)(i0 + ir) * lda + (size_t)pc);
                 float *c = C + (size_t)(i0 + ir) * ldc + (size_t)jr * FGL__NR;
                 int mr = FGL__MIN(FGL__MR, mc - ir), nr = FGL__MIN(FGL__NR, n - jr * FGL__NR);
                 fgl__micro(kc, a, rs, ps, mr, bp, bs, c, ldc, nr, alpha, pc == 0, beta,

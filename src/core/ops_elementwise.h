@@ -16,8 +16,11 @@ enum { FGL__BC_SAME, FGL__BC_ROW, FGL__BC_COL, FGL__BC_SCALAR };
 
 /* Row i of b as the operand pairs with row i of a: a pointer that advances
  * with j (same shape, row broadcast) or a single value (column, scalar). */
-#define FGL__BROW(mode, b, i, C) \
-    ((mode) == FGL__BC_SAME ? (b) + (size_t)(i) * (C) : (mode) == FGL__BC_ROW ? (b) : (mode) == FGL__BC_COL ? (b) + (i) : (b))
+#define FGL__BROW(mode, b, i, C)                                                                                       \
+    ((mode) == FGL__BC_SAME  ? (b) + (size_t)(i) * (C)                                                                 \
+     : (mode) == FGL__BC_ROW ? (b)                                                                                     \
+     : (mode) == FGL__BC_COL ? (b) + (i)                                                                               \
+                             : (b))
 
 static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
@@ -253,16 +256,24 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
 }
 
 FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "relu", FGL__RELU, a, 0, 0); }
-FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope) { return fgl__unary(t, "leaky_relu", FGL__LEAKY, a, slope, 0); }
-FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha) { return fgl__unary(t, "elu", FGL__ELU, a, alpha, 0); }
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope) {
+    return fgl__unary(t, "leaky_relu", FGL__LEAKY, a, slope, 0);
+}
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha) {
+    return fgl__unary(t, "elu", FGL__ELU, a, alpha, 0);
+}
 FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "sigmoid", FGL__SIGMOID, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "tanh", FGL__TANH, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "exp", FGL__EXP, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "log", FGL__LOG, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "abs", FGL__ABS, a, 0, 0); }
 FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a) { return fgl__unary(t, "square", FGL__SQUARE, a, 0, 0); }
-FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s) { return fgl__unary(t, "scale", FGL__AFFINE, a, s, 0); }
-FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { return fgl__unary(t, "affine", FGL__AFFINE, a, s, c); }
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s) {
+    return fgl__unary(t, "scale", FGL__AFFINE, a, s, 0);
+}
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) {
+    return fgl__unary(t, "affine", FGL__AFFINE, a, s, c);
+}
 
 /* --- dropout ------------------------------------------------------------------ */
 
@@ -272,7 +283,8 @@ FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c) { ret
  * loops without a branch inside: the mask and the signs are random, so a
  * branch per value mispredicts half the time. */
 static void fgl__dropout_bw_range(const float *FGL__RESTRICT gy, const unsigned char *FGL__RESTRICT mask,
-                                  const float *FGL__RESTRICT x, float keep, int fresh, float *FGL__RESTRICT ga, size_t n) {
+                                  const float *FGL__RESTRICT x, float keep, int fresh, float *FGL__RESTRICT ga,
+                                  size_t n) {
     size_t i;
     if (x && fresh)
         for (i = 0; i < n; i++) ga[i] = fgl__if_positive(x[i], gy[i] * (keep * (float)mask[i]));
@@ -387,7 +399,8 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         b1 = nb * (id + 1) / T;
         for (q = 0; q < b0; q++) fgl__rng_skip_block(&r);
         for (q = b0; q < b1; q++)
-            fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per, FGL__MIN(n, (size_t)(q + 1) * per));
+            fgl__dropout_range(&r, thr, keep, relu, a->val, y->val, mask, (size_t)q * per,
+                               FGL__MIN(n, (size_t)(q + 1) * per));
         if (b1 == nb && b0 < b1) *rng = r; /* the thread with the last block: where one pass ends */
     }
     y->s0 = mask;

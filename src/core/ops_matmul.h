@@ -116,8 +116,10 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
     if (gx) /* W^T, packed once as fgl__gemm packs a small op(B) */
         for (pc = 0; pc < n; pc += FGL__KC)
             for (jr = 0; jr < n_jx; jr++)
-                fgl__pack_b(1, w->val, n, pc, FGL__MIN(FGL__KC, n - pc), jr * FGL__NR, FGL__MIN(FGL__NR, k - jr * FGL__NR),
-                            wt + (size_t)pc * FGL__NR * (size_t)n_jx + (size_t)jr * FGL__NR * (size_t)FGL__MIN(FGL__KC, n - pc));
+                fgl__pack_b(1, w->val, n, pc, FGL__MIN(FGL__KC, n - pc), jr * FGL__NR,
+                            FGL__MIN(FGL__NR, k - jr * FGL__NR),
+                            wt + (size_t)pc * FGL__NR * (size_t)n_jx +
+                                (size_t)jr * FGL__NR * (size_t)FGL__MIN(FGL__KC, n - pc));
     for (g0 = 0; g0 < n_pc; g0 += FGL__KSPLIT_G) { /* FGL__KSPLIT_G blocks at a time: a bounded buffer */
         int nb = FGL__MIN(FGL__KSPLIT_G, n_pc - g0);
 #ifdef _OPENMP
@@ -166,8 +168,8 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
 #pragma omp for schedule(static)
 #endif
             for (i = 0; i < k; i++)
-                fgl__ksplit_row(gw + (size_t)i * (size_t)n, n, part + (size_t)i * ldp, blk, g0, nb, fresh_w ? 0.0f : 1.0f,
-                                NULL);
+                fgl__ksplit_row(gw + (size_t)i * (size_t)n, n, part + (size_t)i * ldp, blk, g0, nb,
+                                fresh_w ? 0.0f : 1.0f, NULL);
         }
     }
     FGL_FREE(raw);
@@ -180,7 +182,8 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
     /* in one pass when the shapes allow (y with no columns: fgl_gemm's
      * zero-length sum writes dx's zeros; the tiles would skip it); with no
      * input shared between the three, their gradients may be taken up front */
-    int rows = w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n > 0 && n <= FGL__KSPLIT_N && m >= FGL__KC;
+    int rows =
+        w->needs_grad && x != w && x != b && w != b && k <= FGL__MC && n > 0 && n <= FGL__KSPLIT_N && m >= FGL__KC;
     float *gx = NULL, *gw = NULL, *gb = NULL;
     if (rows) {
         gx = fgl__grad_w(t, x, &fresh_x);

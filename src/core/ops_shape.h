@@ -58,7 +58,8 @@ FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
 #endif
     for (i = 0; i < R; i++) {
         float *yi = y->val + (size_t)i * cols;
-        for (k = 0; k < n; yi += xs[k]->cols, k++) memcpy(yi, xs[k]->val + (size_t)i * xs[k]->cols, sizeof(float) * (size_t)xs[k]->cols);
+        for (k = 0; k < n; yi += xs[k]->cols, k++)
+            memcpy(yi, xs[k]->val + (size_t)i * xs[k]->cols, sizeof(float) * (size_t)xs[k]->cols);
     }
     return y;
 }
@@ -142,7 +143,8 @@ FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *id
     if (out_rows < 0 || (a->rows && !idx)) return fgl_tape_fail(t, FGL_ERR_ARG, "scatter_add_rows: bad index list");
     for (i = 0; i < a->rows; i++)
         if (idx[i] < 0 || idx[i] >= out_rows)
-            return fgl_tape_fail(t, FGL_ERR_RANGE, "scatter_add_rows: index %d is %d, output rows %d", i, idx[i], out_rows);
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "scatter_add_rows: index %d is %d, output rows %d", i, idx[i],
+                                 out_rows);
     y = fgl__node(t, "scatter_add_rows", out_rows, a->cols, fgl__scatter_bw, a, NULL, NULL);
     if (!y || !(saved = fgl__copy_ints(t, idx, a->rows))) return NULL;
     y->s0 = saved;

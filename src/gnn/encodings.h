@@ -10,7 +10,8 @@ FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_
     size_t n = (size_t)s->n_nodes, i;
     int w = k_dse + k_rwse, rc = FGL_OK, j;
     float *dse, *rwse, *pe;
-    if (k_dse < 0 || k_rwse < 0 || w <= 0) return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
+    if (k_dse < 0 || k_rwse < 0 || w <= 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
     dse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_dse, 1));
     rwse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_rwse, 1));
     pe = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)w, 1));

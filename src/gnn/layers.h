@@ -97,7 +97,8 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
                               int n_graphs, const fgl_model_spec *spec, fgl_error *err) {
     int arch = spec->arch, rc = FGL_OK, n;
     memset(g, 0, sizeof *g);
-    if (!adj || adj->rows != adj->cols) return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: adjacency missing or not square");
+    if (!adj || adj->rows != adj->cols)
+        return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: adjacency missing or not square");
     n = adj->rows;
     if ((x == NULL) == (x_sparse == NULL))
         return fgl_error_set(err, FGL_ERR_ARG, "gnn graph: give exactly one of dense or sparse features");
@@ -108,7 +109,8 @@ FGLDEF int fgl_gnn_graph_make(fgl_gnn_graph *g, const fgl_csr *adj, const fgl_cs
         return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: sparse features %dx%d for %d nodes, %d features",
                              x_sparse->rows, x_sparse->cols, n, n_feat);
     if (n_feat != spec->in_dim)
-        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %d features but the model expects %d", n_feat, spec->in_dim);
+        return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: %d features but the model expects %d", n_feat,
+                             spec->in_dim);
     if (arch == FGL_ARCH_FEDSTAR && (!pe || n_pe != spec->pe_dim))
         return fgl_error_set(err, FGL_ERR_SHAPE, "gnn graph: FedStar needs %d-wide structure embeddings, got %d",
                              spec->pe_dim, pe ? n_pe : 0);
@@ -274,7 +276,8 @@ static fgl_node *fgl__hop_attention(fgl__fwd *f) {
         return fgl_tape_fail(f->t, FGL_ERR_ARG, "GAMLP: the graph was not prepared for it (no propagated features)");
     for (k = 0; k < g->n_hops; k++)
         cols[k] = fgl_op_matmul(f->t, fgl_op_const(f->t, g->x_hops + (size_t)k * block, g->n_nodes, g->n_feat), a);
-    return fgl_op_mix_blocks(f->t, fgl_op_softmax(f->t, fgl_op_concat_cols(f->t, cols, g->n_hops)), g->x_hops, g->n_feat);
+    return fgl_op_mix_blocks(f->t, fgl_op_softmax(f->t, fgl_op_concat_cols(f->t, cols, g->n_hops)), g->x_hops,
+                             g->n_feat);
 }
 
 /* The input features as a dense node, or NULL when they are sparse (the
@@ -349,7 +352,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     FGL_ASSERT(!relu_out || s->arch == FGL_ARCH_GIN); /* the only architecture that fuses it */
     switch (s->arch) {
     case FGL_ARCH_GCN: {
-        fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        fgl_node *xw = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
+                         : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
         return fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, xw, c->b);
     }
     case FGL_ARCH_SGC:
@@ -363,7 +367,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
         fgl_node *one_eps = fgl_op_affine(t, fgl__p(f, c->eps), 1.0f, 1.0f), *z, *agg = NULL;
         int bn = c->bn_g >= 0;
         if (h && g->adj_loop.rows && !s->learn_eps && one_eps && one_eps->val[0] == 1.0f)
-            agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, h); /* eps fixed at 0 (the usual GIN): one product with A + I */
+            agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop,
+                              h); /* eps fixed at 0 (the usual GIN): one product with A + I */
         else if (h)
             agg = fgl_op_add(t, fgl_op_spmm(t, g->adj, g->adj, h), fgl_op_mul(t, h, one_eps));
         if (agg) {
@@ -400,7 +405,8 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
     case FGL_ARCH_GAT: {
         int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
         int H = last ? 1 : s->heads, width = f->m->params.slices[c->w].cols, F = width / H, hh, j;
-        fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask)) : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
+        fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
+                        : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
         fgl_node *att_t = fgl_op_transpose(t, fgl__p(f, c->att)); /* width x 2: source, destination */
         fgl_node *cols[2 * FGL_MAX_HEADS], *sc, *e, *alpha;
         float *bm = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)width * 2 * (size_t)H);
@@ -448,8 +454,8 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
         fgl_node *agg = fgl_op_spmm(t, &g->adj_loop, &g->adj_loop, xs); /* (A + I) [x || s]: GIN with eps = 0 */
         fgl_node *z = fgl__linear(f, fgl__linear_relu(f, agg, c->w, c->b, c->mask), c->w2, c->b2, c->mask2);
         x = f->train ? fgl_op_relu_dropout(t, z, s->dropout, f->rng) : fgl_op_relu(t, z);
-        st = fgl_op_tanh(t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)),
-                                           sc->b));
+        st = fgl_op_tanh(
+            t, fgl__spmm_bias(f, g->adj_gcn, g->adj_gcn, fgl_op_matmul(t, st, fgl__weight(f, sc->w, sc->mask)), sc->b));
     }
     node = fgl__linear(f, fgl_op_concat2(t, x, st), m->node_out.w, m->node_out.b, m->node_out.mask);
     out->node_emb = node;

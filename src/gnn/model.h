@@ -138,7 +138,8 @@ FGLDEF int fgl_model_emb_dim(const fgl_model *m);
 FGLDEF int fgl_model_rep_dim(const fgl_model *m);
 
 /* fgl:implementation */
-static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage", "sgc", "gcnii", "gat", "mlp", "fedstar", "gamlp"};
+static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage",    "sgc",  "gcnii",
+                                                      "gat", "mlp", "fedstar", "gamlp"};
 
 FGLDEF const char *fgl_arch_name(int arch) {
     return arch >= 0 && arch < FGL_ARCH_COUNT ? fgl__arch_names[arch] : "unknown";
@@ -184,8 +185,10 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
 }
 
 FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
-    if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
-    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
+    if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
+    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
     if (s->in_dim <= 0 || s->out_dim <= 0 || s->hidden <= 0)
         return fgl_error_set(err, FGL_ERR_ARG, "model: in_dim %d, hidden %d, out_dim %d must be positive", s->in_dim,
                              s->hidden, s->out_dim);
@@ -197,13 +200,15 @@ FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "model: %d layers, allowed 1..%d", s->layers, FGL_MAX_LAYERS);
     if (!(s->dropout >= 0 && s->dropout < 1) || !(s->input_dropout >= 0 && s->input_dropout < 1))
         return fgl_error_set(err, FGL_ERR_ARG, "model: dropout must be in [0, 1)");
-    if (s->head < FGL_HEAD_NONE || s->head > FGL_HEAD_MLP) return fgl_error_set(err, FGL_ERR_ARG, "model: unknown head %d", s->head);
+    if (s->head < FGL_HEAD_NONE || s->head > FGL_HEAD_MLP)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: unknown head %d", s->head);
     if (s->task == FGL_TASK_GRAPH && s->head == FGL_HEAD_NONE)
         return fgl_error_set(err, FGL_ERR_ARG, "model: graph tasks need a classifier head after the readout");
     if (s->task == FGL_TASK_GRAPH && (s->readout < FGL_READOUT_SUM || s->readout > FGL_READOUT_MAX))
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown readout %d", s->readout);
     if (s->arch == FGL_ARCH_GAT && (s->heads < 1 || s->heads > FGL_MAX_HEADS || s->hidden % s->heads != 0))
-        return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden, s->heads);
+        return fgl_error_set(err, FGL_ERR_ARG, "model: GAT hidden %d must be a multiple of heads %d", s->hidden,
+                             s->heads);
     if (s->arch == FGL_ARCH_SGC && (s->sgc_hops < 0 || s->sgc_hops > FGL_MAX_SGC_HOPS))
         return fgl_error_set(err, FGL_ERR_ARG, "model: SGC hops %d, allowed 0..%d", s->sgc_hops, FGL_MAX_SGC_HOPS);
     if (s->arch == FGL_ARCH_GAMLP && (s->sgc_hops < 0 || s->sgc_hops > 64))
@@ -411,7 +416,8 @@ FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed) {
     }
     fgl__init_slots(m, &m->node_out, FGL__INIT_FAN_IN, &r);
     fgl__init_slots(m, &m->head, FGL__INIT_FAN_IN, &r);
-    if (m->hop_att >= 0) fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
+    if (m->hop_att >= 0)
+        fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
 }
 
 FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t seed, fgl_error *err) {

@@ -107,14 +107,16 @@ FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs
                          int eval_batch, fgl_error *err) {
     int k, i, rc = FGL_OK;
     memset(v, 0, sizeof *v);
-    if ((node == NULL) == (graphs == NULL)) return fgl_error_set(err, FGL_ERR_ARG, "view: give exactly one of node data or a graph set");
+    if ((node == NULL) == (graphs == NULL))
+        return fgl_error_set(err, FGL_ERR_ARG, "view: give exactly one of node data or a graph set");
     v->spec = *spec;
     v->eval_batch = eval_batch > 0 ? eval_batch : 512;
     if (node) {
         int n = node->n_nodes;
         v->task = FGL_TASK_NODE;
         v->node = node;
-        if (!node->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: node data without a train/val/test split", node->name);
+        if (!node->split)
+            return fgl_error_set(err, FGL_ERR_ARG, "%s: node data without a train/val/test split", node->name);
         for (k = 1; k < 4; k++) {
             v->mask[k] = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(n, 1));
             if (!v->mask[k]) {
@@ -131,8 +133,10 @@ FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs
     }
     v->task = FGL_TASK_GRAPH;
     v->graphs = graphs;
-    if (!graphs->split) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without a train/val/test split", graphs->name);
-    if (!graphs->x || graphs->n_feat <= 0) return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without node features", graphs->name);
+    if (!graphs->split)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without a train/val/test split", graphs->name);
+    if (!graphs->x || graphs->n_feat <= 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: graph set without node features", graphs->name);
     for (k = 1; k < 4; k++) {
         v->count[k] = fgl_split_indices(graphs->split, graphs->n_graphs, k, NULL);
         v->ids[k] = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(v->count[k], 1));

@@ -807,7 +807,9 @@ FGLDEF int fgl_split_graphs_stratified(fgl_graph_set *s, double train, double va
             }
         }
         for (i = 0; i < n; i++)
-            s->split[idx[i]] = (unsigned char)(i < ntr ? FGL_SPLIT_TRAIN : i < ntr + nva ? FGL_SPLIT_VAL : FGL_SPLIT_TEST);
+            s->split[idx[i]] = (unsigned char)(i < ntr         ? FGL_SPLIT_TRAIN
+                                               : i < ntr + nva ? FGL_SPLIT_VAL
+                                                               : FGL_SPLIT_TEST);
     }
     FGL_FREE(idx);
     return FGL_OK;

@@ -358,7 +358,8 @@ FGLDEF int fgl_gen_ba(int n, int m, uint64_t seed, fgl_csr *out, fgl_error *err)
     if (m < 1 || m >= n)
         return fgl_error_set(err, FGL_ERR_ARG, "gen_ba: need 1 <= m < n (n = %d, m = %d)", n, m);
     total = (long long)m * (n - m);
-    if (total > INT_MAX / 2) return fgl_error_set(err, FGL_ERR_RANGE, "gen_ba: %lld edges do not fit an int CSR", total);
+    if (total > INT_MAX / 2)
+        return fgl_error_set(err, FGL_ERR_RANGE, "gen_ba: %lld edges do not fit an int CSR", total);
     fgl__g_edges_init(&e);
     rep = FGL__G_NEW2(int, total, 2);
     mark = FGL__G_NEW(int, n);
@@ -403,8 +404,8 @@ FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fg
     size_t idx;
     memset(out, 0, sizeof *out);
     if (n < 0 || k < 0 || k % 2 || (k >= n && k > 0) || !(beta >= 0 && beta <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG, "gen_ws: need even 0 <= k < n and 0 <= beta <= 1 (n = %d, k = %d, beta = %g)",
-                             n, k, beta);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "gen_ws: need even 0 <= k < n and 0 <= beta <= 1 (n = %d, k = %d, beta = %g)", n, k, beta);
     if ((long long)n * k / 2 > INT_MAX / 2)
         return fgl_error_set(err, FGL_ERR_RANGE, "gen_ws: too many edges for an int CSR");
     fgl__g_edges_init(&e);

@@ -418,7 +418,8 @@ static int fgl__g_read_rows(fgl__g_txt *t, float *x, int n, int w, const fgl__g_
             fgl__g_txt_sep(t);
         }
         if (!fgl__g_txt_at_eol(t))
-            return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d of the first %s", words->values, w, words->row);
+            return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "more %s than the %d of the first %s", words->values, w,
+                                   words->row);
         if ((rc = fgl__g_txt_eol(t)) != 0) return rc;
         row++;
     }
@@ -729,8 +730,8 @@ static int fgl__g_read_features_body(fgl__g_txt *t, int n, int f, int nnz, fgl_n
                 }
                 if (fgl__g_txt_at_eol(t)) {
                     if (t->p >= t->end)
-                        return fgl__g_txt_fail(t, FGL_ERR_FORMAT, "truncated: the file ends after %d of %d values of row %d",
-                                             j, f, i + 1);
+                        return fgl__g_txt_fail(t, FGL_ERR_FORMAT,
+                                               "truncated: the file ends after %d of %d values of row %d", j, f, i + 1);
                     return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "row %d has %d values, expected %d", i + 1, j, f);
                 }
                 if ((rc = fgl__g_txt_float(t, &row[j], "feature value")) != 0) return rc;

@@ -815,8 +815,8 @@ static long long fgl__g_wg_cut(const fgl__g_wg *g, const int *part) {
 }
 
 /* One multilevel run on lv[0]; the partition of lv[0] goes to part. */
-static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to, const fgl_partition_options *o,
-                           fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
+static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to,
+                             const fgl_partition_options *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
     int L = 0, l, rc = FGL_OK, v, t, n_ip, *cpart = NULL, *tpart = NULL, best_over = 0;
     long long best_cut = 0;
     fgl__g_bis b;

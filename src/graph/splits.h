@@ -137,7 +137,8 @@ FGLDEF int fgl_split_overlapping(const fgl_csr *adj, int n_clients, uint64_t see
     fgl_rng r;
     memset(out, 0, sizeof *out);
     if (!adj || adj->rows != adj->cols || n_clients < 5 || n_clients % 5)
-        return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d clients (need a positive multiple of 5)", n_clients);
+        return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d clients (need a positive multiple of 5)",
+                             n_clients);
     n = adj->rows;
     P = n_clients / 5;
     if (P > n) return fgl_error_set(err, FGL_ERR_ARG, "split_overlapping: %d parts for %d nodes", P, n);
@@ -193,14 +194,16 @@ FGLDEF int fgl_split_dirichlet(const int *labels, int n, int n_classes, int n_cl
     double *a = NULL, *p = NULL;
     fgl_rng r;
     if (n < 0 || C < 1 || K < 1 || !(alpha > 0) || min_per_client < 0 || (n > 0 && (!labels || !client_of)))
-        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: n = %d, %d classes, %d clients, alpha = %g, minimum %d",
-                             n, C, K, alpha, min_per_client);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split_dirichlet: n = %d, %d classes, %d clients, alpha = %g, minimum %d", n, C, K, alpha,
+                             min_per_client);
     if ((long long)K * min_per_client > n)
         return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet: %d clients x %d items exceed the %d items", K,
                              min_per_client, n);
     for (i = 0; i < n; i++)
         if (labels[i] < 0 || labels[i] >= C)
-            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet: item %d has label %d of %d classes", i, labels[i], C);
+            return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet: item %d has label %d of %d classes", i,
+                                 labels[i], C);
     cptr = FGL__G_NEW(int, (size_t)C + 1);
     cids = FGL__G_NEW(int, n);
     count = FGL__G_NEW(int, K);
@@ -284,8 +287,10 @@ FGLDEF int fgl_split_dirichlet_equal(const int *labels, int n, int n_classes, in
     fgl_rng r;
     if (n < 1 || C < 1 || K < 1 || K > n || !(alpha > 0) || !(cap * C >= 1.0 - 1e-12 && cap <= 1.0) || !labels ||
         !client_of)
-        return fgl_error_set(err, FGL_ERR_ARG, "split_dirichlet_equal: n = %d, %d classes, %d clients, alpha = %g, "
-                             "cap = %g (need 1 <= clients <= n, alpha > 0, 1/classes <= cap <= 1)", n, C, K, alpha, cap);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split_dirichlet_equal: n = %d, %d classes, %d clients, alpha = %g, "
+                             "cap = %g (need 1 <= clients <= n, alpha > 0, 1/classes <= cap <= 1)",
+                             n, C, K, alpha, cap);
     for (i = 0; i < n; i++)
         if (labels[i] < 0 || labels[i] >= C)
             return fgl_error_set(err, FGL_ERR_RANGE, "split_dirichlet_equal: item %d has label %d of %d classes", i,
@@ -364,7 +369,8 @@ FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_
     int G = s->n_graphs, c, g, pos = 0, *idx;
     fgl_rng r;
     if (folds < 2 || fold < 0 || fold >= folds)
-        return fgl_error_set(err, FGL_ERR_ARG, "kfold: need 2 <= folds and 0 <= fold < folds (got %d, %d)", folds, fold);
+        return fgl_error_set(err, FGL_ERR_ARG, "kfold: need 2 <= folds and 0 <= fold < folds (got %d, %d)", folds,
+                             fold);
     if (G > 0 && !s->y) return fgl_error_set(err, FGL_ERR_ARG, "kfold: the graph set has no labels");
     if (!s->split) {
         s->split = (unsigned char *)FGL_MALLOC((size_t)(G > 0 ? G : 1));
@@ -379,7 +385,8 @@ FGLDEF int fgl_split_graphs_kfold(fgl_graph_set *s, int folds, int fold, uint64_
         for (g = 0; g < G; g++)
             if (s->y[g] == c) idx[m++] = g;
         fgl_rng_shuffle(&r, idx, m);
-        for (i = 0; i < m; i++, pos++) s->split[idx[i]] = (unsigned char)(pos % folds == fold ? FGL_SPLIT_TEST : FGL_SPLIT_TRAIN);
+        for (i = 0; i < m; i++, pos++)
+            s->split[idx[i]] = (unsigned char)(pos % folds == fold ? FGL_SPLIT_TEST : FGL_SPLIT_TRAIN);
     }
     FGL_FREE(idx);
     return FGL_OK;
@@ -456,7 +463,8 @@ FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val
     int *idx, i, c, C = 0, n = d->n_nodes;
     fgl_rng r;
     if (!(train >= 0 && val >= 0 && train + val <= 1.0 + 1e-9))
-        return fgl_error_set(err, FGL_ERR_ARG, "stratified split: fractions train %g, val %g (need >= 0, sum <= 1)", train, val);
+        return fgl_error_set(err, FGL_ERR_ARG, "stratified split: fractions train %g, val %g (need >= 0, sum <= 1)",
+                             train, val);
     if (n > 0 && !d->y) return fgl_error_set(err, FGL_ERR_ARG, "stratified split: the nodes have no labels");
     if (!d->split) {
         d->split = (unsigned char *)FGL_MALLOC((size_t)(n > 0 ? n : 1));
@@ -479,7 +487,9 @@ FGLDEF int fgl_split_nodes_stratified(fgl_node_data *d, double train, double val
         if (ntr > m) ntr = m;
         if (nva > m - ntr) nva = m - ntr;
         for (i = 0; i < m; i++)
-            d->split[idx[i]] = (unsigned char)(i < ntr ? FGL_SPLIT_TRAIN : i < ntr + nva ? FGL_SPLIT_VAL : FGL_SPLIT_TEST);
+            d->split[idx[i]] = (unsigned char)(i < ntr         ? FGL_SPLIT_TRAIN
+                                               : i < ntr + nva ? FGL_SPLIT_VAL
+                                                               : FGL_SPLIT_TEST);
     }
     FGL_FREE(idx);
     return FGL_OK;

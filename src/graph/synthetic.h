@@ -333,10 +333,11 @@ FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg_in, uint64_t seed
     if (G < 1 || C < 1 || C > 4 || cfg.min_nodes < 3 || maxn < cfg.min_nodes || maxn > 10000 || L < 1 ||
         !(cfg.avg_degree >= 0) || cfg.avg_degree > maxn || !(cfg.node_label_noise >= 0 && cfg.node_label_noise <= 1) ||
         !(cfg.label_noise >= 0 && cfg.label_noise <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG,
-                             "synth_graphs: bad configuration (n_graphs %d, n_classes %d (1..4), nodes %d..%d (3..10000), "
-                             "n_node_labels %d, avg_degree %g)",
-                             G, C, cfg.min_nodes, maxn, L, cfg.avg_degree);
+        return fgl_error_set(
+            err, FGL_ERR_ARG,
+            "synth_graphs: bad configuration (n_graphs %d, n_classes %d (1..4), nodes %d..%d (3..10000), "
+            "n_node_labels %d, avg_degree %g)",
+            G, C, cfg.min_nodes, maxn, L, cfg.avg_degree);
     if ((long long)G * maxn > INT_MAX / 4)
         return fgl_error_set(err, FGL_ERR_RANGE, "synth_graphs: too many nodes for an int");
     s.cap = (int)((double)maxn * cfg.avg_degree / 2 + 1) + 1;
