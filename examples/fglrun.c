@@ -602,8 +602,11 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     if (o->dp.clip > 0) {
         double em, es;
         mean_std(res->eps, res->n, &em, &es);
-        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": %.6g", (double)o->dp.clip,
-                (double)o->dp.noise, o->dp.delta, em);
+        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": ", (double)o->dp.clip,
+                (double)o->dp.noise, o->dp.delta);
+        /* no noise, no finite epsilon: JSON has no infinity, so null and the reason */
+        if (isfinite(em)) fprintf(f, "%.6g", em);
+        else fprintf(f, "null, \"dp_epsilon_note\": \"no finite epsilon (noise %g)\"", (double)o->dp.noise);
     }
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI

@@ -468,6 +468,18 @@ static void test_option_parsing(void) {
     FT_CHECK(fgl_robust_parse("normclip:0.5", &r, &e) == FGL_OK && r.clip == 0.5f, "normclip:0.5");
     FT_CHECK(fgl_robust_parse("trimmed:1.5", &r, &e) == FGL_ERR_PARSE && fgl_robust_parse("krum", &r, &e) == FGL_ERR_PARSE &&
                  fgl_robust_parse("medain", &r, &e) == FGL_ERR_PARSE && strstr(e.msg, "median"), "bad rules refused: %s", e.msg);
+    /* counts and norms out of range are refused before any conversion (a double beyond int's range converts
+     * with undefined behaviour; a clip beyond float's range becomes inf) */
+    FT_CHECK(fgl_robust_parse("trimmed:1e10", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("krum:1e20", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("multikrum:1,1e20", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("multikrum:-1e20,2", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("normclip:1e40", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("normclip:inf", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("trimmed:nan", &r, &e) == FGL_ERR_PARSE,
+             "out-of-range counts and norms refused: %s", e.msg);
+    FT_CHECK(fgl_robust_parse("trimmed:1000000", &r, &e) == FGL_OK && r.trim == 1000000,
+             "trimmed:10^6 (the bound) accepted");
     FT_CHECK(fgl_attack_parse("signflip", &a, &e) == FGL_OK && a.kind == FGL_ATTACK_SIGNFLIP && a.arg == 1, "signflip");
     FT_CHECK(fgl_attack_parse("scale:1e6", &a, &e) == FGL_OK && a.arg == 1e6, "scale:1e6");
     FT_CHECK(fgl_attack_parse("scale", &a, &e) == FGL_ERR_PARSE && fgl_attack_parse("nan:3", &a, &e) == FGL_ERR_PARSE,
@@ -475,6 +487,9 @@ static void test_option_parsing(void) {
     FT_CHECK(fgl_dp_parse("clip=1,noise=0.8", &d, &e) == FGL_OK && d.clip == 1 && d.noise == 0.8f && d.delta == 1e-5, "dp");
     FT_CHECK(fgl_dp_parse("noise=1", &d, &e) == FGL_ERR_PARSE && fgl_dp_parse("clip=1,delta=2", &d, &e) == FGL_ERR_PARSE,
              "dp without clip, or delta >= 1, refused");
+    FT_CHECK(fgl_dp_parse("clip=1e40,noise=1", &d, &e) == FGL_ERR_PARSE &&
+                 fgl_dp_parse("clip=1,noise=1e300", &d, &e) == FGL_ERR_PARSE,
+             "an absurd clip or noise is refused at parse: %s", e.msg);
 }
 
 /* --- attacks and server checks in runs --------------------------------------------------- */

@@ -10,7 +10,8 @@
 #    algorithm; the comparison catches a changed result; the command line
 #    overrides; bench/results lines without a config replay their args;
 #    every flag of --help is recorded, and named in README's synopsis;
-#    README's table of algorithms follows src/fed/algos/list.h);
+#    README's table of algorithms follows src/fed/algos/list.h; a DP run
+#    without noise records dp_epsilon null and replays);
 #  - --checkpoint-every N, and what a killed run leaves: stdout's lines,
 #    the per-round CSV and DIR/progress.json, a checkpoint that resumes to
 #    the uninterrupted result;
@@ -303,3 +304,11 @@ if [ -r "$D/tu/MUTAG/MUTAG_A.txt" ]; then
 else
     echo "skip - --data DIR and name suggestions # no data: $D/tu/MUTAG"
 fi
+# DP without noise has no finite epsilon: the record says null and why (JSON
+# has no infinity), and fglrun replays its own record
+if $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --dp clip=1,noise=0 --json --quiet > "$tmp/dp0.json" 2> "$tmp/err" &&
+   grep -q '"dp_epsilon": null, "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json" &&
+   ! grep -qE ': -?(inf|nan)[,}]' "$tmp/dp0.json" &&
+   $FGLRUN --config "$tmp/dp0.json" > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
+    echo "ok - DP without noise: dp_epsilon null with its reason, and the record replays"
+else echo "not ok - DP without noise: $(grep -o '"dp_epsilon[^,]*' "$tmp/dp0.json") $(tail -n 1 "$tmp/err")"; fi

@@ -311,12 +311,22 @@ static int fgl__opt_split(const char *s, char *name, size_t cap, double *a, doub
     name[len] = 0;
     if (!colon) return 0;
     *a = strtod(colon + 1, &end);
-    if (end == colon + 1) return -1;
+    if (end == colon + 1 || !isfinite(*a)) return -1;
     if (!*end) return 1;
     if (*end != ',') return -1;
     *b = strtod(end + 1, &end);
     return *end || !isfinite(*b) ? -1 : 2;
 }
+
+/* a is an integer in [lo, hi]: checked on the double, before any conversion
+ * (a double outside int's range converts with undefined behaviour). */
+static int fgl__opt_int(double a, int lo, int hi) { return a >= lo && a <= hi && a == floor(a); }
+
+/* The largest count (trimmed:B, krum:F, multikrum:F,M) and norm bound
+ * (normclip:M, dp clip=C) or noise multiplier a parser accepts: beyond them
+ * a value is a typo, or overflows a float. */
+#define FGL__OPT_MAX_COUNT 1000000
+#define FGL__OPT_MAX_NORM 1e6
 
 FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *err) {
     char name[32];
@@ -328,17 +338,20 @@ FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *er
     if (n < 0) goto bad;
     if (!strcmp(name, "mean") && n == 0) r.rule = FGL_ROBUST_MEAN;
     else if (!strcmp(name, "median") && n == 0) r.rule = FGL_ROBUST_MEDIAN;
-    else if (!strcmp(name, "trimmed") && n == 1 && a >= 1 && a == (int)a) r.rule = FGL_ROBUST_TRIMMED, r.trim = (int)a;
-    else if (!strcmp(name, "krum") && n == 1 && a >= 0 && a == (int)a) r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
-    else if (!strcmp(name, "multikrum") && n == 2 && a >= 0 && a == (int)a && b >= 1 && b == (int)b)
+    else if (!strcmp(name, "trimmed") && n == 1 && fgl__opt_int(a, 1, FGL__OPT_MAX_COUNT))
+        r.rule = FGL_ROBUST_TRIMMED, r.trim = (int)a;
+    else if (!strcmp(name, "krum") && n == 1 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT)) r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
+    else if (!strcmp(name, "multikrum") && n == 2 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT) &&
+             fgl__opt_int(b, 1, FGL__OPT_MAX_COUNT))
         r.rule = FGL_ROBUST_MULTIKRUM, r.f = (int)a, r.m = (int)b;
-    else if (!strcmp(name, "normclip") && n == 1 && a > 0) r.rule = FGL_ROBUST_NORMCLIP, r.clip = (float)a;
+    else if (!strcmp(name, "normclip") && n == 1 && a > 0 && a <= FGL__OPT_MAX_NORM)
+        r.rule = FGL_ROBUST_NORMCLIP, r.clip = (float)a;
     else goto bad;
     *out = r;
     return FGL_OK;
 bad:
     return fgl_error_set(err, FGL_ERR_PARSE, "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
-                         "or normclip:M (B, F, M integers, M > 0)", s ? s : "");
+                         "or normclip:M (B, F, M integers up to 10^6; 0 < M <= 10^6)", s ? s : "");
 }
 
 FGLDEF const char *fgl_robust_name(int rule) {
@@ -386,7 +399,7 @@ FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err) {
         memcpy(key, p, len);
         key[len] = 0;
         v = strtod(p + len + 1, &end);
-        if (end == p + len + 1 || (*end && *end != ',') || !isfinite(v) || v < 0) goto bad;
+        if (end == p + len + 1 || (*end && *end != ',') || !isfinite(v) || v < 0 || v > FGL__OPT_MAX_NORM) goto bad;
         if (!strcmp(key, "clip")) d.clip = (float)v;
         else if (!strcmp(key, "noise")) d.noise = (float)v;
         else if (!strcmp(key, "delta") && v > 0 && v < 1) d.delta = v;
@@ -397,7 +410,7 @@ FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err) {
     *out = d;
     return FGL_OK;
 bad:
-    return fgl_error_set(err, FGL_ERR_PARSE, "dp '%s': expected clip=C,noise=Z[,delta=D] with C > 0, Z >= 0, 0 < D < 1",
+    return fgl_error_set(err, FGL_ERR_PARSE, "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
                          s ? s : "");
 }
 
