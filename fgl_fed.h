@@ -37,7 +37,8 @@
  *       fgl_algo_download(&a, "theta", FGL_SEND_MODEL, FGL_DIM_SHARED, 1, 0, "global");
  * The runtime derives from that the expected sizes, validation, exact byte
  * accounting (4 bytes a float, round 0 also carries the initial broadcast)
- * and named access (fgl_up, fgl_down, fgl_upload). It fills the standard
+ * and named access (fgl_up, fgl_down, fgl_upload; the declared sizes:
+ * fgl_up_size, fgl_server_up_size, fgl_server_down_size). It fills the standard
  * contents itself: FGL_SEND_MODEL packs the shared parameter groups of the
  * client's model (and loads them on the way down), FGL_SEND_DELTA their
  * change since the download, FGL_SEND_WEIGHT the training-sample count that
@@ -80,19 +81,22 @@
  * back, bit for bit, before it receives, trains
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
- * first. Memory then follows the active clients (bench/scale.sh).
+ * first, or copies its parameters with fgl_run_client_params (which leaves
+ * it packed: so do observers, such as FED-PUB's report of its masks).
+ * Memory then follows the active clients (bench/scale.sh).
  *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
  * of an upload part), fgl_server_mix (personalised mixing: row i of a K x K
- * matrix weights the uploads into client i's model), fgl_server_gather
- * (accepted uploads into the rows of a K x n buffer), fgl_mix_rows (the
- * same mixing of any K x n buffer). The run's defences act inside the first
- * two: a robust rule (cfg.robust) replaces the mean of model weights in
- * fgl_server_mean and applies row by row, with the row's weights, in
- * fgl_server_mix; DP and secure aggregation are defined for fgl_server_mean
- * only, and an algorithm that mixes declares it (fgl_algo.mixes) so that a
- * run combining it with them is refused at its start. Gather + fgl_mix_rows
- * bypasses every defence.
+ * matrix weights the uploads into client i's model; fgl_server_mix_div also
+ * divides each upload by a number of its own, as pFedGraph's normalised
+ * models), fgl_server_gather (accepted uploads into the rows of a K x n
+ * buffer), fgl_mix_rows (the same mixing of any K x n buffer). The run's
+ * defences act inside the first three: a robust rule (cfg.robust) replaces
+ * the mean of model weights in fgl_server_mean and applies row by row, with
+ * the row's weights, in the mixtures; DP and secure aggregation are defined
+ * for fgl_server_mean only, and an algorithm that mixes declares it
+ * (fgl_algo.mixes) so that a run combining it with them is refused at its
+ * start. Gather + fgl_mix_rows bypasses every defence.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
@@ -506,6 +510,11 @@ struct fgl_algo {
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
+    /* Which member of a family of algorithms sharing hooks this table is, set
+     * by its builder and read by the hooks (c->algo->variant), never inferred
+     * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The
+     * runtime ignores it; a table extended from a built-in keeps it. */
+    int variant;
 };
 
 /* An empty table (no parameters, no messages, no hooks: Local). */
@@ -631,6 +640,10 @@ struct fgl_server {
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
+/* The floats upload part `name` holds as declared (its size rule's value for
+ * c in this run), written or not. A name the algorithm does not declare: 0,
+ * and FGL_ERR_ARG recorded on c (fgl_client_fail) with the name. */
+FGLDEF size_t fgl_up_size(fgl_client *c, const char *name);
 /* The shared groups as received (the download's model part), or NULL; and
  * the received values of the parameter at `offset` in c's model (NULL if it
  * is not shared). */
@@ -661,6 +674,12 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
+/* The floats upload part `name` holds, the same for every client, or 0 when
+ * its size depends on the client (then fgl_upload_size gives each one's);
+ * and the floats download part `name` holds. A name the algorithm does not
+ * declare: 0, and FGL_ERR_ARG recorded on s (fgl_server_fail) with the name. */
+FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name);
+FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name);
 /* The download part of client i to write (download hook), sized by its
  * declaration; NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
@@ -712,6 +731,19 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  * rule. Sums in double in client order (KRUM: in selection order). */
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows);
+/* fgl_server_mix with two options, the defences acting as there.
+ * div (K doubles, NULL: none) divides source j by div[j] > 0 and leaves it
+ * out where div[j] <= 0, whatever its weight: pFedGraph's
+ * u_i = sum_j a_ij theta_j / ||theta_j||. A rule judges the sources as sent
+ * (KRUM, MULTIKRUM: their updates; NORMCLIP clips the update, then divides)
+ * and averages the divided ones (MEDIAN, TRIMMED: orders them). count_clips
+ * 0: NORMCLIP's clips are not added to s->n_clipped (another mixture or mean
+ * of the same part this round counts them: FED-PUB, pFedGraph); 1 as
+ * fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
+ * fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1). An unknown part:
+ * FGL_ERR_ARG, with the message on s. */
+FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,
+                              float *out, const unsigned char *rows, int count_clips);
 /* Copy each accepted upload's part into row i of dst (K x len); has[i]
  * (may be NULL) becomes 1 for those rows. Returns the number copied, or
  * FGL_ERR_SHAPE for a part whose size differs between clients. The same
@@ -730,8 +762,17 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
  * resident client; FGL_ERR_NOMEM, or FGL_ERR_IO for a state in the park
  * file that cannot be read back as written (state still packed). An
  * algorithm's report and client_matrix observers get a const run: they must
- * not read a packed client's arrays (c->parked_len > 0). */
+ * not read a packed client's arrays (c->parked_len > 0), and read its model
+ * with fgl_run_client_params. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
+/* Copy client i's model parameters (run->clients[i].model.params.size
+ * floats, in the model's order) into out, whether the client is resident or
+ * packed (cfg.park_idle); a packed client stays packed: reading changes
+ * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
+ * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
+ * cannot be read back (out of memory for a copy from the park file, or the
+ * file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1177,6 +1218,8 @@ FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double s
 FGL__PRIVATE void fgl__simplex_project(const double *v, int k, double *x, double *work);
 FGL__PRIVATE double fgl__stoer_wagner(const double *w, int n, unsigned char *side);
 FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m);
+enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
+enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
 FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st);
 /* Per hop, a centres x nodes matrix whose row i averages N^h(centre i)
  * (values 1/|N^h|; an empty row: no neighbours at that hop), its
@@ -2588,6 +2631,14 @@ FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
     c->up.len[p] = 0;
 }
 
+FGLDEF size_t fgl_up_size(fgl_client *c, const char *name) {
+    int q;
+    for (q = 0; name && q < c->algo->n_up; q++)
+        if (strcmp(c->algo->up[q].name, name) == 0) return c->up_len[q];
+    fgl_client_fail(c, FGL_ERR_ARG, "%s uploads no part '%s'", c->algo->name, name ? name : "(null)");
+    return 0;
+}
+
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->down, name);
     FGL_ASSERT(p >= 0 || c->down.n_parts == 0);
@@ -2764,6 +2815,22 @@ FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name)
     return s->up_len_of[(size_t)client * FGL_MSG_MAX_PARTS + q];
 }
 
+FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name) {
+    int q;
+    for (q = 0; name && q < s->algo->n_up; q++)
+        if (strcmp(s->algo->up[q].name, name) == 0) return s->up_len[q];
+    fgl_server_fail(s, FGL_ERR_ARG, "%s uploads no part '%s'", s->algo->name, name ? name : "(null)");
+    return 0;
+}
+
+FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name) {
+    int q;
+    for (q = 0; name && q < s->algo->n_down; q++)
+        if (strcmp(s->algo->down[q].name, name) == 0) return s->down_len[q];
+    fgl_server_fail(s, FGL_ERR_ARG, "%s downloads no part '%s'", s->algo->name, name ? name : "(null)");
+    return 0;
+}
+
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
@@ -2833,10 +2900,8 @@ static int fgl__up_part(const fgl_algo *a, const char *name) {
     return -1;
 }
 
-/* fgl_server_mix with per-source divisors (fgl__rule_mix's div); count:
- * charge NORMCLIP's clips to s->n_clipped. */
-static int fgl__server_mix(fgl_server *s, const char *part, const float *held, const double *w, const double *div, float *out,
-                           const unsigned char *rows, int count) {
+FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,
+                              float *out, const unsigned char *rows, int count_clips) {
     int p = fgl__up_part(s->algo, part), i, any = 0;
     if (p < 0) return fgl_server_fail(s, FGL_ERR_ARG, "mixing: %s uploads no part '%s'", s->algo->name, part);
     if (s->fed->dp.clip > 0 || s->fed->secagg.on)
@@ -2844,12 +2909,12 @@ static int fgl__server_mix(fgl_server *s, const char *part, const float *held, c
                                s->fed->dp.clip > 0 ? "differential privacy" : "secure aggregation");
     for (i = 0; i < s->n_clients; i++) any |= !rows || rows[i];
     if (!any) return FGL_OK;
-    return fgl__rule_mix(s, p, s->up_len[p], held, w, div, s->n_clients, out, rows, count);
+    return fgl__rule_mix(s, p, s->up_len[p], held, w, div, s->n_clients, out, rows, count_clips);
 }
 
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows) {
-    return fgl__server_mix(s, part, held, w, NULL, out, rows, 1);
+    return fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1);
 }
 
 FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *has) {
@@ -3168,6 +3233,47 @@ static int fgl__unpark_all(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++)
         if ((rc = fgl__unpark(run, &run->clients[i]))) return rc;
     return FGL_OK;
+}
+
+/* Past n packed floats, without unpacking them. */
+static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        size_t len = FGL__MIN(n - i, (size_t)((*p & 63) + 1) * FGL__PARK_BLOCK);
+        if (*p++ >> 6 == FGL__PARK_RAW) p += sizeof(float) * len;
+        i += len;
+    }
+    return p;
+}
+
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+    const fgl_client *c;
+    const unsigned char *p;
+    unsigned char *owned;
+    int i;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local) return FGL_ERR_ARG;
+    c = &run->clients[client];
+    if (!c->parked_len) {
+        memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
+        return FGL_OK;
+    }
+    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
+        const fgl__entry *e = &c->store.e[i];
+        const fgl_params *ps = fgl__entry_params(e);
+        if (e->p == (const void *)&c->model) {
+            fgl__unpark_floats(p, out, fgl__park_ref(run, ps->size), ps->size);
+            break;
+        }
+        if (ps) p = fgl__park_skip(p, ps->size);
+        if (e->kind == FGL__E_OPTIM) { /* its two moments */
+            size_t n = ((const fgl_optim *)e->p)->size;
+            p = fgl__park_skip(fgl__park_skip(p, n), n);
+        }
+    }
+    FGL_FREE(owned);
+    FGL_ASSERT(i < c->store.n); /* the client's model is in its store */
+    return i < c->store.n ? FGL_OK : FGL_ERR_ARG;
 }
 
 FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
@@ -5078,14 +5184,6 @@ static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) 
 }
 /* --- Local: no communication ------------------------------------------------------ */
 
-/* 1 if the declaration parts[0..n-1] has a part called name. */
-static int fgl__declares(const fgl_part *parts, int n, const char *name) {
-    int i;
-    for (i = 0; i < n; i++)
-        if (strcmp(parts[i].name, name) == 0) return 1;
-    return 0;
-}
-
 static fgl_algo fgl__local(void) { return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent"); }
 
 /* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
@@ -5219,12 +5317,13 @@ static fgl_algo fgl__fedstar(void) {
  * keeps growing and on Cora (5 METIS clients) FedDC stays near the majority
  * class; this is the published method as its code runs it, not tuned. */
 
+
 static int fgl__cv_server_init(fgl_server *s) {
     float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
     fgl_params_pack(s->init, s->share, theta); /* the common initial model */
-    if (fgl__declares(s->algo->down, s->algo->n_down, "w")) { /* FedDC: relative data sizes, from registration */
+    if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
         int i, weighted = fgl_get(s->set, "weighted") != 0;
@@ -5240,13 +5339,13 @@ static int fgl__cv_client_init(fgl_client *c) {
     fgl_new_floats(&c->store, "ci", c->n_trainable);
     fgl_new_floats(&c->store, "dc", c->n_trainable);
     fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1), NULL); /* reset every round */
-    if (fgl__declares(c->algo->up, c->algo->n_up, "theta_h")) fgl_new_floats(&c->store, "h", c->n_trainable);
+    if (c->algo->variant == FGL__CV_FEDDC) fgl_new_floats(&c->store, "h", c->n_trainable);
     return c->store.err;
 }
 
 /* w_i as received (FedDC), 1 for SCAFFOLD. */
 static float fgl__cv_w(const fgl_client *c) {
-    const float *w = fgl__declares(c->algo->down, c->algo->n_down, "w") ? fgl_down(c, "w") : NULL;
+    const float *w = c->algo->variant == FGL__CV_FEDDC ? fgl_down(c, "w") : NULL;
     return w ? w[0] : 1.0f;
 }
 
@@ -5263,7 +5362,7 @@ static int fgl__cv_receive(fgl_client *c) {
 static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
     fgl_params *ps = &st->model->params;
     const float *ci = fgl_floats(&c->store, "ci"), *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    const float *h = fgl__declares(c->algo->up, c->algo->n_up, "theta_h") ? fgl_floats(&c->store, "h") : NULL;
+    const float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
     double *gsum = (double *)fgl_get_scratch(&c->store, "gsum");
     int variate = fgl_get(c->set, "variate") != 0, q;
     float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)fgl_get(c->set, "alpha") / wi : 0.0f;
@@ -5291,7 +5390,7 @@ static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
  * dc_i = w_i (c_i+ - c_i) is what the upload carries. */
 static int fgl__cv_train(fgl_client *c) {
     float *ci = fgl_floats(&c->store, "ci"), *dc = fgl_floats(&c->store, "dc");
-    float *h = fgl__declares(c->algo->up, c->algo->n_up, "theta_h") ? fgl_floats(&c->store, "h") : NULL;
+    float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
     const float *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
     double *gsum = (double *)fgl_get_scratch(&c->store, "gsum"), lr_steps, inv;
     int variate = fgl_get(c->set, "variate") != 0, q, rc;
@@ -5321,7 +5420,7 @@ static int fgl__cv_train(fgl_client *c) {
 
 static int fgl__cv_upload(fgl_client *c) {
     memcpy(fgl_up(c, "dc"), fgl_floats(&c->store, "dc"), sizeof(float) * c->n_trainable);
-    if (fgl__declares(c->algo->up, c->algo->n_up, "theta_h")) { /* FedDC: theta_i + h_i; h only on trainable floats */
+    if (c->algo->variant == FGL__CV_FEDDC) { /* theta_i + h_i; h only on trainable floats */
         float *th = fgl_up(c, "theta_h");
         const float *h = fgl_floats(&c->store, "h");
         int q;
@@ -5391,6 +5490,7 @@ static fgl_algo fgl__scaffold(void) {
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     a.aggregate = fgl__scaf_aggregate;
+    a.variant = FGL__CV_SCAFFOLD;
     return a;
 }
 
@@ -5408,6 +5508,7 @@ static fgl_algo fgl__feddc(void) {
     fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     a.aggregate = fgl__feddc_aggregate;
+    a.variant = FGL__CV_FEDDC;
     return a;
 }
 
@@ -5574,7 +5675,8 @@ static fgl_algo fgl__moon(void) {
  * Xie, Ma, Xu and Yang, "Federated Graph Classification over Non-IID
  * Graphs", NeurIPS 2021. */
 
-static int fgl__gcfl_plus(const fgl_server *s) { return fgl__declares(s->algo->up, s->algo->n_up, "gnorm"); }
+
+static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
 static int fgl__gcfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
@@ -5602,7 +5704,7 @@ static int fgl__gcfl_upload(fgl_client *c) {
     const fgl_params *ps = &c->model.params;
     double sq = 0;
     int i;
-    if (fgl_msg_find(&c->up, "gnorm") < 0) return FGL_OK;
+    if (c->algo->variant != FGL__GCFL_PLUS) return FGL_OK;
     if (fgl_get(c->set, "seq_grad") == 0) {
         fgl_up_drop(c, "gnorm");
         return FGL_OK;
@@ -5789,6 +5891,7 @@ static fgl_algo fgl__gcfl(void) {
     a.aggregate = fgl__gcfl_aggregate;
     a.report = fgl__gcfl_report;
     a.client_matrix = fgl__gcfl_matrix;
+    a.variant = FGL__GCFL;
     return a;
 }
 
@@ -5802,6 +5905,7 @@ static fgl_algo fgl__gcflplus(void) {
                        "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
     a.upload = fgl__gcfl_upload;
+    a.variant = FGL__GCFL_PLUS;
     return a;
 }
 
@@ -5998,7 +6102,7 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     /* the run's robust rule, row by row: u_i from the uploads over their norms, then theta_i from the uploads.
      * u first: the downloads' references (NORMCLIP's clip, KRUM's updates) are rows of theta, which the
      * second call overwrites; the clips are counted once, by the second. */
-    if ((rc = fgl__server_mix(s, "theta", NULL, w, div, u, rows, 0))) return rc;
+    if ((rc = fgl_server_mix_div(s, "theta", NULL, w, div, u, rows, 0))) return rc;
     return fgl_server_mix(s, "theta", NULL, w, theta, rows);
 }
 
@@ -6099,7 +6203,7 @@ static fgl_algo fgl__pfedgraph(void) {
  * anchors, MLP and Adam state persist across rounds (checkpointed). */
 
 /* C and d of the prototype messages. */
-static int fgl__proto_C(const fgl_client *c) { return (int)c->up_len[1]; }
+static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 
 /* Prototypes are the representation the classifier reads: the head's input,
  * or without a head the last layer's input, which must then be a hidden
@@ -6114,7 +6218,7 @@ static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_erro
 }
 
 static int fgl__proto_server_init(fgl_server *s) {
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1);
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
     fgl_new_floats(&s->store, "global", C * d);
     fgl_new_ints(&s->store, "has", C);
     fgl_new_ints(&s->store, "ready", 1);   /* 1 once prototypes exist (before: nothing is sent) */
@@ -6123,7 +6227,7 @@ static int fgl__proto_server_init(fgl_server *s) {
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1), k, cl;
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k, cl;
     const float *global = fgl_floats(&s->store, "global");
     const int *has = fgl_ints(&s->store, "has");
     float *p;
@@ -6170,7 +6274,7 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
 /* Upload: per-class mean representations of the training samples
  * (evaluation mode, after local training) and per-class counts. */
 static int fgl__proto_upload(fgl_client *c) {
-    int C = fgl__proto_C(c), d = (int)(c->up_len[0] / FGL__MAX((size_t)C, 1)), cl, k, i, rc;
+    int C = fgl__proto_C(c), d = (int)(fgl_up_size(c, "protos") / FGL__MAX((size_t)C, 1)), cl, k, i, rc;
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C);
@@ -6206,7 +6310,7 @@ static int fgl__proto_upload(fgl_client *c) {
 
 static int fgl__fedproto_aggregate(fgl_server *s) {
     int weighted = fgl_get(s->set, "weighted") != 0, i;
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1), cl, k;
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), cl, k;
     float *global = fgl_floats(&s->store, "global");
     int *has = fgl_ints(&s->store, "has");
     double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(d, 1));
@@ -6231,13 +6335,13 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
 }
 
 static void fgl__fedproto_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)run->server.up_len[1] : 0, cl, n = 0;
+    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0, cl, n = 0;
     const int *has;
     if (!run->started || !cap) return;
     has = fgl_ints(&run->server.store, "has");
     for (cl = 0; cl < C; cl++) n += has[cl] != 0;
     snprintf(buf, cap, "\"classes\": %d, \"classes_with_prototype\": %d, \"rep_dim\": %d", C, n,
-             (int)(run->server.up_len[0] / (size_t)FGL__MAX(C, 1)));
+             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0);
 }
 
 /* The prototype family: parameters and messages shared by both. */
@@ -6378,7 +6482,7 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
 
 /* FedTGP's server: anchors C x d, MLP hidden h (server_hidden, 0: d). */
 static int fgl__tgp_server_init(fgl_server *s) {
-    int C = (int)s->up_len[1], d = (int)(s->up_len[0] / (size_t)FGL__MAX(C, 1));
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1));
     int h = (int)fgl_get(s->set, "server_hidden") > 0 ? (int)fgl_get(s->set, "server_hidden") : d, rc;
     if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedtgp: server_steps, server_lr and tau must be non-negative");
@@ -6387,7 +6491,7 @@ static int fgl__tgp_server_init(fgl_server *s) {
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
-    int C = (int)s->up_len[1], d = (int)(s->up_len[0] / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
     int steps = (int)fgl_get(s->set, "server_steps");
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -6429,12 +6533,12 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
 }
 
 static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)run->server.up_len[1] : 0;
+    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0;
     const float *last;
     if (!run->started || !cap) return;
     last = fgl_floats(&run->server.store, "last");
     snprintf(buf, cap, "\"classes\": %d, \"rep_dim\": %d, \"margin\": %.6g, \"server_loss\": %.6g", C,
-             (int)(run->server.up_len[0] / (size_t)FGL__MAX(C, 1)), (double)last[0], (double)last[1]);
+             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__fedtgp(void) {
@@ -6506,7 +6610,7 @@ static int fgl__pub_client_init(fgl_client *c) {
 static int fgl__pub_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
     float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
-    fgl_new_floats(&s->store, "fe", K * s->up_len[1]); /* part 1: "fe" */
+    fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
     if (s->store.err) return s->store.err;
@@ -6523,7 +6627,7 @@ static int fgl__pub_upload(fgl_client *c) {
 
 static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
-    size_t n = s->n_shared, d = s->up_len[1];
+    size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
     float tau = (float)fgl_get(s->set, "tau");
     float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
     int *has_fe = fgl_ints(&s->store, "has_fe");
@@ -6563,7 +6667,7 @@ static int fgl__pub_aggregate(fgl_server *s) {
         mixed[i] = 1;
     }
     /* the run's robust rule, row by row (NORMCLIP's clips were counted by fgl_server_mean above: not again) */
-    return fgl__server_mix(s, "theta", NULL, w, NULL, theta, mixed, 0);
+    return fgl_server_mix_div(s, "theta", NULL, w, NULL, theta, mixed, 0);
 }
 
 static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
@@ -6621,22 +6725,16 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
     float *tmp = NULL;
     for (i = 0; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
-        const float *data = m->params.data;
+        const float *data;
+        float *t;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        if (run->clients[i].parked_len) { /* cfg.park_idle: the model is the first packed array */
-            float *t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1));
-            unsigned char *owned = NULL;
-            const unsigned char *blob = t ? fgl__park_blob(run, &run->clients[i], &owned) : NULL;
-            FGL_ASSERT(run->clients[i].store.n > 0 && run->clients[i].store.e[0].p == (const void *)m);
-            if (t) tmp = t;
-            if (!blob) { /* out of memory or unreadable: no report */
-                total = 0;
-                break;
-            }
-            fgl__unpark_floats(blob, tmp, fgl__park_ref(run, m->params.size), m->params.size);
-            FGL_FREE(owned);
-            data = tmp;
+        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        if (t) tmp = t;
+        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+            total = 0;
+            break;
         }
+        data = tmp;
         for (k = 0; k < m->params.n; k++) {
             const fgl_slice *sl = &m->params.slices[k];
             const float *v = data + sl->offset;
@@ -6886,7 +6984,7 @@ static int fgl__gpfl_client_init(fgl_client *c) {
 static int fgl__gpfl_upload(fgl_client *c) {
     fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
     float *fe = fgl_up(c, "fe");
-    int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
+    int C = (int)(fgl_up_size(c, "fe") / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
@@ -7073,7 +7171,7 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
-    size_t n = s->n_shared, d = s->up_len[1], q; /* part 1: "fe" */
+    size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
     float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
     float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
     float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");
@@ -8581,15 +8679,13 @@ static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 }
 
 static int fgl__pfn_server_init(fgl_server *s) {
-    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc, q;
+    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc;
     int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
     float *theta;
-    for (q = 0; q < s->algo->n_down; q++)
-        if (!strcmp(s->algo->down[q].name, "anchors")) break;
-    d = (int)(s->down_len[q] / (size_t)Ka);
+    d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
     if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)

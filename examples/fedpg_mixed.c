@@ -33,7 +33,7 @@ int main(int argc, char **argv) {
     fgl_run run;
     fgl_run_summary s;
     fgl_error err;
-    size_t gcn_floats;
+    size_t gcn_floats, up_floats;
     int r, i;
     split.clients = K;
     split.stratified = 1; /* per-class 20/40/40 */
@@ -81,11 +81,12 @@ int main(int argc, char **argv) {
         gcn_floats = gcn.params.size;
         fgl_model_free(&gcn);
     }
+    up_floats = fgl_up_size(&run.clients[0], "protos") + fgl_up_size(&run.clients[0], "counts");
     printf("\none upload: %zu floats (prototypes of %zu classes x %zu hops x %zu dims, and their counts);\n"
            "FedAvg with a 2-layer GCN of width 64 would send %zu floats (%.0fx more)\n",
-           run.clients[0].up_len[0] + run.clients[0].up_len[1], fgl_client_dim(&run.clients[0], FGL_DIM_CLASSES),
+           up_floats, fgl_client_dim(&run.clients[0], FGL_DIM_CLASSES),
            fgl_client_dim(&run.clients[0], FGL_DIM_HOPS), fgl_client_dim(&run.clients[0], FGL_DIM_REP), gcn_floats,
-           (double)gcn_floats / (double)(run.clients[0].up_len[0] + run.clients[0].up_len[1]));
+           (double)gcn_floats / (double)up_floats);
     fgl_run_free(&run);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&cora);

@@ -443,6 +443,33 @@ static int unpark_all(fgl_run *run) {
     return n;
 }
 
+/* fgl_run_client_params on every client of run, packed or resident, gives
+ * the bits of kept's models (a run with the same history, nothing packed),
+ * and leaves a packed client packed; the algorithm's report (FED-PUB's reads
+ * every client's masks) is kept's; no such client: FGL_ERR_ARG. */
+static void client_params_match(const fgl_run *run, const fgl_run *kept) {
+    char a[8192] = "", b[8192] = "";
+    int i, packed_seen = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        size_t n = kept->clients[i].model.params.size, packed = run->clients[i].parked_len;
+        float *buf = (float *)malloc(sizeof(float) * (n ? n : 1));
+        int rc = buf ? fgl_run_client_params(run, i, buf) : FGL_ERR_NOMEM;
+        FT_CHECK(rc == FGL_OK && run->clients[i].model.params.size == n &&
+                     !memcmp(buf, kept->clients[i].model.params.data, sizeof(float) * n) && run->clients[i].parked_len == packed,
+                 "%s: client %d's parameters (%s, rc %d)", run->algo.name, i, packed ? "packed" : "resident", rc);
+        packed_seen += packed > 0;
+        free(buf);
+    }
+    FT_CHECK(packed_seen > 0, "%s: no client packed", run->algo.name);
+    FT_CHECK(fgl_run_client_params(run, -1, NULL) == FGL_ERR_ARG && fgl_run_client_params(run, run->n_clients, NULL) == FGL_ERR_ARG,
+             "%s: no such client: FGL_ERR_ARG", run->algo.name);
+    if (kept->algo.report) {
+        kept->algo.report(kept, a, sizeof a);
+        run->algo.report(run, b, sizeof b);
+        FT_CHECK(!strcmp(a, b), "%s: the report with packed clients: '%s', not '%s'", run->algo.name, b, a);
+    }
+}
+
 /* Every registered algorithm with 2 of 5 clients per round: packing the idle
  * ones (cfg.park_idle) changes no bit of the history, the models or any
  * state entry, straight (packed in memory) or saved with clients packed in
@@ -450,7 +477,8 @@ static int unpark_all(fgl_run *run) {
  * clients hold no parameter array; with park_idle 2 no packed state in
  * memory either) and compact (a client that has not trained packs its
  * model, equal to the initial one, and its zero moments in a byte per run
- * of up to 64 blocks of 64 floats). */
+ * of up to 64 blocks of 64 floats); fgl_run_client_params reads a packed
+ * client's model without unpacking it. */
 static void test_parked_clients_change_nothing(void) {
     fgl_scenario nsc, gsc;
     fgl_client_data ncd[5], gcd[5];
@@ -488,6 +516,7 @@ static void test_parked_clients_change_nothing(void) {
                 packed += !next && parked.clients[i].parked_len && parked.clients[i].parked && !parked.clients[i].model.params.data;
             }
             FT_CHECK(idle == 3 && packed == 3, "%s: %d of %d idle clients packed", algo->name, packed, idle);
+            client_params_match(&parked, &kept);
             unpark_all(&parked);
             same = ft_same_run(&kept, &parked, why, sizeof why);
             FT_CHECK(same, "%s: packing idle clients changed the run: %s", algo->name, why);
@@ -508,6 +537,7 @@ static void test_parked_clients_change_nothing(void) {
                 for (r = cut; ok && r < cfg.rounds; r++) ok = fgl_run_round(&resumed) == FGL_OK;
                 FT_CHECK(ok, "%s: resumed: %s", algo->name, resumed.err.msg);
                 if (ok) {
+                    client_params_match(&resumed, &kept); /* packed in the park file */
                     unpark_all(&resumed);
                     same = ft_same_run(&kept, &resumed, why, sizeof why);
                     FT_CHECK(same, "%s: saved with packed clients and resumed, the run differs: %s", algo->name, why);

@@ -273,6 +273,44 @@ static void test_variates_agree_under_sgd(void) {
     fgl_scenario_free(&sc);
 }
 
+/* A family's hooks choose their variant by the table's fgl_algo.variant,
+ * which the builders set, never by the parts declared: a table extended from
+ * SCAFFOLD (GCFL) that also declares FedDC's (GCFL+'s) parts, optional and
+ * never written, runs exactly as SCAFFOLD (GCFL), with the same state. */
+static void test_variants_by_table(void) {
+    static const char *const gcfl_sets[] = {"share", "all", "warmup", "1", "eps1", "10", "eps2", "0", NULL};
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    int a;
+    FT_CHECK(fgl_algo_find("scaffold")->variant == FGL__CV_SCAFFOLD && fgl_algo_find("feddc")->variant == FGL__CV_FEDDC &&
+                 fgl_algo_find("gcfl")->variant == FGL__GCFL && fgl_algo_find("gcflplus")->variant == FGL__GCFL_PLUS,
+             "the builders' variants");
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    for (a = 0; a < 2; a++) {
+        const char *base = a ? "gcfl" : "scaffold";
+        const char *const *sets = a ? gcfl_sets : NULL;
+        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_algo ext = fgl_algo_base(base);
+        fgl_run r0, r1;
+        char why[128] = "";
+        cfg.rounds = 3;
+        ext.name = a ? "gcfl-ext" : "scaffold-ext";
+        if (a) {
+            fgl_algo_upload(&ext, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
+        } else {
+            fgl_algo_upload(&ext, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, FGL_PART_OPTIONAL);
+            fgl_algo_download(&ext, "w", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL, NULL);
+        }
+        if (!ft_run_rounds(&r0, &cfg, base, cd, 5, 3, sets)) continue;
+        if (ft_run_algo(&r1, &cfg, &ext, cd, 5, 3, sets)) {
+            FT_CHECK(ft_same_run(&r0, &r1, why, sizeof why), "%s with the other variant's parts declared: %s", base, why);
+            fgl_run_free(&r1);
+        }
+        fgl_run_free(&r0);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* pFedGraph's QP solution is the Euclidean projection onto the simplex:
  * check it against the optimality (KKT) conditions of min ||x - v||^2 over
  * the simplex: x >= 0, sum 1, and x_i - v_i = -tau on the support, >= -tau
@@ -367,6 +405,7 @@ int main(void) {
     FT_RUN(test_thread_count_does_not_change_bits);
     FT_RUN(test_reductions);
     FT_RUN(test_variates_agree_under_sgd);
+    FT_RUN(test_variants_by_table);
     FT_RUN(test_client_matrices_and_errors);
     fgl_dataset_free(&nodes);
     fgl_dataset_free(&graphs);

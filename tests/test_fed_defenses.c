@@ -435,6 +435,50 @@ static void test_mix_rules(void) {
     fgl__store_free(&f.run.server.store);
 }
 
+/* fgl_server_mix_div: source j divided by div[j] (left out where div[j] <= 0)
+ * under the rules as in fgl_server_mix; count_clips 0 leaves s->n_clipped;
+ * an unknown part is an error with a message. */
+static void test_mix_div(void) {
+    mix_server f;
+    float out[35], plain[35], want_bits[35], src[35];
+    double div[7], w2[49], half[7];
+    int i, j, k;
+    for (j = 0; j < 7; j++) div[j] = j == 2 ? 0.0 : 1.0 + 0.5 * j, half[j] = 2.0;
+    /* MEAN: fgl_mix_rows with the weights w_ij / div_j (0 where div_j <= 0), bit for bit */
+    mix_make(&f, FGL_ROBUST_MEAN, 0, 0, 0);
+    for (j = 0; j < 7; j++) memcpy(src + j * 5, mix_src(&f, j), sizeof(float) * 5);
+    for (i = 0; i < 7; i++)
+        for (j = 0; j < 7; j++) w2[i * 7 + j] = div[j] > 0 ? f.w[i * 7 + j] / div[j] : 0.0;
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, div, out, NULL, 1) == FGL_OK, "mean: %s", f.run.server.msg);
+    fgl_mix_rows(7, w2, src, 5, want_bits, NULL);
+    FT_CHECK(!memcmp(out, want_bits, sizeof out), "mean: not fgl_mix_rows' bits with w / div");
+    /* no divisors, clips counted: fgl_server_mix itself */
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 1) == FGL_OK &&
+                 fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK && !memcmp(out, plain, sizeof out),
+             "div NULL: fgl_server_mix's bits");
+    /* an unknown part: FGL_ERR_ARG with its name in the message, out untouched */
+    for (k = 0; k < 35; k++) out[k] = -7;
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "nope", f.held[0], f.w, div, out, NULL, 1) == FGL_ERR_ARG &&
+                 strstr(f.run.server.msg, "'nope'") && out[0] == -7,
+             "unknown part: %s", f.run.server.msg);
+    fgl__store_free(&f.run.server.store);
+    /* MEDIAN: dividing every source by 2 halves the weighted medians exactly */
+    mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
+                 fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, half, out, NULL, 1) == FGL_OK, "median: %s",
+             f.run.server.msg);
+    for (k = 0; k < 35; k++) FT_CHECK(out[k] == plain[k] / 2, "median / 2 at %d: %g, %g", k, (double)out[k], (double)plain[k]);
+    fgl__store_free(&f.run.server.store);
+    /* NORMCLIP: the same rows whether the clips are counted or not; only the count differs */
+    mix_make(&f, FGL_ROBUST_NORMCLIP, 0, 0, 2.0f);
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK && f.run.server.n_clipped == 0,
+             "normclip, count_clips 0: %s, %d counted", f.run.server.msg, f.run.server.n_clipped);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK && f.run.server.n_clipped >= 2 &&
+                 !memcmp(out, plain, sizeof out),
+             "normclip, counted: %d clips, same rows", f.run.server.n_clipped);
+    fgl__store_free(&f.run.server.store);
+}
+
 /* With equal weights over the accepted uploads, the mixing rules give what
  * fgl_server_mean's rules give (one mechanism): every row equals it. */
 static void test_mix_equals_mean_rule(void) {
@@ -1148,6 +1192,7 @@ int main(void) {
     printf("# data: %s (%s)\n", nodes.label, real ? "real" : "synthetic");
     FT_RUN(test_robust_rules);
     FT_RUN(test_mix_rules);
+    FT_RUN(test_mix_div);
     FT_RUN(test_mix_equals_mean_rule);
     FT_RUN(test_option_parsing);
     FT_RUN(test_attacks_change_uploads_as_stated);

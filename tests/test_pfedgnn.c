@@ -8,7 +8,8 @@
  *    for both kernels, the sampled pair sums against the exact ones, the
  *    collaboration weights;
  *  - the runtime's per-client and parameter-sized message parts
- *    (FGL_DIM_NODES, fgl_algo_param_dim, fgl_upload_size), optional parts
+ *    (FGL_DIM_NODES, fgl_algo_param_dim, fgl_upload_size), the declared sizes
+ *    by name (fgl_up_size, fgl_server_up_size, fgl_server_down_size), optional parts
  *    allocated only when written, the server's public data;
  *  - the label-Dirichlet node split with withheld public nodes;
  *  - pFedGNN end to end: the one-shot bytes, the mixing rule recomputed
@@ -369,7 +370,7 @@ static int rows_upload(fgl_client *c) {
         return FGL_OK;
     }
     if (!(x = fgl_up(c, "rows"))) return c->error;
-    for (j = 0; j < c->up_len[2]; j++) x[j] = (float)c->id;
+    for (j = 0; j < fgl_up_size(c, "rows"); j++) x[j] = (float)c->id;
     return FGL_OK;
 }
 static int short_upload(fgl_client *c) {
@@ -389,6 +390,8 @@ static int rows_seen(fgl_server *s) {
     seen[s->n_clients] = fgl_server_gather(s, "rows", fgl_floats(&s->store, "global"), NULL);
     return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
 }
+/* An aggregation asking the size of a part the algorithm does not declare. */
+static int unknown_size(fgl_server *s) { return fgl_server_up_size(s, "nope") == 0 ? FGL_OK : FGL_ERR_ARG; }
 static int rows_init(fgl_server *s) {
     fgl_params_pack(s->init, s->share, fgl_new_floats(&s->store, "global", s->n_shared));
     fgl_new_ints(&s->store, "seen", (size_t)s->n_clients + 1);
@@ -425,8 +428,30 @@ static void test_per_client_parts(void) {
                  "bytes up %zu, %zu: FedAvg's plus n_i x 3 floats in round 0 only", run.stats[0].bytes_up, run.stats[1].bytes_up);
         FT_CHECK(run.server.up_len[2] == 0 && fgl_upload_size(&run.server, 3, "rows") == 3 * (size_t)cd[3].node->n_nodes,
                  "the server's per-part size is 0 (it differs), fgl_upload_size gives client 3's");
+        /* the declared sizes by name: a part's size for every client (0: it differs), for one client, of a download */
+        FT_CHECK(fgl_server_up_size(&run.server, "rows") == 0 && fgl_server_up_size(&run.server, "theta") == n &&
+                     fgl_server_up_size(&run.server, "n") == 1 && fgl_server_down_size(&run.server, "theta") == n &&
+                     !run.server.error, "server sizes: %s", run.server.msg);
+        FT_CHECK(fgl_up_size(&run.clients[1], "rows") == 3 * (size_t)cd[1].node->n_nodes && fgl_up_size(&run.clients[1], "theta") == n &&
+                     !run.clients[1].error, "client 1's sizes: %s", run.clients[1].msg);
+        /* an unknown name: 0 and an error naming it on the side that asked, no crash */
+        FT_CHECK(fgl_server_up_size(&run.server, "nope") == 0 && run.server.error == FGL_ERR_ARG && strstr(run.server.msg, "'nope'"),
+                 "unknown upload part on the server: %d %s", run.server.error, run.server.msg);
+        run.server.error = 0;
+        FT_CHECK(fgl_server_down_size(&run.server, "rows") == 0 && run.server.error == FGL_ERR_ARG &&
+                     strstr(run.server.msg, "downloads no part 'rows'"), "unknown download part: %s", run.server.msg);
+        FT_CHECK(fgl_up_size(&run.clients[1], "nope") == 0 && run.clients[1].error == FGL_ERR_ARG &&
+                     strstr(run.clients[1].msg, "'nope'"), "unknown upload part on a client: %d %s", run.clients[1].error,
+                 run.clients[1].msg);
         fgl_run_free(&run);
     }
+    bad = a;
+    bad.name = "rows-unknown";
+    bad.aggregate = unknown_size;
+    FT_CHECK(fgl_run_init(&run, &cfg, &bad, cd, 5, &err) == FGL_OK, "init"); /* inside a hook: the round fails, naming it */
+    FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "no part 'nope'"), "a hook asking an unknown part's size: %s",
+             run.err.msg);
+    fgl_run_free(&run);
     bad = a;
     bad.name = "rows-short";
     bad.upload = short_upload;

@@ -84,6 +84,11 @@ struct fgl_algo {
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
+    /* Which member of a family of algorithms sharing hooks this table is, set
+     * by its builder and read by the hooks (c->algo->variant), never inferred
+     * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The
+     * runtime ignores it; a table extended from a built-in keeps it. */
+    int variant;
 };
 
 /* An empty table (no parameters, no messages, no hooks: Local). */

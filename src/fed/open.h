@@ -36,7 +36,8 @@
  *       fgl_algo_download(&a, "theta", FGL_SEND_MODEL, FGL_DIM_SHARED, 1, 0, "global");
  * The runtime derives from that the expected sizes, validation, exact byte
  * accounting (4 bytes a float, round 0 also carries the initial broadcast)
- * and named access (fgl_up, fgl_down, fgl_upload). It fills the standard
+ * and named access (fgl_up, fgl_down, fgl_upload; the declared sizes:
+ * fgl_up_size, fgl_server_up_size, fgl_server_down_size). It fills the standard
  * contents itself: FGL_SEND_MODEL packs the shared parameter groups of the
  * client's model (and loads them on the way down), FGL_SEND_DELTA their
  * change since the download, FGL_SEND_WEIGHT the training-sample count that
@@ -79,19 +80,22 @@
  * back, bit for bit, before it receives, trains
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
- * first. Memory then follows the active clients (bench/scale.sh).
+ * first, or copies its parameters with fgl_run_client_params (which leaves
+ * it packed: so do observers, such as FED-PUB's report of its masks).
+ * Memory then follows the active clients (bench/scale.sh).
  *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
  * of an upload part), fgl_server_mix (personalised mixing: row i of a K x K
- * matrix weights the uploads into client i's model), fgl_server_gather
- * (accepted uploads into the rows of a K x n buffer), fgl_mix_rows (the
- * same mixing of any K x n buffer). The run's defences act inside the first
- * two: a robust rule (cfg.robust) replaces the mean of model weights in
- * fgl_server_mean and applies row by row, with the row's weights, in
- * fgl_server_mix; DP and secure aggregation are defined for fgl_server_mean
- * only, and an algorithm that mixes declares it (fgl_algo.mixes) so that a
- * run combining it with them is refused at its start. Gather + fgl_mix_rows
- * bypasses every defence.
+ * matrix weights the uploads into client i's model; fgl_server_mix_div also
+ * divides each upload by a number of its own, as pFedGraph's normalised
+ * models), fgl_server_gather (accepted uploads into the rows of a K x n
+ * buffer), fgl_mix_rows (the same mixing of any K x n buffer). The run's
+ * defences act inside the first three: a robust rule (cfg.robust) replaces
+ * the mean of model weights in fgl_server_mean and applies row by row, with
+ * the row's weights, in the mixtures; DP and secure aggregation are defined
+ * for fgl_server_mean only, and an algorithm that mixes declares it
+ * (fgl_algo.mixes) so that a run combining it with them is refused at its
+ * start. Gather + fgl_mix_rows bypasses every defence.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in

@@ -5,8 +5,17 @@
  * resident client; FGL_ERR_NOMEM, or FGL_ERR_IO for a state in the park
  * file that cannot be read back as written (state still packed). An
  * algorithm's report and client_matrix observers get a const run: they must
- * not read a packed client's arrays (c->parked_len > 0). */
+ * not read a packed client's arrays (c->parked_len > 0), and read its model
+ * with fgl_run_client_params. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
+/* Copy client i's model parameters (run->clients[i].model.params.size
+ * floats, in the model's order) into out, whether the client is resident or
+ * packed (cfg.park_idle); a packed client stays packed: reading changes
+ * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
+ * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
+ * cannot be read back (out of memory for a copy from the park file, or the
+ * file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
 /* fgl:implementation */
 /* --- idle clients' state, packed (cfg.park_idle) ------------------------------------ */
 
@@ -289,6 +298,47 @@ static int fgl__unpark_all(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++)
         if ((rc = fgl__unpark(run, &run->clients[i]))) return rc;
     return FGL_OK;
+}
+
+/* Past n packed floats, without unpacking them. */
+static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        size_t len = FGL__MIN(n - i, (size_t)((*p & 63) + 1) * FGL__PARK_BLOCK);
+        if (*p++ >> 6 == FGL__PARK_RAW) p += sizeof(float) * len;
+        i += len;
+    }
+    return p;
+}
+
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+    const fgl_client *c;
+    const unsigned char *p;
+    unsigned char *owned;
+    int i;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local) return FGL_ERR_ARG;
+    c = &run->clients[client];
+    if (!c->parked_len) {
+        memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
+        return FGL_OK;
+    }
+    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
+        const fgl__entry *e = &c->store.e[i];
+        const fgl_params *ps = fgl__entry_params(e);
+        if (e->p == (const void *)&c->model) {
+            fgl__unpark_floats(p, out, fgl__park_ref(run, ps->size), ps->size);
+            break;
+        }
+        if (ps) p = fgl__park_skip(p, ps->size);
+        if (e->kind == FGL__E_OPTIM) { /* its two moments */
+            size_t n = ((const fgl_optim *)e->p)->size;
+            p = fgl__park_skip(fgl__park_skip(p, n), n);
+        }
+    }
+    FGL_FREE(owned);
+    FGL_ASSERT(i < c->store.n); /* the client's model is in its store */
+    return i < c->store.n ? FGL_OK : FGL_ERR_ARG;
 }
 
 FGLDEF int fgl_run_unpark(fgl_run *run, int client) {

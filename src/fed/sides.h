@@ -82,6 +82,10 @@ struct fgl_server {
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
+/* The floats upload part `name` holds as declared (its size rule's value for
+ * c in this run), written or not. A name the algorithm does not declare: 0,
+ * and FGL_ERR_ARG recorded on c (fgl_client_fail) with the name. */
+FGLDEF size_t fgl_up_size(fgl_client *c, const char *name);
 /* The shared groups as received (the download's model part), or NULL; and
  * the received values of the parameter at `offset` in c's model (NULL if it
  * is not shared). */
@@ -112,6 +116,12 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
+/* The floats upload part `name` holds, the same for every client, or 0 when
+ * its size depends on the client (then fgl_upload_size gives each one's);
+ * and the floats download part `name` holds. A name the algorithm does not
+ * declare: 0, and FGL_ERR_ARG recorded on s (fgl_server_fail) with the name. */
+FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name);
+FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name);
 /* The download part of client i to write (download hook), sized by its
  * declaration; NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
@@ -163,6 +173,19 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  * rule. Sums in double in client order (KRUM: in selection order). */
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows);
+/* fgl_server_mix with two options, the defences acting as there.
+ * div (K doubles, NULL: none) divides source j by div[j] > 0 and leaves it
+ * out where div[j] <= 0, whatever its weight: pFedGraph's
+ * u_i = sum_j a_ij theta_j / ||theta_j||. A rule judges the sources as sent
+ * (KRUM, MULTIKRUM: their updates; NORMCLIP clips the update, then divides)
+ * and averages the divided ones (MEDIAN, TRIMMED: orders them). count_clips
+ * 0: NORMCLIP's clips are not added to s->n_clipped (another mixture or mean
+ * of the same part this round counts them: FED-PUB, pFedGraph); 1 as
+ * fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
+ * fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1). An unknown part:
+ * FGL_ERR_ARG, with the message on s. */
+FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,
+                              float *out, const unsigned char *rows, int count_clips);
 /* Copy each accepted upload's part into row i of dst (K x len); has[i]
  * (may be NULL) becomes 1 for those rows. Returns the number copied, or
  * FGL_ERR_SHAPE for a part whose size differs between clients. The same
@@ -208,6 +231,14 @@ FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
     c->up.cap[p] = 0;
     c->up.part[p] = NULL;
     c->up.len[p] = 0;
+}
+
+FGLDEF size_t fgl_up_size(fgl_client *c, const char *name) {
+    int q;
+    for (q = 0; name && q < c->algo->n_up; q++)
+        if (strcmp(c->algo->up[q].name, name) == 0) return c->up_len[q];
+    fgl_client_fail(c, FGL_ERR_ARG, "%s uploads no part '%s'", c->algo->name, name ? name : "(null)");
+    return 0;
 }
 
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name) {
@@ -386,6 +417,22 @@ FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name)
     return s->up_len_of[(size_t)client * FGL_MSG_MAX_PARTS + q];
 }
 
+FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name) {
+    int q;
+    for (q = 0; name && q < s->algo->n_up; q++)
+        if (strcmp(s->algo->up[q].name, name) == 0) return s->up_len[q];
+    fgl_server_fail(s, FGL_ERR_ARG, "%s uploads no part '%s'", s->algo->name, name ? name : "(null)");
+    return 0;
+}
+
+FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name) {
+    int q;
+    for (q = 0; name && q < s->algo->n_down; q++)
+        if (strcmp(s->algo->down[q].name, name) == 0) return s->down_len[q];
+    fgl_server_fail(s, FGL_ERR_ARG, "%s downloads no part '%s'", s->algo->name, name ? name : "(null)");
+    return 0;
+}
+
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
@@ -455,10 +502,8 @@ static int fgl__up_part(const fgl_algo *a, const char *name) {
     return -1;
 }
 
-/* fgl_server_mix with per-source divisors (fgl__rule_mix's div); count:
- * charge NORMCLIP's clips to s->n_clipped. */
-static int fgl__server_mix(fgl_server *s, const char *part, const float *held, const double *w, const double *div, float *out,
-                           const unsigned char *rows, int count) {
+FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,
+                              float *out, const unsigned char *rows, int count_clips) {
     int p = fgl__up_part(s->algo, part), i, any = 0;
     if (p < 0) return fgl_server_fail(s, FGL_ERR_ARG, "mixing: %s uploads no part '%s'", s->algo->name, part);
     if (s->fed->dp.clip > 0 || s->fed->secagg.on)
@@ -466,12 +511,12 @@ static int fgl__server_mix(fgl_server *s, const char *part, const float *held, c
                                s->fed->dp.clip > 0 ? "differential privacy" : "secure aggregation");
     for (i = 0; i < s->n_clients; i++) any |= !rows || rows[i];
     if (!any) return FGL_OK;
-    return fgl__rule_mix(s, p, s->up_len[p], held, w, div, s->n_clients, out, rows, count);
+    return fgl__rule_mix(s, p, s->up_len[p], held, w, div, s->n_clients, out, rows, count_clips);
 }
 
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows) {
-    return fgl__server_mix(s, part, held, w, NULL, out, rows, 1);
+    return fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1);
 }
 
 FGLDEF int fgl_server_gather(fgl_server *s, const char *part, float *dst, int *has) {

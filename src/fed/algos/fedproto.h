@@ -34,7 +34,7 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st);
  * anchors, MLP and Adam state persist across rounds (checkpointed). */
 
 /* C and d of the prototype messages. */
-static int fgl__proto_C(const fgl_client *c) { return (int)c->up_len[1]; }
+static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 
 /* Prototypes are the representation the classifier reads: the head's input,
  * or without a head the last layer's input, which must then be a hidden
@@ -49,7 +49,7 @@ static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_erro
 }
 
 static int fgl__proto_server_init(fgl_server *s) {
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1);
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
     fgl_new_floats(&s->store, "global", C * d);
     fgl_new_ints(&s->store, "has", C);
     fgl_new_ints(&s->store, "ready", 1);   /* 1 once prototypes exist (before: nothing is sent) */
@@ -58,7 +58,7 @@ static int fgl__proto_server_init(fgl_server *s) {
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1), k, cl;
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k, cl;
     const float *global = fgl_floats(&s->store, "global");
     const int *has = fgl_ints(&s->store, "has");
     float *p;
@@ -105,7 +105,7 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
 /* Upload: per-class mean representations of the training samples
  * (evaluation mode, after local training) and per-class counts. */
 static int fgl__proto_upload(fgl_client *c) {
-    int C = fgl__proto_C(c), d = (int)(c->up_len[0] / FGL__MAX((size_t)C, 1)), cl, k, i, rc;
+    int C = fgl__proto_C(c), d = (int)(fgl_up_size(c, "protos") / FGL__MAX((size_t)C, 1)), cl, k, i, rc;
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C);
@@ -141,7 +141,7 @@ static int fgl__proto_upload(fgl_client *c) {
 
 static int fgl__fedproto_aggregate(fgl_server *s) {
     int weighted = fgl_get(s->set, "weighted") != 0, i;
-    size_t C = s->up_len[1], d = s->up_len[0] / FGL__MAX(C, 1), cl, k;
+    size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), cl, k;
     float *global = fgl_floats(&s->store, "global");
     int *has = fgl_ints(&s->store, "has");
     double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(d, 1));
@@ -166,13 +166,13 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
 }
 
 static void fgl__fedproto_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)run->server.up_len[1] : 0, cl, n = 0;
+    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0, cl, n = 0;
     const int *has;
     if (!run->started || !cap) return;
     has = fgl_ints(&run->server.store, "has");
     for (cl = 0; cl < C; cl++) n += has[cl] != 0;
     snprintf(buf, cap, "\"classes\": %d, \"classes_with_prototype\": %d, \"rep_dim\": %d", C, n,
-             (int)(run->server.up_len[0] / (size_t)FGL__MAX(C, 1)));
+             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0);
 }
 
 /* The prototype family: parameters and messages shared by both. */
@@ -313,7 +313,7 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
 
 /* FedTGP's server: anchors C x d, MLP hidden h (server_hidden, 0: d). */
 static int fgl__tgp_server_init(fgl_server *s) {
-    int C = (int)s->up_len[1], d = (int)(s->up_len[0] / (size_t)FGL__MAX(C, 1));
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1));
     int h = (int)fgl_get(s->set, "server_hidden") > 0 ? (int)fgl_get(s->set, "server_hidden") : d, rc;
     if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedtgp: server_steps, server_lr and tau must be non-negative");
@@ -322,7 +322,7 @@ static int fgl__tgp_server_init(fgl_server *s) {
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
-    int C = (int)s->up_len[1], d = (int)(s->up_len[0] / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
     int steps = (int)fgl_get(s->set, "server_steps");
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -364,12 +364,12 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
 }
 
 static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)run->server.up_len[1] : 0;
+    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0;
     const float *last;
     if (!run->started || !cap) return;
     last = fgl_floats(&run->server.store, "last");
     snprintf(buf, cap, "\"classes\": %d, \"rep_dim\": %d, \"margin\": %.6g, \"server_loss\": %.6g", C,
-             (int)(run->server.up_len[0] / (size_t)FGL__MAX(C, 1)), (double)last[0], (double)last[1]);
+             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__fedtgp(void) {

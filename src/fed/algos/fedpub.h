@@ -52,7 +52,7 @@ static int fgl__pub_client_init(fgl_client *c) {
 static int fgl__pub_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
     float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
-    fgl_new_floats(&s->store, "fe", K * s->up_len[1]); /* part 1: "fe" */
+    fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
     if (s->store.err) return s->store.err;
@@ -69,7 +69,7 @@ static int fgl__pub_upload(fgl_client *c) {
 
 static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
-    size_t n = s->n_shared, d = s->up_len[1];
+    size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
     float tau = (float)fgl_get(s->set, "tau");
     float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
     int *has_fe = fgl_ints(&s->store, "has_fe");
@@ -109,7 +109,7 @@ static int fgl__pub_aggregate(fgl_server *s) {
         mixed[i] = 1;
     }
     /* the run's robust rule, row by row (NORMCLIP's clips were counted by fgl_server_mean above: not again) */
-    return fgl__server_mix(s, "theta", NULL, w, NULL, theta, mixed, 0);
+    return fgl_server_mix_div(s, "theta", NULL, w, NULL, theta, mixed, 0);
 }
 
 static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
@@ -167,22 +167,16 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
     float *tmp = NULL;
     for (i = 0; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
-        const float *data = m->params.data;
+        const float *data;
+        float *t;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        if (run->clients[i].parked_len) { /* cfg.park_idle: the model is the first packed array */
-            float *t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1));
-            unsigned char *owned = NULL;
-            const unsigned char *blob = t ? fgl__park_blob(run, &run->clients[i], &owned) : NULL;
-            FGL_ASSERT(run->clients[i].store.n > 0 && run->clients[i].store.e[0].p == (const void *)m);
-            if (t) tmp = t;
-            if (!blob) { /* out of memory or unreadable: no report */
-                total = 0;
-                break;
-            }
-            fgl__unpark_floats(blob, tmp, fgl__park_ref(run, m->params.size), m->params.size);
-            FGL_FREE(owned);
-            data = tmp;
+        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        if (t) tmp = t;
+        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+            total = 0;
+            break;
         }
+        data = tmp;
         for (k = 0; k < m->params.n; k++) {
             const fgl_slice *sl = &m->params.slices[k];
             const float *v = data + sl->offset;

@@ -1,3 +1,5 @@
+/* fgl:private */
+enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
 /* fgl:implementation */
 /* --- GCFL and GCFL+ (Xie et al., NeurIPS 2021) ------------------------------------- */
 /* Clustered FL for non-IID graphs. Sends: up Delta theta_i on the shared
@@ -33,7 +35,8 @@
  * Xie, Ma, Xu and Yang, "Federated Graph Classification over Non-IID
  * Graphs", NeurIPS 2021. */
 
-static int fgl__gcfl_plus(const fgl_server *s) { return fgl__declares(s->algo->up, s->algo->n_up, "gnorm"); }
+
+static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
 static int fgl__gcfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
@@ -61,7 +64,7 @@ static int fgl__gcfl_upload(fgl_client *c) {
     const fgl_params *ps = &c->model.params;
     double sq = 0;
     int i;
-    if (fgl_msg_find(&c->up, "gnorm") < 0) return FGL_OK;
+    if (c->algo->variant != FGL__GCFL_PLUS) return FGL_OK;
     if (fgl_get(c->set, "seq_grad") == 0) {
         fgl_up_drop(c, "gnorm");
         return FGL_OK;
@@ -248,6 +251,7 @@ static fgl_algo fgl__gcfl(void) {
     a.aggregate = fgl__gcfl_aggregate;
     a.report = fgl__gcfl_report;
     a.client_matrix = fgl__gcfl_matrix;
+    a.variant = FGL__GCFL;
     return a;
 }
 
@@ -261,6 +265,7 @@ static fgl_algo fgl__gcflplus(void) {
                        "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
     a.upload = fgl__gcfl_upload;
+    a.variant = FGL__GCFL_PLUS;
     return a;
 }
 

@@ -233,7 +233,7 @@ static int fgl__gpfl_client_init(fgl_client *c) {
 static int fgl__gpfl_upload(fgl_client *c) {
     fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
     float *fe = fgl_up(c, "fe");
-    int C = (int)(c->up_len[fgl_msg_find(&c->up, "fe")] / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
+    int C = (int)(fgl_up_size(c, "fe") / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
@@ -420,7 +420,7 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
-    size_t n = s->n_shared, d = s->up_len[1], q; /* part 1: "fe" */
+    size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
     float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
     float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
     float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");

@@ -791,15 +791,13 @@ static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 }
 
 static int fgl__pfn_server_init(fgl_server *s) {
-    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc, q;
+    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc;
     int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
     float *theta;
-    for (q = 0; q < s->algo->n_down; q++)
-        if (!strcmp(s->algo->down[q].name, "anchors")) break;
-    d = (int)(s->down_len[q] / (size_t)Ka);
+    d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
     if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)

@@ -86,7 +86,7 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     /* the run's robust rule, row by row: u_i from the uploads over their norms, then theta_i from the uploads.
      * u first: the downloads' references (NORMCLIP's clip, KRUM's updates) are rows of theta, which the
      * second call overwrites; the clips are counted once, by the second. */
-    if ((rc = fgl__server_mix(s, "theta", NULL, w, div, u, rows, 0))) return rc;
+    if ((rc = fgl_server_mix_div(s, "theta", NULL, w, div, u, rows, 0))) return rc;
     return fgl_server_mix(s, "theta", NULL, w, theta, rows);
 }
 

@@ -1,3 +1,5 @@
+/* fgl:private */
+enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
 /* fgl:implementation */
 /* --- SCAFFOLD and FedDC: control variates ----------------------------------------- */
 /* Notation of docs/algorithms.md: theta the shared parameters (n floats),
@@ -45,12 +47,13 @@
  * keeps growing and on Cora (5 METIS clients) FedDC stays near the majority
  * class; this is the published method as its code runs it, not tuned. */
 
+
 static int fgl__cv_server_init(fgl_server *s) {
     float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
     fgl_params_pack(s->init, s->share, theta); /* the common initial model */
-    if (fgl__declares(s->algo->down, s->algo->n_down, "w")) { /* FedDC: relative data sizes, from registration */
+    if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
         int i, weighted = fgl_get(s->set, "weighted") != 0;
@@ -66,13 +69,13 @@ static int fgl__cv_client_init(fgl_client *c) {
     fgl_new_floats(&c->store, "ci", c->n_trainable);
     fgl_new_floats(&c->store, "dc", c->n_trainable);
     fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1), NULL); /* reset every round */
-    if (fgl__declares(c->algo->up, c->algo->n_up, "theta_h")) fgl_new_floats(&c->store, "h", c->n_trainable);
+    if (c->algo->variant == FGL__CV_FEDDC) fgl_new_floats(&c->store, "h", c->n_trainable);
     return c->store.err;
 }
 
 /* w_i as received (FedDC), 1 for SCAFFOLD. */
 static float fgl__cv_w(const fgl_client *c) {
-    const float *w = fgl__declares(c->algo->down, c->algo->n_down, "w") ? fgl_down(c, "w") : NULL;
+    const float *w = c->algo->variant == FGL__CV_FEDDC ? fgl_down(c, "w") : NULL;
     return w ? w[0] : 1.0f;
 }
 
@@ -89,7 +92,7 @@ static int fgl__cv_receive(fgl_client *c) {
 static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
     fgl_params *ps = &st->model->params;
     const float *ci = fgl_floats(&c->store, "ci"), *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    const float *h = fgl__declares(c->algo->up, c->algo->n_up, "theta_h") ? fgl_floats(&c->store, "h") : NULL;
+    const float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
     double *gsum = (double *)fgl_get_scratch(&c->store, "gsum");
     int variate = fgl_get(c->set, "variate") != 0, q;
     float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)fgl_get(c->set, "alpha") / wi : 0.0f;
@@ -117,7 +120,7 @@ static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
  * dc_i = w_i (c_i+ - c_i) is what the upload carries. */
 static int fgl__cv_train(fgl_client *c) {
     float *ci = fgl_floats(&c->store, "ci"), *dc = fgl_floats(&c->store, "dc");
-    float *h = fgl__declares(c->algo->up, c->algo->n_up, "theta_h") ? fgl_floats(&c->store, "h") : NULL;
+    float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
     const float *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
     double *gsum = (double *)fgl_get_scratch(&c->store, "gsum"), lr_steps, inv;
     int variate = fgl_get(c->set, "variate") != 0, q, rc;
@@ -147,7 +150,7 @@ static int fgl__cv_train(fgl_client *c) {
 
 static int fgl__cv_upload(fgl_client *c) {
     memcpy(fgl_up(c, "dc"), fgl_floats(&c->store, "dc"), sizeof(float) * c->n_trainable);
-    if (fgl__declares(c->algo->up, c->algo->n_up, "theta_h")) { /* FedDC: theta_i + h_i; h only on trainable floats */
+    if (c->algo->variant == FGL__CV_FEDDC) { /* theta_i + h_i; h only on trainable floats */
         float *th = fgl_up(c, "theta_h");
         const float *h = fgl_floats(&c->store, "h");
         int q;
@@ -217,6 +220,7 @@ static fgl_algo fgl__scaffold(void) {
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     a.aggregate = fgl__scaf_aggregate;
+    a.variant = FGL__CV_SCAFFOLD;
     return a;
 }
 
@@ -234,6 +238,7 @@ static fgl_algo fgl__feddc(void) {
     fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     a.aggregate = fgl__feddc_aggregate;
+    a.variant = FGL__CV_FEDDC;
     return a;
 }
 
