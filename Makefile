@@ -25,7 +25,7 @@
 # tests' objects (build/tests/fgl.o, and the sanitizer and valgrind ones) are
 # compiled from tests/ft_impl.c with -DFGL_TEST_PRIVATE, which makes the
 # private fgl__ functions that tests call external (FGL__PRIVATE, static as
-# shipped), and count allocations (tests/ft.h): no test compiles the
+# shipped), and count allocations (tests/ft_alloc.h): no test compiles the
 # library itself.
 #
 # FGL_DATA names the directory of the real datasets. Unset, the tests use
@@ -81,13 +81,21 @@ VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/t
 all: $(EXAMPLES)
 
 # The headers from src/: tools/amalgamate rewrites only those whose text
-# changes, so an unchanged header keeps its time and nothing rebuilds.
+# changes, so an unchanged header keeps its time and nothing rebuilds; a
+# missing header is written again. A copy without src/ (the headers alone)
+# builds from the headers as they are.
+ifneq ($(wildcard src/core/MANIFEST),)
 headers: build/headers.stamp
 build/headers.stamp: tools/amalgamate $(SRC)
 	@mkdir -p $(@D)
 	./tools/amalgamate
 	@touch $@
-$(HEADERS): build/headers.stamp ;
+$(HEADERS): build/headers.stamp
+	@test -f $@ || ./tools/amalgamate
+else
+headers:
+	@echo "no src/ here: the headers are used as they are"
+endif
 
 # $(call link,FLAGS,OBJ): compile $< against the implementation object OBJ.
 link = $(CC) $(1) -DFGL_NO_IMPLEMENTATION $< $(2) -o $@ $(LDLIBS)
@@ -96,15 +104,15 @@ build/fgl.o: tools/fgl_impl.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/tests/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
+build/tests/fgl.o: tests/ft_impl.c tests/ft_alloc.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 
-build/san/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
+build/san/fgl.o: tests/ft_impl.c tests/ft_alloc.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 
-build/vg/fgl.o: tests/ft_impl.c tests/ft.h $(HEADERS)
+build/vg/fgl.o: tests/ft_impl.c tests/ft_alloc.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(VGFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 

@@ -1238,6 +1238,35 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k);
 FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
                                       fgl_tape *t);
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st);
+/* --- the built-in algorithms ------------------------------------------------ */
+/* Every built-in algorithm, in the registry's order, as X(name, file): its
+ * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
+ * This list is the one place that names them: the registry expands it, and
+ * tools/amalgamate places the files it names (the "<fed/algos/list.h" line
+ * of src/fed/MANIFEST), each once, in the order they first appear. Adding an
+ * algorithm is a new file algos/NAME.h defining fgl__NAME and one line
+ * here (tests/algo_check.sh does it with a coordinate-wise median). */
+#define FGL__ALGORITHMS(X) \
+    X(local, local)         \
+    X(fedavg, fedavg)       \
+    X(fedprox, fedavg)      \
+    X(fedper, fedavg)       \
+    X(scaffold, scaffold)   \
+    X(ditto, ditto)         \
+    X(moon, moon)           \
+    X(feddc, scaffold)      \
+    X(gcfl, gcfl)           \
+    X(gcflplus, gcfl)       \
+    X(fedamp, fedamp)       \
+    X(pfedgraph, pfedgraph) \
+    X(fedproto, fedproto)   \
+    X(fedtgp, fedproto)     \
+    X(fedstar, fedavg)      \
+    X(fedpub, fedpub)       \
+    X(gpfl, gpfl)           \
+    X(fedpg, fedpg)         \
+    X(pfedgnn, pfedgnn)     \
+    /* (every line above ends in a backslash: a new one goes here) */
 
 #ifdef __cplusplus
 }
@@ -8924,35 +8953,6 @@ static fgl_algo fgl__pfedgnn(void) {
     return a;
 }
 
-/* --- the built-in algorithms ------------------------------------------------ */
-/* Every built-in algorithm, in the registry's order, as X(name, file): its
- * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
- * This list is the one place that names them: the registry expands it, and
- * tools/amalgamate places the files it names (the "<fed/algos/list.h" line
- * of src/fed/MANIFEST), each once, in the order they first appear. Adding an
- * algorithm is a new file algos/NAME.h defining fgl__NAME and one line
- * here (tests/algo_check.sh does it with a coordinate-wise median). */
-#define FGL__ALGORITHMS(X) \
-    X(local, local)         \
-    X(fedavg, fedavg)       \
-    X(fedprox, fedavg)      \
-    X(fedper, fedavg)       \
-    X(scaffold, scaffold)   \
-    X(ditto, ditto)         \
-    X(moon, moon)           \
-    X(feddc, scaffold)      \
-    X(gcfl, gcfl)           \
-    X(gcflplus, gcfl)       \
-    X(fedamp, fedamp)       \
-    X(pfedgraph, pfedgraph) \
-    X(fedproto, fedproto)   \
-    X(fedtgp, fedproto)     \
-    X(fedstar, fedavg)      \
-    X(fedpub, fedpub)       \
-    X(gpfl, gpfl)           \
-    X(fedpg, fedpg)         \
-    X(pfedgnn, pfedgnn)     \
-    /* (every line above ends in a backslash: a new one goes here) */
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -9251,12 +9251,12 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     sc->how = how;
     sc->edge_cut = -1;
     sc->node = (fgl_node_data *)FGL_MALLOC(sizeof(fgl_node_data) * (size_t)k);
+    for (i = 0; sc->node && i < k; i++) fgl_node_data_init(&sc->node[i]); /* before any exit: done: frees them */
     part = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
     if (!sc->node || !part) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
         goto done;
     }
-    for (i = 0; i < k; i++) fgl_node_data_init(&sc->node[i]);
     if (how == FGL_PART_OVERLAP) {
         fgl_index_lists l;
         memset(&l, 0, sizeof l);

@@ -25,22 +25,7 @@
 static int ft__failed_now, ft__n_pass, ft__n_fail, ft__skip_now;
 static char ft__no_data[1024]; /* the missing file when the test lacks data */
 
-/* Every allocation of the library as the tests link it (tests/ft_impl.c)
- * goes through a counter: ft_alloc_largest is the largest single request
- * since ft_alloc_reset(), and a request over FT_ALLOC_CAP bytes (1 GiB)
- * fails as if memory had run out. Tests of hostile files use it to bound
- * what a loader may allocate, and so that running them on a loader without
- * the check they test costs an error, not the machine's memory. */
-#define FT_ALLOC_CAP ((size_t)1 << 30)
-#ifdef __cplusplus
-extern "C" {
-#endif
-extern size_t ft_alloc_largest;
-void ft_alloc_reset(void);
-void *ft_realloc(void *p, size_t n);
-#ifdef __cplusplus
-}
-#endif
+#include "ft_alloc.h" /* the allocation counter every test links (tests/ft_impl.c) */
 
 #define FT_CHECK(cond, ...)                                              \
     do {                                                                 \

@@ -6,7 +6,6 @@
  * user algorithms by name, and clear errors for bad parameters and
  * incompatible models. They run on Cora / MUTAG / PTC_MR when FGL_DATA has
  * them and on fgl's synthetic generators otherwise. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"
@@ -783,6 +782,16 @@ static void test_parameters_and_errors(void) {
     FT_CHECK(fgl_groups_parse("conv+struct", &g) == FGL_OK && g == (FGL_G_CONV | FGL_G_STRUCT), "conv+struct");
     FT_CHECK(fgl_groups_parse("convv", &g) == FGL_ERR_ARG, "unknown group");
     FT_CHECK(fgl_algo_find("nope") == NULL, "unknown algorithm");
+    { /* the registry starts with the built-ins of src/fed/algos/list.h, in its order, each table named as in the list */
+#define NAME_OF(name, file) #name,
+        static const char *const builtin[] = {FGL__ALGORITHMS(NAME_OF)};
+#undef NAME_OF
+        int i, n = (int)(sizeof builtin / sizeof builtin[0]);
+        FT_CHECK(n == 19 && fgl_algo_count() >= n, "%d built-ins, %d registered", n, fgl_algo_count());
+        for (i = 0; i < n && i < fgl_algo_count(); i++)
+            FT_CHECK(!strcmp(fgl_algo_at(i)->name, builtin[i]) && fgl_algo_find(builtin[i]) == fgl_algo_at(i),
+                     "built-in %d: %s, not %s", i, fgl_algo_at(i)->name, builtin[i]);
+    }
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     cfg.rounds = 2;
     FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) == FGL_OK, "init");

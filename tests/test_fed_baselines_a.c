@@ -11,7 +11,6 @@
  * The end-to-end runs are short (20 rounds), so they train 5 local epochs
  * a round (Cora) or 2 with lr 0.01 (MUTAG) to get somewhere; the printed
  * FedAvg / Local numbers on the same split are the yardstick. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

@@ -7,7 +7,6 @@
  * rules recomputed from the uploads, a GCFL split that happens, checkpoints
  * that resume bit-identically across a split, and identical results at 1 and
  * 2 threads. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

@@ -7,7 +7,6 @@
  * dropouts recovered, and its bytes counted), and resumes that keep the
  * attack and noise streams. On Cora when FGL_DATA has it, fgl's synthetic
  * graph otherwise. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

@@ -7,7 +7,6 @@
  * variant, thread-count determinism and resume; and FedPG end to end against
  * Local and FedAvg. Real Cora / MUTAG when FGL_DATA has them, fgl's
  * synthetic generators otherwise. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

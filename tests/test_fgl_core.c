@@ -1,6 +1,5 @@
 /* Core tests of fgl.h: errors, RNG, tensors and GEMM, CSR, serialisation,
  * parameter sets and optimizers. */
-#define FGL_IMPLEMENTATION
 #include "../fgl.h"
 #include "ft.h"
 #ifdef _OPENMP

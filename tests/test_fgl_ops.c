@@ -7,7 +7,6 @@
  * Every op input is a trainable slice of a parameter set, so the check covers
  * the gradient of every input. Inputs of ops with kinks (relu, abs, ...) are
  * kept at least 0.2 away from the kink: the check's widest step is 2/64. */
-#define FGL_IMPLEMENTATION
 #include "../fgl.h"
 #include "ft.h"
 #ifdef _OPENMP

@@ -5,7 +5,6 @@
  * data always, on the real datasets when present). */
 /* ft_alloc_largest bounds what a forged model file may allocate (ft.h) */
 #include "ft.h"
-#define FGL_IMPLEMENTATION
 #include "../fgl_gnn.h"
 #include <time.h>
 #ifdef _OPENMP

@@ -8,7 +8,6 @@
  * checkpoint/resume, and GPFL beside Local and FedAvg end to end. They run
  * on PROTEINS (MUTAG in quick runs) when FGL_DATA has it and on fgl's
  * synthetic graphs otherwise. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

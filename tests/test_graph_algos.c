@@ -5,7 +5,6 @@
  * Statistical checks use tolerances of 5 standard deviations computed from
  * the model's variance, with fixed seeds: they are deterministic and would
  * only fail for a real bias. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_graph.h"
 #include "ft.h"
 

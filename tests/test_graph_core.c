@@ -1,7 +1,6 @@
 /* Tests of fgl_graph.h's core (no data files needed): building graphs,
  * subgraphs, components, normalisations, batches, feature builders, splits
  * and deep copies. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_graph.h"
 #include "ft.h"
 

@@ -5,7 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 /* ft_alloc_largest bounds what a loader allocates (ft.h) */
 #include "ft.h"
-#define FGL_IMPLEMENTATION
 #include "../fgl_graph.h"
 
 #include <fcntl.h>
@@ -973,8 +972,23 @@ static void test_fuzz_node(void) {
 static void test_fuzz_linqs(void) { fuzz_files(FZ_LINQS, LINQS_FILES, 2, write_linqs); }
 static void test_fuzz_csv(void) { fuzz_files(FZ_CSV, CSV_FILES, 3, write_csv); }
 
+/* The counter of tests/ft_alloc.h sees the library's allocations (else the
+ * hostile-file bounds below would hold vacuously) and refuses a request over
+ * its cap. */
+static void test_alloc_counter_linked(void) {
+    fgl_tensor t;
+    ft_alloc_reset();
+    FT_CHECK(fgl_tensor_init(&t, 100, 100) == FGL_OK && ft_alloc_largest >= sizeof(float) * 100 * 100,
+             "a 100 x 100 tensor counted: largest request %zu bytes", ft_alloc_largest);
+    fgl_tensor_free(&t);
+    FT_CHECK(fgl_tensor_init(&t, 1 << 16, 1 << 15) != FGL_OK && ft_alloc_largest > FT_ALLOC_CAP,
+             "8 GiB refused as out of memory (cap %zu)", (size_t)FT_ALLOC_CAP);
+    ft_alloc_reset();
+}
+
 int main(void) {
     tmp_init();
+    FT_RUN(test_alloc_counter_linked);
     FT_RUN(test_tu_datasets_match_readme);
     FT_RUN(test_node_datasets_match_readme);
     FT_RUN(test_batch_of_whole_set_synth);

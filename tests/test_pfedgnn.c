@@ -17,7 +17,6 @@
  *    determinism across thread counts, and accuracy beside Local and FedAvg;
  *  - the rank-correlation helpers.
  * Cora when FGL_DATA has it, fgl's synthetic node data otherwise. */
-#define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include "ft.h"
 #include "ft_fed.h"

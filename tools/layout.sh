@@ -1,26 +1,90 @@
 #!/bin/sh
-# tools/layout.sh: the table of docs/layout.md's "Files" section, every file
-# of src/ in its header's MANIFEST order, with its lines and its subject (the
-# titles of its "--- title ---" banners). Run from the repository root.
+# tools/layout.sh > docs/layout.md: the page listing every file of src/ in
+# its header's MANIFEST order with its lines and subjects (the titles of its
+# "--- title ---" banners), fglrun's parts, and each method's lines before
+# and after the split. tests/algo_check.sh checks that docs/layout.md is this
+# script's output. Run from the repository root.
 set -eu
-echo "| header | file | lines | subject |"
-echo "|---|---|---:|---|"
-for pair in fgl.h:core fgl_graph.h:graph fgl_gnn.h:gnn fgl_fed.h:fed; do
-    header=${pair%%:*}; dir=${pair#*:}
-    for entry in $(sed -e 's/#.*//' "src/$dir/MANIFEST"); do
+lines() { wc -l < "$1" | tr -d ' '; }
+files_of() { # DIR: the files of its header, in order
+    sed -e 's/#.*//' -e 's/[[:space:]]//g' "src/$1/MANIFEST" | while IFS= read -r entry; do
         case $entry in
+        "") ;;
         "<"*) list=${entry#<}
-              for f in $(sed -n 's/^ *X( *[A-Za-z0-9_]* *, *\([A-Za-z0-9_]*\) *).*/\1/p' "src/$list" | awk '!seen[$0]++'); do
-                  echo "${list%/*}/$f.h"
-              done ;;
+              sed -n 's/^[[:space:]]*X([[:space:]]*[A-Za-z0-9_]*[[:space:]]*,[[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*).*/\1/p' \
+                  "src/$list" | awk '!seen[$0]++' | while IFS= read -r f; do echo "${list%/*}/$f.h"; done ;;
         *) echo "$entry" ;;
         esac
-    done | while read -r f; do
+    done
+}
+cat <<'TOP'
+# The source tree
+
+fgl is developed in `src/` and shipped as the four headers that
+`tools/amalgamate` writes from it (README, "Developing fgl"). This page is
+the output of `sh tools/layout.sh`, and `make test` checks that it is
+current.
+
+No file of `src/` or `examples/` is over 1,500 lines (`tests/algo_check.sh`
+checks it).
+
+## Files
+
+| header | file | lines | subject |
+|---|---|---:|---|
+TOP
+for pair in fgl.h:core fgl_graph.h:graph fgl_gnn.h:gnn fgl_fed.h:fed; do
+    header=${pair%%:*}; dir=${pair#*:}
+    files_of "$dir" | while IFS= read -r f; do
         case $f in
         */open.h) subject="top-of-file documentation and includes; opens each part" ;;
         */close.h) subject="closes each part" ;;
         *) subject=$(sed -n 's|^/\* --- \(.*[^ -]\) -* \*/$|\1|p' "src/$f" | awk '{ printf "%s%s", (NR > 1 ? "; " : ""), $0 }') ;;
         esac
-        echo "| \`$header\` | \`src/$f\` | $(wc -l < "src/$f") | $subject |"
+        echo "| \`$header\` | \`src/$f\` | $(lines "src/$f") | $subject |"
     done
 done
+echo
+echo "Totals: \`fgl.h\` $(lines fgl.h) lines, \`fgl_graph.h\` $(lines fgl_graph.h), \`fgl_gnn.h\` $(lines fgl_gnn.h), \`fgl_fed.h\` $(lines fgl_fed.h)."
+cat <<'MID'
+
+## fglrun
+
+`examples/fglrun.c` was one file of 3,272 lines; it is now the program and
+its parts, each flag defined once in the option table of
+`examples/fglrun/options.c`:
+
+| file | lines |
+|---|---:|
+MID
+for f in examples/fglrun.c examples/fglrun/*.c; do echo "| \`$f\` | $(lines "$f") |"; done
+cat <<MET
+
+## Each method before and after
+
+Before: the lines of its section(s) at commit 2831210, when the headers
+were written by hand. After: its file in \`src/fed/algos/\`, which holds all
+of it; \`src/fed/algos/shared.h\` ($(lines src/fed/algos/shared.h) lines) holds the simplex projection,
+minimum cut and dynamic time warping that pFedGraph and GCFL use, and the
+probe graphs of FED-PUB and GPFL.
+
+| method | where it was | before | after | file |
+|---|---|---:|---:|---|
+MET
+while IFS='|' read -r method where before file; do
+    echo "| $method | $where | $before | $(lines "src/fed/algos/$file.h") | \`src/fed/algos/$file.h\` |"
+done <<'METHODS'
+Local|fgl_fed.h|12|local
+FedAvg, FedProx, FedPer, FedStar|fgl_fed.h|85|fedavg
+SCAFFOLD, FedDC|fgl_fed.h|238|scaffold
+Ditto|fgl_fed.h|47|ditto
+MOON|fgl_fed.h|82|moon
+GCFL, GCFL+|fgl_fed.h (its min cut and DTW in pFedGraph's section)|265|gcfl
+FedAMP|fgl_fed.h|106|fedamp
+pFedGraph|fgl_fed.h (with GCFL's min cut and DTW)|286|pfedgraph
+FedProto, FedTGP|fgl_fed.h|387|fedproto
+FED-PUB|fgl_fed.h (its proxy graph written out)|281|fedpub
+GPFL|fgl_fed.h 436 + fgl_gnn.h 136 (its auto-encoder)|572|gpfl
+FedPG|fgl_fed.h|703|fedpg
+pFedGNN|fgl_fed.h 315 + fgl_graph.h 724 (its completion and coarsening)|1039|pfedgnn
+METHODS

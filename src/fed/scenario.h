@@ -258,12 +258,12 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     sc->how = how;
     sc->edge_cut = -1;
     sc->node = (fgl_node_data *)FGL_MALLOC(sizeof(fgl_node_data) * (size_t)k);
+    for (i = 0; sc->node && i < k; i++) fgl_node_data_init(&sc->node[i]); /* before any exit: done: frees them */
     part = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
     if (!sc->node || !part) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
         goto done;
     }
-    for (i = 0; i < k; i++) fgl_node_data_init(&sc->node[i]);
     if (how == FGL_PART_OVERLAP) {
         fgl_index_lists l;
         memset(&l, 0, sizeof l);

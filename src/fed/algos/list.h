@@ -1,4 +1,4 @@
-/* fgl:implementation */
+/* fgl:private */
 /* --- the built-in algorithms ------------------------------------------------ */
 /* Every built-in algorithm, in the registry's order, as X(name, file): its
  * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
@@ -28,3 +28,4 @@
     X(fedpg, fedpg)         \
     X(pfedgnn, pfedgnn)     \
     /* (every line above ends in a backslash: a new one goes here) */
+/* fgl:implementation */
