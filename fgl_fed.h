@@ -1232,11 +1232,11 @@ typedef struct fgl__pg_rings {
 } fgl__pg_rings;
 
 FGL__PRIVATE void fgl__pg_rings_free(void *p);
-FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n, int H,
-                                     fgl_tape *t);
+FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n,
+                                     int H, fgl_tape *t);
 FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k);
-FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
-                                      fgl_tape *t);
+FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H,
+                                      double band, fgl_tape *t);
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st);
 /* --- the built-in algorithms ------------------------------------------------ */
 /* Every built-in algorithm, in the registry's order, as X(name, file): its
@@ -1503,7 +1503,8 @@ FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *er
     else if (!strcmp(name, "median") && n == 0) r.rule = FGL_ROBUST_MEDIAN;
     else if (!strcmp(name, "trimmed") && n == 1 && fgl__opt_int(a, 1, FGL__OPT_MAX_COUNT))
         r.rule = FGL_ROBUST_TRIMMED, r.trim = (int)a;
-    else if (!strcmp(name, "krum") && n == 1 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT)) r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
+    else if (!strcmp(name, "krum") && n == 1 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT))
+        r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
     else if (!strcmp(name, "multikrum") && n == 2 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT) &&
              fgl__opt_int(b, 1, FGL__OPT_MAX_COUNT))
         r.rule = FGL_ROBUST_MULTIKRUM, r.f = (int)a, r.m = (int)b;
@@ -1513,8 +1514,10 @@ FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *er
     *out = r;
     return FGL_OK;
 bad:
-    return fgl_error_set(err, FGL_ERR_PARSE, "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
-                         "or normclip:M (B, F, M integers up to 10^6; 0 < M <= 10^6)", s ? s : "");
+    return fgl_error_set(err, FGL_ERR_PARSE,
+                         "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
+                         "or normclip:M (B, F, M integers up to 10^6; 0 < M <= 10^6)",
+                         s ? s : "");
 }
 
 FGLDEF const char *fgl_robust_name(int rule) {
@@ -1573,7 +1576,8 @@ FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err) {
     *out = d;
     return FGL_OK;
 bad:
-    return fgl_error_set(err, FGL_ERR_PARSE, "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
+    return fgl_error_set(err, FGL_ERR_PARSE,
+                         "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
                          s ? s : "");
 }
 
@@ -1757,13 +1761,23 @@ static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     return e ? e->p : NULL;
 }
 
-FGLDEF float *fgl_floats(const fgl_store *st, const char *name) { return (float *)fgl__store_get(st, name, FGL__E_FLOATS); }
+FGLDEF float *fgl_floats(const fgl_store *st, const char *name) {
+    return (float *)fgl__store_get(st, name, FGL__E_FLOATS);
+}
 FGLDEF int *fgl_ints(const fgl_store *st, const char *name) { return (int *)fgl__store_get(st, name, FGL__E_INTS); }
-FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name) { return (fgl_model *)fgl__store_get(st, name, FGL__E_MODEL); }
-FGLDEF fgl_optim *fgl_get_optim(const fgl_store *st, const char *name) { return (fgl_optim *)fgl__store_get(st, name, FGL__E_OPTIM); }
-FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) { return (fgl_params *)fgl__store_get(st, name, FGL__E_PARAMS); }
+FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name) {
+    return (fgl_model *)fgl__store_get(st, name, FGL__E_MODEL);
+}
+FGLDEF fgl_optim *fgl_get_optim(const fgl_store *st, const char *name) {
+    return (fgl_optim *)fgl__store_get(st, name, FGL__E_OPTIM);
+}
+FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) {
+    return (fgl_params *)fgl__store_get(st, name, FGL__E_PARAMS);
+}
 FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name) { return fgl__store_get(st, name, FGL__E_SCRATCH); }
-FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) { return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE); }
+FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) {
+    return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE);
+}
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
     void *p = fgl_tape_alloc(&st->scratch, bytes ? bytes : 1);
@@ -1802,8 +1816,9 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
     }
 }
 
-static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) { return fgl__dim(d, p->rows) * fgl__dim(d, p->cols); }
-
+static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) {
+    return fgl__dim(d, p->rows) * fgl__dim(d, p->cols);
+}
 /* --- algorithm tables ------------------------------------------------------------- */
 
 FGLDEF fgl_algo fgl_algo_new(const char *name, const char *summary) {
@@ -1939,7 +1954,8 @@ FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
     int n = (int)(run->cfg.frac * run->n_clients + 0.5f);
     n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
     if (!(run->cfg.dp.clip > 0)) return NAN;
-    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
+    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round,
+                           delta > 0 ? delta : run->cfg.dp.delta);
 }
 
 /* --- defences, attacks, privacy: the runtime's part ------------------------------ */
@@ -2074,7 +2090,8 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
         if (!x) continue;
         if ((c->attacker || cfg->dp.clip > 0) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
             return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT) x[0] = (float)cfg->attack.arg;
+        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
+            x[0] = (float)cfg->attack.arg;
         if (!fgl__weights_part(d)) continue;
         ref = fgl__ref_of(&c->down, d);
         if (c->attacker) {
@@ -2114,8 +2131,10 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
             double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
             long long iv;
             if (!(fabs(val) < 2147483647.0))
-                return fgl_client_fail(c, FGL_ERR_RANGE, "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
-                                       "range with %d fraction bits", val / scale, cfg->secagg.frac_bits);
+                return fgl_client_fail(c, FGL_ERR_RANGE,
+                                       "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
+                                       "range with %d fraction bits",
+                                       val / scale, cfg->secagg.frac_bits);
             iv = llround(val);
             v[k] = (uint32_t)(int32_t)iv;
         }
@@ -2126,7 +2145,8 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
                                               : fgl__pair_seed(cfg->seed, j, c->id, run->n_clients),
                           run->round, j > c->id ? 1 : -1);
         }
-        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw)) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
         memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
     }
@@ -2231,7 +2251,8 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
         for (t = 0; t < run->n_part; t++) {
             int j = run->part[t];
             if (!run->dropped[j]) continue;
-            run->revealed[(size_t)i * K + j] = i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
+            run->revealed[(size_t)i * K + j] =
+                i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
             st->bytes_up += 8;
             run->client_up[(size_t)run->round * K + i] += 8;
         }
@@ -2268,7 +2289,8 @@ static int fgl__screen(fgl_run *run, fgl_round_stats *st) {
         med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
         for (q = 0; q < run->n_part; q++) {
             int i = run->part[q];
-            if (run->accepted[i] && run->clients[i].up.part[p] && norms[(size_t)i * FGL_MSG_MAX_PARTS + p] > run->cfg.robust.screen * med) {
+            if (run->accepted[i] && run->clients[i].up.part[p] &&
+                norms[(size_t)i * FGL_MSG_MAX_PARTS + p] > run->cfg.robust.screen * med) {
                 run->accepted[i] = 0;
                 n_screened++;
             }
@@ -2347,8 +2369,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
  * (NULL: none). div (K, NULL: none) divides source j by div[j] (0: source
  * left out): pFedGraph's mixture of normalised models. count: charge the
  * clips to s->n_clipped. See fgl_server_mix for the rules. */
-static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div, int n_out,
-                         float *out, const unsigned char *rows, int count) {
+static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div,
+                         int n_out, float *out, const unsigned char *rows, int count) {
     const fgl_robust_config *rc = &s->fed->robust;
     const fgl_part *d = &s->algo->up[p];
     int K = s->n_clients, rule = fgl__weights_part(d) ? rc->rule : FGL_ROBUST_MEAN, j, r, q, mf = 0, n_sel = 0;
@@ -2377,15 +2399,18 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         for (j = 0; j < K; j++) {
             double a = w[(size_t)r * K + j];
             if (a != 0 && !x[j])
-                return fgl_server_fail(s, FGL_ERR_ARG, "mixing '%s': row %d weighs client %d (%g), which has neither an "
-                                       "accepted upload nor a held row", d->name, r, j, a);
+                return fgl_server_fail(s, FGL_ERR_ARG,
+                                       "mixing '%s': row %d weighs client %d (%g), which has neither an "
+                                       "accepted upload nor a held row",
+                                       d->name, r, j, a);
             if (rule != FGL_ROBUST_MEAN && !(a >= 0 && a < HUGE_VAL))
                 return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d has weight %g for client %d (weights must be >= 0)",
                                        fgl_robust_name(rule), r, a, j);
             any |= a > 0;
         }
         if (rule != FGL_ROBUST_MEAN && !any)
-            return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d of the mixing weights is zero", fgl_robust_name(rule), r);
+            return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d of the mixing weights is zero", fgl_robust_name(rule),
+                                   r);
     }
     if (rule == FGL_ROBUST_MEAN) { /* fgl_mix_rows of the sources, bit for bit */
         for (r = 0; r < n_out; r++) {
@@ -2410,7 +2435,9 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : 0, c;
         fgl__wval *col = (fgl__wval *)fgl_scratch(&s->store, sizeof(fgl__wval) * (size_t)K);
         if (!col) return FGL_ERR_NOMEM;
-        if (2 * t >= mf) return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t, mf);
+        if (2 * t >= mf)
+            return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t,
+                                   mf);
         for (k = 0; k < n; k++) { /* sorted once per coordinate, then each row walks it with its weights */
             for (j = c = 0; j < K; j++)
                 if (x[j] && (!div || div[j] > 0)) {
@@ -2436,12 +2463,14 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)FGL__MAX(keep, 1));
         if (!idx || !dist || !score || !row || !chosen || !sel) return FGL_ERR_NOMEM;
         if (near < 1 || keep < 1 || keep > mf)
-            return fgl_server_fail(s, FGL_ERR_ARG, "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d",
-                                   f, keep, FGL__MAX(f + 3, keep), mf);
+            return fgl_server_fail(s, FGL_ERR_ARG,
+                                   "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d", f, keep,
+                                   FGL__MAX(f + 3, keep), mf);
         for (j = a = 0; j < K; j++)
             if (fresh[j]) idx[a++] = j;
         for (a = 0; a < mf; a++)
-            for (b = a + 1; b < mf; b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
+            for (b = a + 1; b < mf;
+                 b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
                 const float *u = x[idx[a]], *v = x[idx[b]], *ru = ref[idx[a]], *rv = ref[idx[b]];
                 double sum = 0;
                 if (ru == rv)
@@ -2589,9 +2618,11 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         }
         for (j = 0; j < m; j++) /* survivor idx[j]'s masks with dropped peers do not cancel: remove them */
             for (i = 0; i < K; i++)
-                if (s->dropped[i]) fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
+                if (s->dropped[i])
+                    fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
         tw = (double)(int32_t)sum[n] / scale;
-        if (!(tw > 0)) return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
+        if (!(tw > 0))
+            return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
@@ -2603,10 +2634,12 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         for (k = 0; k < n; k++) out[k] = (float)(acc[k] / m + (sd > 0 ? sd * fgl_rng_normal(r) : 0.0));
         return FGL_OK;
     }
-    { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP) */
+    { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
+       */
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!w) return FGL_ERR_NOMEM;
-        for (j = 0; j < m; j++) w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
+        for (j = 0; j < m; j++)
+            w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
         return fgl__rule_mix(s, p, n, NULL, w, NULL, 1, out, NULL, 1);
     }
 }
@@ -2642,7 +2675,8 @@ FGLDEF float *fgl_up(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0); /* a declared part */
     if (p < 0) return NULL;
-    if (c->up.part[p] ? !fgl__msg_write(&c->up, p) : !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
+    if (c->up.part[p] ? !fgl__msg_write(&c->up, p)
+                      : !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
         fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
         return NULL;
     }
@@ -2692,12 +2726,14 @@ FGLDEF const float *fgl_received_at(const fgl_client *c, size_t offset) {
 
 FGLDEF void fgl_client_pack(const fgl_client *c, const fgl_params *ps, float *out) {
     int k;
-    for (k = 0; k < c->n_span; k++) memcpy(out + c->span[k].packed, ps->data + c->span[k].offset, sizeof(float) * c->span[k].len);
+    for (k = 0; k < c->n_span; k++)
+        memcpy(out + c->span[k].packed, ps->data + c->span[k].offset, sizeof(float) * c->span[k].len);
 }
 
 FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *in) {
     int k;
-    for (k = 0; k < c->n_span; k++) memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
+    for (k = 0; k < c->n_span; k++)
+        memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
 }
 
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {
@@ -2727,7 +2763,8 @@ static int fgl__client_spans(fgl_client *c) {
         const fgl_slice *s = &ps->slices[ps->order[i]];
         size_t len = fgl_slice_size(s);
         if (!(s->groups & c->share)) continue;
-        if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset && c->span[n - 1].trainable == s->trainable) {
+        if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset &&
+            c->span[n - 1].trainable == s->trainable) {
             c->span[n - 1].len += len;
         } else {
             c->span[n].offset = s->offset;
@@ -2760,7 +2797,8 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits) { /* trains on C - 1 - y */
         int i, C = fw.logits->cols, *y = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(fw.logits->rows, 1));
         if (!y) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        for (i = 0; i < fw.logits->rows; i++) y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
+        for (i = 0; i < fw.logits->rows; i++)
+            y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
         loss = fgl_op_cross_entropy(t, fw.logits, y, b->mask);
     } else {
         loss = fgl_op_cross_entropy(t, fw.logits, b->labels, b->mask);
@@ -2783,7 +2821,8 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     if (h && h->grad && (rc = h->grad(c, &st))) return fgl_client_fail(c, rc, "gradient hook: %s", fgl_result_name(rc));
     if (c->error) return c->error;
     fgl_optim_step(o, &m->params);
-    if (h && h->after_step && (rc = h->after_step(c, &st))) return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
+    if (h && h->after_step && (rc = h->after_step(c, &st)))
+        return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
     c->steps++;
     return c->error;
 }
@@ -2919,7 +2958,9 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
 }
 
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 0); }
-FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 1); }
+FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out) {
+    return fgl__server_mean(s, part, out, 1);
+}
 
 /* The index of the upload part called name in the declaration, or -1. */
 static int fgl__up_part(const fgl_algo *a, const char *name) {
@@ -3078,8 +3119,8 @@ static int fgl__park_write(fgl_run *run, fgl_client *c, const unsigned char *blo
         if (!run->park_file) run->park_file = tmpfile();
         if (run->park_file) {
             size_t at = c->park_cap >= len ? c->park_off : run->park_end;
-            if (len <= (size_t)LONG_MAX && at <= (size_t)LONG_MAX - len && fseek(run->park_file, (long)at, SEEK_SET) == 0 &&
-                fwrite(blob, 1, len, run->park_file) == len) {
+            if (len <= (size_t)LONG_MAX && at <= (size_t)LONG_MAX - len &&
+                fseek(run->park_file, (long)at, SEEK_SET) == 0 && fwrite(blob, 1, len, run->park_file) == len) {
                 if (at == run->park_end) {
                     run->park_end += len;
                     c->park_off = at;
@@ -3104,7 +3145,8 @@ static const unsigned char *fgl__park_blob(const fgl_run *run, const fgl_client 
 #ifdef _OPENMP
 #pragma omp critical(fgl__park_file)
 #endif
-    ok = fseek(run->park_file, (long)c->park_off, SEEK_SET) == 0 && fread(buf, 1, c->parked_len, run->park_file) == c->parked_len;
+    ok = fseek(run->park_file, (long)c->park_off, SEEK_SET) == 0 &&
+         fread(buf, 1, c->parked_len, run->park_file) == c->parked_len;
     if (!ok || fgl_checksum64(buf, c->parked_len) != c->park_sum) { /* unreadable or changed on disk */
         FGL_FREE(buf);
         return NULL;
@@ -3280,7 +3322,8 @@ FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local) return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
+        return FGL_ERR_ARG;
     c = &run->clients[client];
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
@@ -3309,7 +3352,9 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     if (!run->clients || client < 0 || client >= run->n_clients)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "run: no client %d", client);
     int rc = fgl__unpark(run, &run->clients[client]);
-    if (rc) return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", client, fgl_result_name(rc));
+    if (rc)
+        return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", client,
+                             fgl_result_name(rc));
     return FGL_OK;
 }
 
@@ -3400,9 +3445,10 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
-        (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
-        !run->client_up || !run->client_down) {
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker ||
+        !run->dropped || !run->trained || !run->lost || (cfg->secagg.on && !run->revealed) || !run->part ||
+        !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
+        !run->client_down) {
         FGL_FREE(run->clients);
         run->clients = NULL;
         run->n_clients = 0;
@@ -3467,7 +3513,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             goto fail;
         }
         if (cd->graphs && (!cd->graphs->x || cd->graphs->n_feat <= 0)) {
-            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
+            rc =
+                fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
             goto fail;
         }
         {
@@ -3499,7 +3546,8 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
     const fgl_algo *a = &run->algo;
     int i = fgl__param_index(a, key);
     char *end;
-    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
+    if (run->started)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
     if (i < 0) return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
     if (a->params[i].type == FGL_PARAM_GROUPS) {
         unsigned g;
@@ -3509,18 +3557,21 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
         run->set.value[i] = (double)g;
     } else if (a->params[i].type == FGL_PARAM_INT) {
         long v = strtol(value, &end, 10);
-        if (end == value || *end || v != (long)(int)v) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
+        if (end == value || *end || v != (long)(int)v)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
         run->set.value[i] = (double)v;
     } else {
         double v = strtod(value, &end);
-        if (end == value || *end || !isfinite(v)) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
+        if (end == value || *end || !isfinite(v))
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
         run->set.value[i] = (double)(float)v; /* parameters are single precision, as the models */
     }
     return FGL_OK;
 }
 
 FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err) {
-    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
+    if (run->started)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
     if (pub && run->n_clients > 0 && run->clients[0].data.node && pub->n_feat != run->clients[0].data.node->n_feat)
         return fgl_error_set(err, FGL_ERR_SHAPE, "public data: %d features, the clients %d", pub->n_feat,
                              run->clients[0].data.node->n_feat);
@@ -3654,7 +3705,8 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     d->param = run->set.value;
     d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
-        if ((size_t)run->clients[i].model.spec.out_dim > d->classes) d->classes = (size_t)run->clients[i].model.spec.out_dim;
+        if ((size_t)run->clients[i].model.spec.out_dim > d->classes)
+            d->classes = (size_t)run->clients[i].model.spec.out_dim;
         if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
     }
     d->hops += 1; /* hops 0..H */
@@ -3674,19 +3726,24 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
             double v;
             if (rule[k] > FGL__DIM_PARAM0) continue;
             if (pi >= a->n_params || a->params[pi].type != FGL_PARAM_INT)
-                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name, q->name);
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name,
+                                     q->name);
             v = run->set.value[pi];
             if (!(v >= 1 && v <= 2147483647.0))
-                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by parameter %s = %g; it must be a "
-                                     "positive integer", a->name, q->name, a->params[pi].name, v);
+                return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                     "%s: part '%s' is sized by parameter %s = %g; it must be a "
+                                     "positive integer",
+                                     a->name, q->name, a->params[pi].name, v);
         }
     }
     for (i = 1; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
         if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
-            return fgl_error_set(&run->err, FGL_ERR_SHAPE,
-                                 "%s: client %d represents samples in %d dimensions, client 0 in %zu; the messages need "
-                                 "one width (give the models the same hidden size)", a->name, i, fgl_model_rep_dim(m), d->rep);
+            return fgl_error_set(
+                &run->err, FGL_ERR_SHAPE,
+                "%s: client %d represents samples in %d dimensions, client 0 in %zu; the messages need "
+                "one width (give the models the same hidden size)",
+                a->name, i, fgl_model_rep_dim(m), d->rep);
         if (uses_emb && (size_t)fgl_model_emb_dim(m) != d->emb)
             return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d embeds in %d dimensions, client 0 in %zu",
                                  a->name, i, fgl_model_emb_dim(m), d->emb);
@@ -3707,8 +3764,8 @@ static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
 }
 
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when) {
-    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s", run->algo.name,
-                         run->round + 1, c->id, when, c->msg);
+    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
+                         run->algo.name, run->round + 1, c->id, when, c->msg);
 }
 
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
@@ -3737,8 +3794,9 @@ static int fgl__build_downloads(fgl_run *run, int count) {
             if (!d->from) continue;
             e = fgl__store_find(&s->store, d->from, FGL__E_FLOATS);
             if (!e || e->n != need)
-                return fgl_server_fail(s, FGL_ERR_SHAPE, "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)",
-                                       d->name, d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
+                return fgl_server_fail(s, FGL_ERR_SHAPE,
+                                       "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)", d->name,
+                                       d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
             m->part[p] = (float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
@@ -3833,34 +3891,45 @@ static int fgl__defences_start(fgl_run *run) {
         n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
     }
     if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
-         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP && c->attack.kind != FGL_ATTACK_NAN &&
-          c->attack.kind != FGL_ATTACK_COUNT)) && !weights)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s sends no model weights: robust rules, weight attacks, DP and secure "
-                             "aggregation act on them", a->name);
+         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP &&
+          c->attack.kind != FGL_ATTACK_NAN && c->attack.kind != FGL_ATTACK_COUNT)) &&
+        !weights)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s sends no model weights: robust rules, weight attacks, DP and secure "
+                             "aggregation act on them",
+                             a->name);
     if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
-                             "defined for one mean of them, not for personalised mixtures", a->name,
-                             c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "defined for one mean of them, not for personalised mixtures",
+                             a->name, c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: combine it with neither a robust rule nor secure aggregation");
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "dp: combine it with neither a robust rule nor secure aggregation");
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: %s must upload exactly its model and its sample "
-                                 "count (FedAvg-like), the server seeing their sum only", a->name);
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: %s must upload exactly its model and its sample "
+                                 "count (FedAvg-like), the server seeing their sum only",
+                                 a->name);
         if (c->robust.rule != FGL_ROBUST_MEAN)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation hides the uploads a robust rule needs");
         if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))",
-                                 c->secagg.frac_bits, (double)c->secagg.dropout);
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
+                                 (double)c->secagg.dropout);
     }
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)", (double)c->dp.noise, c->dp.delta);
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)",
+                             (double)c->dp.noise, c->dp.delta);
     if (c->dp.clip > 0 && !fgl__new_rng(&run->server.store, "dp_rng", c->seed, 0x4450ull)) /* "DP" */
         return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
-        if (!(c->attack.frac <= 1)) return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+        if (!(c->attack.frac <= 1))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g",
+                                 (double)c->attack.frac);
         pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
         if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
         fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
@@ -3869,7 +3938,8 @@ static int fgl__defences_start(fgl_run *run) {
             fgl_client *cl = &run->clients[pick[i]];
             run->attacker[pick[i]] = 1;
             cl->attacker = 1;
-            if (c->attack.kind == FGL_ATTACK_NOISE && !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
+            if (c->attack.kind == FGL_ATTACK_NOISE &&
+                !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
                 n = -1;
         }
         FGL_FREE(pick);
@@ -3972,7 +4042,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         fgl_client *c = &run->clients[i];
         if (!c->local || !run->algo.client_init) continue;
         if ((rc = fgl__unpark(run, c)))
-            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i, fgl_result_name(rc));
+            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i,
+                                 fgl_result_name(rc));
         if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
         if (idle_parks) fgl__park(run, c);
     }
@@ -4007,7 +4078,8 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
-    if ((rc = fgl__unpark(run, c))) return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+    if ((rc = fgl__unpark(run, c)))
+        return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
     for (p = 0; p < a->n_up; p++) {
@@ -4054,12 +4126,15 @@ static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms)
             continue;
         }
         if (c->up.len[p] != c->up_len[p]) return 0;
-        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT)) continue; /* masked ring values */
+        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT))
+            continue; /* masked ring values */
         if (norms && fgl__weights_part(d)) {
-            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p])) return 0;
+            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p]))
+                return 0;
         } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
             return 0;
-        if (d->kind == FGL_SEND_WEIGHT && !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
+        if (d->kind == FGL_SEND_WEIGHT &&
+            !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
             return 0;
     }
     return 1;
@@ -4237,7 +4312,8 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * ALIE attack rewrote. */
 static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
     int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
-    run->checked[c->id] = fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+    run->checked[c->id] =
+        fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
 }
 
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
@@ -4245,7 +4321,8 @@ static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
     run->checked[c->id] = 0;
     if (!c->local) return;
     fgl__client_round(run, c);
-    if (run->cfg.attack.kind != FGL_ATTACK_ALIE && run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE &&
+        run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
         fgl__check_upload(run, c);
 }
 
@@ -4314,7 +4391,8 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err) return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+        if (rc || s->error || s->store.err)
+            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
     }
     st->n_clipped = s->n_clipped;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
@@ -4399,14 +4477,17 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: evaluation failed: %s",
-                                 run->algo.name, run->round + 1, i, c->tape.msg);
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
+                                 "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
+                                 c->tape.msg);
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
         vsum += c->val_acc;
         tsum += c->test_acc;
     }
-    if (n == 0) return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name, run->round + 1);
+    if (n == 0)
+        return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
+                             run->round + 1);
     st->val_acc = evaluated ? vsum / n : NAN;
     st->test_acc = evaluated ? tsum / n : NAN;
     return FGL_OK;
@@ -4417,7 +4498,8 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     int rc, evaluated;
     double t0, t1, t2;
     if (!run->started && (rc = fgl_run_start(run))) return rc;
-    if (run->round >= run->cfg.rounds) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
+    if (run->round >= run->cfg.rounds)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
     st = &run->stats[run->round];
     memset(run->accepted, 0, (size_t)run->n_clients);
     evaluated = fgl__evaluated(run, run->round);
@@ -4473,7 +4555,9 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
 #define FGL__RUN_MAGIC "FGLR"
 #define FGL__RUN_VERSION 2u /* 2: named state entries, configuration fingerprint */
 
-static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) { fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0); }
+static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
+    fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
+}
 
 static void fgl__put_csr_sum(fgl_bytes *b, const fgl_csr *a) {
     fgl_bytes_put_u32(b, (uint32_t)a->rows);
@@ -4544,9 +4628,26 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         const fgl_model_spec *s = &cl->spec;
         const fgl_node_data *nd = cl->data.node;
         const fgl_graph_set *gs = cl->data.graphs;
-        int ints[18] = {s->arch, s->task, s->in_dim, s->hidden, s->out_dim, s->layers, s->readout, s->head,
-                        s->input_proj, s->batch_norm, s->learn_eps, s->heads, s->sgc_hops, s->pe_dim, s->masked, 0, 0, 0};
-        float fl[7] = {s->dropout, s->input_dropout, s->gcnii_alpha, s->gcnii_lambda, s->mask_prune, s->bn_momentum, s->bn_eps};
+        int ints[18] = {s->arch,
+                        s->task,
+                        s->in_dim,
+                        s->hidden,
+                        s->out_dim,
+                        s->layers,
+                        s->readout,
+                        s->head,
+                        s->input_proj,
+                        s->batch_norm,
+                        s->learn_eps,
+                        s->heads,
+                        s->sgc_hops,
+                        s->pe_dim,
+                        s->masked,
+                        0,
+                        0,
+                        0};
+        float fl[7] = {s->dropout,    s->input_dropout, s->gcnii_alpha, s->gcnii_lambda,
+                       s->mask_prune, s->bn_momentum,   s->bn_eps};
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
@@ -4755,7 +4856,9 @@ static int fgl__get_store(fgl_reader *r, fgl_store *st, int commit, const char *
         size = fgl_reader_u64(r);
         if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: truncated state entry", path);
         e = fgl__store_find(st, name, kind);
-        if (!e) return fgl_error_set(err, FGL_ERR_SHAPE, "%s: state '%s' (%s %d) is not in this run", path, name, who, st->owner);
+        if (!e)
+            return fgl_error_set(err, FGL_ERR_SHAPE, "%s: state '%s' (%s %d) is not in this run", path, name, who,
+                                 st->owner);
         switch (kind) {
         case FGL__E_FLOATS:
         case FGL__E_INTS:
@@ -4784,7 +4887,8 @@ static int fgl__get_store(fgl_reader *r, fgl_store *st, int commit, const char *
         case FGL__E_OPTIM: {
             fgl_optim *o = (fgl_optim *)e->p;
             uint64_t t = fgl_reader_u64(r);
-            if (size != (uint64_t)o->size) return fgl_error_set(err, FGL_ERR_SHAPE, "%s: optimizer '%s' has another size", path, name);
+            if (size != (uint64_t)o->size)
+                return fgl_error_set(err, FGL_ERR_SHAPE, "%s: optimizer '%s' has another size", path, name);
             if (!commit) {
                 fgl__skip(r, 8 * o->size);
             } else {
@@ -4848,11 +4952,13 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
         uint32_t np = fgl_reader_u32(r), q;
         long prev = -1;
         if (r->err || np > (uint32_t)run->n_clients || (started && np == 0))
-            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np, run->n_clients);
+            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np,
+                                 run->n_clients);
         for (q = 0; q < np; q++) {
             uint32_t id = fgl_reader_u32(r);
             if (r->err || id >= (uint32_t)run->n_clients || (long)id <= prev)
-                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: participant %u out of range or order", path, (unsigned)id);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: participant %u out of range or order", path,
+                                     (unsigned)id);
             prev = (long)id;
             if (commit) run->part[q] = (int)id;
         }
@@ -4896,11 +5002,13 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
                 if ((rc = fgl__get_store(r, &run->clients[i].store, commit, path, err))) return rc;
                 continue;
             }
-            if (fgl__skip_store(r)) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: client %d's state is truncated", path, i);
+            if (fgl__skip_store(r))
+                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: client %d's state is truncated", path, i);
             if (remote) remote[i] = fgl_reader_make(r->data + at, r->pos - at);
         }
     }
-    if (r->err || r->pos != r->len) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated or with extra bytes", path);
+    if (r->err || r->pos != r->len)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated or with extra bytes", path);
     if (commit) {
         run->round = (int)rounds;
         run->bytes_up = (size_t)bu;
@@ -4935,10 +5043,11 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     }
     if (strcmp(name, run->algo.name) != 0 || K != (uint32_t)run->n_clients || R != (uint32_t)run->cfg.rounds ||
         seed != run->cfg.seed) {
-        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint of a different run (%s, %u clients, %u rounds, seed %llu; "
-                           "this run: %s, %d clients, %d rounds, seed %llu)", path, name, (unsigned)K, (unsigned)R,
-                           (unsigned long long)seed, run->algo.name, run->n_clients, run->cfg.rounds,
-                           (unsigned long long)run->cfg.seed);
+        rc = fgl_error_set(err, FGL_ERR_SHAPE,
+                           "%s: checkpoint of a different run (%s, %u clients, %u rounds, seed %llu; "
+                           "this run: %s, %d clients, %d rounds, seed %llu)",
+                           path, name, (unsigned)K, (unsigned)R, (unsigned long long)seed, run->algo.name,
+                           run->n_clients, run->cfg.rounds, (unsigned long long)run->cfg.seed);
         goto done;
     }
     if (fp != fgl__fingerprint(run)) {
@@ -4956,7 +5065,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
         goto done;
     }
-    if (run->transport && started && !(remote = (fgl_reader *)fgl__zalloc(sizeof(fgl_reader) * (size_t)run->n_clients))) {
+    if (run->transport && started &&
+        !(remote = (fgl_reader *)fgl__zalloc(sizeof(fgl_reader) * (size_t)run->n_clients))) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
@@ -4971,7 +5081,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err))) goto done; /* cannot fail: checked above */
+    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err)))
+        goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
         if (fgl__build_downloads(run, 0)) {
@@ -5213,8 +5324,9 @@ static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) 
 }
 /* --- Local: no communication ------------------------------------------------------ */
 
-static fgl_algo fgl__local(void) { return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent"); }
-
+static fgl_algo fgl__local(void) {
+    return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent");
+}
 /* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
 /* One mechanism, four published defaults: the server keeps the global vector
  * of the shared groups; clients send those groups and their training-sample
@@ -5254,8 +5366,8 @@ static int fgl__prox_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help, double mu,
-                                 const char *mu_help) {
+static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help,
+                                 double mu, const char *mu_help) {
     fgl_algo a = fgl__avg_base(name, summary, share, share_help);
     fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, mu, mu_help);
     a.train.grad = fgl__prox_grad;
@@ -5274,8 +5386,8 @@ static fgl_algo fgl__fedprox(void) {
 
 static fgl_algo fgl__fedper(void) {
     return fgl__fedavg_like("fedper", "Arivazhagan et al. 2019: FedAvg of everything but the personal classifier head",
-                            FGL_G_ALL & ~(unsigned)FGL_G_HEAD, "parameter groups averaged (all but the classifier head)",
-                            0.0, "proximal weight");
+                            FGL_G_ALL & ~(unsigned)FGL_G_HEAD,
+                            "parameter groups averaged (all but the classifier head)", 0.0, "proximal weight");
 }
 
 /* FedStar runs its decoupled model: any client spec becomes FedStar's with
@@ -5465,7 +5577,8 @@ static int fgl__cv_upload(fgl_client *c) {
 
 /* c += (|S| / K) mean_S dc_i, i.e. (1/K) sum_S dc_i. */
 static int fgl__cv_update_c(fgl_server *s) {
-    float *c = fgl_floats(&s->store, "c"), *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
+    float *c = fgl_floats(&s->store, "c"),
+          *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
     double frac = (double)s->n_accepted / s->n_clients;
     size_t k;
     int rc;
@@ -5476,7 +5589,8 @@ static int fgl__cv_update_c(fgl_server *s) {
 }
 
 static int fgl__scaf_aggregate(fgl_server *s) {
-    float *theta = fgl_floats(&s->store, "theta"), *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
+    float *theta = fgl_floats(&s->store, "theta"),
+          *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
     size_t k;
     int rc;
     if (!tmp) return FGL_ERR_NOMEM;
@@ -5509,12 +5623,15 @@ static fgl_algo fgl__cv_base(const char *name, const char *summary, const char *
 }
 
 static fgl_algo fgl__scaffold(void) {
-    fgl_algo a = fgl__cv_base("scaffold", "Karimireddy et al. 2020: FedAvg with server/client control variates "
-                              "correcting client drift", "parameter groups averaged and corrected by the control variates");
-    fgl_algo_param_add(&a, "variate", FGL_PARAM_INT, 1,
-                       "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
-                       "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
-                       "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
+    fgl_algo a = fgl__cv_base("scaffold",
+                              "Karimireddy et al. 2020: FedAvg with server/client control variates "
+                              "correcting client drift",
+                              "parameter groups averaged and corrected by the control variates");
+    fgl_algo_param_add(
+        &a, "variate", FGL_PARAM_INT, 1,
+        "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
+        "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
+        "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
     fgl_algo_upload(&a, "dtheta", FGL_SEND_DELTA, 0, 0, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -5529,10 +5646,12 @@ static fgl_algo fgl__feddc(void) {
     fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
                        "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
     fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: w_i = 1 (paper)");
-    fgl_algo_param_add(&a, "variate", FGL_PARAM_INT, 1,
-                       "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
-                       "which assumes SGD");
+                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
+                       "w_i = 1 (paper)");
+    fgl_algo_param_add(
+        &a, "variate", FGL_PARAM_INT, 1,
+        "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
+        "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
     fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
@@ -5572,16 +5691,20 @@ static int fgl__ditto_train(fgl_client *c) {
     if (rc) return rc;
     memset(&personal, 0, sizeof personal);
     personal.grad = fgl__ditto_grad;
-    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"), &personal);
+    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"),
+                            &personal);
 }
 
 static fgl_model *fgl__ditto_eval(fgl_client *c) { return fgl_get_model(&c->store, "personal"); }
 
 static fgl_algo fgl__ditto(void) {
-    fgl_algo a = fgl__avg_base("ditto", "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
-                               "evaluated personally", FGL_G_ALL,
-                               "parameter groups of the global model (averaged) and of the personal model's proximal term");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
+    fgl_algo a = fgl__avg_base(
+        "ditto",
+        "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
+        "evaluated personally",
+        FGL_G_ALL, "parameter groups of the global model (averaged) and of the personal model's proximal term");
+    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0,
+                       "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
     a.client_init = fgl__ditto_client_init;
     a.local_train = fgl__ditto_train;
     a.eval_model = fgl__ditto_eval;
@@ -5642,26 +5765,30 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
     if (!zg || !zp) return NULL;
     zeros = (int *)fgl_tape_alloc(st->t, sizeof(int) * (size_t)FGL__MAX(z->rows, 1)); /* label 0: the positive pair */
     if (!zeros) return NULL;
-    logits = fgl_op_scale(st->t, fgl_op_concat2(st->t, fgl_op_cosine_rows(st->t, z, zg), fgl_op_cosine_rows(st->t, z, zp)),
-                          1.0f / T);
+    logits = fgl_op_scale(
+        st->t, fgl_op_concat2(st->t, fgl_op_cosine_rows(st->t, z, zg), fgl_op_cosine_rows(st->t, z, zp)), 1.0f / T);
     return fgl_op_scale(st->t, fgl_op_cross_entropy(st->t, logits, zeros, st->mask), mu);
 }
 
 static int fgl__moon_train(fgl_client *c) {
     fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
     int rc;
-    if (!(fgl_get(c->set, "temperature") > 0)) return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
+    if (!(fgl_get(c->set, "temperature") > 0))
+        return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the model as it starts the round */
         return fgl_client_fail(c, rc, "moon: model layout changed");
     if ((rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train))) return rc;
-    if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL))) return fgl_client_fail(c, rc, "moon: model layout changed");
+    if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL)))
+        return fgl_client_fail(c, rc, "moon: model layout changed");
     fgl_ints(&c->store, "has_prev")[0] = 1;
     return FGL_OK;
 }
 
 static fgl_algo fgl__moon(void) {
-    fgl_algo a = fgl__avg_base("moon", "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
-                               "global model's, away from the previous local model's", FGL_G_ALL, "parameter groups averaged");
+    fgl_algo a = fgl__avg_base("moon",
+                               "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
+                               "global model's, away from the previous local model's",
+                               FGL_G_ALL, "parameter groups averaged");
     fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
     fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
     a.client_init = fgl__moon_client_init;
@@ -5712,7 +5839,9 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
     float *theta;
     int *meta;
-    if (L < 1) return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)", s->algo->name);
+    if (L < 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
+                               s->algo->name);
     theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
     fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
@@ -5760,7 +5889,8 @@ static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
     if (!plus) { /* cosine similarity of the updates, + 1 (non-negative) */
         for (a = 0; a < m; a++)
             for (b = 0; b < m; b++)
-                w[(size_t)a * m + b] = fgl_cosine(s->n_shared, fgl_upload(s, mem[a], "delta"), fgl_upload(s, mem[b], "delta")) + 1.0;
+                w[(size_t)a * m + b] =
+                    fgl_cosine(s->n_shared, fgl_upload(s, mem[a], "delta"), fgl_upload(s, mem[b], "delta")) + 1.0;
     } else { /* max(D) - D with D the DTW distances of the norm sequences */
         double dmax = 0;
         for (a = 0; a < m; a++) {
@@ -5798,7 +5928,8 @@ static int fgl__gcfl_aggregate(fgl_server *s) {
     int seq_grad = plus && fgl_get(s->set, "seq_grad") != 0, warmup = (int)fgl_get(s->set, "warmup");
     float eps1 = (float)fgl_get(s->set, "eps1"), eps2 = (float)fgl_get(s->set, "eps2");
     float *theta = fgl_floats(&s->store, "theta"), *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"), *seq_len = fgl_ints(&s->store, "seq_len");
+    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"),
+        *seq_len = fgl_ints(&s->store, "seq_len");
     int K = s->n_clients, i, id, n_ids = meta[0], rc;
     size_t j, n = s->n_shared;
     int *mem = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
@@ -5910,8 +6041,10 @@ static fgl_algo fgl__gcfl(void) {
                               "averaged inside");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_CONV,
                        "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
-    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05, "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
-    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1, "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
+    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05,
+                       "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
+    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
+                       "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
     fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
     fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -5929,7 +6062,8 @@ static fgl_algo fgl__gcflplus(void) {
     a.name = "gcflplus";
     a.summary = "Xie et al. 2021 (GCFL+): GCFL splitting by DTW distances of update-norm sequences";
     fgl_algo_param_add(&a, "seq_length", FGL_PARAM_INT, 5, "values per norm sequence compared by DTW (paper: 5..10)");
-    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0, "1: divide each sequence by its standard deviation before DTW");
+    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0,
+                       "1: divide each sequence by its standard deviation before DTW");
     fgl_algo_param_add(&a, "seq_grad", FGL_PARAM_INT, 0,
                        "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
@@ -5966,7 +6100,8 @@ static int fgl__amp_server_init(fgl_server *s) {
     float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
     float *xi = fgl_new_floats(&s->store, "xi", K * K);
     fgl_new_ints(&s->store, "has", K);
-    if (!(fgl_get(s->set, "sigma") > 0) || !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
+    if (!(fgl_get(s->set, "sigma") > 0) ||
+        !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
@@ -6025,15 +6160,20 @@ static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (th
     return FGL_OK;
 }
 
-static const float *fgl__amp_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "xi") : NULL; }
+static const float *fgl__amp_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "xi") : NULL;
+}
 
 static fgl_algo fgl__fedamp(void) {
-    fgl_algo a = fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
-                              "proximal local training");
+    fgl_algo a =
+        fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
+                               "proximal local training");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0, "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
+    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0,
+                       "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
     fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
-    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3, "xi_ii, the weight of a client's own model in its cloud model");
+    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3,
+                       "xi_ii, the weight of a client's own model in its cloud model");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_download(&a, "u", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "u");
     a.server_init = fgl__amp_server_init;
@@ -6071,7 +6211,8 @@ static int fgl__pfg_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "u", K * s->n_shared);
     fgl_new_floats(&s->store, "A", K * K);
     fgl_new_ints(&s->store, "has_u", K);
-    if (!(fgl_get(s->set, "alpha") > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
+    if (!(fgl_get(s->set, "alpha") > 0))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
     return FGL_OK;
@@ -6086,8 +6227,10 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     double total = 0;
     int *S = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double *cosm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
-    double *v = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *x = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
-    double *work = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *norm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+    double *v = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *x = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+    double *work = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *norm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     float *init = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
@@ -6117,7 +6260,8 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     for (a = 0; a < ns; a++) {
         i = S[a];
         for (b = 0; b < ns; b++) /* p_j - d_ij / (2 alpha), d = -cos */
-            v[b] = (total > 0 ? fgl_upload(s, S[b], "n")[0] / total : 1.0 / ns) + cosm[(size_t)a * ns + b] / (2.0 * alpha);
+            v[b] =
+                (total > 0 ? fgl_upload(s, S[b], "n")[0] / total : 1.0 / ns) + cosm[(size_t)a * ns + b] / (2.0 * alpha);
         fgl__simplex_project(v, ns, x, work);
         memset(A + (size_t)i * K, 0, sizeof(float) * (size_t)K);
         for (b = 0; b < ns; b++) {
@@ -6177,13 +6321,17 @@ static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static const float *fgl__pfg_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+static const float *fgl__pfg_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
+}
 
 static fgl_algo fgl__pfedgraph(void) {
-    fgl_algo a = fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
-                              "(simplex QP on size vs similarity)");
+    fgl_algo a =
+        fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
+                                  "(simplex QP on size vs similarity)");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8, "graph inference: weight of ||a_i - p||^2 against the model similarity");
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8,
+                       "graph inference: weight of ||a_i - p||^2 against the model similarity");
     fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.01,
                        "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
@@ -6241,8 +6389,10 @@ static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error *err) {
     (void)set;
     if (sp->head == FGL_HEAD_NONE && sp->layers < 2 && !sp->input_proj && sp->arch != FGL_ARCH_GCNII)
-        return fgl_error_set(err, FGL_ERR_ARG, "a %s model of one layer without a classifier head has no hidden "
-                             "representation to make prototypes of (give it two layers or a head)", fgl_arch_name(sp->arch));
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "a %s model of one layer without a classifier head has no hidden "
+                             "representation to make prototypes of (give it two layers or a head)",
+                             fgl_arch_name(sp->arch));
     return FGL_OK;
 }
 
@@ -6294,7 +6444,8 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
         int y = st->labels[i];
         if ((st->mask && !st->mask[i]) || y < 0 || y >= C) continue;
         /* no global prototype for the class: the target is the sample itself (a zero term) */
-        memcpy(target + (size_t)n * d, has[y] ? global + (size_t)y * d : rep->val + (size_t)i * d, sizeof(float) * (size_t)d);
+        memcpy(target + (size_t)n * d, has[y] ? global + (size_t)y * d : rep->val + (size_t)i * d,
+               sizeof(float) * (size_t)d);
         idx[n++] = i;
     }
     return fgl_op_scale(t, fgl_op_mse(t, fgl_op_gather_rows(t, rep, idx, n), fgl_op_const(t, target, n, d)), lambda);
@@ -6389,8 +6540,10 @@ static fgl_algo fgl__proto_base(const char *name, const char *summary, const cha
 }
 
 static fgl_algo fgl__fedproto(void) {
-    fgl_algo a = fgl__proto_base("fedproto", "Tan et al. 2022: clients share per-class mean representations; loss CE + "
-                                 "lambda ||h - P_y||^2", "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
+    fgl_algo a = fgl__proto_base("fedproto",
+                                 "Tan et al. 2022: clients share per-class mean representations; loss CE + "
+                                 "lambda ||h - P_y||^2",
+                                 "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
                                  "entries, as the authors' nn.MSELoss)");
     fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
                        "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
@@ -6414,8 +6567,10 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
     size_t k;
     float *a;
     if (!(ps = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
-    if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 || fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
-        fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 || fgl_params_add(ps, "tgp.w2", h, d, FGL_G_OTHER, 1) < 0 ||
+    if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.w2", h, d, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.b2", 1, d, FGL_G_OTHER, 1) < 0)
         return FGL_ERR_NOMEM;
     fgl_rng_init(&r, s->fed->seed, stream);
@@ -6436,7 +6591,8 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
 static fgl_node *fgl__tgp_forward(fgl_tape *t, fgl_params *ps, const int *idx, int n, int normalize) {
     fgl_node *a = fgl_op_param(t, ps, FGL__TGP_ANCHOR), *h, *P;
     if (idx) a = fgl_op_gather_rows(t, a, idx, n);
-    h = fgl_op_relu(t, fgl_op_bias(t, fgl_op_matmul(t, a, fgl_op_param(t, ps, FGL__TGP_W1)), fgl_op_param(t, ps, FGL__TGP_B1)));
+    h = fgl_op_relu(
+        t, fgl_op_bias(t, fgl_op_matmul(t, a, fgl_op_param(t, ps, FGL__TGP_W1)), fgl_op_param(t, ps, FGL__TGP_B1)));
     P = fgl_op_bias(t, fgl_op_matmul(t, h, fgl_op_param(t, ps, FGL__TGP_W2)), fgl_op_param(t, ps, FGL__TGP_B2));
     return normalize ? fgl_op_l2_normalize_rows(t, P, 0) : P;
 }
@@ -6467,7 +6623,8 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
             double dist = 0;
             if (c2 == cl || !qn[c2]) continue;
             for (k = 0; k < d; k++)
-                dist += (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]) * (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]);
+                dist +=
+                    (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]) * (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]);
             dist = sqrt(dist);
             if (margin_rule) {
                 if (dist > gap) gap = dist;
@@ -6485,8 +6642,8 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
  * contrastive loss of m query prototypes U of classes y against the
  * generated prototypes P (the C anchors idx, or all of them):
  * CE(-(dist(U, P) + delta onehot_y)). *loss: the last step's loss. */
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx, double delta,
-                          int steps, int normalize, double *loss) {
+static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
+                          double delta, int steps, int normalize, double *loss) {
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_optim *opt = fgl_get_optim(&s->store, "tgp_optim");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -6501,7 +6658,8 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
         P = fgl__tgp_forward(t, ps, idx, C, normalize);
         dist = fgl_op_add(t, fgl_op_pairwise_dist(t, fgl_op_const(t, U, m, d), P), fgl_op_const(t, M, m, C));
         l = fgl_op_cross_entropy(t, fgl_op_scale(t, dist, -1.0f), y, NULL);
-        if (fgl_tape_backward(t, l)) return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
+        if (fgl_tape_backward(t, l))
+            return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
         *loss = l->val[0];
         fgl_optim_step(opt, ps);
     }
@@ -6520,7 +6678,8 @@ static int fgl__tgp_server_init(fgl_server *s) {
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
-    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)),
+        K = s->n_clients, m = 0, i, cl, rc;
     int steps = (int)fgl_get(s->set, "server_steps");
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -6546,8 +6705,8 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
             y[m++] = cl;
         }
     }
-    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0, (float)fgl_get(s->set, "tau"),
-                              &delta)))
+    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
+                              (float)fgl_get(s->set, "tau"), &delta)))
         return rc;
     if ((rc = fgl__tgp_train(s, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
@@ -6571,8 +6730,10 @@ static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
 }
 
 static fgl_algo fgl__fedtgp(void) {
-    fgl_algo a = fgl__proto_base("fedtgp", "Zhang et al. 2024: FedProto with trainable global prototypes and an "
-                                 "adaptive-margin contrastive loss", "weight of the prototype term lambda * MSE(rep, P_y) "
+    fgl_algo a = fgl__proto_base("fedtgp",
+                                 "Zhang et al. 2024: FedProto with trainable global prototypes and an "
+                                 "adaptive-margin contrastive loss",
+                                 "weight of the prototype term lambda * MSE(rep, P_y) "
                                  "(authors' default 1; their script uses 10)");
     fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 100, "full-batch server optimisation steps per round");
     fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");
@@ -6605,7 +6766,8 @@ static fgl_algo fgl__fedtgp(void) {
 
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
-        return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
     spec->masked = fgl_get(set, "masks") != 0;
     return FGL_OK;
 }
@@ -6621,7 +6783,8 @@ static int fgl__pub_client_init(fgl_client *c) {
     fgl_rng r;
     fgl_error err;
     size_t k;
-    if (n <= 0 || bs <= 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
+    if (n <= 0 || bs <= 0)
+        return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
     if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
@@ -6658,7 +6821,8 @@ static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
     float tau = (float)fgl_get(s->set, "tau");
-    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
+    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"),
+          *sim = fgl_floats(&s->store, "sim");
     int *has_fe = fgl_ints(&s->store, "has_fe");
     float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -6757,7 +6921,8 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         const float *data;
         float *t;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        t = (float *)FGL_REALLOC(tmp,
+                                 sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
         if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
             total = 0;
@@ -6780,11 +6945,14 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
              total ? (double)pruned / (double)total : 0.0, 4 * pruned);
 }
 
-static const float *fgl__pub_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "sim") : NULL; }
+static const float *fgl__pub_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "sim") : NULL;
+}
 
 static fgl_algo fgl__fedpub(void) {
-    fgl_algo a = fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
-                              "and weight masks");
+    fgl_algo a =
+        fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
+                               "and weight masks");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
                        "parameter groups sent (the masks stay home)");
     fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 3.0, "similarity sharpness (3 disjoint, 5 overlapping)");
@@ -6878,9 +7046,11 @@ FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const 
                                  fgl_node **logits) {
     fgl_params *ps = &g->params;
     fgl_node *A = fgl_op_const(t, a, k, k), *X = fgl_op_const(t, x, k, g->in_dim), *h, *z;
-    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))), fgl_op_param(t, ps, g->b1));
+    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))),
+                    fgl_op_param(t, ps, g->b1));
     h = fgl_op_relu(t, fgl_op_layer_norm(t, h, fgl_op_param(t, ps, g->ln_g), fgl_op_param(t, ps, g->ln_b), 1e-5f));
-    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))), fgl_op_param(t, ps, g->b2));
+    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))),
+                    fgl_op_param(t, ps, g->b2));
     if (logits) *logits = fgl_op_matmul_ex(t, z, 0, z, 1);
     return z;
 }
@@ -6891,7 +7061,8 @@ FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight) 
     fgl_node *ent = fgl_op_add(t, fgl_op_mul(t, p, fgl_op_log(t, fgl_op_affine(t, p, 1.0f, 1e-6f))),
                                fgl_op_mul(t, q, fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f))));
     fgl_node *size = fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f));
-    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)), -1.0f);
+    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)),
+                        -1.0f);
 }
 
 FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
@@ -7018,7 +7189,8 @@ static int fgl__gpfl_upload(fgl_client *c) {
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s", c->tape.msg);
+        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s",
+                               c->tape.msg);
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
@@ -7054,10 +7226,12 @@ static int fgl__gpfl_cosnet(fgl_server *s, int K, int d, const float *v, const i
         }
     for (i = 0; i < K; i++)
         for (q = 0; q < d; q++)
-            cv[(size_t)i * d + q] = has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
+            cv[(size_t)i * d + q] =
+                has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
     for (i = 0; i < K; i++)
         for (j = 0; j < K; j++) {
-            double c = has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
+            double c =
+                has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
             out[(size_t)i * K + j] = c > 0 ? (float)c : 0.0f;
         }
     return FGL_OK;
@@ -7106,14 +7280,16 @@ static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap
 
 static int fgl__gpfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
-    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"), o = (int)fgl_get(s->set, "gae_out");
+    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"),
+        o = (int)fgl_get(s->set, "gae_out");
     double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
     float *theta, *A, *net;
     fgl_gae *gae;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
         fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
-        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) || !(fgl_get(s->set, "gae_wd") >= 0))
+        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) ||
+        !(fgl_get(s->set, "gae_wd") >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
                                ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
     theta = fgl_new_floats(&s->store, "theta", K * n);
@@ -7128,7 +7304,8 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
     gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
     if (s->store.err || !gae) return FGL_ERR_NOMEM;
-    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed)) return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
+    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
+        return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
     oc.lr = (float)fgl_get(s->set, "gae_lr");
     oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
     fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
@@ -7199,7 +7376,8 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 }
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
-    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
+    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0,
+        paper = fgl_get(s->set, "paper_mix") != 0;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
     float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
     float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
@@ -7261,7 +7439,9 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gpfl_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+static const float *fgl__gpfl_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
+}
 
 static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
     const int *keep;
@@ -7278,8 +7458,8 @@ static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
             first = 0;
         }
     if (used < cap)
-        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g", (double)last[0],
-                 (double)last[1]);
+        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g",
+                 (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__gpfl(void) {
@@ -7288,8 +7468,9 @@ static fgl_algo fgl__gpfl(void) {
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
     fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
                        "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
-    fgl_algo_param_add(&a, "paper_mix", FGL_PARAM_INT, 0,
-                       "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
+    fgl_algo_param_add(
+        &a, "paper_mix", FGL_PARAM_INT, 0,
+        "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
     fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
     fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
     fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
@@ -7297,13 +7478,18 @@ static fgl_algo fgl__gpfl(void) {
     fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
     fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
     fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
-    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0, "weight of the sparsity term mean -log(1 - sigmoid(S))");
-    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100, "client features: parameters average-pooled to about this many numbers");
+    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0,
+                       "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100,
+                       "client features: parameters average-pooled to about this many numbers");
     fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
-    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30, "nodes of each of the 20 random graphs of the functional embedding");
+    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30,
+                       "nodes of each of the 20 random graphs of the functional embedding");
     fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
-    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0, "1: the 20 random graphs identical (the authors' code seeds them alike)");
-    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1, "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0,
+                       "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1,
+                       "1: property-based initial network; 0: U(0, 1) weights (ablation)");
     fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
                        "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
@@ -7433,8 +7619,8 @@ static int fgl__pg_transposes(fgl__pg_rings *r) {
 /* Node tasks: rings of exact graph distance h = 0..H around each centre
  * (breadth-first search to depth H; the centre is not its own neighbour).
  * Two passes over the centres: count the ring sizes, then fill. */
-FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n, int H,
-                                     fgl_tape *t) {
+FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n,
+                                     int H, fgl_tape *t) {
     int N = adj->rows, H1 = H + 1, h, i, pass, q, rc = FGL_OK;
     int *dist = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(N, 1));
     int *queue = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(N, 1));
@@ -7507,7 +7693,8 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k) {
     size_t lo = 0, hi = m - 1;
     while (lo < hi) {
         size_t i = lo, j = hi, mid = lo + (hi - lo) / 2;
-        float x = a[lo], y = a[mid], z = a[hi], pivot = x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y));
+        float x = a[lo], y = a[mid], z = a[hi],
+              pivot = x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y));
         while (i <= j) { /* descending: larger values to the left */
             while (a[i] > pivot) i++;
             while (a[j] < pivot) j--;
@@ -7535,8 +7722,8 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k) {
  * decay with h and follow the embeddings' own spread; the ReLU embeddings
  * of a GNN are non-negative, so fixed cosine thresholds would put nearly
  * every pair in hop 1). */
-FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
-                                      fgl_tape *t) {
+FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H,
+                                      double band, fgl_tape *t) {
     int i, j, h, rc;
     double *nrm = (double *)fgl__pg_alloc(t, sizeof(double) * (size_t)FGL__MAX(n, 1));
     signed char *ring = (signed char *)fgl__pg_alloc(t, (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(n, 1));
@@ -7562,7 +7749,8 @@ FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const in
     }
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
-            cs[(size_t)i * n + j] = (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
+            cs[(size_t)i * n + j] =
+                (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
             if (i != j) sorted[m++] = cs[(size_t)i * n + j];
         }
     for (h = 1; h <= H; h++) { /* the band h quantile from the top; no pair at all: +inf */
@@ -7697,7 +7885,8 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     for (h = 0; h <= H; h++)
         for (i = 0; i < r->n; i++) {
             int y = r->label[i];
-            if (y >= 0 && y < C && mask[y * H1 + h] > 0 && r->hop[h].indptr[i] < r->hop[h].indptr[i + 1]) nch[y * H1 + h]++;
+            if (y >= 0 && y < C && mask[y * H1 + h] > 0 && r->hop[h].indptr[i] < r->hop[h].indptr[i + 1])
+                nch[y * H1 + h]++;
         }
     for (h = 0; h <= top; h++) {
         float *T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(r->n, 1) * (size_t)d);
@@ -7724,7 +7913,8 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
 /* Upload: the prototypes of every class and hop from the embeddings in
  * evaluation mode after local training, and their centre counts. */
 static int fgl__fedpg_upload(fgl_client *c) {
-    int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, d = (int)fgl_client_dim(c, FGL_DIM_REP);
+    int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1,
+        d = (int)fgl_client_dim(c, FGL_DIM_REP);
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1 * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1);
@@ -7842,9 +8032,11 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
-    int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows), *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
+    int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
+        *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
     int *pool = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows);
-    double *sim = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *acc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)d);
+    double *sim = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *acc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)d);
     int *order = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double loss = 0, delta;
     fgl_node *P;
@@ -7873,8 +8065,8 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
         }
         if (m == 0) continue;
-        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0, (float)fgl_get(s->set, "tau"),
-                                  &delta)))
+        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
+                                  (float)fgl_get(s->set, "tau"), &delta)))
             return rc;
         extra = (int)floor(rf * m + 0.5);
         if (extra > n_pool) extra = n_pool;
@@ -7912,7 +8104,9 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
                 double nj;
                 if (!(bank_n[(size_t)j * rows + k] > 0)) continue;
                 nj = fgl_norm2((size_t)d, pj);
-                sim[j] = j == i ? 2.0 : ni > 0 && nj > 0 ? fgl_dot((size_t)d, pi, pj) / (ni * nj) : -1.0; /* self first */
+                sim[j] = j == i             ? 2.0
+                         : ni > 0 && nj > 0 ? fgl_dot((size_t)d, pi, pj) / (ni * nj)
+                                            : -1.0; /* self first */
                 if (fusion == 1 && j != i && sim[j] < thr) continue;
                 order[nf++] = j;
             }
@@ -7950,7 +8144,8 @@ static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
     (void)down;
     for (k = 0; k < rows; k++) any |= pm[k] > 0;
     if (!fgl_ints(&s->store, "ready")[0] || !any) return FGL_OK; /* nothing for this client yet */
-    if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask"))) return FGL_ERR_NOMEM;
+    if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask")))
+        return FGL_ERR_NOMEM;
     memcpy(p, fgl_floats(&s->store, "pers") + (size_t)client * rows * d, sizeof(float) * rows * d);
     memcpy(m, pm, sizeof(float) * rows);
     return FGL_OK;
@@ -7964,21 +8159,26 @@ static void fgl__fedpg_report(const fgl_run *run, char *buf, size_t cap) {
     if (!run->started || !cap) return;
     H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
     last = fgl_floats(&s->store, "last");
-    n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [", (int)fgl_server_dim(s, FGL_DIM_CLASSES),
-                          H1, (int)fgl_server_dim(s, FGL_DIM_REP));
-    for (h = 0; h < H1 && n < cap; h++) n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
+    n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [",
+                          (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1, (int)fgl_server_dim(s, FGL_DIM_REP));
+    for (h = 0; h < H1 && n < cap; h++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
     if (n < cap) snprintf(buf + n, cap - n, "], \"server_loss\": %.6g", (double)last[H1]);
 }
 
 static fgl_algo fgl__fedpg(void) {
-    fgl_algo a = fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
+    fgl_algo a =
+        fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
                               "per-hop adaptive margin, top-k personalised fusion; no weights shared");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0, "weight of the prototype alignment loss (authors' code 5; the paper "
+    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0,
+                       "weight of the prototype alignment loss (authors' code 5; the paper "
                        "searches [0, 1])");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5, "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5,
+                       "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
                        "(1: no personalisation)");
     fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 2, "fusion set: the k clients most similar by cosine, self included");
-    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0, "0: top-k fusion (authors' code); 1: every client with cosine >= "
+    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0,
+                       "0: top-k fusion (authors' code); 1: every client with cosine >= "
                        "threshold (the paper's variant)");
     fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
     fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
@@ -7988,14 +8188,17 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
     fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
                        "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
-    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0, "RF context: extra queries from other hops, as a fraction of "
+    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0,
+                       "RF context: extra queries from other hops, as a fraction of "
                        "a hop's queries (the paper's Delta s; not in the authors' code)");
     fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -1, "highest hop in the client's loss (-1: all H; 0: the centre "
                        "only, a diagnostic; the messages still carry every hop)");
-    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "L2-normalise the embedding z the classifier reads: 1 node tasks "
+    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1,
+                       "L2-normalise the embedding z the classifier reads: 1 node tasks "
                        "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
                        "the normalised z)");
-    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0, "node tasks: confidence above which unlabelled nodes join the "
+    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0,
+                       "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
     fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
                        "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
@@ -8065,7 +8268,8 @@ FGLDEF int fgl_anchor_sqdist(const fgl_node_data *d, const float *anchors, int K
         for (k = 0; k < K; k++) {
             const float *a = anchors + (size_t)k * (size_t)F;
             double dot = 0, v;
-            for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++) dot += (xs->values ? xs->values[p] : 1.0) * a[xs->indices[p]];
+            for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++)
+                dot += (xs->values ? xs->values[p] : 1.0) * a[xs->indices[p]];
             v = xsq + asq[k] - 2 * dot;
             out[(size_t)i * K + k] = (float)(v > 0 ? v : 0);
         }
@@ -8115,7 +8319,8 @@ FGLDEF int fgl_node_sqdist_block(const fgl_node_data *d, float *out, fgl_error *
             for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++) row[xs->indices[p]] = xs->values ? xs->values[p] : 1.0;
             for (j = i + 1; j < n; j++) {
                 double dot = 0, v;
-                for (p = xs->indptr[j]; p < xs->indptr[j + 1]; p++) dot += (xs->values ? xs->values[p] : 1.0) * row[xs->indices[p]];
+                for (p = xs->indptr[j]; p < xs->indptr[j + 1]; p++)
+                    dot += (xs->values ? xs->values[p] : 1.0) * row[xs->indices[p]];
                 v = sq[i] + sq[j] - 2 * dot;
                 out[(size_t)i * n + j] = out[(size_t)j * n + i] = (float)(v > 0 ? v : 0);
             }
@@ -8185,7 +8390,8 @@ FGLDEF int fgl_anchor_frame_init(fgl_anchor_frame *f, const double *d2, int K, i
     memset(f, 0, sizeof *f);
     if (K < 2 || !d2) return fgl_error_set(err, FGL_ERR_ARG, "anchor frame: %d anchors (at least 2)", K);
     for (i = 0; i < K * K; i++)
-        if (!(d2[i] >= 0 && d2[i] < 1e300)) return fgl_error_set(err, FGL_ERR_NONFINITE, "anchor frame: distance %d is %g", i, d2[i]);
+        if (!(d2[i] >= 0 && d2[i] < 1e300))
+            return fgl_error_set(err, FGL_ERR_NONFINITE, "anchor frame: distance %d is %g", i, d2[i]);
     b = (double *)FGL_MALLOC(sizeof(double) * (size_t)K * K);
     v = (double *)FGL_MALLOC(sizeof(double) * (size_t)K * K);
     w = (double *)FGL_MALLOC(sizeof(double) * (size_t)K);
@@ -8207,7 +8413,8 @@ FGLDEF int fgl_anchor_frame_init(fgl_anchor_frame *f, const double *d2, int K, i
     }
     for (i = 0; i < K; i++) /* B = -1/2 H D2 H */
         for (j = 0; j < K; j++)
-            b[(size_t)i * K + j] = -0.5 * (0.5 * (d2[(size_t)i * K + j] + d2[(size_t)j * K + i]) - f->mu[i] - f->mu[j] + grand);
+            b[(size_t)i * K + j] =
+                -0.5 * (0.5 * (d2[(size_t)i * K + j] + d2[(size_t)j * K + i]) - f->mu[i] - f->mu[j] + grand);
     fgl__anc_jacobi(b, K, v, w);
     for (i = 0; i < K; i++) order[i] = i;
     for (i = 1; i < K; i++) { /* descending eigenvalues (ties: lower index first) */
@@ -8304,7 +8511,8 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
     int K = f->K, r = f->r, i, j, k, t, it;
     double *x, *acc, *diff, *sum, *asq, *dots, *pst, *coord_t, prev = 0, cur = 0;
     size_t nn = (size_t)(n > 0 ? n : 1);
-    if (n < 0 || max_iter < 0 || !(tol >= 0)) return fgl_error_set(err, FGL_ERR_ARG, "smacof: n %d, %d iterations, tol %g", n, max_iter, tol);
+    if (n < 0 || max_iter < 0 || !(tol >= 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "smacof: n %d, %d iterations, tol %g", n, max_iter, tol);
     x = (double *)FGL_MALLOC(sizeof(double) * nn * r);
     acc = (double *)FGL_MALLOC(sizeof(double) * nn * r);
     dots = (double *)FGL_MALLOC(sizeof(double) * nn * K);
@@ -8416,7 +8624,8 @@ static void fgl__anc_cols_free(fgl__anc_cols *c) {
     memset(c, 0, sizeof *c);
 }
 
-static int fgl__anc_cols_make(fgl__anc_cols *c, const float *z, int r, const int *ptr, int K, int sample, uint64_t seed) {
+static int fgl__anc_cols_make(fgl__anc_cols *c, const float *z, int r, const int *ptr, int K, int sample,
+                              uint64_t seed) {
     int b, i, n = 0;
     fgl_rng rng;
     memset(c, 0, sizeof *c);
@@ -8483,24 +8692,27 @@ static void fgl__anc_tile(const float *z, int r, int i0, int m, const fgl__anc_c
     }
 }
 
-FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, const fgl_coarsen_config *cfg_in, double *lc,
-                               fgl_error *err) {
+FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, const fgl_coarsen_config *cfg_in,
+                               double *lc, fgl_error *err) {
     fgl_coarsen_config cfg = cfg_in ? *cfg_in : fgl_coarsen_default();
     fgl__anc_cols cols;
     double *q = NULL, *m = NULL, *den = NULL, *acc = NULL, *cu = NULL, *cv = NULL, total = 0;
     float *e = NULL;
     int N, a, b, i, j, tile, rc = FGL_OK, *owner = NULL;
-    if (K < 1 || !ptr || !lc || r < 1 || ptr[0] != 0) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: %d clients, dimension %d", K, r);
+    if (K < 1 || !ptr || !lc || r < 1 || ptr[0] != 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "coarsen: %d clients, dimension %d", K, r);
     for (a = 0; a < K; a++)
         if (ptr[a + 1] < ptr[a]) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: client %d has a negative size", a);
     if (cfg.kernel != FGL_KERNEL_MAXDIFF && cfg.kernel != FGL_KERNEL_GAUSS)
         return fgl_error_set(err, FGL_ERR_ARG, "coarsen: unknown kernel %d", cfg.kernel);
-    if (cfg.kernel == FGL_KERNEL_GAUSS && !(cfg.sigma > 0)) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: sigma %g must be > 0", cfg.sigma);
+    if (cfg.kernel == FGL_KERNEL_GAUSS && !(cfg.sigma > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "coarsen: sigma %g must be > 0", cfg.sigma);
     N = ptr[K];
     memset(lc, 0, sizeof(double) * (size_t)K * K);
     if (N == 0) return FGL_OK;
     if (!z) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: no points");
-    if (fgl__anc_cols_make(&cols, z, r, ptr, K, cfg.sample, cfg.seed)) return fgl_error_set(err, FGL_ERR_NOMEM, "coarsen: out of memory");
+    if (fgl__anc_cols_make(&cols, z, r, ptr, K, cfg.sample, cfg.seed))
+        return fgl_error_set(err, FGL_ERR_NOMEM, "coarsen: out of memory");
     tile = (int)(4000000 / (cols.n > 0 ? cols.n : 1)); /* about 16 MB of distances at a time */
     tile = tile < 1 ? 1 : tile > 256 ? 256 : tile;
     q = (double *)FGL_MALLOC(sizeof(double) * (size_t)N);
@@ -8613,7 +8825,8 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
         }
     }
     for (a = 0; a < K; a++) /* L_C = P (I - D^-1 A) P^T */
-        for (b = 0; b < K; b++) lc[(size_t)a * K + b] = (a == b ? (double)(ptr[a + 1] - ptr[a]) : 0.0) - lc[(size_t)a * K + b];
+        for (b = 0; b < K; b++)
+            lc[(size_t)a * K + b] = (a == b ? (double)(ptr[a + 1] - ptr[a]) : 0.0) - lc[(size_t)a * K + b];
 done:
     fgl__anc_cols_free(&cols);
     FGL_FREE(cu);
@@ -8716,19 +8929,23 @@ static int fgl__pfn_server_init(fgl_server *s) {
     float *theta;
     d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
-    if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
+    if (method != 0 && method != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
     if (fgl_get(s->set, "blocks") != 0 && method != 1)
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
+        return fgl_server_fail(s, FGL_ERR_ARG,
+                               "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
     if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka, s->pub->n_nodes);
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
+                               s->pub->n_nodes);
     for (i = 0; i < K; i++) N += s->n_nodes[i];
     fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
     d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
-    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d))) return FGL_ERR_NOMEM;
+    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d)))
+        return FGL_ERR_NOMEM;
     fr->d = d;
     if (fgl__pfn_public(s)) { /* the first K_a public nodes, as their features are */
         const fgl_node_data *pd = s->pub;
@@ -8739,7 +8956,8 @@ static int fgl__pfn_server_init(fgl_server *s) {
             } else {
                 int p;
                 for (p = pd->x_sparse.indptr[i]; p < pd->x_sparse.indptr[i + 1]; p++)
-                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] = pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
+                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] =
+                        pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
             }
         }
     } else {
@@ -8804,12 +9022,14 @@ static int fgl__pfn_upload(fgl_client *c) {
         anchors = a;
     }
     if (!(dist = fgl_up(c, "dist"))) return c->error;
-    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
+        return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     if (fgl_get(c->set, "blocks") == 0) {
         fgl_up_drop(c, "block");
     } else {
         if (!(block = fgl_up(c, "block"))) return c->error;
-        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err)))
+            return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     }
     return FGL_OK;
 }
@@ -8854,7 +9074,8 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         cc.sigma = fgl_get(s->set, "sigma");
         cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
         cc.seed = s->fed->seed;
-        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err))) return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err)))
+            return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
         fgl_collab_weights(lc, K, w);
         for (i = 0; i < K * K; i++) {
             fgl_floats(&s->store, "lc")[i] = (float)lc[i];
@@ -8892,7 +9113,9 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__pfn_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "w") : NULL; }
+static const float *fgl__pfn_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "w") : NULL;
+}
 
 static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
     const fgl_server *s = &run->server;
@@ -8904,15 +9127,18 @@ static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
     Ka = fr->f.K;
     d = run->clients[0].model.spec.in_dim;
     for (i = 0; i < K; i++) {
-        bytes += 4.0 * run->n_nodes[i] * Ka + (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
+        bytes += 4.0 * run->n_nodes[i] * Ka +
+                 (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
         s0 += fgl_floats(&s->store, "stress")[2 * i];
         s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
     }
-    snprintf(buf, cap, "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
-             "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
-             Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
-             4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
-             fgl_ints(&s->store, "ready")[0]);
+    snprintf(
+        buf, cap,
+        "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
+        "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
+        Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+        4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
+        fgl_ints(&s->store, "ready")[0]);
 }
 
 static fgl_algo fgl__pfedgnn(void) {
@@ -8922,14 +9148,19 @@ static fgl_algo fgl__pfedgnn(void) {
     fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
                        "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code; "
                        "paper's best 0.7 Cora)");
-    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100, "K_a anchors (authors' code: 100; private if K_a < features)");
-    fgl_algo_param_add(&a, "anchor_nodes", FGL_PARAM_INT, 1,
-                       "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100,
+                       "K_a anchors (authors' code: 100; private if K_a < features)");
+    fgl_algo_param_add(
+        &a, "anchor_nodes", FGL_PARAM_INT, 1,
+        "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
     fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
-    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1, "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
-    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0, "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1,
+                       "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0,
+                       "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
     fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
-    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3, "SMACOF stops when the stress falls by less than this (relative)");
+    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3,
+                       "SMACOF stops when the stress falls by less than this (relative)");
     fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
     fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
     fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
@@ -8941,7 +9172,8 @@ static fgl_algo fgl__pfedgnn(void) {
     fgl_algo_upload(&a, "block", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_NODES, FGL_PART_OPTIONAL);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
     fgl_algo_download(&a, "ask", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL, NULL);
-    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL,
+                      NULL);
     a.prepare_spec = fgl__pfn_spec;
     a.upload = fgl__pfn_upload;
     a.server_init = fgl__pfn_server_init;
@@ -9098,7 +9330,9 @@ FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, con
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
                                                       "iid", "per-dataset", "none", "dirichlet-equal"};
 
-FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
+FGLDEF const char *fgl_part_name(int how) {
+    return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown";
+}
 
 FGLDEF int fgl_part_from_name(const char *name) {
     int i;
@@ -9167,8 +9401,8 @@ done:
 
 /* Label-Dirichlet assignment of nodes (the FedGCN-style split): unlabelled
  * nodes form one more pseudo-class so every node is assigned. */
-static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed, int *part,
-                               fgl_error *err) {
+static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed,
+                               int *part, fgl_error *err) {
     int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0;
     int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
     if (!lab) return fgl_error_set(err, FGL_ERR_NOMEM, "dirichlet split: out of memory");
@@ -9183,8 +9417,8 @@ static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int 
 
 /* Withhold `count` random nodes of full: *pub gets them (induced edges),
  * *rest the others (induced edges). */
-static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub, fgl_node_data *rest,
-                               fgl_error *err) {
+static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub,
+                               fgl_node_data *rest, fgl_error *err) {
     int n = full->n_nodes, i, m = 0, rc;
     int *pick = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(count, 1));
     int *others = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
@@ -9220,8 +9454,8 @@ done:
     return rc;
 }
 
-static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train,
-                                   double val, int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
+static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train, double val,
+                                   int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
                                    uint64_t seed, fgl_error *err) {
     int n = all->n_nodes, i, rc = FGL_OK;
     int *part = NULL;
@@ -9241,8 +9475,10 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
                              "overlap, dirichlet, none)", fgl_part_name(how));
     if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
-        return fgl_error_set(err, FGL_ERR_ARG, "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
-                             "must fit in %d nodes", alpha, k, min_per_client, n);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
+                             "must fit in %d nodes",
+                             alpha, k, min_per_client, n);
     if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
         if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
         full = &rest;
@@ -9260,7 +9496,8 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     if (how == FGL_PART_OVERLAP) {
         fgl_index_lists l;
         memset(&l, 0, sizeof l);
-        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err))) rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
+        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err)))
+            rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
         fgl_index_lists_free(&l);
     } else {
         if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
@@ -9320,7 +9557,8 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     memset(&lists, 0, sizeof lists);
     if (how == FGL_PART_NONE) k = 1;
     if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
-        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
                              fgl_part_name(how));
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
     if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
@@ -9436,7 +9674,8 @@ static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_
         for (k = 0; k < (size_t)d->x_sparse.nnz && !counts; k++) counts = d->x_sparse.values[k] > 1;
     if (d->x.data)
         for (k = 0; k < fgl_tensor_size(&d->x) && !counts; k++) counts = d->x.data[k] > 1;
-    if (counts && (rc = fgl_node_data_binarize_features(d))) return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
+    if (counts && (rc = fgl_node_data_binarize_features(d)))
+        return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
     if (!o->raw_features && (rc = fgl_node_data_normalize_features(d)))
         return fgl_error_set(err, rc, "%s: cannot normalise features", d->name);
     snprintf(ds->features, sizeof ds->features, "%s", o->raw_features ? (counts ? "binarised" : "as stored")
@@ -9555,7 +9794,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
         if (found == FGL_TASK_NODE) {
             if (strchr(names, ','))
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets", base);
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
+                                   base);
             else if (task == FGL_TASK_GRAPH)
                 rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
             else {
@@ -9568,13 +9808,16 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         if (found < 0) {
             const char *hint = strchr(name, '/') ? "" : fgl__dataset_case_hint(dir, name);
             if (*hint)
-                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir, hint);
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir,
+                                   hint);
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
             else
-                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)", name, dir, name, dir, name);
+                rc = fgl_error_set(err, FGL_ERR_IO,
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
+                                   "fetch the datasets with `make data`)",
+                                   name, dir, name, dir, name);
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
@@ -9590,7 +9833,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         rc = fgl_load_tu(path, base, &ds->sets[ds->n_sets], err);
         ds->n_sets++;
         if (!rc) rc = fgl__prepare_graphs(&ds->sets[ds->n_sets - 1], &o, err);
-        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "", base);
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "",
+                 base);
     }
     if (rc) fgl_dataset_free(ds);
     return rc;
@@ -9628,16 +9872,18 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
                                        c.min_per_client, c.public_nodes, c.seed, err);
     }
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
-    if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1) return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
+    if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
     if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)
             return fgl_error_set(err, FGL_ERR_ARG, "%s: several datasets are split one per client, not '%s'", ds->label,
                                  fgl_part_name(c.how));
-        if (c.folds) return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
+        if (c.folds)
+            return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
         return fgl__scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, c.seed, err);
     }
-    return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET, c.clients > 0 ? c.clients : 10,
-                                c.alpha, c.min_per_client, tr, va, &c, err);
+    return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET,
+                                c.clients > 0 ? c.clients : 10, c.alpha, c.min_per_client, tr, va, &c, err);
 }
 
 /* ======================================================================== */
@@ -9873,7 +10119,8 @@ static void fgl__put_msg(fgl_bytes *b, int id, const fgl_msg *m, int n_parts) {
 /* Read what fgl__put_msg wrote into m: a part whose length is neither 0 nor
  * expected[p] is skipped and makes *bad 1 (the message is refused, not
  * allocated); a length beyond the bytes left fails r. */
-static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_parts, const size_t *expected, int *bad) {
+static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_parts, const size_t *expected,
+                         int *bad) {
     int p;
     m->decl = decl;
     m->n_parts = n_parts;
@@ -9996,7 +10243,8 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             msg[0] = 0;
             fgl_reader_str(&rd, msg, sizeof msg);
             secs = fgl__get_f64(&rd);
-            if (!rd.err && (k != kind || id != t->run_id || round != (uint32_t)run->round)) { /* an old reply: not this one */
+            if (!rd.err &&
+                (k != kind || id != t->run_id || round != (uint32_t)run->round)) { /* an old reply: not this one */
                 FGL_FREE(buf);
                 continue;
             }
@@ -10178,7 +10426,8 @@ static int fgl__mpi_save(fgl_run *run, fgl_bytes *stores) {
     int i, r, rc;
     for (i = 0; i < run->n_clients; i++)
         if (run->lost[i])
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "client %d is lost with rank %d: its state cannot be saved", i, t->host[i]);
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "client %d is lost with rank %d: its state cannot be saved", i,
+                                 t->host[i]);
     fgl__mpi_begin_all(run, t, FGL__MC_SAVE, NULL);
     t->stores = stores;
     rc = fgl__mpi_exchange(run, t, FGL__MC_SAVE, fgl__mpi_read_stores);
@@ -10213,7 +10462,9 @@ static int fgl__mpi_load(fgl_run *run, const fgl_reader *stores, int commit, fgl
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_LOAD, NULL);
     for (i = 0; !rc && i < run->n_clients; i++)
-        if (run->lost[i]) rc = fgl_error_set(&run->err, FGL_ERR_ARG, "rank %d did not answer while the checkpoint loaded", t->host[i]);
+        if (run->lost[i])
+            rc =
+                fgl_error_set(&run->err, FGL_ERR_ARG, "rank %d did not answer while the checkpoint loaded", t->host[i]);
     return rc ? fgl_error_set(err, rc, "%s", run->err.msg) : FGL_OK;
 }
 
@@ -10530,7 +10781,8 @@ static int fgl__worker_downloads(fgl__worker *w, fgl_reader *r, int hook, fgl_er
     for (q = 0; q < n; q++) {
         uint32_t id = fgl_reader_u32(r);
         int bad = 0;
-        if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local || (q > 0 && (int)id <= run->part[q - 1]))
+        if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+            (q > 0 && (int)id <= run->part[q - 1]))
             return fgl_error_set(err, FGL_ERR_FORMAT, "a download for a client it does not host");
         fgl__get_msg(r, &run->down[id], run->algo.down, run->algo.n_down, run->clients[id].down_len, &bad);
         if (r->err || bad)
@@ -10550,7 +10802,8 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
     fgl_run *run = &w->run;
     uint32_t n = fgl_reader_u32(r), q;
     int m = 0;
-    if (r->err || n == 0 || n > (uint32_t)run->n_clients) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
+    if (r->err || n == 0 || n > (uint32_t)run->n_clients)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
     for (q = 0; q < n; q++) {
         uint32_t id = fgl_reader_u32(r);
         if (r->err || id >= (uint32_t)run->n_clients || (q > 0 && (int)id <= run->part[q - 1]))
@@ -10605,7 +10858,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     return FGL_OK;
 }
 
-static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsigned char *msg, size_t len, fgl_error *err) {
+static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsigned char *msg, size_t len,
+                            fgl_error *err) {
     fgl_run *run = &w->run;
     uint32_t commit = fgl_reader_u32(r), n, q;
     size_t at = r->pos;
@@ -10622,7 +10876,8 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
         if ((rc = fgl__unpark_all(run)))
             return fgl_error_set(err, rc, "cannot restore the clients' packed state (%s)", fgl_result_name(rc));
         FGL_FREE(w->load);
-        if (!(w->load = (unsigned char *)FGL_MALLOC(FGL__MAX(len - at, 1)))) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        if (!(w->load = (unsigned char *)FGL_MALLOC(FGL__MAX(len - at, 1))))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
         memcpy(w->load, msg + at, len - at);
         w->load_len = len - at;
         r->pos = r->len; /* all of it is the checkpoint part, read below */
@@ -10633,11 +10888,13 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
         uint32_t id = fgl_reader_u32(&body);
         uint64_t bytes = fgl_reader_u64(&body);
         fgl_reader st;
-        if (body.err || id >= (uint32_t)run->n_clients || !run->clients[id].local || bytes > (uint64_t)(body.len - body.pos))
+        if (body.err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+            bytes > (uint64_t)(body.len - body.pos))
             return fgl_error_set(err, FGL_ERR_FORMAT, "malformed checkpoint part");
         st = fgl_reader_make(body.data + body.pos, (size_t)bytes);
         if ((rc = fgl__get_store(&st, &run->clients[id].store, (int)commit, "checkpoint", err))) return rc;
-        if (st.pos != st.len) return fgl_error_set(err, FGL_ERR_FORMAT, "checkpoint: client %u's state has extra bytes", (unsigned)id);
+        if (st.pos != st.len)
+            return fgl_error_set(err, FGL_ERR_FORMAT, "checkpoint: client %u's state has extra bytes", (unsigned)id);
         fgl__skip(&body, (size_t)bytes);
     }
     if (body.err || body.pos != body.len) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed checkpoint part");
@@ -10754,7 +11011,8 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                     fgl_bytes_put_u64(&w.out, (uint64_t)st.len);
                     fgl_bytes_put(&w.out, st.data, st.len);
                 }
-                if (st.err) rc = fgl_error_set(&e, st.err, "cannot write its clients' state (%s)", fgl_result_name(st.err));
+                if (st.err)
+                    rc = fgl_error_set(&e, st.err, "cannot write its clients' state (%s)", fgl_result_name(st.err));
                 fgl_bytes_free(&st);
                 break;
             }

@@ -12,7 +12,9 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 #define FGL__RUN_MAGIC "FGLR"
 #define FGL__RUN_VERSION 2u /* 2: named state entries, configuration fingerprint */
 
-static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) { fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0); }
+static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
+    fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
+}
 
 static void fgl__put_csr_sum(fgl_bytes *b, const fgl_csr *a) {
     fgl_bytes_put_u32(b, (uint32_t)a->rows);
@@ -83,9 +85,26 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         const fgl_model_spec *s = &cl->spec;
         const fgl_node_data *nd = cl->data.node;
         const fgl_graph_set *gs = cl->data.graphs;
-        int ints[18] = {s->arch, s->task, s->in_dim, s->hidden, s->out_dim, s->layers, s->readout, s->head,
-                        s->input_proj, s->batch_norm, s->learn_eps, s->heads, s->sgc_hops, s->pe_dim, s->masked, 0, 0, 0};
-        float fl[7] = {s->dropout, s->input_dropout, s->gcnii_alpha, s->gcnii_lambda, s->mask_prune, s->bn_momentum, s->bn_eps};
+        int ints[18] = {s->arch,
+                        s->task,
+                        s->in_dim,
+                        s->hidden,
+                        s->out_dim,
+                        s->layers,
+                        s->readout,
+                        s->head,
+                        s->input_proj,
+                        s->batch_norm,
+                        s->learn_eps,
+                        s->heads,
+                        s->sgc_hops,
+                        s->pe_dim,
+                        s->masked,
+                        0,
+                        0,
+                        0};
+        float fl[7] = {s->dropout,    s->input_dropout, s->gcnii_alpha, s->gcnii_lambda,
+                       s->mask_prune, s->bn_momentum,   s->bn_eps};
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
@@ -294,7 +313,9 @@ static int fgl__get_store(fgl_reader *r, fgl_store *st, int commit, const char *
         size = fgl_reader_u64(r);
         if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: truncated state entry", path);
         e = fgl__store_find(st, name, kind);
-        if (!e) return fgl_error_set(err, FGL_ERR_SHAPE, "%s: state '%s' (%s %d) is not in this run", path, name, who, st->owner);
+        if (!e)
+            return fgl_error_set(err, FGL_ERR_SHAPE, "%s: state '%s' (%s %d) is not in this run", path, name, who,
+                                 st->owner);
         switch (kind) {
         case FGL__E_FLOATS:
         case FGL__E_INTS:
@@ -323,7 +344,8 @@ static int fgl__get_store(fgl_reader *r, fgl_store *st, int commit, const char *
         case FGL__E_OPTIM: {
             fgl_optim *o = (fgl_optim *)e->p;
             uint64_t t = fgl_reader_u64(r);
-            if (size != (uint64_t)o->size) return fgl_error_set(err, FGL_ERR_SHAPE, "%s: optimizer '%s' has another size", path, name);
+            if (size != (uint64_t)o->size)
+                return fgl_error_set(err, FGL_ERR_SHAPE, "%s: optimizer '%s' has another size", path, name);
             if (!commit) {
                 fgl__skip(r, 8 * o->size);
             } else {
@@ -387,11 +409,13 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
         uint32_t np = fgl_reader_u32(r), q;
         long prev = -1;
         if (r->err || np > (uint32_t)run->n_clients || (started && np == 0))
-            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np, run->n_clients);
+            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np,
+                                 run->n_clients);
         for (q = 0; q < np; q++) {
             uint32_t id = fgl_reader_u32(r);
             if (r->err || id >= (uint32_t)run->n_clients || (long)id <= prev)
-                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: participant %u out of range or order", path, (unsigned)id);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: participant %u out of range or order", path,
+                                     (unsigned)id);
             prev = (long)id;
             if (commit) run->part[q] = (int)id;
         }
@@ -435,11 +459,13 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
                 if ((rc = fgl__get_store(r, &run->clients[i].store, commit, path, err))) return rc;
                 continue;
             }
-            if (fgl__skip_store(r)) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: client %d's state is truncated", path, i);
+            if (fgl__skip_store(r))
+                return fgl_error_set(err, FGL_ERR_FORMAT, "%s: client %d's state is truncated", path, i);
             if (remote) remote[i] = fgl_reader_make(r->data + at, r->pos - at);
         }
     }
-    if (r->err || r->pos != r->len) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated or with extra bytes", path);
+    if (r->err || r->pos != r->len)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated or with extra bytes", path);
     if (commit) {
         run->round = (int)rounds;
         run->bytes_up = (size_t)bu;
@@ -474,10 +500,11 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     }
     if (strcmp(name, run->algo.name) != 0 || K != (uint32_t)run->n_clients || R != (uint32_t)run->cfg.rounds ||
         seed != run->cfg.seed) {
-        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint of a different run (%s, %u clients, %u rounds, seed %llu; "
-                           "this run: %s, %d clients, %d rounds, seed %llu)", path, name, (unsigned)K, (unsigned)R,
-                           (unsigned long long)seed, run->algo.name, run->n_clients, run->cfg.rounds,
-                           (unsigned long long)run->cfg.seed);
+        rc = fgl_error_set(err, FGL_ERR_SHAPE,
+                           "%s: checkpoint of a different run (%s, %u clients, %u rounds, seed %llu; "
+                           "this run: %s, %d clients, %d rounds, seed %llu)",
+                           path, name, (unsigned)K, (unsigned)R, (unsigned long long)seed, run->algo.name,
+                           run->n_clients, run->cfg.rounds, (unsigned long long)run->cfg.seed);
         goto done;
     }
     if (fp != fgl__fingerprint(run)) {
@@ -495,7 +522,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
         goto done;
     }
-    if (run->transport && started && !(remote = (fgl_reader *)fgl__zalloc(sizeof(fgl_reader) * (size_t)run->n_clients))) {
+    if (run->transport && started &&
+        !(remote = (fgl_reader *)fgl__zalloc(sizeof(fgl_reader) * (size_t)run->n_clients))) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);
         goto done;
     }
@@ -510,7 +538,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err))) goto done; /* cannot fail: checked above */
+    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err)))
+        goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
         if (fgl__build_downloads(run, 0)) {

@@ -340,7 +340,8 @@ FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *er
     else if (!strcmp(name, "median") && n == 0) r.rule = FGL_ROBUST_MEDIAN;
     else if (!strcmp(name, "trimmed") && n == 1 && fgl__opt_int(a, 1, FGL__OPT_MAX_COUNT))
         r.rule = FGL_ROBUST_TRIMMED, r.trim = (int)a;
-    else if (!strcmp(name, "krum") && n == 1 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT)) r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
+    else if (!strcmp(name, "krum") && n == 1 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT))
+        r.rule = FGL_ROBUST_KRUM, r.f = (int)a;
     else if (!strcmp(name, "multikrum") && n == 2 && fgl__opt_int(a, 0, FGL__OPT_MAX_COUNT) &&
              fgl__opt_int(b, 1, FGL__OPT_MAX_COUNT))
         r.rule = FGL_ROBUST_MULTIKRUM, r.f = (int)a, r.m = (int)b;
@@ -350,8 +351,10 @@ FGLDEF int fgl_robust_parse(const char *s, fgl_robust_config *out, fgl_error *er
     *out = r;
     return FGL_OK;
 bad:
-    return fgl_error_set(err, FGL_ERR_PARSE, "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
-                         "or normclip:M (B, F, M integers up to 10^6; 0 < M <= 10^6)", s ? s : "");
+    return fgl_error_set(err, FGL_ERR_PARSE,
+                         "robust rule '%s': expected mean, median, trimmed:B, krum:F, multikrum:F,M "
+                         "or normclip:M (B, F, M integers up to 10^6; 0 < M <= 10^6)",
+                         s ? s : "");
 }
 
 FGLDEF const char *fgl_robust_name(int rule) {
@@ -410,7 +413,8 @@ FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err) {
     *out = d;
     return FGL_OK;
 bad:
-    return fgl_error_set(err, FGL_ERR_PARSE, "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
+    return fgl_error_set(err, FGL_ERR_PARSE,
+                         "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
                          s ? s : "");
 }
 

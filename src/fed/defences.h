@@ -55,7 +55,8 @@ FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
     int n = (int)(run->cfg.frac * run->n_clients + 0.5f);
     n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
     if (!(run->cfg.dp.clip > 0)) return NAN;
-    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
+    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round,
+                           delta > 0 ? delta : run->cfg.dp.delta);
 }
 
 /* --- defences, attacks, privacy: the runtime's part ------------------------------ */
@@ -190,7 +191,8 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
         if (!x) continue;
         if ((c->attacker || cfg->dp.clip > 0) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
             return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT) x[0] = (float)cfg->attack.arg;
+        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
+            x[0] = (float)cfg->attack.arg;
         if (!fgl__weights_part(d)) continue;
         ref = fgl__ref_of(&c->down, d);
         if (c->attacker) {
@@ -230,8 +232,10 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
             double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
             long long iv;
             if (!(fabs(val) < 2147483647.0))
-                return fgl_client_fail(c, FGL_ERR_RANGE, "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
-                                       "range with %d fraction bits", val / scale, cfg->secagg.frac_bits);
+                return fgl_client_fail(c, FGL_ERR_RANGE,
+                                       "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
+                                       "range with %d fraction bits",
+                                       val / scale, cfg->secagg.frac_bits);
             iv = llround(val);
             v[k] = (uint32_t)(int32_t)iv;
         }
@@ -242,7 +246,8 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
                                               : fgl__pair_seed(cfg->seed, j, c->id, run->n_clients),
                           run->round, j > c->id ? 1 : -1);
         }
-        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw)) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
         memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
     }
@@ -347,7 +352,8 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
         for (t = 0; t < run->n_part; t++) {
             int j = run->part[t];
             if (!run->dropped[j]) continue;
-            run->revealed[(size_t)i * K + j] = i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
+            run->revealed[(size_t)i * K + j] =
+                i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
             st->bytes_up += 8;
             run->client_up[(size_t)run->round * K + i] += 8;
         }
@@ -384,7 +390,8 @@ static int fgl__screen(fgl_run *run, fgl_round_stats *st) {
         med = m % 2 ? sorted[m / 2] : 0.5 * (sorted[m / 2 - 1] + sorted[m / 2]);
         for (q = 0; q < run->n_part; q++) {
             int i = run->part[q];
-            if (run->accepted[i] && run->clients[i].up.part[p] && norms[(size_t)i * FGL_MSG_MAX_PARTS + p] > run->cfg.robust.screen * med) {
+            if (run->accepted[i] && run->clients[i].up.part[p] &&
+                norms[(size_t)i * FGL_MSG_MAX_PARTS + p] > run->cfg.robust.screen * med) {
                 run->accepted[i] = 0;
                 n_screened++;
             }
@@ -463,8 +470,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
  * (NULL: none). div (K, NULL: none) divides source j by div[j] (0: source
  * left out): pFedGraph's mixture of normalised models. count: charge the
  * clips to s->n_clipped. See fgl_server_mix for the rules. */
-static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div, int n_out,
-                         float *out, const unsigned char *rows, int count) {
+static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div,
+                         int n_out, float *out, const unsigned char *rows, int count) {
     const fgl_robust_config *rc = &s->fed->robust;
     const fgl_part *d = &s->algo->up[p];
     int K = s->n_clients, rule = fgl__weights_part(d) ? rc->rule : FGL_ROBUST_MEAN, j, r, q, mf = 0, n_sel = 0;
@@ -493,15 +500,18 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         for (j = 0; j < K; j++) {
             double a = w[(size_t)r * K + j];
             if (a != 0 && !x[j])
-                return fgl_server_fail(s, FGL_ERR_ARG, "mixing '%s': row %d weighs client %d (%g), which has neither an "
-                                       "accepted upload nor a held row", d->name, r, j, a);
+                return fgl_server_fail(s, FGL_ERR_ARG,
+                                       "mixing '%s': row %d weighs client %d (%g), which has neither an "
+                                       "accepted upload nor a held row",
+                                       d->name, r, j, a);
             if (rule != FGL_ROBUST_MEAN && !(a >= 0 && a < HUGE_VAL))
                 return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d has weight %g for client %d (weights must be >= 0)",
                                        fgl_robust_name(rule), r, a, j);
             any |= a > 0;
         }
         if (rule != FGL_ROBUST_MEAN && !any)
-            return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d of the mixing weights is zero", fgl_robust_name(rule), r);
+            return fgl_server_fail(s, FGL_ERR_ARG, "%s: row %d of the mixing weights is zero", fgl_robust_name(rule),
+                                   r);
     }
     if (rule == FGL_ROBUST_MEAN) { /* fgl_mix_rows of the sources, bit for bit */
         for (r = 0; r < n_out; r++) {
@@ -526,7 +536,9 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : 0, c;
         fgl__wval *col = (fgl__wval *)fgl_scratch(&s->store, sizeof(fgl__wval) * (size_t)K);
         if (!col) return FGL_ERR_NOMEM;
-        if (2 * t >= mf) return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t, mf);
+        if (2 * t >= mf)
+            return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t,
+                                   mf);
         for (k = 0; k < n; k++) { /* sorted once per coordinate, then each row walks it with its weights */
             for (j = c = 0; j < K; j++)
                 if (x[j] && (!div || div[j] > 0)) {
@@ -552,12 +564,14 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
         sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)FGL__MAX(keep, 1));
         if (!idx || !dist || !score || !row || !chosen || !sel) return FGL_ERR_NOMEM;
         if (near < 1 || keep < 1 || keep > mf)
-            return fgl_server_fail(s, FGL_ERR_ARG, "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d",
-                                   f, keep, FGL__MAX(f + 3, keep), mf);
+            return fgl_server_fail(s, FGL_ERR_ARG,
+                                   "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d", f, keep,
+                                   FGL__MAX(f + 3, keep), mf);
         for (j = a = 0; j < K; j++)
             if (fresh[j]) idx[a++] = j;
         for (a = 0; a < mf; a++)
-            for (b = a + 1; b < mf; b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
+            for (b = a + 1; b < mf;
+                 b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
                 const float *u = x[idx[a]], *v = x[idx[b]], *ru = ref[idx[a]], *rv = ref[idx[b]];
                 double sum = 0;
                 if (ru == rv)
@@ -705,9 +719,11 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         }
         for (j = 0; j < m; j++) /* survivor idx[j]'s masks with dropped peers do not cancel: remove them */
             for (i = 0; i < K; i++)
-                if (s->dropped[i]) fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
+                if (s->dropped[i])
+                    fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
         tw = (double)(int32_t)sum[n] / scale;
-        if (!(tw > 0)) return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
+        if (!(tw > 0))
+            return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
@@ -719,10 +735,12 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         for (k = 0; k < n; k++) out[k] = (float)(acc[k] / m + (sd > 0 ? sd * fgl_rng_normal(r) : 0.0));
         return FGL_OK;
     }
-    { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP) */
+    { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
+       */
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!w) return FGL_ERR_NOMEM;
-        for (j = 0; j < m; j++) w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
+        for (j = 0; j < m; j++)
+            w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
         return fgl__rule_mix(s, p, n, NULL, w, NULL, 1, out, NULL, 1);
     }
 }

@@ -287,7 +287,8 @@ static void fgl__put_msg(fgl_bytes *b, int id, const fgl_msg *m, int n_parts) {
 /* Read what fgl__put_msg wrote into m: a part whose length is neither 0 nor
  * expected[p] is skipped and makes *bad 1 (the message is refused, not
  * allocated); a length beyond the bytes left fails r. */
-static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_parts, const size_t *expected, int *bad) {
+static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_parts, const size_t *expected,
+                         int *bad) {
     int p;
     m->decl = decl;
     m->n_parts = n_parts;
@@ -410,7 +411,8 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             msg[0] = 0;
             fgl_reader_str(&rd, msg, sizeof msg);
             secs = fgl__get_f64(&rd);
-            if (!rd.err && (k != kind || id != t->run_id || round != (uint32_t)run->round)) { /* an old reply: not this one */
+            if (!rd.err &&
+                (k != kind || id != t->run_id || round != (uint32_t)run->round)) { /* an old reply: not this one */
                 FGL_FREE(buf);
                 continue;
             }
@@ -592,7 +594,8 @@ static int fgl__mpi_save(fgl_run *run, fgl_bytes *stores) {
     int i, r, rc;
     for (i = 0; i < run->n_clients; i++)
         if (run->lost[i])
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "client %d is lost with rank %d: its state cannot be saved", i, t->host[i]);
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "client %d is lost with rank %d: its state cannot be saved", i,
+                                 t->host[i]);
     fgl__mpi_begin_all(run, t, FGL__MC_SAVE, NULL);
     t->stores = stores;
     rc = fgl__mpi_exchange(run, t, FGL__MC_SAVE, fgl__mpi_read_stores);
@@ -627,7 +630,9 @@ static int fgl__mpi_load(fgl_run *run, const fgl_reader *stores, int commit, fgl
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_LOAD, NULL);
     for (i = 0; !rc && i < run->n_clients; i++)
-        if (run->lost[i]) rc = fgl_error_set(&run->err, FGL_ERR_ARG, "rank %d did not answer while the checkpoint loaded", t->host[i]);
+        if (run->lost[i])
+            rc =
+                fgl_error_set(&run->err, FGL_ERR_ARG, "rank %d did not answer while the checkpoint loaded", t->host[i]);
     return rc ? fgl_error_set(err, rc, "%s", run->err.msg) : FGL_OK;
 }
 
@@ -944,7 +949,8 @@ static int fgl__worker_downloads(fgl__worker *w, fgl_reader *r, int hook, fgl_er
     for (q = 0; q < n; q++) {
         uint32_t id = fgl_reader_u32(r);
         int bad = 0;
-        if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local || (q > 0 && (int)id <= run->part[q - 1]))
+        if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+            (q > 0 && (int)id <= run->part[q - 1]))
             return fgl_error_set(err, FGL_ERR_FORMAT, "a download for a client it does not host");
         fgl__get_msg(r, &run->down[id], run->algo.down, run->algo.n_down, run->clients[id].down_len, &bad);
         if (r->err || bad)
@@ -964,7 +970,8 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
     fgl_run *run = &w->run;
     uint32_t n = fgl_reader_u32(r), q;
     int m = 0;
-    if (r->err || n == 0 || n > (uint32_t)run->n_clients) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
+    if (r->err || n == 0 || n > (uint32_t)run->n_clients)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
     for (q = 0; q < n; q++) {
         uint32_t id = fgl_reader_u32(r);
         if (r->err || id >= (uint32_t)run->n_clients || (q > 0 && (int)id <= run->part[q - 1]))
@@ -1019,7 +1026,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     return FGL_OK;
 }
 
-static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsigned char *msg, size_t len, fgl_error *err) {
+static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsigned char *msg, size_t len,
+                            fgl_error *err) {
     fgl_run *run = &w->run;
     uint32_t commit = fgl_reader_u32(r), n, q;
     size_t at = r->pos;
@@ -1036,7 +1044,8 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
         if ((rc = fgl__unpark_all(run)))
             return fgl_error_set(err, rc, "cannot restore the clients' packed state (%s)", fgl_result_name(rc));
         FGL_FREE(w->load);
-        if (!(w->load = (unsigned char *)FGL_MALLOC(FGL__MAX(len - at, 1)))) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        if (!(w->load = (unsigned char *)FGL_MALLOC(FGL__MAX(len - at, 1))))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
         memcpy(w->load, msg + at, len - at);
         w->load_len = len - at;
         r->pos = r->len; /* all of it is the checkpoint part, read below */
@@ -1047,11 +1056,13 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
         uint32_t id = fgl_reader_u32(&body);
         uint64_t bytes = fgl_reader_u64(&body);
         fgl_reader st;
-        if (body.err || id >= (uint32_t)run->n_clients || !run->clients[id].local || bytes > (uint64_t)(body.len - body.pos))
+        if (body.err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+            bytes > (uint64_t)(body.len - body.pos))
             return fgl_error_set(err, FGL_ERR_FORMAT, "malformed checkpoint part");
         st = fgl_reader_make(body.data + body.pos, (size_t)bytes);
         if ((rc = fgl__get_store(&st, &run->clients[id].store, (int)commit, "checkpoint", err))) return rc;
-        if (st.pos != st.len) return fgl_error_set(err, FGL_ERR_FORMAT, "checkpoint: client %u's state has extra bytes", (unsigned)id);
+        if (st.pos != st.len)
+            return fgl_error_set(err, FGL_ERR_FORMAT, "checkpoint: client %u's state has extra bytes", (unsigned)id);
         fgl__skip(&body, (size_t)bytes);
     }
     if (body.err || body.pos != body.len) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed checkpoint part");
@@ -1168,7 +1179,8 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                     fgl_bytes_put_u64(&w.out, (uint64_t)st.len);
                     fgl_bytes_put(&w.out, st.data, st.len);
                 }
-                if (st.err) rc = fgl_error_set(&e, st.err, "cannot write its clients' state (%s)", fgl_result_name(st.err));
+                if (st.err)
+                    rc = fgl_error_set(&e, st.err, "cannot write its clients' state (%s)", fgl_result_name(st.err));
                 fgl_bytes_free(&st);
                 break;
             }

@@ -114,8 +114,8 @@ static int fgl__park_write(fgl_run *run, fgl_client *c, const unsigned char *blo
         if (!run->park_file) run->park_file = tmpfile();
         if (run->park_file) {
             size_t at = c->park_cap >= len ? c->park_off : run->park_end;
-            if (len <= (size_t)LONG_MAX && at <= (size_t)LONG_MAX - len && fseek(run->park_file, (long)at, SEEK_SET) == 0 &&
-                fwrite(blob, 1, len, run->park_file) == len) {
+            if (len <= (size_t)LONG_MAX && at <= (size_t)LONG_MAX - len &&
+                fseek(run->park_file, (long)at, SEEK_SET) == 0 && fwrite(blob, 1, len, run->park_file) == len) {
                 if (at == run->park_end) {
                     run->park_end += len;
                     c->park_off = at;
@@ -140,7 +140,8 @@ static const unsigned char *fgl__park_blob(const fgl_run *run, const fgl_client 
 #ifdef _OPENMP
 #pragma omp critical(fgl__park_file)
 #endif
-    ok = fseek(run->park_file, (long)c->park_off, SEEK_SET) == 0 && fread(buf, 1, c->parked_len, run->park_file) == c->parked_len;
+    ok = fseek(run->park_file, (long)c->park_off, SEEK_SET) == 0 &&
+         fread(buf, 1, c->parked_len, run->park_file) == c->parked_len;
     if (!ok || fgl_checksum64(buf, c->parked_len) != c->park_sum) { /* unreadable or changed on disk */
         FGL_FREE(buf);
         return NULL;
@@ -316,7 +317,8 @@ FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local) return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
+        return FGL_ERR_ARG;
     c = &run->clients[client];
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
@@ -345,7 +347,9 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     if (!run->clients || client < 0 || client >= run->n_clients)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "run: no client %d", client);
     int rc = fgl__unpark(run, &run->clients[client]);
-    if (rc) return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", client, fgl_result_name(rc));
+    if (rc)
+        return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", client,
+                             fgl_result_name(rc));
     return FGL_OK;
 }
 

@@ -183,9 +183,10 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost ||
-        (cfg->secagg.on && !run->revealed) || !run->part || !run->stats || !run->client_val || !run->client_test || !run->client_loss ||
-        !run->client_up || !run->client_down) {
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker ||
+        !run->dropped || !run->trained || !run->lost || (cfg->secagg.on && !run->revealed) || !run->part ||
+        !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
+        !run->client_down) {
         FGL_FREE(run->clients);
         run->clients = NULL;
         run->n_clients = 0;
@@ -250,7 +251,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             goto fail;
         }
         if (cd->graphs && (!cd->graphs->x || cd->graphs->n_feat <= 0)) {
-            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
+            rc =
+                fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
             goto fail;
         }
         {
@@ -282,7 +284,8 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
     const fgl_algo *a = &run->algo;
     int i = fgl__param_index(a, key);
     char *end;
-    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
+    if (run->started)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
     if (i < 0) return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
     if (a->params[i].type == FGL_PARAM_GROUPS) {
         unsigned g;
@@ -292,18 +295,21 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
         run->set.value[i] = (double)g;
     } else if (a->params[i].type == FGL_PARAM_INT) {
         long v = strtol(value, &end, 10);
-        if (end == value || *end || v != (long)(int)v) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
+        if (end == value || *end || v != (long)(int)v)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
         run->set.value[i] = (double)v;
     } else {
         double v = strtod(value, &end);
-        if (end == value || *end || !isfinite(v)) return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
+        if (end == value || *end || !isfinite(v))
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
         run->set.value[i] = (double)(float)v; /* parameters are single precision, as the models */
     }
     return FGL_OK;
 }
 
 FGLDEF int fgl_run_set_public(fgl_run *run, const fgl_node_data *pub, fgl_error *err) {
-    if (run->started) return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
+    if (run->started)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: public data must be set before the first round", run->algo.name);
     if (pub && run->n_clients > 0 && run->clients[0].data.node && pub->n_feat != run->clients[0].data.node->n_feat)
         return fgl_error_set(err, FGL_ERR_SHAPE, "public data: %d features, the clients %d", pub->n_feat,
                              run->clients[0].data.node->n_feat);
@@ -437,7 +443,8 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
     d->param = run->set.value;
     d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
-        if ((size_t)run->clients[i].model.spec.out_dim > d->classes) d->classes = (size_t)run->clients[i].model.spec.out_dim;
+        if ((size_t)run->clients[i].model.spec.out_dim > d->classes)
+            d->classes = (size_t)run->clients[i].model.spec.out_dim;
         if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
     }
     d->hops += 1; /* hops 0..H */
@@ -457,19 +464,24 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
             double v;
             if (rule[k] > FGL__DIM_PARAM0) continue;
             if (pi >= a->n_params || a->params[pi].type != FGL_PARAM_INT)
-                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name, q->name);
+                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by an unknown parameter", a->name,
+                                     q->name);
             v = run->set.value[pi];
             if (!(v >= 1 && v <= 2147483647.0))
-                return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: part '%s' is sized by parameter %s = %g; it must be a "
-                                     "positive integer", a->name, q->name, a->params[pi].name, v);
+                return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                     "%s: part '%s' is sized by parameter %s = %g; it must be a "
+                                     "positive integer",
+                                     a->name, q->name, a->params[pi].name, v);
         }
     }
     for (i = 1; i < run->n_clients; i++) {
         const fgl_model *m = &run->clients[i].model;
         if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
-            return fgl_error_set(&run->err, FGL_ERR_SHAPE,
-                                 "%s: client %d represents samples in %d dimensions, client 0 in %zu; the messages need "
-                                 "one width (give the models the same hidden size)", a->name, i, fgl_model_rep_dim(m), d->rep);
+            return fgl_error_set(
+                &run->err, FGL_ERR_SHAPE,
+                "%s: client %d represents samples in %d dimensions, client 0 in %zu; the messages need "
+                "one width (give the models the same hidden size)",
+                a->name, i, fgl_model_rep_dim(m), d->rep);
         if (uses_emb && (size_t)fgl_model_emb_dim(m) != d->emb)
             return fgl_error_set(&run->err, FGL_ERR_SHAPE, "%s: client %d embeds in %d dimensions, client 0 in %zu",
                                  a->name, i, fgl_model_emb_dim(m), d->emb);
@@ -490,8 +502,8 @@ static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
 }
 
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when) {
-    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s", run->algo.name,
-                         run->round + 1, c->id, when, c->msg);
+    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
+                         run->algo.name, run->round + 1, c->id, when, c->msg);
 }
 
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
@@ -520,8 +532,9 @@ static int fgl__build_downloads(fgl_run *run, int count) {
             if (!d->from) continue;
             e = fgl__store_find(&s->store, d->from, FGL__E_FLOATS);
             if (!e || e->n != need)
-                return fgl_server_fail(s, FGL_ERR_SHAPE, "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)",
-                                       d->name, d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
+                return fgl_server_fail(s, FGL_ERR_SHAPE,
+                                       "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)", d->name,
+                                       d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
             m->part[p] = (float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
@@ -616,34 +629,45 @@ static int fgl__defences_start(fgl_run *run) {
         n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
     }
     if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
-         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP && c->attack.kind != FGL_ATTACK_NAN &&
-          c->attack.kind != FGL_ATTACK_COUNT)) && !weights)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s sends no model weights: robust rules, weight attacks, DP and secure "
-                             "aggregation act on them", a->name);
+         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP &&
+          c->attack.kind != FGL_ATTACK_NAN && c->attack.kind != FGL_ATTACK_COUNT)) &&
+        !weights)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s sends no model weights: robust rules, weight attacks, DP and secure "
+                             "aggregation act on them",
+                             a->name);
     if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
-                             "defined for one mean of them, not for personalised mixtures", a->name,
-                             c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "defined for one mean of them, not for personalised mixtures",
+                             a->name, c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: combine it with neither a robust rule nor secure aggregation");
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "dp: combine it with neither a robust rule nor secure aggregation");
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: %s must upload exactly its model and its sample "
-                                 "count (FedAvg-like), the server seeing their sum only", a->name);
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: %s must upload exactly its model and its sample "
+                                 "count (FedAvg-like), the server seeing their sum only",
+                                 a->name);
         if (c->robust.rule != FGL_ROBUST_MEAN)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation hides the uploads a robust rule needs");
         if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))",
-                                 c->secagg.frac_bits, (double)c->secagg.dropout);
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
+                                 (double)c->secagg.dropout);
     }
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)", (double)c->dp.noise, c->dp.delta);
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)",
+                             (double)c->dp.noise, c->dp.delta);
     if (c->dp.clip > 0 && !fgl__new_rng(&run->server.store, "dp_rng", c->seed, 0x4450ull)) /* "DP" */
         return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
-        if (!(c->attack.frac <= 1)) return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+        if (!(c->attack.frac <= 1))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g",
+                                 (double)c->attack.frac);
         pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
         if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
         fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
@@ -652,7 +676,8 @@ static int fgl__defences_start(fgl_run *run) {
             fgl_client *cl = &run->clients[pick[i]];
             run->attacker[pick[i]] = 1;
             cl->attacker = 1;
-            if (c->attack.kind == FGL_ATTACK_NOISE && !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
+            if (c->attack.kind == FGL_ATTACK_NOISE &&
+                !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
                 n = -1;
         }
         FGL_FREE(pick);
@@ -755,7 +780,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         fgl_client *c = &run->clients[i];
         if (!c->local || !run->algo.client_init) continue;
         if ((rc = fgl__unpark(run, c)))
-            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i, fgl_result_name(rc));
+            return fgl_error_set(&run->err, rc, "client %d: cannot restore its packed state (%s)", i,
+                                 fgl_result_name(rc));
         if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
         if (idle_parks) fgl__park(run, c);
     }
@@ -790,7 +816,8 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
-    if ((rc = fgl__unpark(run, c))) return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+    if ((rc = fgl__unpark(run, c)))
+        return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
     for (p = 0; p < a->n_up; p++) {
@@ -837,12 +864,15 @@ static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms)
             continue;
         }
         if (c->up.len[p] != c->up_len[p]) return 0;
-        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT)) continue; /* masked ring values */
+        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT))
+            continue; /* masked ring values */
         if (norms && fgl__weights_part(d)) {
-            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p])) return 0;
+            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p]))
+                return 0;
         } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
             return 0;
-        if (d->kind == FGL_SEND_WEIGHT && !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
+        if (d->kind == FGL_SEND_WEIGHT &&
+            !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
             return 0;
     }
     return 1;
@@ -1020,7 +1050,8 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * ALIE attack rewrote. */
 static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
     int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
-    run->checked[c->id] = fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+    run->checked[c->id] =
+        fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
 }
 
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
@@ -1028,7 +1059,8 @@ static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
     run->checked[c->id] = 0;
     if (!c->local) return;
     fgl__client_round(run, c);
-    if (run->cfg.attack.kind != FGL_ATTACK_ALIE && run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE &&
+        run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
         fgl__check_upload(run, c);
 }
 
@@ -1097,7 +1129,8 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err) return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+        if (rc || s->error || s->store.err)
+            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
     }
     st->n_clipped = s->n_clipped;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
@@ -1182,14 +1215,17 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: evaluation failed: %s",
-                                 run->algo.name, run->round + 1, i, c->tape.msg);
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
+                                 "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
+                                 c->tape.msg);
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
         vsum += c->val_acc;
         tsum += c->test_acc;
     }
-    if (n == 0) return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name, run->round + 1);
+    if (n == 0)
+        return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
+                             run->round + 1);
     st->val_acc = evaluated ? vsum / n : NAN;
     st->test_acc = evaluated ? tsum / n : NAN;
     return FGL_OK;
@@ -1200,7 +1236,8 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     int rc, evaluated;
     double t0, t1, t2;
     if (!run->started && (rc = fgl_run_start(run))) return rc;
-    if (run->round >= run->cfg.rounds) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
+    if (run->round >= run->cfg.rounds)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
     st = &run->stats[run->round];
     memset(run->accepted, 0, (size_t)run->n_clients);
     evaluated = fgl__evaluated(run, run->round);

@@ -105,7 +105,9 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
                                                       "iid", "per-dataset", "none", "dirichlet-equal"};
 
-FGLDEF const char *fgl_part_name(int how) { return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown"; }
+FGLDEF const char *fgl_part_name(int how) {
+    return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown";
+}
 
 FGLDEF int fgl_part_from_name(const char *name) {
     int i;
@@ -174,8 +176,8 @@ done:
 
 /* Label-Dirichlet assignment of nodes (the FedGCN-style split): unlabelled
  * nodes form one more pseudo-class so every node is assigned. */
-static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed, int *part,
-                               fgl_error *err) {
+static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int min_per_client, uint64_t seed,
+                               int *part, fgl_error *err) {
     int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0;
     int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
     if (!lab) return fgl_error_set(err, FGL_ERR_NOMEM, "dirichlet split: out of memory");
@@ -190,8 +192,8 @@ static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int 
 
 /* Withhold `count` random nodes of full: *pub gets them (induced edges),
  * *rest the others (induced edges). */
-static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub, fgl_node_data *rest,
-                               fgl_error *err) {
+static int fgl__withhold_nodes(const fgl_node_data *full, int count, uint64_t seed, fgl_node_data *pub,
+                               fgl_node_data *rest, fgl_error *err) {
     int n = full->n_nodes, i, m = 0, rc;
     int *pick = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(count, 1));
     int *others = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
@@ -227,8 +229,8 @@ done:
     return rc;
 }
 
-static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train,
-                                   double val, int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
+static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train, double val,
+                                   int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
                                    uint64_t seed, fgl_error *err) {
     int n = all->n_nodes, i, rc = FGL_OK;
     int *part = NULL;
@@ -248,8 +250,10 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
                              "overlap, dirichlet, none)", fgl_part_name(how));
     if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
-        return fgl_error_set(err, FGL_ERR_ARG, "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
-                             "must fit in %d nodes", alpha, k, min_per_client, n);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
+                             "must fit in %d nodes",
+                             alpha, k, min_per_client, n);
     if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
         if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
         full = &rest;
@@ -267,7 +271,8 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     if (how == FGL_PART_OVERLAP) {
         fgl_index_lists l;
         memset(&l, 0, sizeof l);
-        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err))) rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
+        if (!(rc = fgl_split_overlapping(&full->adj, k, seed, &l, err)))
+            rc = fgl_split_node_lists(full, l.ptr, l.idx, k, sc->node, err);
         fgl_index_lists_free(&l);
     } else {
         if (how == FGL_PART_NONE) memset(part, 0, sizeof(int) * (size_t)n);
@@ -327,7 +332,8 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     memset(&lists, 0, sizeof lists);
     if (how == FGL_PART_NONE) k = 1;
     if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
-        return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
                              fgl_part_name(how));
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
     if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
@@ -443,7 +449,8 @@ static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_
         for (k = 0; k < (size_t)d->x_sparse.nnz && !counts; k++) counts = d->x_sparse.values[k] > 1;
     if (d->x.data)
         for (k = 0; k < fgl_tensor_size(&d->x) && !counts; k++) counts = d->x.data[k] > 1;
-    if (counts && (rc = fgl_node_data_binarize_features(d))) return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
+    if (counts && (rc = fgl_node_data_binarize_features(d)))
+        return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
     if (!o->raw_features && (rc = fgl_node_data_normalize_features(d)))
         return fgl_error_set(err, rc, "%s: cannot normalise features", d->name);
     snprintf(ds->features, sizeof ds->features, "%s", o->raw_features ? (counts ? "binarised" : "as stored")
@@ -562,7 +569,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
         if (found == FGL_TASK_NODE) {
             if (strchr(names, ','))
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets", base);
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
+                                   base);
             else if (task == FGL_TASK_GRAPH)
                 rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
             else {
@@ -575,13 +583,16 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         if (found < 0) {
             const char *hint = strchr(name, '/') ? "" : fgl__dataset_case_hint(dir, name);
             if (*hint)
-                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir, hint);
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir,
+                                   hint);
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
             else
-                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)", name, dir, name, dir, name);
+                rc = fgl_error_set(err, FGL_ERR_IO,
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
+                                   "fetch the datasets with `make data`)",
+                                   name, dir, name, dir, name);
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
@@ -597,7 +608,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         rc = fgl_load_tu(path, base, &ds->sets[ds->n_sets], err);
         ds->n_sets++;
         if (!rc) rc = fgl__prepare_graphs(&ds->sets[ds->n_sets - 1], &o, err);
-        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "", base);
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "",
+                 base);
     }
     if (rc) fgl_dataset_free(ds);
     return rc;
@@ -635,15 +647,17 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
                                        c.min_per_client, c.public_nodes, c.seed, err);
     }
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
-    if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1) return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
+    if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
     if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {
         if (c.how >= 0 && c.how != FGL_PART_PER_DATASET)
             return fgl_error_set(err, FGL_ERR_ARG, "%s: several datasets are split one per client, not '%s'", ds->label,
                                  fgl_part_name(c.how));
-        if (c.folds) return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
+        if (c.folds)
+            return fgl_error_set(err, FGL_ERR_ARG, "cross-validation folds are for one graph set split over clients");
         return fgl__scenario_per_dataset(sc, ds->sets, ds->n_sets, tr, va, c.seed, err);
     }
-    return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET, c.clients > 0 ? c.clients : 10,
-                                c.alpha, c.min_per_client, tr, va, &c, err);
+    return fgl__scenario_graphs(sc, &ds->sets[0], c.how >= 0 ? c.how : FGL_PART_DIRICHLET,
+                                c.clients > 0 ? c.clients : 10, c.alpha, c.min_per_client, tr, va, &c, err);
 }
 

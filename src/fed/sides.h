@@ -215,7 +215,8 @@ FGLDEF float *fgl_up(fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->up, name);
     FGL_ASSERT(p >= 0); /* a declared part */
     if (p < 0) return NULL;
-    if (c->up.part[p] ? !fgl__msg_write(&c->up, p) : !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
+    if (c->up.part[p] ? !fgl__msg_write(&c->up, p)
+                      : !fgl__msg_own(&c->up, p, c->up_len[p])) { /* an optional part: allocated when written */
         fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
         return NULL;
     }
@@ -265,12 +266,14 @@ FGLDEF const float *fgl_received_at(const fgl_client *c, size_t offset) {
 
 FGLDEF void fgl_client_pack(const fgl_client *c, const fgl_params *ps, float *out) {
     int k;
-    for (k = 0; k < c->n_span; k++) memcpy(out + c->span[k].packed, ps->data + c->span[k].offset, sizeof(float) * c->span[k].len);
+    for (k = 0; k < c->n_span; k++)
+        memcpy(out + c->span[k].packed, ps->data + c->span[k].offset, sizeof(float) * c->span[k].len);
 }
 
 FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *in) {
     int k;
-    for (k = 0; k < c->n_span; k++) memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
+    for (k = 0; k < c->n_span; k++)
+        memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
 }
 
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {
@@ -300,7 +303,8 @@ static int fgl__client_spans(fgl_client *c) {
         const fgl_slice *s = &ps->slices[ps->order[i]];
         size_t len = fgl_slice_size(s);
         if (!(s->groups & c->share)) continue;
-        if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset && c->span[n - 1].trainable == s->trainable) {
+        if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset &&
+            c->span[n - 1].trainable == s->trainable) {
             c->span[n - 1].len += len;
         } else {
             c->span[n].offset = s->offset;
@@ -333,7 +337,8 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits) { /* trains on C - 1 - y */
         int i, C = fw.logits->cols, *y = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(fw.logits->rows, 1));
         if (!y) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        for (i = 0; i < fw.logits->rows; i++) y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
+        for (i = 0; i < fw.logits->rows; i++)
+            y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
         loss = fgl_op_cross_entropy(t, fw.logits, y, b->mask);
     } else {
         loss = fgl_op_cross_entropy(t, fw.logits, b->labels, b->mask);
@@ -356,7 +361,8 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     if (h && h->grad && (rc = h->grad(c, &st))) return fgl_client_fail(c, rc, "gradient hook: %s", fgl_result_name(rc));
     if (c->error) return c->error;
     fgl_optim_step(o, &m->params);
-    if (h && h->after_step && (rc = h->after_step(c, &st))) return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
+    if (h && h->after_step && (rc = h->after_step(c, &st)))
+        return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
     c->steps++;
     return c->error;
 }
@@ -492,7 +498,9 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
 }
 
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 0); }
-FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out) { return fgl__server_mean(s, part, out, 1); }
+FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out) {
+    return fgl__server_mean(s, part, out, 1);
+}
 
 /* The index of the upload part called name in the declaration, or -1. */
 static int fgl__up_part(const fgl_algo *a, const char *name) {

@@ -179,13 +179,23 @@ static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     return e ? e->p : NULL;
 }
 
-FGLDEF float *fgl_floats(const fgl_store *st, const char *name) { return (float *)fgl__store_get(st, name, FGL__E_FLOATS); }
+FGLDEF float *fgl_floats(const fgl_store *st, const char *name) {
+    return (float *)fgl__store_get(st, name, FGL__E_FLOATS);
+}
 FGLDEF int *fgl_ints(const fgl_store *st, const char *name) { return (int *)fgl__store_get(st, name, FGL__E_INTS); }
-FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name) { return (fgl_model *)fgl__store_get(st, name, FGL__E_MODEL); }
-FGLDEF fgl_optim *fgl_get_optim(const fgl_store *st, const char *name) { return (fgl_optim *)fgl__store_get(st, name, FGL__E_OPTIM); }
-FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) { return (fgl_params *)fgl__store_get(st, name, FGL__E_PARAMS); }
+FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name) {
+    return (fgl_model *)fgl__store_get(st, name, FGL__E_MODEL);
+}
+FGLDEF fgl_optim *fgl_get_optim(const fgl_store *st, const char *name) {
+    return (fgl_optim *)fgl__store_get(st, name, FGL__E_OPTIM);
+}
+FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) {
+    return (fgl_params *)fgl__store_get(st, name, FGL__E_PARAMS);
+}
 FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name) { return fgl__store_get(st, name, FGL__E_SCRATCH); }
-FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) { return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE); }
+FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) {
+    return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE);
+}
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
     void *p = fgl_tape_alloc(&st->scratch, bytes ? bytes : 1);
@@ -224,5 +234,6 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
     }
 }
 
-static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) { return fgl__dim(d, p->rows) * fgl__dim(d, p->cols); }
-
+static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) {
+    return fgl__dim(d, p->rows) * fgl__dim(d, p->cols);
+}

@@ -30,16 +30,20 @@ static int fgl__ditto_train(fgl_client *c) {
     if (rc) return rc;
     memset(&personal, 0, sizeof personal);
     personal.grad = fgl__ditto_grad;
-    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"), &personal);
+    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"),
+                            &personal);
 }
 
 static fgl_model *fgl__ditto_eval(fgl_client *c) { return fgl_get_model(&c->store, "personal"); }
 
 static fgl_algo fgl__ditto(void) {
-    fgl_algo a = fgl__avg_base("ditto", "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
-                               "evaluated personally", FGL_G_ALL,
-                               "parameter groups of the global model (averaged) and of the personal model's proximal term");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
+    fgl_algo a = fgl__avg_base(
+        "ditto",
+        "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
+        "evaluated personally",
+        FGL_G_ALL, "parameter groups of the global model (averaged) and of the personal model's proximal term");
+    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0,
+                       "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
     a.client_init = fgl__ditto_client_init;
     a.local_train = fgl__ditto_train;
     a.eval_model = fgl__ditto_eval;

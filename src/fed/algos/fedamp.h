@@ -27,7 +27,8 @@ static int fgl__amp_server_init(fgl_server *s) {
     float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
     float *xi = fgl_new_floats(&s->store, "xi", K * K);
     fgl_new_ints(&s->store, "has", K);
-    if (!(fgl_get(s->set, "sigma") > 0) || !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
+    if (!(fgl_get(s->set, "sigma") > 0) ||
+        !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
@@ -86,15 +87,20 @@ static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (th
     return FGL_OK;
 }
 
-static const float *fgl__amp_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "xi") : NULL; }
+static const float *fgl__amp_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "xi") : NULL;
+}
 
 static fgl_algo fgl__fedamp(void) {
-    fgl_algo a = fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
-                              "proximal local training");
+    fgl_algo a =
+        fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
+                               "proximal local training");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0, "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
+    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0,
+                       "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
     fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
-    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3, "xi_ii, the weight of a client's own model in its cloud model");
+    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3,
+                       "xi_ii, the weight of a client's own model in its cloud model");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_download(&a, "u", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "u");
     a.server_init = fgl__amp_server_init;

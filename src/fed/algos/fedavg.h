@@ -38,8 +38,8 @@ static int fgl__prox_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help, double mu,
-                                 const char *mu_help) {
+static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help,
+                                 double mu, const char *mu_help) {
     fgl_algo a = fgl__avg_base(name, summary, share, share_help);
     fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, mu, mu_help);
     a.train.grad = fgl__prox_grad;
@@ -58,8 +58,8 @@ static fgl_algo fgl__fedprox(void) {
 
 static fgl_algo fgl__fedper(void) {
     return fgl__fedavg_like("fedper", "Arivazhagan et al. 2019: FedAvg of everything but the personal classifier head",
-                            FGL_G_ALL & ~(unsigned)FGL_G_HEAD, "parameter groups averaged (all but the classifier head)",
-                            0.0, "proximal weight");
+                            FGL_G_ALL & ~(unsigned)FGL_G_HEAD,
+                            "parameter groups averaged (all but the classifier head)", 0.0, "proximal weight");
 }
 
 /* FedStar runs its decoupled model: any client spec becomes FedStar's with

@@ -10,11 +10,11 @@ typedef struct fgl__pg_rings {
 } fgl__pg_rings;
 
 FGL__PRIVATE void fgl__pg_rings_free(void *p);
-FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n, int H,
-                                     fgl_tape *t);
+FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n,
+                                     int H, fgl_tape *t);
 FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k);
-FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
-                                      fgl_tape *t);
+FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H,
+                                      double band, fgl_tape *t);
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st);
 /* fgl:implementation */
 /* --- FedPG (Li et al., Federated Prototype Graph Learning) ------------------------- */
@@ -129,8 +129,8 @@ static int fgl__pg_transposes(fgl__pg_rings *r) {
 /* Node tasks: rings of exact graph distance h = 0..H around each centre
  * (breadth-first search to depth H; the centre is not its own neighbour).
  * Two passes over the centres: count the ring sizes, then fill. */
-FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n, int H,
-                                     fgl_tape *t) {
+FGL__PRIVATE int fgl__pg_rings_graph(fgl__pg_rings *r, const fgl_csr *adj, const int *centre, const int *label, int n,
+                                     int H, fgl_tape *t) {
     int N = adj->rows, H1 = H + 1, h, i, pass, q, rc = FGL_OK;
     int *dist = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(N, 1));
     int *queue = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(N, 1));
@@ -203,7 +203,8 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k) {
     size_t lo = 0, hi = m - 1;
     while (lo < hi) {
         size_t i = lo, j = hi, mid = lo + (hi - lo) / 2;
-        float x = a[lo], y = a[mid], z = a[hi], pivot = x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y));
+        float x = a[lo], y = a[mid], z = a[hi],
+              pivot = x > y ? (y > z ? y : (x > z ? z : x)) : (x > z ? x : (y > z ? z : y));
         while (i <= j) { /* descending: larger values to the left */
             while (a[i] > pivot) i++;
             while (a[j] < pivot) j--;
@@ -231,8 +232,8 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k) {
  * decay with h and follow the embeddings' own spread; the ReLU embeddings
  * of a GNN are non-negative, so fixed cosine thresholds would put nearly
  * every pair in hop 1). */
-FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H, double band,
-                                      fgl_tape *t) {
+FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H,
+                                      double band, fgl_tape *t) {
     int i, j, h, rc;
     double *nrm = (double *)fgl__pg_alloc(t, sizeof(double) * (size_t)FGL__MAX(n, 1));
     signed char *ring = (signed char *)fgl__pg_alloc(t, (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(n, 1));
@@ -258,7 +259,8 @@ FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const in
     }
     for (i = 0; i < n; i++)
         for (j = 0; j < n; j++) {
-            cs[(size_t)i * n + j] = (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
+            cs[(size_t)i * n + j] =
+                (float)(fgl_dot((size_t)d, z + (size_t)i * d, z + (size_t)j * d) / (nrm[i] * nrm[j]));
             if (i != j) sorted[m++] = cs[(size_t)i * n + j];
         }
     for (h = 1; h <= H; h++) { /* the band h quantile from the top; no pair at all: +inf */
@@ -393,7 +395,8 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     for (h = 0; h <= H; h++)
         for (i = 0; i < r->n; i++) {
             int y = r->label[i];
-            if (y >= 0 && y < C && mask[y * H1 + h] > 0 && r->hop[h].indptr[i] < r->hop[h].indptr[i + 1]) nch[y * H1 + h]++;
+            if (y >= 0 && y < C && mask[y * H1 + h] > 0 && r->hop[h].indptr[i] < r->hop[h].indptr[i + 1])
+                nch[y * H1 + h]++;
         }
     for (h = 0; h <= top; h++) {
         float *T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(r->n, 1) * (size_t)d);
@@ -420,7 +423,8 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
 /* Upload: the prototypes of every class and hop from the embeddings in
  * evaluation mode after local training, and their centre counts. */
 static int fgl__fedpg_upload(fgl_client *c) {
-    int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, d = (int)fgl_client_dim(c, FGL_DIM_REP);
+    int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1,
+        d = (int)fgl_client_dim(c, FGL_DIM_REP);
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1 * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1);
@@ -538,9 +542,11 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
-    int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows), *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
+    int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
+        *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
     int *pool = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows);
-    double *sim = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *acc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)d);
+    double *sim = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *acc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)d);
     int *order = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double loss = 0, delta;
     fgl_node *P;
@@ -569,8 +575,8 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
         }
         if (m == 0) continue;
-        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0, (float)fgl_get(s->set, "tau"),
-                                  &delta)))
+        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
+                                  (float)fgl_get(s->set, "tau"), &delta)))
             return rc;
         extra = (int)floor(rf * m + 0.5);
         if (extra > n_pool) extra = n_pool;
@@ -608,7 +614,9 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
                 double nj;
                 if (!(bank_n[(size_t)j * rows + k] > 0)) continue;
                 nj = fgl_norm2((size_t)d, pj);
-                sim[j] = j == i ? 2.0 : ni > 0 && nj > 0 ? fgl_dot((size_t)d, pi, pj) / (ni * nj) : -1.0; /* self first */
+                sim[j] = j == i             ? 2.0
+                         : ni > 0 && nj > 0 ? fgl_dot((size_t)d, pi, pj) / (ni * nj)
+                                            : -1.0; /* self first */
                 if (fusion == 1 && j != i && sim[j] < thr) continue;
                 order[nf++] = j;
             }
@@ -646,7 +654,8 @@ static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
     (void)down;
     for (k = 0; k < rows; k++) any |= pm[k] > 0;
     if (!fgl_ints(&s->store, "ready")[0] || !any) return FGL_OK; /* nothing for this client yet */
-    if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask"))) return FGL_ERR_NOMEM;
+    if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask")))
+        return FGL_ERR_NOMEM;
     memcpy(p, fgl_floats(&s->store, "pers") + (size_t)client * rows * d, sizeof(float) * rows * d);
     memcpy(m, pm, sizeof(float) * rows);
     return FGL_OK;
@@ -660,21 +669,26 @@ static void fgl__fedpg_report(const fgl_run *run, char *buf, size_t cap) {
     if (!run->started || !cap) return;
     H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
     last = fgl_floats(&s->store, "last");
-    n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [", (int)fgl_server_dim(s, FGL_DIM_CLASSES),
-                          H1, (int)fgl_server_dim(s, FGL_DIM_REP));
-    for (h = 0; h < H1 && n < cap; h++) n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
+    n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [",
+                          (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1, (int)fgl_server_dim(s, FGL_DIM_REP));
+    for (h = 0; h < H1 && n < cap; h++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
     if (n < cap) snprintf(buf + n, cap - n, "], \"server_loss\": %.6g", (double)last[H1]);
 }
 
 static fgl_algo fgl__fedpg(void) {
-    fgl_algo a = fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
+    fgl_algo a =
+        fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
                               "per-hop adaptive margin, top-k personalised fusion; no weights shared");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0, "weight of the prototype alignment loss (authors' code 5; the paper "
+    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0,
+                       "weight of the prototype alignment loss (authors' code 5; the paper "
                        "searches [0, 1])");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5, "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5,
+                       "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
                        "(1: no personalisation)");
     fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 2, "fusion set: the k clients most similar by cosine, self included");
-    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0, "0: top-k fusion (authors' code); 1: every client with cosine >= "
+    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0,
+                       "0: top-k fusion (authors' code); 1: every client with cosine >= "
                        "threshold (the paper's variant)");
     fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
     fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
@@ -684,14 +698,17 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
     fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
                        "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
-    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0, "RF context: extra queries from other hops, as a fraction of "
+    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0,
+                       "RF context: extra queries from other hops, as a fraction of "
                        "a hop's queries (the paper's Delta s; not in the authors' code)");
     fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -1, "highest hop in the client's loss (-1: all H; 0: the centre "
                        "only, a diagnostic; the messages still carry every hop)");
-    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1, "L2-normalise the embedding z the classifier reads: 1 node tasks "
+    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1,
+                       "L2-normalise the embedding z the classifier reads: 1 node tasks "
                        "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
                        "the normalised z)");
-    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0, "node tasks: confidence above which unlabelled nodes join the "
+    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0,
+                       "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
     fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
                        "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");

@@ -43,8 +43,10 @@ static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error *err) {
     (void)set;
     if (sp->head == FGL_HEAD_NONE && sp->layers < 2 && !sp->input_proj && sp->arch != FGL_ARCH_GCNII)
-        return fgl_error_set(err, FGL_ERR_ARG, "a %s model of one layer without a classifier head has no hidden "
-                             "representation to make prototypes of (give it two layers or a head)", fgl_arch_name(sp->arch));
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "a %s model of one layer without a classifier head has no hidden "
+                             "representation to make prototypes of (give it two layers or a head)",
+                             fgl_arch_name(sp->arch));
     return FGL_OK;
 }
 
@@ -96,7 +98,8 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
         int y = st->labels[i];
         if ((st->mask && !st->mask[i]) || y < 0 || y >= C) continue;
         /* no global prototype for the class: the target is the sample itself (a zero term) */
-        memcpy(target + (size_t)n * d, has[y] ? global + (size_t)y * d : rep->val + (size_t)i * d, sizeof(float) * (size_t)d);
+        memcpy(target + (size_t)n * d, has[y] ? global + (size_t)y * d : rep->val + (size_t)i * d,
+               sizeof(float) * (size_t)d);
         idx[n++] = i;
     }
     return fgl_op_scale(t, fgl_op_mse(t, fgl_op_gather_rows(t, rep, idx, n), fgl_op_const(t, target, n, d)), lambda);
@@ -191,8 +194,10 @@ static fgl_algo fgl__proto_base(const char *name, const char *summary, const cha
 }
 
 static fgl_algo fgl__fedproto(void) {
-    fgl_algo a = fgl__proto_base("fedproto", "Tan et al. 2022: clients share per-class mean representations; loss CE + "
-                                 "lambda ||h - P_y||^2", "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
+    fgl_algo a = fgl__proto_base("fedproto",
+                                 "Tan et al. 2022: clients share per-class mean representations; loss CE + "
+                                 "lambda ||h - P_y||^2",
+                                 "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
                                  "entries, as the authors' nn.MSELoss)");
     fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
                        "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
@@ -216,8 +221,10 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
     size_t k;
     float *a;
     if (!(ps = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
-    if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 || fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
-        fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 || fgl_params_add(ps, "tgp.w2", h, d, FGL_G_OTHER, 1) < 0 ||
+    if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 ||
+        fgl_params_add(ps, "tgp.w2", h, d, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.b2", 1, d, FGL_G_OTHER, 1) < 0)
         return FGL_ERR_NOMEM;
     fgl_rng_init(&r, s->fed->seed, stream);
@@ -238,7 +245,8 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
 static fgl_node *fgl__tgp_forward(fgl_tape *t, fgl_params *ps, const int *idx, int n, int normalize) {
     fgl_node *a = fgl_op_param(t, ps, FGL__TGP_ANCHOR), *h, *P;
     if (idx) a = fgl_op_gather_rows(t, a, idx, n);
-    h = fgl_op_relu(t, fgl_op_bias(t, fgl_op_matmul(t, a, fgl_op_param(t, ps, FGL__TGP_W1)), fgl_op_param(t, ps, FGL__TGP_B1)));
+    h = fgl_op_relu(
+        t, fgl_op_bias(t, fgl_op_matmul(t, a, fgl_op_param(t, ps, FGL__TGP_W1)), fgl_op_param(t, ps, FGL__TGP_B1)));
     P = fgl_op_bias(t, fgl_op_matmul(t, h, fgl_op_param(t, ps, FGL__TGP_W2)), fgl_op_param(t, ps, FGL__TGP_B2));
     return normalize ? fgl_op_l2_normalize_rows(t, P, 0) : P;
 }
@@ -269,7 +277,8 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
             double dist = 0;
             if (c2 == cl || !qn[c2]) continue;
             for (k = 0; k < d; k++)
-                dist += (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]) * (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]);
+                dist +=
+                    (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]) * (Q[(size_t)cl * d + k] - Q[(size_t)c2 * d + k]);
             dist = sqrt(dist);
             if (margin_rule) {
                 if (dist > gap) gap = dist;
@@ -287,8 +296,8 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
  * contrastive loss of m query prototypes U of classes y against the
  * generated prototypes P (the C anchors idx, or all of them):
  * CE(-(dist(U, P) + delta onehot_y)). *loss: the last step's loss. */
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx, double delta,
-                          int steps, int normalize, double *loss) {
+static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
+                          double delta, int steps, int normalize, double *loss) {
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_optim *opt = fgl_get_optim(&s->store, "tgp_optim");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -303,7 +312,8 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
         P = fgl__tgp_forward(t, ps, idx, C, normalize);
         dist = fgl_op_add(t, fgl_op_pairwise_dist(t, fgl_op_const(t, U, m, d), P), fgl_op_const(t, M, m, C));
         l = fgl_op_cross_entropy(t, fgl_op_scale(t, dist, -1.0f), y, NULL);
-        if (fgl_tape_backward(t, l)) return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
+        if (fgl_tape_backward(t, l))
+            return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
         *loss = l->val[0];
         fgl_optim_step(opt, ps);
     }
@@ -322,7 +332,8 @@ static int fgl__tgp_server_init(fgl_server *s) {
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
-    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)), K = s->n_clients, m = 0, i, cl, rc;
+    int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)),
+        K = s->n_clients, m = 0, i, cl, rc;
     int steps = (int)fgl_get(s->set, "server_steps");
     fgl_params *ps = fgl_get_params(&s->store, "tgp");
     fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
@@ -348,8 +359,8 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
             y[m++] = cl;
         }
     }
-    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0, (float)fgl_get(s->set, "tau"),
-                              &delta)))
+    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
+                              (float)fgl_get(s->set, "tau"), &delta)))
         return rc;
     if ((rc = fgl__tgp_train(s, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
@@ -373,8 +384,10 @@ static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
 }
 
 static fgl_algo fgl__fedtgp(void) {
-    fgl_algo a = fgl__proto_base("fedtgp", "Zhang et al. 2024: FedProto with trainable global prototypes and an "
-                                 "adaptive-margin contrastive loss", "weight of the prototype term lambda * MSE(rep, P_y) "
+    fgl_algo a = fgl__proto_base("fedtgp",
+                                 "Zhang et al. 2024: FedProto with trainable global prototypes and an "
+                                 "adaptive-margin contrastive loss",
+                                 "weight of the prototype term lambda * MSE(rep, P_y) "
                                  "(authors' default 1; their script uses 10)");
     fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 100, "full-batch server optimisation steps per round");
     fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");

@@ -18,7 +18,8 @@
 
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
-        return fgl_error_set(err, FGL_ERR_ARG, "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
     spec->masked = fgl_get(set, "masks") != 0;
     return FGL_OK;
 }
@@ -34,7 +35,8 @@ static int fgl__pub_client_init(fgl_client *c) {
     fgl_rng r;
     fgl_error err;
     size_t k;
-    if (n <= 0 || bs <= 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
+    if (n <= 0 || bs <= 0)
+        return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
     if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
@@ -71,7 +73,8 @@ static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
     float tau = (float)fgl_get(s->set, "tau");
-    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"), *sim = fgl_floats(&s->store, "sim");
+    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"),
+          *sim = fgl_floats(&s->store, "sim");
     int *has_fe = fgl_ints(&s->store, "has_fe");
     float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -170,7 +173,8 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         const float *data;
         float *t;
         if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        t = (float *)FGL_REALLOC(tmp,
+                                 sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
         if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
             total = 0;
@@ -193,11 +197,14 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
              total ? (double)pruned / (double)total : 0.0, 4 * pruned);
 }
 
-static const float *fgl__pub_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "sim") : NULL; }
+static const float *fgl__pub_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "sim") : NULL;
+}
 
 static fgl_algo fgl__fedpub(void) {
-    fgl_algo a = fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
-                              "and weight masks");
+    fgl_algo a =
+        fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
+                               "and weight masks");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
                        "parameter groups sent (the masks stay home)");
     fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 3.0, "similarity sharpness (3 disjoint, 5 overlapping)");

@@ -43,7 +43,9 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
     float *theta;
     int *meta;
-    if (L < 1) return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)", s->algo->name);
+    if (L < 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
+                               s->algo->name);
     theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
     fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
@@ -91,7 +93,8 @@ static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
     if (!plus) { /* cosine similarity of the updates, + 1 (non-negative) */
         for (a = 0; a < m; a++)
             for (b = 0; b < m; b++)
-                w[(size_t)a * m + b] = fgl_cosine(s->n_shared, fgl_upload(s, mem[a], "delta"), fgl_upload(s, mem[b], "delta")) + 1.0;
+                w[(size_t)a * m + b] =
+                    fgl_cosine(s->n_shared, fgl_upload(s, mem[a], "delta"), fgl_upload(s, mem[b], "delta")) + 1.0;
     } else { /* max(D) - D with D the DTW distances of the norm sequences */
         double dmax = 0;
         for (a = 0; a < m; a++) {
@@ -129,7 +132,8 @@ static int fgl__gcfl_aggregate(fgl_server *s) {
     int seq_grad = plus && fgl_get(s->set, "seq_grad") != 0, warmup = (int)fgl_get(s->set, "warmup");
     float eps1 = (float)fgl_get(s->set, "eps1"), eps2 = (float)fgl_get(s->set, "eps2");
     float *theta = fgl_floats(&s->store, "theta"), *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"), *seq_len = fgl_ints(&s->store, "seq_len");
+    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"),
+        *seq_len = fgl_ints(&s->store, "seq_len");
     int K = s->n_clients, i, id, n_ids = meta[0], rc;
     size_t j, n = s->n_shared;
     int *mem = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
@@ -241,8 +245,10 @@ static fgl_algo fgl__gcfl(void) {
                               "averaged inside");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_CONV,
                        "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
-    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05, "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
-    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1, "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
+    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05,
+                       "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
+    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
+                       "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
     fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
     fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -260,7 +266,8 @@ static fgl_algo fgl__gcflplus(void) {
     a.name = "gcflplus";
     a.summary = "Xie et al. 2021 (GCFL+): GCFL splitting by DTW distances of update-norm sequences";
     fgl_algo_param_add(&a, "seq_length", FGL_PARAM_INT, 5, "values per norm sequence compared by DTW (paper: 5..10)");
-    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0, "1: divide each sequence by its standard deviation before DTW");
+    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0,
+                       "1: divide each sequence by its standard deviation before DTW");
     fgl_algo_param_add(&a, "seq_grad", FGL_PARAM_INT, 0,
                        "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);

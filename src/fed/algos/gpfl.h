@@ -98,9 +98,11 @@ FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const 
                                  fgl_node **logits) {
     fgl_params *ps = &g->params;
     fgl_node *A = fgl_op_const(t, a, k, k), *X = fgl_op_const(t, x, k, g->in_dim), *h, *z;
-    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))), fgl_op_param(t, ps, g->b1));
+    h = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, X, fgl_op_param(t, ps, g->w1))),
+                    fgl_op_param(t, ps, g->b1));
     h = fgl_op_relu(t, fgl_op_layer_norm(t, h, fgl_op_param(t, ps, g->ln_g), fgl_op_param(t, ps, g->ln_b), 1e-5f));
-    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))), fgl_op_param(t, ps, g->b2));
+    z = fgl_op_bias(t, fgl_op_matmul(t, A, fgl_op_matmul(t, h, fgl_op_param(t, ps, g->w2))),
+                    fgl_op_param(t, ps, g->b2));
     if (logits) *logits = fgl_op_matmul_ex(t, z, 0, z, 1);
     return z;
 }
@@ -111,7 +113,8 @@ FGLDEF fgl_node *fgl_gae_loss(fgl_tape *t, fgl_node *logits, float size_weight) 
     fgl_node *ent = fgl_op_add(t, fgl_op_mul(t, p, fgl_op_log(t, fgl_op_affine(t, p, 1.0f, 1e-6f))),
                                fgl_op_mul(t, q, fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f))));
     fgl_node *size = fgl_op_log(t, fgl_op_affine(t, q, 1.0f, 1e-6f));
-    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)), -1.0f);
+    return fgl_op_scale(t, fgl_op_add(t, fgl_op_mean(t, ent), fgl_op_scale(t, fgl_op_mean(t, size), size_weight)),
+                        -1.0f);
 }
 
 FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, const float *x, int k, int steps,
@@ -238,7 +241,8 @@ static int fgl__gpfl_upload(fgl_client *c) {
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s", c->tape.msg);
+        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s",
+                               c->tape.msg);
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
@@ -274,10 +278,12 @@ static int fgl__gpfl_cosnet(fgl_server *s, int K, int d, const float *v, const i
         }
     for (i = 0; i < K; i++)
         for (q = 0; q < d; q++)
-            cv[(size_t)i * d + q] = has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
+            cv[(size_t)i * d + q] =
+                has[i] && (!use || use[q]) ? (float)(v[(size_t)i * d + q] - mean[q] / FGL__MAX(n, 1)) : 0.0f;
     for (i = 0; i < K; i++)
         for (j = 0; j < K; j++) {
-            double c = has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
+            double c =
+                has[i] && has[j] ? fgl_cosine((size_t)d, cv + (size_t)i * d, cv + (size_t)j * d) : (double)(i == j);
             out[(size_t)i * K + j] = c > 0 ? (float)c : 0.0f;
         }
     return FGL_OK;
@@ -326,14 +332,16 @@ static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap
 
 static int fgl__gpfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
-    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"), o = (int)fgl_get(s->set, "gae_out");
+    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"),
+        o = (int)fgl_get(s->set, "gae_out");
     double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
     float *theta, *A, *net;
     fgl_gae *gae;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
         fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
-        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) || !(fgl_get(s->set, "gae_wd") >= 0))
+        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) ||
+        !(fgl_get(s->set, "gae_wd") >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
                                ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
     theta = fgl_new_floats(&s->store, "theta", K * n);
@@ -348,7 +356,8 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
     gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
     if (s->store.err || !gae) return FGL_ERR_NOMEM;
-    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed)) return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
+    if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
+        return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
     oc.lr = (float)fgl_get(s->set, "gae_lr");
     oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
     fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
@@ -419,7 +428,8 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 }
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
-    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0, paper = fgl_get(s->set, "paper_mix") != 0;
+    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0,
+        paper = fgl_get(s->set, "paper_mix") != 0;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
     float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
     float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
@@ -481,7 +491,9 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gpfl_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+static const float *fgl__gpfl_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
+}
 
 static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
     const int *keep;
@@ -498,8 +510,8 @@ static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
             first = 0;
         }
     if (used < cap)
-        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g", (double)last[0],
-                 (double)last[1]);
+        snprintf(buf + used, cap - used, "\", \"gpfl_gae_loss\": %.6g, \"gpfl_links_per_client\": %.4g",
+                 (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__gpfl(void) {
@@ -508,8 +520,9 @@ static fgl_algo fgl__gpfl(void) {
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
     fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
                        "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
-    fgl_algo_param_add(&a, "paper_mix", FGL_PARAM_INT, 0,
-                       "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
+    fgl_algo_param_add(
+        &a, "paper_mix", FGL_PARAM_INT, 0,
+        "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
     fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
     fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
     fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
@@ -517,13 +530,18 @@ static fgl_algo fgl__gpfl(void) {
     fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
     fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
     fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
-    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0, "weight of the sparsity term mean -log(1 - sigmoid(S))");
-    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100, "client features: parameters average-pooled to about this many numbers");
+    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0,
+                       "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100,
+                       "client features: parameters average-pooled to about this many numbers");
     fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
-    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30, "nodes of each of the 20 random graphs of the functional embedding");
+    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30,
+                       "nodes of each of the 20 random graphs of the functional embedding");
     fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
-    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0, "1: the 20 random graphs identical (the authors' code seeds them alike)");
-    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1, "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0,
+                       "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1,
+                       "1: property-based initial network; 0: U(0, 1) weights (ablation)");
     fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
                        "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);

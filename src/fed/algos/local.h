@@ -1,5 +1,6 @@
 /* fgl:implementation */
 /* --- Local: no communication ------------------------------------------------------ */
 
-static fgl_algo fgl__local(void) { return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent"); }
-
+static fgl_algo fgl__local(void) {
+    return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent");
+}

@@ -53,26 +53,30 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
     if (!zg || !zp) return NULL;
     zeros = (int *)fgl_tape_alloc(st->t, sizeof(int) * (size_t)FGL__MAX(z->rows, 1)); /* label 0: the positive pair */
     if (!zeros) return NULL;
-    logits = fgl_op_scale(st->t, fgl_op_concat2(st->t, fgl_op_cosine_rows(st->t, z, zg), fgl_op_cosine_rows(st->t, z, zp)),
-                          1.0f / T);
+    logits = fgl_op_scale(
+        st->t, fgl_op_concat2(st->t, fgl_op_cosine_rows(st->t, z, zg), fgl_op_cosine_rows(st->t, z, zp)), 1.0f / T);
     return fgl_op_scale(st->t, fgl_op_cross_entropy(st->t, logits, zeros, st->mask), mu);
 }
 
 static int fgl__moon_train(fgl_client *c) {
     fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
     int rc;
-    if (!(fgl_get(c->set, "temperature") > 0)) return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
+    if (!(fgl_get(c->set, "temperature") > 0))
+        return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the model as it starts the round */
         return fgl_client_fail(c, rc, "moon: model layout changed");
     if ((rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train))) return rc;
-    if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL))) return fgl_client_fail(c, rc, "moon: model layout changed");
+    if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL)))
+        return fgl_client_fail(c, rc, "moon: model layout changed");
     fgl_ints(&c->store, "has_prev")[0] = 1;
     return FGL_OK;
 }
 
 static fgl_algo fgl__moon(void) {
-    fgl_algo a = fgl__avg_base("moon", "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
-                               "global model's, away from the previous local model's", FGL_G_ALL, "parameter groups averaged");
+    fgl_algo a = fgl__avg_base("moon",
+                               "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
+                               "global model's, away from the previous local model's",
+                               FGL_G_ALL, "parameter groups averaged");
     fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
     fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
     a.client_init = fgl__moon_client_init;

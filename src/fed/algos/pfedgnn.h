@@ -148,7 +148,8 @@ FGLDEF int fgl_anchor_sqdist(const fgl_node_data *d, const float *anchors, int K
         for (k = 0; k < K; k++) {
             const float *a = anchors + (size_t)k * (size_t)F;
             double dot = 0, v;
-            for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++) dot += (xs->values ? xs->values[p] : 1.0) * a[xs->indices[p]];
+            for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++)
+                dot += (xs->values ? xs->values[p] : 1.0) * a[xs->indices[p]];
             v = xsq + asq[k] - 2 * dot;
             out[(size_t)i * K + k] = (float)(v > 0 ? v : 0);
         }
@@ -198,7 +199,8 @@ FGLDEF int fgl_node_sqdist_block(const fgl_node_data *d, float *out, fgl_error *
             for (p = xs->indptr[i]; p < xs->indptr[i + 1]; p++) row[xs->indices[p]] = xs->values ? xs->values[p] : 1.0;
             for (j = i + 1; j < n; j++) {
                 double dot = 0, v;
-                for (p = xs->indptr[j]; p < xs->indptr[j + 1]; p++) dot += (xs->values ? xs->values[p] : 1.0) * row[xs->indices[p]];
+                for (p = xs->indptr[j]; p < xs->indptr[j + 1]; p++)
+                    dot += (xs->values ? xs->values[p] : 1.0) * row[xs->indices[p]];
                 v = sq[i] + sq[j] - 2 * dot;
                 out[(size_t)i * n + j] = out[(size_t)j * n + i] = (float)(v > 0 ? v : 0);
             }
@@ -268,7 +270,8 @@ FGLDEF int fgl_anchor_frame_init(fgl_anchor_frame *f, const double *d2, int K, i
     memset(f, 0, sizeof *f);
     if (K < 2 || !d2) return fgl_error_set(err, FGL_ERR_ARG, "anchor frame: %d anchors (at least 2)", K);
     for (i = 0; i < K * K; i++)
-        if (!(d2[i] >= 0 && d2[i] < 1e300)) return fgl_error_set(err, FGL_ERR_NONFINITE, "anchor frame: distance %d is %g", i, d2[i]);
+        if (!(d2[i] >= 0 && d2[i] < 1e300))
+            return fgl_error_set(err, FGL_ERR_NONFINITE, "anchor frame: distance %d is %g", i, d2[i]);
     b = (double *)FGL_MALLOC(sizeof(double) * (size_t)K * K);
     v = (double *)FGL_MALLOC(sizeof(double) * (size_t)K * K);
     w = (double *)FGL_MALLOC(sizeof(double) * (size_t)K);
@@ -290,7 +293,8 @@ FGLDEF int fgl_anchor_frame_init(fgl_anchor_frame *f, const double *d2, int K, i
     }
     for (i = 0; i < K; i++) /* B = -1/2 H D2 H */
         for (j = 0; j < K; j++)
-            b[(size_t)i * K + j] = -0.5 * (0.5 * (d2[(size_t)i * K + j] + d2[(size_t)j * K + i]) - f->mu[i] - f->mu[j] + grand);
+            b[(size_t)i * K + j] =
+                -0.5 * (0.5 * (d2[(size_t)i * K + j] + d2[(size_t)j * K + i]) - f->mu[i] - f->mu[j] + grand);
     fgl__anc_jacobi(b, K, v, w);
     for (i = 0; i < K; i++) order[i] = i;
     for (i = 1; i < K; i++) { /* descending eigenvalues (ties: lower index first) */
@@ -387,7 +391,8 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
     int K = f->K, r = f->r, i, j, k, t, it;
     double *x, *acc, *diff, *sum, *asq, *dots, *pst, *coord_t, prev = 0, cur = 0;
     size_t nn = (size_t)(n > 0 ? n : 1);
-    if (n < 0 || max_iter < 0 || !(tol >= 0)) return fgl_error_set(err, FGL_ERR_ARG, "smacof: n %d, %d iterations, tol %g", n, max_iter, tol);
+    if (n < 0 || max_iter < 0 || !(tol >= 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "smacof: n %d, %d iterations, tol %g", n, max_iter, tol);
     x = (double *)FGL_MALLOC(sizeof(double) * nn * r);
     acc = (double *)FGL_MALLOC(sizeof(double) * nn * r);
     dots = (double *)FGL_MALLOC(sizeof(double) * nn * K);
@@ -499,7 +504,8 @@ static void fgl__anc_cols_free(fgl__anc_cols *c) {
     memset(c, 0, sizeof *c);
 }
 
-static int fgl__anc_cols_make(fgl__anc_cols *c, const float *z, int r, const int *ptr, int K, int sample, uint64_t seed) {
+static int fgl__anc_cols_make(fgl__anc_cols *c, const float *z, int r, const int *ptr, int K, int sample,
+                              uint64_t seed) {
     int b, i, n = 0;
     fgl_rng rng;
     memset(c, 0, sizeof *c);
@@ -566,24 +572,27 @@ static void fgl__anc_tile(const float *z, int r, int i0, int m, const fgl__anc_c
     }
 }
 
-FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, const fgl_coarsen_config *cfg_in, double *lc,
-                               fgl_error *err) {
+FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, const fgl_coarsen_config *cfg_in,
+                               double *lc, fgl_error *err) {
     fgl_coarsen_config cfg = cfg_in ? *cfg_in : fgl_coarsen_default();
     fgl__anc_cols cols;
     double *q = NULL, *m = NULL, *den = NULL, *acc = NULL, *cu = NULL, *cv = NULL, total = 0;
     float *e = NULL;
     int N, a, b, i, j, tile, rc = FGL_OK, *owner = NULL;
-    if (K < 1 || !ptr || !lc || r < 1 || ptr[0] != 0) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: %d clients, dimension %d", K, r);
+    if (K < 1 || !ptr || !lc || r < 1 || ptr[0] != 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "coarsen: %d clients, dimension %d", K, r);
     for (a = 0; a < K; a++)
         if (ptr[a + 1] < ptr[a]) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: client %d has a negative size", a);
     if (cfg.kernel != FGL_KERNEL_MAXDIFF && cfg.kernel != FGL_KERNEL_GAUSS)
         return fgl_error_set(err, FGL_ERR_ARG, "coarsen: unknown kernel %d", cfg.kernel);
-    if (cfg.kernel == FGL_KERNEL_GAUSS && !(cfg.sigma > 0)) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: sigma %g must be > 0", cfg.sigma);
+    if (cfg.kernel == FGL_KERNEL_GAUSS && !(cfg.sigma > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "coarsen: sigma %g must be > 0", cfg.sigma);
     N = ptr[K];
     memset(lc, 0, sizeof(double) * (size_t)K * K);
     if (N == 0) return FGL_OK;
     if (!z) return fgl_error_set(err, FGL_ERR_ARG, "coarsen: no points");
-    if (fgl__anc_cols_make(&cols, z, r, ptr, K, cfg.sample, cfg.seed)) return fgl_error_set(err, FGL_ERR_NOMEM, "coarsen: out of memory");
+    if (fgl__anc_cols_make(&cols, z, r, ptr, K, cfg.sample, cfg.seed))
+        return fgl_error_set(err, FGL_ERR_NOMEM, "coarsen: out of memory");
     tile = (int)(4000000 / (cols.n > 0 ? cols.n : 1)); /* about 16 MB of distances at a time */
     tile = tile < 1 ? 1 : tile > 256 ? 256 : tile;
     q = (double *)FGL_MALLOC(sizeof(double) * (size_t)N);
@@ -696,7 +705,8 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
         }
     }
     for (a = 0; a < K; a++) /* L_C = P (I - D^-1 A) P^T */
-        for (b = 0; b < K; b++) lc[(size_t)a * K + b] = (a == b ? (double)(ptr[a + 1] - ptr[a]) : 0.0) - lc[(size_t)a * K + b];
+        for (b = 0; b < K; b++)
+            lc[(size_t)a * K + b] = (a == b ? (double)(ptr[a + 1] - ptr[a]) : 0.0) - lc[(size_t)a * K + b];
 done:
     fgl__anc_cols_free(&cols);
     FGL_FREE(cu);
@@ -799,19 +809,23 @@ static int fgl__pfn_server_init(fgl_server *s) {
     float *theta;
     d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
-    if (method != 0 && method != 1) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
+    if (method != 0 && method != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
     if (fgl_get(s->set, "blocks") != 0 && method != 1)
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
+        return fgl_server_fail(s, FGL_ERR_ARG,
+                               "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
     if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka, s->pub->n_nodes);
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
+                               s->pub->n_nodes);
     for (i = 0; i < K; i++) N += s->n_nodes[i];
     fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
     d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
-    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d))) return FGL_ERR_NOMEM;
+    if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d)))
+        return FGL_ERR_NOMEM;
     fr->d = d;
     if (fgl__pfn_public(s)) { /* the first K_a public nodes, as their features are */
         const fgl_node_data *pd = s->pub;
@@ -822,7 +836,8 @@ static int fgl__pfn_server_init(fgl_server *s) {
             } else {
                 int p;
                 for (p = pd->x_sparse.indptr[i]; p < pd->x_sparse.indptr[i + 1]; p++)
-                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] = pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
+                    fr->anchors[(size_t)i * d + pd->x_sparse.indices[p]] =
+                        pd->x_sparse.values ? pd->x_sparse.values[p] : 1.0f;
             }
         }
     } else {
@@ -887,12 +902,14 @@ static int fgl__pfn_upload(fgl_client *c) {
         anchors = a;
     }
     if (!(dist = fgl_up(c, "dist"))) return c->error;
-    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+    if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
+        return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     if (fgl_get(c->set, "blocks") == 0) {
         fgl_up_drop(c, "block");
     } else {
         if (!(block = fgl_up(c, "block"))) return c->error;
-        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err))) return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
+        if ((rc = fgl_node_sqdist_block(c->data.node, block, &err)))
+            return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     }
     return FGL_OK;
 }
@@ -937,7 +954,8 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         cc.sigma = fgl_get(s->set, "sigma");
         cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
         cc.seed = s->fed->seed;
-        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err))) return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
+        if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err)))
+            return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
         fgl_collab_weights(lc, K, w);
         for (i = 0; i < K * K; i++) {
             fgl_floats(&s->store, "lc")[i] = (float)lc[i];
@@ -975,7 +993,9 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__pfn_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "w") : NULL; }
+static const float *fgl__pfn_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "w") : NULL;
+}
 
 static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
     const fgl_server *s = &run->server;
@@ -987,15 +1007,18 @@ static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
     Ka = fr->f.K;
     d = run->clients[0].model.spec.in_dim;
     for (i = 0; i < K; i++) {
-        bytes += 4.0 * run->n_nodes[i] * Ka + (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
+        bytes += 4.0 * run->n_nodes[i] * Ka +
+                 (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
         s0 += fgl_floats(&s->store, "stress")[2 * i];
         s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
     }
-    snprintf(buf, cap, "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
-             "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
-             Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
-             4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
-             fgl_ints(&s->store, "ready")[0]);
+    snprintf(
+        buf, cap,
+        "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
+        "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
+        Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+        4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
+        fgl_ints(&s->store, "ready")[0]);
 }
 
 static fgl_algo fgl__pfedgnn(void) {
@@ -1005,14 +1028,19 @@ static fgl_algo fgl__pfedgnn(void) {
     fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
                        "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code; "
                        "paper's best 0.7 Cora)");
-    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100, "K_a anchors (authors' code: 100; private if K_a < features)");
-    fgl_algo_param_add(&a, "anchor_nodes", FGL_PARAM_INT, 1,
-                       "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100,
+                       "K_a anchors (authors' code: 100; private if K_a < features)");
+    fgl_algo_param_add(
+        &a, "anchor_nodes", FGL_PARAM_INT, 1,
+        "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
     fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
-    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1, "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
-    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0, "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1,
+                       "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0,
+                       "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
     fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
-    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3, "SMACOF stops when the stress falls by less than this (relative)");
+    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3,
+                       "SMACOF stops when the stress falls by less than this (relative)");
     fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
     fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
     fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
@@ -1024,7 +1052,8 @@ static fgl_algo fgl__pfedgnn(void) {
     fgl_algo_upload(&a, "block", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_NODES, FGL_PART_OPTIONAL);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
     fgl_algo_download(&a, "ask", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL, NULL);
-    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_download(&a, "anchors", FGL_SEND_DATA, fgl_algo_param_dim(&a, "anchors"), FGL_DIM_INPUT, FGL_PART_OPTIONAL,
+                      NULL);
     a.prepare_spec = fgl__pfn_spec;
     a.upload = fgl__pfn_upload;
     a.server_init = fgl__pfn_server_init;

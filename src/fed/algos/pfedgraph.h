@@ -26,7 +26,8 @@ static int fgl__pfg_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "u", K * s->n_shared);
     fgl_new_floats(&s->store, "A", K * K);
     fgl_new_ints(&s->store, "has_u", K);
-    if (!(fgl_get(s->set, "alpha") > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
+    if (!(fgl_get(s->set, "alpha") > 0))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
     return FGL_OK;
@@ -41,8 +42,10 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     double total = 0;
     int *S = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double *cosm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
-    double *v = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *x = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
-    double *work = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K), *norm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+    double *v = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *x = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
+    double *work = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K),
+           *norm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     float *init = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
@@ -72,7 +75,8 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     for (a = 0; a < ns; a++) {
         i = S[a];
         for (b = 0; b < ns; b++) /* p_j - d_ij / (2 alpha), d = -cos */
-            v[b] = (total > 0 ? fgl_upload(s, S[b], "n")[0] / total : 1.0 / ns) + cosm[(size_t)a * ns + b] / (2.0 * alpha);
+            v[b] =
+                (total > 0 ? fgl_upload(s, S[b], "n")[0] / total : 1.0 / ns) + cosm[(size_t)a * ns + b] / (2.0 * alpha);
         fgl__simplex_project(v, ns, x, work);
         memset(A + (size_t)i * K, 0, sizeof(float) * (size_t)K);
         for (b = 0; b < ns; b++) {
@@ -132,13 +136,17 @@ static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static const float *fgl__pfg_matrix(const fgl_run *run) { return run->started ? fgl_floats(&run->server.store, "A") : NULL; }
+static const float *fgl__pfg_matrix(const fgl_run *run) {
+    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
+}
 
 static fgl_algo fgl__pfedgraph(void) {
-    fgl_algo a = fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
-                              "(simplex QP on size vs similarity)");
+    fgl_algo a =
+        fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
+                                  "(simplex QP on size vs similarity)");
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8, "graph inference: weight of ||a_i - p||^2 against the model similarity");
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8,
+                       "graph inference: weight of ||a_i - p||^2 against the model similarity");
     fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.01,
                        "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);

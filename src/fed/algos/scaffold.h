@@ -166,7 +166,8 @@ static int fgl__cv_upload(fgl_client *c) {
 
 /* c += (|S| / K) mean_S dc_i, i.e. (1/K) sum_S dc_i. */
 static int fgl__cv_update_c(fgl_server *s) {
-    float *c = fgl_floats(&s->store, "c"), *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
+    float *c = fgl_floats(&s->store, "c"),
+          *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
     double frac = (double)s->n_accepted / s->n_clients;
     size_t k;
     int rc;
@@ -177,7 +178,8 @@ static int fgl__cv_update_c(fgl_server *s) {
 }
 
 static int fgl__scaf_aggregate(fgl_server *s) {
-    float *theta = fgl_floats(&s->store, "theta"), *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
+    float *theta = fgl_floats(&s->store, "theta"),
+          *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
     size_t k;
     int rc;
     if (!tmp) return FGL_ERR_NOMEM;
@@ -210,12 +212,15 @@ static fgl_algo fgl__cv_base(const char *name, const char *summary, const char *
 }
 
 static fgl_algo fgl__scaffold(void) {
-    fgl_algo a = fgl__cv_base("scaffold", "Karimireddy et al. 2020: FedAvg with server/client control variates "
-                              "correcting client drift", "parameter groups averaged and corrected by the control variates");
-    fgl_algo_param_add(&a, "variate", FGL_PARAM_INT, 1,
-                       "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
-                       "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
-                       "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
+    fgl_algo a = fgl__cv_base("scaffold",
+                              "Karimireddy et al. 2020: FedAvg with server/client control variates "
+                              "correcting client drift",
+                              "parameter groups averaged and corrected by the control variates");
+    fgl_algo_param_add(
+        &a, "variate", FGL_PARAM_INT, 1,
+        "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
+        "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
+        "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
     fgl_algo_upload(&a, "dtheta", FGL_SEND_DELTA, 0, 0, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -230,10 +235,12 @@ static fgl_algo fgl__feddc(void) {
     fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
                        "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
     fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: w_i = 1 (paper)");
-    fgl_algo_param_add(&a, "variate", FGL_PARAM_INT, 1,
-                       "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
-                       "which assumes SGD");
+                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
+                       "w_i = 1 (paper)");
+    fgl_algo_param_add(
+        &a, "variate", FGL_PARAM_INT, 1,
+        "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
+        "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
     fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
     fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
