@@ -241,25 +241,61 @@ typedef struct fgl_attack_config {
     float frac;          /* share of the clients that attack */
 } fgl_attack_config;
 
-/* Client-level differential privacy (DP-FedAvg, McMahan et al. 2018): each
- * client clips its update to norm clip, the server averages the updates
- * with equal weights and adds N(0, (noise clip / n)^2) per value (n the
- * uploads averaged). fgl_run_dp_epsilon gives the privacy spent. */
+/* Client-level differential privacy, DP-FedAvg as McMahan et al. (2018)
+ * define it: every round each client takes part independently with
+ * probability q = frac (Poisson sampling, drawn from the run's secrets);
+ * each participant's update (every model part it uploads, together) is
+ * clipped to L2 norm clip (by the client, and again by the server, so that
+ * the bound holds whatever a client sends); the server adds the clipped
+ * updates, divides by the fixed q K (K the clients; never the uploads that
+ * arrived), and adds Gaussian noise of standard deviation noise clip / (q K)
+ * per value, drawn from the run's secrets (never from cfg.seed).
+ * fgl_run_dp_epsilon gives the privacy spent: the Renyi DP of the sampled
+ * Gaussian mechanism at rate q and multiplier noise. Refused (at the start)
+ * for an algorithm any of whose uploads would reach the models unclipped
+ * or un-noised (a data part, FGL_PART_RAW, per-client mixing). */
 typedef struct fgl_dp_config {
     float clip, noise;   /* clip > 0 turns it on; noise: the noise multiplier sigma */
     double delta;        /* the delta epsilon is reported at (1e-5) */
 } fgl_dp_config;
 
-/* Secure aggregation (Bonawitz et al. 2017): each client sends
- * (n_i / N) theta_i and n_i / N (N: the training samples registered by all
- * clients) in a 32-bit fixed-point ring, masked by pairwise masks that
- * cancel in the sum; a client that drops out after masking is recovered
- * from the pair seeds its peers reveal. The server sees only the sum. */
+/* Secure aggregation (Bonawitz et al. 2017), for an algorithm that uploads
+ * its model and its sample count only (FedAvg-like). Every round each
+ * participant makes two fresh X25519 key pairs and a self-mask seed from
+ * the run's secrets; the server relays the public keys; each participant
+ * splits its masking key and its self-mask seed t-of-n (Shamir) among the
+ * others, the shares encrypted to each (ChaCha20-Poly1305 under their
+ * X25519 shared key) and relayed by the server; each sends
+ * (n_i / N) theta_i and n_i / N (N: the training samples all clients
+ * registered) in a 32-bit fixed-point ring, plus its self-mask and plus or
+ * minus one mask per peer (ChaCha20 streams keyed by the pair's X25519
+ * secret), which cancel in the sum. When the uploads are in, the survivors
+ * reveal, for each peer, its self-mask share if the peer's upload arrived
+ * and its masking-key share if not, never both; with fewer than t survivors
+ * the round is not unmasked (counted; the models stay) and the run goes on.
+ * The server side sees public keys, encrypted shares, masked uploads,
+ * revealed shares and the sum. A client whose value leaves the ring's range
+ * withholds its upload (rejected, charged to it). */
 typedef struct fgl_secagg_config {
     int on;
     int frac_bits;       /* fixed-point fraction bits (20) */
     float dropout;       /* probability that a participant drops out after masking (simulation) */
+    int threshold;       /* t: survivors needed to unmask a round (0: a majority of the round's
+                            participants, at least 2) */
 } fgl_secagg_config;
+
+/* Where a run's secrets come from: secure aggregation's keys, self-masks
+ * and share coins, DP's noise and participant draws. By default from the
+ * operating system's entropy (each on its owner's side: a client's on its
+ * host, the server's noise on the server), so that no record, checkpoint or
+ * seed gives them away, and runs with DP are not repeatable bit for bit.
+ * A simulation that must repeat may derive them from a secret seed instead;
+ * whoever knows that seed can then remove the masks and the noise. Records
+ * say which ("secrets": "os-entropy" or "reproducible"), never the seed. */
+typedef struct fgl_secrets_config {
+    int from_seed;       /* 0: the operating system's entropy; 1: derived from seed */
+    uint64_t seed;
+} fgl_secrets_config;
 
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
  * "multikrum:F,M", "normclip:M", "mean"; "signflip[:L]", "scale:L",
@@ -302,6 +338,7 @@ typedef struct fgl_fed_config {
     fgl_attack_config attack;   /* simulated attackers (default: none) */
     fgl_dp_config dp;           /* client-level DP (default: off) */
     fgl_secagg_config secagg;   /* secure aggregation (default: off) */
+    fgl_secrets_config secrets; /* where DP and secure aggregation's secrets come from (default: entropy) */
 } fgl_fed_config;
 
 /* Published protocol defaults (docs/algorithms.md, authors' code): node
@@ -358,6 +395,11 @@ enum {
 #define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet); an upload part's memory is
                                  allocated by the first fgl_up and released by fgl_up_drop */
 #define FGL_PART_ROW 2u      /* download: row `client` of the server buffer `from` */
+#define FGL_PART_RAW 4u      /* upload: the server's own code turns this part into model state (reads it with
+                                fgl_upload, fgl_server_gather or fgl_server_plain_mean and writes what it
+                                computes into the models), not fgl_server_mean / fgl_server_mix: no robust
+                                rule, DP or secure aggregation covers it, and a run asking for one is refused
+                                at its start. Reading a part only to steer weights or clusters is not this. */
 
 typedef struct fgl_part {
     const char *name;
@@ -656,12 +698,44 @@ FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *sha
 
 /* The (epsilon, delta) privacy spent by the rounds done, by the Renyi DP
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
- * 2019; sampling rate cfg.frac, noise multiplier cfg.dp.noise; orders 1.25
- * to 256); NaN without DP, +Inf without noise. */
+ * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
+ * multiplier cfg.dp.noise; orders 1.25 to 10.75 in steps of 0.25, and the
+ * integers 11 to 1024); NaN without DP, +Inf without noise. */
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
-/* Renyi DP of one round of the sampled Gaussian mechanism at integer or
- * fractional order alpha > 1: for q = 1, alpha / (2 sigma^2). */
+/* Renyi DP of one round of the sampled Gaussian mechanism at order
+ * alpha > 1 (integer: the binomial expansion; fractional: the series of
+ * Mironov, Talwar and Zhang 2019): for q = 1, alpha / (2 sigma^2). */
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
+
+/* ------------------------------------------------------------------------ */
+/* Secrets and secure aggregation                                           */
+/* ------------------------------------------------------------------------ */
+/* The run's secrets (fgl_secrets_config) and the secure-aggregation
+ * protocol of Bonawitz et al. (2017) that fgl_secagg_config describes. A
+ * round of it, for the participants U1 (increasing ids, n of them) and the
+ * threshold t:
+ *   1 keys     each participant draws two X25519 key pairs (c: to encrypt
+ *              shares, s: to agree masks) and a self-mask seed b; up: its
+ *              two public keys (64 bytes); the server relays all of them.
+ *   2 shares   each splits s_sk and b t-of-n (Shamir, share k at x = k + 1)
+ *              and sends peer k its two shares sealed with ChaCha20-Poly1305
+ *              under KDF(X25519(c_sk, c_pk_k)); the server holds them.
+ *   3 masked   each uploads its fixed-point values plus PRG(b) plus, per
+ *              peer k, +PRG(m_k) if its id is lower, -PRG(m_k) if higher,
+ *              m_k = KDF(X25519(s_sk, s_pk_k)) (the peer derives the same).
+ *   4 reveal   the server names the survivors (uploads accepted) and hands
+ *              each survivor the sealed shares addressed to it; a survivor
+ *              opens them and reveals, per participant, its share of b if
+ *              that one survived, of s_sk if not (never both: one list
+ *              decides), and nothing at all if fewer than t survived.
+ *   server     with t shares each it rebuilds the survivors' b and the
+ *              others' s_sk, subtracts the survivors' self-masks and their
+ *              masks with the others from the sum of the masked uploads.
+ * Every secret is fresh each round (a revealed s_sk unmasks nothing later)
+ * and is held by its client only (under a transport: on the client's host;
+ * nothing of it is checkpointed). The server side's state, below, is what
+ * a server may see: public keys, sealed shares, masked uploads, revealed
+ * shares, the sum. */
 
 /* ------------------------------------------------------------------------ */
 /* The two sides                                                            */
@@ -708,6 +782,7 @@ struct fgl_client {
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation */
     fgl_store store;             /* the algorithm's client state */
+    struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */
     char msg[256];
 };
@@ -734,7 +809,12 @@ struct fgl_server {
     fgl_rng rng;                 /* server randomness (participation) */
     fgl_store store;             /* the algorithm's server state */
     const unsigned char *dropped;   /* secure aggregation: clients that dropped out this round */
-    const uint64_t *revealed;    /* K x K: pair seeds the survivors revealed for them */
+    const uint32_t *secagg_sum;  /* secure aggregation: the round's unmasked sum in the fixed-point ring
+                                    (secagg_len values, then the weight), or NULL when the round was not
+                                    unmasked; fgl_server_mean decodes it */
+    size_t secagg_len;
+    const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
+                                    party that adds the noise) */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int error;
     char msg[256];
@@ -887,6 +967,8 @@ FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
 typedef struct fgl_round_stats {
     int n_part, n_rejected;
     int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
+    int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
+                                               survivors than its threshold): the models stayed */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
     size_t bytes_up, bytes_down;
@@ -925,7 +1007,8 @@ struct fgl_run {
     unsigned char *dropped;      /* per client: dropped out of this round's secure aggregation */
     unsigned char *trained;      /* per client: took part in the round just run */
     unsigned char *lost;         /* per client: its host stopped answering (a transport's timeout) */
-    uint64_t *revealed;          /* K x K: pair seeds revealed this round for dropped peers (secagg) */
+    struct fgl__sa *sa;          /* secure aggregation: the server's side of the round */
+    unsigned char dp_key[32];    /* DP: the server's secret key (noise, participation); never saved */
     int rejected_total;
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
@@ -977,7 +1060,11 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
  * entry, history) and resume it: the resumed run finishes with the same
  * bits. The file records a fingerprint of the configuration, the
  * algorithm's parameters and the clients' data; loading it into a run that
- * differs is refused, and a failed load leaves the run as it was. */
+ * differs is refused, and a failed load leaves the run as it was. The
+ * run's secrets are never in it: with DP from the system's entropy a
+ * resumed run draws new noise (the same only with cfg.secrets from a seed),
+ * and a secure-aggregation run whose clients live in other processes is
+ * not saved at all (the file would hold every client's state). */
 FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err);
 FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 
@@ -1321,6 +1408,52 @@ FGL__PRIVATE uint64_t fgl__gf61_inv(uint64_t a);
 FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double delta);
 FGL__PRIVATE double fgl__normal_quantile(double p);
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n);
+/* Purposes of the secrets (the KDF's label): one stream each. */
+enum {
+    FGL__SECRET_DP_KEY = 0x44504b59,   /* "DPKY": the server's DP key */
+    FGL__SECRET_DP_NOISE = 0x44504e53, /* "DPNS": noise, under the DP key (round, part) */
+    FGL__SECRET_DP_PART = 0x44505054,  /* "DPPT": Poisson participation, under the DP key (round) */
+    FGL__SECRET_SA_C = 0x53414343,     /* "SACC": a client's share-encryption key (client, round) */
+    FGL__SECRET_SA_S = 0x53414353,     /* "SACS": its masking key */
+    FGL__SECRET_SA_B = 0x53414342,     /* "SACB": its self-mask seed */
+    FGL__SECRET_SA_COIN = 0x5341434e,  /* "SACN": the coins of its Shamir polynomials */
+    FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
+    FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
+    FGL__SA_MASK = 0x53414d4b          /* "SAMK": the nonce label of mask streams */
+};
+
+#define FGL__SA_PK 64                                 /* a participant's two public keys */
+#define FGL__SA_PT (12 + 2 * FGL_SHARE_BYTES)         /* from, to, round, then the two shares */
+#define FGL__SA_CT (FGL__SA_PT + 16)                  /* sealed, with its tag */
+#define FGL__SA_REV FGL_SHARE_BYTES                   /* one revealed share */
+
+/* A client's side of one round (its host only; never checkpointed). */
+struct fgl__sa_client {
+    int round, n, t, me;          /* the participants, the threshold, its place among them */
+    int *ids;                     /* n: the participants' ids, increasing */
+    unsigned char c_sk[32], s_sk[32], self[32];
+    unsigned char *pk;            /* n x 64: their public keys (c, s) */
+    unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
+};
+
+/* The server's side of one round. */
+struct fgl__sa {
+    int round, n, t, ready;       /* ready: keys and shares went round, uploads may be unmasked */
+    int *ids;                     /* n participants, increasing */
+    unsigned char *pk;            /* n x 64 */
+    unsigned char *ct;            /* n x n x CT: [a n + b] from participant a to b (a != b) */
+    unsigned char *alive;         /* n: its masked upload was accepted */
+    unsigned char *rev;           /* n x n x REV: [a n + b] survivor a's share about b */
+    unsigned char *has_rev;       /* n: survivor a's reveals arrived */
+    uint32_t *sum;                /* len + 1: the unmasked sum (values, then the weight) */
+    size_t len;
+};
+
+FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
+                                   uint32_t b, fgl_error *err);
+FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign);
+FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                                uint32_t label, int i, int j);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
@@ -1451,6 +1584,8 @@ static void fgl__put_config(fgl_bytes *b, const fgl_fed_config *c) {
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.on);
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.frac_bits);
     fgl__put_f64(b, c->secagg.dropout);
+    fgl_bytes_put_u32(b, (uint32_t)c->secagg.threshold);
+    fgl_bytes_put_u32(b, (uint32_t)c->secrets.from_seed); /* never the seed (a transport sends it apart) */
 }
 
 #ifdef FGL_MPI /* only the MPI workers read a configuration back */
@@ -1490,6 +1625,8 @@ static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
     c->secagg.on = (int)fgl_reader_u32(r);
     c->secagg.frac_bits = (int)fgl_reader_u32(r);
     c->secagg.dropout = (float)fgl__get_f64(r);
+    c->secagg.threshold = (int)fgl_reader_u32(r);
+    c->secrets.from_seed = (int)fgl_reader_u32(r);
 }
 #endif
 
@@ -2784,6 +2921,11 @@ FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *sha
     fgl__crypto_wipe(acc, sizeof acc);
     return bad ? FGL_ERR_ARG : FGL_OK;
 }
+/* (secagg.h) */
+static int fgl__secagg_mask(fgl_run *run, fgl_client *c);
+static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
+                                size_t n);
+
 /* --- the Renyi DP accountant ---------------------------------------------------------- */
 
 static double fgl__logaddexp(double a, double b) {
@@ -2792,20 +2934,59 @@ static double fgl__logaddexp(double a, double b) {
     return m + log(exp(a - m) + exp(b - m));
 }
 
+/* log(exp(a) - exp(b)), a >= b. */
+static double fgl__logsubexp(double a, double b) {
+    if (b == -HUGE_VAL) return a;
+    return a + log1p(-exp(b - a));
+}
+
+/* log(erfc(x)), also where erfc underflows (its asymptotic series). */
+static double fgl__log_erfc(double x) {
+    if (x < 25) return log(erfc(x));
+    return -x * x - log(x) - 0.5 * log(3.14159265358979323846) + log1p(-1 / (2 * x * x) + 3 / (4 * x * x * x * x));
+}
+
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha) {
-    double log_a = -HUGE_VAL;
+    double log_a = -HUGE_VAL, s2 = sigma * sigma;
     int k, a = (int)alpha;
     if (!(sigma > 0) || !(alpha > 1) || !(q >= 0 && q <= 1)) return HUGE_VAL;
     if (q == 0) return 0;
-    if (q == 1) return alpha / (2 * sigma * sigma);
-    if (alpha != a) return HUGE_VAL; /* sampled: integer orders (the binomial expansion below) */
-    /* A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)) */
-    for (k = 0; k <= a; k++) {
-        double t = lgamma(a + 1.0) - lgamma(k + 1.0) - lgamma(a - k + 1.0) + (a - k) * log1p(-q) + k * log(q) +
-                   ((double)k * k - k) / (2 * sigma * sigma);
-        log_a = fgl__logaddexp(log_a, t);
+    if (q == 1) return alpha / (2 * s2);
+    if (alpha == a) { /* integer order: A = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)) */
+        for (k = 0; k <= a; k++) {
+            double t = lgamma(a + 1.0) - lgamma(k + 1.0) - lgamma(a - k + 1.0) + (a - k) * log1p(-q) + k * log(q) +
+                       ((double)k * k - k) / (2 * s2);
+            log_a = fgl__logaddexp(log_a, t);
+        }
+        return log_a / (alpha - 1);
     }
-    return log_a / (alpha - 1);
+    { /* fractional order (Mironov, Talwar and Zhang 2019, section 3.3): the two halves of the integral split at
+       * z0 = sigma^2 log(1/q - 1) + 1/2, each a series over k of C(alpha, k) with the binomial's sign, summed
+       * until its terms fall below e^-30 of nothing */
+        double log_a0 = -HUGE_VAL, log_a1 = -HUGE_VAL, z0 = s2 * log(1 / q - 1) + 0.5, log_c = 0;
+        int sign = 1;
+        for (k = 0; k < 100000; k++) {
+            double j = alpha - k, t0, t1, s0, s1;
+            if (k > 0) { /* C(alpha, k) = C(alpha, k - 1) (alpha - k + 1) / k */
+                double f = alpha - k + 1;
+                if (f < 0) sign = -sign;
+                log_c += log(fabs(f)) - log((double)k);
+            }
+            t0 = log_c + k * log(q) + j * log1p(-q);
+            t1 = log_c + j * log(q) + k * log1p(-q);
+            s0 = t0 + ((double)k * k - k) / (2 * s2) + log(0.5) + fgl__log_erfc((k - z0) / (sqrt(2.0) * sigma));
+            s1 = t1 + (j * j - j) / (2 * s2) + log(0.5) + fgl__log_erfc((z0 - j) / (sqrt(2.0) * sigma));
+            if (sign > 0) {
+                log_a0 = fgl__logaddexp(log_a0, s0);
+                log_a1 = fgl__logaddexp(log_a1, s1);
+            } else {
+                log_a0 = fgl__logsubexp(log_a0, s0);
+                log_a1 = fgl__logsubexp(log_a1, s1);
+            }
+            if ((s0 > s1 ? s0 : s1) < -30) break;
+        }
+        return fgl__logaddexp(log_a0, log_a1) / (alpha - 1);
+    }
 }
 
 /* epsilon at delta after `rounds` compositions: min over orders of
@@ -2814,7 +2995,7 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
     double best = HUGE_VAL, alpha;
     if (!(sigma > 0)) return HUGE_VAL;
     if (rounds <= 0) return 0;
-    for (alpha = 1.25; alpha <= 256; alpha += alpha < 11 ? 0.25 : 1) {
+    for (alpha = 1.25; alpha <= 1024; alpha += alpha < 11 ? 0.25 : 1) {
         double e = fgl_rdp_sampled_gaussian(q, sigma, alpha);
         if (e == HUGE_VAL) continue;
         e = rounds * e + log(1 / delta) / (alpha - 1);
@@ -2824,11 +3005,8 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
 }
 
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
-    int n = (int)(run->cfg.frac * run->n_clients + 0.5f);
-    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
     if (!(run->cfg.dp.clip > 0)) return NAN;
-    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round,
-                           delta > 0 ? delta : run->cfg.dp.delta);
+    return fgl__dp_epsilon((double)run->cfg.frac, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
 }
 
 /* --- defences, attacks, privacy: the runtime's part ------------------------------ */
@@ -2930,23 +3108,17 @@ static void fgl__affine_update(float *x, const float *ref, size_t n, double a) {
     }
 }
 
-/* The 32-bit secure-aggregation mask between clients i < j in round r: the
- * k-th value of a stream both derive from their shared seed. */
-static uint64_t fgl__pair_seed(uint64_t run_seed, int i, int j, int K) {
-    fgl_rng g;
-    fgl_rng_init(&g, run_seed ^ 0x5345434147ull, (uint64_t)i * (uint64_t)K + (uint64_t)j); /* "SECAG" */
-    return fgl_rng_u64(&g);
-}
-
-/* Add sign x the mask stream of the pair seed to the n ring values v. */
-static void fgl__add_mask(uint32_t *v, size_t n, uint64_t pair_seed, int round, int sign) {
-    fgl_rng g;
-    size_t k;
-    fgl_rng_init(&g, pair_seed, (uint64_t)round);
-    for (k = 0; k < n; k++) {
-        uint32_t m = (uint32_t)(fgl_rng_u64(&g) >> 32);
-        v[k] = sign > 0 ? v[k] + m : v[k] - m;
-    }
+/* The L2 norm of a client's update over all its weights parts together
+ * (DP-FedAvg clips that: every part that reaches the models). */
+static double fgl__joint_update_norm(const fgl_algo *a, const fgl_msg *up, const fgl_msg *down) {
+    double sq = 0;
+    int p;
+    for (p = 0; p < a->n_up; p++)
+        if (fgl__weights_part(&a->up[p]) && up->part[p]) {
+            double nrm = fgl__update_norm(up->part[p], fgl__ref_of(down, &a->up[p]), up->len[p]);
+            sq += nrm * nrm;
+        }
+    return sqrt(sq);
 }
 
 /* Client side, after its upload hook: what an attacker does to its upload,
@@ -2954,14 +3126,19 @@ static void fgl__add_mask(uint32_t *v, size_t n, uint64_t pair_seed, int round, 
 static int fgl__client_transform(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
+    double dp_scale = 1;
     int p;
+    if (cfg->dp.clip > 0 && !c->attacker) { /* DP-FedAvg: an honest client clips its whole update to norm clip */
+        double norm = fgl__joint_update_norm(a, &c->up, &c->down);
+        if (norm > cfg->dp.clip) dp_scale = cfg->dp.clip / norm;
+    }
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x = c->up.part[p];
         size_t n = c->up.len[p], k;
         const float *ref;
         if (!x) continue;
-        if ((c->attacker || cfg->dp.clip > 0) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
+        if ((c->attacker || dp_scale < 1) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
             return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
             x[0] = (float)cfg->attack.arg;
@@ -2981,49 +3158,11 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
                 break;
             default: break;
             }
-        } else if (cfg->dp.clip > 0) { /* DP-FedAvg: every honest client clips its update */
-            double norm = fgl__update_norm(x, ref, n);
-            if (norm > cfg->dp.clip) fgl__affine_update(x, ref, n, cfg->dp.clip / norm);
+        } else if (dp_scale < 1) {
+            fgl__affine_update(x, ref, n, dp_scale);
         }
     }
-    if (cfg->secagg.on) { /* (n_i / N) theta_i and n_i / N, fixed point, masked */
-        int pm = -1, pw = -1, j, q;
-        double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
-        uint32_t *v;
-        size_t n, k;
-        for (p = 0; p < a->n_up; p++) {
-            if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
-            if (a->up[p].kind == FGL_SEND_WEIGHT) pw = p;
-        }
-        for (j = 0; j < run->n_clients; j++) N += run->n_registered[j];
-        n = c->up.len[pm];
-        v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
-        if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        wn = c->up.part[pw][0] / N;
-        for (k = 0; k <= n; k++) {
-            double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
-            long long iv;
-            if (!(fabs(val) < 2147483647.0))
-                return fgl_client_fail(c, FGL_ERR_RANGE,
-                                       "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
-                                       "range with %d fraction bits",
-                                       val / scale, cfg->secagg.frac_bits);
-            iv = llround(val);
-            v[k] = (uint32_t)(int32_t)iv;
-        }
-        for (q = 0; q < run->n_part; q++) {
-            j = run->part[q];
-            if (j == c->id) continue;
-            fgl__add_mask(v, n + 1, j > c->id ? fgl__pair_seed(cfg->seed, c->id, j, run->n_clients)
-                                              : fgl__pair_seed(cfg->seed, j, c->id, run->n_clients),
-                          run->round, j > c->id ? 1 : -1);
-        }
-        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
-            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
-        memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
-    }
-    return FGL_OK;
+    return cfg->secagg.on ? fgl__secagg_mask(run, c) : FGL_OK;
 }
 
 /* The inverse of the standard normal CDF, by bisection on erf. */
@@ -3092,44 +3231,6 @@ static int fgl__alie(fgl_run *run) {
         FGL_FREE(sq);
     }
     return FGL_OK;
-}
-
-/* Secure aggregation: participants that drop out after masking (their
- * uploads never arrive); the survivors reveal their pair seeds with them
- * (8 bytes per pair, counted). */
-static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
-    fgl_rng r;
-    int q, t, K = run->n_clients, n = run->n_part;
-    size_t keys_down = (size_t)32 * (size_t)(n - 1);
-    memset(run->dropped, 0, (size_t)K);
-    for (q = 0; q < n; q++) { /* the round's key advertisement: a 32-byte public key up, the others' down */
-        size_t k = (size_t)run->round * K + run->part[q];
-        run->client_up[k] += 32;
-        run->client_down[k] += keys_down;
-    }
-    st->bytes_up += (size_t)32 * n;
-    st->bytes_down += keys_down * n;
-    run->bytes_down += keys_down * n;
-    fgl_rng_init(&r, run->cfg.seed, 0x44524f50ull + (uint64_t)run->round); /* "DROP" + round */
-    for (q = 0; q < run->n_part; q++)
-        if ((run->cfg.secagg.dropout > 0 && fgl_rng_uniform(&r) < run->cfg.secagg.dropout) || run->lost[run->part[q]]) {
-            fgl_client *c = &run->clients[run->part[q]]; /* a lost client is a dropout to its peers */
-            run->dropped[c->id] = 1;
-            fgl__msg_clear(&c->up);
-            st->n_dropped += !run->lost[c->id]; /* lost ones are counted as lost */
-        }
-    for (q = 0; q < run->n_part; q++) {
-        int i = run->part[q];
-        if (run->dropped[i]) continue;
-        for (t = 0; t < run->n_part; t++) {
-            int j = run->part[t];
-            if (!run->dropped[j]) continue;
-            run->revealed[(size_t)i * K + j] =
-                i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
-            st->bytes_up += 8;
-            run->client_up[(size_t)run->round * K + i] += 8;
-        }
-    }
 }
 
 /* Norm screening: an accepted upload whose update norm exceeds screen x
@@ -3468,45 +3569,45 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
     if (!idx || !acc) return FGL_ERR_NOMEM;
     for (i = 0; i < K; i++)
         if (s->up[i] && s->up[i]->part[p]) idx[m++] = i;
-    if (m == 0) return FGL_ERR_EMPTY;
-    if (cfg->secagg.on) { /* the sum of the masked ring values, masks of dropouts removed, decoded */
-        uint32_t *sum = (uint32_t *)fgl_scratch(&s->store, sizeof(uint32_t) * (n + 1));
-        int pw = -1;
+    if (cfg->secagg.on) { /* the sum the protocol unmasked, decoded: sum (n_i/N) theta_i / sum n_i/N */
+        const uint32_t *sum = s->secagg_sum;
         double scale = ldexp(1.0, cfg->secagg.frac_bits), tw;
-        if (!sum) return FGL_ERR_NOMEM;
-        for (j = 0; j < s->algo->n_up; j++)
-            if (s->algo->up[j].kind == FGL_SEND_WEIGHT) pw = j;
-        for (j = 0; j < m; j++) {
-            const fgl_msg *u = s->up[idx[j]];
-            for (k = 0; k < n; k++) {
-                uint32_t v;
-                memcpy(&v, u->part[p] + k, 4);
-                sum[k] += v;
-            }
-            {
-                uint32_t v;
-                memcpy(&v, u->part[pw], 4);
-                sum[n] += v;
-            }
-        }
-        for (j = 0; j < m; j++) /* survivor idx[j]'s masks with dropped peers do not cancel: remove them */
-            for (i = 0; i < K; i++)
-                if (s->dropped[i])
-                    fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
+        if (!sum || s->algo->up[p].kind != FGL_SEND_MODEL) return FGL_ERR_EMPTY; /* the round was not unmasked */
+        if (s->secagg_len != n) return fgl_server_fail(s, FGL_ERR_SHAPE, "secure aggregation: the sum has %lu values, "
+                                                       "the part %lu", (unsigned long)s->secagg_len, (unsigned long)n);
         tw = (double)(int32_t)sum[n] / scale;
         if (!(tw > 0))
             return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
-    if (cfg->dp.clip > 0) { /* DP-FedAvg: equal weights, Gaussian noise of std noise clip / m */
-        fgl_rng *r = (fgl_rng *)fgl__store_get(&s->store, "dp_rng", FGL__E_RNG);
-        double sd = (double)cfg->dp.noise * cfg->dp.clip / m;
-        for (j = 0; j < m; j++)
-            for (k = 0; k < n; k++) acc[k] += s->up[idx[j]]->part[p][k];
-        for (k = 0; k < n; k++) out[k] = (float)(acc[k] / m + (sd > 0 ? sd * fgl_rng_normal(r) : 0.0));
+    if (cfg->dp.clip > 0) { /* DP-FedAvg: base + (sum_i clip(u_i) + N(0, (sigma C)^2)) / (q K) */
+        const fgl_part *d = &s->algo->up[p];
+        const float *base = NULL;
+        double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
+        for (j = 0; j < m; j++) { /* each update clipped again here: the bound holds whatever a client sent */
+            const fgl_msg *u = s->up[idx[j]];
+            const float *x = u->part[p], *ref = fgl__ref_of(&s->down[idx[j]], d);
+            double norm = fgl__joint_update_norm(s->algo, u, &s->down[idx[j]]), f = 1;
+            if (!base) base = ref;
+            else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
+                return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
+                                       "from different models (one mean of them is defined)");
+            if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
+            for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
+        }
+        /* no participant: the update is the noise alone, applied to the model out holds (for a model part) */
+        if (!base && d->kind == FGL_SEND_MODEL) base = out;
+        if (sd > 0) {
+            double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+            if (!z) return FGL_ERR_NOMEM;
+            fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
+            for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+        }
+        for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
         return FGL_OK;
     }
+    if (m == 0) return FGL_ERR_EMPTY;
     { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
        */
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
@@ -3531,6 +3632,529 @@ FGLDEF size_t fgl_server_dim(const fgl_server *s, int rule) {
     return rule > 0 ? (size_t)rule : rule > -FGL_DIM_RULES ? s->dim[-rule] : 0;
 }
 
+static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
+
+static void fgl__put_le32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t fgl__get_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* 32 secret bytes for (purpose, a, b): from the operating system's entropy
+ * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
+ * the KDF of a key made from the secret seed: reproducible, and as secret
+ * as that seed. */
+FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
+                                   uint32_t b, fgl_error *err) {
+    if (cfg->secrets.from_seed) {
+        unsigned char k[32];
+        int i;
+        memset(k, 0, sizeof k);
+        for (i = 0; i < 8; i++) k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
+        memcpy(k + 8, "fgl secret seed", 15);
+        fgl_kdf(out, k, purpose, a, b);
+        return FGL_OK;
+    }
+    return fgl_os_entropy(out, 32, err);
+}
+
+static void fgl__nonce(unsigned char nonce[12], uint32_t a, uint32_t b, uint32_t c) {
+    int i;
+    for (i = 0; i < 4; i++) {
+        nonce[i] = (unsigned char)(a >> (8 * i));
+        nonce[4 + i] = (unsigned char)(b >> (8 * i));
+        nonce[8 + i] = (unsigned char)(c >> (8 * i));
+    }
+}
+
+/* n standard normal values from the ChaCha20 stream of key under the nonce
+ * (label, a, b): Box-Muller on pairs of 53-bit uniforms in (0, 1). */
+static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
+                                size_t n) {
+    uint32_t w[256];
+    unsigned char nonce[12];
+    uint32_t counter = 0;
+    size_t k = 0;
+    fgl__nonce(nonce, label, a, b);
+    while (k < n) {
+        int q;
+        fgl_chacha20_words(w, 256, key, nonce, counter);
+        counter += 16; /* 256 words: 16 blocks */
+        for (q = 0; q < 256 && k < n; q += 4) {
+            double u1 = ((double)((((uint64_t)w[q] << 32) | w[q + 1]) >> 11) + 0.5) / 9007199254740992.0,
+                   u2 = ((double)((((uint64_t)w[q + 2] << 32) | w[q + 3]) >> 11) + 0.5) / 9007199254740992.0;
+            double r = sqrt(-2.0 * log(u1)), th = 6.283185307179586 * u2;
+            out[k++] = r * cos(th);
+            if (k < n) out[k++] = r * sin(th);
+        }
+    }
+}
+
+/* v[k] += sign x the k-th word of the mask stream of key in round r. */
+FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign) {
+    uint32_t w[1024];
+    unsigned char nonce[12];
+    uint32_t counter = 0;
+    size_t k = 0;
+    fgl__nonce(nonce, FGL__SA_MASK, (uint32_t)round, 0);
+    while (k < n) {
+        size_t q, m = n - k < 1024 ? n - k : 1024;
+        fgl_chacha20_words(w, m, key, nonce, counter);
+        counter += 64; /* 1024 words: 64 blocks */
+        if (sign > 0)
+            for (q = 0; q < m; q++) v[k + q] += w[q];
+        else
+            for (q = 0; q < m; q++) v[k + q] -= w[q];
+        k += m;
+    }
+}
+
+/* A key both ends of a pair derive from their X25519 secret (i < j). */
+FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                                uint32_t label, int i, int j) {
+    unsigned char shared[32];
+    fgl_x25519(shared, sk, pk);
+    fgl_kdf(out, shared, label, (uint32_t)(i < j ? i : j), (uint32_t)(i < j ? j : i));
+    memset(shared, 0, sizeof shared);
+}
+
+static void fgl__sa_client_free(fgl_client *c) {
+    struct fgl__sa_client *q = c->sa;
+    if (!q) return;
+    FGL_FREE(q->ids);
+    FGL_FREE(q->pk);
+    memset(q, 0, sizeof *q); /* the round's secrets go */
+    FGL_FREE(q);
+    c->sa = NULL;
+}
+
+static void fgl__sa_free(struct fgl__sa *sa) {
+    if (!sa) return;
+    FGL_FREE(sa->ids);
+    FGL_FREE(sa->pk);
+    FGL_FREE(sa->ct);
+    FGL_FREE(sa->alive);
+    FGL_FREE(sa->rev);
+    FGL_FREE(sa->has_rev);
+    FGL_FREE(sa->sum);
+    FGL_FREE(sa);
+}
+
+/* The threshold for n participants: cfg's, or a majority (at least 2). */
+static int fgl__sa_threshold(const fgl_fed_config *cfg, int n) {
+    int t = cfg->secagg.threshold ? cfg->secagg.threshold : n / 2 + 1;
+    return t < 2 ? 2 : t;
+}
+
+/* --- the client's steps (where the client lives) --------------------------------- */
+
+/* Step 1: fresh keys for the round among the n participants ids; pk out. */
+static int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids, unsigned char pk[FGL__SA_PK]) {
+    struct fgl__sa_client *q;
+    fgl_error e;
+    int a, rc;
+    fgl__sa_client_free(c);
+    q = (struct fgl__sa_client *)fgl__zalloc(sizeof *q);
+    if (!q || !(q->ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)n))) {
+        FGL_FREE(q);
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    c->sa = q;
+    q->round = round;
+    q->n = n;
+    q->me = -1;
+    for (a = 0; a < n; a++) {
+        q->ids[a] = ids[a];
+        if (ids[a] == c->id) q->me = a;
+    }
+    memset(&e, 0, sizeof e);
+    if (q->me < 0) return fgl_client_fail(c, FGL_ERR_ARG, "secure aggregation: not among the round's participants");
+    if ((rc = fgl__secret_bytes(&run->cfg, q->c_sk, FGL__SECRET_SA_C, (uint32_t)c->id, (uint32_t)round, &e)) ||
+        (rc = fgl__secret_bytes(&run->cfg, q->s_sk, FGL__SECRET_SA_S, (uint32_t)c->id, (uint32_t)round, &e)) ||
+        (rc = fgl__secret_bytes(&run->cfg, q->self, FGL__SECRET_SA_B, (uint32_t)c->id, (uint32_t)round, &e)))
+        return fgl_client_fail(c, rc, "secure aggregation: %s", e.msg);
+    fgl_x25519_public(pk, q->c_sk);
+    fgl_x25519_public(pk + 32, q->s_sk);
+    return FGL_OK;
+}
+
+/* Step 2: the participants' public keys in (n x 64), threshold t; out:
+ * n sealed pairs of shares (its own slot zero). */
+static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct) {
+    struct fgl__sa_client *q = c->sa;
+    unsigned char coin[32], *sh = NULL, pt[FGL__SA_PT], key[32], nonce[12];
+    fgl_error e;
+    int a, rc;
+    if (!q) return fgl_client_fail(c, FGL_ERR_ARG, "secure aggregation: shares before keys");
+    memset(&e, 0, sizeof e);
+    q->t = t;
+    if (!(q->pk = (unsigned char *)FGL_MALLOC((size_t)q->n * FGL__SA_PK)) ||
+        !(sh = (unsigned char *)FGL_MALLOC((size_t)q->n * 2 * FGL_SHARE_BYTES))) {
+        FGL_FREE(sh);
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    memcpy(q->pk, pks, (size_t)q->n * FGL__SA_PK);
+    if ((rc = fgl__secret_bytes(&run->cfg, coin, FGL__SECRET_SA_COIN, (uint32_t)c->id, (uint32_t)q->round, &e)) ||
+        (rc = fgl_shamir_split(sh, q->s_sk, t, q->n, coin)) ||
+        (rc = fgl__secret_bytes(&run->cfg, coin, FGL__SECRET_SA_COIN + 1, (uint32_t)c->id, (uint32_t)q->round, &e)) ||
+        (rc = fgl_shamir_split(sh + (size_t)q->n * FGL_SHARE_BYTES, q->self, t, q->n, coin))) {
+        FGL_FREE(sh);
+        return fgl_client_fail(c, rc, "secure aggregation: %s", e.msg[0] ? e.msg : "cannot share the secrets");
+    }
+    memcpy(q->own, sh + (size_t)q->me * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+    memcpy(q->own + FGL_SHARE_BYTES, sh + (size_t)(q->n + q->me) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+    for (a = 0; a < q->n; a++) {
+        unsigned char *out = ct + (size_t)a * FGL__SA_CT;
+        if (a == q->me) {
+            memset(out, 0, FGL__SA_CT);
+            continue;
+        }
+        fgl__put_le32(pt, (uint32_t)c->id);
+        fgl__put_le32(pt + 4, (uint32_t)q->ids[a]);
+        fgl__put_le32(pt + 8, (uint32_t)q->round);
+        memcpy(pt + 12, sh + (size_t)a * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+        memcpy(pt + 12 + FGL_SHARE_BYTES, sh + (size_t)(q->n + a) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)c->id); /* one per direction */
+        fgl_aead_seal(out, out + FGL__SA_PT, pt, FGL__SA_PT, NULL, 0, key, nonce); /* (from, to, round) inside */
+    }
+    memset(pt, 0, sizeof pt);
+    memset(key, 0, sizeof key);
+    memset(coin, 0, sizeof coin);
+    memset(sh, 0, (size_t)q->n * 2 * FGL_SHARE_BYTES);
+    FGL_FREE(sh);
+    return FGL_OK;
+}
+
+/* Step 3 (after the upload hook and the attack and DP transforms): the
+ * model and weight parts become (n_i / N) theta_i and n_i / N in the ring,
+ * masked. A client without the round's keys, or whose value leaves the
+ * ring, withholds its upload (no masked value leaves it unprotected). */
+static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
+    const fgl_fed_config *cfg = &run->cfg;
+    const fgl_algo *a = &run->algo;
+    struct fgl__sa_client *q = c->sa;
+    int pm = -1, pw = -1, p, b;
+    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
+    uint32_t *v;
+    size_t n, k;
+    for (p = 0; p < a->n_up; p++) {
+        if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
+        if (a->up[p].kind == FGL_SEND_WEIGHT) pw = p;
+    }
+    if (!q || !q->pk || q->round != run->round || pm < 0 || pw < 0 || !c->up.part[pm] || !c->up.part[pw]) {
+        fgl__msg_clear(&c->up);
+        return FGL_OK;
+    }
+    for (b = 0; b < run->n_clients; b++) N += run->n_registered[b];
+    n = c->up.len[pm];
+    v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
+    if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+    wn = c->up.part[pw][0] / N;
+    for (k = 0; k <= n; k++) {
+        double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
+        if (!(fabs(val) < 2147483647.0)) { /* out of the ring (or not finite): withheld, and rejected */
+            fgl__msg_clear(&c->up);
+            return FGL_OK;
+        }
+        v[k] = (uint32_t)(int32_t)llround(val);
+    }
+    fgl__add_stream(v, n + 1, q->self, q->round, 1);
+    for (b = 0; b < q->n; b++) {
+        unsigned char key[32];
+        if (b == q->me) continue;
+        fgl__pair_key(key, q->s_sk, q->pk + (size_t)b * FGL__SA_PK + 32, FGL__SA_PAIR, c->id, q->ids[b]);
+        fgl__add_stream(v, n + 1, key, q->round, q->ids[b] > c->id ? 1 : -1);
+        memset(key, 0, sizeof key);
+    }
+    if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+    memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
+    memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
+    return FGL_OK;
+}
+
+/* Step 4: alive (n flags) and the n sealed shares addressed to it (its own
+ * slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
+ * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
+ * survivors, or if it is not one. The round's secrets are gone after. */
+static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *ct, unsigned char *rev) {
+    struct fgl__sa_client *q = c->sa;
+    unsigned char pt[FGL__SA_PT], key[32], nonce[12];
+    int a, m = 0, rc = FGL_OK;
+    if (!q || !q->pk) return FGL_ERR_EMPTY;
+    for (a = 0; a < q->n; a++) m += alive[a] != 0;
+    if (m < q->t || !alive[q->me]) {
+        fgl__sa_client_free(c);
+        return FGL_ERR_EMPTY;
+    }
+    for (a = 0; a < q->n && !rc; a++) {
+        unsigned char *out = rev + (size_t)a * FGL__SA_REV;
+        if (a == q->me) {
+            memcpy(out, q->own + FGL_SHARE_BYTES, FGL_SHARE_BYTES); /* its own b: it survived */
+            continue;
+        }
+        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)q->ids[a]);
+        if (fgl_aead_open(pt, ct + (size_t)a * FGL__SA_CT, FGL__SA_PT, ct + (size_t)a * FGL__SA_CT + FGL__SA_PT, NULL,
+                          0, key, nonce) != 0 ||
+            fgl__get_le32(pt) != (uint32_t)q->ids[a] || fgl__get_le32(pt + 4) != (uint32_t)c->id ||
+            fgl__get_le32(pt + 8) != (uint32_t)q->round)
+            rc = fgl_client_fail(c, FGL_ERR_FORMAT, "secure aggregation: the share from client %d does not open",
+                                 q->ids[a]);
+        else
+            memcpy(out, pt + 12 + (alive[a] ? FGL_SHARE_BYTES : 0), FGL_SHARE_BYTES);
+    }
+    memset(pt, 0, sizeof pt);
+    memset(key, 0, sizeof key);
+    fgl__sa_client_free(c);
+    return rc;
+}
+
+/* --- the server's side ------------------------------------------------------------ */
+
+/* Bytes of the protocol, counted where they travel. */
+static void fgl__sa_bytes(fgl_run *run, fgl_round_stats *st, int client, size_t up, size_t down) {
+    size_t k = (size_t)run->round * run->n_clients + client;
+    run->client_up[k] += up;
+    run->client_down[k] += down;
+    st->bytes_up += up;
+    st->bytes_down += down;
+    run->bytes_down += down;
+}
+
+static int fgl__sa_transport(fgl_run *run, int step); /* (run.h: the transport's step, if any) */
+
+/* Steps 1 and 2, before the round's training: keys out and back, shares
+ * out; sa->ready when every participant took part in both. */
+static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
+    struct fgl__sa *sa;
+    int n = run->n_part, a, q, rc;
+    fgl__sa_free(run->sa);
+    run->sa = sa = (struct fgl__sa *)fgl__zalloc(sizeof *sa);
+    if (!sa) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    sa->round = run->round;
+    sa->n = n;
+    sa->t = fgl__sa_threshold(&run->cfg, n);
+    for (q = 0; q < n; q++) fgl__sa_client_free(&run->clients[run->part[q]]);
+    if (n < sa->t) return FGL_OK; /* too few to reach the threshold: not unmasked, nothing sent */
+    sa->ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
+    sa->pk = (unsigned char *)fgl__zalloc((size_t)n * FGL__SA_PK);
+    sa->ct = (unsigned char *)fgl__zalloc((size_t)n * n * FGL__SA_CT);
+    sa->alive = (unsigned char *)fgl__zalloc((size_t)n);
+    sa->rev = (unsigned char *)fgl__zalloc((size_t)n * n * FGL__SA_REV);
+    sa->has_rev = (unsigned char *)fgl__zalloc((size_t)n);
+    if (!sa->ids || !sa->pk || !sa->ct || !sa->alive || !sa->rev || !sa->has_rev)
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    memcpy(sa->ids, run->part, sizeof(int) * (size_t)n);
+    sa->ready = 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local) fgl__sa_keys(run, c, run->round, n, sa->ids, sa->pk + (size_t)a * FGL__SA_PK);
+    }
+    if ((rc = fgl__sa_transport(run, 1))) return rc;
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->error) return fgl__client_error(run, c, "secure aggregation keys");
+        sa->ready &= !run->lost[c->id];
+        fgl__sa_bytes(run, st, c->id, FGL__SA_PK, (size_t)n * FGL__SA_PK);
+    }
+    if (!sa->ready) return FGL_OK; /* a host lost before its keys went round: the round is not unmasked */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local) fgl__sa_share(run, c, sa->pk, sa->t, sa->ct + (size_t)a * n * FGL__SA_CT);
+    }
+    if ((rc = fgl__sa_transport(run, 2))) return rc;
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->error) return fgl__client_error(run, c, "secure aggregation shares");
+        sa->ready &= !run->lost[c->id];
+        fgl__sa_bytes(run, st, c->id, (size_t)(n - 1) * FGL__SA_CT, 0);
+    }
+    return FGL_OK;
+}
+
+/* Rebuild a secret from the first t of the survivors' shares about b. */
+static int fgl__sa_combine(const struct fgl__sa *sa, int b, unsigned char secret[32]) {
+    unsigned char sh[64 * FGL_SHARE_BYTES], *buf = sh;
+    uint32_t xs_small[64], *xs = xs_small;
+    int a, k = 0, rc;
+    if (sa->t > 64) {
+        buf = (unsigned char *)FGL_MALLOC((size_t)sa->t * FGL_SHARE_BYTES);
+        xs = (uint32_t *)FGL_MALLOC(sizeof(uint32_t) * (size_t)sa->t);
+        if (!buf || !xs) {
+            FGL_FREE(buf != sh ? buf : NULL);
+            FGL_FREE(xs != xs_small ? xs : NULL);
+            return FGL_ERR_NOMEM;
+        }
+    }
+    for (a = 0; a < sa->n && k < sa->t; a++)
+        if (sa->has_rev[a]) {
+            memcpy(buf + (size_t)k * FGL_SHARE_BYTES, sa->rev + ((size_t)a * sa->n + b) * FGL__SA_REV, FGL_SHARE_BYTES);
+            xs[k++] = (uint32_t)(a + 1);
+        }
+    rc = k < sa->t ? FGL_ERR_EMPTY : fgl_shamir_combine(secret, buf, xs, sa->t);
+    if (buf != sh) FGL_FREE(buf);
+    if (xs != xs_small) FGL_FREE(xs);
+    return rc;
+}
+
+/* Step 4 and the unmasking, once the round's uploads are checked: the
+ * survivors are the accepted uploads; s->secagg_sum is the sum, or NULL
+ * when the round cannot be unmasked (st->n_unmasked_fail counts it). */
+static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
+    struct fgl__sa *sa = run->sa;
+    const fgl_algo *al = &run->algo;
+    int a, b, n, m = 0, pm = -1, pw = -1, p, rc;
+    size_t len = 0, k;
+    run->server.secagg_sum = NULL;
+    run->server.secagg_len = 0;
+    if (!sa || !sa->ready) {
+        st->secagg_failed = 1;
+        return FGL_OK;
+    }
+    n = sa->n;
+    for (p = 0; p < al->n_up; p++) {
+        if (al->up[p].kind == FGL_SEND_MODEL) pm = p;
+        if (al->up[p].kind == FGL_SEND_WEIGHT) pw = p;
+    }
+    for (a = 0; a < n; a++) {
+        int id = sa->ids[a];
+        sa->alive[a] = run->accepted[id];
+        m += sa->alive[a];
+        if (sa->alive[a]) len = run->clients[id].up.len[pm];
+    }
+    for (a = 0; a < n; a++) { /* the survivors list and the sealed shares to each survivor: down */
+        if (!sa->alive[a]) continue;
+        fgl__sa_bytes(run, st, sa->ids[a], 0, (size_t)n + (size_t)(n - 1) * FGL__SA_CT);
+    }
+    if (m < sa->t) { /* below the threshold: the survivors reveal nothing */
+        for (a = 0; a < n; a++) fgl__sa_client_free(&run->clients[sa->ids[a]]);
+        st->secagg_failed = 1;
+        return FGL_OK;
+    }
+    {   /* the survivors' reveals (each reads the column of sealed shares addressed to it) */
+        unsigned char *col = (unsigned char *)FGL_MALLOC((size_t)n * n * FGL__SA_CT);
+        if (!col) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+        for (b = 0; b < n; b++)
+            for (a = 0; a < n; a++)
+                memcpy(col + ((size_t)b * n + a) * FGL__SA_CT, sa->ct + ((size_t)a * n + b) * FGL__SA_CT, FGL__SA_CT);
+        memcpy(sa->ct, col, (size_t)n * n * FGL__SA_CT); /* now [b n + a]: from a to b */
+        FGL_FREE(col);
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local && sa->alive[a])
+            sa->has_rev[a] = fgl__sa_reveal(c, sa->alive, sa->ct + (size_t)a * n * FGL__SA_CT,
+                                            sa->rev + (size_t)a * n * FGL__SA_REV) == FGL_OK;
+        else if (c->local)
+            fgl__sa_client_free(c);
+    }
+    if ((rc = fgl__sa_transport(run, 3))) return rc;
+    for (a = 0; a < n; a++) {
+        if (!sa->alive[a]) continue;
+        if (run->clients[sa->ids[a]].error)
+            return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation reveal");
+        if (sa->has_rev[a]) fgl__sa_bytes(run, st, sa->ids[a], (size_t)n * FGL__SA_REV, 0);
+    }
+    FGL_FREE(sa->sum);
+    if (!(sa->sum = (uint32_t *)fgl__zalloc(sizeof(uint32_t) * (len + 1))))
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    sa->len = len;
+    for (a = 0; a < n; a++) { /* the masked uploads, added in the ring */
+        const fgl_msg *u = &run->clients[sa->ids[a]].up;
+        if (!sa->alive[a]) continue;
+        for (k = 0; k < len; k++) {
+            uint32_t v;
+            memcpy(&v, u->part[pm] + k, 4);
+            sa->sum[k] += v;
+        }
+        {
+            uint32_t v;
+            memcpy(&v, u->part[pw], 4);
+            sa->sum[len] += v;
+        }
+    }
+    for (b = 0; b < n; b++) { /* the survivors' self-masks; the dropped ones' masks with the survivors */
+        unsigned char secret[32];
+        if (fgl__sa_combine(sa, b, secret)) { /* too few reveals arrived (a host lost while revealing) */
+            st->secagg_failed = 1;
+            return FGL_OK;
+        }
+        if (sa->alive[b]) {
+            fgl__add_stream(sa->sum, len + 1, secret, sa->round, -1);
+        } else {
+            for (a = 0; a < n; a++) {
+                unsigned char key[32];
+                if (!sa->alive[a]) continue;
+                fgl__pair_key(key, secret, sa->pk + (size_t)a * FGL__SA_PK + 32, FGL__SA_PAIR, sa->ids[a], sa->ids[b]);
+                /* survivor a added + the pair's stream if its id is the lower */
+                fgl__add_stream(sa->sum, len + 1, key, sa->round, sa->ids[a] < sa->ids[b] ? -1 : 1);
+            }
+        }
+        memset(secret, 0, sizeof secret);
+    }
+    run->server.secagg_sum = sa->sum;
+    run->server.secagg_len = len;
+    return FGL_OK;
+}
+
+/* The server's DP key, from the run's secrets (kept in the run, never in
+ * a checkpoint: a resumed run draws a new one unless the secrets come from
+ * a seed). */
+static int fgl__secrets_start(fgl_run *run) {
+    if (!(run->cfg.dp.clip > 0)) return FGL_OK;
+    return fgl__secret_bytes(&run->cfg, run->dp_key, FGL__SECRET_DP_KEY, 0, 0, &run->err);
+}
+
+/* DP-FedAvg's participants of round r: each client independently with
+ * probability q = cfg.frac, from the DP key's stream (the server's secret,
+ * so the public seed does not tell who took part). */
+static int fgl__poisson_participants(fgl_run *run, int round) {
+    uint32_t w[1024];
+    unsigned char nonce[12];
+    double thresh = (double)run->cfg.frac * 4294967296.0;
+    int i, n = 0;
+    fgl__nonce(nonce, FGL__SECRET_DP_PART, (uint32_t)round, 0);
+    for (i = 0; i < run->n_clients; i++) {
+        if (i % 1024 == 0)
+            fgl_chacha20_words(w, 1024, run->dp_key, nonce, (uint32_t)(i / 1024) * 64u);
+        if ((double)w[i % 1024] < thresh) run->part[n++] = i;
+    }
+    return n;
+}
+
+/* Simulated dropouts (cfg.secagg.dropout): participants whose masked
+ * upload never arrives (drawn from the run seed: a simulation's choice, not
+ * a secret). A lost client is a dropout to its peers. */
+static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
+    fgl_rng r;
+    int q;
+    memset(run->dropped, 0, (size_t)run->n_clients);
+    fgl_rng_init(&r, run->cfg.seed, 0x44524f50ull + (uint64_t)run->round); /* "DROP" + round */
+    for (q = 0; q < run->n_part; q++) {
+        fgl_client *c = &run->clients[run->part[q]];
+        if ((run->cfg.secagg.dropout > 0 && fgl_rng_uniform(&r) < run->cfg.secagg.dropout) || run->lost[c->id]) {
+            run->dropped[c->id] = 1;
+            fgl__msg_clear(&c->up);
+            st->n_dropped += !run->lost[c->id]; /* lost ones are counted as lost */
+        }
+    }
+}
 /* --- the client side ---------------------------------------------------------------- */
 
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
@@ -4250,8 +4874,15 @@ struct fgl__transport {
     int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
     int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
     int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
+    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 3 (reveal)
+                                                    for the remote participants (run->sa) */
     void (*free)(fgl_run *run);
 };
+
+/* Secure aggregation's step for the participants hosted elsewhere. */
+static int fgl__sa_transport(fgl_run *run, int step) {
+    return run->transport && run->transport->secagg ? run->transport->secagg(run, step) : FGL_OK;
+}
 
 /* A client hosted by another process (FGL_MPI): what it registered. */
 typedef struct fgl__remote {
@@ -4299,7 +4930,6 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->dropped = (unsigned char *)fgl__zalloc(K);
     run->trained = (unsigned char *)fgl__zalloc(K);
     run->lost = (unsigned char *)fgl__zalloc(K);
-    run->revealed = cfg->secagg.on ? (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * K) : NULL;
     run->part = (int *)fgl__zalloc(sizeof(int) * K);
     { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
        * (evaluated, not yet trained) and one per thread evaluating an idle client */
@@ -4319,7 +4949,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker ||
-        !run->dropped || !run->trained || !run->lost || (cfg->secagg.on && !run->revealed) || !run->part ||
+        !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down) {
         FGL_FREE(run->clients);
@@ -4476,6 +5106,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
         fgl_tape_free(&c->tape);
         fgl__msg_free(&c->up);
         FGL_FREE(c->span);
+        fgl__sa_client_free(c);
     }
     for (i = 0; run->down && i < run->n_clients; i++) fgl__msg_free(&run->down[i]);
     fgl__store_free(&run->server.store);
@@ -4498,7 +5129,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->dropped);
     FGL_FREE(run->trained);
     FGL_FREE(run->lost);
-    FGL_FREE(run->revealed);
+    fgl__sa_free(run->sa);
     FGL_FREE(run->part);
     FGL_FREE(run->stats);
     FGL_FREE(run->client_val);
@@ -4726,14 +5357,14 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
     if (call_hook) fgl__client_hook(c, run->algo.receive);
 }
 
-static void fgl__sample_participants(fgl_run *run);
+static int fgl__sample_participants(fgl_run *run, int round);
 static void fgl__trim_idle(fgl_run *run);
 
-/* Server side: the next round's participants are drawn, and only they get
- * a download (all clients when cfg.frac is 1). */
-static int fgl__next_downloads(fgl_run *run) {
-    fgl__sample_participants(run);
-    if (run->n_part == 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+/* Server side: round `round`'s participants are drawn, and only they get
+ * a download (all clients when cfg.frac is 1; with DP, a Poisson draw that
+ * may be empty). */
+static int fgl__next_downloads(fgl_run *run, int round) {
+    if (fgl__sample_participants(run, round)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
     if (fgl__build_downloads(run, 1)) return fgl__server_error(run, run->server.error, "download");
     return FGL_OK;
 }
@@ -4757,11 +5388,14 @@ static int fgl__phase_receive(fgl_run *run) {
 static int fgl__defences_start(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int i, p, weights = 0, n_model = 0, n_weight = 0;
+    int i, p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
+    const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
         n_model += a->up[p].kind == FGL_SEND_MODEL;
         n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
+        if ((a->up[p].flags & FGL_PART_RAW) && raw < 0) raw = p;
+        if (a->up[p].kind == FGL_SEND_DATA && data < 0) data = p;
     }
     if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
          (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP &&
@@ -4771,32 +5405,54 @@ static int fgl__defences_start(fgl_run *run) {
                              "%s sends no model weights: robust rules, weight attacks, DP and secure "
                              "aggregation act on them",
                              a->name);
+    /* Covered or refused: a defence is accepted only when every upload part
+     * that reaches the models goes through the path it guards. */
+    if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on) && raw >= 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s: refused: %s's server turns its upload '%s' into model state by its own code "
+                             "(FGL_PART_RAW), which %s does not cover",
+                             c->robust.rule != FGL_ROBUST_MEAN ? "robust aggregation" : priv, a->name, a->up[raw].name,
+                             c->robust.rule != FGL_ROBUST_MEAN ? "the rule" : "it");
     if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
-                             a->name, c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+                             priv, a->name);
+    if (c->dp.clip > 0 && data >= 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
+                             "which DP-FedAvg neither clips nor noises",
+                             a->name, a->up[data].name);
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "dp: combine it with neither a robust rule nor secure aggregation");
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
             return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: %s must upload exactly its model and its sample "
+                                 "secure aggregation: refused: %s must upload exactly its model and its sample "
                                  "count (FedAvg-like), the server seeing their sum only",
                                  a->name);
-        if (c->robust.rule != FGL_ROBUST_MEAN)
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation hides the uploads a robust rule needs");
+        if (c->robust.screen > 0)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation hides the update norms that norm screening (robust.screen "
+                                 "%g) needs: turn screening off (0) to use it",
+                                 (double)c->robust.screen);
         if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
             return fgl_error_set(&run->err, FGL_ERR_ARG,
                                  "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
                                  (double)c->secagg.dropout);
+        if (run->transport && !run->transport->secagg)
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
+        if (c->secagg.threshold != 0 && (c->secagg.threshold < 2 || c->secagg.threshold > run->n_clients))
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: threshold %d must be 0 (a majority of each round) or in "
+                                 "[2, %d] (the clients)",
+                                 c->secagg.threshold, run->n_clients);
     }
-    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)",
-                             (double)c->dp.noise, c->dp.delta);
-    if (c->dp.clip > 0 && !fgl__new_rng(&run->server.store, "dp_rng", c->seed, 0x4450ull)) /* "DP" */
-        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
+                             (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
@@ -4903,7 +5559,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++) fgl__client_sizes(run, &run->clients[i], &dims);
     fgl__store_add(&s->store, "rng", FGL__E_RNG, &s->rng, 0, 0);
     s->dropped = run->dropped;
-    s->revealed = run->revealed;
+    s->dp_key = run->dp_key;
     if ((rc = fgl__defences_start(run))) return rc;
     run->started = 1;
     if (run->role != FGL__ROLE_CLIENTS && run->algo.server_init) {
@@ -4921,7 +5577,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (idle_parks) fgl__park(run, c);
     }
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
-    if ((rc = fgl__next_downloads(run)) || (rc = fgl__phase_receive(run))) return rc;
+    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run))) return rc;
     fgl__trim_idle(run);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
@@ -5013,13 +5669,17 @@ static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms)
     return 1;
 }
 
-static void fgl__sample_participants(fgl_run *run) {
+static int fgl__sample_participants(fgl_run *run, int round) {
     int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f);
     n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
+    if (run->cfg.dp.clip > 0) { /* DP-FedAvg: Poisson sampling at rate frac, from the server's secret */
+        run->n_part = fgl__poisson_participants(run, round);
+        return FGL_OK;
+    }
     if (n == run->n_clients) {
         for (i = 0; i < n; i++) run->part[i] = i;
     } else {
-        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) n = 0;
+        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) return FGL_ERR_NOMEM;
         for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
             for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
                 int tmp = run->part[j];
@@ -5028,6 +5688,7 @@ static void fgl__sample_participants(fgl_run *run) {
             }
     }
     run->n_part = n;
+    return FGL_OK;
 }
 
 /* The phases of a round, split by side so that a transport (FGL_MPI) can
@@ -5213,7 +5874,7 @@ static void fgl__phase_train(fgl_run *run) {
  * aggregation, the next participants and their downloads. */
 static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     fgl_server *s = &run->server;
-    int i, n = run->n_part, rc, rejected = 0, n_ok = 0;
+    int i, n = run->n_part, rc, rejected = 0, n_ok = 0, sa_off;
     double loss = 0;
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
@@ -5221,6 +5882,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
     if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
+    sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
     /* the uploads not checked where they were built, in parallel */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
@@ -5243,7 +5905,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
     for (i = 0; i < n; i++) {
         const fgl_client *c = &run->clients[run->part[i]];
-        if (run->dropped[c->id] || run->lost[c->id]) continue; /* dropped out or lost: not rejected */
+        if (run->dropped[c->id] || run->lost[c->id] || sa_off) continue; /* dropped out, lost, withheld: not rejected */
         if (!run->accepted[c->id]) {
             rejected++;
             run->rejected_by[c->id]++;
@@ -5260,6 +5922,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->round = run->round;
     s->n_accepted = n_ok;
     s->n_clipped = 0;
+    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
@@ -5268,10 +5931,11 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
     }
     st->n_clipped = s->n_clipped;
+    s->secagg_sum = NULL;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
     memset(run->trained, 0, (size_t)run->n_clients);
     for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
-    return fgl__next_downloads(run);
+    return fgl__next_downloads(run, run->round + 1);
 }
 
 /* With partial participation (cfg.frac < 1) a client that sits out the
@@ -5377,6 +6041,7 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     memset(run->accepted, 0, (size_t)run->n_clients);
     evaluated = fgl__evaluated(run, run->round);
     t0 = fgl_now();
+    if (run->cfg.secagg.on && (rc = fgl__secagg_setup(run, st))) return rc;
     fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
     if (run->transport && (rc = run->transport->train(run))) return rc;
     t1 = fgl_now();
@@ -5627,6 +6292,9 @@ FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
     fgl_bytes b, *stores = NULL;
     int rc = FGL_OK, i;
     fgl_bytes_init(&b);
+    if (run->transport && run->cfg.secagg.on)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: refused: a checkpoint of a secure-aggregation run would bring "
+                             "every client's state to the server's process", path);
     if (run->transport && run->started) { /* the remote clients' state comes from where they live */
         stores = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)run->n_clients);
         if (!stores) return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);
@@ -6506,7 +7174,8 @@ static fgl_algo fgl__scaffold(void) {
         "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
         "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
     fgl_algo_upload(&a, "dtheta", FGL_SEND_DELTA, 0, 0, 0);
-    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
+    /* dc reaches the server's c through the plain mean (SCAFFOLD's update of c) */
+    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     a.aggregate = fgl__scaf_aggregate;
     a.variant = FGL__CV_SCAFFOLD;
@@ -6526,8 +7195,8 @@ static fgl_algo fgl__feddc(void) {
         "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
         "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
-    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
-    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
+    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, FGL_PART_RAW); /* averaged by the plain mean */
+    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
     a.aggregate = fgl__feddc_aggregate;
     a.variant = FGL__CV_FEDDC;
     return a;
@@ -6919,7 +7588,8 @@ static fgl_algo fgl__gcfl(void) {
     fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
                        "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
     fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
-    fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, 0);
+    /* averaged by hand inside each cluster: no runtime defence covers it */
+    fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
     a.server_init = fgl__gcfl_server_init;
@@ -8365,7 +9035,7 @@ static fgl_algo fgl__gpfl(void) {
                        "1: property-based initial network; 0: U(0, 1) weights (ablation)");
     fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
                        "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
-    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_RAW); /* its updates mixed by hand */
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
     fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
@@ -10776,6 +11446,11 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
  *   SAVE                                               -> client stores
  *   LOAD    check: client stores; commit: nothing       -> status
  *   RESUME  participants, downloads (no receive hooks) -> status
+ *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
+ *           -> each hosted one's public keys; 2 all public keys -> its
+ *           sealed shares; 3 the survivors and the shares sealed to each
+ *           hosted survivor -> its revealed shares. The secrets stay on
+ *           the rank (the secret seed, when the run has one, comes in INIT)
  *   END, QUIT (no reply)
  * A download or upload is, per client, its id and per declared part a u64
  * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
@@ -10784,7 +11459,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 2u /* 2: INIT carries cfg.park_idle */
+#define FGL__MPI_PROTOCOL 3u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed */
 
 enum {
     FGL__MC_INIT = 1,
@@ -10795,7 +11470,8 @@ enum {
     FGL__MC_LOAD,
     FGL__MC_RESUME,
     FGL__MC_END,
-    FGL__MC_QUIT
+    FGL__MC_QUIT,
+    FGL__MC_SECAGG
 };
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
@@ -11250,6 +11926,75 @@ static int fgl__mpi_train(fgl_run *run) {
     return rc;
 }
 
+/* The place of client id among secure aggregation's participants, or -1. */
+static int fgl__sa_place(const struct fgl__sa *sa, uint32_t id) {
+    int lo = 0, hi = sa->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if ((uint32_t)sa->ids[mid] == id) return mid;
+        if ((uint32_t)sa->ids[mid] < id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+static int fgl__mpi_read_secagg(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
+    struct fgl__sa *sa = run->sa;
+    uint32_t step = fgl_reader_u32(r), m = fgl_reader_u32(r), q;
+    size_t n = (size_t)sa->n;
+    for (q = 0; q < m && !r->err; q++) {
+        uint32_t id = fgl_reader_u32(r);
+        int a = fgl__sa_place(sa, id);
+        fgl_client *c;
+        if (r->err || a < 0 || t->host[id] != rank) return FGL_ERR_FORMAT;
+        c = &run->clients[id];
+        c->error = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->msg, sizeof c->msg);
+        if (step == 1) fgl_reader_get(r, sa->pk + (size_t)a * FGL__SA_PK, FGL__SA_PK);
+        else if (step == 2) fgl_reader_get(r, sa->ct + (size_t)a * n * FGL__SA_CT, n * FGL__SA_CT);
+        else if ((sa->has_rev[a] = (unsigned char)(fgl_reader_u32(r) == 1)))
+            fgl_reader_get(r, sa->rev + (size_t)a * n * FGL__SA_REV, n * FGL__SA_REV);
+    }
+    return r->err;
+}
+
+/* Secure aggregation's step for the participants hosted by the ranks. */
+static int fgl__mpi_secagg(fgl_run *run, int step) {
+    fgl__mpi *t = fgl__mpi_of(run);
+    struct fgl__sa *sa = run->sa;
+    unsigned char *sel = t->want + t->size;
+    int r, a, n = sa->n;
+    memset(sel, 0, (size_t)run->n_clients);
+    for (a = 0; a < n; a++)
+        if (!run->lost[sa->ids[a]] && !run->clients[sa->ids[a]].local && (step < 3 || sa->alive[a]))
+            sel[sa->ids[a]] = 1;
+    if (!fgl__mpi_begin_all(run, t, FGL__MC_SECAGG, sel)) return FGL_OK;
+    for (r = 1; r < t->size; r++) {
+        fgl_bytes *b = &t->out[r];
+        if (!t->want[r]) continue;
+        fgl_bytes_put_u32(b, (uint32_t)step);
+        fgl_bytes_put_u32(b, (uint32_t)n);
+        if (step == 1)
+            for (a = 0; a < n; a++) fgl_bytes_put_u32(b, (uint32_t)sa->ids[a]);
+        if (step == 2) {
+            fgl_bytes_put_u32(b, (uint32_t)sa->t);
+            fgl_bytes_put(b, sa->pk, (size_t)n * FGL__SA_PK);
+        }
+        if (step == 3) { /* the survivors, then the shares sealed to each of the rank's survivors (ct: to, from) */
+            int m = 0;
+            fgl_bytes_put(b, sa->alive, (size_t)n);
+            for (a = 0; a < n; a++) m += sel[sa->ids[a]] && t->host[sa->ids[a]] == r;
+            fgl_bytes_put_u32(b, (uint32_t)m);
+            for (a = 0; a < n; a++)
+                if (sel[sa->ids[a]] && t->host[sa->ids[a]] == r) {
+                    fgl_bytes_put_u32(b, (uint32_t)sa->ids[a]);
+                    fgl_bytes_put(b, sa->ct + (size_t)a * n * FGL__SA_CT, (size_t)n * FGL__SA_CT);
+                }
+        }
+    }
+    return fgl__mpi_exchange(run, t, FGL__MC_SECAGG, fgl__mpi_read_secagg);
+}
+
 static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
     uint32_t n = fgl_reader_u32(r), q;
     for (q = 0; q < n && !r->err; q++) {
@@ -11456,6 +12201,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
     t->tr.save = fgl__mpi_save;
     t->tr.load = fgl__mpi_load;
     t->tr.resume = fgl__mpi_resume;
+    t->tr.secagg = fgl__mpi_secagg;
     t->tr.free = fgl__mpi_free;
     t->comm = comm;
     t->size = size;
@@ -11479,6 +12225,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
         fgl__put_config(b, &run->cfg);
+        if (run->cfg.secrets.from_seed) fgl_bytes_put_u64(b, run->cfg.secrets.seed); /* a simulation's choice */
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.threads);
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_rank);
@@ -11587,6 +12334,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
                              (unsigned)proto, (unsigned)spec_size, FGL__MPI_PROTOCOL, (unsigned)sizeof(fgl_model_spec));
     fgl_reader_str(r, name, sizeof name);
     fgl__get_config(r, &cfg);
+    if (cfg.secrets.from_seed) cfg.secrets.seed = fgl_reader_u64(r);
     threads = fgl_reader_u32(r);
     park = fgl_reader_u32(r);
     fail_rank = fgl_reader_u32(r);
@@ -11701,6 +12449,112 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
     return FGL_OK;
+}
+
+/* Step over n bytes (read in place by the caller). */
+static int fgl__reader_skip(fgl_reader *r, size_t n) {
+    if (r->err || n > r->len - r->pos) return r->err = FGL_ERR_FORMAT;
+    r->pos += n;
+    return FGL_OK;
+}
+
+/* Secure aggregation's step for the rank's participants (fgl__mpi_secagg). */
+static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_error *err) {
+    fgl_run *run = &w->run;
+    uint32_t step = fgl_reader_u32(r), n = fgl_reader_u32(r), q, m = 0;
+    size_t at;
+    if (r->err || step < 1 || step > 3 || n < 2 || n > (uint32_t)run->n_clients)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "malformed secure aggregation step");
+    run->round = round;
+    if (step == 1) {
+        int *ids = (int *)FGL_MALLOC(sizeof(int) * n);
+        unsigned char pk[FGL__SA_PK];
+        if (!ids) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        for (q = 0; q < n; q++) {
+            ids[q] = (int)fgl_reader_u32(r);
+            if (r->err || ids[q] < 0 || ids[q] >= run->n_clients || (q > 0 && ids[q] <= ids[q - 1])) {
+                FGL_FREE(ids);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
+            }
+            m += run->clients[ids[q]].local;
+        }
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (q = 0; q < n; q++) {
+            fgl_client *c = &run->clients[ids[q]];
+            if (!c->local) continue;
+            c->error = 0;
+            c->msg[0] = 0;
+            memset(pk, 0, sizeof pk);
+            fgl__sa_keys(run, c, round, (int)n, ids, pk);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put(&w->out, pk, FGL__SA_PK);
+        }
+        FGL_FREE(ids);
+        return FGL_OK;
+    }
+    if (step == 2) {
+        uint32_t t = fgl_reader_u32(r);
+        const unsigned char *pks = r->data + r->pos;
+        unsigned char *ct;
+        int i;
+        if (r->err || t < 2 || t > n || (size_t)(r->len - r->pos) != (size_t)n * FGL__SA_PK)
+            return fgl_error_set(err, FGL_ERR_FORMAT, "malformed public keys");
+        r->pos = r->len;
+        if (!(ct = (unsigned char *)FGL_MALLOC((size_t)n * FGL__SA_CT)))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        for (i = 0; i < run->n_clients; i++)
+            m += run->clients[i].local && run->clients[i].sa && run->clients[i].sa->n == (int)n;
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (i = 0; i < run->n_clients; i++) {
+            fgl_client *c = &run->clients[i];
+            if (!c->local || !c->sa || c->sa->n != (int)n) continue;
+            fgl__sa_share(run, c, pks, (int)t, ct);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put(&w->out, ct, (size_t)n * FGL__SA_CT);
+        }
+        FGL_FREE(ct);
+        return FGL_OK;
+    }
+    {   /* step 3 */
+        const unsigned char *alive = r->data + r->pos;
+        unsigned char *rev;
+        uint32_t k;
+        if (fgl__reader_skip(r, n)) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed survivors");
+        m = fgl_reader_u32(r);
+        if (r->err || m > n) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed survivors");
+        if (!(rev = (unsigned char *)FGL_MALLOC((size_t)n * FGL__SA_REV)))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (k = 0; k < m; k++) {
+            uint32_t id = fgl_reader_u32(r);
+            fgl_client *c;
+            int ok;
+            at = r->pos;
+            if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+                fgl__reader_skip(r, (size_t)n * FGL__SA_CT)) {
+                FGL_FREE(rev);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "malformed shares");
+            }
+            c = &run->clients[id];
+            c->error = 0;
+            c->msg[0] = 0;
+            ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at, rev) == FGL_OK;
+            fgl_bytes_put_u32(&w->out, id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)ok);
+            if (ok) fgl_bytes_put(&w->out, rev, (size_t)n * FGL__SA_REV);
+        }
+        FGL_FREE(rev);
+        return FGL_OK;
+    }
 }
 
 static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_error *err) {
@@ -11869,6 +12723,7 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                 break;
             }
             case FGL__MC_TRAIN: rc = fgl__worker_train(&w, &r, round, &e); break;
+            case FGL__MC_SECAGG: rc = fgl__worker_secagg(&w, &r, round, &e); break;
             case FGL__MC_FINISH: rc = fgl__worker_finish(&w, &r, round, &e); break;
             case FGL__MC_SAVE: {
                 int i, n = 0;

@@ -356,6 +356,8 @@ typedef struct result {
     size_t up, down;
     int rejected, screened, clipped, dropped, n;
     int *rejected_round, *clipped_round;   /* per round, summed over seeds */
+    int *part_round;                      /* participants per round, summed over seeds */
+    int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
 #ifdef FGL_MPI
@@ -415,6 +417,9 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     cfg.attack = o->attack;
     cfg.dp = o->dp;
     cfg.secagg = o->secagg;
+    cfg.secrets.from_seed = o->secret_seed_set;
+    cfg.secrets.seed = o->secret_seed;
+    if (cfg.secagg.on && !opt_given(o, "screen")) cfg.robust.screen = 0; /* hidden by the masks (README) */
     if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
         return 1;
@@ -448,6 +453,12 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
         fprintf(stderr, "fglrun: %s\n", err.msg);
+        fgl_run_free(&run);
+        return 1;
+    }
+    if (o->checkpoint && o->secagg.on && run.transport) {
+        fprintf(stderr, "fglrun: --checkpoint with --secagg over MPI: refused: a checkpoint would bring every client's "
+                        "state to rank 0 (the server); run without --checkpoint\n");
         fgl_run_free(&run);
         return 1;
     }
@@ -520,10 +531,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     if (!res->rejected_round) {
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->clipped_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
+        res->part_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
     }
-    for (k = 0; k < run.round && res->rejected_round && res->clipped_round; k++) {
+    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->part_round; k++) {
         res->rejected_round[k] += run.stats[k].n_rejected;
         res->clipped_round[k] += run.stats[k].n_clipped;
+        res->part_round[k] += run.stats[k].n_part;
+        res->secagg_failed += run.stats[k].secagg_failed;
     }
     res->n = idx + 1;
     res->report[0] = 0;
@@ -607,6 +621,13 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         /* no noise, no finite epsilon: JSON has no infinity, so null and the reason */
         if (isfinite(em)) fprintf(f, "%.6g", em);
         else fprintf(f, "null, \"dp_epsilon_note\": \"no finite epsilon (noise %g)\"", (double)o->dp.noise);
+    }
+    if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
+        fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
+        if (o->secagg.on) fprintf(f, ", \"secagg_rounds_not_unmasked\": %d", res->secagg_failed);
+        fprintf(f, ", \"participants_per_round\": [");
+        for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
+        fprintf(f, "]");
     }
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI
@@ -802,6 +823,7 @@ int fglrun_main(int argc, char **argv) {
     for (a = 0; a < o.n_algos; a++) {
         free(res[a].rejected_round);
         free(res[a].clipped_round);
+        free(res[a].part_round);
     }
     free(res);
     free(labsim);

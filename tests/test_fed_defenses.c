@@ -141,7 +141,8 @@ static void test_robust_rules(void) {
             wsum += f.w[i];
         }
         for (k = 0; k < 5; k++) FT_NEAR(out[k], acc[k] / wsum, 1e-5, "normclip");
-        FT_CHECK(f.run.server.n_clipped == clipped && clipped >= 1, "clipped %d, counted %d", clipped, f.run.server.n_clipped);
+        FT_CHECK(f.run.server.n_clipped == clipped && clipped >= 1, "clipped %d, counted %d", clipped,
+                 f.run.server.n_clipped);
     }
     fgl__store_free(&f.run.server.store);
     /* too few uploads for the rule: a clear error */
@@ -260,15 +261,18 @@ static void test_mix_rules(void) {
         for (k = 0; k < 35; k++) out[k] = -7;
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, rows) == FGL_OK, "rows");
         for (i = 0; i < 7; i++)
-            FT_CHECK(rows[i] ? !memcmp(out + i * 5, want_bits + i * 5, 20) : out[i * 5] == -7, "row %d (selected %d)", i, rows[i]);
-        FT_CHECK(fgl_server_mix(&f.run.server, "theta", NULL, f.w, out, NULL) == FGL_ERR_ARG && strstr(f.run.server.msg, "client 3"),
+            FT_CHECK(rows[i] ? !memcmp(out + i * 5, want_bits + i * 5, 20) : out[i * 5] == -7, "row %d (selected %d)",
+                     i, rows[i]);
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", NULL, f.w, out, NULL) == FGL_ERR_ARG &&
+                     strstr(f.run.server.msg, "client 3"),
                  "a weight on client 3 without upload or held row: %s", f.run.server.msg);
     }
     fgl__store_free(&f.run.server.store);
 
     /* MEDIAN: the weighted median of each row, per coordinate, held row included */
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "median: %s", f.run.server.msg);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "median: %s",
+             f.run.server.msg);
     for (i = 0; i < 7; i++)
         for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_wmedian(&f, i, k), 1e-6, "weighted median");
     fgl__store_free(&f.run.server.store);
@@ -278,7 +282,8 @@ static void test_mix_rules(void) {
     mix_make(&f, FGL_ROBUST_TRIMMED, 1, 0, 0);
     f.w[2 * 7 + 0] = 0.4; /* row 2: two sources only (a weighted median then) */
     for (j = 1; j < 7; j++) f.w[2 * 7 + j] = j == 2 ? 0.6 : 0.0;
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "trimmed: %s", f.run.server.msg);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "trimmed: %s",
+             f.run.server.msg);
     for (i = 0; i < 7; i++)
         for (k = 0; k < 5; k++) {
             double v[7], ww[7], sum = 0, wsum = 0;
@@ -311,7 +316,8 @@ static void test_mix_rules(void) {
         float want;
         mix_make(&f, t ? FGL_ROBUST_TRIMMED : FGL_ROBUST_MEDIAN, 1, 0, 0);
         for (j = 0; j < 7; j++) f.w[1 * 7 + j] = j < 6 ? 0.1 : 0.0;
-        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "equal weights: %s", f.run.server.msg);
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "equal weights: %s",
+                 f.run.server.msg);
         for (k = 0; k < 5; k++) {
             for (j = 0; j < 6; j++) v[j] = mix_src(&f, j)[k];
             qsort(v, 6, sizeof(float), cmpf);
@@ -321,8 +327,9 @@ static void test_mix_rules(void) {
                 for (sum = 0, j = 1; j < 5; j++) sum += v[j];
                 want = (float)(sum / 4);
             }
-            FT_CHECK(!memcmp(&out[1 * 5 + k], &want, sizeof want), "%s with equal weights 0.1: %.9g, the plain one %.9g",
-                     t ? "trimmed:1" : "median", out[1 * 5 + k], want);
+            FT_CHECK(!memcmp(&out[1 * 5 + k], &want, sizeof want),
+                     "%s with equal weights 0.1: %.9g, the plain one %.9g", t ? "trimmed:1" : "median", out[1 * 5 + k],
+                     want);
         }
         fgl__store_free(&f.run.server.store);
     }
@@ -333,7 +340,8 @@ static void test_mix_rules(void) {
         double score[7], d[7];
         int sel[7] = {0}, order[7], best, q, u;
         mix_make(&f, t ? FGL_ROBUST_MULTIKRUM : FGL_ROBUST_KRUM, 1, t ? 4 : 0, 0);
-        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "krum: %s", f.run.server.msg);
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "krum: %s",
+                 f.run.server.msg);
         for (i = 0; i < 7; i++) {
             int c = 0;
             score[i] = HUGE_VAL;
@@ -357,7 +365,8 @@ static void test_mix_rules(void) {
             sel[best] = 1;
             order[q] = best;
         }
-        FT_CHECK(!sel[5] && !sel[6] && !sel[3], "krum selected client 5 (%d), 6 (%d) or the held 3 (%d)", sel[5], sel[6], sel[3]);
+        FT_CHECK(!sel[5] && !sel[6] && !sel[3], "krum selected client 5 (%d), 6 (%d) or the held 3 (%d)", sel[5],
+                 sel[6], sel[3]);
         (void)order;
         for (i = 0; i < 7; i++) {
             double wsum = 0;
@@ -386,7 +395,8 @@ static void test_mix_rules(void) {
             a[j] = mix_update_norm(&f, j) > 2 ? 2 / mix_update_norm(&f, j) : 1;
             clipped += j != 3 && a[j] < 1;
         }
-        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, refs, NULL) == FGL_OK, "normclip: %s", f.run.server.msg);
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, refs, NULL) == FGL_OK, "normclip: %s",
+                 f.run.server.msg);
         for (i = 0; i < 7; i++) {
             double wsum = 0;
             for (j = 0; j < 7; j++) wsum += j != 3 ? f.w[i * 7 + j] : 0;
@@ -397,7 +407,8 @@ static void test_mix_rules(void) {
                 FT_NEAR(refs[i * 5 + k], acc / wsum, 1e-5, "normclip row (references read before any row is written)");
             }
         }
-        FT_CHECK(f.run.server.n_clipped == clipped && clipped >= 2, "clipped %d, counted %d", clipped, f.run.server.n_clipped);
+        FT_CHECK(f.run.server.n_clipped == clipped && clipped >= 2, "clipped %d, counted %d", clipped,
+                 f.run.server.n_clipped);
         fgl__store_free(&f.run.server.store);
     }
 
@@ -420,11 +431,13 @@ static void test_mix_rules(void) {
     /* refusals: a negative weight under a rule, too few uploads, DP and secure aggregation */
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
     f.w[4] = -0.1;
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG && strstr(f.run.server.msg, ">= 0"),
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG &&
+                 strstr(f.run.server.msg, ">= 0"),
              "negative weight: %s", f.run.server.msg);
     fgl__store_free(&f.run.server.store);
     mix_make(&f, FGL_ROBUST_TRIMMED, 3, 0, 0);
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG && strstr(f.run.server.msg, "trimmed:3"),
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG &&
+                 strstr(f.run.server.msg, "trimmed:3"),
              "trimmed:3 of 6 uploads: %s", f.run.server.msg);
     fgl__store_free(&f.run.server.store);
     mix_make(&f, FGL_ROBUST_MEAN, 0, 0, 0);
@@ -448,12 +461,14 @@ static void test_mix_div(void) {
     for (j = 0; j < 7; j++) memcpy(src + j * 5, mix_src(&f, j), sizeof(float) * 5);
     for (i = 0; i < 7; i++)
         for (j = 0; j < 7; j++) w2[i * 7 + j] = div[j] > 0 ? f.w[i * 7 + j] / div[j] : 0.0;
-    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, div, out, NULL, 1) == FGL_OK, "mean: %s", f.run.server.msg);
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, div, out, NULL, 1) == FGL_OK, "mean: %s",
+             f.run.server.msg);
     fgl_mix_rows(7, w2, src, 5, want_bits, NULL);
     FT_CHECK(!memcmp(out, want_bits, sizeof out), "mean: not fgl_mix_rows' bits with w / div");
     /* no divisors, clips counted: fgl_server_mix itself */
     FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 1) == FGL_OK &&
-                 fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK && !memcmp(out, plain, sizeof out),
+                 fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
+                 !memcmp(out, plain, sizeof out),
              "div NULL: fgl_server_mix's bits");
     /* an unknown part: FGL_ERR_ARG with its name in the message, out untouched */
     for (k = 0; k < 35; k++) out[k] = -7;
@@ -466,14 +481,16 @@ static void test_mix_div(void) {
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
                  fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, half, out, NULL, 1) == FGL_OK, "median: %s",
              f.run.server.msg);
-    for (k = 0; k < 35; k++) FT_CHECK(out[k] == plain[k] / 2, "median / 2 at %d: %g, %g", k, (double)out[k], (double)plain[k]);
+    for (k = 0; k < 35; k++)
+        FT_CHECK(out[k] == plain[k] / 2, "median / 2 at %d: %g, %g", k, (double)out[k], (double)plain[k]);
     fgl__store_free(&f.run.server.store);
     /* NORMCLIP: the same rows whether the clips are counted or not; only the count differs */
     mix_make(&f, FGL_ROBUST_NORMCLIP, 0, 0, 2.0f);
-    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK && f.run.server.n_clipped == 0,
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK &&
+                 f.run.server.n_clipped == 0,
              "normclip, count_clips 0: %s, %d counted", f.run.server.msg, f.run.server.n_clipped);
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK && f.run.server.n_clipped >= 2 &&
-                 !memcmp(out, plain, sizeof out),
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
+                 f.run.server.n_clipped >= 2 && !memcmp(out, plain, sizeof out),
              "normclip, counted: %d clips, same rows", f.run.server.n_clipped);
     fgl__store_free(&f.run.server.store);
 }
@@ -481,7 +498,8 @@ static void test_mix_div(void) {
 /* With equal weights over the accepted uploads, the mixing rules give what
  * fgl_server_mean's rules give (one mechanism): every row equals it. */
 static void test_mix_equals_mean_rule(void) {
-    static const int rules[5] = {FGL_ROBUST_MEDIAN, FGL_ROBUST_TRIMMED, FGL_ROBUST_KRUM, FGL_ROBUST_MULTIKRUM, FGL_ROBUST_NORMCLIP};
+    static const int rules[5] = {FGL_ROBUST_MEDIAN, FGL_ROBUST_TRIMMED, FGL_ROBUST_KRUM, FGL_ROBUST_MULTIKRUM,
+                                 FGL_ROBUST_NORMCLIP};
     int t, i, j;
     for (t = 0; t < 5; t++) {
         fake_server f;
@@ -493,9 +511,11 @@ static void test_mix_equals_mean_rule(void) {
         for (i = 0; i < 7; i++)
             for (j = 0; j < 7; j++) w[i * 7 + j] = rules[t] == FGL_ROBUST_NORMCLIP ? f.w[j] : 1.0;
         FT_CHECK(fgl_server_mean(&f.run.server, "theta", mean) == FGL_OK, "%s mean", fgl_robust_name(rules[t]));
-        FT_CHECK(fgl_server_mix(&f.run.server, "theta", NULL, w, mix, NULL) == FGL_OK, "%s mix", fgl_robust_name(rules[t]));
+        FT_CHECK(fgl_server_mix(&f.run.server, "theta", NULL, w, mix, NULL) == FGL_OK, "%s mix",
+                 fgl_robust_name(rules[t]));
         for (i = 0; i < 7; i++)
-            FT_CHECK(!memcmp(mix + i * 5, mean, sizeof mean), "%s: row %d differs from fgl_server_mean's", fgl_robust_name(rules[t]), i);
+            FT_CHECK(!memcmp(mix + i * 5, mean, sizeof mean), "%s: row %d differs from fgl_server_mean's",
+                     fgl_robust_name(rules[t]), i);
         fgl__store_free(&f.run.server.store);
     }
 }
@@ -505,12 +525,16 @@ static void test_option_parsing(void) {
     fgl_attack_config a;
     fgl_dp_config d;
     fgl_error e;
-    FT_CHECK(fgl_robust_parse("multikrum:2,5", &r, &e) == FGL_OK && r.rule == FGL_ROBUST_MULTIKRUM && r.f == 2 && r.m == 5 &&
-                 r.screen == 100, "multikrum:2,5 (screen kept)");
-    FT_CHECK(fgl_robust_parse("trimmed:1", &r, &e) == FGL_OK && r.rule == FGL_ROBUST_TRIMMED && r.trim == 1, "trimmed:1");
+    FT_CHECK(fgl_robust_parse("multikrum:2,5", &r, &e) == FGL_OK && r.rule == FGL_ROBUST_MULTIKRUM && r.f == 2 &&
+                 r.m == 5 && r.screen == 100,
+             "multikrum:2,5 (screen kept)");
+    FT_CHECK(fgl_robust_parse("trimmed:1", &r, &e) == FGL_OK && r.rule == FGL_ROBUST_TRIMMED && r.trim == 1,
+             "trimmed:1");
     FT_CHECK(fgl_robust_parse("normclip:0.5", &r, &e) == FGL_OK && r.clip == 0.5f, "normclip:0.5");
-    FT_CHECK(fgl_robust_parse("trimmed:1.5", &r, &e) == FGL_ERR_PARSE && fgl_robust_parse("krum", &r, &e) == FGL_ERR_PARSE &&
-                 fgl_robust_parse("medain", &r, &e) == FGL_ERR_PARSE && strstr(e.msg, "median"), "bad rules refused: %s", e.msg);
+    FT_CHECK(fgl_robust_parse("trimmed:1.5", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("krum", &r, &e) == FGL_ERR_PARSE &&
+                 fgl_robust_parse("medain", &r, &e) == FGL_ERR_PARSE && strstr(e.msg, "median"),
+             "bad rules refused: %s", e.msg);
     /* counts and norms out of range are refused before any conversion (a double beyond int's range converts
      * with undefined behaviour; a clip beyond float's range becomes inf) */
     FT_CHECK(fgl_robust_parse("trimmed:1e10", &r, &e) == FGL_ERR_PARSE &&
@@ -527,8 +551,10 @@ static void test_option_parsing(void) {
     FT_CHECK(fgl_attack_parse("scale:1e6", &a, &e) == FGL_OK && a.arg == 1e6, "scale:1e6");
     FT_CHECK(fgl_attack_parse("scale", &a, &e) == FGL_ERR_PARSE && fgl_attack_parse("nan:3", &a, &e) == FGL_ERR_PARSE,
              "missing / extra arguments refused");
-    FT_CHECK(fgl_dp_parse("clip=1,noise=0.8", &d, &e) == FGL_OK && d.clip == 1 && d.noise == 0.8f && d.delta == 1e-5, "dp");
-    FT_CHECK(fgl_dp_parse("noise=1", &d, &e) == FGL_ERR_PARSE && fgl_dp_parse("clip=1,delta=2", &d, &e) == FGL_ERR_PARSE,
+    FT_CHECK(fgl_dp_parse("clip=1,noise=0.8", &d, &e) == FGL_OK && d.clip == 1 && d.noise == 0.8f && d.delta == 1e-5,
+             "dp");
+    FT_CHECK(fgl_dp_parse("noise=1", &d, &e) == FGL_ERR_PARSE &&
+                 fgl_dp_parse("clip=1,delta=2", &d, &e) == FGL_ERR_PARSE,
              "dp without clip, or delta >= 1, refused");
     FT_CHECK(fgl_dp_parse("clip=1e40,noise=1", &d, &e) == FGL_ERR_PARSE &&
                  fgl_dp_parse("clip=1,noise=1e300", &d, &e) == FGL_ERR_PARSE,
@@ -566,7 +592,8 @@ static void test_attacks_change_uploads_as_stated(void) {
         {
             int n_att = 0, ok = 1;
             size_t n = clean.clients[0].n_shared, k;
-            const float *ref = clean.clients[0].down.part[0]; /* after round 1 the downloads changed: use the initial model */
+            const float *ref =
+                clean.clients[0].down.part[0]; /* after round 1 the downloads changed: use the initial model */
             float *init = (float *)malloc(sizeof(float) * n);
             fgl_params_pack(clean.server.init, clean.server.share, init);
             (void)ref;
@@ -580,7 +607,8 @@ static void test_attacks_change_uploads_as_stated(void) {
                 }
             }
             FT_CHECK(n_att == 3, "%d attackers, 30%% of 10 is 3", n_att);
-            FT_CHECK(ok, "%s: the attackers' uploads are not the stated function of their updates", fgl_attack_name(kinds[t]));
+            FT_CHECK(ok, "%s: the attackers' uploads are not the stated function of their updates",
+                     fgl_attack_name(kinds[t]));
             free(init);
         }
         ft_seen_free(&bad_up);
@@ -663,7 +691,8 @@ static void test_writers_leave_the_model(void) {
             FT_CHECK(ok, "the server got the uploads the hook wrote (a zero mean)");
         } else {
             const float *x = fgl_floats(&clean.server.store, "global"), *y = fgl_floats(&other.server.store, "global");
-            FT_CHECK(x && y && memcmp(x, y, sizeof(float) * clean.clients[0].n_shared) != 0, "%s changed the mean", what[v]);
+            FT_CHECK(x && y && memcmp(x, y, sizeof(float) * clean.clients[0].n_shared) != 0, "%s changed the mean",
+                     what[v]);
         }
         forget_models();
         fgl_run_free(&other);
@@ -702,9 +731,10 @@ static void test_screening_and_bounds(void) {
         c2.attack.frac = 0.2f;
         if (!ft_run_rounds(&run, &c2, "fedavg", cd, 10, cfg.rounds, NULL)) continue;
         fgl_run_summarize(&run, &s);
-        printf("#   %-10s clean %.3f, attacked %.3f, %d rejected (%d screened)\n", cases[c].label, clean_acc, s.best_test,
-               s.rejected, s.screened);
-        FT_CHECK(s.rejected == 2 * cfg.rounds, "%s: %d rejected, expected %d", cases[c].label, s.rejected, 2 * cfg.rounds);
+        printf("#   %-10s clean %.3f, attacked %.3f, %d rejected (%d screened)\n", cases[c].label, clean_acc,
+               s.best_test, s.rejected, s.screened);
+        FT_CHECK(s.rejected == 2 * cfg.rounds, "%s: %d rejected, expected %d", cases[c].label, s.rejected,
+                 2 * cfg.rounds);
         FT_CHECK(c > 0 || s.screened == s.rejected, "scale:1e6: rejected by screening");
         for (i = 0; i < 10; i++) {
             FT_CHECK(run.rejected_by[i] == (run.attacker[i] ? cfg.rounds : 0), "%s: client %d (attacker %d) charged %d",
@@ -723,8 +753,9 @@ static void test_screening_and_bounds(void) {
         if (ft_run_rounds(&run, &c2, "fedavg", cd, 10, cfg.rounds, NULL)) {
             fgl_run_summarize(&run, &s);
             FT_CHECK(s.screened == 0, "screening off");
-            if (!ft_quick()) FT_CHECK(s.last_test < clean_acc - 0.1, "unscreened scaled uploads must hurt: %.3f vs clean %.3f",
-                                      s.last_test, clean_acc);
+            if (!ft_quick())
+                FT_CHECK(s.last_test < clean_acc - 0.1, "unscreened scaled uploads must hurt: %.3f vs clean %.3f",
+                         s.last_test, clean_acc);
             fgl_run_free(&run);
         }
     }
@@ -751,7 +782,8 @@ static void test_labelflip(void) {
         att /= na;
         hon /= 10 - na;
         printf("#   labelflip: attackers' own test accuracy %.3f, honest %.3f\n", att, hon);
-        if (!ft_quick()) FT_CHECK(att < hon - 0.3, "attackers trained on flipped labels: %.3f vs honest %.3f", att, hon);
+        if (!ft_quick())
+            FT_CHECK(att < hon - 0.3, "attackers trained on flipped labels: %.3f vs honest %.3f", att, hon);
         fgl_run_free(&run);
     }
     fgl_scenario_free(&sc);
@@ -818,7 +850,8 @@ static int synth_nodes(fgl_dataset *d) {
 
 /* The honest clients' mean test accuracy after a run of algo with 20%
  * attackers (screening off, so that only the rule defends); -1 on failure. */
-static double honest_acc(const char *algo, fgl_client_data *cd, int rounds, uint64_t seed, int attack, double arg, const char *rule) {
+static double honest_acc(const char *algo, fgl_client_data *cd, int rounds, uint64_t seed, int attack, double arg,
+                         const char *rule) {
     fgl_fed_config cfg = short_cfg(rounds);
     fgl_run run;
     fgl_error e;
@@ -852,8 +885,10 @@ static double honest_acc(const char *algo, fgl_client_data *cd, int rounds, uint
  *   fedamp    signflip:4  0.11 (seeds 1-3: 0.158 0.223 0.190)   asserted 0.08
  * Quick runs (sanitizers) do 3 rounds of one seed and assert no margin. */
 static void test_mixing_under_attack(void) {
-    static const struct { const char *algo; int kind; double arg; double margin; } cases[] = {
-        {"fedpub", FGL_ATTACK_SIGNFLIP, 4, 0.20}, {"pfedgraph", FGL_ATTACK_SCALE, 100, 0.20}, {"fedamp", FGL_ATTACK_SIGNFLIP, 4, 0.08}};
+    static const struct { const char *algo; int kind; double arg; double margin;
+    } cases[] = {{"fedpub", FGL_ATTACK_SIGNFLIP, 4, 0.20},
+                 {"pfedgraph", FGL_ATTACK_SCALE, 100, 0.20},
+                 {"fedamp", FGL_ATTACK_SIGNFLIP, 4, 0.08}};
     fgl_dataset d;
     fgl_scenario sc;
     fgl_client_data cd[10];
@@ -866,12 +901,14 @@ static void test_mixing_under_attack(void) {
     for (c = 0; c < 3; c++)
         for (seed = 1; seed <= seeds; seed++) {
             double plain = honest_acc(cases[c].algo, cd, rounds, (uint64_t)seed, cases[c].kind, cases[c].arg, "mean");
-            double robust = honest_acc(cases[c].algo, cd, rounds, (uint64_t)seed, cases[c].kind, cases[c].arg, "median");
+            double robust =
+                honest_acc(cases[c].algo, cd, rounds, (uint64_t)seed, cases[c].kind, cases[c].arg, "median");
             printf("#   %-9s %s:%g seed %d: honest accuracy undefended %.3f, median %.3f\n", cases[c].algo,
                    fgl_attack_name(cases[c].kind), cases[c].arg, seed, plain, robust);
             if (!ft_quick())
-                FT_CHECK(plain >= 0 && robust >= plain + cases[c].margin, "%s, seed %d: median %.3f not %.2f above the mean's %.3f",
-                         cases[c].algo, seed, robust, cases[c].margin, plain);
+                FT_CHECK(plain >= 0 && robust >= plain + cases[c].margin,
+                         "%s, seed %d: median %.3f not %.2f above the mean's %.3f", cases[c].algo, seed, robust,
+                         cases[c].margin, plain);
         }
     fgl_scenario_free(&sc);
     fgl_dataset_free(&d);
@@ -916,11 +953,13 @@ static void test_mixing_clip_count(void) {
                 want += sqrt(s2) > 1.0;
                 att += run.attacker[i] && sqrt(s2) > 1.0;
             }
-            FT_CHECK(att == 2 && want < 10, "%s: the 2 scaled uploads and not every upload exceed the clip (%d, %d)", algos[t], att,
-                     want);
-            FT_CHECK(run.stats[0].n_clipped == want, "%s: %d uploads clipped, %d counted", algos[t], want, run.stats[0].n_clipped);
-            if (t == 1 && have) { /* pFedGraph: theta_i = sum_j A_ij c_j and u_i = sum_j A_ij c_j / ||x_j||, c_j the upload x_j clipped
-                           * around the initial model (both mixtures read the references before either is written) */
+            FT_CHECK(att == 2 && want < 10, "%s: the 2 scaled uploads and not every upload exceed the clip (%d, %d)",
+                     algos[t], att, want);
+            FT_CHECK(run.stats[0].n_clipped == want, "%s: %d uploads clipped, %d counted", algos[t], want,
+                     run.stats[0].n_clipped);
+            if (t == 1 && have) { /* pFedGraph: theta_i = sum_j A_ij c_j and u_i = sum_j A_ij c_j / ||x_j||, c_j the
+                                   * upload x_j clipped around the initial model (both mixtures read the references
+                                   * before either is written) */
                 const float *A = fgl_floats(&run.server.store, "A"), *th = fgl_floats(&run.server.store, "theta");
                 const float *u = fgl_floats(&run.server.store, "u");
                 double *cl = (double *)malloc(sizeof(double) * 10 * n), nx[10], err_t = 0, err_u = 0, scale = 0;
@@ -929,7 +968,8 @@ static void test_mixing_clip_count(void) {
                     const float *x = up.theta[j];
                     double s2 = 0, a;
                     nx[j] = 0;
-                    for (k = 0; k < n; k++) s2 += ((double)x[k] - init[k]) * ((double)x[k] - init[k]), nx[j] += (double)x[k] * x[k];
+                    for (k = 0; k < n; k++)
+                        s2 += ((double)x[k] - init[k]) * ((double)x[k] - init[k]), nx[j] += (double)x[k] * x[k];
                     nx[j] = sqrt(nx[j]);
                     a = sqrt(s2) > 1.0 ? 1.0 / sqrt(s2) : 1.0;
                     for (k = 0; k < n; k++) cl[(size_t)j * n + k] = init[k] + a * ((double)x[k] - init[k]);
@@ -946,7 +986,8 @@ static void test_mixing_clip_count(void) {
                         err_u = fmax(err_u, fabs(u[(size_t)i * n + k] - wu / asum));
                         scale = fmax(scale, fabs(wt));
                     }
-                FT_CHECK(err_t <= 1e-5 * (1 + scale) && err_u <= 1e-6, "pfedgraph normclip: theta off by %.3g, u by %.3g", err_t, err_u);
+                FT_CHECK(err_t <= 1e-5 * (1 + scale) && err_u <= 1e-6,
+                         "pfedgraph normclip: theta off by %.3g, u by %.3g", err_t, err_u);
                 free(cl);
             }
             free(init);
@@ -982,7 +1023,8 @@ static void test_mixing_refuses_dp_secagg(void) {
             }
             FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, algos[t]) && strstr(run.err.msg, what) &&
                          strstr(run.err.msg, "mixes"), "%s with %s: %s", algos[t], what, run.err.msg);
-            FT_CHECK(run.round == 0 && run.stats[0].n_part == 0, "%s with %s: refused before the first round", algos[t], what);
+            FT_CHECK(run.round == 0 && run.stats[0].n_part == 0, "%s with %s: refused before the first round", algos[t],
+                     what);
             fgl_run_free(&run);
         }
     }
@@ -1024,20 +1066,128 @@ static void test_dp_accountant(void) {
         for (s = 0.8; s <= 2.0; s += 0.6)
             for (a = 2; a <= 16; a *= 2) {
                 double got = fgl_rdp_sampled_gaussian(q, s, a), want = rdp_numeric(q, s, a);
-                FT_CHECK(fabs(got - want) <= 1e-6 * (1 + want), "q %.3f sigma %.1f alpha %d: %.9g vs integral %.9g", q, s, a,
-                         got, want);
+                FT_CHECK(fabs(got - want) <= 1e-6 * (1 + want), "q %.3f sigma %.1f alpha %d: %.9g vs integral %.9g", q,
+                         s, a, got, want);
             }
     /* epsilon: T rounds at q = 1 matches the minimum over orders of the closed form */
     {
         double best = HUGE_VAL, got = fgl__dp_epsilon(1, 1.0, 100, 1e-5), al;
-        for (al = 1.25; al <= 256; al += al < 11 ? 0.25 : 1) {
+        for (al = 1.25; al <= 1024; al += al < 11 ? 0.25 : 1) {
             double e = 100 * al / 2 + log(1e5) / (al - 1);
             if (e < best) best = e;
         }
         FT_NEAR(got, best, 1e-9, "epsilon at q = 1");
         FT_CHECK(fgl__dp_epsilon(0.1, 1.0, 100, 1e-5) < got && fgl__dp_epsilon(1, 2.0, 100, 1e-5) < got &&
-                     fgl__dp_epsilon(1, 1.0, 200, 1e-5) > got, "less sampling or more noise spend less, more rounds more");
+                     fgl__dp_epsilon(1, 1.0, 200, 1e-5) > got,
+                 "less sampling or more noise spend less, more rounds more");
     }
+}
+
+/* The sampled Gaussian's Renyi DP at order alpha by numerical integration
+ * of its definition over a range that follows the integrand's peak (which
+ * moves to about alpha for large orders): E_{z ~ N(0, s^2)}[((1 - q) + q
+ * exp((2z - 1) / (2 s^2)))^alpha], by the trapezoid rule in log space. */
+static double rdp_integral(double q, double s, double alpha) {
+    double lo = -30 * s, hi = alpha + 30 * s, h = s / 20, z, m = -HUGE_VAL, sum = 0;
+    int pass;
+    for (pass = 0; pass < 2; pass++)
+        for (z = lo; z <= hi; z += h) {
+            double x = (2 * z - 1) / (2 * s * s);
+            double lr = q == 1 ? x : x > 0 ? x + log(q + (1 - q) * exp(-x)) : log((1 - q) + q * exp(x));
+            double t = -z * z / (2 * s * s) + alpha * lr;
+            if (pass == 0) m = t > m ? t : m;
+            else sum += exp(t - m);
+        }
+    return (m + log(sum * h / (s * sqrt(8 * atan(1.0))))) / (alpha - 1);
+}
+
+/* fgl's epsilon against an independent accountant (the integral above at
+ * orders 1.25..10.75 by 0.25, 11..64 and every 16th to 1024, then every
+ * integer within 15 of the best of those, composed and converted by
+ * min_alpha T eps_alpha + log(1/delta) / (alpha - 1)): within 1% over q, sigma
+ * and T as DP-FedAvg runs them. */
+static void test_dp_accountant_independent(void) {
+    static const double qs[4] = {1, 0.5, 0.1, 0.01}, sigmas[4] = {0.7, 1, 2, 4};
+    static const int Ts[4] = {1, 10, 100, 1000};
+    double orders[256], rdp[256], worst = 0;
+    int no = 0, a, iq, is, it;
+    for (a = 5; a < 44; a++) orders[no++] = a / 4.0; /* 1.25 .. 10.75 */
+    for (a = 11; a <= 64; a++) orders[no++] = a;
+    for (a = 80; a <= 1024; a += 16) orders[no++] = a;
+    for (iq = 0; iq < 4; iq++)
+        for (is = 0; is < 4; is++) {
+            for (a = 0; a < no; a++) rdp[a] = rdp_integral(qs[iq], sigmas[is], orders[a]);
+            for (it = 0; it < 4; it++) {
+                double want = HUGE_VAL, got = fgl__dp_epsilon(qs[iq], sigmas[is], Ts[it], 1e-5), rel, at = 0, o;
+                for (a = 0; a < no; a++) {
+                    double e = Ts[it] * rdp[a] + log(1e5) / (orders[a] - 1);
+                    if (e < want) want = e, at = orders[a];
+                }
+                for (o = at - 15; at >= 64 && o <= at + 15 && o <= 1024;
+                     o += 1) { /* every integer order near the best */
+                    double e = Ts[it] * rdp_integral(qs[iq], sigmas[is], o) + log(1e5) / (o - 1);
+                    if (e < want) want = e;
+                }
+                rel = fabs(got - want) / want;
+                if (rel > worst) worst = rel;
+                FT_CHECK(rel <= 0.01, "q %g sigma %g T %d: fgl epsilon %.6g, independent %.6g", qs[iq], sigmas[is],
+                         Ts[it], got, want);
+            }
+        }
+    printf("#   epsilon against an independent accountant: largest relative difference %.2g over 64 settings\n", worst);
+}
+
+/* DP-FedAvg's mechanism, measured: Poisson participation at rate q (mean
+ * q K participants a round), and noise on the aggregate of standard
+ * deviation sigma C / (q K), from secrets: two runs with the same seed
+ * and no secret seed draw different noise; with the same secret seed, the
+ * same. */
+static void test_dp_mechanism(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    fgl_fed_config cfg = short_cfg(40);
+    fgl_run a, b, c;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    cfg.frac = 0.3f;
+    cfg.dp.clip = 1e-6f; /* the updates vanish beside the noise: the aggregate's change is the noise */
+    cfg.dp.noise = 1;
+    cfg.local_epochs = 0;
+    cfg.secrets.from_seed = 1;
+    cfg.secrets.seed = 7;
+    if (ft_run_rounds(&a, &cfg, "fedavg", cd, 10, 40, NULL)) {
+        int r, parts = 0, r0;
+        double mean;
+        for (r = 0; r < 40; r++) parts += a.stats[r].n_part;
+        mean = parts / 40.0;
+        printf("#   Poisson participation, q 0.3, K 10: %.2f participants a round over 40 rounds (q K = 3)\n", mean);
+        FT_CHECK(fabs(mean - 3) < 3 * sqrt(10 * 0.3 * 0.7 / 40.0) + 0.05, "mean participants %.2f, expected 3", mean);
+        for (r = r0 = 0; r < 40; r++) r0 += a.stats[r].n_part == 0;
+        FT_CHECK(r0 >= 0, "rounds without participants run (%d)", r0);
+        fgl_run_free(&a);
+    }
+    cfg.rounds = 1;
+    if (ft_run_rounds(&a, &cfg, "fedavg", cd, 10, 1, NULL)) {
+        size_t n = a.clients[0].n_shared, k;
+        const float *g = fgl_floats(&a.server.store, "global");
+        float *init = (float *)malloc(sizeof(float) * n);
+        double sq = 0, sd, want = 1.0 * 1e-6 / (0.3 * 10);
+        fgl_params_pack(a.server.init, a.server.share, init);
+        for (k = 0; k < n; k++) sq += ((double)g[k] - init[k]) * ((double)g[k] - init[k]);
+        sd = sqrt(sq / n);
+        printf("#   noise on the aggregate: std %.4g over %zu values, sigma C / (q K) = %.4g\n", sd, n, want);
+        FT_NEAR(sd / want, 1.0, 0.02, "noise std sigma C / (q K)");
+        cfg.secrets.from_seed = 0;
+        if (ft_run_rounds(&b, &cfg, "fedavg", cd, 10, 1, NULL) && ft_run_rounds(&c, &cfg, "fedavg", cd, 10, 1, NULL)) {
+            const float *gb = fgl_floats(&b.server.store, "global"), *gc = fgl_floats(&c.server.store, "global");
+            FT_CHECK(memcmp(gb, gc, sizeof(float) * n) != 0 && memcmp(gb, g, sizeof(float) * n) != 0,
+                     "noise from entropy differs between runs of the same seed");
+            fgl_run_free(&b);
+            fgl_run_free(&c);
+        }
+        free(init);
+        fgl_run_free(&a);
+    }
+    fgl_scenario_free(&sc);
 }
 
 /* The noise the server adds has standard deviation noise x clip / n: the
@@ -1084,11 +1234,20 @@ static void test_dp_noise_and_clipping(void) {
 
 /* --- secure aggregation ------------------------------------------------------------------------ */
 
+/* The secure-aggregation bytes of one round with n participants, m of
+ * whose masked uploads were accepted (keys, shares, reveals; the masked
+ * uploads themselves are counted as uploads). */
+static void secagg_bytes(int n, int m, size_t *up, size_t *down) {
+    size_t ct = 12 + 2 * FGL_SHARE_BYTES + 16;
+    *up = (size_t)n * 64 + (size_t)n * (size_t)(n - 1) * ct + (size_t)m * (size_t)n * FGL_SHARE_BYTES;
+    *down = (size_t)n * (size_t)n * 64 + (size_t)m * ((size_t)n + (size_t)(n - 1) * ct);
+}
+
 /* One round: the unmasked sum equals FedAvg's weighted mean of the same
  * uploads up to the fixed-point rounding (at most K half-units of 2^-20
- * in the numerator, relative to the weight total), and nothing the server
- * can read of an upload is the client's parameters. With dropouts, the
- * mean of the survivors. Bytes: the round's keys and revealed seeds. */
+ * in the numerator, relative to the weight total); with dropouts, the
+ * survivors' mean; below the threshold, no unmasking and the model stays.
+ * Bytes: keys, sealed shares and reveals, exactly. */
 static void test_secagg(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
@@ -1098,16 +1257,20 @@ static void test_secagg(void) {
     int d;
     if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
     if (!ft_run_rounds_seen(&plain, &cfg, "fedavg", cd, 10, 1, &plain_up)) return;
-    for (d = 0; d < 2; d++) {
+    for (d = 0; d < 3; d++) {
         fgl_fed_config c2 = cfg;
         c2.secagg.on = 1;
+        c2.robust.screen = 0;
         c2.secagg.dropout = d ? 0.3f : 0;
+        c2.secagg.threshold = d == 2 ? 10 : 2; /* d 2: every participant needed, some drop: not unmasked */
         if (ft_run_rounds(&sec, &c2, "fedavg", cd, 10, 1, NULL)) {
             size_t n = plain.clients[0].n_shared, k, extra_up, extra_down;
             const float *g = fgl_floats(&sec.server.store, "global");
+            float *init = (float *)malloc(sizeof(float) * n);
             double acc_max = 0, N = 0, wsum = 0, tol;
             int i, n_drop = 0;
             double *want = (double *)calloc(n, sizeof(double));
+            fgl_params_pack(sec.server.init, sec.server.share, init);
             for (i = 0; i < 10; i++) N += sec.n_registered[i];
             for (i = 0; i < 10; i++) {
                 double w = sec.clients[i].n_train;
@@ -1118,34 +1281,29 @@ static void test_secagg(void) {
                 wsum += w;
             }
             for (k = 0; k < n; k++) {
-                double e = fabs(g[k] - want[k] / wsum);
+                double e = d == 2 ? fabs(g[k] - init[k]) : fabs(g[k] - want[k] / wsum);
                 if (e > acc_max) acc_max = e;
             }
-            tol = 10 * ldexp(1.0, -21) / (wsum / N) + 1e-6;
-            printf("#   secagg (dropout %.1f, %d dropped): max |secure - plain| %.3g (bound %.3g)\n", (double)c2.secagg.dropout,
-                   n_drop, acc_max, tol);
-            FT_CHECK(acc_max <= tol, "secure mean differs from the plain one by %.3g > %.3g", acc_max, tol);
+            tol = d == 2 ? 0 : 10 * ldexp(1.0, -21) / (wsum / N) + 1e-6;
+            printf("#   secagg (dropout %.1f, threshold %d, %d dropped%s): max |secure - %s| %.3g (bound %.3g)\n",
+                   (double)c2.secagg.dropout, c2.secagg.threshold, n_drop,
+                   sec.stats[0].secagg_failed ? ", not unmasked" : "", d == 2 ? "initial model" : "plain", acc_max,
+                   tol);
+            FT_CHECK(acc_max <= tol, "secure mean differs from the %s by %.3g > %.3g",
+                     d == 2 ? "initial model" : "plain mean", acc_max, tol);
             FT_CHECK(!d || (n_drop > 0 && n_drop < 10), "dropouts happened (%d)", n_drop);
+            FT_CHECK(sec.stats[0].secagg_failed == (d == 2), "round unmasked: %d", !sec.stats[0].secagg_failed);
             FT_CHECK(fgl_upload(&sec.server, 0, "theta") == NULL, "the server cannot read a masked upload");
-            extra_up = 32 * 10 + (size_t)8 * (size_t)(10 - n_drop) * (size_t)n_drop;
-            extra_down = (size_t)32 * 9 * 10;
-            FT_CHECK(sec.stats[0].bytes_up == plain.stats[0].bytes_up - (size_t)n_drop * 4 * (n + 1) + extra_up,
-                     "bytes up %zu: plain %zu, minus dropouts, plus keys and revealed seeds", sec.stats[0].bytes_up,
+            secagg_bytes(10, 10 - n_drop, &extra_up, &extra_down);
+            FT_CHECK(sec.stats[0].bytes_up == plain.stats[0].bytes_up - (size_t)n_drop * 4 * (n + 1) + extra_up -
+                                                  (d == 2 ? (size_t)(10 - n_drop) * 10 * FGL_SHARE_BYTES : 0),
+                     "bytes up %zu: plain %zu, minus dropouts, plus keys, shares and reveals", sec.stats[0].bytes_up,
                      plain.stats[0].bytes_up);
-            FT_CHECK(sec.stats[0].bytes_down == plain.stats[0].bytes_down + extra_down, "bytes down %zu vs %zu + keys",
-                     sec.stats[0].bytes_down, plain.stats[0].bytes_down);
+            FT_CHECK(sec.stats[0].bytes_down == plain.stats[0].bytes_down + extra_down, "bytes down %zu vs %zu + %zu",
+                     sec.stats[0].bytes_down, plain.stats[0].bytes_down, extra_down);
             free(want);
+            free(init);
             fgl_run_free(&sec);
-        }
-    }
-    {   /* refused where it cannot apply */
-        fgl_fed_config c2 = cfg;
-        fgl_run r;
-        fgl_error err;
-        c2.secagg.on = 1;
-        if (fgl_run_init(&r, &c2, fgl_algo_find("fedpub"), cd, 10, &err) == FGL_OK) {
-            FT_CHECK(fgl_run_round(&r) == FGL_ERR_ARG && strstr(r.err.msg, "secure aggregation"), "fedpub: %s", r.err.msg);
-            fgl_run_free(&r);
         }
     }
     ft_seen_free(&plain_up);
@@ -1153,6 +1311,105 @@ static void test_secagg(void) {
     fgl_scenario_free(&sc);
 }
 
+/* What a server-side hook can do with what the server holds: every
+ * client's masked upload (decoded as if it were plain), the run seed, the
+ * sum. Its best guess of a client's model is off by more than the model's
+ * own size, in every round, with and without dropouts. A holder of the
+ * secret seed (--secret-seed) re-derives the client's keys and removes its
+ * masks exactly: what a reproducible simulation gives away. */
+static fgl_run *spy_run;
+static double spy_err[3], spy_size[3], spy_seed_err[3];
+static int spy_rounds;
+static int (*spy_inner)(fgl_server *s);
+static int spy_aggregate(fgl_server *s) {
+    const fgl_run *run = spy_run;
+    const fgl_client *c = &run->clients[0];
+    int pm = fgl_msg_find(&c->up, "theta"), pw = fgl_msg_find(&c->up, "n"), r = s->round, i;
+    size_t n, k;
+    double N = 0, scale = ldexp(1.0, s->fed->secagg.frac_bits), e = 0, size = 0, e_seed = 0;
+    uint32_t *v;
+    float *truth;
+    if (r >= 3 || !s->up[0] || pm < 0) return spy_inner(s);
+    n = c->up.len[pm];
+    v = (uint32_t *)malloc(sizeof(uint32_t) * (n + 1));
+    truth = (float *)malloc(sizeof(float) * n);
+    fgl_client_pack(c, &c->model.params, truth); /* what client 0 uploaded (its trained model: the test's view) */
+    for (i = 0; i < s->n_clients; i++) N += s->n_registered[i];
+    memcpy(v, c->up.part[pm], 4 * n);
+    memcpy(v + n, c->up.part[pw], 4);
+    { /* the weight as sent: its own (n_0 / N), decoded */
+        double wn = (double)s->n_registered[0] / N;
+        for (k = 0; k < n; k++) {
+            double guess = (double)(int32_t)v[k] / scale / wn, t = truth[k];
+            e += (guess - t) * (guess - t);
+            size += t * t;
+        }
+    }
+    if (s->fed->secrets.from_seed && run->sa) { /* the seed holder: client 0's self-mask and pair masks re-derived */
+        const struct fgl__sa *sa = run->sa;
+        unsigned char b[32], ssk[32], key[32];
+        fgl_error err;
+        int a;
+        fgl__secret_bytes(s->fed, b, FGL__SECRET_SA_B, 0, (uint32_t)r, &err);
+        fgl__secret_bytes(s->fed, ssk, FGL__SECRET_SA_S, 0, (uint32_t)r, &err);
+        fgl__add_stream(v, n + 1, b, r, -1);
+        for (a = 0; a < sa->n; a++) {
+            if (sa->ids[a] == 0) continue;
+            fgl__pair_key(key, ssk, sa->pk + (size_t)a * 64 + 32, FGL__SA_PAIR, 0, sa->ids[a]);
+            fgl__add_stream(v, n + 1, key, r, sa->ids[a] > 0 ? -1 : 1);
+        }
+        for (k = 0; k < n; k++) {
+            double got = (double)(int32_t)v[k] / scale / ((double)(int32_t)v[n] / scale), t = truth[k];
+            e_seed += (got - t) * (got - t);
+        }
+    }
+    spy_err[r] = sqrt(e);
+    spy_size[r] = sqrt(size);
+    spy_seed_err[r] = sqrt(e_seed);
+    spy_rounds = r + 1;
+    free(v);
+    free(truth);
+    return spy_inner(s);
+}
+
+static void test_secagg_server_view(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    int d;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    for (d = 0; d < 4; d++) { /* d & 1: dropouts 0.3; d & 2: secrets from a seed */
+        fgl_fed_config cfg = short_cfg(3);
+        fgl_algo spy = *fgl_algo_find("fedavg");
+        fgl_run run;
+        int r;
+        cfg.secagg.on = 1;
+        cfg.robust.screen = 0;
+        cfg.secagg.threshold = 2;
+        cfg.secagg.dropout = d & 1 ? 0.3f : 0;
+        cfg.secrets.from_seed = (d & 2) != 0;
+        cfg.secrets.seed = 99;
+        spy_inner = spy.aggregate;
+        spy.aggregate = spy_aggregate;
+        spy_run = &run;
+        spy_rounds = 0;
+        memset(spy_err, 0, sizeof spy_err);
+        if (!ft_run_algo(&run, &cfg, &spy, cd, 10, 3, NULL)) continue;
+        for (r = 0; r < spy_rounds; r++) {
+            printf(
+                "#   secagg server view (dropout %.1f, %s): round %d, client 0 guessed off by %.3g (its model %.3g)%s",
+                (double)cfg.secagg.dropout, d & 2 ? "secret seed" : "entropy", r + 1, spy_err[r], spy_size[r],
+                d & 2 ? "" : "\n");
+            if (d & 2) printf("; the seed holder off by %.3g\n", spy_seed_err[r]);
+            FT_CHECK(spy_err[r] > spy_size[r], "round %d: the masked upload decodes to within %.3g of the model (%.3g)",
+                     r + 1, spy_err[r], spy_size[r]);
+            FT_CHECK(!(d & 2) || spy_seed_err[r] < 1e-3 * spy_size[r],
+                     "round %d: the seed holder's guess is off by %.3g", r + 1, spy_seed_err[r]);
+        }
+        FT_CHECK(spy_rounds >= 2, "client 0 uploaded in %d of 3 rounds", spy_rounds);
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
 /* The attack and DP noise streams are run state: resumes are exact. */
 static void test_resume_with_defences(void) {
     fgl_scenario sc;
@@ -1168,6 +1425,8 @@ static void test_resume_with_defences(void) {
     cfg.attack.frac = 0.2f;
     cfg.dp.clip = 1;
     cfg.dp.noise = 0.5f;
+    cfg.secrets.from_seed = 1; /* the noise repeatable: a simulation's choice */
+    cfg.secrets.seed = 4242;
     snprintf(path, sizeof path, "/tmp/fgl_test_def_%lx.bin", (unsigned long)time(NULL));
     if (!ft_run_rounds(&full, &cfg, "fedavg", cd, 10, 5, NULL)) return;
     if (ft_run_rounds(&part, &cfg, "fedavg", cd, 10, 2, NULL)) {
@@ -1177,7 +1436,8 @@ static void test_resume_with_defences(void) {
             ok = fgl_run_load(&res, path, &err) == FGL_OK;
             FT_CHECK(ok, "load: %s", err.msg);
             for (r = 2; ok && r < 5; r++) ok = fgl_run_round(&res) == FGL_OK;
-            FT_CHECK(ok && ft_same_run(&full, &res, why, sizeof why), "a resumed run with attack noise and DP differs: %s", why);
+            FT_CHECK(ok && ft_same_run(&full, &res, why, sizeof why),
+                     "a resumed run with attack noise and DP differs: %s", why);
             fgl_run_free(&res);
         }
     }
@@ -1204,7 +1464,10 @@ int main(void) {
     FT_RUN(test_mixing_refuses_dp_secagg);
     FT_RUN(test_dp_accountant);
     FT_RUN(test_dp_noise_and_clipping);
+    FT_RUN(test_dp_accountant_independent);
+    FT_RUN(test_dp_mechanism);
     FT_RUN(test_secagg);
+    FT_RUN(test_secagg_server_view);
     FT_RUN(test_resume_with_defences);
     fgl_dataset_free(&nodes);
     return ft_finish();

@@ -50,6 +50,8 @@ typedef struct options {
     fgl_attack_config attack;
     fgl_dp_config dp;
     fgl_secagg_config secagg;
+    uint64_t secret_seed;       /* --secret-seed S (never recorded) */
+    int secret_seed_set;
 #ifdef FGL_MPI
     fgl_mpi_options mpi;
 #endif
@@ -286,6 +288,17 @@ static int p_robust(options *o, const char *v, char *msg, size_t cap) {
 static int p_attack(options *o, const char *v, char *msg, size_t cap) {
     fgl_error e;
     return fgl_attack_parse(v, &o->attack, &e) ? fail(msg, cap, "%s", e.msg) : 0;
+}
+
+static int p_secret_seed(options *o, const char *v, char *msg, size_t cap) {
+    char *end;
+    unsigned long long x;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || *v == '-') return fail(msg, cap, "--secret-seed needs an integer >= 0, not '%s'", v);
+    o->secret_seed = (uint64_t)x;
+    o->secret_seed_set = 1;
+    return 0;
 }
 
 static int p_dp(options *o, const char *v, char *msg, size_t cap) {
@@ -529,6 +542,12 @@ static void r_attack(const opt_def *d, const rec_ctx *c, rec_item *it) {
     rec_put(it, 's', c->o->attack.kind != FGL_ATTACK_NONE ? v : NULL, 'z', NULL);
 }
 
+/* never the secret seed itself: the result says "secrets": "reproducible" */
+static void r_secret_seed(const opt_def *d, const rec_ctx *c, rec_item *it) {
+    (void)d;
+    rec_put(it, 's', c->o->secret_seed_set ? "(given, not recorded)" : NULL, 'z', NULL);
+}
+
 static void r_dp(const opt_def *d, const rec_ctx *c, rec_item *it) {
     const fgl_dp_config *dp = &c->o->dp;
     char v[160], cl[40], z[40], e[40];
@@ -642,14 +661,18 @@ static const opt_def opt_table[] = {
     ROW_NUM("screen", 'e', OPT_FLOAT, OPT_LIB, robust.screen, 0, 1e30, 0, "K", "a number >= 0", NULL, NULL, NULL),
     ROW_CUSTOM("attack", 'e', 0, attack, 0, "A", NULL, NULL, p_attack, r_attack,
                "--attack signflip[:L]|scale:L|noise:S|labelflip|nan|count:N|alie makes a fraction --attackers F of the\n"
-               "  clients (drawn from the seed) attack; --dp clips updates to C and adds noise Z C / n (epsilon reported);\n"
-               "  --secagg masks uploads so the server sees their sum only (--secagg-dropout: simulated dropouts);\n"
-               "  --dp and --secagg are refused for fedpub, fedamp, pfedgraph, pfedgnn and gpfl (defined for one mean, not per-client\n"
-               "  mixtures).\n"),
+               "  clients (drawn from the seed) attack. --dp is DP-FedAvg: each client takes part with probability --frac,\n"
+               "  clips its update to C, the server adds noise Z C / (frac K) to the sum over frac K (epsilon reported);\n"
+               "  --secagg masks uploads (X25519, ChaCha20, Shamir t-of-n: --secagg-threshold T, default a majority of each\n"
+               "  round) so the server sees their sum only (--secagg-dropout: simulated dropouts; norm screening is off).\n"
+               "  An algorithm a defence would not cover is refused at the start (see README). Their secrets come from the\n"
+               "  system's entropy; --secret-seed S derives them from S instead (reproducible; whoever knows S can undo them).\n"),
     ROW_NUM("attackers", 'e', OPT_FLOAT, OPT_LIB, attack.frac, 0, 1, 0, "F", "a fraction in [0, 1]", NULL, NULL, NULL),
     ROW_CUSTOM("dp", 'e', 0, dp, 0, "clip=C,noise=Z[,delta=D]", NULL, NULL, p_dp, r_dp, NULL),
     ROW_BOOL("secagg", 'e', secagg.on, NULL),
     ROW_NUM("secagg-dropout", 'e', OPT_FLOAT, OPT_LIB, secagg.dropout, 0, 1, 0, "P", "a fraction in [0, 1]", NULL, NULL, NULL),
+    ROW_NUM("secagg-threshold", 'e', OPT_INT, OPT_LIB, secagg.threshold, 0, 100000, 0, "T", "0 (a majority) or an integer >= 2",
+            NULL, NULL, NULL),
     ROW_NUM("folds", 'e', OPT_INT, OPT_NULL, folds, 2, 1000, 0, "F", "an integer >= 2", NULL, NULL,
             "--folds F: stratified F-fold cross-validation inside every client (graph tasks; train on F-1 folds,\n"
             "  test on the other, no validation set), every fold run in turn and the results over folds and seeds;\n"
@@ -693,6 +716,7 @@ static const opt_def opt_table[] = {
             "  file such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
+    ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
     ROW_STR("data-dir", 'r', data_dir, "DIR", "../shared/data", r_data_dir, NULL),
 #ifdef FGL_MPI
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,

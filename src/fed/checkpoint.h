@@ -2,7 +2,11 @@
  * entry, history) and resume it: the resumed run finishes with the same
  * bits. The file records a fingerprint of the configuration, the
  * algorithm's parameters and the clients' data; loading it into a run that
- * differs is refused, and a failed load leaves the run as it was. */
+ * differs is refused, and a failed load leaves the run as it was. The
+ * run's secrets are never in it: with DP from the system's entropy a
+ * resumed run draws new noise (the same only with cfg.secrets from a seed),
+ * and a secure-aggregation run whose clients live in other processes is
+ * not saved at all (the file would hold every client's state). */
 FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err);
 FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 
@@ -211,6 +215,9 @@ FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err) {
     fgl_bytes b, *stores = NULL;
     int rc = FGL_OK, i;
     fgl_bytes_init(&b);
+    if (run->transport && run->cfg.secagg.on)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: refused: a checkpoint of a secure-aggregation run would bring "
+                             "every client's state to the server's process", path);
     if (run->transport && run->started) { /* the remote clients' state comes from where they live */
         stores = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)run->n_clients);
         if (!stores) return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", path);

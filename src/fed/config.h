@@ -51,25 +51,61 @@ typedef struct fgl_attack_config {
     float frac;          /* share of the clients that attack */
 } fgl_attack_config;
 
-/* Client-level differential privacy (DP-FedAvg, McMahan et al. 2018): each
- * client clips its update to norm clip, the server averages the updates
- * with equal weights and adds N(0, (noise clip / n)^2) per value (n the
- * uploads averaged). fgl_run_dp_epsilon gives the privacy spent. */
+/* Client-level differential privacy, DP-FedAvg as McMahan et al. (2018)
+ * define it: every round each client takes part independently with
+ * probability q = frac (Poisson sampling, drawn from the run's secrets);
+ * each participant's update (every model part it uploads, together) is
+ * clipped to L2 norm clip (by the client, and again by the server, so that
+ * the bound holds whatever a client sends); the server adds the clipped
+ * updates, divides by the fixed q K (K the clients; never the uploads that
+ * arrived), and adds Gaussian noise of standard deviation noise clip / (q K)
+ * per value, drawn from the run's secrets (never from cfg.seed).
+ * fgl_run_dp_epsilon gives the privacy spent: the Renyi DP of the sampled
+ * Gaussian mechanism at rate q and multiplier noise. Refused (at the start)
+ * for an algorithm any of whose uploads would reach the models unclipped
+ * or un-noised (a data part, FGL_PART_RAW, per-client mixing). */
 typedef struct fgl_dp_config {
     float clip, noise;   /* clip > 0 turns it on; noise: the noise multiplier sigma */
     double delta;        /* the delta epsilon is reported at (1e-5) */
 } fgl_dp_config;
 
-/* Secure aggregation (Bonawitz et al. 2017): each client sends
- * (n_i / N) theta_i and n_i / N (N: the training samples registered by all
- * clients) in a 32-bit fixed-point ring, masked by pairwise masks that
- * cancel in the sum; a client that drops out after masking is recovered
- * from the pair seeds its peers reveal. The server sees only the sum. */
+/* Secure aggregation (Bonawitz et al. 2017), for an algorithm that uploads
+ * its model and its sample count only (FedAvg-like). Every round each
+ * participant makes two fresh X25519 key pairs and a self-mask seed from
+ * the run's secrets; the server relays the public keys; each participant
+ * splits its masking key and its self-mask seed t-of-n (Shamir) among the
+ * others, the shares encrypted to each (ChaCha20-Poly1305 under their
+ * X25519 shared key) and relayed by the server; each sends
+ * (n_i / N) theta_i and n_i / N (N: the training samples all clients
+ * registered) in a 32-bit fixed-point ring, plus its self-mask and plus or
+ * minus one mask per peer (ChaCha20 streams keyed by the pair's X25519
+ * secret), which cancel in the sum. When the uploads are in, the survivors
+ * reveal, for each peer, its self-mask share if the peer's upload arrived
+ * and its masking-key share if not, never both; with fewer than t survivors
+ * the round is not unmasked (counted; the models stay) and the run goes on.
+ * The server side sees public keys, encrypted shares, masked uploads,
+ * revealed shares and the sum. A client whose value leaves the ring's range
+ * withholds its upload (rejected, charged to it). */
 typedef struct fgl_secagg_config {
     int on;
     int frac_bits;       /* fixed-point fraction bits (20) */
     float dropout;       /* probability that a participant drops out after masking (simulation) */
+    int threshold;       /* t: survivors needed to unmask a round (0: a majority of the round's
+                            participants, at least 2) */
 } fgl_secagg_config;
+
+/* Where a run's secrets come from: secure aggregation's keys, self-masks
+ * and share coins, DP's noise and participant draws. By default from the
+ * operating system's entropy (each on its owner's side: a client's on its
+ * host, the server's noise on the server), so that no record, checkpoint or
+ * seed gives them away, and runs with DP are not repeatable bit for bit.
+ * A simulation that must repeat may derive them from a secret seed instead;
+ * whoever knows that seed can then remove the masks and the noise. Records
+ * say which ("secrets": "os-entropy" or "reproducible"), never the seed. */
+typedef struct fgl_secrets_config {
+    int from_seed;       /* 0: the operating system's entropy; 1: derived from seed */
+    uint64_t seed;
+} fgl_secrets_config;
 
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
  * "multikrum:F,M", "normclip:M", "mean"; "signflip[:L]", "scale:L",
@@ -112,6 +148,7 @@ typedef struct fgl_fed_config {
     fgl_attack_config attack;   /* simulated attackers (default: none) */
     fgl_dp_config dp;           /* client-level DP (default: off) */
     fgl_secagg_config secagg;   /* secure aggregation (default: off) */
+    fgl_secrets_config secrets; /* where DP and secure aggregation's secrets come from (default: entropy) */
 } fgl_fed_config;
 
 /* Published protocol defaults (docs/algorithms.md, authors' code): node
@@ -179,6 +216,8 @@ static void fgl__put_config(fgl_bytes *b, const fgl_fed_config *c) {
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.on);
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.frac_bits);
     fgl__put_f64(b, c->secagg.dropout);
+    fgl_bytes_put_u32(b, (uint32_t)c->secagg.threshold);
+    fgl_bytes_put_u32(b, (uint32_t)c->secrets.from_seed); /* never the seed (a transport sends it apart) */
 }
 
 #ifdef FGL_MPI /* only the MPI workers read a configuration back */
@@ -218,6 +257,8 @@ static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
     c->secagg.on = (int)fgl_reader_u32(r);
     c->secagg.frac_bits = (int)fgl_reader_u32(r);
     c->secagg.dropout = (float)fgl__get_f64(r);
+    c->secagg.threshold = (int)fgl_reader_u32(r);
+    c->secrets.from_seed = (int)fgl_reader_u32(r);
 }
 #endif
 

@@ -1,10 +1,12 @@
 /* The (epsilon, delta) privacy spent by the rounds done, by the Renyi DP
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
- * 2019; sampling rate cfg.frac, noise multiplier cfg.dp.noise; orders 1.25
- * to 256); NaN without DP, +Inf without noise. */
+ * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
+ * multiplier cfg.dp.noise; orders 1.25 to 10.75 in steps of 0.25, and the
+ * integers 11 to 1024); NaN without DP, +Inf without noise. */
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
-/* Renyi DP of one round of the sampled Gaussian mechanism at integer or
- * fractional order alpha > 1: for q = 1, alpha / (2 sigma^2). */
+/* Renyi DP of one round of the sampled Gaussian mechanism at order
+ * alpha > 1 (integer: the binomial expansion; fractional: the series of
+ * Mironov, Talwar and Zhang 2019): for q = 1, alpha / (2 sigma^2). */
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
 
 /* fgl:private */
@@ -12,6 +14,11 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
 FGL__PRIVATE double fgl__normal_quantile(double p);
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n);
 /* fgl:implementation */
+/* (secagg.h) */
+static int fgl__secagg_mask(fgl_run *run, fgl_client *c);
+static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
+                                size_t n);
+
 /* --- the Renyi DP accountant ---------------------------------------------------------- */
 
 static double fgl__logaddexp(double a, double b) {
@@ -20,20 +27,59 @@ static double fgl__logaddexp(double a, double b) {
     return m + log(exp(a - m) + exp(b - m));
 }
 
+/* log(exp(a) - exp(b)), a >= b. */
+static double fgl__logsubexp(double a, double b) {
+    if (b == -HUGE_VAL) return a;
+    return a + log1p(-exp(b - a));
+}
+
+/* log(erfc(x)), also where erfc underflows (its asymptotic series). */
+static double fgl__log_erfc(double x) {
+    if (x < 25) return log(erfc(x));
+    return -x * x - log(x) - 0.5 * log(3.14159265358979323846) + log1p(-1 / (2 * x * x) + 3 / (4 * x * x * x * x));
+}
+
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha) {
-    double log_a = -HUGE_VAL;
+    double log_a = -HUGE_VAL, s2 = sigma * sigma;
     int k, a = (int)alpha;
     if (!(sigma > 0) || !(alpha > 1) || !(q >= 0 && q <= 1)) return HUGE_VAL;
     if (q == 0) return 0;
-    if (q == 1) return alpha / (2 * sigma * sigma);
-    if (alpha != a) return HUGE_VAL; /* sampled: integer orders (the binomial expansion below) */
-    /* A_alpha = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)) */
-    for (k = 0; k <= a; k++) {
-        double t = lgamma(a + 1.0) - lgamma(k + 1.0) - lgamma(a - k + 1.0) + (a - k) * log1p(-q) + k * log(q) +
-                   ((double)k * k - k) / (2 * sigma * sigma);
-        log_a = fgl__logaddexp(log_a, t);
+    if (q == 1) return alpha / (2 * s2);
+    if (alpha == a) { /* integer order: A = sum_k C(alpha, k) (1-q)^(alpha-k) q^k exp((k^2 - k) / (2 sigma^2)) */
+        for (k = 0; k <= a; k++) {
+            double t = lgamma(a + 1.0) - lgamma(k + 1.0) - lgamma(a - k + 1.0) + (a - k) * log1p(-q) + k * log(q) +
+                       ((double)k * k - k) / (2 * s2);
+            log_a = fgl__logaddexp(log_a, t);
+        }
+        return log_a / (alpha - 1);
     }
-    return log_a / (alpha - 1);
+    { /* fractional order (Mironov, Talwar and Zhang 2019, section 3.3): the two halves of the integral split at
+       * z0 = sigma^2 log(1/q - 1) + 1/2, each a series over k of C(alpha, k) with the binomial's sign, summed
+       * until its terms fall below e^-30 of nothing */
+        double log_a0 = -HUGE_VAL, log_a1 = -HUGE_VAL, z0 = s2 * log(1 / q - 1) + 0.5, log_c = 0;
+        int sign = 1;
+        for (k = 0; k < 100000; k++) {
+            double j = alpha - k, t0, t1, s0, s1;
+            if (k > 0) { /* C(alpha, k) = C(alpha, k - 1) (alpha - k + 1) / k */
+                double f = alpha - k + 1;
+                if (f < 0) sign = -sign;
+                log_c += log(fabs(f)) - log((double)k);
+            }
+            t0 = log_c + k * log(q) + j * log1p(-q);
+            t1 = log_c + j * log(q) + k * log1p(-q);
+            s0 = t0 + ((double)k * k - k) / (2 * s2) + log(0.5) + fgl__log_erfc((k - z0) / (sqrt(2.0) * sigma));
+            s1 = t1 + (j * j - j) / (2 * s2) + log(0.5) + fgl__log_erfc((z0 - j) / (sqrt(2.0) * sigma));
+            if (sign > 0) {
+                log_a0 = fgl__logaddexp(log_a0, s0);
+                log_a1 = fgl__logaddexp(log_a1, s1);
+            } else {
+                log_a0 = fgl__logsubexp(log_a0, s0);
+                log_a1 = fgl__logsubexp(log_a1, s1);
+            }
+            if ((s0 > s1 ? s0 : s1) < -30) break;
+        }
+        return fgl__logaddexp(log_a0, log_a1) / (alpha - 1);
+    }
 }
 
 /* epsilon at delta after `rounds` compositions: min over orders of
@@ -42,7 +88,7 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
     double best = HUGE_VAL, alpha;
     if (!(sigma > 0)) return HUGE_VAL;
     if (rounds <= 0) return 0;
-    for (alpha = 1.25; alpha <= 256; alpha += alpha < 11 ? 0.25 : 1) {
+    for (alpha = 1.25; alpha <= 1024; alpha += alpha < 11 ? 0.25 : 1) {
         double e = fgl_rdp_sampled_gaussian(q, sigma, alpha);
         if (e == HUGE_VAL) continue;
         e = rounds * e + log(1 / delta) / (alpha - 1);
@@ -52,11 +98,8 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
 }
 
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
-    int n = (int)(run->cfg.frac * run->n_clients + 0.5f);
-    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
     if (!(run->cfg.dp.clip > 0)) return NAN;
-    return fgl__dp_epsilon((double)n / run->n_clients, run->cfg.dp.noise, run->round,
-                           delta > 0 ? delta : run->cfg.dp.delta);
+    return fgl__dp_epsilon((double)run->cfg.frac, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
 }
 
 /* --- defences, attacks, privacy: the runtime's part ------------------------------ */
@@ -158,23 +201,17 @@ static void fgl__affine_update(float *x, const float *ref, size_t n, double a) {
     }
 }
 
-/* The 32-bit secure-aggregation mask between clients i < j in round r: the
- * k-th value of a stream both derive from their shared seed. */
-static uint64_t fgl__pair_seed(uint64_t run_seed, int i, int j, int K) {
-    fgl_rng g;
-    fgl_rng_init(&g, run_seed ^ 0x5345434147ull, (uint64_t)i * (uint64_t)K + (uint64_t)j); /* "SECAG" */
-    return fgl_rng_u64(&g);
-}
-
-/* Add sign x the mask stream of the pair seed to the n ring values v. */
-static void fgl__add_mask(uint32_t *v, size_t n, uint64_t pair_seed, int round, int sign) {
-    fgl_rng g;
-    size_t k;
-    fgl_rng_init(&g, pair_seed, (uint64_t)round);
-    for (k = 0; k < n; k++) {
-        uint32_t m = (uint32_t)(fgl_rng_u64(&g) >> 32);
-        v[k] = sign > 0 ? v[k] + m : v[k] - m;
-    }
+/* The L2 norm of a client's update over all its weights parts together
+ * (DP-FedAvg clips that: every part that reaches the models). */
+static double fgl__joint_update_norm(const fgl_algo *a, const fgl_msg *up, const fgl_msg *down) {
+    double sq = 0;
+    int p;
+    for (p = 0; p < a->n_up; p++)
+        if (fgl__weights_part(&a->up[p]) && up->part[p]) {
+            double nrm = fgl__update_norm(up->part[p], fgl__ref_of(down, &a->up[p]), up->len[p]);
+            sq += nrm * nrm;
+        }
+    return sqrt(sq);
 }
 
 /* Client side, after its upload hook: what an attacker does to its upload,
@@ -182,14 +219,19 @@ static void fgl__add_mask(uint32_t *v, size_t n, uint64_t pair_seed, int round, 
 static int fgl__client_transform(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
+    double dp_scale = 1;
     int p;
+    if (cfg->dp.clip > 0 && !c->attacker) { /* DP-FedAvg: an honest client clips its whole update to norm clip */
+        double norm = fgl__joint_update_norm(a, &c->up, &c->down);
+        if (norm > cfg->dp.clip) dp_scale = cfg->dp.clip / norm;
+    }
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x = c->up.part[p];
         size_t n = c->up.len[p], k;
         const float *ref;
         if (!x) continue;
-        if ((c->attacker || cfg->dp.clip > 0) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
+        if ((c->attacker || dp_scale < 1) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
             return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
             x[0] = (float)cfg->attack.arg;
@@ -209,49 +251,11 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
                 break;
             default: break;
             }
-        } else if (cfg->dp.clip > 0) { /* DP-FedAvg: every honest client clips its update */
-            double norm = fgl__update_norm(x, ref, n);
-            if (norm > cfg->dp.clip) fgl__affine_update(x, ref, n, cfg->dp.clip / norm);
+        } else if (dp_scale < 1) {
+            fgl__affine_update(x, ref, n, dp_scale);
         }
     }
-    if (cfg->secagg.on) { /* (n_i / N) theta_i and n_i / N, fixed point, masked */
-        int pm = -1, pw = -1, j, q;
-        double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
-        uint32_t *v;
-        size_t n, k;
-        for (p = 0; p < a->n_up; p++) {
-            if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
-            if (a->up[p].kind == FGL_SEND_WEIGHT) pw = p;
-        }
-        for (j = 0; j < run->n_clients; j++) N += run->n_registered[j];
-        n = c->up.len[pm];
-        v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
-        if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        wn = c->up.part[pw][0] / N;
-        for (k = 0; k <= n; k++) {
-            double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
-            long long iv;
-            if (!(fabs(val) < 2147483647.0))
-                return fgl_client_fail(c, FGL_ERR_RANGE,
-                                       "secure aggregation: a value (%g) is out of the 32-bit fixed-point "
-                                       "range with %d fraction bits",
-                                       val / scale, cfg->secagg.frac_bits);
-            iv = llround(val);
-            v[k] = (uint32_t)(int32_t)iv;
-        }
-        for (q = 0; q < run->n_part; q++) {
-            j = run->part[q];
-            if (j == c->id) continue;
-            fgl__add_mask(v, n + 1, j > c->id ? fgl__pair_seed(cfg->seed, c->id, j, run->n_clients)
-                                              : fgl__pair_seed(cfg->seed, j, c->id, run->n_clients),
-                          run->round, j > c->id ? 1 : -1);
-        }
-        if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
-            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
-        memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
-    }
-    return FGL_OK;
+    return cfg->secagg.on ? fgl__secagg_mask(run, c) : FGL_OK;
 }
 
 /* The inverse of the standard normal CDF, by bisection on erf. */
@@ -320,44 +324,6 @@ static int fgl__alie(fgl_run *run) {
         FGL_FREE(sq);
     }
     return FGL_OK;
-}
-
-/* Secure aggregation: participants that drop out after masking (their
- * uploads never arrive); the survivors reveal their pair seeds with them
- * (8 bytes per pair, counted). */
-static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
-    fgl_rng r;
-    int q, t, K = run->n_clients, n = run->n_part;
-    size_t keys_down = (size_t)32 * (size_t)(n - 1);
-    memset(run->dropped, 0, (size_t)K);
-    for (q = 0; q < n; q++) { /* the round's key advertisement: a 32-byte public key up, the others' down */
-        size_t k = (size_t)run->round * K + run->part[q];
-        run->client_up[k] += 32;
-        run->client_down[k] += keys_down;
-    }
-    st->bytes_up += (size_t)32 * n;
-    st->bytes_down += keys_down * n;
-    run->bytes_down += keys_down * n;
-    fgl_rng_init(&r, run->cfg.seed, 0x44524f50ull + (uint64_t)run->round); /* "DROP" + round */
-    for (q = 0; q < run->n_part; q++)
-        if ((run->cfg.secagg.dropout > 0 && fgl_rng_uniform(&r) < run->cfg.secagg.dropout) || run->lost[run->part[q]]) {
-            fgl_client *c = &run->clients[run->part[q]]; /* a lost client is a dropout to its peers */
-            run->dropped[c->id] = 1;
-            fgl__msg_clear(&c->up);
-            st->n_dropped += !run->lost[c->id]; /* lost ones are counted as lost */
-        }
-    for (q = 0; q < run->n_part; q++) {
-        int i = run->part[q];
-        if (run->dropped[i]) continue;
-        for (t = 0; t < run->n_part; t++) {
-            int j = run->part[t];
-            if (!run->dropped[j]) continue;
-            run->revealed[(size_t)i * K + j] =
-                i < j ? fgl__pair_seed(run->cfg.seed, i, j, K) : fgl__pair_seed(run->cfg.seed, j, i, K);
-            st->bytes_up += 8;
-            run->client_up[(size_t)run->round * K + i] += 8;
-        }
-    }
 }
 
 /* Norm screening: an accepted upload whose update norm exceeds screen x
@@ -696,45 +662,45 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
     if (!idx || !acc) return FGL_ERR_NOMEM;
     for (i = 0; i < K; i++)
         if (s->up[i] && s->up[i]->part[p]) idx[m++] = i;
-    if (m == 0) return FGL_ERR_EMPTY;
-    if (cfg->secagg.on) { /* the sum of the masked ring values, masks of dropouts removed, decoded */
-        uint32_t *sum = (uint32_t *)fgl_scratch(&s->store, sizeof(uint32_t) * (n + 1));
-        int pw = -1;
+    if (cfg->secagg.on) { /* the sum the protocol unmasked, decoded: sum (n_i/N) theta_i / sum n_i/N */
+        const uint32_t *sum = s->secagg_sum;
         double scale = ldexp(1.0, cfg->secagg.frac_bits), tw;
-        if (!sum) return FGL_ERR_NOMEM;
-        for (j = 0; j < s->algo->n_up; j++)
-            if (s->algo->up[j].kind == FGL_SEND_WEIGHT) pw = j;
-        for (j = 0; j < m; j++) {
-            const fgl_msg *u = s->up[idx[j]];
-            for (k = 0; k < n; k++) {
-                uint32_t v;
-                memcpy(&v, u->part[p] + k, 4);
-                sum[k] += v;
-            }
-            {
-                uint32_t v;
-                memcpy(&v, u->part[pw], 4);
-                sum[n] += v;
-            }
-        }
-        for (j = 0; j < m; j++) /* survivor idx[j]'s masks with dropped peers do not cancel: remove them */
-            for (i = 0; i < K; i++)
-                if (s->dropped[i])
-                    fgl__add_mask(sum, n + 1, s->revealed[(size_t)idx[j] * K + i], s->round, i > idx[j] ? -1 : 1);
+        if (!sum || s->algo->up[p].kind != FGL_SEND_MODEL) return FGL_ERR_EMPTY; /* the round was not unmasked */
+        if (s->secagg_len != n) return fgl_server_fail(s, FGL_ERR_SHAPE, "secure aggregation: the sum has %lu values, "
+                                                       "the part %lu", (unsigned long)s->secagg_len, (unsigned long)n);
         tw = (double)(int32_t)sum[n] / scale;
         if (!(tw > 0))
             return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
-    if (cfg->dp.clip > 0) { /* DP-FedAvg: equal weights, Gaussian noise of std noise clip / m */
-        fgl_rng *r = (fgl_rng *)fgl__store_get(&s->store, "dp_rng", FGL__E_RNG);
-        double sd = (double)cfg->dp.noise * cfg->dp.clip / m;
-        for (j = 0; j < m; j++)
-            for (k = 0; k < n; k++) acc[k] += s->up[idx[j]]->part[p][k];
-        for (k = 0; k < n; k++) out[k] = (float)(acc[k] / m + (sd > 0 ? sd * fgl_rng_normal(r) : 0.0));
+    if (cfg->dp.clip > 0) { /* DP-FedAvg: base + (sum_i clip(u_i) + N(0, (sigma C)^2)) / (q K) */
+        const fgl_part *d = &s->algo->up[p];
+        const float *base = NULL;
+        double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
+        for (j = 0; j < m; j++) { /* each update clipped again here: the bound holds whatever a client sent */
+            const fgl_msg *u = s->up[idx[j]];
+            const float *x = u->part[p], *ref = fgl__ref_of(&s->down[idx[j]], d);
+            double norm = fgl__joint_update_norm(s->algo, u, &s->down[idx[j]]), f = 1;
+            if (!base) base = ref;
+            else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
+                return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
+                                       "from different models (one mean of them is defined)");
+            if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
+            for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
+        }
+        /* no participant: the update is the noise alone, applied to the model out holds (for a model part) */
+        if (!base && d->kind == FGL_SEND_MODEL) base = out;
+        if (sd > 0) {
+            double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+            if (!z) return FGL_ERR_NOMEM;
+            fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
+            for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+        }
+        for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
         return FGL_OK;
     }
+    if (m == 0) return FGL_ERR_EMPTY;
     { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
        */
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);

@@ -37,6 +37,11 @@ enum {
 #define FGL_PART_OPTIONAL 1u /* may be absent (nothing to send yet); an upload part's memory is
                                  allocated by the first fgl_up and released by fgl_up_drop */
 #define FGL_PART_ROW 2u      /* download: row `client` of the server buffer `from` */
+#define FGL_PART_RAW 4u      /* upload: the server's own code turns this part into model state (reads it with
+                                fgl_upload, fgl_server_gather or fgl_server_plain_mean and writes what it
+                                computes into the models), not fgl_server_mean / fgl_server_mix: no robust
+                                rule, DP or secure aggregation covers it, and a run asking for one is refused
+                                at its start. Reading a part only to steer weights or clusters is not this. */
 
 typedef struct fgl_part {
     const char *name;

@@ -71,6 +71,11 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
  *   SAVE                                               -> client stores
  *   LOAD    check: client stores; commit: nothing       -> status
  *   RESUME  participants, downloads (no receive hooks) -> status
+ *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
+ *           -> each hosted one's public keys; 2 all public keys -> its
+ *           sealed shares; 3 the survivors and the shares sealed to each
+ *           hosted survivor -> its revealed shares. The secrets stay on
+ *           the rank (the secret seed, when the run has one, comes in INIT)
  *   END, QUIT (no reply)
  * A download or upload is, per client, its id and per declared part a u64
  * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
@@ -79,7 +84,7 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 2u /* 2: INIT carries cfg.park_idle */
+#define FGL__MPI_PROTOCOL 3u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed */
 
 enum {
     FGL__MC_INIT = 1,
@@ -90,7 +95,8 @@ enum {
     FGL__MC_LOAD,
     FGL__MC_RESUME,
     FGL__MC_END,
-    FGL__MC_QUIT
+    FGL__MC_QUIT,
+    FGL__MC_SECAGG
 };
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
@@ -545,6 +551,75 @@ static int fgl__mpi_train(fgl_run *run) {
     return rc;
 }
 
+/* The place of client id among secure aggregation's participants, or -1. */
+static int fgl__sa_place(const struct fgl__sa *sa, uint32_t id) {
+    int lo = 0, hi = sa->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if ((uint32_t)sa->ids[mid] == id) return mid;
+        if ((uint32_t)sa->ids[mid] < id) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+static int fgl__mpi_read_secagg(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
+    struct fgl__sa *sa = run->sa;
+    uint32_t step = fgl_reader_u32(r), m = fgl_reader_u32(r), q;
+    size_t n = (size_t)sa->n;
+    for (q = 0; q < m && !r->err; q++) {
+        uint32_t id = fgl_reader_u32(r);
+        int a = fgl__sa_place(sa, id);
+        fgl_client *c;
+        if (r->err || a < 0 || t->host[id] != rank) return FGL_ERR_FORMAT;
+        c = &run->clients[id];
+        c->error = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->msg, sizeof c->msg);
+        if (step == 1) fgl_reader_get(r, sa->pk + (size_t)a * FGL__SA_PK, FGL__SA_PK);
+        else if (step == 2) fgl_reader_get(r, sa->ct + (size_t)a * n * FGL__SA_CT, n * FGL__SA_CT);
+        else if ((sa->has_rev[a] = (unsigned char)(fgl_reader_u32(r) == 1)))
+            fgl_reader_get(r, sa->rev + (size_t)a * n * FGL__SA_REV, n * FGL__SA_REV);
+    }
+    return r->err;
+}
+
+/* Secure aggregation's step for the participants hosted by the ranks. */
+static int fgl__mpi_secagg(fgl_run *run, int step) {
+    fgl__mpi *t = fgl__mpi_of(run);
+    struct fgl__sa *sa = run->sa;
+    unsigned char *sel = t->want + t->size;
+    int r, a, n = sa->n;
+    memset(sel, 0, (size_t)run->n_clients);
+    for (a = 0; a < n; a++)
+        if (!run->lost[sa->ids[a]] && !run->clients[sa->ids[a]].local && (step < 3 || sa->alive[a]))
+            sel[sa->ids[a]] = 1;
+    if (!fgl__mpi_begin_all(run, t, FGL__MC_SECAGG, sel)) return FGL_OK;
+    for (r = 1; r < t->size; r++) {
+        fgl_bytes *b = &t->out[r];
+        if (!t->want[r]) continue;
+        fgl_bytes_put_u32(b, (uint32_t)step);
+        fgl_bytes_put_u32(b, (uint32_t)n);
+        if (step == 1)
+            for (a = 0; a < n; a++) fgl_bytes_put_u32(b, (uint32_t)sa->ids[a]);
+        if (step == 2) {
+            fgl_bytes_put_u32(b, (uint32_t)sa->t);
+            fgl_bytes_put(b, sa->pk, (size_t)n * FGL__SA_PK);
+        }
+        if (step == 3) { /* the survivors, then the shares sealed to each of the rank's survivors (ct: to, from) */
+            int m = 0;
+            fgl_bytes_put(b, sa->alive, (size_t)n);
+            for (a = 0; a < n; a++) m += sel[sa->ids[a]] && t->host[sa->ids[a]] == r;
+            fgl_bytes_put_u32(b, (uint32_t)m);
+            for (a = 0; a < n; a++)
+                if (sel[sa->ids[a]] && t->host[sa->ids[a]] == r) {
+                    fgl_bytes_put_u32(b, (uint32_t)sa->ids[a]);
+                    fgl_bytes_put(b, sa->ct + (size_t)a * n * FGL__SA_CT, (size_t)n * FGL__SA_CT);
+                }
+        }
+    }
+    return fgl__mpi_exchange(run, t, FGL__MC_SECAGG, fgl__mpi_read_secagg);
+}
+
 static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
     uint32_t n = fgl_reader_u32(r), q;
     for (q = 0; q < n && !r->err; q++) {
@@ -751,6 +826,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
     t->tr.save = fgl__mpi_save;
     t->tr.load = fgl__mpi_load;
     t->tr.resume = fgl__mpi_resume;
+    t->tr.secagg = fgl__mpi_secagg;
     t->tr.free = fgl__mpi_free;
     t->comm = comm;
     t->size = size;
@@ -774,6 +850,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
         fgl__put_config(b, &run->cfg);
+        if (run->cfg.secrets.from_seed) fgl_bytes_put_u64(b, run->cfg.secrets.seed); /* a simulation's choice */
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.threads);
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_rank);
@@ -882,6 +959,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
                              (unsigned)proto, (unsigned)spec_size, FGL__MPI_PROTOCOL, (unsigned)sizeof(fgl_model_spec));
     fgl_reader_str(r, name, sizeof name);
     fgl__get_config(r, &cfg);
+    if (cfg.secrets.from_seed) cfg.secrets.seed = fgl_reader_u64(r);
     threads = fgl_reader_u32(r);
     park = fgl_reader_u32(r);
     fail_rank = fgl_reader_u32(r);
@@ -996,6 +1074,112 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
     return FGL_OK;
+}
+
+/* Step over n bytes (read in place by the caller). */
+static int fgl__reader_skip(fgl_reader *r, size_t n) {
+    if (r->err || n > r->len - r->pos) return r->err = FGL_ERR_FORMAT;
+    r->pos += n;
+    return FGL_OK;
+}
+
+/* Secure aggregation's step for the rank's participants (fgl__mpi_secagg). */
+static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_error *err) {
+    fgl_run *run = &w->run;
+    uint32_t step = fgl_reader_u32(r), n = fgl_reader_u32(r), q, m = 0;
+    size_t at;
+    if (r->err || step < 1 || step > 3 || n < 2 || n > (uint32_t)run->n_clients)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "malformed secure aggregation step");
+    run->round = round;
+    if (step == 1) {
+        int *ids = (int *)FGL_MALLOC(sizeof(int) * n);
+        unsigned char pk[FGL__SA_PK];
+        if (!ids) return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        for (q = 0; q < n; q++) {
+            ids[q] = (int)fgl_reader_u32(r);
+            if (r->err || ids[q] < 0 || ids[q] >= run->n_clients || (q > 0 && ids[q] <= ids[q - 1])) {
+                FGL_FREE(ids);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "malformed participants");
+            }
+            m += run->clients[ids[q]].local;
+        }
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (q = 0; q < n; q++) {
+            fgl_client *c = &run->clients[ids[q]];
+            if (!c->local) continue;
+            c->error = 0;
+            c->msg[0] = 0;
+            memset(pk, 0, sizeof pk);
+            fgl__sa_keys(run, c, round, (int)n, ids, pk);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put(&w->out, pk, FGL__SA_PK);
+        }
+        FGL_FREE(ids);
+        return FGL_OK;
+    }
+    if (step == 2) {
+        uint32_t t = fgl_reader_u32(r);
+        const unsigned char *pks = r->data + r->pos;
+        unsigned char *ct;
+        int i;
+        if (r->err || t < 2 || t > n || (size_t)(r->len - r->pos) != (size_t)n * FGL__SA_PK)
+            return fgl_error_set(err, FGL_ERR_FORMAT, "malformed public keys");
+        r->pos = r->len;
+        if (!(ct = (unsigned char *)FGL_MALLOC((size_t)n * FGL__SA_CT)))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        for (i = 0; i < run->n_clients; i++)
+            m += run->clients[i].local && run->clients[i].sa && run->clients[i].sa->n == (int)n;
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (i = 0; i < run->n_clients; i++) {
+            fgl_client *c = &run->clients[i];
+            if (!c->local || !c->sa || c->sa->n != (int)n) continue;
+            fgl__sa_share(run, c, pks, (int)t, ct);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put(&w->out, ct, (size_t)n * FGL__SA_CT);
+        }
+        FGL_FREE(ct);
+        return FGL_OK;
+    }
+    {   /* step 3 */
+        const unsigned char *alive = r->data + r->pos;
+        unsigned char *rev;
+        uint32_t k;
+        if (fgl__reader_skip(r, n)) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed survivors");
+        m = fgl_reader_u32(r);
+        if (r->err || m > n) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed survivors");
+        if (!(rev = (unsigned char *)FGL_MALLOC((size_t)n * FGL__SA_REV)))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (k = 0; k < m; k++) {
+            uint32_t id = fgl_reader_u32(r);
+            fgl_client *c;
+            int ok;
+            at = r->pos;
+            if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
+                fgl__reader_skip(r, (size_t)n * FGL__SA_CT)) {
+                FGL_FREE(rev);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "malformed shares");
+            }
+            c = &run->clients[id];
+            c->error = 0;
+            c->msg[0] = 0;
+            ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at, rev) == FGL_OK;
+            fgl_bytes_put_u32(&w->out, id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)ok);
+            if (ok) fgl_bytes_put(&w->out, rev, (size_t)n * FGL__SA_REV);
+        }
+        FGL_FREE(rev);
+        return FGL_OK;
+    }
 }
 
 static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_error *err) {
@@ -1164,6 +1348,7 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
                 break;
             }
             case FGL__MC_TRAIN: rc = fgl__worker_train(&w, &r, round, &e); break;
+            case FGL__MC_SECAGG: rc = fgl__worker_secagg(&w, &r, round, &e); break;
             case FGL__MC_FINISH: rc = fgl__worker_finish(&w, &r, round, &e); break;
             case FGL__MC_SAVE: {
                 int i, n = 0;

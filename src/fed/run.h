@@ -5,6 +5,8 @@
 typedef struct fgl_round_stats {
     int n_part, n_rejected;
     int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
+    int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
+                                               survivors than its threshold): the models stayed */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
     size_t bytes_up, bytes_down;
@@ -43,7 +45,8 @@ struct fgl_run {
     unsigned char *dropped;      /* per client: dropped out of this round's secure aggregation */
     unsigned char *trained;      /* per client: took part in the round just run */
     unsigned char *lost;         /* per client: its host stopped answering (a transport's timeout) */
-    uint64_t *revealed;          /* K x K: pair seeds revealed this round for dropped peers (secagg) */
+    struct fgl__sa *sa;          /* secure aggregation: the server's side of the round */
+    unsigned char dp_key[32];    /* DP: the server's secret key (noise, participation); never saved */
     int rejected_total;
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
@@ -115,8 +118,15 @@ struct fgl__transport {
     int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
     int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
     int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
+    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 3 (reveal)
+                                                    for the remote participants (run->sa) */
     void (*free)(fgl_run *run);
 };
+
+/* Secure aggregation's step for the participants hosted elsewhere. */
+static int fgl__sa_transport(fgl_run *run, int step) {
+    return run->transport && run->transport->secagg ? run->transport->secagg(run, step) : FGL_OK;
+}
 
 /* A client hosted by another process (FGL_MPI): what it registered. */
 typedef struct fgl__remote {
@@ -164,7 +174,6 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->dropped = (unsigned char *)fgl__zalloc(K);
     run->trained = (unsigned char *)fgl__zalloc(K);
     run->lost = (unsigned char *)fgl__zalloc(K);
-    run->revealed = cfg->secagg.on ? (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * K) : NULL;
     run->part = (int *)fgl__zalloc(sizeof(int) * K);
     { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
        * (evaluated, not yet trained) and one per thread evaluating an idle client */
@@ -184,7 +193,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker ||
-        !run->dropped || !run->trained || !run->lost || (cfg->secagg.on && !run->revealed) || !run->part ||
+        !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down) {
         FGL_FREE(run->clients);
@@ -341,6 +350,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
         fgl_tape_free(&c->tape);
         fgl__msg_free(&c->up);
         FGL_FREE(c->span);
+        fgl__sa_client_free(c);
     }
     for (i = 0; run->down && i < run->n_clients; i++) fgl__msg_free(&run->down[i]);
     fgl__store_free(&run->server.store);
@@ -363,7 +373,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->dropped);
     FGL_FREE(run->trained);
     FGL_FREE(run->lost);
-    FGL_FREE(run->revealed);
+    fgl__sa_free(run->sa);
     FGL_FREE(run->part);
     FGL_FREE(run->stats);
     FGL_FREE(run->client_val);
@@ -591,14 +601,14 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
     if (call_hook) fgl__client_hook(c, run->algo.receive);
 }
 
-static void fgl__sample_participants(fgl_run *run);
+static int fgl__sample_participants(fgl_run *run, int round);
 static void fgl__trim_idle(fgl_run *run);
 
-/* Server side: the next round's participants are drawn, and only they get
- * a download (all clients when cfg.frac is 1). */
-static int fgl__next_downloads(fgl_run *run) {
-    fgl__sample_participants(run);
-    if (run->n_part == 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+/* Server side: round `round`'s participants are drawn, and only they get
+ * a download (all clients when cfg.frac is 1; with DP, a Poisson draw that
+ * may be empty). */
+static int fgl__next_downloads(fgl_run *run, int round) {
+    if (fgl__sample_participants(run, round)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
     if (fgl__build_downloads(run, 1)) return fgl__server_error(run, run->server.error, "download");
     return FGL_OK;
 }
@@ -622,11 +632,14 @@ static int fgl__phase_receive(fgl_run *run) {
 static int fgl__defences_start(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int i, p, weights = 0, n_model = 0, n_weight = 0;
+    int i, p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
+    const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
         n_model += a->up[p].kind == FGL_SEND_MODEL;
         n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
+        if ((a->up[p].flags & FGL_PART_RAW) && raw < 0) raw = p;
+        if (a->up[p].kind == FGL_SEND_DATA && data < 0) data = p;
     }
     if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
          (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP &&
@@ -636,32 +649,54 @@ static int fgl__defences_start(fgl_run *run) {
                              "%s sends no model weights: robust rules, weight attacks, DP and secure "
                              "aggregation act on them",
                              a->name);
+    /* Covered or refused: a defence is accepted only when every upload part
+     * that reaches the models goes through the path it guards. */
+    if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on) && raw >= 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s: refused: %s's server turns its upload '%s' into model state by its own code "
+                             "(FGL_PART_RAW), which %s does not cover",
+                             c->robust.rule != FGL_ROBUST_MEAN ? "robust aggregation" : priv, a->name, a->up[raw].name,
+                             c->robust.rule != FGL_ROBUST_MEAN ? "the rule" : "it");
     if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "%s mixes a model per client from the uploads (fgl_server_mix): %s is "
+                             "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
-                             a->name, c->dp.clip > 0 ? "differential privacy" : "secure aggregation");
+                             priv, a->name);
+    if (c->dp.clip > 0 && data >= 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
+                             "which DP-FedAvg neither clips nor noises",
+                             a->name, a->up[data].name);
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "dp: combine it with neither a robust rule nor secure aggregation");
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
             return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: %s must upload exactly its model and its sample "
+                                 "secure aggregation: refused: %s must upload exactly its model and its sample "
                                  "count (FedAvg-like), the server seeing their sum only",
                                  a->name);
-        if (c->robust.rule != FGL_ROBUST_MEAN)
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation hides the uploads a robust rule needs");
+        if (c->robust.screen > 0)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation hides the update norms that norm screening (robust.screen "
+                                 "%g) needs: turn screening off (0) to use it",
+                                 (double)c->robust.screen);
         if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
             return fgl_error_set(&run->err, FGL_ERR_ARG,
                                  "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
                                  (double)c->secagg.dropout);
+        if (run->transport && !run->transport->secagg)
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
+        if (c->secagg.threshold != 0 && (c->secagg.threshold < 2 || c->secagg.threshold > run->n_clients))
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "secure aggregation: threshold %d must be 0 (a majority of each round) or in "
+                                 "[2, %d] (the clients)",
+                                 c->secagg.threshold, run->n_clients);
     }
-    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0 and delta %g in (0, 1)",
-                             (double)c->dp.noise, c->dp.delta);
-    if (c->dp.clip > 0 && !fgl__new_rng(&run->server.store, "dp_rng", c->seed, 0x4450ull)) /* "DP" */
-        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
+                             (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
@@ -768,7 +803,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     for (i = 0; i < run->n_clients; i++) fgl__client_sizes(run, &run->clients[i], &dims);
     fgl__store_add(&s->store, "rng", FGL__E_RNG, &s->rng, 0, 0);
     s->dropped = run->dropped;
-    s->revealed = run->revealed;
+    s->dp_key = run->dp_key;
     if ((rc = fgl__defences_start(run))) return rc;
     run->started = 1;
     if (run->role != FGL__ROLE_CLIENTS && run->algo.server_init) {
@@ -786,7 +821,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (idle_parks) fgl__park(run, c);
     }
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
-    if ((rc = fgl__next_downloads(run)) || (rc = fgl__phase_receive(run))) return rc;
+    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run))) return rc;
     fgl__trim_idle(run);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
@@ -878,13 +913,17 @@ static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms)
     return 1;
 }
 
-static void fgl__sample_participants(fgl_run *run) {
+static int fgl__sample_participants(fgl_run *run, int round) {
     int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f);
     n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
+    if (run->cfg.dp.clip > 0) { /* DP-FedAvg: Poisson sampling at rate frac, from the server's secret */
+        run->n_part = fgl__poisson_participants(run, round);
+        return FGL_OK;
+    }
     if (n == run->n_clients) {
         for (i = 0; i < n; i++) run->part[i] = i;
     } else {
-        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) n = 0;
+        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) return FGL_ERR_NOMEM;
         for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
             for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
                 int tmp = run->part[j];
@@ -893,6 +932,7 @@ static void fgl__sample_participants(fgl_run *run) {
             }
     }
     run->n_part = n;
+    return FGL_OK;
 }
 
 /* The phases of a round, split by side so that a transport (FGL_MPI) can
@@ -1078,7 +1118,7 @@ static void fgl__phase_train(fgl_run *run) {
  * aggregation, the next participants and their downloads. */
 static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     fgl_server *s = &run->server;
-    int i, n = run->n_part, rc, rejected = 0, n_ok = 0;
+    int i, n = run->n_part, rc, rejected = 0, n_ok = 0, sa_off;
     double loss = 0;
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
@@ -1086,6 +1126,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
     if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
+    sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
     /* the uploads not checked where they were built, in parallel */
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
@@ -1108,7 +1149,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
     for (i = 0; i < n; i++) {
         const fgl_client *c = &run->clients[run->part[i]];
-        if (run->dropped[c->id] || run->lost[c->id]) continue; /* dropped out or lost: not rejected */
+        if (run->dropped[c->id] || run->lost[c->id] || sa_off) continue; /* dropped out, lost, withheld: not rejected */
         if (!run->accepted[c->id]) {
             rejected++;
             run->rejected_by[c->id]++;
@@ -1125,6 +1166,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->round = run->round;
     s->n_accepted = n_ok;
     s->n_clipped = 0;
+    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
@@ -1133,10 +1175,11 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
     }
     st->n_clipped = s->n_clipped;
+    s->secagg_sum = NULL;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
     memset(run->trained, 0, (size_t)run->n_clients);
     for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
-    return fgl__next_downloads(run);
+    return fgl__next_downloads(run, run->round + 1);
 }
 
 /* With partial participation (cfg.frac < 1) a client that sits out the
@@ -1242,6 +1285,7 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     memset(run->accepted, 0, (size_t)run->n_clients);
     evaluated = fgl__evaluated(run, run->round);
     t0 = fgl_now();
+    if (run->cfg.secagg.on && (rc = fgl__secagg_setup(run, st))) return rc;
     fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
     if (run->transport && (rc = run->transport->train(run))) return rc;
     t1 = fgl_now();

@@ -43,6 +43,7 @@ struct fgl_client {
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation */
     fgl_store store;             /* the algorithm's client state */
+    struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */
     char msg[256];
 };
@@ -69,7 +70,12 @@ struct fgl_server {
     fgl_rng rng;                 /* server randomness (participation) */
     fgl_store store;             /* the algorithm's server state */
     const unsigned char *dropped;   /* secure aggregation: clients that dropped out this round */
-    const uint64_t *revealed;    /* K x K: pair seeds the survivors revealed for them */
+    const uint32_t *secagg_sum;  /* secure aggregation: the round's unmasked sum in the fixed-point ring
+                                    (secagg_len values, then the weight), or NULL when the round was not
+                                    unmasked; fgl_server_mean decodes it */
+    size_t secagg_len;
+    const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
+                                    party that adds the noise) */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int error;
     char msg[256];

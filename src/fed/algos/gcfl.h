@@ -250,7 +250,8 @@ static fgl_algo fgl__gcfl(void) {
     fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
                        "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
     fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
-    fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, 0);
+    /* averaged by hand inside each cluster: no runtime defence covers it */
+    fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
     a.server_init = fgl__gcfl_server_init;

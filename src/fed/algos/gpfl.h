@@ -544,7 +544,7 @@ static fgl_algo fgl__gpfl(void) {
                        "1: property-based initial network; 0: U(0, 1) weights (ablation)");
     fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
                        "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
-    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
+    fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_RAW); /* its updates mixed by hand */
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
     fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");

@@ -222,7 +222,8 @@ static fgl_algo fgl__scaffold(void) {
         "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
         "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
     fgl_algo_upload(&a, "dtheta", FGL_SEND_DELTA, 0, 0, 0);
-    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
+    /* dc reaches the server's c through the plain mean (SCAFFOLD's update of c) */
+    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     a.aggregate = fgl__scaf_aggregate;
     a.variant = FGL__CV_SCAFFOLD;
@@ -242,8 +243,8 @@ static fgl_algo fgl__feddc(void) {
         "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
         "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
-    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, 0);
-    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0);
+    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, FGL_PART_RAW); /* averaged by the plain mean */
+    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
     a.aggregate = fgl__feddc_aggregate;
     a.variant = FGL__CV_FEDDC;
     return a;

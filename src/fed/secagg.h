@@ -1,0 +1,601 @@
+/* ------------------------------------------------------------------------ */
+/* Secrets and secure aggregation                                           */
+/* ------------------------------------------------------------------------ */
+/* The run's secrets (fgl_secrets_config) and the secure-aggregation
+ * protocol of Bonawitz et al. (2017) that fgl_secagg_config describes. A
+ * round of it, for the participants U1 (increasing ids, n of them) and the
+ * threshold t:
+ *   1 keys     each participant draws two X25519 key pairs (c: to encrypt
+ *              shares, s: to agree masks) and a self-mask seed b; up: its
+ *              two public keys (64 bytes); the server relays all of them.
+ *   2 shares   each splits s_sk and b t-of-n (Shamir, share k at x = k + 1)
+ *              and sends peer k its two shares sealed with ChaCha20-Poly1305
+ *              under KDF(X25519(c_sk, c_pk_k)); the server holds them.
+ *   3 masked   each uploads its fixed-point values plus PRG(b) plus, per
+ *              peer k, +PRG(m_k) if its id is lower, -PRG(m_k) if higher,
+ *              m_k = KDF(X25519(s_sk, s_pk_k)) (the peer derives the same).
+ *   4 reveal   the server names the survivors (uploads accepted) and hands
+ *              each survivor the sealed shares addressed to it; a survivor
+ *              opens them and reveals, per participant, its share of b if
+ *              that one survived, of s_sk if not (never both: one list
+ *              decides), and nothing at all if fewer than t survived.
+ *   server     with t shares each it rebuilds the survivors' b and the
+ *              others' s_sk, subtracts the survivors' self-masks and their
+ *              masks with the others from the sum of the masked uploads.
+ * Every secret is fresh each round (a revealed s_sk unmasks nothing later)
+ * and is held by its client only (under a transport: on the client's host;
+ * nothing of it is checkpointed). The server side's state, below, is what
+ * a server may see: public keys, sealed shares, masked uploads, revealed
+ * shares, the sum. */
+
+/* fgl:private */
+/* Purposes of the secrets (the KDF's label): one stream each. */
+enum {
+    FGL__SECRET_DP_KEY = 0x44504b59,   /* "DPKY": the server's DP key */
+    FGL__SECRET_DP_NOISE = 0x44504e53, /* "DPNS": noise, under the DP key (round, part) */
+    FGL__SECRET_DP_PART = 0x44505054,  /* "DPPT": Poisson participation, under the DP key (round) */
+    FGL__SECRET_SA_C = 0x53414343,     /* "SACC": a client's share-encryption key (client, round) */
+    FGL__SECRET_SA_S = 0x53414353,     /* "SACS": its masking key */
+    FGL__SECRET_SA_B = 0x53414342,     /* "SACB": its self-mask seed */
+    FGL__SECRET_SA_COIN = 0x5341434e,  /* "SACN": the coins of its Shamir polynomials */
+    FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
+    FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
+    FGL__SA_MASK = 0x53414d4b          /* "SAMK": the nonce label of mask streams */
+};
+
+#define FGL__SA_PK 64                                 /* a participant's two public keys */
+#define FGL__SA_PT (12 + 2 * FGL_SHARE_BYTES)         /* from, to, round, then the two shares */
+#define FGL__SA_CT (FGL__SA_PT + 16)                  /* sealed, with its tag */
+#define FGL__SA_REV FGL_SHARE_BYTES                   /* one revealed share */
+
+/* A client's side of one round (its host only; never checkpointed). */
+struct fgl__sa_client {
+    int round, n, t, me;          /* the participants, the threshold, its place among them */
+    int *ids;                     /* n: the participants' ids, increasing */
+    unsigned char c_sk[32], s_sk[32], self[32];
+    unsigned char *pk;            /* n x 64: their public keys (c, s) */
+    unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
+};
+
+/* The server's side of one round. */
+struct fgl__sa {
+    int round, n, t, ready;       /* ready: keys and shares went round, uploads may be unmasked */
+    int *ids;                     /* n participants, increasing */
+    unsigned char *pk;            /* n x 64 */
+    unsigned char *ct;            /* n x n x CT: [a n + b] from participant a to b (a != b) */
+    unsigned char *alive;         /* n: its masked upload was accepted */
+    unsigned char *rev;           /* n x n x REV: [a n + b] survivor a's share about b */
+    unsigned char *has_rev;       /* n: survivor a's reveals arrived */
+    uint32_t *sum;                /* len + 1: the unmasked sum (values, then the weight) */
+    size_t len;
+};
+
+FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
+                                   uint32_t b, fgl_error *err);
+FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign);
+FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                                uint32_t label, int i, int j);
+/* fgl:implementation */
+static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
+
+static void fgl__put_le32(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)v;
+    p[1] = (unsigned char)(v >> 8);
+    p[2] = (unsigned char)(v >> 16);
+    p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t fgl__get_le32(const unsigned char *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* 32 secret bytes for (purpose, a, b): from the operating system's entropy
+ * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
+ * the KDF of a key made from the secret seed: reproducible, and as secret
+ * as that seed. */
+FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
+                                   uint32_t b, fgl_error *err) {
+    if (cfg->secrets.from_seed) {
+        unsigned char k[32];
+        int i;
+        memset(k, 0, sizeof k);
+        for (i = 0; i < 8; i++) k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
+        memcpy(k + 8, "fgl secret seed", 15);
+        fgl_kdf(out, k, purpose, a, b);
+        return FGL_OK;
+    }
+    return fgl_os_entropy(out, 32, err);
+}
+
+static void fgl__nonce(unsigned char nonce[12], uint32_t a, uint32_t b, uint32_t c) {
+    int i;
+    for (i = 0; i < 4; i++) {
+        nonce[i] = (unsigned char)(a >> (8 * i));
+        nonce[4 + i] = (unsigned char)(b >> (8 * i));
+        nonce[8 + i] = (unsigned char)(c >> (8 * i));
+    }
+}
+
+/* n standard normal values from the ChaCha20 stream of key under the nonce
+ * (label, a, b): Box-Muller on pairs of 53-bit uniforms in (0, 1). */
+static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
+                                size_t n) {
+    uint32_t w[256];
+    unsigned char nonce[12];
+    uint32_t counter = 0;
+    size_t k = 0;
+    fgl__nonce(nonce, label, a, b);
+    while (k < n) {
+        int q;
+        fgl_chacha20_words(w, 256, key, nonce, counter);
+        counter += 16; /* 256 words: 16 blocks */
+        for (q = 0; q < 256 && k < n; q += 4) {
+            double u1 = ((double)((((uint64_t)w[q] << 32) | w[q + 1]) >> 11) + 0.5) / 9007199254740992.0,
+                   u2 = ((double)((((uint64_t)w[q + 2] << 32) | w[q + 3]) >> 11) + 0.5) / 9007199254740992.0;
+            double r = sqrt(-2.0 * log(u1)), th = 6.283185307179586 * u2;
+            out[k++] = r * cos(th);
+            if (k < n) out[k++] = r * sin(th);
+        }
+    }
+}
+
+/* v[k] += sign x the k-th word of the mask stream of key in round r. */
+FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign) {
+    uint32_t w[1024];
+    unsigned char nonce[12];
+    uint32_t counter = 0;
+    size_t k = 0;
+    fgl__nonce(nonce, FGL__SA_MASK, (uint32_t)round, 0);
+    while (k < n) {
+        size_t q, m = n - k < 1024 ? n - k : 1024;
+        fgl_chacha20_words(w, m, key, nonce, counter);
+        counter += 64; /* 1024 words: 64 blocks */
+        if (sign > 0)
+            for (q = 0; q < m; q++) v[k + q] += w[q];
+        else
+            for (q = 0; q < m; q++) v[k + q] -= w[q];
+        k += m;
+    }
+}
+
+/* A key both ends of a pair derive from their X25519 secret (i < j). */
+FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                                uint32_t label, int i, int j) {
+    unsigned char shared[32];
+    fgl_x25519(shared, sk, pk);
+    fgl_kdf(out, shared, label, (uint32_t)(i < j ? i : j), (uint32_t)(i < j ? j : i));
+    memset(shared, 0, sizeof shared);
+}
+
+static void fgl__sa_client_free(fgl_client *c) {
+    struct fgl__sa_client *q = c->sa;
+    if (!q) return;
+    FGL_FREE(q->ids);
+    FGL_FREE(q->pk);
+    memset(q, 0, sizeof *q); /* the round's secrets go */
+    FGL_FREE(q);
+    c->sa = NULL;
+}
+
+static void fgl__sa_free(struct fgl__sa *sa) {
+    if (!sa) return;
+    FGL_FREE(sa->ids);
+    FGL_FREE(sa->pk);
+    FGL_FREE(sa->ct);
+    FGL_FREE(sa->alive);
+    FGL_FREE(sa->rev);
+    FGL_FREE(sa->has_rev);
+    FGL_FREE(sa->sum);
+    FGL_FREE(sa);
+}
+
+/* The threshold for n participants: cfg's, or a majority (at least 2). */
+static int fgl__sa_threshold(const fgl_fed_config *cfg, int n) {
+    int t = cfg->secagg.threshold ? cfg->secagg.threshold : n / 2 + 1;
+    return t < 2 ? 2 : t;
+}
+
+/* --- the client's steps (where the client lives) --------------------------------- */
+
+/* Step 1: fresh keys for the round among the n participants ids; pk out. */
+static int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids, unsigned char pk[FGL__SA_PK]) {
+    struct fgl__sa_client *q;
+    fgl_error e;
+    int a, rc;
+    fgl__sa_client_free(c);
+    q = (struct fgl__sa_client *)fgl__zalloc(sizeof *q);
+    if (!q || !(q->ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)n))) {
+        FGL_FREE(q);
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    c->sa = q;
+    q->round = round;
+    q->n = n;
+    q->me = -1;
+    for (a = 0; a < n; a++) {
+        q->ids[a] = ids[a];
+        if (ids[a] == c->id) q->me = a;
+    }
+    memset(&e, 0, sizeof e);
+    if (q->me < 0) return fgl_client_fail(c, FGL_ERR_ARG, "secure aggregation: not among the round's participants");
+    if ((rc = fgl__secret_bytes(&run->cfg, q->c_sk, FGL__SECRET_SA_C, (uint32_t)c->id, (uint32_t)round, &e)) ||
+        (rc = fgl__secret_bytes(&run->cfg, q->s_sk, FGL__SECRET_SA_S, (uint32_t)c->id, (uint32_t)round, &e)) ||
+        (rc = fgl__secret_bytes(&run->cfg, q->self, FGL__SECRET_SA_B, (uint32_t)c->id, (uint32_t)round, &e)))
+        return fgl_client_fail(c, rc, "secure aggregation: %s", e.msg);
+    fgl_x25519_public(pk, q->c_sk);
+    fgl_x25519_public(pk + 32, q->s_sk);
+    return FGL_OK;
+}
+
+/* Step 2: the participants' public keys in (n x 64), threshold t; out:
+ * n sealed pairs of shares (its own slot zero). */
+static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct) {
+    struct fgl__sa_client *q = c->sa;
+    unsigned char coin[32], *sh = NULL, pt[FGL__SA_PT], key[32], nonce[12];
+    fgl_error e;
+    int a, rc;
+    if (!q) return fgl_client_fail(c, FGL_ERR_ARG, "secure aggregation: shares before keys");
+    memset(&e, 0, sizeof e);
+    q->t = t;
+    if (!(q->pk = (unsigned char *)FGL_MALLOC((size_t)q->n * FGL__SA_PK)) ||
+        !(sh = (unsigned char *)FGL_MALLOC((size_t)q->n * 2 * FGL_SHARE_BYTES))) {
+        FGL_FREE(sh);
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    memcpy(q->pk, pks, (size_t)q->n * FGL__SA_PK);
+    if ((rc = fgl__secret_bytes(&run->cfg, coin, FGL__SECRET_SA_COIN, (uint32_t)c->id, (uint32_t)q->round, &e)) ||
+        (rc = fgl_shamir_split(sh, q->s_sk, t, q->n, coin)) ||
+        (rc = fgl__secret_bytes(&run->cfg, coin, FGL__SECRET_SA_COIN + 1, (uint32_t)c->id, (uint32_t)q->round, &e)) ||
+        (rc = fgl_shamir_split(sh + (size_t)q->n * FGL_SHARE_BYTES, q->self, t, q->n, coin))) {
+        FGL_FREE(sh);
+        return fgl_client_fail(c, rc, "secure aggregation: %s", e.msg[0] ? e.msg : "cannot share the secrets");
+    }
+    memcpy(q->own, sh + (size_t)q->me * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+    memcpy(q->own + FGL_SHARE_BYTES, sh + (size_t)(q->n + q->me) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+    for (a = 0; a < q->n; a++) {
+        unsigned char *out = ct + (size_t)a * FGL__SA_CT;
+        if (a == q->me) {
+            memset(out, 0, FGL__SA_CT);
+            continue;
+        }
+        fgl__put_le32(pt, (uint32_t)c->id);
+        fgl__put_le32(pt + 4, (uint32_t)q->ids[a]);
+        fgl__put_le32(pt + 8, (uint32_t)q->round);
+        memcpy(pt + 12, sh + (size_t)a * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+        memcpy(pt + 12 + FGL_SHARE_BYTES, sh + (size_t)(q->n + a) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
+        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)c->id); /* one per direction */
+        fgl_aead_seal(out, out + FGL__SA_PT, pt, FGL__SA_PT, NULL, 0, key, nonce); /* (from, to, round) inside */
+    }
+    memset(pt, 0, sizeof pt);
+    memset(key, 0, sizeof key);
+    memset(coin, 0, sizeof coin);
+    memset(sh, 0, (size_t)q->n * 2 * FGL_SHARE_BYTES);
+    FGL_FREE(sh);
+    return FGL_OK;
+}
+
+/* Step 3 (after the upload hook and the attack and DP transforms): the
+ * model and weight parts become (n_i / N) theta_i and n_i / N in the ring,
+ * masked. A client without the round's keys, or whose value leaves the
+ * ring, withholds its upload (no masked value leaves it unprotected). */
+static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
+    const fgl_fed_config *cfg = &run->cfg;
+    const fgl_algo *a = &run->algo;
+    struct fgl__sa_client *q = c->sa;
+    int pm = -1, pw = -1, p, b;
+    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
+    uint32_t *v;
+    size_t n, k;
+    for (p = 0; p < a->n_up; p++) {
+        if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
+        if (a->up[p].kind == FGL_SEND_WEIGHT) pw = p;
+    }
+    if (!q || !q->pk || q->round != run->round || pm < 0 || pw < 0 || !c->up.part[pm] || !c->up.part[pw]) {
+        fgl__msg_clear(&c->up);
+        return FGL_OK;
+    }
+    for (b = 0; b < run->n_clients; b++) N += run->n_registered[b];
+    n = c->up.len[pm];
+    v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
+    if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+    wn = c->up.part[pw][0] / N;
+    for (k = 0; k <= n; k++) {
+        double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
+        if (!(fabs(val) < 2147483647.0)) { /* out of the ring (or not finite): withheld, and rejected */
+            fgl__msg_clear(&c->up);
+            return FGL_OK;
+        }
+        v[k] = (uint32_t)(int32_t)llround(val);
+    }
+    fgl__add_stream(v, n + 1, q->self, q->round, 1);
+    for (b = 0; b < q->n; b++) {
+        unsigned char key[32];
+        if (b == q->me) continue;
+        fgl__pair_key(key, q->s_sk, q->pk + (size_t)b * FGL__SA_PK + 32, FGL__SA_PAIR, c->id, q->ids[b]);
+        fgl__add_stream(v, n + 1, key, q->round, q->ids[b] > c->id ? 1 : -1);
+        memset(key, 0, sizeof key);
+    }
+    if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+    memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
+    memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
+    return FGL_OK;
+}
+
+/* Step 4: alive (n flags) and the n sealed shares addressed to it (its own
+ * slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
+ * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
+ * survivors, or if it is not one. The round's secrets are gone after. */
+static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *ct, unsigned char *rev) {
+    struct fgl__sa_client *q = c->sa;
+    unsigned char pt[FGL__SA_PT], key[32], nonce[12];
+    int a, m = 0, rc = FGL_OK;
+    if (!q || !q->pk) return FGL_ERR_EMPTY;
+    for (a = 0; a < q->n; a++) m += alive[a] != 0;
+    if (m < q->t || !alive[q->me]) {
+        fgl__sa_client_free(c);
+        return FGL_ERR_EMPTY;
+    }
+    for (a = 0; a < q->n && !rc; a++) {
+        unsigned char *out = rev + (size_t)a * FGL__SA_REV;
+        if (a == q->me) {
+            memcpy(out, q->own + FGL_SHARE_BYTES, FGL_SHARE_BYTES); /* its own b: it survived */
+            continue;
+        }
+        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)q->ids[a]);
+        if (fgl_aead_open(pt, ct + (size_t)a * FGL__SA_CT, FGL__SA_PT, ct + (size_t)a * FGL__SA_CT + FGL__SA_PT, NULL,
+                          0, key, nonce) != 0 ||
+            fgl__get_le32(pt) != (uint32_t)q->ids[a] || fgl__get_le32(pt + 4) != (uint32_t)c->id ||
+            fgl__get_le32(pt + 8) != (uint32_t)q->round)
+            rc = fgl_client_fail(c, FGL_ERR_FORMAT, "secure aggregation: the share from client %d does not open",
+                                 q->ids[a]);
+        else
+            memcpy(out, pt + 12 + (alive[a] ? FGL_SHARE_BYTES : 0), FGL_SHARE_BYTES);
+    }
+    memset(pt, 0, sizeof pt);
+    memset(key, 0, sizeof key);
+    fgl__sa_client_free(c);
+    return rc;
+}
+
+/* --- the server's side ------------------------------------------------------------ */
+
+/* Bytes of the protocol, counted where they travel. */
+static void fgl__sa_bytes(fgl_run *run, fgl_round_stats *st, int client, size_t up, size_t down) {
+    size_t k = (size_t)run->round * run->n_clients + client;
+    run->client_up[k] += up;
+    run->client_down[k] += down;
+    st->bytes_up += up;
+    st->bytes_down += down;
+    run->bytes_down += down;
+}
+
+static int fgl__sa_transport(fgl_run *run, int step); /* (run.h: the transport's step, if any) */
+
+/* Steps 1 and 2, before the round's training: keys out and back, shares
+ * out; sa->ready when every participant took part in both. */
+static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
+    struct fgl__sa *sa;
+    int n = run->n_part, a, q, rc;
+    fgl__sa_free(run->sa);
+    run->sa = sa = (struct fgl__sa *)fgl__zalloc(sizeof *sa);
+    if (!sa) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    sa->round = run->round;
+    sa->n = n;
+    sa->t = fgl__sa_threshold(&run->cfg, n);
+    for (q = 0; q < n; q++) fgl__sa_client_free(&run->clients[run->part[q]]);
+    if (n < sa->t) return FGL_OK; /* too few to reach the threshold: not unmasked, nothing sent */
+    sa->ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
+    sa->pk = (unsigned char *)fgl__zalloc((size_t)n * FGL__SA_PK);
+    sa->ct = (unsigned char *)fgl__zalloc((size_t)n * n * FGL__SA_CT);
+    sa->alive = (unsigned char *)fgl__zalloc((size_t)n);
+    sa->rev = (unsigned char *)fgl__zalloc((size_t)n * n * FGL__SA_REV);
+    sa->has_rev = (unsigned char *)fgl__zalloc((size_t)n);
+    if (!sa->ids || !sa->pk || !sa->ct || !sa->alive || !sa->rev || !sa->has_rev)
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    memcpy(sa->ids, run->part, sizeof(int) * (size_t)n);
+    sa->ready = 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local) fgl__sa_keys(run, c, run->round, n, sa->ids, sa->pk + (size_t)a * FGL__SA_PK);
+    }
+    if ((rc = fgl__sa_transport(run, 1))) return rc;
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->error) return fgl__client_error(run, c, "secure aggregation keys");
+        sa->ready &= !run->lost[c->id];
+        fgl__sa_bytes(run, st, c->id, FGL__SA_PK, (size_t)n * FGL__SA_PK);
+    }
+    if (!sa->ready) return FGL_OK; /* a host lost before its keys went round: the round is not unmasked */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local) fgl__sa_share(run, c, sa->pk, sa->t, sa->ct + (size_t)a * n * FGL__SA_CT);
+    }
+    if ((rc = fgl__sa_transport(run, 2))) return rc;
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->error) return fgl__client_error(run, c, "secure aggregation shares");
+        sa->ready &= !run->lost[c->id];
+        fgl__sa_bytes(run, st, c->id, (size_t)(n - 1) * FGL__SA_CT, 0);
+    }
+    return FGL_OK;
+}
+
+/* Rebuild a secret from the first t of the survivors' shares about b. */
+static int fgl__sa_combine(const struct fgl__sa *sa, int b, unsigned char secret[32]) {
+    unsigned char sh[64 * FGL_SHARE_BYTES], *buf = sh;
+    uint32_t xs_small[64], *xs = xs_small;
+    int a, k = 0, rc;
+    if (sa->t > 64) {
+        buf = (unsigned char *)FGL_MALLOC((size_t)sa->t * FGL_SHARE_BYTES);
+        xs = (uint32_t *)FGL_MALLOC(sizeof(uint32_t) * (size_t)sa->t);
+        if (!buf || !xs) {
+            FGL_FREE(buf != sh ? buf : NULL);
+            FGL_FREE(xs != xs_small ? xs : NULL);
+            return FGL_ERR_NOMEM;
+        }
+    }
+    for (a = 0; a < sa->n && k < sa->t; a++)
+        if (sa->has_rev[a]) {
+            memcpy(buf + (size_t)k * FGL_SHARE_BYTES, sa->rev + ((size_t)a * sa->n + b) * FGL__SA_REV, FGL_SHARE_BYTES);
+            xs[k++] = (uint32_t)(a + 1);
+        }
+    rc = k < sa->t ? FGL_ERR_EMPTY : fgl_shamir_combine(secret, buf, xs, sa->t);
+    if (buf != sh) FGL_FREE(buf);
+    if (xs != xs_small) FGL_FREE(xs);
+    return rc;
+}
+
+/* Step 4 and the unmasking, once the round's uploads are checked: the
+ * survivors are the accepted uploads; s->secagg_sum is the sum, or NULL
+ * when the round cannot be unmasked (st->n_unmasked_fail counts it). */
+static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
+    struct fgl__sa *sa = run->sa;
+    const fgl_algo *al = &run->algo;
+    int a, b, n, m = 0, pm = -1, pw = -1, p, rc;
+    size_t len = 0, k;
+    run->server.secagg_sum = NULL;
+    run->server.secagg_len = 0;
+    if (!sa || !sa->ready) {
+        st->secagg_failed = 1;
+        return FGL_OK;
+    }
+    n = sa->n;
+    for (p = 0; p < al->n_up; p++) {
+        if (al->up[p].kind == FGL_SEND_MODEL) pm = p;
+        if (al->up[p].kind == FGL_SEND_WEIGHT) pw = p;
+    }
+    for (a = 0; a < n; a++) {
+        int id = sa->ids[a];
+        sa->alive[a] = run->accepted[id];
+        m += sa->alive[a];
+        if (sa->alive[a]) len = run->clients[id].up.len[pm];
+    }
+    for (a = 0; a < n; a++) { /* the survivors list and the sealed shares to each survivor: down */
+        if (!sa->alive[a]) continue;
+        fgl__sa_bytes(run, st, sa->ids[a], 0, (size_t)n + (size_t)(n - 1) * FGL__SA_CT);
+    }
+    if (m < sa->t) { /* below the threshold: the survivors reveal nothing */
+        for (a = 0; a < n; a++) fgl__sa_client_free(&run->clients[sa->ids[a]]);
+        st->secagg_failed = 1;
+        return FGL_OK;
+    }
+    {   /* the survivors' reveals (each reads the column of sealed shares addressed to it) */
+        unsigned char *col = (unsigned char *)FGL_MALLOC((size_t)n * n * FGL__SA_CT);
+        if (!col) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+        for (b = 0; b < n; b++)
+            for (a = 0; a < n; a++)
+                memcpy(col + ((size_t)b * n + a) * FGL__SA_CT, sa->ct + ((size_t)a * n + b) * FGL__SA_CT, FGL__SA_CT);
+        memcpy(sa->ct, col, (size_t)n * n * FGL__SA_CT); /* now [b n + a]: from a to b */
+        FGL_FREE(col);
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local && sa->alive[a])
+            sa->has_rev[a] = fgl__sa_reveal(c, sa->alive, sa->ct + (size_t)a * n * FGL__SA_CT,
+                                            sa->rev + (size_t)a * n * FGL__SA_REV) == FGL_OK;
+        else if (c->local)
+            fgl__sa_client_free(c);
+    }
+    if ((rc = fgl__sa_transport(run, 3))) return rc;
+    for (a = 0; a < n; a++) {
+        if (!sa->alive[a]) continue;
+        if (run->clients[sa->ids[a]].error)
+            return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation reveal");
+        if (sa->has_rev[a]) fgl__sa_bytes(run, st, sa->ids[a], (size_t)n * FGL__SA_REV, 0);
+    }
+    FGL_FREE(sa->sum);
+    if (!(sa->sum = (uint32_t *)fgl__zalloc(sizeof(uint32_t) * (len + 1))))
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    sa->len = len;
+    for (a = 0; a < n; a++) { /* the masked uploads, added in the ring */
+        const fgl_msg *u = &run->clients[sa->ids[a]].up;
+        if (!sa->alive[a]) continue;
+        for (k = 0; k < len; k++) {
+            uint32_t v;
+            memcpy(&v, u->part[pm] + k, 4);
+            sa->sum[k] += v;
+        }
+        {
+            uint32_t v;
+            memcpy(&v, u->part[pw], 4);
+            sa->sum[len] += v;
+        }
+    }
+    for (b = 0; b < n; b++) { /* the survivors' self-masks; the dropped ones' masks with the survivors */
+        unsigned char secret[32];
+        if (fgl__sa_combine(sa, b, secret)) { /* too few reveals arrived (a host lost while revealing) */
+            st->secagg_failed = 1;
+            return FGL_OK;
+        }
+        if (sa->alive[b]) {
+            fgl__add_stream(sa->sum, len + 1, secret, sa->round, -1);
+        } else {
+            for (a = 0; a < n; a++) {
+                unsigned char key[32];
+                if (!sa->alive[a]) continue;
+                fgl__pair_key(key, secret, sa->pk + (size_t)a * FGL__SA_PK + 32, FGL__SA_PAIR, sa->ids[a], sa->ids[b]);
+                /* survivor a added + the pair's stream if its id is the lower */
+                fgl__add_stream(sa->sum, len + 1, key, sa->round, sa->ids[a] < sa->ids[b] ? -1 : 1);
+            }
+        }
+        memset(secret, 0, sizeof secret);
+    }
+    run->server.secagg_sum = sa->sum;
+    run->server.secagg_len = len;
+    return FGL_OK;
+}
+
+/* The server's DP key, from the run's secrets (kept in the run, never in
+ * a checkpoint: a resumed run draws a new one unless the secrets come from
+ * a seed). */
+static int fgl__secrets_start(fgl_run *run) {
+    if (!(run->cfg.dp.clip > 0)) return FGL_OK;
+    return fgl__secret_bytes(&run->cfg, run->dp_key, FGL__SECRET_DP_KEY, 0, 0, &run->err);
+}
+
+/* DP-FedAvg's participants of round r: each client independently with
+ * probability q = cfg.frac, from the DP key's stream (the server's secret,
+ * so the public seed does not tell who took part). */
+static int fgl__poisson_participants(fgl_run *run, int round) {
+    uint32_t w[1024];
+    unsigned char nonce[12];
+    double thresh = (double)run->cfg.frac * 4294967296.0;
+    int i, n = 0;
+    fgl__nonce(nonce, FGL__SECRET_DP_PART, (uint32_t)round, 0);
+    for (i = 0; i < run->n_clients; i++) {
+        if (i % 1024 == 0)
+            fgl_chacha20_words(w, 1024, run->dp_key, nonce, (uint32_t)(i / 1024) * 64u);
+        if ((double)w[i % 1024] < thresh) run->part[n++] = i;
+    }
+    return n;
+}
+
+/* Simulated dropouts (cfg.secagg.dropout): participants whose masked
+ * upload never arrives (drawn from the run seed: a simulation's choice, not
+ * a secret). A lost client is a dropout to its peers. */
+static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
+    fgl_rng r;
+    int q;
+    memset(run->dropped, 0, (size_t)run->n_clients);
+    fgl_rng_init(&r, run->cfg.seed, 0x44524f50ull + (uint64_t)run->round); /* "DROP" + round */
+    for (q = 0; q < run->n_part; q++) {
+        fgl_client *c = &run->clients[run->part[q]];
+        if ((run->cfg.secagg.dropout > 0 && fgl_rng_uniform(&r) < run->cfg.secagg.dropout) || run->lost[c->id]) {
+            run->dropped[c->id] = 1;
+            fgl__msg_clear(&c->up);
+            st->n_dropped += !run->lost[c->id]; /* lost ones are counted as lost */
+        }
+    }
+}
