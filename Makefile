@@ -192,7 +192,7 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS),build/fgl.o)
 
 # The test programs, fglrun end to end and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_plots.sh\ build tests/data_check.sh
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_faults.sh\ build tests/test_plots.sh\ build tests/data_check.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun
 

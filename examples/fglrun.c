@@ -354,8 +354,8 @@ typedef struct result {
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
-    int rejected, screened, clipped, dropped, n;
-    int *rejected_round, *clipped_round;   /* per round, summed over seeds */
+    int rejected, screened, clipped, dropped, fallback, n;
+    int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
 #ifdef FGL_MPI
@@ -484,6 +484,15 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
     progress_end(o);
     fgl_run_summarize(&run, &s);
+    if (s.fallback > 0 && !o->quiet) { /* the rule could not act as asked: say so (even with --json; never --quiet) */
+        char rule[128];
+        int fell = 0;
+        for (k = 0; k < run.round; k++) fell += run.stats[k].n_fallback > 0;
+        robust_format(&cfg.robust, rule, sizeof rule);
+        fprintf(stderr, "fglrun: %s seed %llu: in %d of %d rounds too few uploads were accepted for --robust %s, which "
+                        "fell back (%s; README, robust rules)\n", algo->name, (unsigned long long)seed, fell, run.round,
+                rule, cfg.robust.rule == FGL_ROBUST_TRIMMED ? "it trimmed fewer" : "it assumed fewer attackers");
+    }
     res->best[idx] = s.best_test;
     res->last[idx] = s.last_test;
     res->secs[idx] = s.seconds;
@@ -496,6 +505,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     res->screened += s.screened;
     res->clipped += s.clipped;
     res->dropped += s.dropped;
+    res->fallback += s.fallback;
     res->eps[idx] = fgl_run_dp_epsilon(&run, 0);
     res->lost += s.lost;
 #ifdef FGL_MPI
@@ -520,10 +530,12 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     if (!res->rejected_round) {
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->clipped_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
+        res->fallback_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
     }
-    for (k = 0; k < run.round && res->rejected_round && res->clipped_round; k++) {
+    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round; k++) {
         res->rejected_round[k] += run.stats[k].n_rejected;
         res->clipped_round[k] += run.stats[k].n_clipped;
+        res->fallback_round[k] += run.stats[k].n_fallback;
     }
     res->n = idx + 1;
     res->report[0] = 0;
@@ -591,10 +603,13 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     }
     if (res->defended) { /* the defences' record: totals over seeds, then per round */
         fprintf(f, ", \"robust\": \"%s\", \"attack\": \"%s\", \"attackers\": %g, \"screened_uploads\": %d, "
-                   "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"rejected_per_round\": [",
+                   "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"robust_fallbacks\": %d, "
+                   "\"rejected_per_round\": [",
                 fgl_robust_name(o->robust.rule), fgl_attack_name(o->attack.kind), (double)o->attack.frac, res->screened,
-                res->clipped, res->dropped);
+                res->clipped, res->dropped, res->fallback);
         for (i = 0; i < rounds && res->rejected_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->rejected_round[i]);
+        fprintf(f, "], \"fallback_per_round\": [");
+        for (i = 0; i < rounds && res->fallback_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->fallback_round[i]);
         fprintf(f, "], \"clipped_per_round\": [");
         for (i = 0; i < rounds && res->clipped_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->clipped_round[i]);
         fprintf(f, "]");
@@ -802,6 +817,7 @@ int fglrun_main(int argc, char **argv) {
     for (a = 0; a < o.n_algos; a++) {
         free(res[a].rejected_round);
         free(res[a].clipped_round);
+        free(res[a].fallback_round);
     }
     free(res);
     free(labsim);

@@ -175,14 +175,21 @@ static void progress_round(const options *o, const fgl_run *run) {
         fprintf(stderr, " %s, ETA %s   ", e1, e2);
         pg->bar = 1;
     } else if ((r + 1) % pg->every == 0 || r + 1 == R || r + 1 == o->stop_after) {
-        char acc[64] = "val -       test -      ";
+        char acc[64] = "val -       test -      ", def[64] = "";
+        const fgl_fed_config *c = &run->cfg;
         if (st->val_acc == st->val_acc && o->folds) /* cross-validation: no validation set */
             snprintf(acc, sizeof acc, "val -       test %6.2f%%", 100 * st->test_acc);
         else if (st->val_acc == st->val_acc)
             snprintf(acc, sizeof acc, "val %6.2f%%  test %6.2f%%", 100 * st->val_acc, 100 * st->test_acc);
-        fprintf(stderr, "fglrun: %s seed %llu round %d/%d  %s  loss %.4f  sent %.1f MB  elapsed %s  ETA %s\n", pg->label,
-                (unsigned long long)pg->seed, r + 1, R, acc, st->train_loss, (run->bytes_up + run->bytes_down) / 1e6, e1,
-                e2);
+        /* with defences or attacks (or a rejection): the round's rejected uploads, and the robust rule's fallbacks */
+        if (c->robust.rule != FGL_ROBUST_MEAN || c->attack.kind != FGL_ATTACK_NONE || c->dp.clip > 0 || c->secagg.on ||
+            st->n_rejected > 0)
+            snprintf(def, sizeof def, "  rejected %d", st->n_rejected);
+        if (c->robust.rule != FGL_ROBUST_MEAN)
+            snprintf(def + strlen(def), sizeof def - strlen(def), "  fallback %d", st->n_fallback);
+        fprintf(stderr, "fglrun: %s seed %llu round %d/%d  %s  loss %.4f%s  sent %.1f MB  elapsed %s  ETA %s\n",
+                pg->label, (unsigned long long)pg->seed, r + 1, R, acc, st->train_loss, def,
+                (run->bytes_up + run->bytes_down) / 1e6, e1, e2);
     }
     progress_write(o, "running");
 }
