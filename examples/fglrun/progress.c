@@ -91,12 +91,17 @@ static void progress_write(const options *o, const char *status) {
         const fgl_run *run = pg->run;
         fgl_run_summary s;
         fgl_run_summarize(run, &s);
-        fprintf(f, ", \"current\": {\"algo\": \"%s\", \"seed\": %llu, \"round\": %d, \"rounds\": %d", pg->algo,
-                (unsigned long long)pg->seed, run->round, pg->rounds);
+        fprintf(f, ", \"current\": {\"algo\": ");
+        json_str(f, pg->algo);
+        fprintf(f, ", \"seed\": %llu, \"round\": %d, \"rounds\": %d", (unsigned long long)pg->seed, run->round,
+                pg->rounds);
         if (o->folds) fprintf(f, ", \"fold\": %d", pg->fold);
-        if (run->round > 0 && s.best_round >= 0)
-            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": %.6f, \"last_acc\": %.6f", s.best_round + 1, s.best_test,
-                    s.last_test);
+        if (run->round > 0 && s.best_round >= 0) { /* (the last round may not be evaluated: --eval-every) */
+            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": ", s.best_round + 1);
+            json_num(f, "%.6f", s.best_test);
+            fprintf(f, ", \"last_acc\": ");
+            json_num(f, "%.6f", s.last_test);
+        }
         fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu}", run->bytes_up, run->bytes_down);
     }
     fprintf(f, ", \"runs\": [");
