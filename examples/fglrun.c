@@ -582,7 +582,9 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
 /* One row of the results (an algorithm over its seeds and folds). Valid
  * JSON in every case (RFC 8259): strings escaped, a figure that is not
  * finite written as null. Figures that average over seeds are means (and
- * standard deviations); counts are totals over seeds, per round summed. */
+ * standard deviations); counts are totals over seeds, per round summed;
+ * figures that do not average (a run's privacy spent: runs on the same data
+ * compose) are lists with one entry per run. */
 static void json_result(FILE *f, const options *o, const char *algo, const fgl_dataset *ds, int split, int K, int rounds,
                         const result *res) {
     double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
@@ -645,14 +647,24 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         for (i = 0; i < rounds && res->clipped_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->clipped_round[i]);
         fprintf(f, "]");
     }
-    if (o->dp.clip > 0) {
-        double em, es;
-        mean_std(res->eps, res->n, &em, &es);
-        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": ", (double)o->dp.clip,
+    if (o->dp.clip > 0) { /* epsilon per run: it composes over runs on the same data, so it is never averaged */
+        int finite = 1;
+        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": [", (double)o->dp.clip,
                 (double)o->dp.noise, o->dp.delta);
-        /* no noise, no finite epsilon: JSON has no infinity, so null and the reason */
-        if (isfinite(em)) fprintf(f, "%.6g", em);
-        else fprintf(f, "null, \"dp_epsilon_note\": \"no finite epsilon (noise %g)\"", (double)o->dp.noise);
+        for (i = 0; i < res->n; i++) {
+            if (i) fprintf(f, ", ");
+            json_num(f, "%.6g", res->eps[i]); /* no noise, no finite epsilon: JSON has no infinity, so null */
+            finite &= isfinite(res->eps[i]) != 0;
+        }
+        fprintf(f, "]");
+        if (!finite || res->n > 1) {
+            fprintf(f, ", \"dp_epsilon_note\": \"");
+            if (!finite) fprintf(f, "no finite epsilon (noise %g)%s", (double)o->dp.noise, res->n > 1 ? "; " : "");
+            if (res->n > 1)
+                fprintf(f, "one per run: the %d runs use the same clients' data, so together they spend more than "
+                           "any one of them (epsilon composes, it does not average)", res->n);
+            fprintf(f, "\"");
+        }
     }
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI

@@ -13,6 +13,7 @@
 #    attacked, a DP (noise 0 and > 0), a secure-aggregation and a resumed run,
 #    DIR/config, DIR/progress.json, --info, a report hook that prints nan, and
 #    a dataset whose name holds a quote and a backslash;
+#  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
 # Usage: tests/test_faults.sh BUILD_DIR (holding fglrun, tests/user_fglrun and tests/json_strict)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -138,4 +139,10 @@ D="--algo fedavg --data $tmp/ds/$name --clients 3 --rounds 2"
 if $FGLRUN $D --json --quiet > "$tmp/ds.json" 2> "$tmp/err" && grep -qF '"data": "q\"uo\\te"' "$tmp/ds.json"; then
     json "a dataset named with a quote and a backslash" "$tmp/ds.json"
 else echo "not ok - a dataset named $name"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+
+# --- multi-seed summaries: epsilon composes over runs, it is reported per run ---
+if grep -q '"dp_epsilon": \[[0-9.e+]*, [0-9.e+]*\], "dp_epsilon_note": "one per run: the 2 runs' "$tmp/dp1.json" &&
+   grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json"; then
+    echo "ok - dp_epsilon: one figure per run (2 seeds: a list of 2 and why), null without noise"
+else echo "not ok - dp_epsilon per run: $(grep -o '"dp_epsilon[^]]*\]' "$tmp/dp1.json" "$tmp/dp0.json" | cut -c1-200)"; fi
 
