@@ -14,6 +14,8 @@
 #    DIR/config, DIR/progress.json, --info, a report hook that prints nan, and
 #    a dataset whose name holds a quote and a backslash;
 #  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
+#  - run-control options in a --config file (out, checkpoint under "flags",
+#    or in "args") are ignored with a note unless --config-run-control;
 # Usage: tests/test_faults.sh BUILD_DIR (holding fglrun, tests/user_fglrun and tests/json_strict)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -145,4 +147,23 @@ if grep -q '"dp_epsilon": \[[0-9.e+]*, [0-9.e+]*\], "dp_epsilon_note": "one per 
    grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json"; then
     echo "ok - dp_epsilon: one figure per run (2 seeds: a list of 2 and why), null without noise"
 else echo "not ok - dp_epsilon per run: $(grep -o '"dp_epsilon[^]]*\]' "$tmp/dp1.json" "$tmp/dp0.json" | cut -c1-200)"; fi
+
+# --- run-control options in a --config file: recorded, not obeyed ---
+# a record edited to put "out" and "checkpoint" among its flags, and a bench line whose args hold --out
+sed 's|"flags": {|"flags": {"out": "'"$tmp"'/evil", "checkpoint": "'"$tmp"'/evil.ck", |' "$tmp/plain.json" > "$tmp/evil.json"
+if $FGLRUN --config "$tmp/evil.json" --json --quiet > /dev/null 2> "$tmp/err" && [ ! -e "$tmp/evil" ] && [ ! -e "$tmp/evil.ck" ] &&
+   grep -q "config: run-control option --out from .* ignored; give it on the command line" "$tmp/err" &&
+   grep -q "run-control option --checkpoint from" "$tmp/err"; then
+    echo "ok - --config: out and checkpoint among the file's flags are ignored, with a note"
+else echo "not ok - --config must ignore the file's out and checkpoint"; ls "$tmp" | grep evil | sed 's/^/#   /'; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --config "$tmp/evil.json" --config-run-control --json --quiet > /dev/null 2> "$tmp/err" && [ -s "$tmp/evil/result.json" ] &&
+   [ -e "$tmp/evil.ck" ]; then echo "ok - --config-run-control obeys the file's out and checkpoint"
+else echo "not ok - --config-run-control"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+echo "{\"label\": \"x\", \"args\": \"--algo fedavg $Q --out $tmp/evil2 --threads 1\", \"result\": {}}" > "$tmp/rows.jsonl"
+$FGLRUN --config "$tmp/rows.jsonl" --row x --quiet > /dev/null 2> "$tmp/err"
+if [ ! -e "$tmp/evil2" ] && grep -q "option --out from" "$tmp/err" && grep -q "option --threads from" "$tmp/err"; then
+    echo "ok - --config: run control in a bench line's args is ignored, with a note"
+else echo "not ok - --config: run control in args"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --config-run-control $Q --quiet > /dev/null 2>&1; then echo "not ok - --config-run-control without --config must be refused"
+else echo "ok - --config-run-control needs --config"; fi
 
