@@ -16,6 +16,8 @@
 #  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
 #  - run-control options in a --config file (out, checkpoint under "flags",
 #    or in "args") are ignored with a note unless --config-run-control;
+#  - a replay on data that differ from the record's is not called identical
+#    and exits with status 3;
 # Usage: tests/test_faults.sh BUILD_DIR (holding fglrun, tests/user_fglrun and tests/json_strict)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -167,3 +169,14 @@ else echo "not ok - --config: run control in args"; sed 's/^/#   /' "$tmp/err" |
 if $FGLRUN --config-run-control $Q --quiet > /dev/null 2>&1; then echo "not ok - --config-run-control without --config must be refused"
 else echo "ok - --config-run-control needs --config"; fi
 
+# --- a replay on different data is not identical ---
+if $FGLRUN --config "$tmp/ds.json" --quiet > /dev/null 2> "$tmp/err"; then echo "ok - the dataset's record replays (same data)"
+else echo "not ok - the dataset's record replays"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+f="$tmp/ds/$name/$name.features"
+awk 'NR == 2 { $1 = 1 - $1 } { print }' "$f" > "$f.new" && mv "$f.new" "$f"
+$FGLRUN --config "$tmp/ds.json" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc = 3 ] && grep -q "differs from the file the record read" "$tmp/err" && grep -q "the data differ from the record's" "$tmp/err" &&
+   ! grep -q "identical to the record" "$tmp/err"; then
+    echo "ok - a replay on changed data says so, is not called identical and exits with status 3"
+else echo "not ok - a replay on changed data: exit status $rc"; sed 's/^/#   /' "$tmp/err" | grep -v ' round ' | head -4; fi

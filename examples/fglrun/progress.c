@@ -275,7 +275,9 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 
 /* --config with a recorded result and nothing changed but run control: the
  * result must be identical (test_acc per seed, last_acc, bytes). 0 if it is
- * (or there is nothing to compare), 1 if not. */
+ * (or there is nothing to compare), 1 if not; 3 if the data files differ
+ * from those the record read (missing or another checksum): then the run is
+ * no replay of the record, whatever its result. */
 static int replay_check(const options *o, const result *res) {
     const replay *rp = o->rp;
     int a, i, bad = 0, compared = 0;
@@ -331,6 +333,12 @@ static int replay_check(const options *o, const result *res) {
                 bad = 1;
             }
         }
+    }
+    if (rp->data_differ) { /* the same numbers from other data would be a coincidence, not a replay */
+        fprintf(stderr, "fglrun: the data differ from the record's (%d file%s, above): this run is not a replay of %s "
+                        "(its test_acc, last_acc and bytes %s the record's)\n", rp->data_differ,
+                rp->data_differ > 1 ? "s" : "", rp->what, !bad && compared ? "equal" : "differ from");
+        return 3;
     }
     if (!bad && compared) {
         if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);

@@ -17,7 +17,8 @@
  * When the command line changes nothing but run control (--json, --out,
  * --threads ...) and the record holds a result, the new result is compared
  * with it: test_acc, last_acc and bytes must be identical (exit status 1
- * otherwise).
+ * otherwise), and the data files those the record read (exit status 3
+ * otherwise: a run on other data is no replay, whatever its numbers).
  *
  * The flags and the run control are recorded from the option table
  * (fglrun/options.c: a flag is one row there, with its kind, its value's
@@ -272,6 +273,7 @@ typedef struct replay {
     char **argv;        /* the record's flags, then the command line (options point into these) */
     int argc, n_sets;   /* --set arguments made from the record (they come first in options.sets) */
     int changed;        /* the command line changes the experiment (not only run control) */
+    int data_differ;    /* data files the record read are missing here or differ (replay_check_files) */
     char what[1200];    /* "FILE" or "FILE, row LABEL", for messages */
 } replay;
 
@@ -500,7 +502,9 @@ oom:
     return 1;
 }
 
-/* With --config: are the data files those the record read? */
+/* With --config: are the data files those the record read? Each one that
+ * is missing or differs is said, and marks the replay (replay_check: then
+ * it is no replay of the record, whatever the result). */
 static void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
@@ -513,12 +517,15 @@ static void replay_check_files(const options *o) {
         else snprintf(path, sizeof path, "%s/%s", o->data_dir, p->s);
         if (file_fnv(path, &sum) < 0) {
             fprintf(stderr, "fglrun: warning: the record read %s, which is missing here (%s)\n", p->s, path);
+            o->rp->data_differ++;
             continue;
         }
         snprintf(now, sizeof now, "%016llx", (unsigned long long)sum);
-        if (strcmp(now, h->s))
+        if (strcmp(now, h->s)) {
             fprintf(stderr, "fglrun: warning: %s differs from the file the record read (fnv1a64 %s, recorded %s)\n", path,
                     now, h->s);
+            o->rp->data_differ++;
+        }
     }
 }
 
