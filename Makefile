@@ -162,6 +162,11 @@ test-course:
 test-plots: build/fglrun
 	@./tests/run.sh tests/test_plots.sh\ build
 
+# a strict JSON validator (RFC 8259) the tests feed fglrun's JSON to; it needs nothing of fgl
+build/tests/json_strict: tests/json_strict.c
+	@mkdir -p $(@D)
+	$(CC) -std=c99 -O2 $(WARN) $< -o $@
+
 build/tests/%: tests/%.c build/tests/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS) -DFGL_TEST_PRIVATE,build/tests/fgl.o)
@@ -192,9 +197,10 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS),build/fgl.o)
 
 # The test programs, fglrun end to end and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/data_check.sh
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_faults.sh\ build tests/test_defences_cover.sh\ build \
+             tests/test_plots.sh\ build tests/data_check.sh
 
-tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun
+tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
 test: tests
 	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/algo_check.sh tests/install_check.sh $(SUITE) tests/test_course.sh

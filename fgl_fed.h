@@ -209,11 +209,15 @@ enum {
     FGL_ROBUST_MEDIAN,    /* coordinate-wise median (Yin et al. 2018) */
     FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
     FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
-                             K - f - 2 nearest others (Blanchard et al. 2017) */
-    FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads */
+                             K - f - 2 nearest others (Blanchard et al. 2017; its guarantee
+                             needs K > 2 f + 2, checked when a run starts) */
+    FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads (m <= K - f) */
     FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
 };
 
+/* A round whose rejections leave too few uploads for trim or f does not
+ * fail: the rule falls back and counts it (fgl_server_mix, "Too few
+ * uploads"; fgl_round_stats.n_fallback). */
 typedef struct fgl_robust_config {
     int rule;            /* FGL_ROBUST_* */
     int trim, f, m;      /* TRIMMED: per side; KRUM / MULTIKRUM: assumed attackers, uploads kept */
@@ -816,6 +820,8 @@ struct fgl_server {
     const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
                                     party that adds the noise) */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
+    int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
+                                    rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
     int error;
     char msg[256];
 };
@@ -876,7 +882,8 @@ FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
  * For a part that carries model weights, cfg.robust, cfg.dp and cfg.secagg
  * replace the mean: a robust rule is fgl_server_mix's with one row of equal
  * weights (MEDIAN, TRIMMED, KRUM, MULTIKRUM: unweighted, as published) or of
- * the sample counts (NORMCLIP); DP adds noise to the equal-weight mean of the
+ * the sample counts (NORMCLIP), falling back as fgl_server_mix says when too
+ * few uploads were accepted; DP adds noise to the equal-weight mean of the
  * clipped updates; secure aggregation decodes the masked sum. */
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out);
 /* The same with equal weights whatever the declaration. */
@@ -897,7 +904,9 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  *             half, so equal weights give the plain median);
  *   TRIMMED   per coordinate, the trim largest and trim smallest of those
  *             sources dropped, the weighted mean of the rest (a row with
- *             2 trim or fewer such sources: their weighted median);
+ *             n <= 2 trim such sources drops (n - 1) / 2 at each end, the
+ *             most that leaves one: with equal weights their median, with
+ *             n <= 2 their weighted mean);
  *   KRUM, MULTIKRUM  the uploads selected by their Krum scores over the
  *             round's accepted uploads' updates (f, m as fgl_server_mean);
  *             row i is their mean under row i's weights (equal weights if
@@ -913,9 +922,21 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  * out; a row that weighs held rows only (a client keeping its own model)
  * gets their weighted mean. DP and secure aggregation are not defined for
  * mixtures: FGL_ERR_ARG (fgl_algo.mixes refuses them at the start of a
- * run). FGL_OK also when no
- * row is selected; FGL_ERR_ARG on a bad weight or too few uploads for the
- * rule. Sums in double in client order (KRUM: in selection order). */
+ * run).
+ * Too few uploads: rejections (and dropouts, lost hosts) never make a rule
+ * fail. With m accepted uploads, TRIMMED with 2 trim >= m trims as above
+ * ((m - 1) / 2: their median, or with m <= 2 their mean); KRUM and
+ * MULTIKRUM with m <= 2 f + 2 (outside Krum's guarantee) take the largest
+ * f with m > 2 f + 2 and keep at most m - f uploads, and with m < 3 (no
+ * scores) keep every upload: their mean. Each such aggregation adds one
+ * to s->n_fallback (the round's fallbacks: fgl_round_stats.n_fallback).
+ * With nothing accepted a robust rule returns FGL_ERR_EMPTY and leaves out
+ * untouched (the algorithms keep their models that round). fgl_run_start refuses parameters that even a
+ * round without rejections cannot support (2 trim >= participants;
+ * participants <= 2 f + 2; m > participants - f).
+ * FGL_OK also when no row is selected; FGL_ERR_ARG on a bad weight. Sums
+ * in double in client order (KRUM: in selection order; every upload kept:
+ * client order). */
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows);
 /* fgl_server_mix with two options, the defences acting as there.
@@ -924,9 +945,9 @@ FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, co
  * u_i = sum_j a_ij theta_j / ||theta_j||. A rule judges the sources as sent
  * (KRUM, MULTIKRUM: their updates; NORMCLIP clips the update, then divides)
  * and averages the divided ones (MEDIAN, TRIMMED: orders them). count_clips
- * 0: NORMCLIP's clips are not added to s->n_clipped (another mixture or mean
- * of the same part this round counts them: FED-PUB, pFedGraph); 1 as
- * fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
+ * 0: NORMCLIP's clips are not added to s->n_clipped, nor a fallback to
+ * s->n_fallback (another mixture or mean of the same part this round counts
+ * them: FED-PUB, pFedGraph); 1 as fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
  * fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1). An unknown part:
  * FGL_ERR_ARG, with the message on s. */
 FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,
@@ -970,6 +991,8 @@ typedef struct fgl_round_stats {
     int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
                                                survivors than its threshold): the models stayed */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
+    int n_fallback;                         /* robust aggregations that had too few accepted uploads for
+                                               the rule's parameter and fell back (fgl_server_mix) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
@@ -1052,6 +1075,7 @@ typedef struct fgl_run_summary {
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
     int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
+    int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
     double seconds, t_train, t_server, t_eval;
 } fgl_run_summary;
 FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
@@ -3290,13 +3314,15 @@ static int fgl__cmp_wval(const void *a, const void *b) {
     return (x->j > y->j) - (x->j < y->j);
 }
 
-/* The weighted median (t = 0) or trimmed mean (t > 0: the t smallest and t
- * largest of the sources of positive weight dropped) of the sorted values
- * col[0..c-1] under the weights w[col[q].j] (zero weights skipped). Equal
- * positive weights, whatever their value, count as 1 each: the plain median
- * (the two middle values averaged) and the plain trimmed mean, bit for bit
- * (running sums of 0.1 would miss the exact half, and a v / (4 a) is not
- * the mean of v). */
+/* The weighted median (t < 0) or trimmed mean (t >= 0) of the sorted values
+ * col[0..c-1] under the weights w[col[q].j] (zero weights skipped): of the
+ * n sources of positive weight, the min(t, (n - 1) / 2) smallest and as
+ * many largest dropped (the most that leaves one), the weighted mean of the
+ * rest (t = 0, or n <= 2: of them all). Equal positive weights, whatever
+ * their value, count as 1 each: the plain median (the two middle values
+ * averaged) and the plain trimmed mean, bit for bit (running sums of 0.1
+ * would miss the exact half, and a v / (4 a) is not the mean of v); so
+ * with equal weights a trim cut to (n - 1) / 2 is their median. */
 static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double *w, int t) {
     int q, npos = 0, seen = 0, equal = 1;
     double total = 0, cum = 0, sum = 0, wsum = 0, first = 0;
@@ -3308,7 +3334,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
             npos++;
         }
     if (equal) total = npos;
-    if (t > 0 && npos > 2 * t) { /* trimmed: the middle npos - 2 t, weighted */
+    if (t >= 0 && npos > 0) { /* trimmed: the middle npos - 2 t, weighted (t cut to leave one) */
+        if (2 * t >= npos) t = (npos - 1) / 2;
         for (q = 0; q < c; q++) {
             double a = w[col[q].j];
             if (!(a > 0)) continue;
@@ -3342,7 +3369,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
  * w[r K + j]. Source j is client j's accepted upload, else row j of held
  * (NULL: none). div (K, NULL: none) divides source j by div[j] (0: source
  * left out): pFedGraph's mixture of normalised models. count: charge the
- * clips to s->n_clipped. See fgl_server_mix for the rules. */
+ * clips to s->n_clipped and a fallback (too few uploads for the rule's
+ * parameter) to s->n_fallback. See fgl_server_mix for the rules. */
 static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div,
                          int n_out, float *out, const unsigned char *rows, int count) {
     const fgl_robust_config *rc = &s->fed->robust;
@@ -3406,12 +3434,12 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     switch (rule) {
     case FGL_ROBUST_MEDIAN:
     case FGL_ROBUST_TRIMMED: {
-        int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : 0, c;
+        int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : -1, c;
         fgl__wval *col = (fgl__wval *)fgl_scratch(&s->store, sizeof(fgl__wval) * (size_t)K);
         if (!col) return FGL_ERR_NOMEM;
-        if (2 * t >= mf)
-            return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t,
-                                   mf);
+        /* too few accepted uploads for trim (2 trim >= m): each row trims as many as leave one (with equal
+         * weights, the median of the uploads; with 2 or fewer, their mean); counted */
+        if (count && rule == FGL_ROBUST_TRIMMED && 2 * t >= mf) s->n_fallback++;
         for (k = 0; k < n; k++) { /* sorted once per coordinate, then each row walks it with its weights */
             for (j = c = 0; j < K; j++)
                 if (x[j] && (!div || div[j] > 0)) {
@@ -3428,20 +3456,34 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     }
     case FGL_ROBUST_KRUM:
     case FGL_ROBUST_MULTIKRUM: { /* scores over the accepted uploads' updates; row r mixes the selected */
-        int f = rc->f, near = mf - f - 2, keep = rule == FGL_ROBUST_KRUM ? 1 : rc->m, a, b;
+        int f = rc->f, keep = rule == FGL_ROBUST_KRUM ? 1 : rc->m, near, a, b, fallback = 0;
         int *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
         double *dist = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf * (size_t)mf);
         double *score = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
         double *row = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
         unsigned char *chosen = (unsigned char *)fgl_scratch(&s->store, (size_t)mf);
+        if (keep < 1) return fgl_server_fail(s, FGL_ERR_ARG, "multikrum: keeps %d uploads (1 or more)", keep);
+        /* too few accepted uploads for f (Krum's guarantee needs m > 2 f + 2): the largest f the round supports,
+         * and at most m - f kept; fewer than 3 uploads cannot be scored: all of them kept (their mean); counted */
+        if (mf < 3) {
+            f = 0;
+            keep = mf;
+            fallback = 1;
+        } else {
+            if (mf <= 2 * f + 2) f = (mf - 3) / 2;
+            if (keep > mf - f) keep = mf - f;
+            fallback = f != rc->f || keep != (rule == FGL_ROBUST_KRUM ? 1 : rc->m);
+        }
+        if (count && fallback) s->n_fallback++;
+        near = mf - f - 2;
         sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)FGL__MAX(keep, 1));
         if (!idx || !dist || !score || !row || !chosen || !sel) return FGL_ERR_NOMEM;
-        if (near < 1 || keep < 1 || keep > mf)
-            return fgl_server_fail(s, FGL_ERR_ARG,
-                                   "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d", f, keep,
-                                   FGL__MAX(f + 3, keep), mf);
         for (j = a = 0; j < K; j++)
             if (fresh[j]) idx[a++] = j;
+        if (mf < 3) { /* no scores: every upload, in client order */
+            for (a = 0; a < mf; a++) sel[n_sel++] = idx[a];
+            break;
+        }
         for (a = 0; a < mf; a++)
             for (b = a + 1; b < mf;
                  b++) { /* squared distance of the updates (of the uploads, if they share their reference) */
@@ -5426,6 +5468,31 @@ static int fgl__defences_start(fgl_run *run) {
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "dp: combine it with neither a robust rule nor secure aggregation");
+    { /* a robust rule's parameter that a round without a single rejection could not support: refused here;
+       * rounds that reject uploads fall back (fgl_server_mix) */
+        int np = FGL__MAX(1, FGL__MIN((int)(c->frac * run->n_clients + 0.5f), run->n_clients));
+        const fgl_robust_config *rb = &c->robust;
+        if (rb->rule == FGL_ROBUST_TRIMMED && 2 * rb->trim >= np)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "trimmed:%d needs more than %d uploads a round, and a round has %d participants "
+                                 "(%d clients, frac %g): trim at most %d",
+                                 rb->trim, 2 * rb->trim, np, run->n_clients, (double)c->frac, (np - 1) / 2);
+        if ((rb->rule == FGL_ROBUST_KRUM || rb->rule == FGL_ROBUST_MULTIKRUM) && np <= 2 * rb->f + 2)
+            return np < 3 ? fgl_error_set(&run->err, FGL_ERR_ARG,
+                                          "%s needs 3 or more participants a round, and a round has %d (%d clients, "
+                                          "frac %g)",
+                                          fgl_robust_name(rb->rule), np, run->n_clients, (double)c->frac)
+                          : fgl_error_set(&run->err, FGL_ERR_ARG,
+                                          "%s with f = %d: Krum's guarantee needs more than 2f + 2 = %d uploads a "
+                                          "round, and a round has %d participants (%d clients, frac %g): f at most %d",
+                                          fgl_robust_name(rb->rule), rb->f, 2 * rb->f + 2, np, run->n_clients,
+                                          (double)c->frac, (np - 3) / 2);
+        if (rb->rule == FGL_ROBUST_MULTIKRUM && (rb->m < 1 || rb->m > np - rb->f))
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "multikrum:%d,%d keeps %d uploads of a round's %d participants, of which f = %d are "
+                                 "assumed attackers: keep 1 to %d",
+                                 rb->f, rb->m, rb->m, np, rb->f, np - rb->f);
+    }
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
             return fgl_error_set(&run->err, FGL_ERR_ARG,
@@ -5923,6 +5990,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->n_accepted = n_ok;
     s->n_clipped = 0;
     if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
+    s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
@@ -5932,6 +6000,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;
+    st->n_fallback = s->n_fallback;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
     memset(run->trained, 0, (size_t)run->n_clients);
     for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
@@ -6080,6 +6149,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->clipped += st->n_clipped;
         s->dropped += st->n_dropped;
         s->lost += st->n_lost;
+        s->fallback += st->n_fallback;
     }
     if (run->round > 0) {
         s->last_val = run->stats[run->round - 1].val_acc;
@@ -6091,7 +6161,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 2u /* 2: named state entries, configuration fingerprint */
+#define FGL__RUN_VERSION 3u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -6341,6 +6411,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl_bytes_put_u32(&b, (uint32_t)st->n_clipped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_dropped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_lost);
+        fgl_bytes_put_u32(&b, (uint32_t)st->n_fallback);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_up);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_down);
         fgl__put_f64(&b, st->train_loss);
@@ -6479,8 +6550,8 @@ static int fgl__skip_store(fgl_reader *r) {
 }
 
 /* remote (with a transport): the byte spans of the remote clients' stores. */
-static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t rounds, int commit, const char *path,
-                          fgl_reader *remote, fgl_error *err) {
+static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int started, size_t rounds, int commit,
+                          const char *path, fgl_reader *remote, fgl_error *err) {
     size_t k, RK = rounds * (size_t)run->n_clients;
     uint64_t bu = fgl_reader_u64(r), bd = fgl_reader_u64(r);
     uint32_t rej = fgl_reader_u32(r);
@@ -6513,6 +6584,7 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
         st.n_clipped = (int)fgl_reader_u32(r);
         st.n_dropped = (int)fgl_reader_u32(r);
         st.n_lost = (int)fgl_reader_u32(r);
+        st.n_fallback = version >= 3 ? (int)fgl_reader_u32(r) : 0; /* version 2 counted none */
         st.bytes_up = (size_t)fgl_reader_u64(r);
         st.bytes_down = (size_t)fgl_reader_u64(r);
         st.train_loss = fgl__get_f64(r);
@@ -6564,13 +6636,14 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     size_t len, rounds;
     fgl_reader r, body;
     char name[64];
-    uint32_t K, R;
+    uint32_t K, R, version = FGL__RUN_VERSION;
     uint64_t seed, fp;
     int rc, started, i;
     fgl_reader *remote = NULL;
     if (!run->clients) return fgl_error_set(err, FGL_ERR_ARG, "%s: the run is not initialised", path);
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
-    if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
+    if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
+    else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);
     R = fgl_reader_u32(&r);
@@ -6612,7 +6685,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 0, path, remote, err))) goto done;
+    if ((rc = fgl__ckpt_body(run, &body, version, started, rounds, 0, path, remote, err))) goto done;
     /* every part checked (the remote clients' where they live) before anything is installed */
     if (remote && (rc = run->transport->load(run, remote, 0, err))) goto done;
     /* parked clients take their state back to be overwritten (cfg.park_idle:
@@ -6622,7 +6695,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err)))
+    if ((rc = fgl__ckpt_body(run, &body, version, started, rounds, 1, path, NULL, err)))
         goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */

@@ -38,6 +38,7 @@
 #define FGL_IMPLEMENTATION
 #include "fgl_fed.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -183,17 +184,24 @@ static void split_statistics(const fgl_scenario *sc, int C, double *clustering, 
 static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split) {
     int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
     double clustering, jsd, jsdist;
-    printf("{\"data\": \"%s\", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->label,
-           ds->task == FGL_TASK_NODE ? "node" : "graph", fgl_part_name(split), sc->n_clients);
+    printf("{\"data\": ");
+    json_str(stdout, ds->label);
+    printf(", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->task == FGL_TASK_NODE ? "node" : "graph",
+           fgl_part_name(split), sc->n_clients);
     for (i = 1; i < ds->n_sets; i++) C = ds->sets[i].n_classes > C ? ds->sets[i].n_classes : C;
     split_statistics(sc, C, &clustering, &jsd, &jsdist);
-    printf(", \"label_jsd_median\": %.4f, \"label_js_distance_median\": %.4f", jsd, jsdist);
+    printf(", \"label_jsd_median\": ");
+    json_num(stdout, "%.4f", jsd);
+    printf(", \"label_js_distance_median\": ");
+    json_num(stdout, "%.4f", jsdist);
     if (ds->task == FGL_TASK_NODE) {
-        printf(", \"nodes\": %d, \"edges\": %d, \"features\": %d, \"classes\": %d, \"features_prep\": \"%s\"",
-               ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes,
-               ds->features);
-        printf(", \"clustering_full\": %.4f, \"clustering_clients\": %.4f", fgl_graph_mean_clustering(&ds->node.adj),
-               clustering);
+        printf(", \"nodes\": %d, \"edges\": %d, \"features\": %d, \"classes\": %d, \"features_prep\": ",
+               ds->node.n_nodes, fgl_graph_num_edges(&ds->node.adj), ds->node.n_feat, ds->node.n_classes);
+        json_str(stdout, ds->features);
+        printf(", \"clustering_full\": ");
+        json_num(stdout, "%.4f", fgl_graph_mean_clustering(&ds->node.adj));
+        printf(", \"clustering_clients\": ");
+        json_num(stdout, "%.4f", clustering);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
         if (sc->pub.n_nodes > 0) printf(", \"public_nodes\": %d", sc->pub.n_nodes);
     } else {
@@ -208,17 +216,21 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
     for (i = 0; i < sc->n_clients; i++) {
         if (sc->node) {
             const fgl_node_data *d = &sc->node[i];
-            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d, \"clustering\": %.4f}",
+            printf("%s{\"nodes\": %d, \"edges\": %d, \"train\": %d, \"val\": %d, \"test\": %d, \"clustering\": ",
                    i ? ", " : "", d->n_nodes, fgl_graph_num_edges(&d->adj),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TRAIN, NULL),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
-                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL), fgl_graph_mean_clustering(&d->adj));
+                   fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
+            json_num(stdout, "%.4f", fgl_graph_mean_clustering(&d->adj));
+            printf("}");
         } else {
             const fgl_graph_set *g = &sc->graphs[i];
             int c, *counts = (int *)calloc((size_t)(g->n_classes > 0 ? g->n_classes : 1), sizeof(int));
             for (c = 0; c < g->n_graphs; c++) counts[g->y[c]]++;
-            printf("%s{\"name\": \"%s\", \"graphs\": %d, \"nodes\": %d, \"features\": %d, \"classes\": %d, \"train\": %d, "
-                   "\"val\": %d, \"test\": %d, \"label_counts\": [", i ? ", " : "", g->name, g->n_graphs, g->n_nodes,
+            printf("%s{\"name\": ", i ? ", " : "");
+            json_str(stdout, g->name);
+            printf(", \"graphs\": %d, \"nodes\": %d, \"features\": %d, \"classes\": %d, \"train\": %d, "
+                   "\"val\": %d, \"test\": %d, \"label_counts\": [", g->n_graphs, g->n_nodes,
                    g->n_feat, g->n_classes, fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_TRAIN, NULL),
                    fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_VAL, NULL),
                    fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_TEST, NULL));
@@ -354,8 +366,8 @@ typedef struct result {
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
-    int rejected, screened, clipped, dropped, n;
-    int *rejected_round, *clipped_round;   /* per round, summed over seeds */
+    int rejected, screened, clipped, dropped, fallback, n;
+    int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
     int *part_round;                      /* participants per round, summed over seeds */
     int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
@@ -495,6 +507,15 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
     progress_end(o);
     fgl_run_summarize(&run, &s);
+    if (s.fallback > 0 && !o->quiet) { /* the rule could not act as asked: say so (even with --json; never --quiet) */
+        char rule[128];
+        int fell = 0;
+        for (k = 0; k < run.round; k++) fell += run.stats[k].n_fallback > 0;
+        robust_format(&cfg.robust, rule, sizeof rule);
+        fprintf(stderr, "fglrun: %s seed %llu: in %d of %d rounds too few uploads were accepted for --robust %s, which "
+                        "fell back (%s; README, robust rules)\n", algo->name, (unsigned long long)seed, fell, run.round,
+                rule, cfg.robust.rule == FGL_ROBUST_TRIMMED ? "it trimmed fewer" : "it assumed fewer attackers");
+    }
     res->best[idx] = s.best_test;
     res->last[idx] = s.last_test;
     res->secs[idx] = s.seconds;
@@ -507,6 +528,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     res->screened += s.screened;
     res->clipped += s.clipped;
     res->dropped += s.dropped;
+    res->fallback += s.fallback;
     res->eps[idx] = fgl_run_dp_epsilon(&run, 0);
     res->lost += s.lost;
 #ifdef FGL_MPI
@@ -531,11 +553,14 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     if (!res->rejected_round) {
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->clipped_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
+        res->fallback_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->part_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
     }
-    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->part_round; k++) {
+    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round && res->part_round;
+         k++) {
         res->rejected_round[k] += run.stats[k].n_rejected;
         res->clipped_round[k] += run.stats[k].n_clipped;
+        res->fallback_round[k] += run.stats[k].n_fallback;
         res->part_round[k] += run.stats[k].n_part;
         res->secagg_failed += run.stats[k].secagg_failed;
     }
@@ -569,6 +594,12 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     return 0;
 }
 
+/* One row of the results (an algorithm over its seeds and folds). Valid
+ * JSON in every case (RFC 8259): strings escaped, a figure that is not
+ * finite written as null. Figures that average over seeds are means (and
+ * standard deviations); counts are totals over seeds, per round summed;
+ * figures that do not average (a run's privacy spent: runs on the same data
+ * compose) are lists with one entry per run. */
 static void json_result(FILE *f, const options *o, const char *algo, const fgl_dataset *ds, int split, int K, int rounds,
                         const result *res) {
     double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
@@ -581,14 +612,28 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     mean_std(res->server, res->n, &vm, &vs);
     mean_std(res->train, res->n, &tm, &ts);
     mean_std(res->eval, res->n, &em, &es);
-    fprintf(f, "{\"algo\": \"%s\", \"data\": \"%s\", \"split\": \"%s\", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, "
-               "\"seed\": %llu, \"split_seed\": %llu, ",
-            algo, ds->label, o->public_split ? "public" : fgl_part_name(split), K, rounds, o->seeds,
-            (unsigned long long)o->seed, (unsigned long long)o->split_seed);
+    fprintf(f, "{\"algo\": ");
+    json_str(f, algo);
+    fprintf(f, ", \"data\": ");
+    json_str(f, ds->label);
+    fprintf(f, ", \"split\": ");
+    json_str(f, o->public_split ? "public" : fgl_part_name(split));
+    fprintf(f, ", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, \"seed\": %llu, \"split_seed\": %llu, ", K, rounds,
+            o->seeds, (unsigned long long)o->seed, (unsigned long long)o->split_seed);
     if (o->folds) fprintf(f, "\"folds\": %d, \"fold\": %d, \"runs\": %d, ", o->folds, o->fold, res->n);
-    fprintf(f, "\"test_acc_mean\": %.6f, \"test_acc_std\": %.6f, \"selection\": \"%s\", \"last_acc_mean\": %.6f, "
-               "\"last_acc_std\": %.6f, \"test_acc\": [", bm, bs, o->folds ? "last_round" : "best_val", lm, ls);
-    for (i = 0; i < res->n; i++) fprintf(f, "%s%.6f", i ? ", " : "", sel[i]);
+    fprintf(f, "\"test_acc_mean\": ");
+    json_num(f, "%.6f", bm);
+    fprintf(f, ", \"test_acc_std\": ");
+    json_num(f, "%.6f", bs);
+    fprintf(f, ", \"selection\": \"%s\", \"last_acc_mean\": ", o->folds ? "last_round" : "best_val");
+    json_num(f, "%.6f", lm);
+    fprintf(f, ", \"last_acc_std\": ");
+    json_num(f, "%.6f", ls);
+    fprintf(f, ", \"test_acc\": [");
+    for (i = 0; i < res->n; i++) {
+        if (i) fprintf(f, ", ");
+        json_num(f, "%.6f", sel[i]);
+    }
     fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
                "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
@@ -601,26 +646,40 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
         double rm, rs;
         mean_std(res->rho, res->n, &rm, &rs);
-        fprintf(f, ", \"matrix_label_spearman\": %.4f", rm);
+        fprintf(f, ", \"matrix_label_spearman\": ");
+        json_num(f, "%.4f", rm);
     }
     if (res->defended) { /* the defences' record: totals over seeds, then per round */
         fprintf(f, ", \"robust\": \"%s\", \"attack\": \"%s\", \"attackers\": %g, \"screened_uploads\": %d, "
-                   "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"rejected_per_round\": [",
+                   "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"robust_fallbacks\": %d, "
+                   "\"rejected_per_round\": [",
                 fgl_robust_name(o->robust.rule), fgl_attack_name(o->attack.kind), (double)o->attack.frac, res->screened,
-                res->clipped, res->dropped);
+                res->clipped, res->dropped, res->fallback);
         for (i = 0; i < rounds && res->rejected_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->rejected_round[i]);
+        fprintf(f, "], \"fallback_per_round\": [");
+        for (i = 0; i < rounds && res->fallback_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->fallback_round[i]);
         fprintf(f, "], \"clipped_per_round\": [");
         for (i = 0; i < rounds && res->clipped_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->clipped_round[i]);
         fprintf(f, "]");
     }
-    if (o->dp.clip > 0) {
-        double em, es;
-        mean_std(res->eps, res->n, &em, &es);
-        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": ", (double)o->dp.clip,
+    if (o->dp.clip > 0) { /* epsilon per run: it composes over runs on the same data, so it is never averaged */
+        int finite = 1;
+        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": [", (double)o->dp.clip,
                 (double)o->dp.noise, o->dp.delta);
-        /* no noise, no finite epsilon: JSON has no infinity, so null and the reason */
-        if (isfinite(em)) fprintf(f, "%.6g", em);
-        else fprintf(f, "null, \"dp_epsilon_note\": \"no finite epsilon (noise %g)\"", (double)o->dp.noise);
+        for (i = 0; i < res->n; i++) {
+            if (i) fprintf(f, ", ");
+            json_num(f, "%.6g", res->eps[i]); /* no noise, no finite epsilon: JSON has no infinity, so null */
+            finite &= isfinite(res->eps[i]) != 0;
+        }
+        fprintf(f, "]");
+        if (!finite || res->n > 1) {
+            fprintf(f, ", \"dp_epsilon_note\": \"");
+            if (!finite) fprintf(f, "no finite epsilon (noise %g)%s", (double)o->dp.noise, res->n > 1 ? "; " : "");
+            if (res->n > 1)
+                fprintf(f, "one per run: the %d runs use the same clients' data, so together they spend more than "
+                           "any one of them (epsilon composes, it does not average)", res->n);
+            fprintf(f, "\"");
+        }
     }
     if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
         fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
@@ -638,7 +697,12 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
             res->mpi.bytes_data / (size_t)res->n, res->mpi.t_exchange / res->n, res->mpi.t_remote / res->n,
             res->mpi.lost_ranks);
 #endif
-    if (res->report[0]) fprintf(f, ", %s", res->report);
+    if (res->report[0]) { /* the algorithm's own members: a non-finite figure it printed becomes null */
+        sbuf b = {0, 0, 0, 0};
+        json_fix_nonfinite(res->report, &b);
+        if (b.s && !b.oom) fprintf(f, ", %s", b.s);
+        free(b.s);
+    }
     if (o->n_algos == 1 && o->pg && o->pg->final && o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
     fprintf(f, "}");
 }
@@ -824,6 +888,7 @@ int fglrun_main(int argc, char **argv) {
         free(res[a].rejected_round);
         free(res[a].clipped_round);
         free(res[a].part_round);
+        free(res[a].fallback_round);
     }
     free(res);
     free(labsim);

@@ -145,10 +145,72 @@ static void test_robust_rules(void) {
                  f.run.server.n_clipped);
     }
     fgl__store_free(&f.run.server.store);
-    /* too few uploads for the rule: a clear error */
+}
+
+/* The rule as fgl__defended_mean applies it to the fake round, its output in
+ * out; -1 if it fails, else the fallbacks it counted. */
+static int fake_rule(fake_server *f, float *out) {
+    f->run.server.n_fallback = 0;
+    f->run.server.error = 0;
+    if (fgl__defended_mean(&f->run.server, 0, out, 5) != FGL_OK) return -1;
+    return f->run.server.n_fallback;
+}
+
+/* Too few accepted uploads for a rule's parameter never fail the round: the
+ * rule falls back to what the uploads support, bit for bit the rule with
+ * that parameter, and counts one fallback; enough uploads count none. */
+static void test_rules_too_few_uploads(void) {
+    fake_server f, g;
+    float out[5], want[5];
+    int k, i;
+    /* trimmed:4 of 7 trims 3 (the median of 7), trimmed:3 of 6 (one rejected) trims 2 (the median of 6) */
     fake_make(&f, FGL_ROBUST_TRIMMED, 4, 0, 0);
-    FT_CHECK(fgl__defended_mean(&f.run.server, 0, out, 5) == FGL_ERR_ARG && strstr(f.run.server.msg, "trimmed"),
-             "trimmed:4 of 7: %s", f.run.server.msg);
+    fake_make(&g, FGL_ROBUST_MEDIAN, 0, 0, 0);
+    FT_CHECK(fake_rule(&f, out) == 1 && fake_rule(&g, want) == 0 && !memcmp(out, want, sizeof out),
+             "trimmed:4 of 7 uploads: the median of the 7, one fallback (%s)", f.run.server.msg);
+    f.view[2] = g.view[2] = NULL; /* client 2's upload rejected */
+    f.run.cfg.robust.trim = 3;
+    FT_CHECK(fake_rule(&f, out) == 1 && fake_rule(&g, want) == 0 && !memcmp(out, want, sizeof out),
+             "trimmed:3 of 6 uploads: the median of the 6, one fallback");
+    f.run.cfg.robust.trim = 2;
+    FT_CHECK(fake_rule(&f, out) == 0, "trimmed:2 of 6 uploads: no fallback");
+    /* 2 uploads, then 1: their mean (0 trims) */
+    for (i = 2; i < 7; i++) f.view[i] = NULL;
+    f.run.cfg.robust.trim = 1;
+    FT_CHECK(fake_rule(&f, out) == 1, "trimmed:1 of 2 uploads falls back");
+    for (k = 0; k < 5; k++) FT_CHECK(out[k] == (float)(((double)f.x[0][k] + f.x[1][k]) / 2), "trimmed of 2: their mean");
+    f.view[1] = NULL;
+    FT_CHECK(fake_rule(&f, out) == 1 && !memcmp(out, f.x[0], sizeof out), "trimmed of 1 upload: that upload");
+    f.view[0] = NULL;
+    for (k = 0; k < 5; k++) out[k] = -7;
+    FT_CHECK(fgl__defended_mean(&f.run.server, 0, out, 5) == FGL_ERR_EMPTY && out[0] == -7,
+             "nothing accepted: FGL_ERR_EMPTY, out untouched (the previous model is kept)");
+    fgl__store_free(&f.run.server.store);
+    fgl__store_free(&g.run.server.store);
+    /* krum:3 of 7 (7 <= 2 f + 2) is krum:2; multikrum:3,6 of 7 is multikrum:2,5 */
+    for (i = 0; i < 2; i++) {
+        int rule = i ? FGL_ROBUST_MULTIKRUM : FGL_ROBUST_KRUM;
+        fake_make(&f, rule, 3, 6, 0);
+        fake_make(&g, rule, 2, 5, 0);
+        FT_CHECK(fake_rule(&f, out) == 1 && fake_rule(&g, want) == 0 && !memcmp(out, want, sizeof out),
+                 "%s f = 3 of 7 uploads: f = 2's result (and m = 5), one fallback", fgl_robust_name(rule));
+        f.run.cfg.robust.f = 2;
+        f.run.cfg.robust.m = 5;
+        FT_CHECK(fake_rule(&f, out) == 0, "%s f = 2 (m = 5) of 7 uploads: no fallback", fgl_robust_name(rule));
+        /* 2 uploads cannot be scored: their mean; 1: that upload */
+        for (k = 2; k < 7; k++) f.view[k] = NULL;
+        FT_CHECK(fake_rule(&f, out) == 1, "%s of 2 uploads falls back", fgl_robust_name(rule));
+        for (k = 0; k < 5; k++)
+            FT_CHECK(out[k] == (float)(((double)f.x[0][k] + f.x[1][k]) / 2), "%s of 2 uploads: their mean", fgl_robust_name(rule));
+        f.view[1] = NULL;
+        FT_CHECK(fake_rule(&f, out) == 1 && !memcmp(out, f.x[0], sizeof out), "%s of 1 upload: that upload", fgl_robust_name(rule));
+        fgl__store_free(&f.run.server.store);
+        fgl__store_free(&g.run.server.store);
+    }
+    /* median and normclip have no parameter a round can lack: never a fallback */
+    fake_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
+    for (k = 1; k < 7; k++) f.view[k] = NULL;
+    FT_CHECK(fake_rule(&f, out) == 0 && !memcmp(out, f.x[0], sizeof out), "median of 1 upload: it, no fallback");
     fgl__store_free(&f.run.server.store);
 }
 
@@ -239,6 +301,28 @@ static double mix_wmedian(const mix_server *f, int i, int k) {
     return nc == 2 ? 0.5 * (v[cand[0]] + v[cand[1]]) : NAN;
 }
 
+/* The weighted trimmed mean by its definition: the n sources of positive
+ * weight sorted, min(t, (n - 1) / 2) dropped at each end, the weighted mean
+ * of the rest. */
+static double mix_trimmed(const mix_server *f, int i, int k, int t) {
+    double v[7], ww[7], sum = 0, wsum = 0;
+    int c = 0, q, j, u;
+    for (j = 0; j < 7; j++)
+        if (f->w[i * 7 + j] > 0) {
+            v[c] = mix_src(f, j)[k];
+            ww[c++] = f->w[i * 7 + j];
+        }
+    for (q = 0; q < c; q++) /* sort by value */
+        for (u = q + 1; u < c; u++)
+            if (v[u] < v[q]) {
+                double a = v[q], b = ww[q];
+                v[q] = v[u], ww[q] = ww[u], v[u] = a, ww[u] = b;
+            }
+    if (2 * t >= c) t = (c - 1) / 2;
+    for (q = t; q < c - t; q++) sum += ww[q] * v[q], wsum += ww[q];
+    return sum / wsum;
+}
+
 static double mix_update_norm(const mix_server *f, int j) {
     double s = 0;
     int k;
@@ -280,32 +364,12 @@ static void test_mix_rules(void) {
     /* TRIMMED:1: per row and coordinate, the sources of positive weight sorted, one dropped at each end,
      * the weighted mean of the rest */
     mix_make(&f, FGL_ROBUST_TRIMMED, 1, 0, 0);
-    f.w[2 * 7 + 0] = 0.4; /* row 2: two sources only (a weighted median then) */
+    f.w[2 * 7 + 0] = 0.4; /* row 2: two sources only (no trim leaves one: their weighted mean then) */
     for (j = 1; j < 7; j++) f.w[2 * 7 + j] = j == 2 ? 0.6 : 0.0;
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "trimmed: %s",
-             f.run.server.msg);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK && f.run.server.n_fallback == 0,
+             "trimmed: %s", f.run.server.msg);
     for (i = 0; i < 7; i++)
-        for (k = 0; k < 5; k++) {
-            double v[7], ww[7], sum = 0, wsum = 0;
-            int c = 0, q;
-            for (j = 0; j < 7; j++)
-                if (f.w[i * 7 + j] > 0) {
-                    v[c] = mix_src(&f, j)[k];
-                    ww[c++] = f.w[i * 7 + j];
-                }
-            for (q = 0; q < c; q++) /* sort by value */
-                for (t = q + 1; t < c; t++)
-                    if (v[t] < v[q]) {
-                        double a = v[q], b = ww[q];
-                        v[q] = v[t], ww[q] = ww[t], v[t] = a, ww[t] = b;
-                    }
-            if (c <= 2) {
-                FT_NEAR(out[i * 5 + k], mix_wmedian(&f, i, k), 1e-6, "trimmed, 2 sources: their weighted median");
-                continue;
-            }
-            for (q = 1; q < c - 1; q++) sum += ww[q] * v[q], wsum += ww[q];
-            FT_NEAR(out[i * 5 + k], sum / wsum, 1e-6, "weighted trimmed mean");
-        }
+        for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_trimmed(&f, i, k, 1), 1e-6, "weighted trimmed mean");
     fgl__store_free(&f.run.server.store);
 
     /* equal weights, whatever their value, give the plain median and trimmed mean bit for bit: row 1 weighs
@@ -435,10 +499,14 @@ static void test_mix_rules(void) {
                  strstr(f.run.server.msg, ">= 0"),
              "negative weight: %s", f.run.server.msg);
     fgl__store_free(&f.run.server.store);
+    /* too few uploads (trimmed:3 of 6) is no refusal: each row trims what leaves one, one fallback counted */
     mix_make(&f, FGL_ROBUST_TRIMMED, 3, 0, 0);
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG &&
-                 strstr(f.run.server.msg, "trimmed:3"),
-             "trimmed:3 of 6 uploads: %s", f.run.server.msg);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK && f.run.server.n_fallback == 1,
+             "trimmed:3 of 6 uploads: %s, %d fallbacks", f.run.server.msg, f.run.server.n_fallback);
+    for (i = 0; i < 7; i++)
+        for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_trimmed(&f, i, k, 3), 1e-6, "trimmed:3, trims cut per row");
+    FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK && f.run.server.n_fallback == 1,
+             "count_clips 0: the fallback is not counted again");
     fgl__store_free(&f.run.server.store);
     mix_make(&f, FGL_ROBUST_MEAN, 0, 0, 0);
     f.run.cfg.dp.clip = 1;
@@ -999,6 +1067,149 @@ static void test_mixing_clip_count(void) {
     fgl_dataset_free(&d);
 }
 
+/* Every robust rule (median, trimmed, krum, multikrum, normclip, and the
+ * plain mean with norm screening) against every attack, with every client
+ * taking part and with half of them: FedAvg on small synthetic data, 10
+ * clients, 2 attackers, 3 rounds. Trimmed, Krum and Multi-Krum take the
+ * largest parameters a round without rejections supports (trimmed:4,
+ * krum:3, multikrum:3,7 of 10 participants; trimmed:2, krum:1,
+ * multikrum:1,4 of 5), so that any rejection leaves too few uploads. Every
+ * run finishes; each round's rejections are the uploads charged to their
+ * clients, never an honest one; NaN uploads and forged counts are rejected,
+ * every one that took part; a round that rejected uploads (some accepted)
+ * counts one fallback for those three rules and only then; every model
+ * stays finite. */
+static void test_rules_under_attacks(void) {
+    static const struct { int kind; double arg; const char *label; } attacks[7] = {
+        {FGL_ATTACK_SIGNFLIP, 4, "signflip:4"}, {FGL_ATTACK_SCALE, 1e6, "scale:1e6"}, {FGL_ATTACK_NOISE, 10, "noise:10"},
+        {FGL_ATTACK_NAN, 0, "nan"}, {FGL_ATTACK_COUNT, -5, "count:-5"}, {FGL_ATTACK_ALIE, 0, "alie"},
+        {FGL_ATTACK_LABELFLIP, 0, "labelflip"}};
+    static const char *rules[2][6] = {{"median", "trimmed:4", "krum:3", "multikrum:3,7", "normclip:1", "mean"},
+                                      {"median", "trimmed:2", "krum:1", "multikrum:1,4", "normclip:1", "mean"}};
+    fgl_dataset d;
+    fgl_synth_node_config sc_cfg = fgl_synth_node_default();
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    fgl_error e;
+    int fr, ru, at, runs = 0, fallbacks = 0, rejected_rounds = 0;
+    memset(&d, 0, sizeof d);
+    d.task = FGL_TASK_NODE;
+    snprintf(d.label, sizeof d.label, "synthetic");
+    sc_cfg.n_nodes = 1200;
+    if (fgl_synth_node(&sc_cfg, 1, &d.node, NULL, &e)) {
+        FT_CHECK(0, "synthetic node data: %s", e.msg);
+        return;
+    }
+    if (!ft_node_clients(&d, 10, 16, &sc, cd)) {
+        fgl_dataset_free(&d);
+        return;
+    }
+    for (fr = 0; fr < 2; fr++)
+        for (ru = 0; ru < 6; ru++)
+            for (at = 0; at < 7; at++) {
+                fgl_fed_config cfg = short_cfg(3);
+                fgl_run run;
+                int r, i, ok = 1, fin = 1, n_run = 0, rule_falls;
+                char what[96];
+                snprintf(what, sizeof what, "%s x %s, frac %s", rules[fr][ru], attacks[at].label, fr ? "0.5" : "1");
+                cfg.frac = fr ? 0.5f : 1.0f;
+                cfg.attack.kind = attacks[at].kind;
+                cfg.attack.arg = attacks[at].arg;
+                cfg.attack.frac = 0.2f;
+                if (fgl_robust_parse(rules[fr][ru], &cfg.robust, &e)) {
+                    FT_CHECK(0, "%s: %s", rules[fr][ru], e.msg);
+                    continue;
+                }
+                cfg.robust.screen = ru == 5 ? 100.0f : 0.0f; /* the rules alone; the mean with screening */
+                rule_falls = cfg.robust.rule == FGL_ROBUST_TRIMMED || cfg.robust.rule == FGL_ROBUST_KRUM ||
+                             cfg.robust.rule == FGL_ROBUST_MULTIKRUM;
+                if (fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 10, &e)) {
+                    FT_CHECK(0, "%s: init: %s", what, e.msg);
+                    continue;
+                }
+                for (r = 0; r < 3 && ok; r++) {
+                    int before[10], part[10], np, q, att = 0, charged = 0, honest = 0;
+                    const fgl_round_stats *st;
+                    if (!run.started && fgl_run_start(&run)) {
+                        FT_CHECK(0, "%s: start: %s", what, run.err.msg);
+                        ok = 0;
+                        break;
+                    }
+                    np = run.n_part; /* this round's participants, drawn when the last ended */
+                    memcpy(part, run.part, sizeof(int) * (size_t)np);
+                    memcpy(before, run.rejected_by, sizeof before);
+                    if (fgl_run_round(&run)) {
+                        FT_CHECK(0, "%s: round %d aborted: %s", what, r + 1, run.err.msg);
+                        ok = 0;
+                        break;
+                    }
+                    st = &run.stats[r];
+                    for (q = 0; q < np; q++) {
+                        int id = part[q], got = run.rejected_by[id] - before[id];
+                        att += run.attacker[id];
+                        charged += got;
+                        honest += !run.attacker[id] && got;
+                    }
+                    FT_CHECK(st->n_part == np && st->n_rejected == charged && honest == 0,
+                             "%s, round %d: %d rejected, %d charged, %d honest clients among them", what, r + 1,
+                             st->n_rejected, charged, honest);
+                    if (attacks[at].kind == FGL_ATTACK_NAN || attacks[at].kind == FGL_ATTACK_COUNT)
+                        FT_CHECK(st->n_rejected == att, "%s, round %d: %d of %d attacking participants rejected", what,
+                                 r + 1, st->n_rejected, att);
+                    FT_CHECK(st->n_fallback == (rule_falls && st->n_rejected > 0 && st->n_rejected < np),
+                             "%s, round %d: %d fallbacks with %d of %d rejected", what, r + 1, st->n_fallback,
+                             st->n_rejected, np);
+                    fallbacks += st->n_fallback;
+                    rejected_rounds += st->n_rejected > 0;
+                    n_run++;
+                }
+                for (i = 0; ok && i < 10; i++)
+                    fin &= fgl_all_finite(run.clients[i].model.params.size, run.clients[i].model.params.data);
+                FT_CHECK(!ok || (n_run == 3 && run.round == 3 && fin), "%s: %d rounds run, models finite %d", what, n_run, fin);
+                runs += ok;
+                fgl_run_free(&run);
+            }
+    printf("#   %d of 84 runs finished; %d rounds rejected uploads, %d fallbacks\n", runs, rejected_rounds, fallbacks);
+    FT_CHECK(runs == 84 && fallbacks > 0, "every run finishes (%d of 84) and some fell back (%d)", runs, fallbacks);
+    fgl_scenario_free(&sc);
+    fgl_dataset_free(&d);
+}
+
+/* A robust rule's parameter that no round could support, even without a
+ * rejection, is refused when the run starts, with the bound: trimmed:T
+ * with 2T >= participants, Krum outside its guarantee (participants <=
+ * 2F + 2), Multi-Krum keeping more than participants - F; the largest
+ * allowed ones run. */
+static void test_rule_bounds_at_start(void) {
+    static const struct { const char *rule; float frac; int ok; const char *says; } cases[] = {
+        {"trimmed:5", 1, 0, "trim at most 4"}, {"trimmed:4", 1, 1, ""}, {"trimmed:3", 0.5f, 0, "trim at most 2"},
+        {"krum:4", 1, 0, "f at most 3"}, {"krum:3", 1, 1, ""}, {"krum:2", 0.5f, 0, "f at most 1"},
+        {"multikrum:4,2", 1, 0, "2f + 2 = 10"}, {"multikrum:3,8", 1, 0, "keep 1 to 7"}, {"multikrum:3,7", 1, 1, ""},
+        {"krum:0", 0.2f, 0, "3 or more participants"}};
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    size_t c;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    for (c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fgl_fed_config cfg = short_cfg(1);
+        fgl_run run;
+        fgl_error e;
+        int rc;
+        cfg.frac = cases[c].frac;
+        if (fgl_robust_parse(cases[c].rule, &cfg.robust, &e) || fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 10, &e)) {
+            FT_CHECK(0, "%s: %s", cases[c].rule, e.msg);
+            continue;
+        }
+        rc = fgl_run_start(&run);
+        if (cases[c].ok) FT_CHECK(rc == FGL_OK, "%s of 10 clients, frac %g: %s", cases[c].rule, (double)cases[c].frac, run.err.msg);
+        else
+            FT_CHECK(rc == FGL_ERR_ARG && strstr(run.err.msg, cases[c].says), "%s of 10 clients, frac %g refused at the start: %s",
+                     cases[c].rule, (double)cases[c].frac, run.err.msg);
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* DP and secure aggregation are defined for one mean of the uploads: a run
  * of an algorithm that mixes (fgl_algo.mixes) is refused when it starts,
  * before any client trained, with FGL_ERR_ARG and a message naming both. */
@@ -1450,6 +1661,7 @@ int main(void) {
     int real = ft_node_data(&nodes);
     printf("# data: %s (%s)\n", nodes.label, real ? "real" : "synthetic");
     FT_RUN(test_robust_rules);
+    FT_RUN(test_rules_too_few_uploads);
     FT_RUN(test_mix_rules);
     FT_RUN(test_mix_div);
     FT_RUN(test_mix_equals_mean_rule);
@@ -1462,6 +1674,8 @@ int main(void) {
     FT_RUN(test_mixing_under_attack);
     FT_RUN(test_mixing_clip_count);
     FT_RUN(test_mixing_refuses_dp_secagg);
+    FT_RUN(test_rules_under_attacks);
+    FT_RUN(test_rule_bounds_at_start);
     FT_RUN(test_dp_accountant);
     FT_RUN(test_dp_noise_and_clipping);
     FT_RUN(test_dp_accountant_independent);

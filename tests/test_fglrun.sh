@@ -307,7 +307,7 @@ fi
 # DP without noise has no finite epsilon: the record says null and why (JSON
 # has no infinity), and fglrun replays its own record
 if $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --dp clip=1,noise=0 --json --quiet > "$tmp/dp0.json" 2> "$tmp/err" &&
-   grep -q '"dp_epsilon": null, "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json" &&
+   grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json" &&
    ! grep -qE ': -?(inf|nan)[,}]' "$tmp/dp0.json" &&
    $FGLRUN --config "$tmp/dp0.json" > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
     echo "ok - DP without noise: dp_epsilon null with its reason, and the record replays"

@@ -30,12 +30,23 @@ static int trimmed_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
+/* Its report: the share of the uploads the trim drops, and a figure it
+ * cannot compute, printed as C prints it ("nan", "-inf"): fglrun writes
+ * those as null, in figures but not inside strings (tests/test_faults.sh
+ * checks that the JSON stays valid). */
+static void trimmed_report(const fgl_run *run, char *buf, size_t cap) {
+    int trim = (int)fgl_run_get(run, "trim");
+    snprintf(buf, cap, "\"trimmed_share\": %g, \"trimmed_undefined\": [%g, %g], \"trimmed_note\": \"nan stays text\"",
+             run->n_clients > 0 ? 2.0 * trim / run->n_clients : 0.0, (double)NAN, -(double)INFINITY);
+}
+
 int main(int argc, char **argv) {
     fgl_algo a = fgl_algo_base("fedavg");
     a.name = "trimmed";
     a.summary = "FedAvg with a coordinate-wise trimmed mean";
     fgl_algo_param_add(&a, "trim", FGL_PARAM_INT, 1, "uploads dropped at each end, per coordinate");
     a.aggregate = trimmed_aggregate;
+    a.report = trimmed_report;
     if (fgl_algo_register(&a)) return 1;
     return fglrun_main(argc, argv);
 }

@@ -56,6 +56,53 @@ static void sb_json_str(sbuf *b, const char *s) {
     sb_puts(b, "\"");
 }
 
+/* s as a JSON string into f. */
+static void json_str(FILE *f, const char *s) {
+    sbuf b = {0, 0, 0, 0};
+    sb_json_str(&b, s ? s : "");
+    fputs(b.s && !b.oom ? b.s : "\"\"", f);
+    free(b.s);
+}
+
+/* x as fmt prints it, or null where it is not finite: JSON (RFC 8259) has
+ * no NaN or infinity, and a reader must be able to read every result. */
+static void json_num(FILE *f, const char *fmt, double x) {
+    if (isfinite(x)) fprintf(f, fmt, x);
+    else fputs("null", f);
+}
+
+/* 1 if the word t (len characters) is nan or inf in any case and form
+ * (infinity, nan(...)). */
+static int word_nonfinite(const char *t, size_t len) {
+    char w[4];
+    int i;
+    if (len < 3) return 0;
+    for (i = 0; i < 3; i++) w[i] = (char)tolower((unsigned char)t[i]);
+    w[3] = 0;
+    return !strcmp(w, "nan") || !strcmp(w, "inf");
+}
+
+/* JSON members written by someone else (an algorithm's report hook, which
+ * prints with %g) into out: every bare nan or inf outside a string (signed
+ * or not, any case, "infinity" and "nan(...)" too) becomes null. */
+static void json_fix_nonfinite(const char *s, sbuf *out) {
+    int in_str = 0;
+    while (*s) {
+        const char *t = s + (*s == '-' || *s == '+');
+        size_t len = 0;
+        if (in_str || *s == '"') { /* strings as they are */
+            if (*s == '\\' && s[1]) sb_putn(out, s++, 1);
+            else if (*s == '"') in_str = !in_str;
+            sb_putn(out, s++, 1);
+            continue;
+        }
+        while (isalnum((unsigned char)t[len]) || (len && (t[len] == '(' || t[len] == ')' || t[len] == '_'))) len++;
+        if (word_nonfinite(t, len)) sb_puts(out, "null");
+        else sb_putn(out, s, len ? (size_t)(t + len - s) : 1); /* a word or a number's digits, or one character */
+        s = len ? t + len : s + 1;
+    }
+}
+
 /* The shortest decimal that reads back as the same double (as the same
  * float when single is set): what a config records and replays. */
 static void fmt_real(char *out, size_t cap, double x, int single) {

@@ -61,6 +61,7 @@ typedef struct options {
     int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
     /* run records, progress, plots (the sections "run records", "progress" and "plots") */
     const char *config, *row;   /* --config FILE, --row LABEL */
+    int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
     int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
@@ -717,6 +718,10 @@ static const opt_def opt_table[] = {
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
+    ROW_BOOL("config-run-control", 'r', config_run_control,
+             "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
+             "  file holds among its \"flags\" (or \"args\"); without it they are ignored with a note: a record says\n"
+             "  where its run wrote, it does not choose where a replay writes.\n"),
     ROW_STR("data-dir", 'r', data_dir, "DIR", "../shared/data", r_data_dir, NULL),
 #ifdef FGL_MPI
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,
@@ -755,7 +760,9 @@ static int opt_given(const options *o, const char *name) {
 }
 
 /* A run-control flag (or --help): given with --config, it leaves the
- * experiment unchanged. *takes_value: it is followed by a value. */
+ * experiment unchanged; held by the --config file, it is ignored (unless
+ * --config-run-control; --help never). *takes_value: it is followed by a
+ * value. */
 static int opt_run_control(const char *a, int *takes_value) {
     int k = opt_lookup(a);
     if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h')) return 0;
@@ -907,6 +914,7 @@ static int parse_args(int argc, char **argv, options *o) {
     if (o->stop_after && !o->checkpoint) return bad("%s", "--stop-after needs --checkpoint FILE");
     if (o->checkpoint_every && !o->checkpoint) return bad("%s", "--checkpoint-every needs --checkpoint FILE");
     if (o->row && !o->config) return bad("%s", "--row needs --config FILE");
+    if (o->config_run_control && !o->config) return bad("%s", "--config-run-control needs --config FILE");
     if (o->attack.kind != FGL_ATTACK_NONE && !(o->attack.frac > 0)) return bad("%s", "--attack needs --attackers F (a fraction > 0)");
     if (o->fold >= 0 && o->fold >= o->folds) return bad("%s", "--fold I needs --folds F with I < F");
     if (o->folds && o->seeds * o->folds > 1000) return bad("%s", "--folds x --seeds: at most 1000 runs");

@@ -91,12 +91,17 @@ static void progress_write(const options *o, const char *status) {
         const fgl_run *run = pg->run;
         fgl_run_summary s;
         fgl_run_summarize(run, &s);
-        fprintf(f, ", \"current\": {\"algo\": \"%s\", \"seed\": %llu, \"round\": %d, \"rounds\": %d", pg->algo,
-                (unsigned long long)pg->seed, run->round, pg->rounds);
+        fprintf(f, ", \"current\": {\"algo\": ");
+        json_str(f, pg->algo);
+        fprintf(f, ", \"seed\": %llu, \"round\": %d, \"rounds\": %d", (unsigned long long)pg->seed, run->round,
+                pg->rounds);
         if (o->folds) fprintf(f, ", \"fold\": %d", pg->fold);
-        if (run->round > 0 && s.best_round >= 0)
-            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": %.6f, \"last_acc\": %.6f", s.best_round + 1, s.best_test,
-                    s.last_test);
+        if (run->round > 0 && s.best_round >= 0) { /* (the last round may not be evaluated: --eval-every) */
+            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": ", s.best_round + 1);
+            json_num(f, "%.6f", s.best_test);
+            fprintf(f, ", \"last_acc\": ");
+            json_num(f, "%.6f", s.last_test);
+        }
         fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu}", run->bytes_up, run->bytes_down);
     }
     fprintf(f, ", \"runs\": [");
@@ -175,14 +180,21 @@ static void progress_round(const options *o, const fgl_run *run) {
         fprintf(stderr, " %s, ETA %s   ", e1, e2);
         pg->bar = 1;
     } else if ((r + 1) % pg->every == 0 || r + 1 == R || r + 1 == o->stop_after) {
-        char acc[64] = "val -       test -      ";
+        char acc[64] = "val -       test -      ", def[64] = "";
+        const fgl_fed_config *c = &run->cfg;
         if (st->val_acc == st->val_acc && o->folds) /* cross-validation: no validation set */
             snprintf(acc, sizeof acc, "val -       test %6.2f%%", 100 * st->test_acc);
         else if (st->val_acc == st->val_acc)
             snprintf(acc, sizeof acc, "val %6.2f%%  test %6.2f%%", 100 * st->val_acc, 100 * st->test_acc);
-        fprintf(stderr, "fglrun: %s seed %llu round %d/%d  %s  loss %.4f  sent %.1f MB  elapsed %s  ETA %s\n", pg->label,
-                (unsigned long long)pg->seed, r + 1, R, acc, st->train_loss, (run->bytes_up + run->bytes_down) / 1e6, e1,
-                e2);
+        /* with defences or attacks (or a rejection): the round's rejected uploads, and the robust rule's fallbacks */
+        if (c->robust.rule != FGL_ROBUST_MEAN || c->attack.kind != FGL_ATTACK_NONE || c->dp.clip > 0 || c->secagg.on ||
+            st->n_rejected > 0)
+            snprintf(def, sizeof def, "  rejected %d", st->n_rejected);
+        if (c->robust.rule != FGL_ROBUST_MEAN)
+            snprintf(def + strlen(def), sizeof def - strlen(def), "  fallback %d", st->n_fallback);
+        fprintf(stderr, "fglrun: %s seed %llu round %d/%d  %s  loss %.4f%s  sent %.1f MB  elapsed %s  ETA %s\n",
+                pg->label, (unsigned long long)pg->seed, r + 1, R, acc, st->train_loss, def,
+                (run->bytes_up + run->bytes_down) / 1e6, e1, e2);
     }
     progress_write(o, "running");
 }
@@ -263,7 +275,9 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 
 /* --config with a recorded result and nothing changed but run control: the
  * result must be identical (test_acc per seed, last_acc, bytes). 0 if it is
- * (or there is nothing to compare), 1 if not. */
+ * (or there is nothing to compare), 1 if not; 3 if the data files differ
+ * from those the record read (missing or another checksum): then the run is
+ * no replay of the record, whatever its result. */
 static int replay_check(const options *o, const result *res) {
     const replay *rp = o->rp;
     int a, i, bad = 0, compared = 0;
@@ -319,6 +333,12 @@ static int replay_check(const options *o, const result *res) {
                 bad = 1;
             }
         }
+    }
+    if (rp->data_differ) { /* the same numbers from other data would be a coincidence, not a replay */
+        fprintf(stderr, "fglrun: the data differ from the record's (%d file%s, above): this run is not a replay of %s "
+                        "(its test_acc, last_acc and bytes %s the record's)\n", rp->data_differ,
+                rp->data_differ > 1 ? "s" : "", rp->what, !bad && compared ? "equal" : "differ from");
+        return 3;
     }
     if (!bad && compared) {
         if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);

@@ -11,10 +11,14 @@
  * such a record: FILE is a config, a result JSON holding one, or a line of
  * bench/results/SECTION.jsonl (`--row LABEL` picks the line; a line recorded before
  * configs were replays its "args"). The recorded flags come first and the
- * command line after them, so its flags override. When the command line
- * changes nothing but run control (--json, --out, --threads ...) and the
- * record holds a result, the new result is compared with it: test_acc,
- * last_acc and bytes must be identical (exit status 1 otherwise).
+ * command line after them, so its flags override. Run control that the
+ * file holds among its flags (or args) is left out with a note, unless
+ * --config-run-control: a record does not choose where a replay writes.
+ * When the command line changes nothing but run control (--json, --out,
+ * --threads ...) and the record holds a result, the new result is compared
+ * with it: test_acc, last_acc and bytes must be identical (exit status 1
+ * otherwise), and the data files those the record read (exit status 3
+ * otherwise: a run on other data is no replay, whatever its numbers).
  *
  * The flags and the run control are recorded from the option table
  * (fglrun/options.c: a flag is one row there, with its kind, its value's
@@ -269,6 +273,7 @@ typedef struct replay {
     char **argv;        /* the record's flags, then the command line (options point into these) */
     int argc, n_sets;   /* --set arguments made from the record (they come first in options.sets) */
     int changed;        /* the command line changes the experiment (not only run control) */
+    int data_differ;    /* data files the record read are missing here or differ (replay_check_files) */
     char what[1200];    /* "FILE" or "FILE, row LABEL", for messages */
 } replay;
 
@@ -342,8 +347,21 @@ static int replay_find(replay *rp, char *text, size_t len, const char *path, con
     }
 }
 
+/* flag (a record's, "--name") is run control (where to write, how to run):
+ * left out of the replay with a note, unless the command line says
+ * --config-run-control (--help is never taken from a file). 1 if left out. */
+static int replay_run_control(const replay *rp, const options *o, const char *flag) {
+    int value, k = opt_lookup(flag);
+    if (!opt_run_control(flag, &value)) return 0;
+    if (o->config_run_control && k >= 0 && opt_table[k].kind == 'r') return 0;
+    fprintf(stderr, "fglrun: config: run-control option %s from %s ignored; give it on the command line%s\n", flag,
+            rp->what, k >= 0 && opt_table[k].kind == 'r' ? " (or --config-run-control to obey the file)" : "");
+    return 1;
+}
+
 /* --config FILE [--row LABEL]: parse again, the record's flags first and
- * the command line after them. */
+ * the command line after them. Run-control flags the record holds are left
+ * out (replay_run_control). */
 static int config_reparse(int argc, char **argv, options *o) {
     replay *rp = (replay *)calloc(1, sizeof *rp);
     const char *path = o->config, *row = o->row;
@@ -394,6 +412,7 @@ static int config_reparse(int argc, char **argv, options *o) {
             char flag[80];
             snprintf(flag, sizeof flag, "--%s", fl->k[i]);
             if (v->t == 'z' || (v->t == 'b' && !strcmp(v->s, "false"))) continue;
+            if (replay_run_control(rp, o, flag)) continue; /* where to write, how to run: the command line's */
             if (v->t == 'b') {
                 if (replay_arg(rp, flag, NULL, NULL)) goto oom;
             } else if (v->t == 's' || v->t == 'n') {
@@ -419,6 +438,7 @@ static int config_reparse(int argc, char **argv, options *o) {
         if (data) rp->files = jv_get(data, "files");
     } else if ((args = jv_get(rec, "args")) && args->t == 's') {
         const char *p = args->s;
+        int skip_value = 0;
         fprintf(stderr, "fglrun: %s has no recorded configuration: replaying its \"args\" with this version's defaults\n",
                 rp->what);
         while (*p) { /* the arguments as bench/results.sh wrote them: words without quoting */
@@ -430,9 +450,17 @@ static int config_reparse(int argc, char **argv, options *o) {
             if (w >= sizeof word) w = sizeof word - 1;
             memcpy(word, p, w);
             word[w] = 0;
+            p += w;
+            if (skip_value) { /* the value of a run-control flag left out */
+                skip_value = 0;
+                continue;
+            }
+            if (replay_run_control(rp, o, word)) {
+                opt_run_control(word, &skip_value);
+                continue;
+            }
             if (!strcmp(word, "--set")) rp->n_sets++;
             if (replay_arg(rp, word, NULL, NULL)) goto oom;
-            p += w;
         }
     } else {
         fprintf(stderr, "fglrun: --config %s: no fglrun configuration in it (a config, a result with \"config\" or a "
@@ -474,7 +502,9 @@ oom:
     return 1;
 }
 
-/* With --config: are the data files those the record read? */
+/* With --config: are the data files those the record read? Each one that
+ * is missing or differs is said, and marks the replay (replay_check: then
+ * it is no replay of the record, whatever the result). */
 static void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
@@ -487,12 +517,15 @@ static void replay_check_files(const options *o) {
         else snprintf(path, sizeof path, "%s/%s", o->data_dir, p->s);
         if (file_fnv(path, &sum) < 0) {
             fprintf(stderr, "fglrun: warning: the record read %s, which is missing here (%s)\n", p->s, path);
+            o->rp->data_differ++;
             continue;
         }
         snprintf(now, sizeof now, "%016llx", (unsigned long long)sum);
-        if (strcmp(now, h->s))
+        if (strcmp(now, h->s)) {
             fprintf(stderr, "fglrun: warning: %s differs from the file the record read (fnv1a64 %s, recorded %s)\n", path,
                     now, h->s);
+            o->rp->data_differ++;
+        }
     }
 }
 

@@ -14,7 +14,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 2u /* 2: named state entries, configuration fingerprint */
+#define FGL__RUN_VERSION 3u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -264,6 +264,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl_bytes_put_u32(&b, (uint32_t)st->n_clipped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_dropped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_lost);
+        fgl_bytes_put_u32(&b, (uint32_t)st->n_fallback);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_up);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_down);
         fgl__put_f64(&b, st->train_loss);
@@ -402,8 +403,8 @@ static int fgl__skip_store(fgl_reader *r) {
 }
 
 /* remote (with a transport): the byte spans of the remote clients' stores. */
-static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t rounds, int commit, const char *path,
-                          fgl_reader *remote, fgl_error *err) {
+static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int started, size_t rounds, int commit,
+                          const char *path, fgl_reader *remote, fgl_error *err) {
     size_t k, RK = rounds * (size_t)run->n_clients;
     uint64_t bu = fgl_reader_u64(r), bd = fgl_reader_u64(r);
     uint32_t rej = fgl_reader_u32(r);
@@ -436,6 +437,7 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, int started, size_t round
         st.n_clipped = (int)fgl_reader_u32(r);
         st.n_dropped = (int)fgl_reader_u32(r);
         st.n_lost = (int)fgl_reader_u32(r);
+        st.n_fallback = version >= 3 ? (int)fgl_reader_u32(r) : 0; /* version 2 counted none */
         st.bytes_up = (size_t)fgl_reader_u64(r);
         st.bytes_down = (size_t)fgl_reader_u64(r);
         st.train_loss = fgl__get_f64(r);
@@ -487,13 +489,14 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     size_t len, rounds;
     fgl_reader r, body;
     char name[64];
-    uint32_t K, R;
+    uint32_t K, R, version = FGL__RUN_VERSION;
     uint64_t seed, fp;
     int rc, started, i;
     fgl_reader *remote = NULL;
     if (!run->clients) return fgl_error_set(err, FGL_ERR_ARG, "%s: the run is not initialised", path);
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
-    if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
+    if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
+    else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);
     R = fgl_reader_u32(&r);
@@ -535,7 +538,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 0, path, remote, err))) goto done;
+    if ((rc = fgl__ckpt_body(run, &body, version, started, rounds, 0, path, remote, err))) goto done;
     /* every part checked (the remote clients' where they live) before anything is installed */
     if (remote && (rc = run->transport->load(run, remote, 0, err))) goto done;
     /* parked clients take their state back to be overwritten (cfg.park_idle:
@@ -545,7 +548,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done;
     }
     body = r;
-    if ((rc = fgl__ckpt_body(run, &body, started, rounds, 1, path, NULL, err)))
+    if ((rc = fgl__ckpt_body(run, &body, version, started, rounds, 1, path, NULL, err)))
         goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */

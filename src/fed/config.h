@@ -19,11 +19,15 @@ enum {
     FGL_ROBUST_MEDIAN,    /* coordinate-wise median (Yin et al. 2018) */
     FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
     FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
-                             K - f - 2 nearest others (Blanchard et al. 2017) */
-    FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads */
+                             K - f - 2 nearest others (Blanchard et al. 2017; its guarantee
+                             needs K > 2 f + 2, checked when a run starts) */
+    FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads (m <= K - f) */
     FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
 };
 
+/* A round whose rejections leave too few uploads for trim or f does not
+ * fail: the rule falls back and counts it (fgl_server_mix, "Too few
+ * uploads"; fgl_round_stats.n_fallback). */
 typedef struct fgl_robust_config {
     int rule;            /* FGL_ROBUST_* */
     int trim, f, m;      /* TRIMMED: per side; KRUM / MULTIKRUM: assumed attackers, uploads kept */

@@ -383,13 +383,15 @@ static int fgl__cmp_wval(const void *a, const void *b) {
     return (x->j > y->j) - (x->j < y->j);
 }
 
-/* The weighted median (t = 0) or trimmed mean (t > 0: the t smallest and t
- * largest of the sources of positive weight dropped) of the sorted values
- * col[0..c-1] under the weights w[col[q].j] (zero weights skipped). Equal
- * positive weights, whatever their value, count as 1 each: the plain median
- * (the two middle values averaged) and the plain trimmed mean, bit for bit
- * (running sums of 0.1 would miss the exact half, and a v / (4 a) is not
- * the mean of v). */
+/* The weighted median (t < 0) or trimmed mean (t >= 0) of the sorted values
+ * col[0..c-1] under the weights w[col[q].j] (zero weights skipped): of the
+ * n sources of positive weight, the min(t, (n - 1) / 2) smallest and as
+ * many largest dropped (the most that leaves one), the weighted mean of the
+ * rest (t = 0, or n <= 2: of them all). Equal positive weights, whatever
+ * their value, count as 1 each: the plain median (the two middle values
+ * averaged) and the plain trimmed mean, bit for bit (running sums of 0.1
+ * would miss the exact half, and a v / (4 a) is not the mean of v); so
+ * with equal weights a trim cut to (n - 1) / 2 is their median. */
 static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double *w, int t) {
     int q, npos = 0, seen = 0, equal = 1;
     double total = 0, cum = 0, sum = 0, wsum = 0, first = 0;
@@ -401,7 +403,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
             npos++;
         }
     if (equal) total = npos;
-    if (t > 0 && npos > 2 * t) { /* trimmed: the middle npos - 2 t, weighted */
+    if (t >= 0 && npos > 0) { /* trimmed: the middle npos - 2 t, weighted (t cut to leave one) */
+        if (2 * t >= npos) t = (npos - 1) / 2;
         for (q = 0; q < c; q++) {
             double a = w[col[q].j];
             if (!(a > 0)) continue;
@@ -435,7 +438,8 @@ static double fgl__weighted_order_stat(const fgl__wval *col, int c, const double
  * w[r K + j]. Source j is client j's accepted upload, else row j of held
  * (NULL: none). div (K, NULL: none) divides source j by div[j] (0: source
  * left out): pFedGraph's mixture of normalised models. count: charge the
- * clips to s->n_clipped. See fgl_server_mix for the rules. */
+ * clips to s->n_clipped and a fallback (too few uploads for the rule's
+ * parameter) to s->n_fallback. See fgl_server_mix for the rules. */
 static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, const double *w, const double *div,
                          int n_out, float *out, const unsigned char *rows, int count) {
     const fgl_robust_config *rc = &s->fed->robust;
@@ -499,12 +503,12 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     switch (rule) {
     case FGL_ROBUST_MEDIAN:
     case FGL_ROBUST_TRIMMED: {
-        int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : 0, c;
+        int t = rule == FGL_ROBUST_TRIMMED ? rc->trim : -1, c;
         fgl__wval *col = (fgl__wval *)fgl_scratch(&s->store, sizeof(fgl__wval) * (size_t)K);
         if (!col) return FGL_ERR_NOMEM;
-        if (2 * t >= mf)
-            return fgl_server_fail(s, FGL_ERR_ARG, "trimmed:%d needs more than %d uploads, the round has %d", t, 2 * t,
-                                   mf);
+        /* too few accepted uploads for trim (2 trim >= m): each row trims as many as leave one (with equal
+         * weights, the median of the uploads; with 2 or fewer, their mean); counted */
+        if (count && rule == FGL_ROBUST_TRIMMED && 2 * t >= mf) s->n_fallback++;
         for (k = 0; k < n; k++) { /* sorted once per coordinate, then each row walks it with its weights */
             for (j = c = 0; j < K; j++)
                 if (x[j] && (!div || div[j] > 0)) {
@@ -521,20 +525,34 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     }
     case FGL_ROBUST_KRUM:
     case FGL_ROBUST_MULTIKRUM: { /* scores over the accepted uploads' updates; row r mixes the selected */
-        int f = rc->f, near = mf - f - 2, keep = rule == FGL_ROBUST_KRUM ? 1 : rc->m, a, b;
+        int f = rc->f, keep = rule == FGL_ROBUST_KRUM ? 1 : rc->m, near, a, b, fallback = 0;
         int *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
         double *dist = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf * (size_t)mf);
         double *score = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
         double *row = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)mf);
         unsigned char *chosen = (unsigned char *)fgl_scratch(&s->store, (size_t)mf);
+        if (keep < 1) return fgl_server_fail(s, FGL_ERR_ARG, "multikrum: keeps %d uploads (1 or more)", keep);
+        /* too few accepted uploads for f (Krum's guarantee needs m > 2 f + 2): the largest f the round supports,
+         * and at most m - f kept; fewer than 3 uploads cannot be scored: all of them kept (their mean); counted */
+        if (mf < 3) {
+            f = 0;
+            keep = mf;
+            fallback = 1;
+        } else {
+            if (mf <= 2 * f + 2) f = (mf - 3) / 2;
+            if (keep > mf - f) keep = mf - f;
+            fallback = f != rc->f || keep != (rule == FGL_ROBUST_KRUM ? 1 : rc->m);
+        }
+        if (count && fallback) s->n_fallback++;
+        near = mf - f - 2;
         sel = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)FGL__MAX(keep, 1));
         if (!idx || !dist || !score || !row || !chosen || !sel) return FGL_ERR_NOMEM;
-        if (near < 1 || keep < 1 || keep > mf)
-            return fgl_server_fail(s, FGL_ERR_ARG,
-                                   "krum with f = %d (keeping %d) needs at least %d uploads, the round has %d", f, keep,
-                                   FGL__MAX(f + 3, keep), mf);
         for (j = a = 0; j < K; j++)
             if (fresh[j]) idx[a++] = j;
+        if (mf < 3) { /* no scores: every upload, in client order */
+            for (a = 0; a < mf; a++) sel[n_sel++] = idx[a];
+            break;
+        }
         for (a = 0; a < mf; a++)
             for (b = a + 1; b < mf;
                  b++) { /* squared distance of the updates (of the uploads, if they share their reference) */

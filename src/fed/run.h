@@ -8,6 +8,8 @@ typedef struct fgl_round_stats {
     int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
                                                survivors than its threshold): the models stayed */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
+    int n_fallback;                         /* robust aggregations that had too few accepted uploads for
+                                               the rule's parameter and fell back (fgl_server_mix) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
@@ -90,6 +92,7 @@ typedef struct fgl_run_summary {
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
     int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
+    int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
     double seconds, t_train, t_server, t_eval;
 } fgl_run_summary;
 FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
@@ -670,6 +673,31 @@ static int fgl__defences_start(fgl_run *run) {
     if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "dp: combine it with neither a robust rule nor secure aggregation");
+    { /* a robust rule's parameter that a round without a single rejection could not support: refused here;
+       * rounds that reject uploads fall back (fgl_server_mix) */
+        int np = FGL__MAX(1, FGL__MIN((int)(c->frac * run->n_clients + 0.5f), run->n_clients));
+        const fgl_robust_config *rb = &c->robust;
+        if (rb->rule == FGL_ROBUST_TRIMMED && 2 * rb->trim >= np)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "trimmed:%d needs more than %d uploads a round, and a round has %d participants "
+                                 "(%d clients, frac %g): trim at most %d",
+                                 rb->trim, 2 * rb->trim, np, run->n_clients, (double)c->frac, (np - 1) / 2);
+        if ((rb->rule == FGL_ROBUST_KRUM || rb->rule == FGL_ROBUST_MULTIKRUM) && np <= 2 * rb->f + 2)
+            return np < 3 ? fgl_error_set(&run->err, FGL_ERR_ARG,
+                                          "%s needs 3 or more participants a round, and a round has %d (%d clients, "
+                                          "frac %g)",
+                                          fgl_robust_name(rb->rule), np, run->n_clients, (double)c->frac)
+                          : fgl_error_set(&run->err, FGL_ERR_ARG,
+                                          "%s with f = %d: Krum's guarantee needs more than 2f + 2 = %d uploads a "
+                                          "round, and a round has %d participants (%d clients, frac %g): f at most %d",
+                                          fgl_robust_name(rb->rule), rb->f, 2 * rb->f + 2, np, run->n_clients,
+                                          (double)c->frac, (np - 3) / 2);
+        if (rb->rule == FGL_ROBUST_MULTIKRUM && (rb->m < 1 || rb->m > np - rb->f))
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "multikrum:%d,%d keeps %d uploads of a round's %d participants, of which f = %d are "
+                                 "assumed attackers: keep 1 to %d",
+                                 rb->f, rb->m, rb->m, np, rb->f, np - rb->f);
+    }
     if (c->secagg.on) {
         if (n_model != 1 || n_weight != 1 || a->n_up != 2)
             return fgl_error_set(&run->err, FGL_ERR_ARG,
@@ -1167,6 +1195,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->n_accepted = n_ok;
     s->n_clipped = 0;
     if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
+    s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
@@ -1176,6 +1205,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;
+    st->n_fallback = s->n_fallback;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
     memset(run->trained, 0, (size_t)run->n_clients);
     for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
@@ -1324,6 +1354,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->clipped += st->n_clipped;
         s->dropped += st->n_dropped;
         s->lost += st->n_lost;
+        s->fallback += st->n_fallback;
     }
     if (run->round > 0) {
         s->last_val = run->stats[run->round - 1].val_acc;

@@ -77,6 +77,8 @@ struct fgl_server {
     const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
                                     party that adds the noise) */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
+    int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
+                                    rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
     int error;
     char msg[256];
 };
@@ -137,7 +139,8 @@ FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
  * For a part that carries model weights, cfg.robust, cfg.dp and cfg.secagg
  * replace the mean: a robust rule is fgl_server_mix's with one row of equal
  * weights (MEDIAN, TRIMMED, KRUM, MULTIKRUM: unweighted, as published) or of
- * the sample counts (NORMCLIP); DP adds noise to the equal-weight mean of the
+ * the sample counts (NORMCLIP), falling back as fgl_server_mix says when too
+ * few uploads were accepted; DP adds noise to the equal-weight mean of the
  * clipped updates; secure aggregation decodes the masked sum. */
 FGLDEF int fgl_server_mean(fgl_server *s, const char *part, float *out);
 /* The same with equal weights whatever the declaration. */
@@ -158,7 +161,9 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  *             half, so equal weights give the plain median);
  *   TRIMMED   per coordinate, the trim largest and trim smallest of those
  *             sources dropped, the weighted mean of the rest (a row with
- *             2 trim or fewer such sources: their weighted median);
+ *             n <= 2 trim such sources drops (n - 1) / 2 at each end, the
+ *             most that leaves one: with equal weights their median, with
+ *             n <= 2 their weighted mean);
  *   KRUM, MULTIKRUM  the uploads selected by their Krum scores over the
  *             round's accepted uploads' updates (f, m as fgl_server_mean);
  *             row i is their mean under row i's weights (equal weights if
@@ -174,9 +179,21 @@ FGLDEF int fgl_server_plain_mean(fgl_server *s, const char *part, float *out);
  * out; a row that weighs held rows only (a client keeping its own model)
  * gets their weighted mean. DP and secure aggregation are not defined for
  * mixtures: FGL_ERR_ARG (fgl_algo.mixes refuses them at the start of a
- * run). FGL_OK also when no
- * row is selected; FGL_ERR_ARG on a bad weight or too few uploads for the
- * rule. Sums in double in client order (KRUM: in selection order). */
+ * run).
+ * Too few uploads: rejections (and dropouts, lost hosts) never make a rule
+ * fail. With m accepted uploads, TRIMMED with 2 trim >= m trims as above
+ * ((m - 1) / 2: their median, or with m <= 2 their mean); KRUM and
+ * MULTIKRUM with m <= 2 f + 2 (outside Krum's guarantee) take the largest
+ * f with m > 2 f + 2 and keep at most m - f uploads, and with m < 3 (no
+ * scores) keep every upload: their mean. Each such aggregation adds one
+ * to s->n_fallback (the round's fallbacks: fgl_round_stats.n_fallback).
+ * With nothing accepted a robust rule returns FGL_ERR_EMPTY and leaves out
+ * untouched (the algorithms keep their models that round). fgl_run_start refuses parameters that even a
+ * round without rejections cannot support (2 trim >= participants;
+ * participants <= 2 f + 2; m > participants - f).
+ * FGL_OK also when no row is selected; FGL_ERR_ARG on a bad weight. Sums
+ * in double in client order (KRUM: in selection order; every upload kept:
+ * client order). */
 FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, const double *w, float *out,
                           const unsigned char *rows);
 /* fgl_server_mix with two options, the defences acting as there.
@@ -185,9 +202,9 @@ FGLDEF int fgl_server_mix(fgl_server *s, const char *part, const float *held, co
  * u_i = sum_j a_ij theta_j / ||theta_j||. A rule judges the sources as sent
  * (KRUM, MULTIKRUM: their updates; NORMCLIP clips the update, then divides)
  * and averages the divided ones (MEDIAN, TRIMMED: orders them). count_clips
- * 0: NORMCLIP's clips are not added to s->n_clipped (another mixture or mean
- * of the same part this round counts them: FED-PUB, pFedGraph); 1 as
- * fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
+ * 0: NORMCLIP's clips are not added to s->n_clipped, nor a fallback to
+ * s->n_fallback (another mixture or mean of the same part this round counts
+ * them: FED-PUB, pFedGraph); 1 as fgl_server_mix. fgl_server_mix(s, part, held, w, out, rows) is
  * fgl_server_mix_div(s, part, held, w, NULL, out, rows, 1). An unknown part:
  * FGL_ERR_ARG, with the message on s. */
 FGLDEF int fgl_server_mix_div(fgl_server *s, const char *part, const float *held, const double *w, const double *div,

@@ -1,0 +1,182 @@
+#!/bin/sh
+# Faults degrade an fglrun run, they never abort it or make it lie (issue 41),
+# on fgl's synthetic data and a tiny dataset written here (no datasets needed):
+#  - rejections never abort a round: the robust rules fall back when too few
+#    uploads survive (trimmed:4 of 10 clients with 2 NaN attackers, trimmed:2
+#    of 5 participants), the fallbacks are counted per round in the JSON and
+#    in the round log and said on stderr; parameters no round could support
+#    (Krum outside its guarantee, K <= 2F + 2) are refused at the start;
+#    counts beyond int's range in --robust are refused at parse;
+#  - strict JSON everywhere: tests/json_strict.c (RFC 8259) refuses what it
+#    must, and accepts every JSON file fglrun writes: --json and
+#    DIR/result.json of a plain, a multi-algorithm, a multi-seed, a robust, an
+#    attacked, a DP (noise 0 and > 0), a secure-aggregation and a resumed run,
+#    DIR/config, DIR/progress.json, --info, a report hook that prints nan, and
+#    a dataset whose name holds a quote and a backslash;
+#  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
+#  - run-control options in a --config file (out, checkpoint under "flags",
+#    or in "args") are ignored with a note unless --config-run-control;
+#  - a replay on data that differ from the record's is not called identical
+#    and exits with status 3;
+# Usage: tests/test_faults.sh BUILD_DIR (holding fglrun, tests/user_fglrun and tests/json_strict)
+B=${1:-build}
+FGLRUN=$B/fglrun
+USER=$B/tests/user_fglrun
+JS=$B/tests/json_strict
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+S="--data synthetic --clients 10 --rounds 3 --threads 2"
+
+# --- rejections never abort a round ---
+# the issue's command on synthetic data: 2 NaN uploads leave 8, trimmed:4 trims 3 (their median), every round
+if $FGLRUN --algo fedavg $S --robust trimmed:4 --attack nan --attackers 0.2 --log-every 1 --json > "$tmp/t4.json" 2> "$tmp/t4.err" &&
+   grep -q '"rejected_per_round": \[2, 2, 2\], "fallback_per_round": \[1, 1, 1\]' "$tmp/t4.json" &&
+   grep -q '"robust_fallbacks": 3' "$tmp/t4.json" &&
+   [ "$(grep -c ' round [123]/3 .* loss [0-9.]*  rejected 2  fallback 1  sent ' "$tmp/t4.err")" = 3 ] &&
+   grep -q 'in 3 of 3 rounds too few uploads were accepted for --robust trimmed:4, which fell back' "$tmp/t4.err"; then
+    echo "ok - trimmed:4 with 2 NaN uploads of 10: the run finishes, 2 rejected and 1 fallback a round (JSON, round log, a note)"
+else
+    echo "not ok - trimmed:4 with 2 NaN uploads of 10 must fall back, not abort"; sed 's/^/#   /' "$tmp/t4.err" | head -5
+    grep -o '"rejected_per_round[^]]*\], "fallback_per_round[^]]*\]' "$tmp/t4.json" | sed 's/^/#   /'
+fi
+# half the clients a round (5), trimmed:2, one NaN attacker: the rounds it takes part in fall back, the others not
+if $FGLRUN --algo fedavg $S --frac 0.5 --robust trimmed:2 --attack nan --attackers 0.1 --json --quiet > "$tmp/t2.json" 2> "$tmp/err"; then
+    rej=$(sed -n 's/.*"rejected_per_round": \[\([^]]*\)\].*/\1/p' "$tmp/t2.json")
+    fb=$(sed -n 's/.*"fallback_per_round": \[\([^]]*\)\].*/\1/p' "$tmp/t2.json")
+    if [ -n "$rej" ] && [ "$rej" = "$fb" ]; then echo "ok - frac 0.5, trimmed:2, one NaN attacker: fallbacks [$fb] where uploads were rejected [$rej]"
+    else echo "not ok - frac 0.5, trimmed:2: fallbacks [$fb], rejected [$rej]"; fi
+else echo "not ok - frac 0.5, trimmed:2 with a NaN attacker must not abort"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# Krum and Multi-Krum below their guarantee after rejections: they assume fewer attackers; every rule finishes
+n_ok=0; failed=
+for rule in median trimmed:4 krum:3 multikrum:3,7 normclip:1; do
+    for attack in signflip:4 scale:1e6 noise:10 nan count:-5 alie labelflip; do
+        if $FGLRUN --algo fedavg $S --rounds 2 --robust $rule --screen 0 --attack $attack --attackers 0.2 --json --quiet \
+                > "$tmp/m.json" 2> "$tmp/err" && "$JS" -q "$tmp/m.json" > /dev/null; then
+            case $attack in
+                nan|count:-5) grep -q '"rejected_per_round": \[2, 2\]' "$tmp/m.json" || failed="$failed $rule/$attack(rejections)" ;;
+            esac
+            n_ok=$((n_ok + 1))
+        else failed="$failed $rule/$attack"; fi
+    done
+done
+if [ -z "$failed" ]; then echo "ok - fglrun: 5 rules x 7 attacks finish with valid JSON, NaN and forged counts rejected (2 a round)"
+else echo "not ok - fglrun rules x attacks:$failed"; fi
+# Krum outside its guarantee (K <= 2F + 2) and trims no round could afford: refused at the start, with the bound
+for case in "krum:4|f at most 3" "multikrum:4,2|f at most 3" "multikrum:3,8|keep 1 to 7" "trimmed:5|trim at most 4"; do
+    rule=${case%%|*}; says=${case#*|}
+    if $FGLRUN --algo fedavg $S --robust $rule --quiet > /dev/null 2> "$tmp/err"; then echo "not ok - --robust $rule of 10 clients must be refused"
+    elif grep -q "$says" "$tmp/err"; then echo "ok - --robust $rule of 10 clients refused at the start ($says)"
+    else echo "not ok - --robust $rule refused unclearly: $(cat "$tmp/err")"; fi
+done
+# counts beyond int's range: refused at parse (exit status 2), not converted
+for rule in trimmed:1e10 krum:1e20 multikrum:1,1e20; do
+    $FGLRUN --algo fedavg $S --robust $rule --quiet > /dev/null 2> "$tmp/err"
+    rc=$?
+    if [ $rc = 2 ] && grep -q "robust rule '$rule'" "$tmp/err"; then echo "ok - --robust $rule refused at parse (exit status 2)"
+    else echo "not ok - --robust $rule: exit status $rc, $(head -n 1 "$tmp/err")"; fi
+done
+
+# --- strict JSON everywhere ---
+# the validator refuses what RFC 8259 refuses
+bad=0; i=0
+for t in '{"a": NaN}' '{"a": Infinity}' '{"a": -inf}' '{"a": nan}' '[1, 2,]' '{"a": 1,}' '{"a": 01}' '{"a": 1.}' \
+         '{"a": .5}' '{"a": +1}' '{"a": 1e}' "{'a': 1}" '{"a": "x\q"}' '{"a": 1} x' '{"a": 1, "a": 2}' '{"a": "\ud800"}' \
+         '[1 2]' '' '{"a": 0x10}' '[1,,2]' '{"a": 1} /* c */' '"ab'; do
+    i=$((i + 1)); printf '%s' "$t" > "$tmp/bad$i.json"
+    "$JS" -q "$tmp/bad$i.json" > /dev/null && { bad=1; echo "#   accepted: $t"; }
+done
+printf '"\377"' > "$tmp/badu.json"; "$JS" -q "$tmp/badu.json" > /dev/null && { bad=1; echo "#   accepted a byte that is not UTF-8"; }
+printf '"a\tb"' > "$tmp/badt.json"; "$JS" -q "$tmp/badt.json" > /dev/null && { bad=1; echo "#   accepted a tab in a string"; }
+printf '{"a": [1, -0.5e-3, 2E+10, true, false, null, "x\\u00e9\\ud83d\\ude00\\/\\n\303\251"], "b": {}}\n' > "$tmp/good.json"
+"$JS" -q "$tmp/good.json" > /dev/null || { bad=1; echo "#   refused valid JSON: $(cat "$tmp/good.json")"; }
+if [ $bad = 0 ]; then echo "ok - json_strict refuses NaN, Infinity, trailing commas, bad numbers, escapes, UTF-8 and repeated names"
+else echo "not ok - json_strict is not strict"; fi
+# every JSON file fglrun writes. json LABEL FILE...: each is one valid JSON text
+json() {
+    j_label=$1; shift
+    if "$JS" -q "$@" > "$tmp/js.out" 2>&1; then echo "ok - valid JSON: $j_label"
+    else echo "not ok - invalid JSON: $j_label"; sed 's/^/#   /' "$tmp/js.out" | head -5; fi
+}
+# lastline OUT: the --json line of a run's stdout
+run_json() { # LABEL OUT-DIR ARGS...: the run's --json line and its --out files
+    r_label=$1; r_out=$2; shift 2
+    if $FGLRUN "$@" --json --out "$r_out" > "$tmp/stdout" 2> "$tmp/err"; then
+        tail -n 1 "$tmp/stdout" > "$r_out.json"
+        json "$r_label (--json, result.json, config, progress.json)" "$r_out.json" "$r_out/result.json" "$r_out/config" "$r_out/progress.json"
+    else echo "not ok - $r_label failed"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+}
+Q="--data synthetic --clients 4 --rounds 3"
+run_json "a plain run" "$tmp/plain" --algo fedavg $Q
+run_json "two algorithms" "$tmp/multi" --algo fedavg,fedprox $Q
+run_json "--seeds 3" "$tmp/seeds" --algo fedavg $Q --seeds 3
+run_json "a robust run with NaN attackers" "$tmp/robust" --algo fedavg $S --robust trimmed:4 --attack nan --attackers 0.2
+run_json "an attacked run" "$tmp/attack" --algo fedavg $Q --attack signflip:4 --attackers 0.5 --robust median
+run_json "DP without noise (epsilon null)" "$tmp/dp0" --algo fedavg $Q --dp clip=1,noise=0
+run_json "DP with noise, 2 seeds" "$tmp/dp1" --algo fedavg $Q --dp clip=1,noise=1 --seeds 2
+run_json "secure aggregation" "$tmp/sec" --algo fedavg $Q --secagg --secagg-dropout 0.3
+run_json "FED-PUB (its client matrix, its report)" "$tmp/pub" --algo fedpub $Q
+run_json "a graph task" "$tmp/graph" --algo fedavg --task graph --data synthetic --clients 4 --rounds 2 --batch 32
+rm -f "$tmp/ck"
+$FGLRUN --algo fedavg $Q --checkpoint "$tmp/ck" --stop-after 1 --out "$tmp/stopped" --quiet > /dev/null 2>&1
+json "a stopped run's progress.json" "$tmp/stopped/progress.json"
+run_json "a resumed run" "$tmp/resumed" --algo fedavg $Q --checkpoint "$tmp/ck"
+if $FGLRUN --algo fedavg $Q --info > "$tmp/info.json" 2> "$tmp/err"; then json "--info" "$tmp/info.json"
+else echo "not ok - --info failed"; fi
+if $USER --algo trimmed $Q --json --quiet > "$tmp/user.json" 2> "$tmp/err" &&
+   grep -q '"trimmed_undefined": \[null, null\], "trimmed_note": "nan stays text"' "$tmp/user.json"; then
+    json "a report hook printing nan and -inf (null in figures, text in strings)" "$tmp/user.json"
+else echo "not ok - a report hook's nan: $(grep -o '"trimmed_[a-z]*": [^,]*' "$tmp/user.json" | head -3)"; fi
+# a tiny node dataset whose name holds a quote and a backslash (escaped in every string of the JSON)
+mkds() { # DIR NAME: 90 nodes, 3 classes, 6 features, edges a ring, a skip ring and random links
+    mkdir -p "$1"
+    OUT="$1/$2" awk -v n=90 'BEGIN { out = ENVIRON["OUT"]; srand(7)
+        for (i = 0; i < n; i++) print i % 3 > (out ".labels")
+        print n, 6 > (out ".features")
+        for (i = 0; i < n; i++) { line = ""
+            for (k = 0; k < 6; k++) { v = (k % 3 == i % 3) ? 1 : 0; if (rand() < 0.15) v = 1 - v; line = line (k ? " " : "") v }
+            print line > (out ".features") }
+        for (i = 0; i < n; i++) { print i, (i + 1) % n > (out ".edges"); print i, (i + 3) % n > (out ".edges")
+            j = int(rand() * n); if (j != i) print i, j > (out ".edges") } }'
+}
+name='q"uo\te'
+mkds "$tmp/ds/$name" "$name"
+D="--algo fedavg --data $tmp/ds/$name --clients 3 --rounds 2"
+if $FGLRUN $D --json --quiet > "$tmp/ds.json" 2> "$tmp/err" && grep -qF '"data": "q\"uo\\te"' "$tmp/ds.json"; then
+    json "a dataset named with a quote and a backslash" "$tmp/ds.json"
+else echo "not ok - a dataset named $name"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+
+# --- multi-seed summaries: epsilon composes over runs, it is reported per run ---
+if grep -q '"dp_epsilon": \[[0-9.e+]*, [0-9.e+]*\], "dp_epsilon_note": "one per run: the 2 runs' "$tmp/dp1.json" &&
+   grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json"; then
+    echo "ok - dp_epsilon: one figure per run (2 seeds: a list of 2 and why), null without noise"
+else echo "not ok - dp_epsilon per run: $(grep -o '"dp_epsilon[^]]*\]' "$tmp/dp1.json" "$tmp/dp0.json" | cut -c1-200)"; fi
+
+# --- run-control options in a --config file: recorded, not obeyed ---
+# a record edited to put "out" and "checkpoint" among its flags, and a bench line whose args hold --out
+sed 's|"flags": {|"flags": {"out": "'"$tmp"'/evil", "checkpoint": "'"$tmp"'/evil.ck", |' "$tmp/plain.json" > "$tmp/evil.json"
+if $FGLRUN --config "$tmp/evil.json" --json --quiet > /dev/null 2> "$tmp/err" && [ ! -e "$tmp/evil" ] && [ ! -e "$tmp/evil.ck" ] &&
+   grep -q "config: run-control option --out from .* ignored; give it on the command line" "$tmp/err" &&
+   grep -q "run-control option --checkpoint from" "$tmp/err"; then
+    echo "ok - --config: out and checkpoint among the file's flags are ignored, with a note"
+else echo "not ok - --config must ignore the file's out and checkpoint"; ls "$tmp" | grep evil | sed 's/^/#   /'; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --config "$tmp/evil.json" --config-run-control --json --quiet > /dev/null 2> "$tmp/err" && [ -s "$tmp/evil/result.json" ] &&
+   [ -e "$tmp/evil.ck" ]; then echo "ok - --config-run-control obeys the file's out and checkpoint"
+else echo "not ok - --config-run-control"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+echo "{\"label\": \"x\", \"args\": \"--algo fedavg $Q --out $tmp/evil2 --threads 1\", \"result\": {}}" > "$tmp/rows.jsonl"
+$FGLRUN --config "$tmp/rows.jsonl" --row x --quiet > /dev/null 2> "$tmp/err"
+if [ ! -e "$tmp/evil2" ] && grep -q "option --out from" "$tmp/err" && grep -q "option --threads from" "$tmp/err"; then
+    echo "ok - --config: run control in a bench line's args is ignored, with a note"
+else echo "not ok - --config: run control in args"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --config-run-control $Q --quiet > /dev/null 2>&1; then echo "not ok - --config-run-control without --config must be refused"
+else echo "ok - --config-run-control needs --config"; fi
+
+# --- a replay on different data is not identical ---
+if $FGLRUN --config "$tmp/ds.json" --quiet > /dev/null 2> "$tmp/err"; then echo "ok - the dataset's record replays (same data)"
+else echo "not ok - the dataset's record replays"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+f="$tmp/ds/$name/$name.features"
+awk 'NR == 2 { $1 = 1 - $1 } { print }' "$f" > "$f.new" && mv "$f.new" "$f"
+$FGLRUN --config "$tmp/ds.json" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc = 3 ] && grep -q "differs from the file the record read" "$tmp/err" && grep -q "the data differ from the record's" "$tmp/err" &&
+   ! grep -q "identical to the record" "$tmp/err"; then
+    echo "ok - a replay on changed data says so, is not called identical and exits with status 3"
+else echo "not ok - a replay on changed data: exit status $rc"; sed 's/^/#   /' "$tmp/err" | grep -v ' round ' | head -4; fi
