@@ -478,6 +478,7 @@ typedef struct fgl_run fgl_run;
 typedef struct fgl_client fgl_client;
 typedef struct fgl_server fgl_server;
 typedef struct fgl_algo fgl_algo;
+typedef struct fgl_observed fgl_observed;
 
 enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
 
@@ -544,11 +545,15 @@ struct fgl_algo {
     int (*server_init)(fgl_server *s);
     int (*aggregate)(fgl_server *s);
     int (*download)(fgl_server *s, int client, fgl_msg *down);   /* the parts without `from` */
-    /* Observers (outside the protocol; they may read the whole run):
-     * algorithm-specific results as JSON members ("\"key\": value, ..."),
-     * and a K x K client-to-client matrix of the last round. */
-    void (*report)(const fgl_run *run, char *buf, size_t cap);
-    const float *(*client_matrix)(const fgl_run *run);
+    /* Observers (outside the protocol): algorithm-specific results as
+     * JSON members ("\"key\": value, ..."), and a K x K client-to-client
+     * matrix of the last round written into out (FGL_OK; FGL_ERR_EMPTY: none
+     * yet). They get a read-only summary of the run (fgl_observed: the
+     * server's state, the clients' models and the history, read through
+     * const), never the run; programs call them through fgl_run_report and
+     * fgl_run_client_matrix. */
+    void (*report)(const fgl_observed *o, char *buf, size_t cap);
+    int (*client_matrix)(const fgl_observed *o, float *out);
     /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
      * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
      * and secure aggregation are defined for one mean of the uploads, not
@@ -1091,6 +1096,78 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
  * not saved at all (the file would hold every client's state). */
 FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err);
 FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Observers                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* What an algorithm's observers (fgl_algo.report, fgl_algo.client_matrix)
+ * see of a run: a read-only summary, never the run itself. Its arrays
+ * point into the run (valid while it lives and does not change, i.e. not
+ * across a round); the server's state and the clients' models are read
+ * through the functions below, which return const memory. The runtime
+ * builds it (fgl_run_observe) each time an observer is called
+ * (fgl_run_report, fgl_run_client_matrix); a program may build one to read
+ * a run the same way. */
+struct fgl_observed {
+    const char *algo;              /* the algorithm's name */
+    const fgl_settings *set;       /* its parameters (fgl_get(o->set, "tau")) */
+    const fgl_fed_config *fed;     /* the run's configuration */
+    int n_clients;                 /* K */
+    int task;                      /* FGL_TASK_NODE or FGL_TASK_GRAPH */
+    int started;                   /* 0 before the first round (or fgl_run_start): no state yet, and
+                                      observers give nothing */
+    int rounds;                    /* rounds completed */
+    size_t dim[FGL_DIM_RULES];     /* the size rules' values as the server sees them (fgl_observed_dim) */
+    int n_public;                  /* public nodes the server holds (fgl_run_set_public; 0: none) */
+    const int *n_train;            /* K: training samples each client registered */
+    const int *n_nodes;            /* K: nodes each client holds (what FGL_DIM_NODES means for it) */
+    const fgl_round_stats *stats;  /* `rounds` rounds: means, counts, bytes, seconds */
+    const double *client_val, *client_test;   /* rounds x K accuracies (row r: round r; NaN where a round
+                                                 was not evaluated or the client's host was lost) */
+    const double *client_loss;     /* rounds x K: training loss (of the round's participants) */
+    const size_t *client_up, *client_down;    /* rounds x K: bytes */
+    const void *runtime;           /* the runtime's: the functions below read through it */
+};
+
+/* Client i's model, as observers see it: its layout (the spec its
+ * algorithm prepared, the slices in the order they were added, with their
+ * offsets into the parameters) and its size in floats. */
+typedef struct fgl_observed_model {
+    const fgl_model_spec *spec;
+    const fgl_slice *slices;
+    int n_slices;
+    size_t size;
+} fgl_observed_model;
+
+/* The summary of run (o's arrays point into it). */
+FGLDEF void fgl_run_observe(const fgl_run *run, fgl_observed *o);
+/* The algorithm's report on run (buf "" when it has none, or nothing to
+ * say yet) and its K x K client matrix of the last round, written into out
+ * (K x K floats): FGL_OK, or FGL_ERR_EMPTY (out untouched) when the
+ * algorithm has no matrix or none yet. */
+FGLDEF void fgl_run_report(const fgl_run *run, char *buf, size_t cap);
+FGLDEF int fgl_run_client_matrix(const fgl_run *run, float *out);
+/* What a size rule means in the run (fgl_server_dim); a positive count is
+ * itself. */
+FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule);
+/* The server's state entries, read-only (fgl_floats, fgl_ints,
+ * fgl_get_scratch on the server's store: a missing name is a programmer
+ * error). NULL before the start. */
+FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name);
+FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name);
+FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name);
+/* The server's K x K floats entry `name` copied into out (what most
+ * client_matrix observers return): FGL_OK; FGL_ERR_EMPTY before the start
+ * (out untouched); FGL_ERR_SHAPE if it is not K x K floats. */
+FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out);
+/* Client i's model layout (FGL_OK), and its parameters (m.size floats, in
+ * the model's order) copied into out, whether the client is resident or
+ * packed (fgl_run_client_params: reading changes nothing). FGL_ERR_ARG: no
+ * client i, the run has not started, or the client is hosted by another
+ * process (FGL_MPI), whose model is not here. */
+FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_model *m);
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out);
 
 /* GPFL's server model (docs/algorithms.md, GPFL): a dense 2-layer graph
  * auto-encoder over k clients with features X (k x in_dim) and a weighted
@@ -6727,6 +6804,93 @@ done:
  * code's choice is the default (docs/algorithms.md); every such choice is
  * written next to the code. No code was copied or translated. */
 
+/* --- observers ------------------------------------------------------------------- */
+
+FGLDEF void fgl_run_observe(const fgl_run *run, fgl_observed *o) {
+    memset(o, 0, sizeof *o);
+    o->algo = run->algo.name;
+    o->set = &run->set;
+    o->fed = &run->cfg;
+    o->n_clients = run->n_clients;
+    o->task = run->n_clients > 0 ? run->clients[0].task : 0;
+    o->started = run->started;
+    o->rounds = run->round;
+    memcpy(o->dim, run->server.dim, sizeof o->dim);
+    o->n_public = run->pub ? run->pub->n_nodes : 0;
+    o->n_train = run->n_registered;
+    o->n_nodes = run->n_nodes;
+    o->stats = run->stats;
+    o->client_val = run->client_val;
+    o->client_test = run->client_test;
+    o->client_loss = run->client_loss;
+    o->client_up = run->client_up;
+    o->client_down = run->client_down;
+    o->runtime = run;
+}
+
+FGLDEF void fgl_run_report(const fgl_run *run, char *buf, size_t cap) {
+    fgl_observed o;
+    if (!cap) return;
+    buf[0] = 0;
+    if (!run->algo.report) return;
+    fgl_run_observe(run, &o);
+    run->algo.report(&o, buf, cap);
+}
+
+FGLDEF int fgl_run_client_matrix(const fgl_run *run, float *out) {
+    fgl_observed o;
+    if (!run->algo.client_matrix) return FGL_ERR_EMPTY;
+    fgl_run_observe(run, &o);
+    return run->algo.client_matrix(&o, out);
+}
+
+FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule) {
+    if (rule > 0) return (size_t)rule;
+    return rule > -FGL_DIM_RULES ? o->dim[-rule] : 0;
+}
+
+static const fgl_run *fgl__observed_run(const fgl_observed *o) { return (const fgl_run *)o->runtime; }
+
+FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name) {
+    return o->started ? fgl_floats(&fgl__observed_run(o)->server.store, name) : NULL;
+}
+
+FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name) {
+    return o->started ? fgl_ints(&fgl__observed_run(o)->server.store, name) : NULL;
+}
+
+FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name) {
+    return o->started ? fgl_get_scratch(&fgl__observed_run(o)->server.store, name) : NULL;
+}
+
+FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out) {
+    const fgl__entry *e;
+    size_t K = (size_t)o->n_clients;
+    if (!o->started) return FGL_ERR_EMPTY;
+    e = fgl__store_find(&fgl__observed_run(o)->server.store, name, FGL__E_FLOATS);
+    FGL_ASSERT(e); /* an entry the algorithm made */
+    if (!e || e->n != K * K) return FGL_ERR_SHAPE;
+    memcpy(out, e->p, sizeof(float) * K * K);
+    return FGL_OK;
+}
+
+FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_model *m) {
+    const fgl_run *run = fgl__observed_run(o);
+    const fgl_model *md;
+    memset(m, 0, sizeof *m);
+    if (!o->started || client < 0 || client >= run->n_clients || !run->clients[client].local) return FGL_ERR_ARG;
+    md = &run->clients[client].model;
+    m->spec = &md->spec;
+    m->slices = md->params.slices;
+    m->n_slices = md->params.n;
+    m->size = md->params.size;
+    return FGL_OK;
+}
+
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out) {
+    if (!o->started) return FGL_ERR_ARG;
+    return fgl_run_client_params(fgl__observed_run(o), client, out);
+}
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
  * cut (GCFL's cluster split), dynamic time warping (GCFL+'s comparison of
@@ -7462,7 +7626,6 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
     fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     fgl_new_ints(&s->store, "seq_len", K);
-    fgl_new_scratch(&s->store, "matrix", sizeof(float) * K * K, NULL);
     if (s->store.err) return s->store.err;
     meta[0] = 1;
     /* the server's initial model for everyone: the common initialisation
@@ -7616,33 +7779,31 @@ static int fgl__gcfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gcfl_matrix(const fgl_run *run) {
+static int fgl__gcfl_matrix(const fgl_observed *o, float *out) {
     const int *cluster;
-    float *m;
-    int K = run->n_clients, i, j;
-    if (!run->started) return NULL;
-    cluster = fgl_ints(&run->server.store, "cluster");
-    m = (float *)fgl_get_scratch(&run->server.store, "matrix");
+    int K = o->n_clients, i, j;
+    if (!o->started) return FGL_ERR_EMPTY;
+    cluster = fgl_observed_ints(o, "cluster");
     for (i = 0; i < K; i++)
-        for (j = 0; j < K; j++) m[(size_t)i * K + j] = cluster[i] == cluster[j] ? 1.0f : 0.0f;
-    return m;
+        for (j = 0; j < K; j++) out[(size_t)i * K + j] = cluster[i] == cluster[j] ? 1.0f : 0.0f;
+    return FGL_OK;
 }
 
-static void fgl__gcfl_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__gcfl_report(const fgl_observed *o, char *buf, size_t cap) {
     const int *cluster, *meta;
     size_t used;
     int i, id, nonempty = 0;
-    if (!run->started || !cap) return;
-    cluster = fgl_ints(&run->server.store, "cluster");
-    meta = fgl_ints(&run->server.store, "meta");
+    if (!o->started || !cap) return;
+    cluster = fgl_observed_ints(o, "cluster");
+    meta = fgl_observed_ints(o, "meta");
     for (id = 0; id < meta[0]; id++)
-        for (i = 0; i < run->n_clients; i++)
+        for (i = 0; i < o->n_clients; i++)
             if (cluster[i] == id) {
                 nonempty++;
                 break;
             }
     snprintf(buf, cap, "\"clusters\": %d, \"splits\": %d, \"cluster_of\": [", nonempty, meta[1]);
-    for (i = 0; i < run->n_clients; i++) {
+    for (i = 0; i < o->n_clients; i++) {
         used = strlen(buf);
         if (used + 16 >= cap) return;
         snprintf(buf + used, cap - used, "%s%d", i ? ", " : "", cluster[i]);
@@ -7776,9 +7937,7 @@ static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (th
     return FGL_OK;
 }
 
-static const float *fgl__amp_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "xi") : NULL;
-}
+static int fgl__amp_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "xi", out); }
 
 static fgl_algo fgl__fedamp(void) {
     fgl_algo a =
@@ -7937,9 +8096,7 @@ static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static const float *fgl__pfg_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
-}
+static int fgl__pfg_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "A", out); }
 
 static fgl_algo fgl__pfedgraph(void) {
     fgl_algo a =
@@ -8130,14 +8287,14 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static void fgl__fedproto_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0, cl, n = 0;
+static void fgl__fedproto_report(const fgl_observed *o, char *buf, size_t cap) {
+    int C = o->started ? (int)fgl_observed_dim(o, FGL_DIM_CLASSES) : 0, cl, n = 0;
     const int *has;
-    if (!run->started || !cap) return;
-    has = fgl_ints(&run->server.store, "has");
+    if (!o->started || !cap) return;
+    has = fgl_observed_ints(o, "has");
     for (cl = 0; cl < C; cl++) n += has[cl] != 0;
     snprintf(buf, cap, "\"classes\": %d, \"classes_with_prototype\": %d, \"rep_dim\": %d", C, n,
-             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0);
+             C ? (int)fgl_observed_dim(o, FGL_DIM_REP) : 0);
 }
 
 /* The prototype family: parameters and messages shared by both. */
@@ -8336,13 +8493,13 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0;
+static void fgl__fedtgp_report(const fgl_observed *o, char *buf, size_t cap) {
+    int C = o->started ? (int)fgl_observed_dim(o, FGL_DIM_CLASSES) : 0;
     const float *last;
-    if (!run->started || !cap) return;
-    last = fgl_floats(&run->server.store, "last");
+    if (!o->started || !cap) return;
+    last = fgl_observed_floats(o, "last");
     snprintf(buf, cap, "\"classes\": %d, \"rep_dim\": %d, \"margin\": %.6g, \"server_loss\": %.6g", C,
-             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
+             C ? (int)fgl_observed_dim(o, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__fedtgp(void) {
@@ -8527,29 +8684,28 @@ static int fgl__pub_after_step(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__pub_report(const fgl_observed *o, char *buf, size_t cap) {
     long pruned = 0, total = 0;
     int i, k;
     size_t j;
     float *tmp = NULL;
-    for (i = 0; i < run->n_clients; i++) {
-        const fgl_model *m = &run->clients[i].model;
+    for (i = 0; i < o->n_clients; i++) {
+        fgl_observed_model m;
         const float *data;
         float *t;
-        if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        t = (float *)FGL_REALLOC(tmp,
-                                 sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        if (fgl_observed_layout(o, i, &m)) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
+        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+        if (!t || fgl_observed_params(o, i, tmp)) { /* out of memory or unreadable: no report */
             total = 0;
             break;
         }
         data = tmp;
-        for (k = 0; k < m->params.n; k++) {
-            const fgl_slice *sl = &m->params.slices[k];
+        for (k = 0; k < m.n_slices; k++) {
+            const fgl_slice *sl = &m.slices[k];
             const float *v = data + sl->offset;
             if (!(sl->groups & FGL_G_MASK)) continue;
-            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m->spec.mask_prune;
+            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m.spec->mask_prune;
             total += (long)fgl_slice_size(sl);
         }
     }
@@ -8561,9 +8717,7 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
              total ? (double)pruned / (double)total : 0.0, 4 * pruned);
 }
 
-static const float *fgl__pub_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "sim") : NULL;
-}
+static int fgl__pub_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "sim", out); }
 
 static fgl_algo fgl__fedpub(void) {
     fgl_algo a =
@@ -9055,21 +9209,19 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gpfl_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
-}
+static int fgl__gpfl_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "A", out); }
 
-static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
     const int *keep;
     const float *last;
     size_t used;
     int q, first = 1;
-    if (!run->started || !cap) return;
-    keep = fgl_ints(&run->server.store, "keep");
-    last = fgl_floats(&run->server.store, "last");
+    if (!o->started || !cap) return;
+    keep = fgl_observed_ints(o, "keep");
+    last = fgl_observed_floats(o, "last");
     used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
     for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
-        if (keep[q] && fgl_get(&run->set, "init") != 0) {
+        if (keep[q] && fgl_get(o->set, "init") != 0) {
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
             first = 0;
         }
@@ -9767,16 +9919,15 @@ static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
     return FGL_OK;
 }
 
-static void fgl__fedpg_report(const fgl_run *run, char *buf, size_t cap) {
-    const fgl_server *s = &run->server;
+static void fgl__fedpg_report(const fgl_observed *o, char *buf, size_t cap) {
     size_t n = 0;
     int h, H1;
     const float *last;
-    if (!run->started || !cap) return;
-    H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
-    last = fgl_floats(&s->store, "last");
+    if (!o->started || !cap) return;
+    H1 = (int)fgl_observed_dim(o, FGL_DIM_HOPS);
+    last = fgl_observed_floats(o, "last");
     n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [",
-                          (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1, (int)fgl_server_dim(s, FGL_DIM_REP));
+                          (int)fgl_observed_dim(o, FGL_DIM_CLASSES), H1, (int)fgl_observed_dim(o, FGL_DIM_REP));
     for (h = 0; h < H1 && n < cap; h++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
     if (n < cap) snprintf(buf + n, cap - n, "], \"server_loss\": %.6g", (double)last[H1]);
@@ -10729,32 +10880,31 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__pfn_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "w") : NULL;
-}
+static int fgl__pfn_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "w", out); }
 
-static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
-    const fgl_server *s = &run->server;
+static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
     const fgl__pfn_frame *fr;
-    int K = run->n_clients, Ka, i, d;
+    const float *stress;
+    int K = o->n_clients, Ka, i, d, pub;
     double bytes = 0, s0 = 0, s1 = 0;
-    if (!run->started || !cap) return;
-    fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    if (!o->started || !cap) return;
+    fr = (const fgl__pfn_frame *)fgl_observed_scratch(o, "frame");
+    stress = fgl_observed_floats(o, "stress");
+    pub = fgl_get(o->set, "anchor_nodes") != 0 && o->n_public > 0; /* fgl__pfn_public */
     Ka = fr->f.K;
-    d = run->clients[0].model.spec.in_dim;
+    d = (int)fgl_observed_dim(o, FGL_DIM_INPUT);
     for (i = 0; i < K; i++) {
-        bytes += 4.0 * run->n_nodes[i] * Ka +
-                 (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
-        s0 += fgl_floats(&s->store, "stress")[2 * i];
-        s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
+        bytes += 4.0 * o->n_nodes[i] * Ka +
+                 (fgl_get(o->set, "blocks") != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
+        s0 += stress[2 * i];
+        s1 += stress[2 * i + 1];
     }
     snprintf(
         buf, cap,
         "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
         "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
-        Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
-        4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
-        fgl_ints(&s->store, "ready")[0]);
+        Ka, pub ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+        4.0 * K * (1 + (pub ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0, fgl_observed_ints(o, "ready")[0]);
 }
 
 static fgl_algo fgl__pfedgnn(void) {

@@ -51,11 +51,11 @@ int main(int argc, char **argv) {
     for (s = 1; s <= seeds; s++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
         fgl_run run;
-        const float *alpha;
+        float *alpha = (float *)malloc(sizeof(float) * (size_t)K * (size_t)K);
         double rho, null_rho;
         int r;
         cfg.seed = (uint64_t)s;
-        if (fgl_run_init(&run, &cfg, fgl_algo_find("fedpub"), cd, K, &err)) {
+        if (!alpha || fgl_run_init(&run, &cfg, fgl_algo_find("fedpub"), cd, K, &err)) {
             fprintf(stderr, "fedpub_similarity: %s\n", err.msg);
             return 1;
         }
@@ -64,7 +64,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "fedpub_similarity: %s\n", run.err.msg);
                 return 1;
             }
-        alpha = run.algo.client_matrix(&run);
+        if (fgl_run_client_matrix(&run, alpha) != FGL_OK) {
+            fprintf(stderr, "fedpub_similarity: no similarity weights\n");
+            return 1;
+        }
         rho = fgl_rowwise_spearman(alpha, lab, K, NULL);      /* the helper fglrun reports too */
         null_rho = fgl_rowwise_spearman(alpha, lab, K, perm);
         printf("seed %d: mean within-client Spearman(alpha_ij, label similarity) = %.3f (null %.3f); test %.2f%%\n", s,
@@ -72,6 +75,7 @@ int main(int argc, char **argv) {
         mean_rho += rho / seeds;
         mean_null += null_rho / seeds;
         fgl_run_free(&run);
+        free(alpha);
     }
     printf("Cora, %d METIS clients, FED-PUB: mean Spearman %.3f over %d seeds (random-permutation null %.3f)\n", K,
            mean_rho, seeds, mean_null);

@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
         if (r < 5 || (r + 1) % 20 == 0)
             printf("%5d  %12.2f  %8.5f\n", r + 1, l / K, (double)fgl_floats(&run.server.store, "last")[0]);
     }
-    run.algo.report(&run, rep, sizeof rep);
+    fgl_run_report(&run, rep, sizeof rep);
     printf("\n%s, %d clients, alpha %g, fold %d, %d rounds: mean test %.2f%%, %.2f links per client on average; %s\n", data, K,
            alpha, fold, rounds, 100 * run.stats[rounds - 1].test_acc, links, rep);
     printf("mean within-client Spearman(row of the network, label similarity), random-permutation null in brackets:\n");

@@ -87,8 +87,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pfedgnn_graph: %s\n", run.err.msg);
         return 1;
     }
-    run.algo.report(&run, rep, sizeof rep);
-    memcpy(w, run.algo.client_matrix(&run), sizeof w);
+    fgl_run_report(&run, rep, sizeof rep);
+    if (fgl_run_client_matrix(&run, w) != FGL_OK) memset(w, 0, sizeof w);
     lc = fgl_floats(&run.server.store, "lc");
     for (i = 0; i < K; i++)
         for (j = 0; j < K; j++) {

@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pfedgnn_oneshot: %s\n", run.err.msg);
         return 1;
     }
-    if (run.algo.report) run.algo.report(&run, rep, sizeof rep);
+    fgl_run_report(&run, rep, sizeof rep);
     for (i = 0; i < K; i++) once_up += 4.0 * sc.node[i].n_nodes * Ka;
     printf("{\"data\": \"%s\", \"nodes\": %d, \"feature_dim\": %d, \"clients\": %d, \"algo\": \"%s\", \"anchors_set\": %d, \"method\": %d, "
            "\"data_seconds\": %.2f, \"client_seconds\": %.3f, \"server_seconds\": %.3f, \"eval_seconds\": %.3f, "

@@ -56,6 +56,7 @@ int main(int argc, char **argv) {
     fgl_run run;
     fgl_run_summary s;
     fgl_error err;
+    float sim[K * K]; /* the similarity weights of the last round (fgl_run_client_matrix) */
     int r, i;
     opt.lcc = 1;        /* the largest connected component, as FED-PUB's code */
     split.clients = K;  /* METIS, 20/40/40 per client, split seed 1234 */
@@ -81,7 +82,7 @@ int main(int argc, char **argv) {
                100 * run.client_test[(size_t)s.best_round * K + i]);
     printf("  mean                 %6.2f%%  (last round %.2f%%)\n", 100 * s.best_test, 100 * s.last_test);
     printf("sent %.1f MB up, %.1f MB down in %.1f s\n", s.bytes_up / 1e6, s.bytes_down / 1e6, s.seconds);
-    write_heatmap(svg, run.algo.client_matrix(&run), K);
+    if (fgl_run_client_matrix(&run, sim) == FGL_OK) write_heatmap(svg, sim, K);
     printf("similarity weights of the last round: %s\n", svg);
     fgl_run_free(&run);
     fgl_scenario_free(&sc);

@@ -303,11 +303,15 @@ static void svg_heatmap(const char *path, const char *algo, int round, const flo
  * (the plots section draws it). */
 static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run, const int *order,
                          const int *dom) {
-    const float *m = run->algo.client_matrix ? run->algo.client_matrix(run) : NULL;
+    int K = run->n_clients, i, j;
+    float *m = run->algo.client_matrix ? (float *)malloc(sizeof(float) * (size_t)K * (size_t)K) : NULL;
     char path[1024];
     FILE *f;
-    int K = run->n_clients, i, j;
     if (!m) return;
+    if (fgl_run_client_matrix(run, m) != FGL_OK) {
+        free(m);
+        return;
+    }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.csv", dir, algo, (unsigned long long)seed);
     if ((f = fopen(path, "w"))) {
         for (i = 0; i < K; i++)
@@ -316,6 +320,7 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
     }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.svg", dir, algo, (unsigned long long)seed);
     svg_heatmap(path, algo, run->round, m, K, order, dom);
+    free(m);
 }
 
 #include "fglrun/record.c"
@@ -565,11 +570,14 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         res->secagg_failed += run.stats[k].secagg_failed;
     }
     res->n = idx + 1;
-    res->report[0] = 0;
-    if (algo->report) algo->report(&run, res->report, sizeof res->report);
-    if (labsim && algo->client_matrix && algo->client_matrix(&run)) { /* does the matrix follow the labels? */
-        res->rho[idx] = fgl_rowwise_spearman(algo->client_matrix(&run), labsim, K, NULL);
-        res->has_rho = 1;
+    fgl_run_report(&run, res->report, sizeof res->report);
+    if (labsim && algo->client_matrix) { /* does the matrix follow the labels? */
+        float *m = (float *)malloc(sizeof(float) * (size_t)K * (size_t)K);
+        if (m && fgl_run_client_matrix(&run, m) == FGL_OK) {
+            res->rho[idx] = fgl_rowwise_spearman(m, labsim, K, NULL);
+            res->has_rho = 1;
+        }
+        free(m);
     }
     progress_run_done(o, res, idx, &run);
     if (o->out_dir) {

@@ -29,7 +29,7 @@ int main(int argc, char **argv) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
     fgl_error err;
     double acc[A][K], mean[A];
-    float links[K];
+    float links[K], net[K * K];
     int a, i, j, r;
     if (argc > 2) cfg.rounds = atoi(argv[2]);
     if (cfg.rounds <= 0) cfg.rounds = 200;
@@ -59,8 +59,7 @@ int main(int argc, char **argv) {
         fgl_run_summarize(&run, &s);
         mean[a] = s.last_test;
         for (i = 0; i < K; i++) acc[a][i] = run.clients[i].test_acc;
-        if (run.algo.client_matrix) { /* GPFL's client network of the last round */
-            const float *net = run.algo.client_matrix(&run);
+        if (fgl_run_client_matrix(&run, net) == FGL_OK) { /* GPFL's client network of the last round */
             for (i = 0; i < K; i++)
                 for (j = 0, links[i] = 0; j < K; j++) links[i] += j != i && net[i * K + j] > 0;
         }

@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
     fgl_run_summary s;
     fgl_error err;
     double labsim[K * K];
-    const float *w;
+    float w[K * K];
     char report[1024];
     int r, i, j;
     split.how = FGL_PART_DIRICHLET; /* label skew beta = 0.5 over 10 clients */
@@ -71,11 +71,14 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pfedgnn_cora: %s\n", run.err.msg);
         return 1;
     }
-    run.algo.report(&run, report, sizeof report);
+    fgl_run_report(&run, report, sizeof report);
     printf("\none shot: %s\n", report);
     printf("round 0 sent %.2f MB up (FedAvg's messages + the distances), %.2f MB down (+ anchors)\n",
            run.stats[0].bytes_up / 1e6, run.stats[0].bytes_down / 1e6);
-    w = run.algo.client_matrix(&run);
+    if (fgl_run_client_matrix(&run, w) != FGL_OK) {
+        fprintf(stderr, "pfedgnn_cora: no collaboration weights after round 0\n");
+        return 1;
+    }
     printf("\ncollaboration weights w_ij (row i: how client i mixes the others; nodes per client on the left)\n      ");
     for (j = 0; j < K; j++) printf("%6d", j);
     printf("\n");

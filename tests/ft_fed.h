@@ -181,6 +181,15 @@ static inline int ft_run_rounds(fgl_run *run, const fgl_fed_config *cfg, const c
     return ft_run_algo(run, cfg, a, cd, k, rounds, sets);
 }
 
+/* The run's client matrix (fgl_run_client_matrix) in buffer `slot` (0 to
+ * 3: up to four matrices at hand at once, of up to 64 clients), or NULL when
+ * there is none. */
+static inline const float *ft_matrix(const fgl_run *run, int slot) {
+    static float buf[4][64 * 64];
+    if (slot < 0 || slot > 3 || run->n_clients > 64) return NULL;
+    return fgl_run_client_matrix(run, buf[slot]) == FGL_OK ? buf[slot] : NULL;
+}
+
 /* The same rounds done and the same per-client accuracies and losses, bit
  * for bit. */
 static inline int ft_same_history(const fgl_run *a, const fgl_run *b) {

@@ -463,8 +463,8 @@ static void client_params_match(const fgl_run *run, const fgl_run *kept) {
     FT_CHECK(fgl_run_client_params(run, -1, NULL) == FGL_ERR_ARG && fgl_run_client_params(run, run->n_clients, NULL) == FGL_ERR_ARG,
              "%s: no such client: FGL_ERR_ARG", run->algo.name);
     if (kept->algo.report) {
-        kept->algo.report(kept, a, sizeof a);
-        run->algo.report(run, b, sizeof b);
+        fgl_run_report(kept, a, sizeof a);
+        fgl_run_report(run, b, sizeof b);
         FT_CHECK(!strcmp(a, b), "%s: the report with packed clients: '%s', not '%s'", run->algo.name, b, a);
     }
 }

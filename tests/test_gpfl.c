@@ -444,7 +444,7 @@ static void test_gpfl_network_and_ablations(void) {
                     FT_CHECK(0, "round %d: %s", r, run.err.msg);
                     break;
                 }
-                A = run.algo.client_matrix(&run);
+                A = ft_matrix(&run, 0);
                 FT_CHECK(A != NULL, "no client network after round %d", r + 1);
                 if (!A) break;
                 for (i = 0; i < 6; i++) {
@@ -458,7 +458,7 @@ static void test_gpfl_network_and_ablations(void) {
             }
             FT_CHECK(rows, "init=%d learn=%d: rows of the network do not sum to 1", init, learn);
             if (!learn) FT_CHECK(fixed, "init=%d learn=0: the network changed between rounds", init);
-            run.algo.report(&run, rep, sizeof rep);
+            fgl_run_report(&run, rep, sizeof rep);
             FT_CHECK(init ? !strstr(rep, "\"gpfl_properties\": \"\"") : strstr(rep, "\"gpfl_properties\": \"\"") != NULL,
                      "init=%d: report %s", init, rep);
             if (!init && !learn) { /* the random network: U(0, 1) entries, row-normalised */
@@ -483,7 +483,7 @@ static void test_fedpub_graph(void) {
     if (ft_run_rounds(&run, &cfg, "fedpub", cd, 4, 3, NULL)) {
         const fgl_params *ps = &run.clients[0].model.params;
         size_t masks = fgl_params_count(ps, FGL_G_MASK), shared = run.server.n_shared;
-        const float *sim = run.algo.client_matrix(&run);
+        const float *sim = ft_matrix(&run, 0);
         int i;
         double sum = 0;
         FT_CHECK(masks > 0 && masks < ps->size, "masks: %zu of %zu floats", masks, ps->size);

@@ -570,7 +570,7 @@ static void test_pfedgnn_bytes_and_rule(void) {
     cfg.rounds = 3;
     if (ft_run_algo(&run, &cfg, &a, cd, 5, 3, sets)) {
         size_t n = run.clients[0].n_shared, once = 0;
-        const float *w = run.algo.client_matrix(&run), *theta = fgl_floats(&run.server.store, "theta");
+        const float *w = ft_matrix(&run, 0), *theta = fgl_floats(&run.server.store, "theta");
         const float *up = fgl_floats(&run.server.store, "seen_theta");
         double worst = 0;
         for (i = 0; i < 5; i++) once += 4 * (size_t)Ka * cd[i].node->n_nodes;
@@ -694,7 +694,7 @@ static void test_pfedgnn_public_anchors(void) {
             FT_CHECK(fgl_ints(&run.server.store, "dist_ok")[i] == 20 * cd[i].node->n_nodes, "client %d's distances", i);
         FT_CHECK(run.stats[0].bytes_down == 4 * 4 * (2 * n + 1 + 20 * (size_t)d) && run.stats[1].bytes_down == 4 * 4 * n,
                  "down %zu: the initial broadcast carries the request and 20 x %d anchor features", run.stats[0].bytes_down, d);
-        run.algo.report(&run, rep, sizeof rep);
+        fgl_run_report(&run, rep, sizeof rep);
         FT_CHECK(strstr(rep, "\"anchor_source\": \"public nodes\"") != NULL, "report: %s", rep);
         FT_CHECK(fgl_run_save(&run, path, &err) == FGL_OK, "save: %s", err.msg);
     }
@@ -744,7 +744,7 @@ static void test_pfedgnn_variants_and_threads(void) {
         cfg.threads = 2;
         if (ft_run_rounds(&b, &cfg, "pfedgnn", cd, 4, 2, gauss)) {
             FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b) &&
-                         !memcmp(a.algo.client_matrix(&a), b.algo.client_matrix(&b), sizeof(float) * 16),
+                         ft_matrix(&a, 0) && ft_matrix(&b, 1) && !memcmp(ft_matrix(&a, 0), ft_matrix(&b, 1), sizeof(float) * 16),
                      "pfedgnn: 1 and 2 threads differ");
             fgl_run_free(&b);
         }

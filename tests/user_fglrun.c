@@ -34,10 +34,10 @@ static int trimmed_aggregate(fgl_server *s) {
  * cannot compute, printed as C prints it ("nan", "-inf"): fglrun writes
  * those as null, in figures but not inside strings (tests/test_faults.sh
  * checks that the JSON stays valid). */
-static void trimmed_report(const fgl_run *run, char *buf, size_t cap) {
-    int trim = (int)fgl_run_get(run, "trim");
+static void trimmed_report(const fgl_observed *o, char *buf, size_t cap) {
+    int trim = (int)fgl_get(o->set, "trim");
     snprintf(buf, cap, "\"trimmed_share\": %g, \"trimmed_undefined\": [%g, %g], \"trimmed_note\": \"nan stays text\"",
-             run->n_clients > 0 ? 2.0 * trim / run->n_clients : 0.0, (double)NAN, -(double)INFINITY);
+             o->n_clients > 0 ? 2.0 * trim / o->n_clients : 0.0, (double)NAN, -(double)INFINITY);
 }
 
 int main(int argc, char **argv) {

@@ -6,6 +6,7 @@ typedef struct fgl_run fgl_run;
 typedef struct fgl_client fgl_client;
 typedef struct fgl_server fgl_server;
 typedef struct fgl_algo fgl_algo;
+typedef struct fgl_observed fgl_observed;
 
 enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
 
@@ -72,11 +73,15 @@ struct fgl_algo {
     int (*server_init)(fgl_server *s);
     int (*aggregate)(fgl_server *s);
     int (*download)(fgl_server *s, int client, fgl_msg *down);   /* the parts without `from` */
-    /* Observers (outside the protocol; they may read the whole run):
-     * algorithm-specific results as JSON members ("\"key\": value, ..."),
-     * and a K x K client-to-client matrix of the last round. */
-    void (*report)(const fgl_run *run, char *buf, size_t cap);
-    const float *(*client_matrix)(const fgl_run *run);
+    /* Observers (outside the protocol): algorithm-specific results as
+     * JSON members ("\"key\": value, ..."), and a K x K client-to-client
+     * matrix of the last round written into out (FGL_OK; FGL_ERR_EMPTY: none
+     * yet). They get a read-only summary of the run (fgl_observed: the
+     * server's state, the clients' models and the history, read through
+     * const), never the run; programs call them through fgl_run_report and
+     * fgl_run_client_matrix. */
+    void (*report)(const fgl_observed *o, char *buf, size_t cap);
+    int (*client_matrix)(const fgl_observed *o, float *out);
     /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
      * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
      * and secure aggregation are defined for one mean of the uploads, not

@@ -87,9 +87,7 @@ static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (th
     return FGL_OK;
 }
 
-static const float *fgl__amp_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "xi") : NULL;
-}
+static int fgl__amp_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "xi", out); }
 
 static fgl_algo fgl__fedamp(void) {
     fgl_algo a =

@@ -661,16 +661,15 @@ static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
     return FGL_OK;
 }
 
-static void fgl__fedpg_report(const fgl_run *run, char *buf, size_t cap) {
-    const fgl_server *s = &run->server;
+static void fgl__fedpg_report(const fgl_observed *o, char *buf, size_t cap) {
     size_t n = 0;
     int h, H1;
     const float *last;
-    if (!run->started || !cap) return;
-    H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
-    last = fgl_floats(&s->store, "last");
+    if (!o->started || !cap) return;
+    H1 = (int)fgl_observed_dim(o, FGL_DIM_HOPS);
+    last = fgl_observed_floats(o, "last");
     n += (size_t)snprintf(buf, cap, "\"classes\": %d, \"hops\": %d, \"rep_dim\": %d, \"margin\": [",
-                          (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1, (int)fgl_server_dim(s, FGL_DIM_REP));
+                          (int)fgl_observed_dim(o, FGL_DIM_CLASSES), H1, (int)fgl_observed_dim(o, FGL_DIM_REP));
     for (h = 0; h < H1 && n < cap; h++)
         n += (size_t)snprintf(buf + n, cap - n, "%s%.6g", h ? ", " : "", (double)last[h]);
     if (n < cap) snprintf(buf + n, cap - n, "], \"server_loss\": %.6g", (double)last[H1]);

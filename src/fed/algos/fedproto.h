@@ -168,14 +168,14 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static void fgl__fedproto_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0, cl, n = 0;
+static void fgl__fedproto_report(const fgl_observed *o, char *buf, size_t cap) {
+    int C = o->started ? (int)fgl_observed_dim(o, FGL_DIM_CLASSES) : 0, cl, n = 0;
     const int *has;
-    if (!run->started || !cap) return;
-    has = fgl_ints(&run->server.store, "has");
+    if (!o->started || !cap) return;
+    has = fgl_observed_ints(o, "has");
     for (cl = 0; cl < C; cl++) n += has[cl] != 0;
     snprintf(buf, cap, "\"classes\": %d, \"classes_with_prototype\": %d, \"rep_dim\": %d", C, n,
-             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0);
+             C ? (int)fgl_observed_dim(o, FGL_DIM_REP) : 0);
 }
 
 /* The prototype family: parameters and messages shared by both. */
@@ -374,13 +374,13 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static void fgl__fedtgp_report(const fgl_run *run, char *buf, size_t cap) {
-    int C = run->started ? (int)fgl_server_dim(&run->server, FGL_DIM_CLASSES) : 0;
+static void fgl__fedtgp_report(const fgl_observed *o, char *buf, size_t cap) {
+    int C = o->started ? (int)fgl_observed_dim(o, FGL_DIM_CLASSES) : 0;
     const float *last;
-    if (!run->started || !cap) return;
-    last = fgl_floats(&run->server.store, "last");
+    if (!o->started || !cap) return;
+    last = fgl_observed_floats(o, "last");
     snprintf(buf, cap, "\"classes\": %d, \"rep_dim\": %d, \"margin\": %.6g, \"server_loss\": %.6g", C,
-             C ? (int)fgl_server_dim(&run->server, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
+             C ? (int)fgl_observed_dim(o, FGL_DIM_REP) : 0, (double)last[0], (double)last[1]);
 }
 
 static fgl_algo fgl__fedtgp(void) {

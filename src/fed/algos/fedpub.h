@@ -163,29 +163,28 @@ static int fgl__pub_after_step(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__pub_report(const fgl_observed *o, char *buf, size_t cap) {
     long pruned = 0, total = 0;
     int i, k;
     size_t j;
     float *tmp = NULL;
-    for (i = 0; i < run->n_clients; i++) {
-        const fgl_model *m = &run->clients[i].model;
+    for (i = 0; i < o->n_clients; i++) {
+        fgl_observed_model m;
         const float *data;
         float *t;
-        if (!run->clients[i].local) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
-        t = (float *)FGL_REALLOC(tmp,
-                                 sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
+        if (fgl_observed_layout(o, i, &m)) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
+        t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+        if (!t || fgl_observed_params(o, i, tmp)) { /* out of memory or unreadable: no report */
             total = 0;
             break;
         }
         data = tmp;
-        for (k = 0; k < m->params.n; k++) {
-            const fgl_slice *sl = &m->params.slices[k];
+        for (k = 0; k < m.n_slices; k++) {
+            const fgl_slice *sl = &m.slices[k];
             const float *v = data + sl->offset;
             if (!(sl->groups & FGL_G_MASK)) continue;
-            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m->spec.mask_prune;
+            for (j = 0; j < fgl_slice_size(sl); j++) pruned += fabsf(v[j]) < m.spec->mask_prune;
             total += (long)fgl_slice_size(sl);
         }
     }
@@ -197,9 +196,7 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
              total ? (double)pruned / (double)total : 0.0, 4 * pruned);
 }
 
-static const float *fgl__pub_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "sim") : NULL;
-}
+static int fgl__pub_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "sim", out); }
 
 static fgl_algo fgl__fedpub(void) {
     fgl_algo a =

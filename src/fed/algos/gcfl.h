@@ -51,7 +51,6 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
     fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     fgl_new_ints(&s->store, "seq_len", K);
-    fgl_new_scratch(&s->store, "matrix", sizeof(float) * K * K, NULL);
     if (s->store.err) return s->store.err;
     meta[0] = 1;
     /* the server's initial model for everyone: the common initialisation
@@ -205,33 +204,31 @@ static int fgl__gcfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gcfl_matrix(const fgl_run *run) {
+static int fgl__gcfl_matrix(const fgl_observed *o, float *out) {
     const int *cluster;
-    float *m;
-    int K = run->n_clients, i, j;
-    if (!run->started) return NULL;
-    cluster = fgl_ints(&run->server.store, "cluster");
-    m = (float *)fgl_get_scratch(&run->server.store, "matrix");
+    int K = o->n_clients, i, j;
+    if (!o->started) return FGL_ERR_EMPTY;
+    cluster = fgl_observed_ints(o, "cluster");
     for (i = 0; i < K; i++)
-        for (j = 0; j < K; j++) m[(size_t)i * K + j] = cluster[i] == cluster[j] ? 1.0f : 0.0f;
-    return m;
+        for (j = 0; j < K; j++) out[(size_t)i * K + j] = cluster[i] == cluster[j] ? 1.0f : 0.0f;
+    return FGL_OK;
 }
 
-static void fgl__gcfl_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__gcfl_report(const fgl_observed *o, char *buf, size_t cap) {
     const int *cluster, *meta;
     size_t used;
     int i, id, nonempty = 0;
-    if (!run->started || !cap) return;
-    cluster = fgl_ints(&run->server.store, "cluster");
-    meta = fgl_ints(&run->server.store, "meta");
+    if (!o->started || !cap) return;
+    cluster = fgl_observed_ints(o, "cluster");
+    meta = fgl_observed_ints(o, "meta");
     for (id = 0; id < meta[0]; id++)
-        for (i = 0; i < run->n_clients; i++)
+        for (i = 0; i < o->n_clients; i++)
             if (cluster[i] == id) {
                 nonempty++;
                 break;
             }
     snprintf(buf, cap, "\"clusters\": %d, \"splits\": %d, \"cluster_of\": [", nonempty, meta[1]);
-    for (i = 0; i < run->n_clients; i++) {
+    for (i = 0; i < o->n_clients; i++) {
         used = strlen(buf);
         if (used + 16 >= cap) return;
         snprintf(buf + used, cap - used, "%s%d", i ? ", " : "", cluster[i]);

@@ -491,21 +491,19 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__gpfl_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
-}
+static int fgl__gpfl_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "A", out); }
 
-static void fgl__gpfl_report(const fgl_run *run, char *buf, size_t cap) {
+static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
     const int *keep;
     const float *last;
     size_t used;
     int q, first = 1;
-    if (!run->started || !cap) return;
-    keep = fgl_ints(&run->server.store, "keep");
-    last = fgl_floats(&run->server.store, "last");
+    if (!o->started || !cap) return;
+    keep = fgl_observed_ints(o, "keep");
+    last = fgl_observed_floats(o, "last");
     used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
     for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
-        if (keep[q] && fgl_get(&run->set, "init") != 0) {
+        if (keep[q] && fgl_get(o->set, "init") != 0) {
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
             first = 0;
         }

@@ -993,32 +993,31 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     return FGL_OK;
 }
 
-static const float *fgl__pfn_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "w") : NULL;
-}
+static int fgl__pfn_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "w", out); }
 
-static void fgl__pfn_report(const fgl_run *run, char *buf, size_t cap) {
-    const fgl_server *s = &run->server;
+static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
     const fgl__pfn_frame *fr;
-    int K = run->n_clients, Ka, i, d;
+    const float *stress;
+    int K = o->n_clients, Ka, i, d, pub;
     double bytes = 0, s0 = 0, s1 = 0;
-    if (!run->started || !cap) return;
-    fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    if (!o->started || !cap) return;
+    fr = (const fgl__pfn_frame *)fgl_observed_scratch(o, "frame");
+    stress = fgl_observed_floats(o, "stress");
+    pub = fgl_get(o->set, "anchor_nodes") != 0 && o->n_public > 0; /* fgl__pfn_public */
     Ka = fr->f.K;
-    d = run->clients[0].model.spec.in_dim;
+    d = (int)fgl_observed_dim(o, FGL_DIM_INPUT);
     for (i = 0; i < K; i++) {
-        bytes += 4.0 * run->n_nodes[i] * Ka +
-                 (fgl_get(&run->set, "blocks") != 0 ? 4.0 * run->n_nodes[i] * run->n_nodes[i] : 0);
-        s0 += fgl_floats(&s->store, "stress")[2 * i];
-        s1 += fgl_floats(&s->store, "stress")[2 * i + 1];
+        bytes += 4.0 * o->n_nodes[i] * Ka +
+                 (fgl_get(o->set, "blocks") != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
+        s0 += stress[2 * i];
+        s1 += stress[2 * i + 1];
     }
     snprintf(
         buf, cap,
         "\"anchors\": %d, \"anchor_source\": \"%s\", \"features\": %d, \"private\": %s, \"embed_dim\": %d, "
         "\"oneshot_bytes_up\": %.0f, \"oneshot_bytes_down\": %.0f, \"smacof_stress_ratio\": %.6f, \"graph_ready\": %d",
-        Ka, fgl__pfn_public(s) ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
-        4.0 * K * (1 + (fgl__pfn_public(s) ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0,
-        fgl_ints(&s->store, "ready")[0]);
+        Ka, pub ? "public nodes" : "random", d, Ka < d ? "true" : "false", fr->f.r, bytes,
+        4.0 * K * (1 + (pub ? (double)Ka * d : 0)), s0 > 0 ? s1 / s0 : 1.0, fgl_observed_ints(o, "ready")[0]);
 }
 
 static fgl_algo fgl__pfedgnn(void) {

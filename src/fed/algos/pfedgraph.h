@@ -136,9 +136,7 @@ static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     return FGL_OK;
 }
 
-static const float *fgl__pfg_matrix(const fgl_run *run) {
-    return run->started ? fgl_floats(&run->server.store, "A") : NULL;
-}
+static int fgl__pfg_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "A", out); }
 
 static fgl_algo fgl__pfedgraph(void) {
     fgl_algo a =
