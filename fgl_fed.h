@@ -415,14 +415,21 @@ typedef struct fgl_part {
 
 /* A message: its parts in declaration order; an absent part has len 0 and
  * a NULL pointer. Download parts sent from server buffers are views of them
- * (identical downloads share one buffer); the byte count is the same. */
+ * (identical downloads share one buffer), and an upload's model part may
+ * view the client's parameters; the byte count is the same. Parts are
+ * read-only (const): a hook reads the other side's message and never writes
+ * it (c->down.part[p][k] = x and s->up[i]->part[p][k] = x do not compile).
+ * Its writer writes its own message through fgl_up (a client's upload) and
+ * fgl_download_part (the server's download hook), which return the part's
+ * owned storage (own[p]: copied out of what it viewed first); a client that
+ * wants to change what it received takes a copy (fgl_down_copy). */
 typedef struct fgl_msg {
     int n_parts;
     const fgl_part *decl;
-    float *part[FGL_MSG_MAX_PARTS];
+    const float *part[FGL_MSG_MAX_PARTS];
     size_t len[FGL_MSG_MAX_PARTS];
-    float *own[FGL_MSG_MAX_PARTS];   /* owned storage (parts not viewed: a download's parts `from`
-                                        the server's store, an upload's model part its parameters) */
+    float *own[FGL_MSG_MAX_PARTS];   /* owned storage, the runtime's (parts not viewed: a download's parts
+                                        `from` the server's store, an upload's model part its parameters) */
     size_t cap[FGL_MSG_MAX_PARTS];
 } fgl_msg;
 
@@ -776,7 +783,7 @@ struct fgl_client {
     fgl_rng rng;
     fgl_tape tape;
     fgl_msg up;                  /* this round's upload */
-    fgl_msg down;                /* the last download, as received */
+    fgl_msg down;                /* the last download, as received (read-only: see fgl_down) */
     size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run */
     size_t dim[FGL_DIM_RULES];   /* dim[-rule]: the size rules' values (fgl_client_dim) */
     int steps;                   /* optimizer steps of the last local training */
@@ -834,10 +841,21 @@ struct fgl_server {
 /* Client side. The part called name of this round's upload (allocated with
  * its declared size for the upload hook to write; a model part is copied out
  * of the parameters it views) and of the last download (NULL when absent).
- * fgl_up_drop leaves an optional part out this round. */
+ * fgl_up_drop leaves an optional part out this round. The download is
+ * read-only: in one process its parts are views of the server's buffers
+ * (one buffer for every client that gets the same part), over MPI a copy. */
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
+/* A writable copy of download part `name` (its declared size), private to
+ * the client, for a hook that wants to change what it received: temporary
+ * memory (fgl_scratch: until the hook returns; a training hook's, until the
+ * training ends), so a checkpoint never needs it; fgl_down and fgl_received still
+ * give the part as received. What must last (a corrected reference kept
+ * from receive to training) goes into the client's store (fgl_new_floats
+ * in client_init), which is checkpointed. NULL when the part is absent,
+ * and on OOM (recorded on c). */
+FGLDEF float *fgl_down_copy(fgl_client *c, const char *name);
 /* The floats upload part `name` holds as declared (its size rule's value for
  * c in this run), written or not. A name the algorithm does not declare: 0,
  * and FGL_ERR_ARG recorded on c (fgl_client_fail) with the name. */
@@ -1969,7 +1987,7 @@ static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
     }
     m->part[p] = m->own[p];
     m->len[p] = n;
-    return m->part[p];
+    return m->own[p];
 }
 
 /* Part p of m, writable: a viewed part (an upload's model part views the
@@ -1978,12 +1996,13 @@ static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
  * memory, or the part is absent. */
 static float *fgl__msg_write(fgl_msg *m, int p) {
     const float *viewed = m->part[p];
-    if (!viewed || viewed == m->own[p]) return m->part[p];
-    if (!fgl__msg_own(m, p, m->len[p])) return NULL;
-    memcpy(m->part[p], viewed, sizeof(float) * m->len[p]);
-    return m->part[p];
+    float *x;
+    if (!viewed) return NULL;
+    if (viewed == m->own[p]) return m->own[p];
+    if (!(x = fgl__msg_own(m, p, m->len[p]))) return NULL;
+    memcpy(x, viewed, sizeof(float) * m->len[p]);
+    return x;
 }
-
 /* --- run-managed state -------------------------------------------------------- */
 
 FGL__PRIVATE void fgl__store_init(fgl_store *st, int owner) {
@@ -3235,12 +3254,11 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
     }
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
-        float *x = c->up.part[p];
+        float *x;
         size_t n = c->up.len[p], k;
         const float *ref;
-        if (!x) continue;
-        if ((c->attacker || dp_scale < 1) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
-            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (!c->up.part[p] || !(c->attacker || dp_scale < 1)) continue; /* nothing changes it */
+        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
             x[0] = (float)cfg->attack.arg;
         if (!fgl__weights_part(d)) continue;
@@ -3961,6 +3979,7 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     int pm = -1, pw = -1, p, b;
     double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
     uint32_t *v;
+    float *xm, *xw;
     size_t n, k;
     for (p = 0; p < a->n_up; p++) {
         if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
@@ -3991,10 +4010,10 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
         fgl__add_stream(v, n + 1, key, q->round, q->ids[b] > c->id ? 1 : -1);
         memset(key, 0, sizeof key);
     }
-    if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+    if (!(xm = fgl__msg_write(&c->up, pm)) || !(xw = fgl__msg_write(&c->up, pw)))
         return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-    memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
-    memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
+    memcpy(xm, v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
+    memcpy(xw, v + n, sizeof(uint32_t));
     return FGL_OK;
 }
 
@@ -4296,7 +4315,7 @@ FGLDEF float *fgl_up(fgl_client *c, const char *name) {
         fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
         return NULL;
     }
-    return c->up.part[p];
+    return c->up.own[p]; /* the part is its own storage now */
 }
 
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
@@ -4322,6 +4341,20 @@ FGLDEF const float *fgl_down(const fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->down, name);
     FGL_ASSERT(p >= 0 || c->down.n_parts == 0);
     return p >= 0 ? c->down.part[p] : NULL;
+}
+
+FGLDEF float *fgl_down_copy(fgl_client *c, const char *name) {
+    const float *x = fgl_down(c, name);
+    int p = fgl_msg_find(&c->down, name);
+    float *copy;
+    if (!x || p < 0) return NULL;
+    if (!(copy = (float *)fgl_scratch(&c->store, sizeof(float) * FGL__MAX(c->down.len[p], 1)))) {
+        fgl_client_fail(c, FGL_ERR_NOMEM, "download part '%s': out of memory for a copy of %zu floats", name,
+                        c->down.len[p]);
+        return NULL;
+    }
+    memcpy(copy, x, sizeof(float) * c->down.len[p]);
+    return copy;
 }
 
 FGLDEF const float *fgl_received(const fgl_client *c) {
@@ -4856,7 +4889,8 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
     fgl_tape_trim(&st->scratch);
     for (p = 0; p < FGL_MSG_MAX_PARTS; p++) { /* the uploads were read in their round */
         FGL_FREE(c->up.own[p]);
-        c->up.own[p] = c->up.part[p] = NULL;
+        c->up.own[p] = NULL;
+        c->up.part[p] = NULL;
         c->up.cap[p] = c->up.len[p] = 0;
     }
     c->parked_len = b.len;
@@ -5420,7 +5454,7 @@ static int fgl__build_downloads(fgl_run *run, int count) {
                 return fgl_server_fail(s, FGL_ERR_SHAPE,
                                        "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)", d->name,
                                        d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
-            m->part[p] = (float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
+            m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
         if (a->download && (rc = a->download(s, i, m))) {

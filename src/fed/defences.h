@@ -227,12 +227,11 @@ static int fgl__client_transform(fgl_run *run, fgl_client *c) {
     }
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
-        float *x = c->up.part[p];
+        float *x;
         size_t n = c->up.len[p], k;
         const float *ref;
-        if (!x) continue;
-        if ((c->attacker || dp_scale < 1) && !(x = fgl__msg_write(&c->up, p))) /* it may change x */
-            return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (!c->up.part[p] || !(c->attacker || dp_scale < 1)) continue; /* nothing changes it */
+        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
             x[0] = (float)cfg->attack.arg;
         if (!fgl__weights_part(d)) continue;

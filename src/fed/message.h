@@ -53,14 +53,21 @@ typedef struct fgl_part {
 
 /* A message: its parts in declaration order; an absent part has len 0 and
  * a NULL pointer. Download parts sent from server buffers are views of them
- * (identical downloads share one buffer); the byte count is the same. */
+ * (identical downloads share one buffer), and an upload's model part may
+ * view the client's parameters; the byte count is the same. Parts are
+ * read-only (const): a hook reads the other side's message and never writes
+ * it (c->down.part[p][k] = x and s->up[i]->part[p][k] = x do not compile).
+ * Its writer writes its own message through fgl_up (a client's upload) and
+ * fgl_download_part (the server's download hook), which return the part's
+ * owned storage (own[p]: copied out of what it viewed first); a client that
+ * wants to change what it received takes a copy (fgl_down_copy). */
 typedef struct fgl_msg {
     int n_parts;
     const fgl_part *decl;
-    float *part[FGL_MSG_MAX_PARTS];
+    const float *part[FGL_MSG_MAX_PARTS];
     size_t len[FGL_MSG_MAX_PARTS];
-    float *own[FGL_MSG_MAX_PARTS];   /* owned storage (parts not viewed: a download's parts `from`
-                                        the server's store, an upload's model part its parameters) */
+    float *own[FGL_MSG_MAX_PARTS];   /* owned storage, the runtime's (parts not viewed: a download's parts
+                                        `from` the server's store, an upload's model part its parameters) */
     size_t cap[FGL_MSG_MAX_PARTS];
 } fgl_msg;
 
@@ -110,7 +117,7 @@ static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
     }
     m->part[p] = m->own[p];
     m->len[p] = n;
-    return m->part[p];
+    return m->own[p];
 }
 
 /* Part p of m, writable: a viewed part (an upload's model part views the
@@ -119,9 +126,10 @@ static float *fgl__msg_own(fgl_msg *m, int p, size_t n) {
  * memory, or the part is absent. */
 static float *fgl__msg_write(fgl_msg *m, int p) {
     const float *viewed = m->part[p];
-    if (!viewed || viewed == m->own[p]) return m->part[p];
-    if (!fgl__msg_own(m, p, m->len[p])) return NULL;
-    memcpy(m->part[p], viewed, sizeof(float) * m->len[p]);
-    return m->part[p];
+    float *x;
+    if (!viewed) return NULL;
+    if (viewed == m->own[p]) return m->own[p];
+    if (!(x = fgl__msg_own(m, p, m->len[p]))) return NULL;
+    memcpy(x, viewed, sizeof(float) * m->len[p]);
+    return x;
 }
-

@@ -235,7 +235,8 @@ static void fgl__park(fgl_run *run, fgl_client *c) {
     fgl_tape_trim(&st->scratch);
     for (p = 0; p < FGL_MSG_MAX_PARTS; p++) { /* the uploads were read in their round */
         FGL_FREE(c->up.own[p]);
-        c->up.own[p] = c->up.part[p] = NULL;
+        c->up.own[p] = NULL;
+        c->up.part[p] = NULL;
         c->up.cap[p] = c->up.len[p] = 0;
     }
     c->parked_len = b.len;

@@ -548,7 +548,7 @@ static int fgl__build_downloads(fgl_run *run, int count) {
                 return fgl_server_fail(s, FGL_ERR_SHAPE,
                                        "download part '%s': server buffer '%s' %s (%zu floats, %zu needed)", d->name,
                                        d->from, e ? "has another size" : "does not exist", e ? e->n : 0, need);
-            m->part[p] = (float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
+            m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
         if (a->download && (rc = a->download(s, i, m))) {

@@ -286,6 +286,7 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     int pm = -1, pw = -1, p, b;
     double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
     uint32_t *v;
+    float *xm, *xw;
     size_t n, k;
     for (p = 0; p < a->n_up; p++) {
         if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
@@ -316,10 +317,10 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
         fgl__add_stream(v, n + 1, key, q->round, q->ids[b] > c->id ? 1 : -1);
         memset(key, 0, sizeof key);
     }
-    if (!fgl__msg_write(&c->up, pm) || !fgl__msg_write(&c->up, pw))
+    if (!(xm = fgl__msg_write(&c->up, pm)) || !(xw = fgl__msg_write(&c->up, pw)))
         return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-    memcpy(c->up.part[pm], v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
-    memcpy(c->up.part[pw], v + n, sizeof(uint32_t));
+    memcpy(xm, v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
+    memcpy(xw, v + n, sizeof(uint32_t));
     return FGL_OK;
 }
 

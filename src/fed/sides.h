@@ -28,7 +28,7 @@ struct fgl_client {
     fgl_rng rng;
     fgl_tape tape;
     fgl_msg up;                  /* this round's upload */
-    fgl_msg down;                /* the last download, as received */
+    fgl_msg down;                /* the last download, as received (read-only: see fgl_down) */
     size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run */
     size_t dim[FGL_DIM_RULES];   /* dim[-rule]: the size rules' values (fgl_client_dim) */
     int steps;                   /* optimizer steps of the last local training */
@@ -86,10 +86,21 @@ struct fgl_server {
 /* Client side. The part called name of this round's upload (allocated with
  * its declared size for the upload hook to write; a model part is copied out
  * of the parameters it views) and of the last download (NULL when absent).
- * fgl_up_drop leaves an optional part out this round. */
+ * fgl_up_drop leaves an optional part out this round. The download is
+ * read-only: in one process its parts are views of the server's buffers
+ * (one buffer for every client that gets the same part), over MPI a copy. */
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
+/* A writable copy of download part `name` (its declared size), private to
+ * the client, for a hook that wants to change what it received: temporary
+ * memory (fgl_scratch: until the hook returns; a training hook's, until the
+ * training ends), so a checkpoint never needs it; fgl_down and fgl_received still
+ * give the part as received. What must last (a corrected reference kept
+ * from receive to training) goes into the client's store (fgl_new_floats
+ * in client_init), which is checkpointed. NULL when the part is absent,
+ * and on OOM (recorded on c). */
+FGLDEF float *fgl_down_copy(fgl_client *c, const char *name);
 /* The floats upload part `name` holds as declared (its size rule's value for
  * c in this run), written or not. A name the algorithm does not declare: 0,
  * and FGL_ERR_ARG recorded on c (fgl_client_fail) with the name. */
@@ -243,7 +254,7 @@ FGLDEF float *fgl_up(fgl_client *c, const char *name) {
         fgl_client_fail(c, FGL_ERR_NOMEM, "upload part '%s': out of memory for %zu floats", name, c->up_len[p]);
         return NULL;
     }
-    return c->up.part[p];
+    return c->up.own[p]; /* the part is its own storage now */
 }
 
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name) {
@@ -269,6 +280,20 @@ FGLDEF const float *fgl_down(const fgl_client *c, const char *name) {
     int p = fgl_msg_find(&c->down, name);
     FGL_ASSERT(p >= 0 || c->down.n_parts == 0);
     return p >= 0 ? c->down.part[p] : NULL;
+}
+
+FGLDEF float *fgl_down_copy(fgl_client *c, const char *name) {
+    const float *x = fgl_down(c, name);
+    int p = fgl_msg_find(&c->down, name);
+    float *copy;
+    if (!x || p < 0) return NULL;
+    if (!(copy = (float *)fgl_scratch(&c->store, sizeof(float) * FGL__MAX(c->down.len[p], 1)))) {
+        fgl_client_fail(c, FGL_ERR_NOMEM, "download part '%s': out of memory for a copy of %zu floats", name,
+                        c->down.len[p]);
+        return NULL;
+    }
+    memcpy(copy, x, sizeof(float) * c->down.len[p]);
+    return copy;
 }
 
 FGLDEF const float *fgl_received(const fgl_client *c) {
