@@ -60,7 +60,10 @@ typedef struct fgl_part {
  * Its writer writes its own message through fgl_up (a client's upload) and
  * fgl_download_part (the server's download hook), which return the part's
  * owned storage (own[p]: copied out of what it viewed first); a client that
- * wants to change what it received takes a copy (fgl_down_copy). */
+ * wants to change what it received takes a copy (fgl_down_copy). A hook
+ * that casts the const away and writes a received part anyway fails the
+ * run (the runtime checks the download is as sent after the client's
+ * hooks), in one process as over MPI. */
 typedef struct fgl_msg {
     int n_parts;
     const fgl_part *decl;
@@ -75,6 +78,9 @@ FGLDEF size_t fgl_msg_bytes(const fgl_msg *m);
 /* Index of the part called name, or -1. */
 FGLDEF int fgl_msg_find(const fgl_msg *m, const char *name);
 
+/* fgl:private */
+/* A checksum of n floats' bits (whether a message part changed). */
+FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n);
 /* fgl:implementation */
 /* --- messages --------------------------------------------------------------- */
 
@@ -132,4 +138,30 @@ static float *fgl__msg_write(fgl_msg *m, int p) {
     if (!(x = fgl__msg_own(m, p, m->len[p]))) return NULL;
     memcpy(x, viewed, sizeof(float) * m->len[p]);
     return x;
+}
+
+/* Four lanes of a 64-bit multiply and xor-shift over pairs of floats, then
+ * the tail and the length: every step is invertible, so a change of any one
+ * float always changes the sum, and several changes almost surely do. A
+ * hook's write is caught; an adversary aiming at a collision is not what it
+ * is for. */
+FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n) {
+    uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
+    uint64_t w, t = 0;
+    size_t i = 0;
+    int k;
+    for (; i + 8 <= n; i += 8)
+        for (k = 0; k < 4; k++) {
+            memcpy(&w, x + i + 2 * k, 8);
+            h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
+            h[k] ^= h[k] >> 29;
+        }
+    for (; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, x + i, 4);
+        t = (t ^ u) * 0xC4CEB9FE1A85EC53ull;
+    }
+    w = (uint64_t)n * 0x9E3779B97F4A7C15ull ^ t;
+    for (k = 0; k < 4; k++) w = (w ^ h[k]) * 0xFF51AFD7ED558CCDull, w ^= w >> 31;
+    return w;
 }

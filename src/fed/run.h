@@ -38,6 +38,8 @@ struct fgl_run {
         double secs[2];
     } sched[2];
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
+    uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: checksums of checked uploads (what the server reads
+                                    only, checked after aggregation) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
     int n_arenas, cap_arenas;
@@ -172,6 +174,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->accepted = (unsigned char *)fgl__zalloc(K);
     run->checked = (unsigned char *)fgl__zalloc(K);
     run->up_norm = (double *)fgl__zalloc(sizeof(double) * K * FGL_MSG_MAX_PARTS);
+    run->up_sum = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * FGL_MSG_MAX_PARTS);
     run->rejected_by = (int *)fgl__zalloc(sizeof(int) * K);
     run->attacker = (unsigned char *)fgl__zalloc(K);
     run->dropped = (unsigned char *)fgl__zalloc(K);
@@ -195,8 +198,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->rejected_by || !run->attacker ||
-        !run->dropped || !run->trained || !run->lost || !run->part ||
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->up_sum || !run->rejected_by ||
+        !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down) {
         FGL_FREE(run->clients);
@@ -371,6 +374,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->accepted);
     FGL_FREE(run->checked);
     FGL_FREE(run->up_norm);
+    FGL_FREE(run->up_sum);
     FGL_FREE(run->rejected_by);
     FGL_FREE(run->attacker);
     FGL_FREE(run->dropped);
@@ -574,6 +578,43 @@ static int fgl__build_downloads(fgl_run *run, int count) {
 
 /* --- runs: downloads received, defences armed, fgl_run_start ---------------------- */
 
+/* Around each client hook that could reach the download (receive, the
+ * local training and its hooks, upload, eval_model) the runtime sums the
+ * download's parts before and checks them after: is every part as it was?
+ * In one process a part views the server's buffer, over MPI it is the
+ * rank's copy: a hook that casts the const away and writes into it would
+ * change the server's state in one and not in the other, so both refuse it
+ * alike, naming the client and the hook. Only a change during the hook
+ * counts: another client's write into a buffer both view (a part sent
+ * whole, not by row) is that client's, which its own check catches; with
+ * clients running side by side the write may fall inside both windows, and
+ * either may be named (the run fails either way). */
+static void fgl__down_sums(const fgl_run *run, fgl_client *c) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        c->down_sum[p] = m->part[p] ? fgl__floats_sum(m->part[p], m->len[p]) : 0;
+}
+
+/* The index of a part changed since fgl__down_sums, or -1. */
+static int fgl__down_changed(const fgl_run *run, const fgl_client *c) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        if (m->part[p] && m->part[p] == c->down.part[p] && fgl__floats_sum(m->part[p], m->len[p]) != c->down_sum[p])
+            return p;
+    return -1;
+}
+
+static int fgl__down_intact(const fgl_run *run, fgl_client *c, const char *hook) {
+    int p = fgl__down_changed(run, c);
+    if (p < 0) return FGL_OK;
+    return fgl_client_fail(c, FGL_ERR_ARG,
+                           "%s wrote into download part '%s', which clients read only (fgl_down_copy gives a "
+                           "writable copy)",
+                           hook, c->down.decl[p].name);
+}
+
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
 static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
@@ -601,7 +642,9 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         }
         if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
     }
-    if (call_hook) fgl__client_hook(c, run->algo.receive);
+    if (!call_hook) return;
+    if (run->algo.receive) fgl__down_sums(run, c);
+    if (!fgl__client_hook(c, run->algo.receive) && run->algo.receive) fgl__down_intact(run, c, "the receive hook");
 }
 
 static int fgl__sample_participants(fgl_run *run, int round);
@@ -863,10 +906,20 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 
 /* Validation and test accuracy of the model a client deploys. */
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
-    fgl_model *m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
+    fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2];
+    int p;
+    if (run->algo.eval_model) fgl__down_sums(run, c); /* the hook may reach the last download */
+    m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
     if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
+    if (run->algo.eval_model && (p = fgl__down_changed(run, c)) >= 0) {
+        acc[0] = acc[1] = -1;
+        fgl_tape_fail(&c->tape, FGL_ERR_ARG,
+                      "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy "
+                      "gives a writable copy)",
+                      c->down.decl[p].name);
+    }
     c->val_acc = acc[0];
     c->test_acc = acc[1];
 }
@@ -874,15 +927,20 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
 static int fgl__client_round(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
-    int p, rc;
+    int p, rc, hooked;
     c->error = 0;
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
     if ((rc = fgl__unpark(run, c)))
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+    hooked = a->local_train || a->train.loss || a->train.grad || a->train.after_step;
+    if (hooked) fgl__down_sums(run, c);
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
+    if (hooked && (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
+        return rc;
+    if (!hooked && a->upload) fgl__down_sums(run, c);
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x;
@@ -905,7 +963,8 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         }
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
-    if (fgl__client_hook(c, a->upload)) return c->error;
+    if (fgl__client_hook(c, a->upload)) return c->error; /* the sums as training left them */
+    if (a->upload && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     if ((rc = fgl__client_transform(run, c))) return rc;
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
@@ -1117,9 +1176,53 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * the server phase for an upload that came over a transport or that the
  * ALIE attack rewrote. */
 static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
-    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
+    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on, p;
     run->checked[c->id] =
         fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+    if (run->checked[c->id] == 1) /* what the server reads only: checked after aggregation */
+        for (p = 0; p < c->up.n_parts; p++)
+            run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up.part[p] ? fgl__floats_sum(c->up.part[p],
+                                                                                               c->up.len[p]) : 0;
+}
+
+/* After aggregation: every accepted upload as the client sent it? In one
+ * process an upload's model part views the client's parameters (and the
+ * other parts are the client's buffers), over MPI they are the server's
+ * copies: an aggregate hook that casts the const away and writes into one
+ * would change the client in one and not in the other, so both refuse it
+ * alike. */
+static int fgl__uploads_intact(fgl_run *run) {
+    int q, bad = -1, n = run->n_part;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (q = 0; q < n; q++) {
+        const fgl_client *c = &run->clients[run->part[q]];
+        int p;
+        if (!run->accepted[c->id]) continue;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
+                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
+#ifdef _OPENMP
+#pragma omp critical(fgl__uploads_intact)
+#endif
+                if (bad < 0 || q < bad) bad = q;
+                break;
+            }
+    }
+    if (bad >= 0) {
+        const fgl_client *c = &run->clients[run->part[bad]];
+        int p;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] &&
+                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
+                break;
+        fgl_server_fail(&run->server, FGL_ERR_ARG,
+                        "the aggregate hook wrote into client %d's upload part '%s', which the server reads only",
+                        c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
+        return fgl__server_error(run, FGL_ERR_ARG, "aggregation");
+    }
+    return FGL_OK;
 }
 
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
@@ -1202,6 +1305,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+        if ((rc = fgl__uploads_intact(run))) return rc;
     }
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;

@@ -29,6 +29,7 @@ struct fgl_client {
     fgl_tape tape;
     fgl_msg up;                  /* this round's upload */
     fgl_msg down;                /* the last download, as received (read-only: see fgl_down) */
+    uint64_t down_sum[FGL_MSG_MAX_PARTS];   /* runtime-private: checksums of its parts when received */
     size_t up_len[FGL_MSG_MAX_PARTS], down_len[FGL_MSG_MAX_PARTS];   /* declared sizes in this run */
     size_t dim[FGL_DIM_RULES];   /* dim[-rule]: the size rules' values (fgl_client_dim) */
     int steps;                   /* optimizer steps of the last local training */
@@ -88,7 +89,10 @@ struct fgl_server {
  * of the parameters it views) and of the last download (NULL when absent).
  * fgl_up_drop leaves an optional part out this round. The download is
  * read-only: in one process its parts are views of the server's buffers
- * (one buffer for every client that gets the same part), over MPI a copy. */
+ * (one buffer for every client that gets the same part), over MPI a copy;
+ * the runtime checks after the receive hook, the local training and the
+ * upload hook that it is as it was sent, and fails the run (naming the
+ * client and the hook) if a hook wrote into it. */
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);
