@@ -122,7 +122,7 @@ build/%: examples/%.c build/fgl.o $(HEADERS)
 # The commit fglrun records in its results ("fgl_commit"), "-dirty" when the
 # sources (C files, headers, Makefile) differ from it: build/commit is
 # rewritten only when that changes, and the runners are rebuilt then.
-FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun
+FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun build/tests/user_fglrun_mpi
 $(FGLRUNS): build/commit
 # fglrun's parts (examples/fglrun/*.c, included by examples/fglrun.c)
 build/fglrun: $(wildcard examples/fglrun/*)
@@ -145,7 +145,13 @@ build/fglrun_mpi: examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
 	@mkdir -p $(@D)
 	$(MPICC) -DFGL_MPI $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
 
-mpi: build/fglrun_mpi
+# the user's program of tests/user_fglrun.c over MPI: tests/test_sides.sh checks that a hook writing into
+# what it received is refused alike in one process and under mpirun
+build/tests/user_fglrun_mpi: tests/user_fglrun.c examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
+	@mkdir -p $(@D)
+	$(MPICC) -DFGL_MPI $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
+
+mpi: build/fglrun_mpi build/tests/user_fglrun_mpi
 
 # every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a lost rank; a resumed job
 test-mpi: build/fglrun_mpi build/fglrun

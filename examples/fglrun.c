@@ -26,7 +26,8 @@
  * Built with -DFGL_MPI (make mpi: build/fglrun_mpi) it runs under mpirun:
  * rank 0 loads the data, is the server and prints the results; the other
  * ranks host the clients (fgl_fed.h, "Distributed runs over MPI"). The same
- * flags give the same bits as fglrun.
+ * flags give the same bits as fglrun. Such a program of your own returns
+ * fglrun_mpi_main(c, v) instead (tests/user_fglrun.c does both).
  *
  * The parts, included below in this order: fglrun/json.c (a growable string,
  * JSON out and in), fglrun/options.c (the options and their table),
@@ -906,10 +907,12 @@ int fglrun_main(int argc, char **argv) {
     return rc;
 }
 
-#ifndef FGLRUN_NO_MAIN
 #ifdef FGL_MPI
-/* Rank 0 runs fglrun as the server; the other ranks host clients until it is done. */
-int main(int argc, char **argv) {
+/* Rank 0 runs fglrun as the server; the other ranks host clients until it
+ * is done (MPI initialised and finalised here). A program of your own that
+ * registers algorithms calls it instead of fglrun_main when built with
+ * -DFGL_MPI: every rank registers them before, so every rank knows them. */
+int fglrun_mpi_main(int argc, char **argv) {
     int rank = 0, rc;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -923,6 +926,11 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return rc;
 }
+#endif
+
+#ifndef FGLRUN_NO_MAIN
+#ifdef FGL_MPI
+int main(int argc, char **argv) { return fglrun_mpi_main(argc, argv); }
 #else
 int main(int argc, char **argv) { return fglrun_main(argc, argv); }
 #endif

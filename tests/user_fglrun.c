@@ -1,6 +1,7 @@
-/* user_fglrun.c - a program of a user's own that registers an algorithm and
- * runs fglrun's command line on it (tests/test_fglrun.sh drives it): the
- * shape of a course's student solution.
+/* user_fglrun.c - a program of a user's own that registers algorithms and
+ * runs fglrun's command line on them (tests/test_fglrun.sh drives it): the
+ * shape of a course's student solution. Built with -DFGL_MPI (make mpi) it
+ * runs under mpirun (tests/test_sides.sh).
  *
  * "trimmed" is FedAvg with a trimmed mean on the server: per coordinate,
  * drop the `trim` largest and smallest uploads, average the rest. */
@@ -40,13 +41,82 @@ static void trimmed_report(const fgl_observed *o, char *buf, size_t cap) {
              o->n_clients > 0 ? 2.0 * trim / o->n_clients : 0.0, (double)NAN, -(double)INFINITY);
 }
 
+/* "scribble" is FedAvg whose hooks cast the const of a received message
+ * away and write into it, where --set scribble.where=W says
+ * (tests/test_sides.sh): client 0's 1 receive hook, 2 training hook, 3
+ * upload hook, 4 eval_model (into the download), or 5 the aggregate hook
+ * (into client 0's upload). The runtime refuses each, in one process as under MPI. 6
+ * writes into the copy fgl_down_copy gives instead, which is allowed, and 0
+ * writes nothing: both are FedAvg, bit for bit. */
+static int (*fedavg_aggregate)(fgl_server *s);
+static int (*fedavg_grad)(fgl_client *c, const fgl_step *st);
+
+static int scribble_where(const fgl_settings *set) { return (int)fgl_get(set, "where"); }
+
+static void scribble_down(fgl_client *c) { /* client 0 writes (the others' checks must not blame themselves) */
+    float *x = (float *)fgl_down(c, "theta"); /* the const cast away: what the runtime refuses */
+    if (x && c->id == 0) x[0] += 1.0f;
+}
+
+static int scribble_receive(fgl_client *c) {
+    if (scribble_where(c->set) == 1) scribble_down(c);
+    if (scribble_where(c->set) == 6) {
+        float *x = fgl_down_copy(c, "theta");
+        const float *down = fgl_down(c, "theta");
+        if (!x || !down) return FGL_ERR_NOMEM;
+        x[0] += 1.0f;
+        if (x == down || x[0] == down[0]) return fgl_client_fail(c, FGL_ERR_ARG, "the copy is the download");
+    }
+    return FGL_OK;
+}
+
+static int scribble_grad(fgl_client *c, const fgl_step *st) {
+    if (scribble_where(c->set) == 2 && st->index == 0) scribble_down(c);
+    return fedavg_grad ? fedavg_grad(c, st) : FGL_OK;
+}
+
+static int scribble_upload(fgl_client *c) {
+    if (scribble_where(c->set) == 3) scribble_down(c);
+    return FGL_OK;
+}
+
+static fgl_model *scribble_eval(fgl_client *c) {
+    if (scribble_where(c->set) == 4) scribble_down(c);
+    return &c->model;
+}
+
+static int scribble_aggregate(fgl_server *s) {
+    int rc = fedavg_aggregate(s);
+    if (scribble_where(s->set) == 5) {
+        float *x = (float *)fgl_upload(s, 0, "theta"); /* the const cast away */
+        if (x) x[0] += 1.0f;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = fgl_algo_base("fedavg"), w = a;
+    w.name = "scribble";
+    w.summary = "FedAvg whose hooks write into what they received (a test of the runtime's refusal)";
+    fgl_algo_param_add(&w, "where", FGL_PARAM_INT, 0, "0 nowhere, 1 receive, 2 training, 3 upload, 4 eval_model, "
+                       "5 aggregate, 6 a copy (fgl_down_copy)");
+    fedavg_aggregate = w.aggregate;
+    fedavg_grad = w.train.grad;
+    w.receive = scribble_receive;
+    w.train.grad = scribble_grad;
+    w.upload = scribble_upload;
+    w.eval_model = scribble_eval;
+    w.aggregate = scribble_aggregate;
+    if (fgl_algo_register(&w)) return 1;
     a.name = "trimmed";
     a.summary = "FedAvg with a coordinate-wise trimmed mean";
     fgl_algo_param_add(&a, "trim", FGL_PARAM_INT, 1, "uploads dropped at each end, per coordinate");
     a.aggregate = trimmed_aggregate;
     a.report = trimmed_report;
     if (fgl_algo_register(&a)) return 1;
+#ifdef FGL_MPI
+    return fglrun_mpi_main(argc, argv); /* make mpi: build/tests/user_fglrun_mpi */
+#else
     return fglrun_main(argc, argv);
+#endif
 }
