@@ -9,9 +9,10 @@
  * model built from its own spec, an optimizer whose state persists across
  * rounds, an RNG stream, and the algorithm's client state. The server owns
  * the algorithm's server state. Hooks see one side only: a client hook gets
- * its fgl_client (its model, data, state, the last download and this round's
- * upload), a server hook gets the fgl_server (its state, the round's
- * accepted uploads, read-only, and the downloads it builds). One round:
+ * its fgl_client (its model, data, state, the last download, read-only, and
+ * this round's upload), a server hook gets the fgl_server (its state, the
+ * round's accepted uploads, read-only, and the downloads it builds); the
+ * types say so (THE SIDES ARE APART below). One round:
  *   1. every sampled client trains locally (in parallel, one client per
  *      thread; a client large enough, or the only one, alone with every
  *      thread inside its products) and fills its upload;
@@ -59,6 +60,28 @@
  * parameters directly, and a program reading uploads does so in the round
  * (a server hook: fgl_upload), not after it.
  *
+ * THE SIDES ARE APART BY THEIR TYPES. A message's parts are const (fgl_msg:
+ * `const float *part[]`): a client reads its download (c->down, fgl_down,
+ * fgl_received) and the server the accepted uploads (s->up, fgl_upload)
+ * but neither can write them, and `c->down.part[0][0] = 42` does not
+ * compile. Each side writes only its own messages: the client through
+ * fgl_up, the server's download hook through fgl_download_part. A client
+ * that wants to change what it received writes a copy (fgl_down_copy:
+ * scratch memory until the hook returns; what must last goes into its
+ * store). In one process a download part views the server's buffer (one
+ * buffer for every client sent the same part) and an upload's model part
+ * the client's parameters; over MPI both are copies. So a hook that casts
+ * the const away and writes anyway would change the other side in one and
+ * not in the other: the runtime checksums what a hook of the program's own
+ * can reach and checks it after the hook (a client's download after
+ * receive, the local training, upload and eval_model; the accepted uploads
+ * after aggregate) and fails the run naming the client and the hook, in
+ * one process and under MPI alike. The built-in algorithms' hooks never
+ * cast and are not checked; a program's hooks pay a pass over a message
+ * per check, no copy (README, "Writing an algorithm"). Observers
+ * (fgl_algo.report, .client_matrix) get a read-only summary of the run
+ * (fgl_observed), not the run.
+ *
  * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
  * (fgl_scenario.pub: nodes withheld from every client); server hooks read
  * it as s->pub, clients get only what a download sends.
@@ -82,7 +105,8 @@
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
  * first, or copies its parameters with fgl_run_client_params (which leaves
- * it packed: so do observers, such as FED-PUB's report of its masks).
+ * it packed; observers do it with fgl_observed_params, as FED-PUB's report
+ * of its masks).
  * Memory then follows the active clients (bench/scale.sh).
  *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean
@@ -999,9 +1023,8 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
  * round, which packs it again if the client is idle). FGL_OK at once for a
  * resident client; FGL_ERR_NOMEM, or FGL_ERR_IO for a state in the park
  * file that cannot be read back as written (state still packed). An
- * algorithm's report and client_matrix observers get a const run: they must
- * not read a packed client's arrays (c->parked_len > 0), and read its model
- * with fgl_run_client_params. */
+ * algorithm's report and client_matrix observers never see the run: they
+ * read a client's model with fgl_observed_params, which calls the next. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
  * floats, in the model's order) into out, whether the client is resident or
@@ -1011,6 +1034,28 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client);
  * cannot be read back (out of memory for a copy from the park file, or the
  * file changed). */
 FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
+/* ------------------------------------------------------------------------ */
+/* What a hook received stays as it was sent                                */
+/* ------------------------------------------------------------------------ */
+
+/* Hooks see the other side's messages through const (fgl_msg), but a hook
+ * could still cast the const away and write. In one process a download
+ * part views the server's buffer and an upload's model part the client's
+ * parameters; over MPI both are the receiving rank's copies. So that such a
+ * write gives neither different bits in the two nor silent damage, the
+ * runtime checks, with checksums (fgl__floats_sum), that every received
+ * part is unchanged after each hook that can reach it, and fails the run
+ * naming the client and the hook. Private to the runtime (run.h).
+ *
+ * Only hooks of the program's own are checked: a hook of a built-in table
+ * (the library's, also when a table extended from one keeps it) never casts
+ * the const away, and the built-in algorithms give the same bits in one
+ * process and under MPI (tests/test_mpi.sh; tests/test_sides.sh greps
+ * src/fed/algos for such casts). So the built-in algorithms pay nothing,
+ * and a program's hooks pay one pass over the message they could reach
+ * after each of them, and one as it arrives (README, "Writing an
+ * algorithm": what it costs). */
+
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1053,6 +1098,11 @@ struct fgl_run {
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
     uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: checksums of checked uploads (what the server reads
                                     only, checked after aggregation) */
+    const float *down_shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
+                                                         participant's download views (NULL: none) */
+    uint64_t down_shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
+    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
+    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
     int n_arenas, cap_arenas;
@@ -1584,6 +1634,19 @@ FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[
 FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign);
 FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
                                 uint32_t label, int i, int j);
+/* The hooks that can reach what they received, as bits of
+ * fgl_run.user_hooks: set for a hook that is not a built-in table's. */
+enum {
+    FGL__HOOK_RECEIVE = 1,
+    FGL__HOOK_TRAIN = 2,     /* local_train, train.loss, train.grad, train.after_step */
+    FGL__HOOK_UPLOAD = 4,
+    FGL__HOOK_EVAL = 8,      /* eval_model */
+    FGL__HOOK_AGGREGATE = 16
+};
+/* The FGL__HOOK_* bits of a's hooks that are neither NULL nor a built-in
+ * table's (src/fed/registry.h). */
+FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
+
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
@@ -2015,30 +2078,42 @@ static float *fgl__msg_write(fgl_msg *m, int p) {
     return x;
 }
 
-/* Four lanes of a 64-bit multiply and xor-shift over pairs of floats, then
- * the tail and the length: every step is invertible, so a change of any one
- * float always changes the sum, and several changes almost surely do. A
- * hook's write is caught; an adversary aiming at a collision is not what it
- * is for. */
+/* A Fletcher sum over 64-bit words (pairs of floats) in 16 lanes: in each
+ * lane the running sum of the words and the sum of those running sums,
+ * modulo 2^64 (two adds a word over independent lanes, which compilers
+ * vectorise: about 0.05 ns a float here with -march=native, 0.1 without,
+ * 8 us for FedAvg's 184,455-float GCN on Cora), then the tail and the
+ * length mixed in by invertible multiply-xorshift steps. A change of any
+ * one float changes its lane's running sum and so the result; two changes
+ * cancel only if they cancel in both sums. A hook's write is caught; an
+ * adversary aiming at a collision is not what it is for. */
+#define FGL__SUM_LANES 16
 FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n) {
-    uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
-    uint64_t w, t = 0;
-    size_t i = 0;
+    uint64_t a[FGL__SUM_LANES], b[FGL__SUM_LANES], w[FGL__SUM_LANES], t = 0, h;
+    size_t j, blocks = n / (2 * FGL__SUM_LANES), tail = n % (2 * FGL__SUM_LANES);
+    const float *end = x + 2 * FGL__SUM_LANES * blocks;
     int k;
-    for (; i + 8 <= n; i += 8)
-        for (k = 0; k < 4; k++) {
-            memcpy(&w, x + i + 2 * k, 8);
-            h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
-            h[k] ^= h[k] >> 29;
+    for (k = 0; k < FGL__SUM_LANES; k++) a[k] = b[k] = 0;
+    for (j = 0; j < blocks; j++) {
+        memcpy(w, x + 2 * FGL__SUM_LANES * j, sizeof w);
+        for (k = 0; k < FGL__SUM_LANES; k++) {
+            a[k] += w[k];
+            b[k] += a[k];
         }
-    for (; i < n; i++) {
+    }
+    for (j = 0; j < tail; j++) {
         uint32_t u;
-        memcpy(&u, x + i, 4);
+        memcpy(&u, end + j, 4);
         t = (t ^ u) * 0xC4CEB9FE1A85EC53ull;
     }
-    w = (uint64_t)n * 0x9E3779B97F4A7C15ull ^ t;
-    for (k = 0; k < 4; k++) w = (w ^ h[k]) * 0xFF51AFD7ED558CCDull, w ^= w >> 31;
-    return w;
+    h = (uint64_t)n * 0x9E3779B97F4A7C15ull ^ t;
+    for (k = 0; k < FGL__SUM_LANES; k++) {
+        h = (h ^ a[k]) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 31;
+        h = (h ^ b[k]) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 31;
+    }
+    return h;
 }
 /* --- run-managed state -------------------------------------------------------- */
 
@@ -5045,6 +5120,111 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     return FGL_OK;
 }
 
+/* --- received messages, checked -------------------------------------------------- */
+
+/* Each part of a download is summed as received (fgl__floats_sum), and
+ * after every client hook that can reach it (receive, the local training
+ * and its hooks, upload; eval_model around its call) the runtime checks it
+ * is unchanged. In one process a part views the server's buffer, over MPI
+ * it is the rank's copy: a hook that casts the const away and writes into
+ * it would change the server's state in one and not in the other, so both
+ * refuse it alike, naming the client and the hook. A part sent whole (not
+ * by row) is one buffer that every client views in one process: summed
+ * once when the downloads are built, and a write into it shows in every
+ * viewer's next check. The first check that catches a write records it
+ * (run->written) and later ones stay silent, so with clients one after the
+ * other the writer is named, as under MPI; with clients side by side
+ * another client's check may come first and be named (the run fails
+ * either way). */
+static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *sums) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        sums[p] = !m->part[p] ? 0
+                  : m->part[p] == run->down_shared_at[p] ? run->down_shared_sum[p]
+                                                          : fgl__floats_sum(m->part[p], m->len[p]);
+}
+
+/* The index of a part that differs from sums, or -1. */
+static int fgl__down_changed(const fgl_run *run, const fgl_client *c, const uint64_t *sums) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        if (m->part[p] && m->part[p] == c->down.part[p] && fgl__floats_sum(m->part[p], m->len[p]) != sums[p])
+            return p;
+    return -1;
+}
+
+/* 1 for the first check of the run that caught a write. */
+static int fgl__first_written(fgl_run *run) {
+    int first;
+#ifdef _OPENMP
+#pragma omp critical(fgl__written)
+#endif
+    {
+        first = !run->written;
+        run->written = 1;
+    }
+    return first;
+}
+
+static int fgl__down_intact(fgl_run *run, fgl_client *c, const char *hook) {
+    int p = fgl__down_changed(run, c, c->down_sum);
+    if (p < 0 || !fgl__first_written(run)) return FGL_OK;
+    return fgl_client_fail(c, FGL_ERR_ARG,
+                           "%s wrote into download part '%s', which clients read only (fgl_down_copy gives a "
+                           "writable copy)",
+                           hook, c->down.decl[p].name);
+}
+
+/* The checksums of client c's accepted upload, where the server checks it
+ * (on the client's thread, or the server's for an upload from elsewhere). */
+static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
+    int p;
+    for (p = 0; p < c->up.n_parts; p++)
+        run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
+            c->up.part[p] ? fgl__floats_sum(c->up.part[p], c->up.len[p]) : 0;
+}
+
+/* After aggregation: every accepted upload as the client sent it? In one
+ * process an upload's model part views the client's parameters (and the
+ * other parts are the client's buffers), over MPI they are the server's
+ * copies: an aggregate hook that casts the const away and writes into one
+ * would change the client in one and not in the other, so both refuse it
+ * alike. */
+static int fgl__uploads_intact(fgl_run *run) {
+    int q, bad = -1, n = run->n_part;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (q = 0; q < n; q++) {
+        const fgl_client *c = &run->clients[run->part[q]];
+        int p;
+        if (!run->accepted[c->id]) continue;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
+                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
+#ifdef _OPENMP
+#pragma omp critical(fgl__uploads_intact)
+#endif
+                if (bad < 0 || q < bad) bad = q;
+                break;
+            }
+    }
+    if (bad >= 0) {
+        const fgl_client *c = &run->clients[run->part[bad]];
+        int p;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] &&
+                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
+                break;
+        return fgl_server_fail(&run->server, FGL_ERR_ARG,
+                               "the aggregate hook wrote into client %d's upload part '%s', which the server reads "
+                               "only",
+                               c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
+    }
+    return FGL_OK;
+}
 /* --- runs: setup ------------------------------------------------------------------- */
 
 /* What this process does of a run: all of it, the server with every
@@ -5514,47 +5694,17 @@ static int fgl__build_downloads(fgl_run *run, int count) {
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
+    for (p = 0; p < a->n_down; p++) { /* a part sent whole views one buffer: summed once (fgl__down_sums) */
+        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        run->down_shared_at[p] = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW) &&
+                                         (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
+                                     ? at : NULL;
+        if (run->down_shared_at[p]) run->down_shared_sum[p] = fgl__floats_sum(at, s->down_len[p]);
+    }
     return FGL_OK;
 }
 
 /* --- runs: downloads received, defences armed, fgl_run_start ---------------------- */
-
-/* Around each client hook that could reach the download (receive, the
- * local training and its hooks, upload, eval_model) the runtime sums the
- * download's parts before and checks them after: is every part as it was?
- * In one process a part views the server's buffer, over MPI it is the
- * rank's copy: a hook that casts the const away and writes into it would
- * change the server's state in one and not in the other, so both refuse it
- * alike, naming the client and the hook. Only a change during the hook
- * counts: another client's write into a buffer both view (a part sent
- * whole, not by row) is that client's, which its own check catches; with
- * clients running side by side the write may fall inside both windows, and
- * either may be named (the run fails either way). */
-static void fgl__down_sums(const fgl_run *run, fgl_client *c) {
-    const fgl_msg *m = &run->down[c->id];
-    int p;
-    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
-        c->down_sum[p] = m->part[p] ? fgl__floats_sum(m->part[p], m->len[p]) : 0;
-}
-
-/* The index of a part changed since fgl__down_sums, or -1. */
-static int fgl__down_changed(const fgl_run *run, const fgl_client *c) {
-    const fgl_msg *m = &run->down[c->id];
-    int p;
-    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
-        if (m->part[p] && m->part[p] == c->down.part[p] && fgl__floats_sum(m->part[p], m->len[p]) != c->down_sum[p])
-            return p;
-    return -1;
-}
-
-static int fgl__down_intact(const fgl_run *run, fgl_client *c, const char *hook) {
-    int p = fgl__down_changed(run, c);
-    if (p < 0) return FGL_OK;
-    return fgl_client_fail(c, FGL_ERR_ARG,
-                           "%s wrote into download part '%s', which clients read only (fgl_down_copy gives a "
-                           "writable copy)",
-                           hook, c->down.decl[p].name);
-}
 
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
@@ -5583,9 +5733,10 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         }
         if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
     }
-    if (!call_hook) return;
-    if (run->algo.receive) fgl__down_sums(run, c);
-    if (!fgl__client_hook(c, run->algo.receive) && run->algo.receive) fgl__down_intact(run, c, "the receive hook");
+    if (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
+        fgl__down_sums(run, c, c->down_sum); /* as received: checked after each hook of the program's own */
+    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->user_hooks & FGL__HOOK_RECEIVE))
+        fgl__down_intact(run, c, "the receive hook");
 }
 
 static int fgl__sample_participants(fgl_run *run, int round);
@@ -5756,6 +5907,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     run->t_start = fgl_now();
+    run->user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         fgl_model_spec spec = c->model.spec;
@@ -5850,11 +6002,14 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2];
-    int p;
-    if (run->algo.eval_model) fgl__down_sums(run, c); /* the hook may reach the last download */
+    uint64_t before[FGL_MSG_MAX_PARTS];
+    int p, check = (run->user_hooks & FGL__HOOK_EVAL) != 0;
+    /* the hook may reach the last download, which an idle client's may view
+     * in server buffers changed since: summed before the call */
+    if (check) fgl__down_sums(run, c, before);
     m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
     if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    if (run->algo.eval_model && (p = fgl__down_changed(run, c)) >= 0) {
+    if (check && (p = fgl__down_changed(run, c, before)) >= 0 && fgl__first_written(run)) {
         acc[0] = acc[1] = -1;
         fgl_tape_fail(&c->tape, FGL_ERR_ARG,
                       "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy "
@@ -5868,20 +6023,18 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
 static int fgl__client_round(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
-    int p, rc, hooked;
+    int p, rc;
     c->error = 0;
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
     if ((rc = fgl__unpark(run, c)))
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
-    hooked = a->local_train || a->train.loss || a->train.grad || a->train.after_step;
-    if (hooked) fgl__down_sums(run, c);
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
-    if (hooked && (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
+    if ((run->user_hooks & FGL__HOOK_TRAIN) &&
+        (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
-    if (!hooked && a->upload) fgl__down_sums(run, c);
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x;
@@ -5904,8 +6057,8 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         }
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
-    if (fgl__client_hook(c, a->upload)) return c->error; /* the sums as training left them */
-    if (a->upload && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
+    if (fgl__client_hook(c, a->upload)) return c->error;
+    if ((run->user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     if ((rc = fgl__client_transform(run, c))) return rc;
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
@@ -6117,53 +6270,11 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * the server phase for an upload that came over a transport or that the
  * ALIE attack rewrote. */
 static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
-    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on, p;
+    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
     run->checked[c->id] =
         fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1) /* what the server reads only: checked after aggregation */
-        for (p = 0; p < c->up.n_parts; p++)
-            run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up.part[p] ? fgl__floats_sum(c->up.part[p],
-                                                                                               c->up.len[p]) : 0;
-}
-
-/* After aggregation: every accepted upload as the client sent it? In one
- * process an upload's model part views the client's parameters (and the
- * other parts are the client's buffers), over MPI they are the server's
- * copies: an aggregate hook that casts the const away and writes into one
- * would change the client in one and not in the other, so both refuse it
- * alike. */
-static int fgl__uploads_intact(fgl_run *run) {
-    int q, bad = -1, n = run->n_part;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
-#endif
-    for (q = 0; q < n; q++) {
-        const fgl_client *c = &run->clients[run->part[q]];
-        int p;
-        if (!run->accepted[c->id]) continue;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
-                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
-#ifdef _OPENMP
-#pragma omp critical(fgl__uploads_intact)
-#endif
-                if (bad < 0 || q < bad) bad = q;
-                break;
-            }
-    }
-    if (bad >= 0) {
-        const fgl_client *c = &run->clients[run->part[bad]];
-        int p;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] &&
-                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
-                break;
-        fgl_server_fail(&run->server, FGL_ERR_ARG,
-                        "the aggregate hook wrote into client %d's upload part '%s', which the server reads only",
-                        c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
-        return fgl__server_error(run, FGL_ERR_ARG, "aggregation");
-    }
-    return FGL_OK;
+    if (run->checked[c->id] == 1 && (run->user_hooks & FGL__HOOK_AGGREGATE))
+        fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
 }
 
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
@@ -6246,7 +6357,8 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((rc = fgl__uploads_intact(run))) return rc;
+        if ((run->user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
+            return fgl__server_error(run, rc, "aggregation");
     }
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;
@@ -11131,7 +11243,7 @@ static fgl_algo fgl__pfedgnn(void) {
 #define FGL__REGISTRY_CAP 64
 
 typedef struct fgl__registry {
-    int built, n;
+    int built, n, n_builtin;
     fgl_algo algo[FGL__REGISTRY_CAP];
 } fgl__registry;
 
@@ -11143,7 +11255,7 @@ static fgl__registry *fgl__reg(void) {
 #undef FGL__BUILDER
         int i, n = (int)(sizeof make / sizeof make[0]);
         for (i = 0; i < n; i++) reg.algo[i] = make[i]();
-        reg.n = n;
+        reg.n = reg.n_builtin = n;
         reg.built = 1;
     }
     return &reg;
@@ -11175,6 +11287,30 @@ FGLDEF int fgl_algo_register(const fgl_algo *a) {
     return FGL_OK;
 }
 
+FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
+    const fgl__registry *r = fgl__reg();
+    int i, ours[8] = {0}; /* the slot's hook is a built-in table's */
+    unsigned user = 0;
+    for (i = 0; i < r->n_builtin; i++) {
+        const fgl_algo *b = &r->algo[i];
+        ours[0] |= a->receive == b->receive;
+        ours[1] |= a->local_train == b->local_train;
+        ours[2] |= a->train.loss == b->train.loss;
+        ours[3] |= a->train.grad == b->train.grad;
+        ours[4] |= a->train.after_step == b->train.after_step;
+        ours[5] |= a->upload == b->upload;
+        ours[6] |= a->eval_model == b->eval_model;
+        ours[7] |= a->aggregate == b->aggregate;
+    }
+    if (a->receive && !ours[0]) user |= FGL__HOOK_RECEIVE;
+    if ((a->local_train && !ours[1]) || (a->train.loss && !ours[2]) || (a->train.grad && !ours[3]) ||
+        (a->train.after_step && !ours[4]))
+        user |= FGL__HOOK_TRAIN;
+    if (a->upload && !ours[5]) user |= FGL__HOOK_UPLOAD;
+    if (a->eval_model && !ours[6]) user |= FGL__HOOK_EVAL;
+    if (a->aggregate && !ours[7]) user |= FGL__HOOK_AGGREGATE;
+    return user;
+}
 /* --- client matrices against the clients' labels --------------------------------- */
 
 /* ranks 1..n of x, ties averaged (O(n^2): n is a number of clients) */

@@ -57,7 +57,7 @@ static void test_checksum(void) {
 
 /* --- fgl_down_copy --------------------------------------------------------------------- */
 
-static int copy_calls, copy_ok, copy_absent;
+static int copy_calls[4], copy_ok[4], copy_absent[4]; /* per client: the hooks run side by side */
 
 static int copy_receive(fgl_client *c) {
     const float *down = fgl_down(c, "theta"), *received = fgl_received(c);
@@ -65,13 +65,13 @@ static int copy_receive(fgl_client *c) {
     size_t n = fgl_up_size(c, "theta");
     if (!x || !down) return FGL_ERR_NOMEM;
     first = down[0];
-    copy_calls++;
+    copy_calls[c->id]++;
     if (x != down && !memcmp(x, down, sizeof(float) * n)) {
         x[0] += 1.0f;
         x[n - 1] = -x[n - 1];
-        if (down[0] == first && fgl_received(c) == received && received[0] == first) copy_ok++;
+        if (down[0] == first && fgl_received(c) == received && received[0] == first) copy_ok[c->id]++;
     }
-    if (fgl_down(c, "u") == NULL && fgl_down_copy(c, "u") == NULL) copy_absent++;
+    if (fgl_down(c, "u") == NULL && fgl_down_copy(c, "u") == NULL) copy_absent[c->id]++;
     return FGL_OK;
 }
 
@@ -86,10 +86,15 @@ static void test_down_copy(void) {
     a.receive = copy_receive;
     if (ft_run_rounds(&plain, &cfg, "pfedgraph", cd, 4, 3, NULL)) {
         if (ft_run_algo(&copying, &cfg, &a, cd, 4, 3, NULL)) {
-            FT_CHECK(copy_calls == 4 * 4, "receive hooks: %d (the start and 3 rounds, 4 clients)", copy_calls);
-            FT_CHECK(copy_ok == copy_calls, "%d of %d copies private, the download as received", copy_ok,
-                     copy_calls);
-            FT_CHECK(copy_absent >= 4, "an absent part has no copy (%d)", copy_absent);
+            int i, calls = 0, ok = 0, absent = 0;
+            for (i = 0; i < 4; i++) {
+                calls += copy_calls[i];
+                ok += copy_ok[i];
+                absent += copy_absent[i];
+            }
+            FT_CHECK(calls == 4 * 4, "receive hooks: %d (the start and 3 rounds, 4 clients)", calls);
+            FT_CHECK(ok == calls, "%d of %d copies private, the download as received", ok, calls);
+            FT_CHECK(absent >= 4, "an absent part has no copy (%d)", absent);
             FT_CHECK(ft_same_history(&plain, &copying) && ft_same_models(&plain, &copying),
                      "writing the copies leaves pFedGraph's bits");
             fgl_run_free(&copying);

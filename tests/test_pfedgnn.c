@@ -744,7 +744,8 @@ static void test_pfedgnn_variants_and_threads(void) {
         cfg.threads = 2;
         if (ft_run_rounds(&b, &cfg, "pfedgnn", cd, 4, 2, gauss)) {
             FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b) &&
-                         ft_matrix(&a, 0) && ft_matrix(&b, 1) && !memcmp(ft_matrix(&a, 0), ft_matrix(&b, 1), sizeof(float) * 16),
+                         ft_matrix(&a, 0) && ft_matrix(&b, 1) &&
+                         !memcmp(ft_matrix(&a, 0), ft_matrix(&b, 1), sizeof(float) * 16),
                      "pfedgnn: 1 and 2 threads differ");
             fgl_run_free(&b);
         }

@@ -140,28 +140,40 @@ static float *fgl__msg_write(fgl_msg *m, int p) {
     return x;
 }
 
-/* Four lanes of a 64-bit multiply and xor-shift over pairs of floats, then
- * the tail and the length: every step is invertible, so a change of any one
- * float always changes the sum, and several changes almost surely do. A
- * hook's write is caught; an adversary aiming at a collision is not what it
- * is for. */
+/* A Fletcher sum over 64-bit words (pairs of floats) in 16 lanes: in each
+ * lane the running sum of the words and the sum of those running sums,
+ * modulo 2^64 (two adds a word over independent lanes, which compilers
+ * vectorise: about 0.05 ns a float here with -march=native, 0.1 without,
+ * 8 us for FedAvg's 184,455-float GCN on Cora), then the tail and the
+ * length mixed in by invertible multiply-xorshift steps. A change of any
+ * one float changes its lane's running sum and so the result; two changes
+ * cancel only if they cancel in both sums. A hook's write is caught; an
+ * adversary aiming at a collision is not what it is for. */
+#define FGL__SUM_LANES 16
 FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n) {
-    uint64_t h[4] = {0x9E3779B97F4A7C15ull, 0xC2B2AE3D27D4EB4Full, 0x165667B19E3779F9ull, 0x27D4EB2F165667C5ull};
-    uint64_t w, t = 0;
-    size_t i = 0;
+    uint64_t a[FGL__SUM_LANES], b[FGL__SUM_LANES], w[FGL__SUM_LANES], t = 0, h;
+    size_t j, blocks = n / (2 * FGL__SUM_LANES), tail = n % (2 * FGL__SUM_LANES);
+    const float *end = x + 2 * FGL__SUM_LANES * blocks;
     int k;
-    for (; i + 8 <= n; i += 8)
-        for (k = 0; k < 4; k++) {
-            memcpy(&w, x + i + 2 * k, 8);
-            h[k] = (h[k] ^ w) * 0xFF51AFD7ED558CCDull;
-            h[k] ^= h[k] >> 29;
+    for (k = 0; k < FGL__SUM_LANES; k++) a[k] = b[k] = 0;
+    for (j = 0; j < blocks; j++) {
+        memcpy(w, x + 2 * FGL__SUM_LANES * j, sizeof w);
+        for (k = 0; k < FGL__SUM_LANES; k++) {
+            a[k] += w[k];
+            b[k] += a[k];
         }
-    for (; i < n; i++) {
+    }
+    for (j = 0; j < tail; j++) {
         uint32_t u;
-        memcpy(&u, x + i, 4);
+        memcpy(&u, end + j, 4);
         t = (t ^ u) * 0xC4CEB9FE1A85EC53ull;
     }
-    w = (uint64_t)n * 0x9E3779B97F4A7C15ull ^ t;
-    for (k = 0; k < 4; k++) w = (w ^ h[k]) * 0xFF51AFD7ED558CCDull, w ^= w >> 31;
-    return w;
+    h = (uint64_t)n * 0x9E3779B97F4A7C15ull ^ t;
+    for (k = 0; k < FGL__SUM_LANES; k++) {
+        h = (h ^ a[k]) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 31;
+        h = (h ^ b[k]) * 0xFF51AFD7ED558CCDull;
+        h ^= h >> 31;
+    }
+    return h;
 }

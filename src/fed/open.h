@@ -8,9 +8,10 @@
  * model built from its own spec, an optimizer whose state persists across
  * rounds, an RNG stream, and the algorithm's client state. The server owns
  * the algorithm's server state. Hooks see one side only: a client hook gets
- * its fgl_client (its model, data, state, the last download and this round's
- * upload), a server hook gets the fgl_server (its state, the round's
- * accepted uploads, read-only, and the downloads it builds). One round:
+ * its fgl_client (its model, data, state, the last download, read-only, and
+ * this round's upload), a server hook gets the fgl_server (its state, the
+ * round's accepted uploads, read-only, and the downloads it builds); the
+ * types say so (THE SIDES ARE APART below). One round:
  *   1. every sampled client trains locally (in parallel, one client per
  *      thread; a client large enough, or the only one, alone with every
  *      thread inside its products) and fills its upload;
@@ -58,6 +59,28 @@
  * parameters directly, and a program reading uploads does so in the round
  * (a server hook: fgl_upload), not after it.
  *
+ * THE SIDES ARE APART BY THEIR TYPES. A message's parts are const (fgl_msg:
+ * `const float *part[]`): a client reads its download (c->down, fgl_down,
+ * fgl_received) and the server the accepted uploads (s->up, fgl_upload)
+ * but neither can write them, and `c->down.part[0][0] = 42` does not
+ * compile. Each side writes only its own messages: the client through
+ * fgl_up, the server's download hook through fgl_download_part. A client
+ * that wants to change what it received writes a copy (fgl_down_copy:
+ * scratch memory until the hook returns; what must last goes into its
+ * store). In one process a download part views the server's buffer (one
+ * buffer for every client sent the same part) and an upload's model part
+ * the client's parameters; over MPI both are copies. So a hook that casts
+ * the const away and writes anyway would change the other side in one and
+ * not in the other: the runtime checksums what a hook of the program's own
+ * can reach and checks it after the hook (a client's download after
+ * receive, the local training, upload and eval_model; the accepted uploads
+ * after aggregate) and fails the run naming the client and the hook, in
+ * one process and under MPI alike. The built-in algorithms' hooks never
+ * cast and are not checked; a program's hooks pay a pass over a message
+ * per check, no copy (README, "Writing an algorithm"). Observers
+ * (fgl_algo.report, .client_matrix) get a read-only summary of the run
+ * (fgl_observed), not the run.
+ *
  * PUBLIC DATA. fgl_run_set_public gives the server data no client holds
  * (fgl_scenario.pub: nodes withheld from every client); server hooks read
  * it as s->pub, clients get only what a download sends.
@@ -81,7 +104,8 @@
  * or is evaluated, and checkpoints read them packed. Hooks never see a packed
  * client; a program reading an idle client's model calls fgl_run_unpark
  * first, or copies its parameters with fgl_run_client_params (which leaves
- * it packed: so do observers, such as FED-PUB's report of its masks).
+ * it packed; observers do it with fgl_observed_params, as FED-PUB's report
+ * of its masks).
  * Memory then follows the active clients (bench/scale.sh).
  *
  * SERVER STEPS ARE LIBRARY CALLS: fgl_server_mean (the sample-weighted mean

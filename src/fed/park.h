@@ -4,9 +4,8 @@
  * round, which packs it again if the client is idle). FGL_OK at once for a
  * resident client; FGL_ERR_NOMEM, or FGL_ERR_IO for a state in the park
  * file that cannot be read back as written (state still packed). An
- * algorithm's report and client_matrix observers get a const run: they must
- * not read a packed client's arrays (c->parked_len > 0), and read its model
- * with fgl_run_client_params. */
+ * algorithm's report and client_matrix observers never see the run: they
+ * read a client's model with fgl_observed_params, which calls the next. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
  * floats, in the model's order) into out, whether the client is resident or

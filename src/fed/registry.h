@@ -6,7 +6,7 @@
 #define FGL__REGISTRY_CAP 64
 
 typedef struct fgl__registry {
-    int built, n;
+    int built, n, n_builtin;
     fgl_algo algo[FGL__REGISTRY_CAP];
 } fgl__registry;
 
@@ -18,7 +18,7 @@ static fgl__registry *fgl__reg(void) {
 #undef FGL__BUILDER
         int i, n = (int)(sizeof make / sizeof make[0]);
         for (i = 0; i < n; i++) reg.algo[i] = make[i]();
-        reg.n = n;
+        reg.n = reg.n_builtin = n;
         reg.built = 1;
     }
     return &reg;
@@ -50,3 +50,27 @@ FGLDEF int fgl_algo_register(const fgl_algo *a) {
     return FGL_OK;
 }
 
+FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
+    const fgl__registry *r = fgl__reg();
+    int i, ours[8] = {0}; /* the slot's hook is a built-in table's */
+    unsigned user = 0;
+    for (i = 0; i < r->n_builtin; i++) {
+        const fgl_algo *b = &r->algo[i];
+        ours[0] |= a->receive == b->receive;
+        ours[1] |= a->local_train == b->local_train;
+        ours[2] |= a->train.loss == b->train.loss;
+        ours[3] |= a->train.grad == b->train.grad;
+        ours[4] |= a->train.after_step == b->train.after_step;
+        ours[5] |= a->upload == b->upload;
+        ours[6] |= a->eval_model == b->eval_model;
+        ours[7] |= a->aggregate == b->aggregate;
+    }
+    if (a->receive && !ours[0]) user |= FGL__HOOK_RECEIVE;
+    if ((a->local_train && !ours[1]) || (a->train.loss && !ours[2]) || (a->train.grad && !ours[3]) ||
+        (a->train.after_step && !ours[4]))
+        user |= FGL__HOOK_TRAIN;
+    if (a->upload && !ours[5]) user |= FGL__HOOK_UPLOAD;
+    if (a->eval_model && !ours[6]) user |= FGL__HOOK_EVAL;
+    if (a->aggregate && !ours[7]) user |= FGL__HOOK_AGGREGATE;
+    return user;
+}

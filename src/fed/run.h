@@ -40,6 +40,11 @@ struct fgl_run {
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
     uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: checksums of checked uploads (what the server reads
                                     only, checked after aggregation) */
+    const float *down_shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
+                                                         participant's download views (NULL: none) */
+    uint64_t down_shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
+    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
+    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
     int n_arenas, cap_arenas;
@@ -573,47 +578,17 @@ static int fgl__build_downloads(fgl_run *run, int count) {
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
+    for (p = 0; p < a->n_down; p++) { /* a part sent whole views one buffer: summed once (fgl__down_sums) */
+        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        run->down_shared_at[p] = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW) &&
+                                         (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
+                                     ? at : NULL;
+        if (run->down_shared_at[p]) run->down_shared_sum[p] = fgl__floats_sum(at, s->down_len[p]);
+    }
     return FGL_OK;
 }
 
 /* --- runs: downloads received, defences armed, fgl_run_start ---------------------- */
-
-/* Around each client hook that could reach the download (receive, the
- * local training and its hooks, upload, eval_model) the runtime sums the
- * download's parts before and checks them after: is every part as it was?
- * In one process a part views the server's buffer, over MPI it is the
- * rank's copy: a hook that casts the const away and writes into it would
- * change the server's state in one and not in the other, so both refuse it
- * alike, naming the client and the hook. Only a change during the hook
- * counts: another client's write into a buffer both view (a part sent
- * whole, not by row) is that client's, which its own check catches; with
- * clients running side by side the write may fall inside both windows, and
- * either may be named (the run fails either way). */
-static void fgl__down_sums(const fgl_run *run, fgl_client *c) {
-    const fgl_msg *m = &run->down[c->id];
-    int p;
-    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
-        c->down_sum[p] = m->part[p] ? fgl__floats_sum(m->part[p], m->len[p]) : 0;
-}
-
-/* The index of a part changed since fgl__down_sums, or -1. */
-static int fgl__down_changed(const fgl_run *run, const fgl_client *c) {
-    const fgl_msg *m = &run->down[c->id];
-    int p;
-    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
-        if (m->part[p] && m->part[p] == c->down.part[p] && fgl__floats_sum(m->part[p], m->len[p]) != c->down_sum[p])
-            return p;
-    return -1;
-}
-
-static int fgl__down_intact(const fgl_run *run, fgl_client *c, const char *hook) {
-    int p = fgl__down_changed(run, c);
-    if (p < 0) return FGL_OK;
-    return fgl_client_fail(c, FGL_ERR_ARG,
-                           "%s wrote into download part '%s', which clients read only (fgl_down_copy gives a "
-                           "writable copy)",
-                           hook, c->down.decl[p].name);
-}
 
 /* Client side of a download: check it against the declaration, load the
  * model parts, call the receive hook. */
@@ -642,9 +617,10 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         }
         if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
     }
-    if (!call_hook) return;
-    if (run->algo.receive) fgl__down_sums(run, c);
-    if (!fgl__client_hook(c, run->algo.receive) && run->algo.receive) fgl__down_intact(run, c, "the receive hook");
+    if (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
+        fgl__down_sums(run, c, c->down_sum); /* as received: checked after each hook of the program's own */
+    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->user_hooks & FGL__HOOK_RECEIVE))
+        fgl__down_intact(run, c, "the receive hook");
 }
 
 static int fgl__sample_participants(fgl_run *run, int round);
@@ -815,6 +791,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     run->t_start = fgl_now();
+    run->user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         fgl_model_spec spec = c->model.spec;
@@ -909,11 +886,14 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2];
-    int p;
-    if (run->algo.eval_model) fgl__down_sums(run, c); /* the hook may reach the last download */
+    uint64_t before[FGL_MSG_MAX_PARTS];
+    int p, check = (run->user_hooks & FGL__HOOK_EVAL) != 0;
+    /* the hook may reach the last download, which an idle client's may view
+     * in server buffers changed since: summed before the call */
+    if (check) fgl__down_sums(run, c, before);
     m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
     if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    if (run->algo.eval_model && (p = fgl__down_changed(run, c)) >= 0) {
+    if (check && (p = fgl__down_changed(run, c, before)) >= 0 && fgl__first_written(run)) {
         acc[0] = acc[1] = -1;
         fgl_tape_fail(&c->tape, FGL_ERR_ARG,
                       "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy "
@@ -927,20 +907,18 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
 static int fgl__client_round(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
-    int p, rc, hooked;
+    int p, rc;
     c->error = 0;
     c->msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
     if ((rc = fgl__unpark(run, c)))
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
-    hooked = a->local_train || a->train.loss || a->train.grad || a->train.after_step;
-    if (hooked) fgl__down_sums(run, c);
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
-    if (hooked && (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
+    if ((run->user_hooks & FGL__HOOK_TRAIN) &&
+        (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
-    if (!hooked && a->upload) fgl__down_sums(run, c);
     for (p = 0; p < a->n_up; p++) {
         const fgl_part *d = &a->up[p];
         float *x;
@@ -963,8 +941,8 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         }
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
-    if (fgl__client_hook(c, a->upload)) return c->error; /* the sums as training left them */
-    if (a->upload && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
+    if (fgl__client_hook(c, a->upload)) return c->error;
+    if ((run->user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     if ((rc = fgl__client_transform(run, c))) return rc;
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
@@ -1176,53 +1154,11 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * the server phase for an upload that came over a transport or that the
  * ALIE attack rewrote. */
 static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
-    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on, p;
+    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
     run->checked[c->id] =
         fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1) /* what the server reads only: checked after aggregation */
-        for (p = 0; p < c->up.n_parts; p++)
-            run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] = c->up.part[p] ? fgl__floats_sum(c->up.part[p],
-                                                                                               c->up.len[p]) : 0;
-}
-
-/* After aggregation: every accepted upload as the client sent it? In one
- * process an upload's model part views the client's parameters (and the
- * other parts are the client's buffers), over MPI they are the server's
- * copies: an aggregate hook that casts the const away and writes into one
- * would change the client in one and not in the other, so both refuse it
- * alike. */
-static int fgl__uploads_intact(fgl_run *run) {
-    int q, bad = -1, n = run->n_part;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
-#endif
-    for (q = 0; q < n; q++) {
-        const fgl_client *c = &run->clients[run->part[q]];
-        int p;
-        if (!run->accepted[c->id]) continue;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
-                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
-#ifdef _OPENMP
-#pragma omp critical(fgl__uploads_intact)
-#endif
-                if (bad < 0 || q < bad) bad = q;
-                break;
-            }
-    }
-    if (bad >= 0) {
-        const fgl_client *c = &run->clients[run->part[bad]];
-        int p;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] &&
-                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
-                break;
-        fgl_server_fail(&run->server, FGL_ERR_ARG,
-                        "the aggregate hook wrote into client %d's upload part '%s', which the server reads only",
-                        c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
-        return fgl__server_error(run, FGL_ERR_ARG, "aggregation");
-    }
-    return FGL_OK;
+    if (run->checked[c->id] == 1 && (run->user_hooks & FGL__HOOK_AGGREGATE))
+        fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
 }
 
 static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
@@ -1305,7 +1241,8 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((rc = fgl__uploads_intact(run))) return rc;
+        if ((run->user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
+            return fgl__server_error(run, rc, "aggregation");
     }
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;

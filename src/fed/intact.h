@@ -1,0 +1,142 @@
+/* ------------------------------------------------------------------------ */
+/* What a hook received stays as it was sent                                */
+/* ------------------------------------------------------------------------ */
+
+/* Hooks see the other side's messages through const (fgl_msg), but a hook
+ * could still cast the const away and write. In one process a download
+ * part views the server's buffer and an upload's model part the client's
+ * parameters; over MPI both are the receiving rank's copies. So that such a
+ * write gives neither different bits in the two nor silent damage, the
+ * runtime checks, with checksums (fgl__floats_sum), that every received
+ * part is unchanged after each hook that can reach it, and fails the run
+ * naming the client and the hook. Private to the runtime (run.h).
+ *
+ * Only hooks of the program's own are checked: a hook of a built-in table
+ * (the library's, also when a table extended from one keeps it) never casts
+ * the const away, and the built-in algorithms give the same bits in one
+ * process and under MPI (tests/test_mpi.sh; tests/test_sides.sh greps
+ * src/fed/algos for such casts). So the built-in algorithms pay nothing,
+ * and a program's hooks pay one pass over the message they could reach
+ * after each of them, and one as it arrives (README, "Writing an
+ * algorithm": what it costs). */
+
+/* fgl:private */
+/* The hooks that can reach what they received, as bits of
+ * fgl_run.user_hooks: set for a hook that is not a built-in table's. */
+enum {
+    FGL__HOOK_RECEIVE = 1,
+    FGL__HOOK_TRAIN = 2,     /* local_train, train.loss, train.grad, train.after_step */
+    FGL__HOOK_UPLOAD = 4,
+    FGL__HOOK_EVAL = 8,      /* eval_model */
+    FGL__HOOK_AGGREGATE = 16
+};
+/* The FGL__HOOK_* bits of a's hooks that are neither NULL nor a built-in
+ * table's (src/fed/registry.h). */
+FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
+
+/* fgl:implementation */
+/* --- received messages, checked -------------------------------------------------- */
+
+/* Each part of a download is summed as received (fgl__floats_sum), and
+ * after every client hook that can reach it (receive, the local training
+ * and its hooks, upload; eval_model around its call) the runtime checks it
+ * is unchanged. In one process a part views the server's buffer, over MPI
+ * it is the rank's copy: a hook that casts the const away and writes into
+ * it would change the server's state in one and not in the other, so both
+ * refuse it alike, naming the client and the hook. A part sent whole (not
+ * by row) is one buffer that every client views in one process: summed
+ * once when the downloads are built, and a write into it shows in every
+ * viewer's next check. The first check that catches a write records it
+ * (run->written) and later ones stay silent, so with clients one after the
+ * other the writer is named, as under MPI; with clients side by side
+ * another client's check may come first and be named (the run fails
+ * either way). */
+static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *sums) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        sums[p] = !m->part[p] ? 0
+                  : m->part[p] == run->down_shared_at[p] ? run->down_shared_sum[p]
+                                                          : fgl__floats_sum(m->part[p], m->len[p]);
+}
+
+/* The index of a part that differs from sums, or -1. */
+static int fgl__down_changed(const fgl_run *run, const fgl_client *c, const uint64_t *sums) {
+    const fgl_msg *m = &run->down[c->id];
+    int p;
+    for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
+        if (m->part[p] && m->part[p] == c->down.part[p] && fgl__floats_sum(m->part[p], m->len[p]) != sums[p])
+            return p;
+    return -1;
+}
+
+/* 1 for the first check of the run that caught a write. */
+static int fgl__first_written(fgl_run *run) {
+    int first;
+#ifdef _OPENMP
+#pragma omp critical(fgl__written)
+#endif
+    {
+        first = !run->written;
+        run->written = 1;
+    }
+    return first;
+}
+
+static int fgl__down_intact(fgl_run *run, fgl_client *c, const char *hook) {
+    int p = fgl__down_changed(run, c, c->down_sum);
+    if (p < 0 || !fgl__first_written(run)) return FGL_OK;
+    return fgl_client_fail(c, FGL_ERR_ARG,
+                           "%s wrote into download part '%s', which clients read only (fgl_down_copy gives a "
+                           "writable copy)",
+                           hook, c->down.decl[p].name);
+}
+
+/* The checksums of client c's accepted upload, where the server checks it
+ * (on the client's thread, or the server's for an upload from elsewhere). */
+static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
+    int p;
+    for (p = 0; p < c->up.n_parts; p++)
+        run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
+            c->up.part[p] ? fgl__floats_sum(c->up.part[p], c->up.len[p]) : 0;
+}
+
+/* After aggregation: every accepted upload as the client sent it? In one
+ * process an upload's model part views the client's parameters (and the
+ * other parts are the client's buffers), over MPI they are the server's
+ * copies: an aggregate hook that casts the const away and writes into one
+ * would change the client in one and not in the other, so both refuse it
+ * alike. */
+static int fgl__uploads_intact(fgl_run *run) {
+    int q, bad = -1, n = run->n_part;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#endif
+    for (q = 0; q < n; q++) {
+        const fgl_client *c = &run->clients[run->part[q]];
+        int p;
+        if (!run->accepted[c->id]) continue;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
+                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
+#ifdef _OPENMP
+#pragma omp critical(fgl__uploads_intact)
+#endif
+                if (bad < 0 || q < bad) bad = q;
+                break;
+            }
+    }
+    if (bad >= 0) {
+        const fgl_client *c = &run->clients[run->part[bad]];
+        int p;
+        for (p = 0; p < c->up.n_parts; p++)
+            if (c->up.part[p] &&
+                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
+                break;
+        return fgl_server_fail(&run->server, FGL_ERR_ARG,
+                               "the aggregate hook wrote into client %d's upload part '%s', which the server reads "
+                               "only",
+                               c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
+    }
+    return FGL_OK;
+}
