@@ -14,7 +14,9 @@
  *   s->n_shared                floats in each upload's "theta"
  *   fgl_upload(s, i, "theta")  client i's uploaded parameters (n_shared floats),
  *                              or NULL if client i's upload was rejected or
- *                              absent this round: skip those clients
+ *                              absent this round: skip those clients. Read
+ *                              only (const): sort copies, never the upload
+ *                              (a write is refused when the round ends)
  *   fgl_floats(&s->store, "global")   the server model (n_shared floats):
  *                              write the result here; it is what every client
  *                              receives next

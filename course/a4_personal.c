@@ -17,7 +17,10 @@
  * Ideas: keep part of the model local (FedPer), mix models with weights
  * from how alike two clients are (FedAMP, pFedGraph, FED-PUB), cluster
  * clients (GCFL), mix the global and a local model. fgl_fed.h's top
- * comment explains the contract; its algorithms are examples to read.
+ * comment explains the contract (what a hook receives is read-only: a
+ * client changes a copy, fgl_down_copy); its algorithms are examples to
+ * read. A client_matrix observer (fglrun draws it) gets a read-only
+ * summary: fgl_observed_matrix(o, "weights", out) copies a K x K entry.
  * Write down your design and its measured accuracy in your report:
  *   ./course/build/fglrun --algo mine,local,fedavg --data synthetic --out /tmp/mine
  *
