@@ -92,16 +92,19 @@ static uint32_t fgl__get_le32(const unsigned char *p) {
 
 /* 32 secret bytes for (purpose, a, b): from the operating system's entropy
  * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
- * the KDF of a key made from the secret seed: reproducible, and as secret
- * as that seed. */
+ * the KDF of a key made from the secret seed and the run seed:
+ * reproducible, and as secret as the secret seed. */
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err) {
     if (cfg->secrets.from_seed) {
         unsigned char k[32];
         int i;
         memset(k, 0, sizeof k);
-        for (i = 0; i < 8; i++) k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
-        memcpy(k + 8, "fgl secret seed", 15);
+        for (i = 0; i < 8; i++) { /* the run seed too: runs of several model seeds draw apart */
+            k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
+            k[8 + i] = (unsigned char)(cfg->seed >> (8 * i));
+        }
+        memcpy(k + 16, "fgl secret seed", 15);
         fgl_kdf(out, k, purpose, a, b);
         return FGL_OK;
     }
