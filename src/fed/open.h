@@ -94,8 +94,19 @@
  * the mean of model weights in fgl_server_mean and applies row by row, with
  * the row's weights, in the mixtures; DP and secure aggregation are defined
  * for fgl_server_mean only, and an algorithm that mixes declares it
- * (fgl_algo.mixes) so that a run combining it with them is refused at its
- * start. Gather + fgl_mix_rows bypasses every defence.
+ * (fgl_algo.mixes), as it declares an upload its own server code turns
+ * into model state (FGL_PART_RAW: gather + fgl_mix_rows, fgl_upload or
+ * fgl_server_plain_mean into the models bypasses every defence), so that a
+ * run asking for a defence that would not cover it is refused at its start.
+ *
+ * PRIVACY: cfg.dp is DP-FedAvg (Poisson participation at rate frac, the
+ * whole update clipped, the fixed denominator frac K, Gaussian noise;
+ * fgl_run_dp_epsilon is its accountant); cfg.secagg is Bonawitz et al.'s
+ * secure aggregation (X25519, ChaCha20, Shamir t-of-n, fresh every round,
+ * a threshold below which a round is not unmasked). Their secrets come from
+ * the operating system's entropy on their owner's side, never from
+ * cfg.seed and never saved; cfg.secrets.from_seed derives them from a
+ * secret seed for simulations that must repeat.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
