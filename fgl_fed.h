@@ -2458,11 +2458,11 @@ static int64_t fgl__fe_floor_shift(int64_t x, int s) {
         (t)[to] += (m) * c_;                                                                                 \
     } while (0)
 
-/* h = t carried: the limbs within about half their widths of zero (limb 1
- * and 5 within 2^24 + 2^16), the carry out of limb 9 (2^255) brought back
+/* h = t carried: the limbs within about half their widths of zero (limbs 1
+ * and 5 within 2^24 + 2^15), the carry out of limb 9 (2^255) brought back
  * as 19 times it. Two chains, from limbs 0 and 4, run interleaved; limb 4
- * is carried twice, and the wrapped carry (19 x up to 2^37) into limb 0
- * once more. */
+ * is carried twice, and limb 0 once more after the wrapped carry (19 x up
+ * to 2^36). */
 static void fgl__fe_carry(fgl__fe *h, int64_t t[10]) {
     int i;
     FGL__FE_CARRY(t, 0, 26, 1, 1);
@@ -2496,10 +2496,6 @@ static void fgl__fe_sub(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
     for (i = 0; i < 10; i++) h->v[i] = f->v[i] - g->v[i];
 }
 
-/* h = f g. Limbs i and j meet at 2^(p_i + p_j), which is 2^p_(i+j), or
- * twice it when i and j are both odd (25.5 rounded up twice); past limb 9
- * 2^255 = 19. With |f_i|, |g_j| <= 2^26 each product is below
- * 2 x 19 x 2^52 and the ten of a limb below 2^61. h may be f or g. */
 /* w[p][m] for fgl__fe_mul and fgl__fe_sq: the factor of f_i (i of parity
  * p) in limb k = m + i - 10 of a product with g: g_(m mod 10), times 19
  * when m < 10 (the sum wrapped past limb 9), times 2 when i and m are odd. */
@@ -2517,17 +2513,21 @@ static void fgl__fe_factors(int64_t w[2][20], const fgl__fe *g) {
  * with constant indices (straight-line code: every compiler keeps it in
  * registers, where loops were unrolled by some and not others). In a
  * square the term of (i, j) equals that of (j, i): FGL__FE_PAIR counts
- * the first of each pair twice and drops the second, which the compiler
- * folds away. */
+ * the first of each pair twice and the second not at all, a factor 0 the
+ * compiler folds away. */
 #define FGL__FE_TERM(i, k, x) ((int64_t)f->v[i] * w[(i) & 1][(k) - (i) + 10] * (x))
+#define FGL__FE_ONE(i, k) FGL__FE_TERM(i, k, 1)
 #define FGL__FE_PAIR(i, k) FGL__FE_TERM(i, k, (((k) - (i) + 10) % 10 > (i) ? 2 : ((k) - (i) + 10) % 10 == (i)))
 #define FGL__FE_LIMB(T, k)                                                                                  \
     (T(0, k) + T(1, k) + T(2, k) + T(3, k) + T(4, k) + T(5, k) + T(6, k) + T(7, k) + T(8, k) + T(9, k))
 
+/* h = f g. Limbs i and j meet at 2^(p_i + p_j), which is 2^p_(i+j), or
+ * twice it when i and j are both odd (25.5 rounded up twice); past limb 9
+ * 2^255 = 19. With |f_i|, |g_j| at most a little over 2^26 each product is
+ * below 2 x 19 x 2^52.01 and the ten of a limb below 2^61. h may be f or g. */
 static void fgl__fe_mul(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
     int64_t t[10], w[2][20];
     fgl__fe_factors(w, g);
-#define FGL__FE_ONE(i, k) FGL__FE_TERM(i, k, 1)
     t[0] = FGL__FE_LIMB(FGL__FE_ONE, 0);
     t[1] = FGL__FE_LIMB(FGL__FE_ONE, 1);
     t[2] = FGL__FE_LIMB(FGL__FE_ONE, 2);
