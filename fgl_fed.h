@@ -1362,35 +1362,51 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 /* ------------------------------------------------------------------------ */
 #ifdef FGL_MPI
 /* Rank 0 is the server; the clients are spread over the other ranks in
- * contiguous blocks (client i on rank 1 + floor(i (P - 1) / K)), several
- * per rank, OpenMP inside a rank. Rank 0 builds the run as usual (it holds
- * the data only to send each rank its own clients' share), then:
+ * contiguous blocks (client i on the (1 + floor(i L / K))-th of the L live
+ * worker ranks), several per rank, OpenMP inside a rank. Rank 0 builds the
+ * run as usual (it holds the data only to send each rank its own clients'
+ * share), then:
  *       if (rank == 0) {
  *           fgl_run_init(&run, &cfg, algo, cd, K, &err);
  *           fgl_mpi_distribute(&run, MPI_COMM_WORLD, NULL, &err);
  *           for (r = 0; r < cfg.rounds; r++) fgl_run_round(&run);   // as in one process
  *           fgl_run_free(&run);                 // the workers drop the run
- *           fgl_mpi_finish(MPI_COMM_WORLD);     // and return from fgl_mpi_serve
+ *           if (fgl_mpi_finish(MPI_COMM_WORLD)) // they return from fgl_mpi_serve
+ *               ...                             // some rank did not: see below
  *       } else fgl_mpi_serve(MPI_COMM_WORLD, &err);
  * fgl_run_round, fgl_run_save and fgl_run_load then work across the
  * processes with the same bits as in one: every rank runs the same build
  * (checked), each client's computation happens where it lives, uploads and
  * downloads travel as their declared parts (4 bytes a float, plus a header
- * per message), and only the next round's participants get a download. A
- * rank that does not answer within the timeout is lost: its clients are
- * left out of the rounds (counted in fgl_round_stats.n_lost) and of the
- * accuracy means, and the run goes on; checkpoints need every client, so
- * the last one written before the loss restarts the whole job. Algorithms
- * must be registered (fgl_algo_register) in every process, as the workers
- * find them by name. */
+ * per message), and only the next round's participants get a download.
+ * Algorithms must be registered (fgl_algo_register) in every process, as
+ * the workers find them by name.
+ *
+ * Faults. A rank that does not answer within the timeout (dead, stopped,
+ * hung, or sending garbage) is lost: its clients are left out of the rounds
+ * (counted in fgl_round_stats.n_lost) and of the accuracy means, and the
+ * run goes on; checkpoints need every client, so the last one written
+ * before the loss restarts the whole job. A lost rank stays lost on that
+ * communicator: later runs spread their clients over the other ranks (a
+ * rank lost while a run starts, too; with no worker left the run stays on
+ * rank 0). The server never blocks on a lost rank: every send is
+ * non-blocking and given up (MPI_Request_free) when the rank is lost, and
+ * fgl sets the communicator's error handler to MPI_ERRORS_RETURN, so that a
+ * failed call reaches fgl (which loses the rank) instead of ending the job.
+ * Whether the job survives a process that dies is the MPI's decision: Open
+ * MPI 4 ends the whole job unless mpirun has --enable-recovery (README,
+ * "Across processes and machines"). fgl never aborts: fgl_mpi_finish tells
+ * the program whether MPI_Finalize is safe, and the program decides. */
 typedef struct fgl_mpi_options {
     double timeout;              /* seconds a rank may take to answer before it is lost (300) */
-    int fail_rank, fail_round;   /* a simulated fault: rank fail_rank stops answering from round
-                                    fail_round (1-based) on; 0: none */
+    int fail_rank, fail_round;   /* a simulated fault: rank fail_rank (0: none) stops answering from
+                                    round fail_round (1-based) on; fail_round 0: from the run's start
+                                    (it never answers the run's description) */
 } fgl_mpi_options;
 
 typedef struct fgl_mpi_stats {
-    int ranks, lost_ranks;
+    int ranks, lost_ranks;               /* lost_ranks: in this run (while it started, too) */
+    int lost_clients;                    /* the clients left out with them */
     size_t bytes_sent, bytes_received;   /* by the server during the run, headers included */
     size_t bytes_data;                   /* the clients' data and the run's description, at the start */
     double t_exchange;                   /* server seconds from posting commands to the last reply */
@@ -1400,14 +1416,29 @@ typedef struct fgl_mpi_stats {
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
 /* Rank 0, after fgl_run_init (and fgl_run_set) and before the first round:
- * send each other rank its clients' data and the run's description. With
- * one process the run stays where it is. */
+ * send each other live rank its clients' data and the run's description.
+ * With one process (or no live worker left) the run stays where it is. */
 FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err);
 /* Ranks 1..P-1: host clients for the runs rank 0 distributes, until
  * fgl_mpi_finish. Returns FGL_OK, or an error that stopped this process. */
 FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err);
-/* Rank 0: no more runs; the other ranks return from fgl_mpi_serve. */
-FGLDEF void fgl_mpi_finish(MPI_Comm comm);
+/* fgl_mpi_serve that, while it waits for the server (a command, or a reply
+ * to be taken), asks server_alive(ctx) about once a second whether rank 0
+ * still exists; when it says 0, returns FGL_ERR_IO ("the server is gone").
+ * MPI cannot tell a rank that rank 0 died; the program can (fglrun: rank
+ * 0's process id, on the same host). */
+FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), void *ctx, fgl_error *err);
+/* Rank 0: no more runs. Tells every other rank to return from
+ * fgl_mpi_serve and waits for each to confirm (up to the longest timeout of
+ * the runs; ranks lost before, a second). Returns how many did not confirm:
+ * 0, and MPI_Finalize waits for no lost rank; otherwise they are dead or
+ * stopped (fgl_mpi_rank_gone says which), and with Open MPI 4 MPI_Finalize
+ * would wait for a stopped one forever (the program ends the job, MPI_Abort,
+ * after writing what it has). */
+FGLDEF int fgl_mpi_finish(MPI_Comm comm);
+/* Rank 0: 1 if rank was lost on comm (in a run, while one started, or at
+ * fgl_mpi_finish; 2: it did not confirm fgl_mpi_finish), else 0. */
+FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank);
 /* What crossed MPI for a distributed run (0 and ranks 1 for a local one). */
 FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 #endif /* FGL_MPI */
@@ -11577,76 +11608,14 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
 }
 
 /* ======================================================================== */
-/* FGL_MPI: a run across processes                                          */
+/* FGL_MPI: clients' data and messages as bytes (src/fed/mpi.h sends them)  */
 /* ======================================================================== */
-/* The server (rank 0) sends commands, each rank answers each command with
- * one reply; both are byte strings in fgl_bytes' little-endian encoding:
- *   command: u32 kind, u32 run id, u32 round, then its body;
- *   reply:   u32 kind, u32 run id, u32 round, u32 status, str error, f64
- *            seconds the rank spent on it, then its body.
- *   INIT    run description, every client's spec and registration, the
- *           rank's clients' data                       -> status
- *   START   parameter values, the first downloads      -> status
- *   TRAIN   the round's participants                   -> each hosted
- *           participant's error, loss and upload parts
- *   FINISH  evaluate?, the next downloads              -> accuracies
- *   SAVE                                               -> client stores
- *   LOAD    check: client stores; commit: nothing       -> status
- *   RESUME  participants, downloads (no receive hooks) -> status
- *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
- *           -> each hosted one's public keys; 2 all public keys -> its
- *           sealed shares; 3 the survivors and the shares sealed to each
- *           hosted survivor -> its revealed shares. The secrets stay on
- *           the rank (the secret seed, when the run has one, comes in INIT)
- *   END, QUIT (no reply)
- * A download or upload is, per client, its id and per declared part a u64
- * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
- * growing naps, so a waiting process leaves the cores to those computing. */
+/* In fgl_bytes' little-endian encoding: arrays as a u64 count (0: absent)
+ * and their values, a CSR matrix as its shape and arrays, a client's node
+ * data or graph set field by field, a download or upload as the client's
+ * id and per declared part a u64 length and the floats' bits. Every count
+ * read is checked against the bytes left before anything is allocated. */
 #ifdef FGL_MPI
-
-#define FGL__MPI_CMD 7101
-#define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 3u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed */
-
-enum {
-    FGL__MC_INIT = 1,
-    FGL__MC_START,
-    FGL__MC_TRAIN,
-    FGL__MC_FINISH,
-    FGL__MC_SAVE,
-    FGL__MC_LOAD,
-    FGL__MC_RESUME,
-    FGL__MC_END,
-    FGL__MC_QUIT,
-    FGL__MC_SECAGG
-};
-
-FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
-    fgl_mpi_options o;
-    memset(&o, 0, sizeof o);
-    o.timeout = 300;
-    return o;
-}
-
-/* Sleep *us microseconds where POSIX allows it (else return at once: the
- * caller polls MPI again), doubling up to 2 ms. */
-static void fgl__mpi_nap(int *us) {
-#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
-    struct timespec ts;
-    ts.tv_sec = 0;
-    ts.tv_nsec = 1000L * *us;
-    nanosleep(&ts, NULL);
-#endif
-    if (*us < 2000) *us *= 2;
-}
-
-static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
-    b->len = 0;
-    b->err = 0;
-    fgl_bytes_put_u32(b, kind);
-    fgl_bytes_put_u32(b, run_id);
-    fgl_bytes_put_u32(b, (uint32_t)round);
-}
 
 /* --- client data on the wire -------------------------------------------------- */
 
@@ -11842,7 +11811,133 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
     }
 }
 
+#endif /* FGL_MPI */
+/* ======================================================================== */
+/* FGL_MPI: a run across processes                                          */
+/* ======================================================================== */
+/* The server (rank 0) sends commands, each rank answers each command with
+ * one reply; both are byte strings in fgl_bytes' little-endian encoding:
+ *   command: u32 kind, u32 run id, u32 round, then its body;
+ *   reply:   u32 kind, u32 run id, u32 round, u32 status, str error, f64
+ *            seconds the rank spent on it, then its body.
+ *   INIT    run description, every client's spec and registration, the
+ *           rank's clients' data                       -> status
+ *   START   parameter values, the first downloads      -> status
+ *   TRAIN   the round's participants                   -> each hosted
+ *           participant's error, loss and upload parts
+ *   FINISH  evaluate?, the next downloads              -> accuracies
+ *   SAVE                                               -> client stores
+ *   LOAD    check: client stores; commit: nothing       -> status
+ *   RESUME  participants, downloads (no receive hooks) -> status
+ *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
+ *           -> each hosted one's public keys; 2 all public keys -> its
+ *           sealed shares; 3 the survivors and the shares sealed to each
+ *           hosted survivor -> its revealed shares. The secrets stay on
+ *           the rank (the secret seed, when the run has one, comes in INIT)
+ *   END (no reply)
+ *   QUIT                                               -> a bare header
+ * A download or upload is, per client, its id and per declared part a u64
+ * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
+ * growing naps, so a waiting process leaves the cores to those computing;
+ * every send is MPI_Isend, tested with the same naps until it completes or
+ * its rank is given up, so no side blocks on a process that died or stopped.
+ * The server keeps, with each communicator (an MPI attribute), which ranks
+ * it lost and the longest timeout of its runs. */
+#ifdef FGL_MPI
+
+#define FGL__MPI_CMD 7101
+#define FGL__MPI_REPLY 7102
+#define FGL__MPI_PROTOCOL 4u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed */
+
+enum {
+    FGL__MC_INIT = 1,
+    FGL__MC_START,
+    FGL__MC_TRAIN,
+    FGL__MC_FINISH,
+    FGL__MC_SAVE,
+    FGL__MC_LOAD,
+    FGL__MC_RESUME,
+    FGL__MC_END,
+    FGL__MC_QUIT,
+    FGL__MC_SECAGG
+};
+
+FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
+    fgl_mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.timeout = 300;
+    return o;
+}
+
+/* Sleep *us microseconds where POSIX allows it (else return at once: the
+ * caller polls MPI again), doubling up to 2 ms. */
+static void fgl__mpi_nap(int *us) {
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
+    struct timespec ts;
+    ts.tv_sec = 0;
+    ts.tv_nsec = 1000L * *us;
+    nanosleep(&ts, NULL);
+#endif
+    if (*us < 2000) *us *= 2;
+}
+
+static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
+    b->len = 0;
+    b->err = 0;
+    fgl_bytes_put_u32(b, kind);
+    fgl_bytes_put_u32(b, run_id);
+    fgl_bytes_put_u32(b, (uint32_t)round);
+}
+
 /* --- the server's side ------------------------------------------------------------- */
+
+/* What the server keeps with a communicator (an MPI attribute, freed with
+ * it): the ranks it lost, for the runs after and fgl_mpi_finish, and the
+ * longest timeout of its runs. */
+typedef struct fgl__mpi_comm {
+    int size;
+    double timeout;
+    unsigned char *gone; /* per rank: 1 lost, 2 did not confirm fgl_mpi_finish */
+} fgl__mpi_comm;
+
+static int fgl__mpi_keyval = MPI_KEYVAL_INVALID;
+
+static int fgl__mpi_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+    fgl__mpi_comm *s = (fgl__mpi_comm *)attr;
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    if (s) FGL_FREE(s->gone);
+    FGL_FREE(s);
+    return MPI_SUCCESS;
+}
+
+/* comm's state, created (nothing lost) when create is set; NULL when there
+ * is none, or no memory or keyval for it. */
+static fgl__mpi_comm *fgl__mpi_comm_state(MPI_Comm comm, int create) {
+    fgl__mpi_comm *s;
+    void *v = NULL;
+    int flag = 0, size = 0;
+    if (fgl__mpi_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fgl__mpi_comm_delete, &fgl__mpi_keyval, NULL) != MPI_SUCCESS) {
+        fgl__mpi_keyval = MPI_KEYVAL_INVALID;
+        return NULL;
+    }
+    if (MPI_Comm_get_attr(comm, fgl__mpi_keyval, &v, &flag) == MPI_SUCCESS && flag && v) return (fgl__mpi_comm *)v;
+    if (!create || MPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 1) return NULL;
+    s = (fgl__mpi_comm *)fgl__zalloc(sizeof *s);
+    if (s && !(s->gone = (unsigned char *)fgl__zalloc((size_t)size))) {
+        FGL_FREE(s);
+        s = NULL;
+    }
+    if (s && MPI_Comm_set_attr(comm, fgl__mpi_keyval, s) != MPI_SUCCESS) {
+        fgl__mpi_comm_delete(comm, fgl__mpi_keyval, s, NULL);
+        s = NULL;
+    }
+    if (s) s->size = size;
+    return s;
+}
 
 typedef struct fgl__mpi {
     struct fgl__transport tr;   /* first: run->transport points here */
@@ -11850,11 +11945,16 @@ typedef struct fgl__mpi {
     int size;
     uint32_t run_id;
     fgl_mpi_options opt;
+    fgl__mpi_comm *cs;          /* the communicator's state (NULL: none could be kept) */
+    int starting;               /* INIT under way: a rank lost now gives its clients to the others */
     int *host;                  /* K: the rank hosting client i */
-    unsigned char *alive;       /* per rank */
+    int *ranks;                 /* size: scratch, the live ranks in order */
+    unsigned char *alive;       /* per rank: took the run, not lost */
+    unsigned char *member;      /* per rank: was sent the run (INIT) */
     unsigned char *want;        /* per rank: a reply awaited */
     fgl_bytes *out;             /* per rank: the command being sent */
     MPI_Request *req;           /* per rank: its send */
+    MPI_Request *end;           /* per rank: the END send */
     fgl_bytes *stores;          /* SAVE: where the replies' client stores go */
     fgl_mpi_stats st;
 } fgl__mpi;
@@ -11863,12 +11963,15 @@ typedef int (*fgl__mpi_handler)(fgl_run *run, fgl__mpi *t, int rank, fgl_reader 
 
 static fgl__mpi *fgl__mpi_of(const fgl_run *run) { return (fgl__mpi *)run->transport; }
 
-/* A rank stops answering: its clients are out of the run from now on. */
+/* A rank stops answering: its clients are out of the run from now on, and
+ * the rank out of the communicator's later runs. Its pending send, if any,
+ * stays posted (given up when the run is freed). */
 static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) {
     int i, first = -1, last = -1;
     if (!t->alive[rank]) return;
     t->alive[rank] = 0;
     t->want[rank] = 0;
+    if (t->cs && rank < t->cs->size) t->cs->gone[rank] = 1;
     for (i = 0; i < run->n_clients; i++)
         if (t->host[i] == rank) {
             fgl_client *c = &run->clients[i];
@@ -11878,15 +11981,40 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             if (first < 0) first = i;
             last = i;
         }
-    if (!t->st.lost_ranks++)
+    if (t->st.lost_ranks++) return;
+    if (t->starting)
+        snprintf(t->st.note, sizeof t->st.note, "rank %d lost as the run started: %s; its clients went to the others",
+                 rank, why);
+    else
         snprintf(t->st.note, sizeof t->st.note, "rank %d (clients %d-%d) lost in round %d: %s", rank, first, last,
                  run->round + 1, why);
 }
 
+/* Poll (napping) until rank r's last send completes: FGL_OK, or the rank
+ * is lost (not taken before the deadline, or MPI failed). */
+static int fgl__mpi_settle(fgl_run *run, fgl__mpi *t, int r, double deadline) {
+    int nap = 50;
+    while (t->req[r] != MPI_REQUEST_NULL) {
+        int flag = 0;
+        if (MPI_Test(&t->req[r], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            fgl__mpi_lose(run, t, r, "MPI failed on its last command");
+            return FGL_ERR_IO;
+        }
+        if (flag) break;
+        if (fgl_now() > deadline) {
+            fgl__mpi_lose(run, t, r, "its last command was not taken within the timeout");
+            return FGL_ERR_IO;
+        }
+        fgl__mpi_nap(&nap);
+    }
+    return FGL_OK;
+}
+
 /* Post the commands built in t->out for the ranks in t->want and wait for
  * their replies of the same kind: handler (may be NULL) reads each body. A
- * rank that does not answer within the timeout, or whose reply is
- * malformed, is lost; a rank that reports an error fails the run. */
+ * rank that does not answer within the timeout, whose reply is malformed,
+ * or that MPI fails to reach, is lost; a rank that reports an error fails
+ * the run. Nothing here blocks: sends are MPI_Isend, waits are polls. */
 static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_handler handler) {
     double t0 = fgl_now(), slowest = 0;
     int r, pending = 0, nap = 50, rc = FGL_OK;
@@ -11903,8 +12031,13 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                                         b->err ? "ran out of memory" : "exceeds 2 GB");
             continue;
         }
-        if (t->req[r] != MPI_REQUEST_NULL) MPI_Wait(&t->req[r], MPI_STATUS_IGNORE); /* the last one was answered */
-        MPI_Isend(b->data, (int)b->len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->req[r]);
+        /* its last command was answered, so that send completes at once; a rank lost here is lost */
+        if (fgl__mpi_settle(run, t, r, t0 + t->opt.timeout)) continue;
+        if (MPI_Isend(b->data, (int)b->len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->req[r]) != MPI_SUCCESS) {
+            t->req[r] = MPI_REQUEST_NULL;
+            fgl__mpi_lose(run, t, r, "MPI could not send it a command");
+            continue;
+        }
         t->st.bytes_sent += b->len;
         pending++;
     }
@@ -11919,7 +12052,11 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             char msg[256];
             double secs;
             if (!t->want[r]) continue;
-            MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status);
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status) != MPI_SUCCESS) {
+                fgl__mpi_lose(run, t, r, "MPI failed while waiting for its reply");
+                pending--;
+                continue;
+            }
             if (!flag) continue;
             MPI_Get_count(&status, MPI_BYTE, &count);
             buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
@@ -11928,7 +12065,12 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE);
+            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                FGL_FREE(buf);
+                fgl__mpi_lose(run, t, r, "MPI failed receiving its reply");
+                pending--;
+                continue;
+            }
             t->st.bytes_received += (size_t)count;
             got = 1;
             rd = fgl_reader_make(buf, (size_t)count);
@@ -12240,134 +12382,119 @@ static int fgl__mpi_resume(fgl_run *run) {
     return fgl__mpi_exchange(run, t, FGL__MC_RESUME, NULL);
 }
 
+/* The run's end: every rank that took the run is sent END (a lost one too:
+ * a slow rank may still be listening, and drops the run when it gets
+ * there). The server waits for the live ranks' sends, at most the timeout
+ * (a live rank that does not take them is lost), never for a lost rank's:
+ * those sends are given up (MPI_Request_free) and their buffers left to MPI,
+ * never freed, as the send may still read them. */
 static void fgl__mpi_free(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
-    int r, nap = 50;
+    int r, nap = 50, keep_end = 0;
     double t0 = fgl_now();
     fgl_bytes end;
-    MPI_Request *req;
     fgl_bytes_init(&end);
     fgl__mpi_begin(&end, FGL__MC_END, t->run_id, run->round);
-    req = (MPI_Request *)FGL_MALLOC(sizeof(MPI_Request) * (size_t)t->size);
-    for (r = 1; r < t->size; r++) { /* lost ranks too: a slow one may still be listening */
-        if (req) MPI_Isend(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &req[r]);
-        else MPI_Send(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm);
+    for (r = 1; r < t->size; r++) {
+        t->end[r] = MPI_REQUEST_NULL;
+        if (t->member[r] && !end.err &&
+            MPI_Isend(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->end[r]) != MPI_SUCCESS) {
+            t->end[r] = MPI_REQUEST_NULL;
+            fgl__mpi_lose(run, t, r, "MPI could not send it the run's end");
+        }
     }
-    for (;;) { /* every send done (a few seconds' grace for lost ranks) */
-        int done = 1, flag;
+    for (;;) { /* the live ranks' sends done */
+        int waiting = 0, flag;
         for (r = 1; r < t->size; r++) {
-            if (req && req[r] != MPI_REQUEST_NULL) {
-                MPI_Test(&req[r], &flag, MPI_STATUS_IGNORE);
-                done &= flag;
-            }
-            if (t->req[r] != MPI_REQUEST_NULL) {
-                MPI_Test(&t->req[r], &flag, MPI_STATUS_IGNORE);
-                done &= flag;
+            MPI_Request *q[2];
+            int k;
+            q[0] = &t->req[r];
+            q[1] = &t->end[r];
+            for (k = 0; k < 2; k++) {
+                if (*q[k] == MPI_REQUEST_NULL) continue;
+                flag = 0;
+                if (MPI_Test(q[k], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                    fgl__mpi_lose(run, t, r, "MPI failed on its last send");
+                    flag = 0;
+                }
+                if (!flag && t->alive[r]) waiting = 1;
             }
         }
-        if (done || fgl_now() - t0 > 5) break;
+        if (!waiting) break;
+        if (fgl_now() - t0 > t->opt.timeout) {
+            for (r = 1; r < t->size; r++)
+                if (t->alive[r] && (t->req[r] != MPI_REQUEST_NULL || t->end[r] != MPI_REQUEST_NULL))
+                    fgl__mpi_lose(run, t, r, "it did not take the run's end within the timeout");
+            break;
+        }
         fgl__mpi_nap(&nap);
     }
     for (r = 1; r < t->size; r++) {
         int flag = 1;
         MPI_Status status;
-        if (req && req[r] != MPI_REQUEST_NULL) MPI_Request_free(&req[r]);
+        if (t->end[r] != MPI_REQUEST_NULL) {
+            MPI_Request_free(&t->end[r]);
+            keep_end = 1;
+        }
         if (t->req[r] != MPI_REQUEST_NULL) { /* a rank that never took it: its buffer must outlive the send */
             MPI_Request_free(&t->req[r]);
             fgl_bytes_init(&t->out[r]);
         }
-        while (!t->alive[r] && flag) { /* late replies of lost ranks */
-            MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status);
+        while (!t->alive[r] && t->member[r] && flag) { /* late replies of lost ranks, already there */
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status) != MPI_SUCCESS) break;
             if (flag) {
                 int count = 0;
                 unsigned char *buf;
                 MPI_Get_count(&status, MPI_BYTE, &count);
                 buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
                 if (!buf) break;
-                MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE);
+                flag = MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
                 FGL_FREE(buf);
             }
         }
         fgl_bytes_free(&t->out[r]);
     }
-    if (req) FGL_FREE(req); /* its sends are complete or freed */
-    fgl_bytes_free(&end);
+    if (!keep_end) fgl_bytes_free(&end); /* else a few bytes left to MPI */
     FGL_FREE(t->host);
+    FGL_FREE(t->ranks);
     FGL_FREE(t->alive);
+    FGL_FREE(t->member);
     FGL_FREE(t->want);
     FGL_FREE(t->out);
     FGL_FREE(t->req);
+    FGL_FREE(t->end);
     FGL_FREE(t);
     run->transport = NULL;
 }
 
 FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out) {
+    int i;
     memset(out, 0, sizeof *out);
     out->ranks = 1;
-    if (run->transport && run->transport->start == fgl__mpi_start) *out = fgl__mpi_of(run)->st;
+    if (!run->transport || run->transport->start != fgl__mpi_start) return;
+    *out = fgl__mpi_of(run)->st;
+    out->lost_clients = 0;
+    for (i = 0; run->lost && i < run->n_clients; i++) out->lost_clients += run->lost[i] != 0;
 }
 
-FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err) {
-    static uint32_t runs = 0;
-    fgl__mpi *t;
-    int size, rank, i, r, K = run->n_clients, rc;
-    uint64_t *sums;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    if (!run->clients || run->started || run->transport)
-        return fgl_error_set(err, FGL_ERR_ARG, "mpi: distribute an initialised run once, before its first round");
-    if (rank != 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the server is rank 0 (this is rank %d)", rank);
-    if (size < 2) return FGL_OK; /* one process: the run stays here */
-    if (opt && !(opt->timeout > 0)) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the timeout must be positive");
-    for (i = 0; i < K; i++)
-        if (!run->clients[i].local) return fgl_error_set(err, FGL_ERR_ARG, "mpi: client %d has no data here", i);
-    t = (fgl__mpi *)fgl__zalloc(sizeof *t);
-    sums = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * (size_t)K);
-    if (t) {
-        t->host = (int *)fgl__zalloc(sizeof(int) * (size_t)K);
-        t->alive = (unsigned char *)fgl__zalloc((size_t)size);
-        t->want = (unsigned char *)fgl__zalloc((size_t)size + (size_t)K);
-        t->out = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)size);
-        t->req = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
-    }
-    if (!t || !sums || !t->host || !t->alive || !t->want || !t->out || !t->req) {
-        if (t) {
-            FGL_FREE(t->host);
-            FGL_FREE(t->alive);
-            FGL_FREE(t->want);
-            FGL_FREE(t->out);
-            FGL_FREE(t->req);
-        }
-        FGL_FREE(t);
-        FGL_FREE(sums);
-        return fgl_error_set(err, FGL_ERR_NOMEM, "mpi: out of memory");
-    }
-    t->tr.start = fgl__mpi_start;
-    t->tr.train = fgl__mpi_train;
-    t->tr.finish = fgl__mpi_finish;
-    t->tr.save = fgl__mpi_save;
-    t->tr.load = fgl__mpi_load;
-    t->tr.resume = fgl__mpi_resume;
-    t->tr.secagg = fgl__mpi_secagg;
-    t->tr.free = fgl__mpi_free;
-    t->comm = comm;
-    t->size = size;
-    t->run_id = ++runs;
-    t->opt = opt ? *opt : fgl_mpi_options_default();
-    t->st.ranks = size;
-    for (r = 0; r < size; r++) {
-        t->alive[r] = r > 0;
-        t->req[r] = MPI_REQUEST_NULL;
-    }
+/* INIT, to the live ranks: the run's description, every client's spec and
+ * registration, the rank's clients' data. Client i goes to the
+ * floor(i L / K)-th of the L live ranks. Returns how many ranks took it
+ * (0: none was live), or the error a rank reported (negative). */
+static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) {
+    int i, r, L = 0, K = run->n_clients, rc;
+    for (r = 1; r < t->size; r++)
+        if (t->alive[r]) t->ranks[L++] = r;
+    if (L == 0) return 0;
     for (i = 0; i < K; i++) {
-        const fgl_client *c = &run->clients[i];
-        t->host[i] = 1 + (int)((int64_t)i * (size - 1) / K);
-        sums[i] = fgl__data_sum(c->data.node, c->data.graphs);
+        t->host[i] = t->ranks[(int64_t)i * L / K];
+        run->lost[i] = 0;
     }
-    /* INIT: the run's description, every client's spec and registration, the rank's clients' data */
     fgl__mpi_begin_all(run, t, FGL__MC_INIT, NULL);
-    for (r = 1; r < size; r++) {
+    for (r = 1; r < t->size; r++) {
         fgl_bytes *b = &t->out[r];
+        if (!t->want[r]) continue;
+        t->member[r] = 1;
         fgl_bytes_put_u32(b, FGL__MPI_PROTOCOL);
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
@@ -12396,14 +12523,94 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
         }
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_INIT, NULL);
-    if (!rc && t->st.lost_ranks) rc = fgl_error_set(&run->err, FGL_ERR_ARG, "mpi: %s", t->st.note);
+    if (rc) return rc < 0 ? rc : FGL_ERR_FORMAT;
+    for (r = 1, L = 0; r < t->size; r++) L += t->alive[r];
+    return L;
+}
+
+FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err) {
+    static uint32_t runs = 0;
+    fgl__mpi *t;
+    int size = 0, rank = -1, i, r, K = run->n_clients, rc = FGL_OK, lost;
+    uint64_t *sums;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: not a usable communicator");
+    if (!run->clients || run->started || run->transport)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: distribute an initialised run once, before its first round");
+    if (rank != 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the server is rank 0 (this is rank %d)", rank);
+    if (size < 2) return FGL_OK; /* one process: the run stays here */
+    if (opt && !(opt->timeout > 0)) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the timeout must be positive");
+    for (i = 0; i < K; i++)
+        if (!run->clients[i].local) return fgl_error_set(err, FGL_ERR_ARG, "mpi: client %d has no data here", i);
+    /* a rank that fails must come back as an error, not end the job */
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    t = (fgl__mpi *)fgl__zalloc(sizeof *t);
+    sums = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * (size_t)K);
+    if (t) {
+        t->host = (int *)fgl__zalloc(sizeof(int) * (size_t)K);
+        t->ranks = (int *)fgl__zalloc(sizeof(int) * (size_t)size);
+        t->alive = (unsigned char *)fgl__zalloc((size_t)size);
+        t->member = (unsigned char *)fgl__zalloc((size_t)size);
+        t->want = (unsigned char *)fgl__zalloc((size_t)size + (size_t)K);
+        t->out = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)size);
+        t->req = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
+        t->end = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
+    }
+    if (!t || !sums || !t->host || !t->ranks || !t->alive || !t->member || !t->want || !t->out || !t->req || !t->end) {
+        if (t) {
+            FGL_FREE(t->host);
+            FGL_FREE(t->ranks);
+            FGL_FREE(t->alive);
+            FGL_FREE(t->member);
+            FGL_FREE(t->want);
+            FGL_FREE(t->out);
+            FGL_FREE(t->req);
+            FGL_FREE(t->end);
+        }
+        FGL_FREE(t);
+        FGL_FREE(sums);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "mpi: out of memory");
+    }
+    t->tr.start = fgl__mpi_start;
+    t->tr.train = fgl__mpi_train;
+    t->tr.finish = fgl__mpi_finish;
+    t->tr.save = fgl__mpi_save;
+    t->tr.load = fgl__mpi_load;
+    t->tr.resume = fgl__mpi_resume;
+    t->tr.secagg = fgl__mpi_secagg;
+    t->tr.free = fgl__mpi_free;
+    t->comm = comm;
+    t->size = size;
+    t->run_id = ++runs;
+    t->opt = opt ? *opt : fgl_mpi_options_default();
+    t->cs = fgl__mpi_comm_state(comm, 1);
+    if (t->cs && t->opt.timeout > t->cs->timeout) t->cs->timeout = t->opt.timeout;
+    t->st.ranks = size;
+    for (r = 0; r < size; r++) {
+        t->alive[r] = r > 0 && !(t->cs && t->cs->gone[r]); /* a rank lost before stays out */
+        t->req[r] = t->end[r] = MPI_REQUEST_NULL;
+    }
+    for (i = 0; i < K; i++) {
+        const fgl_client *c = &run->clients[i];
+        sums[i] = fgl__data_sum(c->data.node, c->data.graphs);
+    }
+    run->transport = &t->tr;
+    /* INIT; a rank lost meanwhile gives its clients to the others, and INIT starts again */
+    t->starting = 1;
+    do {
+        lost = t->st.lost_ranks;
+        rc = fgl__mpi_init_ranks(run, t, sums);
+    } while (rc > 0 && t->st.lost_ranks > lost);
+    t->starting = 0;
     t->st.bytes_data = t->st.bytes_sent + t->st.bytes_received;
     t->st.bytes_sent = t->st.bytes_received = 0;
     t->st.t_exchange = t->st.t_remote = 0;
-    run->transport = &t->tr;
-    if (rc) {
-        fgl_error_set(err, rc, "%s", run->err.msg);
-        fgl__mpi_free(run); /* the ranks that took the run drop it */
+    if (rc <= 0) {
+        /* an error a rank reported, or no worker left: the ranks that took the run drop it; without
+           workers (all lost, now or before) the run stays here, whole */
+        if (rc < 0) fgl_error_set(err, rc, "%s", run->err.msg);
+        fgl__mpi_free(run);
+        memset(run->lost, 0, (size_t)K);
         FGL_FREE(sums);
         return rc;
     }
@@ -12419,17 +12626,105 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
     return FGL_OK;
 }
 
-FGLDEF void fgl_mpi_finish(MPI_Comm comm) {
-    int size, rank, r;
+/* Rank 0's QUIT to every other rank; each confirms with a bare reply. A
+ * rank lost before gets a second to confirm (a slow one may), the others
+ * the longest timeout of the runs. The QUIT sends of ranks that do not
+ * take them are given up, their buffer left to MPI. */
+FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
+    fgl__mpi_comm *cs;
+    int size = 0, rank = -1, r, left = 0, nap = 50, missing = 0, keep = 0;
+    double t0 = fgl_now(), wait;
     fgl_bytes b;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    if (rank != 0) return;
+    MPI_Request *req;
+    unsigned char *done;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != 0) return 0;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    cs = fgl__mpi_comm_state(comm, 1);
+    wait = cs && cs->timeout > 0 ? cs->timeout : fgl_mpi_options_default().timeout;
+    req = (MPI_Request *)FGL_MALLOC(sizeof(MPI_Request) * (size_t)size);
+    done = (unsigned char *)fgl__zalloc((size_t)size); /* per rank: 1 confirmed, 2 given up */
     fgl_bytes_init(&b);
     fgl__mpi_begin(&b, FGL__MC_QUIT, 0, 0);
-    for (r = 1; r < size && !b.err; r++) MPI_Send(b.data, (int)b.len, MPI_BYTE, r, FGL__MPI_CMD, comm);
-    fgl_bytes_free(&b);
+    for (r = 1; req && done && r < size; r++) {
+        req[r] = MPI_REQUEST_NULL;
+        if (b.err || MPI_Isend(b.data, (int)b.len, MPI_BYTE, r, FGL__MPI_CMD, comm, &req[r]) != MPI_SUCCESS) {
+            req[r] = MPI_REQUEST_NULL;
+            done[r] = 2;
+        } else left++;
+    }
+    while (left > 0) {
+        int got = 0;
+        double el;
+        for (r = 1; r < size; r++) {
+            int flag = 0, count = 0;
+            MPI_Status status;
+            unsigned char *buf;
+            if (done[r]) continue;
+            if (req[r] != MPI_REQUEST_NULL && MPI_Test(&req[r], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                req[r] = MPI_REQUEST_NULL;
+            flag = 0;
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, comm, &flag, &status) != MPI_SUCCESS) {
+                done[r] = 2;
+                left--;
+                continue;
+            }
+            if (!flag) continue;
+            MPI_Get_count(&status, MPI_BYTE, &count);
+            if (!(buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 4)))) break;
+            got = 1;
+            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                done[r] = 2;
+                left--;
+            } else if (count >= 4) {
+                fgl_reader rd = fgl_reader_make(buf, (size_t)count);
+                if (fgl_reader_u32(&rd) == FGL__MC_QUIT) { /* else a late reply of a lost run */
+                    done[r] = 1;
+                    left--;
+                }
+            }
+            FGL_FREE(buf);
+        }
+        el = fgl_now() - t0;
+        for (r = 1; r < size; r++)
+            if (!done[r] && el > (cs && cs->gone[r] ? 1.0 : wait)) {
+                done[r] = 2;
+                left--;
+            }
+        if (got) nap = 50;
+        else if (left > 0) fgl__mpi_nap(&nap);
+    }
+    for (r = 1; r < size; r++) {
+        if (req && req[r] != MPI_REQUEST_NULL) {
+            MPI_Request_free(&req[r]);
+            keep = 1;
+        }
+        if (!done || done[r] != 1) {
+            missing++;
+            if (cs && r < cs->size) cs->gone[r] = 2;
+        }
+    }
+    if (!keep) fgl_bytes_free(&b);
+    FGL_FREE(req);
+    FGL_FREE(done);
+    return missing;
 }
+
+FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank) {
+    fgl__mpi_comm *s = fgl__mpi_comm_state(comm, 0);
+    return s && rank >= 0 && rank < s->size ? s->gone[rank] : 0;
+}
+
+#endif /* FGL_MPI */
+
+/* ======================================================================== */
+/* FGL_MPI: the worker ranks (fgl_mpi_serve; src/fed/mpi.h is the server)   */
+/* ======================================================================== */
+/* A worker waits for the server's commands (the protocol: src/fed/mpi.h),
+ * builds the run INIT describes from the clients' data it carries, and
+ * answers each command with one reply, posted with MPI_Isend and settled
+ * before the next reply is built, so that it never blocks on a server that
+ * is gone. */
+#ifdef FGL_MPI
 
 /* --- the workers' side ------------------------------------------------------------- */
 
@@ -12441,12 +12736,52 @@ typedef struct fgl__worker {
     fgl_run run;
     int K;
     fgl_client_data *cd;        /* K; the hosted clients' data owned here */
-    int fail_round, silent;     /* the simulated fault */
+    int fail, fail_round;       /* the simulated fault: this rank's, from that round (0: the start) */
+    int silent;                 /* it is under way */
     int trained_round;          /* the round whose participants run->trained marks */
     unsigned char *load;        /* the checkpoint part checked, kept for the commit */
     size_t load_len;
-    fgl_bytes out;
+    fgl_bytes out;              /* the reply */
+    MPI_Request req;            /* its send */
+    int (*server_alive)(void *ctx); /* the program's check that rank 0 exists (NULL: none) */
+    void *ctx;
+    double next_check;
+    int gone;                   /* the check said rank 0 is gone */
 } fgl__worker;
+
+/* 1 when the program's check (asked about once a second) says rank 0 is gone. */
+static int fgl__worker_alone(fgl__worker *w) {
+    double now;
+    if (!w->server_alive || w->gone) return w->gone;
+    if ((now = fgl_now()) < w->next_check) return 0;
+    w->next_check = now + 1;
+    return w->gone = !w->server_alive(w->ctx);
+}
+
+/* Post w->out to the server (it is taken while the rank waits for the next
+ * command: fgl__worker_settle before w->out changes). FGL_OK or FGL_ERR_IO. */
+static int fgl__worker_send(fgl__worker *w) {
+    if (MPI_Isend(w->out.data, (int)w->out.len, MPI_BYTE, 0, FGL__MPI_REPLY, w->comm, &w->req) == MPI_SUCCESS)
+        return FGL_OK;
+    w->req = MPI_REQUEST_NULL;
+    return FGL_ERR_IO;
+}
+
+/* Poll until the last reply is taken: FGL_OK, or FGL_ERR_IO (MPI failed, or
+ * rank 0 is gone: the send is given up, its buffer left to MPI). */
+static int fgl__worker_settle(fgl__worker *w) {
+    int flag = 0, nap = 50;
+    while (w->req != MPI_REQUEST_NULL) {
+        if (MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
+            if (w->req != MPI_REQUEST_NULL) MPI_Request_free(&w->req);
+            fgl_bytes_init(&w->out);
+            return FGL_ERR_IO;
+        }
+        if (flag) break;
+        fgl__mpi_nap(&nap);
+    }
+    return FGL_OK;
+}
 
 static void fgl__worker_drop(fgl__worker *w) {
     int i;
@@ -12493,7 +12828,8 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "algorithm '%s' is not registered in this process", name);
     cfg.threads = (int)threads;
     cfg.park_idle = park <= 2 ? (int)park : 0;
-    w->fail_round = (int)fail_rank == w->rank ? (int)fail_round : 0;
+    w->fail = (int)fail_rank == w->rank;
+    w->fail_round = (int)fail_round;
     w->cd = (fgl_client_data *)fgl__zalloc(sizeof(fgl_client_data) * K);
     w->K = (int)K;
     remote = (fgl__remote *)fgl__zalloc(sizeof(fgl__remote) * K);
@@ -12780,46 +13116,77 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     return FGL_OK;
 }
 
-/* Wait for a message with this tag from rank `from` (napping between polls). */
-static unsigned char *fgl__mpi_wait(MPI_Comm comm, int from, int tag, size_t *len) {
+/* The next command from rank 0 (napping between polls): NULL, with *rc
+ * FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed, or rank 0 is gone), when none
+ * can be had. */
+static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
     int flag = 0, count = 0, nap = 50;
     MPI_Status status;
     unsigned char *buf;
     for (;;) {
-        MPI_Iprobe(from, tag, comm, &flag, &status);
+        if (MPI_Iprobe(0, FGL__MPI_CMD, w->comm, &flag, &status) != MPI_SUCCESS) {
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
         if (flag) break;
+        if (fgl__worker_alone(w)) {
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
         fgl__mpi_nap(&nap);
     }
     MPI_Get_count(&status, MPI_BYTE, &count);
     buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
-    if (!buf) return NULL;
-    MPI_Recv(buf, count, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+    if (!buf) {
+        *rc = FGL_ERR_NOMEM;
+        return NULL;
+    }
+    if (MPI_Recv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        FGL_FREE(buf);
+        *rc = FGL_ERR_IO;
+        return NULL;
+    }
     *len = (size_t)count;
     return buf;
 }
 
-FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
+FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) { return fgl_mpi_serve_watched(comm, NULL, NULL, err); }
+
+/* A worker that cannot go on: what it holds is freed, the reason returned. */
+static int fgl__worker_stop(fgl__worker *w, int rc, const char *what, fgl_error *err) {
+    fgl__worker_drop(w);
+    if (w->req != MPI_REQUEST_NULL) { /* a reply not taken: its buffer stays with MPI */
+        MPI_Request_free(&w->req);
+        fgl_bytes_init(&w->out);
+    }
+    fgl_bytes_free(&w->out);
+    if (rc == FGL_ERR_NOMEM) return fgl_error_set(err, rc, "rank %d: out of memory for %s", w->rank, what);
+    return fgl_error_set(err, rc, "rank %d: %s", w->rank,
+                         w->gone ? "the server (rank 0) is gone" : "MPI failed talking to the server (rank 0)");
+}
+
+FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), void *ctx, fgl_error *err) {
     fgl__worker w;
-    int size;
     memset(&w, 0, sizeof w);
     w.comm = comm;
-    MPI_Comm_rank(comm, &w.rank);
-    MPI_Comm_size(comm, &size);
+    w.server_alive = server_alive;
+    w.ctx = ctx;
+    if (MPI_Comm_rank(comm, &w.rank) != MPI_SUCCESS)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: not a usable communicator");
     if (w.rank == 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: rank 0 is the server");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN); /* the server's death comes back as an error */
+    w.next_check = fgl_now() + 1;
+    w.req = MPI_REQUEST_NULL;
     fgl_bytes_init(&w.out);
     for (;;) {
         size_t len = 0;
-        unsigned char *msg = fgl__mpi_wait(comm, 0, FGL__MPI_CMD, &len);
+        int round, rc = FGL_OK;
+        unsigned char *msg = fgl__mpi_wait(&w, &len, &rc);
         fgl_reader r;
         uint32_t kind, run_id;
-        int round, rc = FGL_OK;
         fgl_error e;
         double t0 = fgl_now();
-        if (!msg) {
-            fgl__worker_drop(&w);
-            fgl_bytes_free(&w.out);
-            return fgl_error_set(err, FGL_ERR_NOMEM, "rank %d: out of memory for a command", w.rank);
-        }
+        if (!msg) return fgl__worker_stop(&w, rc, "a command", err);
         r = fgl_reader_make(msg, len);
         kind = fgl_reader_u32(&r);
         run_id = fgl_reader_u32(&r);
@@ -12827,8 +13194,15 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
         e.code = 0;
         e.msg[0] = 0;
         if (r.err) kind = 0;
-        if (kind == FGL__MC_QUIT) {
+        if (kind == FGL__MC_QUIT) { /* confirmed, so that the server knows this rank leaves */
             FGL_FREE(msg);
+            if (fgl__worker_settle(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
+            fgl__mpi_begin(&w.out, FGL__MC_QUIT, run_id, round);
+            fgl_bytes_put_u32(&w.out, 0);
+            fgl_bytes_put_str(&w.out, "");
+            fgl__put_f64(&w.out, 0);
+            if (w.out.err) return fgl__worker_stop(&w, FGL_ERR_NOMEM, "the last reply", err);
+            if (fgl__worker_send(&w) || fgl__worker_settle(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
             break;
         }
         if (kind == FGL__MC_END) {
@@ -12843,10 +13217,14 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
             FGL_FREE(msg); /* a command for a run this rank does not hold: nothing to answer */
             continue;
         }
-        if (kind == FGL__MC_TRAIN && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
+        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
         if (w.silent) { /* the simulated fault: hears, never answers, until the run ends */
             FGL_FREE(msg);
             continue;
+        }
+        if (fgl__worker_settle(&w)) { /* the last reply taken: w.out is this one's */
+            FGL_FREE(msg);
+            return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
         }
         fgl__mpi_begin(&w.out, kind, run_id, round);
         {
@@ -12909,23 +13287,25 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
             fgl_bytes_free(&body);
         }
         FGL_FREE(msg);
+        if (kind == FGL__MC_INIT && !rc && w.fail && w.fail_round == 0) { /* the fault from the start */
+            w.silent = 1;
+            continue;
+        }
         if (w.out.err) { /* not even the error fits: send the bare header */
             fgl__mpi_begin(&w.out, kind, run_id, round);
             fgl_bytes_put_u32(&w.out, FGL_ERR_NOMEM);
             fgl_bytes_put_str(&w.out, "out of memory");
             fgl__put_f64(&w.out, 0);
         }
-        MPI_Send(w.out.data, (int)w.out.len, MPI_BYTE, 0, FGL__MPI_REPLY, comm);
+        if (fgl__worker_send(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "a reply", err);
         if (rc && kind == FGL__MC_INIT) fgl__worker_drop(&w);
     }
     fgl__worker_drop(&w);
     fgl_bytes_free(&w.out);
-    (void)size;
     return FGL_OK;
 }
 
 #endif /* FGL_MPI */
-
 #ifdef __cplusplus
 }
 #endif
