@@ -320,8 +320,9 @@ static int p_mpi_fail(options *o, const char *v, char *msg, size_t cap) {
     snprintf(rr, sizeof rr, "%s", v);
     colon = strchr(rr, ':');
     if (colon) *colon = 0;
-    if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) || !parse_int(colon + 1, 1, 1000000, &o->mpi.fail_round))
-        return fail(msg, cap, "--mpi-fail takes RANK:ROUND (a rank >= 1, a round >= 1), not '%s'", v);
+    if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) ||
+        !parse_int(colon + 1, 0, 1000000, &o->mpi.fail_round))
+        return fail(msg, cap, "--mpi-fail takes RANK:ROUND (a rank >= 1, a round >= 0), not '%s'", v);
     return 0;
 }
 #endif
@@ -726,7 +727,8 @@ static const opt_def opt_table[] = {
 #ifdef FGL_MPI
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
-            "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on.\n"),
+            "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on\n"
+            "  (ROUND 0: from the run's start, so its clients go to the other ranks).\n"),
     ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
 #endif
     /* -h too; `fglrun --algo NAME --help`: that algorithm's parameters. Not in the synopsis, no field. */
