@@ -147,7 +147,8 @@ build/fglrun_mpi: examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
 
 mpi: build/fglrun_mpi
 
-# every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a lost rank; a resumed job
+# every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a resumed job; a lost rank, simulated
+# and real (SIGKILL, SIGSTOP on rank 2, under mpirun --enable-recovery and plain mpirun)
 test-mpi: build/fglrun_mpi build/fglrun
 	@./tests/run.sh tests/test_mpi.sh\ build
 
