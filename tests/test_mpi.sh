@@ -61,8 +61,8 @@ NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmu
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
 ROBUST_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --robust median --attack alie --attackers 0.34"
-DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=0.5"
-SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3"
+DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=0.5 --secret-seed 3"
+SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3 --secagg-threshold 3"
 for case in NODE GRAPH PART ROBUST DP SECAGG; do
     eval "args=\$${case}_ARGS"
     # PART: the reference keeps idle clients resident (--park-idle 0), the MPI ranks pack theirs (the default)
