@@ -6086,6 +6086,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             n_ok++;
         }
     }
+    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc; /* its reveals are uploads too */
     run->bytes_up += st->bytes_up;
     run->rejected_total += rejected;
     st->n_part = n;
@@ -6094,7 +6095,6 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->round = run->round;
     s->n_accepted = n_ok;
     s->n_clipped = 0;
-    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
     s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
