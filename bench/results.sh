@@ -37,6 +37,9 @@
 #               measured; clean runs beside; FedAvg with client-level DP
 #               (clip 1, noise 0.5 / 1 / 2); FED-PUB under Multi-Krum; FedAvg
 #               on PROTEINS (10 Dirichlet-0.5 clients) under sign flip
+#   honest      Cora, 10 METIS clients, 2 attacking (sign flip x4, scaling x10,
+#               ALIE, NaN): FedAvg and FED-PUB under every robust rule, the
+#               honest clients' accuracy recorded beside all clients'
 #   privacy     DP-FedAvg (clip 1) on Cora, 10 METIS clients (noise 0 to 4, all
 #               clients each round and Poisson q = 0.5) and on CHEM (FedAvg,
 #               GIN convolutions shared; noise 0.5 to 2); secure aggregation's
@@ -157,6 +160,15 @@ experiments() {
             echo "robust|proteins 10 fedavg clean mean|--algo fedavg $G"
             for rule in mean median trimmed:2 krum:2; do
                 echo "robust|proteins 10 fedavg signflip:4 $rule|--algo fedavg $G --attack signflip:4 --attackers 0.2 --robust $rule"
+            done ;;
+        honest)
+            R="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS"
+            for a in fedavg fedpub; do
+                for at in signflip:4 scale:10 alie nan; do
+                    for rule in mean median trimmed:2 krum:2; do
+                        echo "honest|cora 10 $a $at $rule|--algo $a $R --attack $at --attackers 0.2 --robust $rule"
+                    done
+                done
             done ;;
         privacy)
             P="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS --secret-seed 1"

@@ -363,6 +363,7 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 
 typedef struct result {
     double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
+    double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -518,6 +519,22 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
     res->best[idx] = s.best_test;
     res->last[idx] = s.last_test;
+    { /* the clients that do not attack: at the best-validation round and the last */
+        int rr, which;
+        for (which = 0; which < 2; which++) {
+            double sum = 0;
+            int n = 0;
+            rr = which ? run.round - 1 : s.best_round;
+            for (k = 0; rr >= 0 && k < run.n_clients; k++) {
+                double a = run.client_test[(size_t)rr * run.n_clients + k];
+                if (run.attacker[k] || !(a == a)) continue;
+                sum += a;
+                n++;
+            }
+            if (which) res->hlast[idx] = n ? sum / n : NAN;
+            else res->hbest[idx] = n ? sum / n : NAN;
+        }
+    }
     res->secs[idx] = s.seconds;
     res->server[idx] = s.t_server;
     res->train[idx] = s.t_train;
@@ -688,6 +705,19 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         fprintf(f, ", \"participants_per_round\": [");
         for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
         fprintf(f, "]");
+    }
+    if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0) { /* honest clients only, beside all of them */
+        double hm, hs;
+        mean_std(res->hbest, res->n, &hm, &hs);
+        fprintf(f, ", \"honest_test_acc_mean\": ");
+        json_num(f, "%.6f", hm);
+        fprintf(f, ", \"honest_test_acc_std\": ");
+        json_num(f, "%.6f", hs);
+        mean_std(res->hlast, res->n, &hm, &hs);
+        fprintf(f, ", \"honest_last_acc_mean\": ");
+        json_num(f, "%.6f", hm);
+        fprintf(f, ", \"honest_last_acc_std\": ");
+        json_num(f, "%.6f", hs);
     }
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI
