@@ -141,7 +141,8 @@
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
  * optionally withholding public nodes first); fgl_scenario_clients
- * gives each client a model spec sized to its data. GPFL's protocol: the
+ * gives each client a model spec sized to its data (into an array whose
+ * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
  * and stratified k-fold cross-validation inside every client (folds, fold).
  *
@@ -154,7 +155,7 @@
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
  *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
- *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       if (fgl_scenario_clients(&sc, &gcn, cd, 5, &err)) { puts(err.msg); return 1; } // a spec per client
  *       fgl_run run;
  *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
  *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||
@@ -974,13 +975,14 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
  * with fgl_run_client_params. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
- * floats, in the model's order) into out, whether the client is resident or
- * packed (cfg.park_idle); a packed client stays packed: reading changes
- * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
- * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
- * cannot be read back (out of memory for a copy from the park file, or the
- * file changed). */
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
+ * floats, in the model's order) into out, which holds cap floats, whether
+ * the client is resident or packed (cfg.park_idle); a packed client stays
+ * packed: reading changes neither the run nor its memory. FGL_ERR_ARG (out
+ * untouched; err, if not NULL, says why): no client i, one hosted by
+ * another process (FGL_MPI), or cap smaller than its parameters (err says
+ * how many); FGL_ERR_IO: its packed state cannot be read back (out of
+ * memory for a copy from the park file, or the file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1340,10 +1342,13 @@ typedef struct fgl_scenario {
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
-/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+/* Fill out[0..sc->n_clients-1] with each client's data and a copy of tmpl
  * whose in_dim / out_dim are the client's feature width and class count
- * (and pe_dim its structure-embedding width, for graph sets that have one). */
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+ * (and pe_dim its structure-embedding width, for graph sets that have one).
+ * cap: the entries out holds; fewer than sc->n_clients is FGL_ERR_ARG, with
+ * a message saying how many are needed, and nothing is written. */
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* ------------------------------------------------------------------------ */
@@ -4861,19 +4866,26 @@ static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
     return p;
 }
 
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err) {
     const fgl_client *c;
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
-        return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: no client %d", client);
     c = &run->clients[client];
+    if (!c->local)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d is hosted by another process", client);
+    if (cap < c->model.params.size || !out)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d has %zu parameters, the output holds %zu",
+                             client, c->model.params.size, out ? cap : (size_t)0);
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
         return FGL_OK;
     }
-    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    if (!(p = fgl__park_blob(run, c, &owned)))
+        return fgl_error_set(err, FGL_ERR_IO, "client parameters: client %d's packed state cannot be read back",
+                             client);
     for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
         const fgl__entry *e = &c->store.e[i];
         const fgl_params *ps = fgl__entry_params(e);
@@ -8545,7 +8557,8 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         t = (float *)FGL_REALLOC(tmp,
                                  sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+        /* out of memory or unreadable: no report */
+        if (!t || fgl_run_client_params(run, i, tmp, FGL__MAX(m->params.size, 1), NULL)) {
             total = 0;
             break;
         }
@@ -11241,8 +11254,16 @@ static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets
     return rc;
 }
 
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err) {
     int i;
+    if (!sc || !tmpl || (!out && sc->n_clients > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario clients: no scenario, model spec or output array");
+    if (cap < sc->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "scenario clients: the scenario has %d clients, the output array holds %d: give it %d "
+                             "entries (sc.n_clients)",
+                             sc->n_clients, cap, sc->n_clients);
     for (i = 0; i < sc->n_clients; i++) {
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
@@ -11252,6 +11273,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
         if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
+    return FGL_OK;
 }
 
 /* --- datasets ---------------------------------------------------------------------- */

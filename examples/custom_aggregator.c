@@ -65,7 +65,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "custom_aggregator: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, 5, &err)) { /* a model spec per client */
+        fprintf(stderr, "custom_aggregator: %s\n", err.msg);
+        return 1;
+    }
     cfg.rounds = 50;
     for (a = 0; a < 2; a++) {
         const char *name = a == 0 ? "fedavg" : "median";

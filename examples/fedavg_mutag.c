@@ -40,7 +40,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedavg_mutag: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &gin, cd);
+    if (fgl_scenario_clients(&sc, &gin, cd, CLIENTS, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedavg_mutag: %s\n", err.msg);
+        return 1;
+    }
 
     for (a = 0; a < 2; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH); /* 200 rounds, Adam 1e-3 */

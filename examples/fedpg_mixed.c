@@ -41,7 +41,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedpg_mixed: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd); /* data and feature / class counts per client */
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* data and feature / class counts per client */
+        fprintf(stderr, "fedpg_mixed: %s\n", err.msg);
+        return 1;
+    }
     for (i = 0; i < K; i++) {
         fgl_model_spec m = fgl_model_spec_default(backbone[5 * i / K], FGL_TASK_NODE, cd[i].spec.in_dim, cd[i].spec.out_dim);
         m.hidden = 64;

@@ -63,7 +63,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedpub_cora: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedpub_cora: %s\n", err.msg);
+        return 1;
+    }
     printf("Cora (largest component: %d nodes) in %d METIS subgraphs, %ld edges cut\n", cora.node.n_nodes, K, sc.edge_cut);
     if (fgl_run_init(&run, &cfg, fgl_algo_find("fedpub"), cd, K, &err)) {
         fprintf(stderr, "fedpub_cora: %s\n", err.msg);

@@ -42,7 +42,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedstar_chem: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedstar_chem: %s\n", err.msg);
+        return 1;
+    }
     if (fgl_run_init(&run, &cfg, fgl_algo_find("fedstar"), cd, K, &err)) {
         fprintf(stderr, "fedstar_chem: %s\n", err.msg);
         return 1;

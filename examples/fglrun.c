@@ -82,11 +82,11 @@ static int mixed_models(const options *o) {
 
 /* Every client's model spec: the template sized to its data, then with
  * --model a,b,c the architecture of its block (client i of K gets entry
- * n i / K). */
-static void client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
-                         fgl_client_data *cd) {
+ * n i / K). cd holds sc->n_clients entries. */
+static int client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
+                        fgl_client_data *cd, fgl_error *err) {
     int i;
-    fgl_scenario_clients(sc, tmpl, cd);
+    if (fgl_scenario_clients(sc, tmpl, cd, sc->n_clients, err)) return 1;
     for (i = 0; o->n_archs > 1 && i < sc->n_clients; i++) {
         fgl_model_spec sp = model_spec(o, o->archs[(int)((long)o->n_archs * i / sc->n_clients)], task);
         sp.task = cd[i].spec.task;
@@ -95,6 +95,7 @@ static void client_specs(const options *o, const fgl_scenario *sc, const fgl_mod
         sp.pe_dim = cd[i].spec.pe_dim;
         cd[i].spec = sp;
     }
+    return 0;
 }
 
 /* Algorithms that share weights need one model for every client. */
@@ -760,7 +761,15 @@ int fglrun_main(int argc, char **argv) {
     tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
-    client_specs(&o, &sc, &tmpl, ds.task, cd);
+    if (!cd || !res || client_specs(&o, &sc, &tmpl, ds.task, cd, &err)) {
+        fprintf(stderr, "fglrun: %s\n", cd && res ? err.msg : "out of memory");
+        free(cd);
+        free(res);
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return 1;
+    }
     if (!o.quiet && !o.json && mixed_models(&o)) {
         printf("models:");
         for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
@@ -801,7 +810,11 @@ int fglrun_main(int argc, char **argv) {
                 rc = 1;
                 break;
             }
-            client_specs(&o, &sc, &tmpl, ds.task, cd);
+            if (client_specs(&o, &sc, &tmpl, ds.task, cd, &err)) {
+                fprintf(stderr, "fglrun: %s\n", err.msg);
+                rc = 1;
+                break;
+            }
         }
         for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
             for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {

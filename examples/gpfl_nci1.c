@@ -42,7 +42,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpfl_nci1: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &gin, cd);
+    if (fgl_scenario_clients(&sc, &gin, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "gpfl_nci1: %s\n", err.msg);
+        return 1;
+    }
     cfg.eval_every = cfg.rounds; /* only the last round is reported */
     for (a = 0; a < A; a++) {
         fgl_run run;

@@ -53,7 +53,10 @@ int main(int argc, char **argv) {
     }
     spec.hidden = 16;
     spec.head = FGL_HEAD_NONE; /* GCN d -> 16 -> C */
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "pfedgnn_cora: %s\n", err.msg);
+        return 1;
+    }
     cfg.rounds = 30;
     cfg.local_epochs = 200;    /* full-batch steps per round */
     cfg.optim = fgl_optim_default(FGL_SGD);

@@ -330,7 +330,7 @@ static void test_checkpoint_refusals(void) {
             fgl_split_config s = fgl_split_default();
             s.seed = 99;
             if (fgl_scenario_make(&other_sc, &nodes, &s, &err)) break;
-            fgl_scenario_clients(&other_sc, &cd[0].spec, other_cd);
+            if (fgl_scenario_clients(&other_sc, &cd[0].spec, other_cd, 5, &err)) break;
             use = other_cd;
         }
         if (ft_run_rounds(&run, &c2, "fedprox", use, 5, 0, mu)) {
@@ -452,7 +452,7 @@ static void client_params_match(const fgl_run *run, const fgl_run *kept) {
     for (i = 0; i < run->n_clients; i++) {
         size_t n = kept->clients[i].model.params.size, packed = run->clients[i].parked_len;
         float *buf = (float *)malloc(sizeof(float) * (n ? n : 1));
-        int rc = buf ? fgl_run_client_params(run, i, buf) : FGL_ERR_NOMEM;
+        int rc = buf ? fgl_run_client_params(run, i, buf, n ? n : 1, NULL) : FGL_ERR_NOMEM;
         FT_CHECK(rc == FGL_OK && run->clients[i].model.params.size == n &&
                      !memcmp(buf, kept->clients[i].model.params.data, sizeof(float) * n) && run->clients[i].parked_len == packed,
                  "%s: client %d's parameters (%s, rc %d)", run->algo.name, i, packed ? "packed" : "resident", rc);
@@ -460,8 +460,18 @@ static void client_params_match(const fgl_run *run, const fgl_run *kept) {
         free(buf);
     }
     FT_CHECK(packed_seen > 0, "%s: no client packed", run->algo.name);
-    FT_CHECK(fgl_run_client_params(run, -1, NULL) == FGL_ERR_ARG && fgl_run_client_params(run, run->n_clients, NULL) == FGL_ERR_ARG,
+    FT_CHECK(fgl_run_client_params(run, -1, NULL, 0, NULL) == FGL_ERR_ARG &&
+                 fgl_run_client_params(run, run->n_clients, NULL, 0, NULL) == FGL_ERR_ARG,
              "%s: no such client: FGL_ERR_ARG", run->algo.name);
+    { /* an output too small is refused, saying how many floats the client has */
+        fgl_error e;
+        float one = 0;
+        size_t n0 = run->clients[0].model.params.size;
+        char want[32];
+        snprintf(want, sizeof want, "%zu", n0);
+        FT_CHECK(n0 > 1 && fgl_run_client_params(run, 0, &one, 1, &e) == FGL_ERR_ARG && strstr(e.msg, want) && one == 0,
+                 "%s: an output of 1 float for %zu parameters: %s", run->algo.name, n0, e.msg);
+    }
     if (kept->algo.report) {
         kept->algo.report(kept, a, sizeof a);
         run->algo.report(run, b, sizeof b);
@@ -841,7 +851,13 @@ static void test_heterogeneous_graph_clients(void) {
         FT_CHECK(0, "scenario: %s", err.msg);
         return;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    FT_CHECK(fgl_scenario_clients(&sc, &spec, cd, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "2 entries"),
+             "an output array of 1 for 2 clients: %s", err.msg);
+    if (fgl_scenario_clients(&sc, &spec, cd, 2, &err)) {
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(&sc);
+        return;
+    }
     bar = ft_majority_baseline(&sc) + 0.02;
     cfg.rounds = 3;
     cfg.optim.lr = 0.01f; /* short runs: a larger step than the protocol's 1e-3 */

@@ -46,8 +46,10 @@ static int two_sets_make(two_sets *t) {
         printf("#   %s\n", e.msg);
         return 1;
     }
-    fgl_scenario_clients(&t->sa, &spec, t->cd);
-    fgl_scenario_clients(&t->sb, &spec, t->cd + 3);
+    if (fgl_scenario_clients(&t->sa, &spec, t->cd, 3, &e) || fgl_scenario_clients(&t->sb, &spec, t->cd + 3, 3, &e)) {
+        printf("#   %s\n", e.msg);
+        return 1;
+    }
     return 0;
 }
 

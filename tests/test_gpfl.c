@@ -31,7 +31,11 @@ static int gpfl_clients(int k, double alpha, int fold, fgl_scenario *sc, fgl_cli
         FT_CHECK(0, "scenario: %s", err.msg);
         return 0;
     }
-    fgl_scenario_clients(sc, &spec, cd);
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) { /* cd holds k */
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
     return 1;
 }
 

@@ -93,10 +93,13 @@ typedef struct fgl_scenario {
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
-/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+/* Fill out[0..sc->n_clients-1] with each client's data and a copy of tmpl
  * whose in_dim / out_dim are the client's feature width and class count
- * (and pe_dim its structure-embedding width, for graph sets that have one). */
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+ * (and pe_dim its structure-embedding width, for graph sets that have one).
+ * cap: the entries out holds; fewer than sc->n_clients is FGL_ERR_ARG, with
+ * a message saying how many are needed, and nothing is written. */
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* fgl:implementation */
@@ -395,8 +398,16 @@ static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets
     return rc;
 }
 
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err) {
     int i;
+    if (!sc || !tmpl || (!out && sc->n_clients > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario clients: no scenario, model spec or output array");
+    if (cap < sc->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "scenario clients: the scenario has %d clients, the output array holds %d: give it %d "
+                             "entries (sc.n_clients)",
+                             sc->n_clients, cap, sc->n_clients);
     for (i = 0; i < sc->n_clients; i++) {
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
@@ -406,6 +417,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
         if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
+    return FGL_OK;
 }
 
 /* --- datasets ---------------------------------------------------------------------- */
