@@ -149,8 +149,9 @@
  * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
  * compiled by make test; README.md's quickstart is the complete program).
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
- *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
- *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       // dir NULL: the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
+ *       if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // it says every directory it tried
  *       }
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
@@ -1278,7 +1279,9 @@ typedef struct fgl_dataset {
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
  * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * (the node layout) and dir/tu/NAME (TU format); dir NULL or "": the data
+ * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
+ * directory), and a name not found says every directory tried; a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
  * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
  * A name not found whose case differs from a dataset that is there (cora
@@ -11386,14 +11389,18 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
     fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
-    char path[1100], name[1024], base[FGL_NAME_LEN];
+    char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
-    int rc = FGL_OK, found;
+    int rc = FGL_OK, found, ruled = 0;
     memset(ds, 0, sizeof *ds);
     fgl_node_data_init(&ds->node);
     ds->task = -1;
     if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
-    if (!dir || !*dir) dir = ".";
+    if (!dir || !*dir) { /* the data directory rule; a name not found says where it looked */
+        ruled = 1;
+        fgl_data_dir(dirbuf, sizeof dirbuf, NULL);
+        dir = dirbuf;
+    }
     if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
         long n_nodes = 0;
         if (names[9] == ':') {
@@ -11456,11 +11463,17 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
-            else
+            else {
+                char tried[1200];
+                if (ruled) fgl__data_dir_tried(tried, sizeof tried);
+                else
+                    snprintf(tried, sizeof tried, "the directory given%s",
+                             fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
-                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)",
-                                   name, dir, name, dir, name);
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
+                                   "the datasets into ./data with `make data`",
+                                   name, dir, name, dir, name, tried);
+            }
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {

@@ -9,8 +9,9 @@
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
  * mixes, 10 METIS clients, 5% of each client's nodes labelled for training)
- * with several algorithms side by side, and prints a table. Named datasets are read from $FGL_DATA (default ../shared/data):
- * node/NAME (node classification) or tu/NAME (graph classification); a
+ * with several algorithms side by side, and prints a table. Named datasets
+ * are read from the data directory ($FGL_DATA, else ./data, else
+ * ~/.local/share/fgl; --data-dir DIR): node/NAME (node classification) or tu/NAME (graph classification); a
  * comma list gives one dataset per client. `fglrun --help` lists
  * everything, `fglrun --algo NAME --help` that algorithm's parameters.
  *
@@ -126,11 +127,13 @@ static int file_exists(const char *path) {
  * and its split (fgl_scenario_make). */
 static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     fgl_dataset_options opt = fgl_dataset_default();
+    /* without --data-dir the library's rule (fgl_data_dir), whose message says every directory it tried */
+    const char *dir = opt_given(o, "data-dir") ? o->data_dir : NULL;
     opt.lcc = o->lcc;
     opt.raw_features = o->raw_features;
     opt.k_dse = o->k_dse;
     opt.k_rwse = o->k_rwse;
-    return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
+    return fgl_dataset_load(ds, dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
 }
 
 static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {

@@ -2,6 +2,7 @@
  * the rounds.
  *
  *   make build/pfedgnn_cora && ./build/pfedgnn_cora [data_dir] [alpha]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * The pFedGNN authors' setting (docs/algorithms.md): 100 nodes withheld from
  * every client and made public as anchors, the rest spread over 10 clients
@@ -26,7 +27,7 @@
 enum { K = 10 };
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA"), *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     const char *alpha = argc > 2 ? argv[2] : "0.5";
     fgl_dataset cora;
     fgl_split_config split = fgl_split_default();

@@ -43,7 +43,8 @@ typedef struct options {
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
-    const char *data_dir;
+    const char *data_dir;        /* --data-dir, else the data directory (fgl_data_dir), in data_dir_buf */
+    char data_dir_buf[1024];
     int stop_after;      /* with --checkpoint: stop after this round (0: run to the end) */
     int eval_every;      /* evaluate every N rounds and at the last (0: every round) */
     fgl_robust_config robust;
@@ -584,7 +585,8 @@ static void r_momentum(const opt_def *d, const rec_ctx *c, rec_item *it) { /* SG
 
 static void r_data_dir(const opt_def *d, const rec_ctx *c, rec_item *it) {
     char dv[300];
-    snprintf(dv, sizeof dv, "$FGL_DATA or %s", d->dflt);
+    (void)d;
+    snprintf(dv, sizeof dv, "the data directory ($FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl)");
     rec_put(it, 's', c->o->data_dir, 's', dv);
 }
 
@@ -722,7 +724,10 @@ static const opt_def opt_table[] = {
              "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
              "  file holds among its \"flags\" (or \"args\"); without it they are ignored with a note: a record says\n"
              "  where its run wrote, it does not choose where a replay writes.\n"),
-    ROW_STR("data-dir", 'r', data_dir, "DIR", "../shared/data", r_data_dir, NULL),
+    ROW_STR("data-dir", 'r', data_dir, "DIR", NULL, r_data_dir,
+            "Datasets are read from --data-dir DIR, by default the data directory: $FGL_DATA if set, else ./data\n"
+            "  if it exists (where `make data` writes), else $XDG_DATA_HOME/fgl (~/.local/share/fgl): node/NAME or\n"
+            "  tu/NAME.\n"),
 #ifdef FGL_MPI
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
@@ -818,7 +823,7 @@ static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_
 }
 
 /* The options as no flag sets them: the rows' initial values, the library's
- * defaults, $FGL_DATA. */
+ * defaults, the data directory. */
 static void opt_init(options *o) {
     int k;
     char msg[64];
@@ -842,7 +847,9 @@ static void opt_init(options *o) {
 #ifdef FGL_MPI
     o->mpi = fgl_mpi_options_default();
 #endif
-    if (getenv("FGL_DATA") && *getenv("FGL_DATA")) o->data_dir = getenv("FGL_DATA");
+    /* none there: "data", and loading says where it looked */
+    fgl_data_dir(o->data_dir_buf, sizeof o->data_dir_buf, NULL);
+    o->data_dir = o->data_dir_buf;
 }
 
 /* The synopsis, the flags' paragraphs, the algorithms. */
@@ -868,8 +875,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "No arguments: a synthetic federated benchmark with several algorithms side by side; --data synthetic:N\n"
             "draws a node-classification graph of N nodes (a community per 300 nodes) for runs at scale.\n"
-            "Datasets are read from $FGL_DATA (default %s): node/NAME or tu/NAME.\n"
-            "Algorithms:", opt_row("data-dir")->dflt);
+            "Algorithms:");
     for (k = 0; k < fgl_algo_count(); k++) fprintf(f, " %s", fgl_algo_at(k)->name);
     fprintf(f, "\n`fglrun --algo NAME --help` lists an algorithm's --set parameters.\n");
 }

@@ -148,8 +148,9 @@
  * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
  * compiled by make test; README.md's quickstart is the complete program).
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
- *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
- *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       // dir NULL: the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
+ *       if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // it says every directory it tried
  *       }
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
