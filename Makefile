@@ -197,8 +197,8 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS),build/fgl.o)
 
 # The test programs, fglrun end to end and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_faults.sh\ build tests/test_defences_cover.sh\ build \
-             tests/test_plots.sh\ build tests/data_check.sh
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
+             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/data_check.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 

@@ -175,7 +175,7 @@ fi
 # every flag of --help is recorded (a new flag must be added to the record)
 missing=
 for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-    case $f in --help|--set) continue ;; esac
+    case $f in --help|--set|--version) continue ;; esac
     grep -q "\"${f#--}\": " "$tmp/rec/config" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then echo "ok - every flag of --help is in the recorded configuration"

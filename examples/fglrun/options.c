@@ -11,7 +11,7 @@
  *        ("run"), not replayed; given with --config, it leaves the
  *        experiment unchanged (the replayed result is compared);
  *   's'  --set (recorded as "set" and as the algorithms' "params");
- *   'h'  --help.
+ *   'h'  --help; 'v' --version (in the synopsis, not recorded).
  * The synopsis and --help (usage), parsing and range checks (parse_args),
  * the record (opt_record) and replay (config_reparse: which flags are run
  * control) read the table. Defaults that depend on the data (the protocol's:
@@ -67,11 +67,16 @@ typedef struct options {
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
     int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
     int embedded;               /* the embedded default benchmark (no --algo, no data) */
+    int failed;                 /* a run failed: the results are those of the runs that finished */
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
     struct progress *pg;        /* progress of the invocation */
     unsigned char given[80];    /* given[i]: flag i of the table was given (on the command line or by --config) */
 } options;
+
+#ifndef FGL_COMMIT
+#define FGL_COMMIT "unknown" /* the build passes the commit: -DFGL_COMMIT='"<git rev-parse --short HEAD>"' */
+#endif
 
 /* --- the record's items (the record: fglrun/record.c) --- */
 
@@ -241,7 +246,12 @@ static int p_algo(options *o, const char *v, char *msg, size_t cap) {
     int k;
     if ((o->n_algos = split_list(v, tmp, MAX_ITEMS, 32)) <= 0) return fail(msg, cap, "bad --algo list '%s'", v);
     for (k = 0; k < o->n_algos; k++) {
-        if (!fgl_algo_find(tmp[k])) return fail(msg, cap, "unknown algorithm '%s'", tmp[k]);
+        if (!fgl_algo_find(tmp[k])) { /* "FedAvg": did you mean fedavg? (case, or two edits at most) */
+            const char *near = fgl_algo_suggest(tmp[k]);
+            if (near) snprintf(msg, cap, "unknown algorithm '%s'; did you mean '%s'?", tmp[k], near);
+            else snprintf(msg, cap, "unknown algorithm '%s' (the algorithms are listed below)", tmp[k]);
+            return 1;
+        }
         strcpy(o->algos[k], tmp[k]);
     }
     return 0;
@@ -694,7 +704,8 @@ static const opt_def opt_table[] = {
     /* run control: the record's "run", in this order; not replayed */
     ROW_STR("out", 'r', out_dir, "DIR", NULL, NULL,
             "--out DIR also writes per-round CSV as rounds complete, DIR/progress.json after every round, and plots:\n"
-            "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication).\n"),
+            "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication). DIR is\n"
+            "  created with its parents; the files an earlier fglrun wrote there are removed first, others kept.\n"),
     ROW_STR("checkpoint", 'r', checkpoint, "FILE", NULL, NULL,
             "--checkpoint FILE saves the run after every round and resumes from FILE if it exists (one file per run:\n"
             "  FILE.ALGO.seedS with several algorithms or seeds, FILE.ALGO.foldF.seedS with --folds); --stop-after R\n"
@@ -712,7 +723,9 @@ static const opt_def opt_table[] = {
     ROW_BOOL("json", 'r', json,
              "--json and --out DIR record the full configuration (DIR/config; \"config\" in the JSON): every flag with its\n"
              "  value and default, the algorithms' parameters, the fgl version and commit, the data files' checksums.\n"),
-    ROW_BOOL("quiet", 'r', quiet, NULL),
+    ROW_BOOL("quiet", 'r', quiet,
+             "--quiet silences the progress (the bar, the round lines, the per-seed lines); the table of results is\n"
+             "  still printed, unless --json (then the JSON line alone).\n"),
     ROW_BOOL("info", 'r', info, NULL),
     ROW_STR("config", 'r', config, "FILE", NULL, NULL,
             "--config FILE runs from such a record (a config, a result JSON, or with --row LABEL the line of a JSON Lines\n"
@@ -734,6 +747,8 @@ static const opt_def opt_table[] = {
             "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on.\n"),
     ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
 #endif
+    /* prints the version and the commit fglrun was built from, and exits */
+    {"version", 'v', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* -h too; `fglrun --algo NAME --help`: that algorithm's parameters. Not in the synopsis, no field. */
     {"help", 'h', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 };
@@ -770,7 +785,7 @@ static int opt_given(const options *o, const char *name) {
  * value. */
 static int opt_run_control(const char *a, int *takes_value) {
     int k = opt_lookup(a);
-    if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h')) return 0;
+    if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h' && opt_table[k].kind != 'v')) return 0;
     *takes_value = opt_table[k].type != OPT_BOOL;
     return 1;
 }
@@ -908,6 +923,10 @@ static int parse_args(int argc, char **argv, options *o) {
         if (opt_table[k].kind == 'h') {
             if (o->n_algos == 1 && fgl_algo_find(o->algos[0])) print_algo_help(fgl_algo_find(o->algos[0]));
             else usage(stdout);
+            return 1;
+        }
+        if (opt_table[k].kind == 'v') {
+            printf("fglrun (fgl %s), commit %s\n", FGL_VERSION, FGL_COMMIT);
             return 1;
         }
         if (opt_table[k].type != OPT_BOOL) {
