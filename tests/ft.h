@@ -87,13 +87,14 @@ static inline int ft__exists(const char *path) {
  * or empty, data/ if it exists, else $XDG_DATA_HOME/fgl (unset:
  * ~/.local/share/fgl) if it exists, else data/. */
 static inline const char *ft_data_dir(void) {
-    static char user[1024];
+    static char *user; /* on the heap, kept: callers format it into buffers of their own size */
     const char *d = getenv("FGL_DATA"), *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
     char probe[1100];
     if (d && *d) return d;
     if (ft__exists("data/.")) return "data";
-    if (x && *x) snprintf(user, sizeof user, "%s/fgl", x);
-    else if (h && *h) snprintf(user, sizeof user, "%s/.local/share/fgl", h);
+    if (!user && !(user = (char *)malloc(1024))) return "data";
+    if (x && *x) snprintf(user, 1024, "%s/fgl", x);
+    else if (h && *h) snprintf(user, 1024, "%s/.local/share/fgl", h);
     else return "data";
     snprintf(probe, sizeof probe, "%s/.", user);
     return ft__exists(probe) ? user : "data";
