@@ -650,7 +650,7 @@ static const opt_def opt_table[] = {
     ROW_NUM("rounds", 'e', OPT_INT, 0, rounds, 1, 1000000, -1, "R", "a positive integer", "50", r_rounds, NULL),
     ROW_NUM("local-epochs", 'e', OPT_INT, 0, local_epochs, 0, 100000, -1, "E", "an integer >= 0", NULL, r_local_epochs, NULL),
     ROW_NUM("batch", 'e', OPT_INT, 0, batch, 1, 100000000, -1, "B", "a positive integer", NULL, r_batch, NULL),
-    ROW_NUM("lr", 'e', OPT_DOUBLE, 0, lr, 0, 1e6, -1, "X", "a number >= 0", NULL, r_lr, NULL),
+    ROW_NUM("lr", 'e', OPT_DOUBLE, 0, lr, 1e-300, 1e6, -1, "X", "a number > 0", NULL, r_lr, NULL),
     ROW_NUM("wd", 'e', OPT_DOUBLE, 0, wd, 0, 1e6, -1, "X", "a number >= 0", NULL, r_wd, NULL),
     ROW_NUM("frac", 'e', OPT_DOUBLE, 0, frac, 1e-9, 1, 1, "F", "a number in (0, 1]", NULL, NULL, NULL),
     ROW_NUM("seed", 'e', OPT_U64, 0, seed, 0, 2147483647, 1, "S", "an integer >= 0", NULL, NULL, NULL),
