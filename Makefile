@@ -197,10 +197,12 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),build/fgl.o)
 
-# The test programs, fglrun end to end, the defences on every algorithm, the
-# cryptography against libsodium (skipped without it) and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_faults.sh\ build tests/test_defences_cover.sh\ build \
-             tests/test_plots.sh\ build tests/test_crypto_sodium.sh\ build tests/data_check.sh
+# The test programs, fglrun end to end, the first hour's frictions, faults,
+# the defences on every algorithm, the cryptography against libsodium
+# (skipped without it) and the `make data` test.
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
+             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/test_crypto_sodium.sh\ build \
+             tests/data_check.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 

@@ -152,20 +152,22 @@
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
  * optionally withholding public nodes first); fgl_scenario_clients
- * gives each client a model spec sized to its data. GPFL's protocol: the
+ * gives each client a model spec sized to its data (into an array whose
+ * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
  * and stratified k-fold cross-validation inside every client (folds, fold).
  *
  * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
  * compiled by make test; README.md's quickstart is the complete program).
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
- *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
- *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       // dir NULL: the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
+ *       if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // it says every directory it tried
  *       }
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
  *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
- *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       if (fgl_scenario_clients(&sc, &gcn, cd, 5, &err)) { puts(err.msg); return 1; } // a spec per client
  *       fgl_run run;
  *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
  *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||
@@ -221,7 +223,7 @@ enum {
     FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
     FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
                              K - f - 2 nearest others (Blanchard et al. 2017; its guarantee
-                             needs K > 2 f + 2, checked when a run starts) */
+                             needs K > 2 f + 2, checked when a run is set up: fgl_run_init) */
     FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads (m <= K - f) */
     FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
 };
@@ -266,7 +268,7 @@ typedef struct fgl_attack_config {
  * arrived), and adds Gaussian noise of standard deviation noise clip / (q K)
  * per value, drawn from the run's secrets (never from cfg.seed).
  * fgl_run_dp_epsilon gives the privacy spent: the Renyi DP of the sampled
- * Gaussian mechanism at rate q and multiplier noise. Refused (at the start)
+ * Gaussian mechanism at rate q and multiplier noise. Refused (by fgl_run_init)
  * for an algorithm any of whose uploads would reach the models unclipped
  * or un-noised (a data part, FGL_PART_RAW, per-client mixing). */
 typedef struct fgl_dp_config {
@@ -542,7 +544,12 @@ struct fgl_algo {
     int n_up, n_down;
     fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
     /* Adjust a client's model spec before its model is built (FED-PUB turns
-     * on weight masks, FedStar swaps in its decoupled model). */
+     * on weight masks, FedStar swaps in its decoupled model). It is also the
+     * algorithm's check of a client's task and model: an error refuses the
+     * run (FedStar and GPFL refuse node tasks). Called on a copy of every
+     * client's spec by fgl_run_init (the parameters at their defaults), by
+     * fgl_run_check and at the start (the parameters as set), so it must not
+     * refuse under the defaults what a parameter could make valid. */
     int (*prepare_spec)(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err);
     /* Client side: state (fgl_new_* on c->store), then every round: */
     int (*client_init)(fgl_client *c);
@@ -563,7 +570,8 @@ struct fgl_algo {
     /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
      * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
      * and secure aggregation are defined for one mean of the uploads, not
-     * for K mixtures of them, and such a run is refused when it starts. A declaration, not something the runtime
+     * for K mixtures of them, and such a run is refused when it is set up
+     * (fgl_run_init). A declaration, not something the runtime
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
@@ -594,8 +602,14 @@ FGLDEF int fgl_algo_shares_weights(const fgl_algo *a);
 
 /* The registry: the built-in algorithms, then those registered. Lookups
  * are read-only; register at program start, before runs begin (the table
- * is copied; capacity 64). */
+ * is copied; capacity 64). fgl_algo_find gives NULL for a name not
+ * registered and remembers that name, so that fgl_run_init, handed the
+ * NULL, says which name was not found (and suggests one). */
 FGLDEF const fgl_algo *fgl_algo_find(const char *name);
+/* The registered name closest to name, for messages: the same name in
+ * another case ("FedAvg": "fedavg"), or one within two edits that change
+ * less than half of it ("fedprx": "fedprox"); NULL if none is that close. */
+FGLDEF const char *fgl_algo_suggest(const char *name);
 FGLDEF int fgl_algo_count(void);
 FGLDEF const fgl_algo *fgl_algo_at(int i);
 FGLDEF int fgl_algo_register(const fgl_algo *a);
@@ -985,13 +999,14 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
  * with fgl_run_client_params. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
- * floats, in the model's order) into out, whether the client is resident or
- * packed (cfg.park_idle); a packed client stays packed: reading changes
- * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
- * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
- * cannot be read back (out of memory for a copy from the park file, or the
- * file changed). */
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
+ * floats, in the model's order) into out, which holds cap floats, whether
+ * the client is resident or packed (cfg.park_idle); a packed client stays
+ * packed: reading changes neither the run nor its memory. FGL_ERR_ARG (out
+ * untouched; err, if not NULL, says why): no client i, one hosted by
+ * another process (FGL_MPI), or cap smaller than its parameters (err says
+ * how many); FGL_ERR_IO: its packed state cannot be read back (out of
+ * memory for a copy from the park file, or the file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1056,11 +1071,35 @@ struct fgl_run {
     struct fgl__transport *transport;   /* clients hosted elsewhere and how to reach them (NULL: all here) */
 };
 
+/* fgl_run_init checks, before anything is built, what does not depend on
+ * the algorithm's parameters, and refuses (FGL_ERR_ARG, nothing left to
+ * free) a run that could not start: an algorithm that is NULL (the error
+ * names the name fgl_algo_find did not find); the configuration's ranges
+ * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
+ * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
+ * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
+ * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
+ * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * noise >= 0); the clients' data; every client's task and model against
+ * the algorithm (its prepare_spec, called on a copy of each client's spec
+ * with the parameters' defaults: FedStar and GPFL refuse node tasks,
+ * pFedGNN graph tasks, the prototype methods a model without a hidden
+ * representation ...); and the defences against the algorithm's messages
+ * (README, "Covered or refused"). The models, the algorithm's state and
+ * the initial broadcast come with the first round (or fgl_run_start), so
+ * parameters can be set in between. */
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err);
-/* fgl_run_init checks the data; the models, the algorithm's state and the
- * initial broadcast come with the first round (or fgl_run_start), so
- * parameters can be set in between. */
+/* Every check fgl_run_start makes, with the parameters as set, without
+ * building anything: those of fgl_run_init again, and the ones that depend
+ * on the parameters (the clients' shared parameter layouts, the message
+ * sizes the parameters give). FGL_OK, or the error in run->err; the run
+ * is unchanged either way (FGL_OK at once once started). A program that
+ * runs several configurations calls it for each before it spends time on
+ * any (fglrun does, for every --algo of its command line). Algorithms'
+ * own range checks of their parameters (in their init hooks) still come
+ * at the start. */
+FGLDEF int fgl_run_check(fgl_run *run);
 FGLDEF int fgl_run_start(fgl_run *run);
 /* Public data the server holds (e.g. nodes withheld from every client and
  * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
@@ -1287,7 +1326,9 @@ typedef struct fgl_dataset {
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
  * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * (the node layout) and dir/tu/NAME (TU format); dir NULL or "": the data
+ * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
+ * directory), and a name not found says every directory tried; a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
  * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
  * A name not found whose case differs from a dataset that is there (cora
@@ -1351,10 +1392,13 @@ typedef struct fgl_scenario {
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
-/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+/* Fill out[0..sc->n_clients-1] with each client's data and a copy of tmpl
  * whose in_dim / out_dim are the client's feature width and class count
- * (and pe_dim its structure-embedding width, for graph sets that have one). */
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+ * (and pe_dim its structure-embedding width, for graph sets that have one).
+ * cap: the entries out holds; fewer than sc->n_clients is FGL_ERR_ARG, with
+ * a message saying how many are needed, and nothing is written. */
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* ------------------------------------------------------------------------ */
@@ -1601,6 +1645,51 @@ extern "C" {
 #endif
 
 #define FGL__NTHREADS(run) ((run)->cfg.threads > 0 ? (run)->cfg.threads : omp_get_max_threads())
+
+/* The configuration's ranges (what fgl_run_init documents; run.h). */
+static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
+    const fgl_optim_config *o = &c->optim;
+    const fgl_robust_config *rb = &c->robust;
+    if (c->rounds < 1) return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d: at least 1", c->rounds);
+    if (c->local_epochs < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: local_epochs %d: 0 or more", c->local_epochs);
+    if (c->batch_size < 0 || c->eval_batch < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: batch_size %d, eval_batch %d: 0 or more (0: the default)",
+                             c->batch_size, c->eval_batch);
+    if (!(c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: frac %g: the fraction of clients per round is in (0, 1]",
+                             (double)c->frac);
+    if (o->kind != FGL_SGD && o->kind != FGL_ADAM && o->kind != FGL_ADAMW)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim.kind %d: FGL_SGD, FGL_ADAM or FGL_ADAMW", o->kind);
+    if (!(o->lr > 0 && isfinite(o->lr)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: learning rate (optim.lr) %g: a finite number > 0", (double)o->lr);
+    if (!(o->weight_decay >= 0 && isfinite(o->weight_decay)) || !(o->momentum >= 0 && isfinite(o->momentum)) ||
+        !(o->eps >= 0 && isfinite(o->eps)) || !(o->clip_norm >= 0 && isfinite(o->clip_norm)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: optim weight_decay %g, momentum %g, eps %g, clip_norm %g: finite numbers >= 0",
+                             (double)o->weight_decay, (double)o->momentum, (double)o->eps, (double)o->clip_norm);
+    if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim beta1 %g, beta2 %g: in [0, 1)", (double)o->beta1,
+                             (double)o->beta2);
+    if (c->threads < 0 || c->park_idle < 0 || c->park_idle > 2 || c->eval_every < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: threads %d (>= 0), park_idle %d (0, 1 or 2), eval_every %d (>= 0)",
+                             c->threads, c->park_idle, c->eval_every);
+    if (rb->rule < FGL_ROBUST_MEAN || rb->rule > FGL_ROBUST_NORMCLIP || rb->trim < 0 || rb->f < 0 || rb->m < 0 ||
+        !(rb->screen >= 0 && isfinite(rb->screen)) || (rb->rule == FGL_ROBUST_NORMCLIP && !(rb->clip > 0)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: robust rule %d, trim %d, f %d, m %d, clip %g, screen %g: a known rule, counts and "
+                             "screen >= 0, clip > 0 for normclip",
+                             rb->rule, rb->trim, rb->f, rb->m, (double)rb->clip, (double)rb->screen);
+    if (c->attack.kind < FGL_ATTACK_NONE || c->attack.kind > FGL_ATTACK_ALIE ||
+        !(c->attack.frac >= 0 && c->attack.frac <= 1) || !isfinite(c->attack.arg))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: attack %d, fraction %g, argument %g: a known attack, a fraction in [0, 1], a finite "
+                             "argument", c->attack.kind, (double)c->attack.frac, c->attack.arg);
+    if (!(c->dp.clip >= 0 && isfinite(c->dp.clip)) || !(c->dp.noise >= 0 && isfinite(c->dp.noise)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: dp clip %g, noise %g: finite numbers >= 0 (clip 0: off)",
+                             (double)c->dp.clip, (double)c->dp.noise);
+    return FGL_OK;
+}
 
 static void fgl__put_f64(fgl_bytes *b, double v) {
     uint64_t u;
@@ -4961,19 +5050,26 @@ static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
     return p;
 }
 
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err) {
     const fgl_client *c;
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
-        return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: no client %d", client);
     c = &run->clients[client];
+    if (!c->local)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d is hosted by another process", client);
+    if (cap < c->model.params.size || !out)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d has %zu parameters, the output holds %zu",
+                             client, c->model.params.size, out ? cap : (size_t)0);
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
         return FGL_OK;
     }
-    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    if (!(p = fgl__park_blob(run, c, &owned)))
+        return fgl_error_set(err, FGL_ERR_IO, "client parameters: client %d's packed state cannot be read back",
+                             client);
     for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
         const fgl__entry *e = &c->store.e[i];
         const fgl_params *ps = fgl__entry_params(e);
@@ -5040,6 +5136,9 @@ typedef struct fgl__remote {
 
 static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo, const fgl_client_data *clients,
                          int n_clients, const fgl__remote *remote, fgl_error *err);
+static int fgl__run_check(fgl_run *run, int full);
+static const char *fgl__algo_missed(void);            /* the registry's (registry.h) */
+static void fgl__algo_names(char *buf, size_t cap);
 
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err) {
@@ -5051,11 +5150,17 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     int i, k, rc;
     size_t R, K;
     memset(run, 0, sizeof *run);
-    if (!algo || !algo->name) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm");
+    if (!algo || !algo->name) {
+        const char *m = fgl__algo_missed(), *near = *m ? fgl_algo_suggest(m) : NULL;
+        char names[400];
+        fgl__algo_names(names, sizeof names);
+        if (!*m) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm (the table is NULL); registered: %s", names);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: no algorithm: fgl_algo_find(\"%s\") found none%s%s%s; registered: %s", m,
+                             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
+    }
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
-    if (cfg->rounds <= 0 || cfg->local_epochs < 0 || !(cfg->frac > 0 && cfg->frac <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d, local epochs %d, fraction %g out of range", cfg->rounds,
-                             cfg->local_epochs, (double)cfg->frac);
+    if ((rc = fgl__config_check(cfg, err))) return rc;
     run->cfg = *cfg;
     run->algo = *algo;
     run->n_clients = n_clients;
@@ -5186,6 +5291,12 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
     }
     fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
+    if ((rc = fgl__run_check(run, 0))) { /* tasks, models and defences against the algorithm, before any work */
+        fgl_error e = run->err;         /* err may be &run->err, which fgl_run_free clears */
+        fgl_run_free(run);
+        if (err) *err = e;
+        return rc;
+    }
     return FGL_OK;
 fail:
     fgl_run_free(run);
@@ -5289,10 +5400,13 @@ FGLDEF void fgl_run_free(fgl_run *run) {
 
 /* --- runs: the start ----------------------------------------------------------------- */
 
-/* Every client agrees with client 0 on the shared slices (names, shapes). */
-static int fgl__check_shared(fgl_run *run) {
-    const fgl_params *a = &run->ref.params; /* client 0's prepared spec */
-    unsigned groups = run->server.share;
+/* Every client agrees with client 0 on the shared slices (names, shapes).
+ * ref: client 0's model (built from its prepared spec); groups: the shared
+ * ones; specs: every client's prepared spec, the layouts built from them
+ * (a spec like the one before, or like client 0's, has its layout), or
+ * NULL: the clients' models as the start built them. */
+static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, const fgl_model_spec *specs) {
+    const fgl_params *a = &ref->params;
     int i, sa, sb;
     if (fgl_params_count(a, groups) == 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
@@ -5302,9 +5416,10 @@ static int fgl__check_shared(fgl_run *run) {
         const fgl_params *b = &c->model.params;
         fgl_model tmp;
         int built = 0, rc = FGL_OK;
-        if (!c->local) { /* hosted elsewhere: its layout from its spec (the same spec as client 0's: the same layout) */
-            if (!memcmp(&c->model.spec, &run->ref.spec, sizeof c->model.spec)) continue;
-            if ((rc = fgl_model_init(&tmp, &c->model.spec, 0, &run->err))) return rc;
+        if (specs || !c->local) { /* not built (hosted elsewhere): its layout from its spec */
+            const fgl_model_spec *sp = specs ? &specs[i] : &c->model.spec;
+            if (!memcmp(sp, &ref->spec, sizeof *sp) || (specs && !memcmp(sp, &specs[i - 1], sizeof *sp))) continue;
+            if ((rc = fgl_model_init(&tmp, sp, 0, &run->err))) return rc;
             b = &tmp.params;
             built = 1;
         }
@@ -5335,30 +5450,42 @@ static int fgl__check_shared(fgl_run *run) {
     return FGL_OK;
 }
 
-/* The size rules' values; widths the messages use must agree across clients. */
-static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
+/* A model holding only spec (what the width functions read). */
+static fgl_model fgl__spec_model(const fgl_model_spec *spec) {
+    fgl_model m;
+    memset(&m, 0, sizeof m);
+    m.spec = *spec;
+    return m;
+}
+
+/* The size rules' values; widths the messages use must agree across
+ * clients. ref: client 0's model (its prepared spec), share: the shared
+ * groups; specs: every client's prepared spec, or NULL: the clients' models. */
+static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, const fgl_model_spec *specs,
+                             fgl__dims *d) {
     const fgl_algo *a = &run->algo;
     int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
+    fgl_model m0 = fgl__spec_model(specs ? &specs[0] : &run->clients[0].model.spec);
     memset(d, 0, sizeof *d);
-    if (run->server.share) { /* the shared layout, from client 0's prepared spec */
-        const fgl_params *ps = &run->ref.params;
+    if (share) { /* the shared layout, from client 0's prepared spec */
+        const fgl_params *ps = &ref->params;
         for (i = 0; i < ps->n; i++)
-            if (ps->slices[i].groups & run->server.share) {
+            if (ps->slices[i].groups & share) {
                 d->shared += fgl_slice_size(&ps->slices[i]);
                 if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
             }
     }
     d->clients = (size_t)run->n_clients;
-    d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
-    d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
-    d->hops = (size_t)run->clients[0].model.spec.layers;
-    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->rep = (size_t)fgl_model_rep_dim(&m0);
+    d->emb = (size_t)fgl_model_emb_dim(&m0);
+    d->hops = (size_t)m0.spec.layers;
+    d->input = (size_t)m0.spec.in_dim;
     d->param = run->set.value;
     d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
-        if ((size_t)run->clients[i].model.spec.out_dim > d->classes)
-            d->classes = (size_t)run->clients[i].model.spec.out_dim;
-        if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
+        const fgl_model_spec *s = specs ? &specs[i] : &run->clients[i].model.spec;
+        if ((size_t)s->out_dim > d->classes) d->classes = (size_t)s->out_dim;
+        if ((size_t)s->layers < d->hops) d->hops = (size_t)s->layers;
     }
     d->hops += 1; /* hops 0..H */
     for (p = 0; p < a->n_up + a->n_down; p++) {
@@ -5388,7 +5515,8 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
         }
     }
     for (i = 1; i < run->n_clients; i++) {
-        const fgl_model *m = &run->clients[i].model;
+        fgl_model mi = fgl__spec_model(specs ? &specs[i] : &run->clients[i].model.spec);
+        const fgl_model *m = &mi;
         if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
             return fgl_error_set(
                 &run->err, FGL_ERR_SHAPE,
@@ -5530,12 +5658,12 @@ static int fgl__phase_receive(fgl_run *run) {
 }
 
 /* The run's defences, attacks and privacy: their consistency with each
- * other and the algorithm, the attackers (drawn from the run seed) and the
- * random streams they use (checkpointed). */
-static int fgl__defences_start(fgl_run *run) {
+ * other and the algorithm's declared messages (nothing drawn, nothing
+ * changed: fgl_run_init and fgl_run_check call it too). */
+static int fgl__defences_check(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int i, p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
+    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1;
     const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
@@ -5624,13 +5752,22 @@ static int fgl__defences_start(fgl_run *run) {
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
                              (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0 && !(c->attack.frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+    return FGL_OK;
+}
+
+/* The run's defences, attacks and privacy at the start: checked
+ * (fgl__defences_check), then the attackers (drawn from the run seed) and
+ * the random streams they use (checkpointed). */
+static int fgl__defences_start(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    int i, rc;
+    if ((rc = fgl__defences_check(run))) return rc;
     if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
-        if (!(c->attack.frac <= 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g",
-                                 (double)c->attack.frac);
         pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
         if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
         fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
@@ -5664,6 +5801,61 @@ static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims
     fgl__dims_fill(&d, c->dim);
 }
 
+/* Client i's model spec as the algorithm prepares it (prepare_spec:
+ * FedStar's decoupled model, FED-PUB's masks ...), from the spec it was
+ * given. The hook is also the algorithm's check of the client's task and
+ * model: its refusal names the client. */
+static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
+    int rc;
+    *spec = run->clients[i].spec;
+    if (!run->algo.prepare_spec || !(rc = run->algo.prepare_spec(&run->set, spec, &run->err))) return FGL_OK;
+    {
+        char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+        const fgl_client *c = &run->clients[i];
+        const char *what = c->task == FGL_TASK_NODE ? "node classification" : "graph classification";
+        const char *name = c->data.node ? c->data.node->name : c->data.graphs ? c->data.graphs->name : "";
+        size_t nl = strlen(run->algo.name);
+        snprintf(msg, sizeof msg, "%s", run->err.msg);
+        return fgl_error_set(&run->err, rc, "%s%s%s (client %d: %s data%s%s, model %s)",
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : run->algo.name,
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : ": ", msg, i, what,
+                             *name ? " " : "", name, fgl_arch_name(spec->arch));
+    }
+}
+
+/* fgl_run_check's checks (full) or fgl_run_init's (those that do not
+ * depend on the parameters), in run->err. */
+static int fgl__run_check(fgl_run *run, int full) {
+    fgl_model_spec *specs;
+    fgl_model ref;
+    fgl__dims dims;
+    int i, rc, weights = fgl_algo_shares_weights(&run->algo);
+    unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
+    specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
+    if (!specs) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+    for (i = 0; i < run->n_clients && !rc; i++)
+        if (!(rc = fgl__prepared_spec(run, i, &specs[i])) && (rc = fgl_model_spec_check(&specs[i], &run->err))) {
+            char msg[FGL_ERROR_MSG_LEN];
+            snprintf(msg, sizeof msg, "%s", run->err.msg);
+            fgl_error_set(&run->err, rc, "%s: client %d's model as %s prepares it: %s", run->algo.name, i,
+                          run->algo.name, msg);
+        }
+    if (!rc) rc = fgl__defences_check(run);
+    if (!rc && full) {
+        if (!(rc = fgl_model_init(&ref, &specs[0], run->cfg.seed, &run->err))) {
+            if (weights) rc = fgl__check_shared(run, &ref, share, specs);
+            if (!rc) rc = fgl__resolve_dims(run, &ref, share, specs, &dims);
+            fgl_model_free(&ref);
+        }
+    }
+    FGL_FREE(specs);
+    return rc;
+}
+
+FGLDEF int fgl_run_check(fgl_run *run) { return run->started ? FGL_OK : fgl__run_check(run, 1); }
+
 FGLDEF int fgl_run_start(fgl_run *run) {
     fgl_server *s = &run->server;
     fgl__dims dims;
@@ -5671,24 +5863,18 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
     run->t_start = fgl_now();
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
-        fgl_model_spec spec = c->model.spec;
+        fgl_model_spec spec;
         fgl_node_data *node = c->data.node;
         fgl_graph_set *graphs = c->data.graphs;
         c->fed = &run->cfg;
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
-        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
-            char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
-            size_t nl = strlen(run->algo.name);
-            snprintf(msg, sizeof msg, "%s", run->err.msg);
-            if (strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':')
-                return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
-            return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
-        }
+        if ((rc = fgl__prepared_spec(run, i, &spec))) return rc;
         /* the server's view of the setup: the common initial model (client 0's) */
         if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
@@ -5721,8 +5907,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->up_len_of = run->up_len_of;
     s->up = run->up_view;
     s->down = run->down;
-    if (weights && (rc = fgl__check_shared(run))) return rc;
-    if ((rc = fgl__resolve_dims(run, &dims))) return rc;
+    /* (the shared layouts were checked before anything was built: fgl__run_check) */
+    if ((rc = fgl__resolve_dims(run, &run->ref, share, NULL, &dims))) return rc;
     s->n_shared = dims.shared;
     s->n_trainable = dims.trainable;
     for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);
@@ -8645,7 +8831,8 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         t = (float *)FGL_REALLOC(tmp,
                                  sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+        /* out of memory or unreadable: no report */
+        if (!t || fgl_run_client_params(run, i, tmp, FGL__MAX(m->params.size, 1), NULL)) {
             total = 0;
             break;
         }
@@ -10915,6 +11102,7 @@ static fgl_algo fgl__pfedgnn(void) {
 typedef struct fgl__registry {
     int built, n;
     fgl_algo algo[FGL__REGISTRY_CAP];
+    char missed[64];   /* the last name fgl_algo_find did not find (fgl_run_init's error names it) */
 } fgl__registry;
 
 static fgl__registry *fgl__reg(void) {
@@ -10935,7 +11123,7 @@ FGLDEF int fgl_algo_count(void) { return fgl__reg()->n; }
 
 FGLDEF const fgl_algo *fgl_algo_at(int i) { return i >= 0 && i < fgl__reg()->n ? &fgl__reg()->algo[i] : NULL; }
 
-FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
+static const fgl_algo *fgl__algo_lookup(const char *name) {
     fgl__registry *r = fgl__reg();
     int i;
     for (i = 0; name && i < r->n; i++)
@@ -10943,15 +11131,68 @@ FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
     return NULL;
 }
 
+FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
+    const fgl_algo *a = fgl__algo_lookup(name);
+    if (!a && name) snprintf(fgl__reg()->missed, sizeof fgl__reg()->missed, "%s", name);
+    return a;
+}
+
+/* Levenshtein distance of a and b, ASCII case ignored (names are short:
+ * up to 63 characters are compared). */
+static int fgl__name_distance(const char *a, const char *b) {
+    int row[64], i, j, n = (int)FGL__MIN(strlen(a), 63), m = (int)FGL__MIN(strlen(b), 63);
+    for (j = 0; j <= m; j++) row[j] = j;
+    for (i = 1; i <= n; i++) {
+        int diag = row[0], ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? a[i - 1] + 32 : a[i - 1];
+        row[0] = i;
+        for (j = 1; j <= m; j++) {
+            int cb = b[j - 1] >= 'A' && b[j - 1] <= 'Z' ? b[j - 1] + 32 : b[j - 1], up = row[j];
+            row[j] = FGL__MIN(FGL__MIN(row[j] + 1, row[j - 1] + 1), diag + (ca != cb));
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+FGLDEF const char *fgl_algo_suggest(const char *name) {
+    fgl__registry *r = fgl__reg();
+    const char *best = NULL;
+    int i, d, best_d = 3, len = name ? (int)strlen(name) : 0;
+    for (i = 0; name && i < r->n; i++) {
+        d = fgl__name_distance(name, r->algo[i].name);
+        if (d < best_d && 2 * d < FGL__MAX(len, (int)strlen(r->algo[i].name))) { /* close, and not most of it */
+            best_d = d;
+            best = r->algo[i].name;
+        }
+    }
+    return best;
+}
+
+/* The last name fgl_algo_find did not find ("" if none). */
+static const char *fgl__algo_missed(void) { return fgl__reg()->missed; }
+
+/* "local, fedavg, ..." (the registered names, cut to cap). */
+static void fgl__algo_names(char *buf, size_t cap) {
+    fgl__registry *r = fgl__reg();
+    size_t n = 0;
+    int i;
+    if (cap) buf[0] = 0;
+    for (i = 0; i < r->n && n + 1 < cap; i++) {
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", r->algo[i].name);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
 FGLDEF fgl_algo fgl_algo_base(const char *name) {
-    const fgl_algo *a = fgl_algo_find(name);
+    const fgl_algo *a = fgl__algo_lookup(name);
     return a ? *a : fgl_algo_new(name, "");
 }
 
 FGLDEF int fgl_algo_register(const fgl_algo *a) {
     fgl__registry *r = fgl__reg();
     if (!a || !a->name || !*a->name) return FGL_ERR_ARG;
-    if (fgl_algo_find(a->name)) return FGL_ERR_ARG; /* names are unique */
+    if (fgl__algo_lookup(a->name)) return FGL_ERR_ARG; /* names are unique */
     if (r->n == FGL__REGISTRY_CAP) return FGL_ERR_NOMEM;
     r->algo[r->n++] = *a;
     return FGL_OK;
@@ -11341,8 +11582,16 @@ static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets
     return rc;
 }
 
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err) {
     int i;
+    if (!sc || !tmpl || (!out && sc->n_clients > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario clients: no scenario, model spec or output array");
+    if (cap < sc->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "scenario clients: the scenario has %d clients, the output array holds %d: give it %d "
+                             "entries (sc.n_clients)",
+                             sc->n_clients, cap, sc->n_clients);
     for (i = 0; i < sc->n_clients; i++) {
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
@@ -11352,6 +11601,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
         if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
+    return FGL_OK;
 }
 
 /* --- datasets ---------------------------------------------------------------------- */
@@ -11464,14 +11714,18 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
     fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
-    char path[1100], name[1024], base[FGL_NAME_LEN];
+    char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
-    int rc = FGL_OK, found;
+    int rc = FGL_OK, found, ruled = 0;
     memset(ds, 0, sizeof *ds);
     fgl_node_data_init(&ds->node);
     ds->task = -1;
     if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
-    if (!dir || !*dir) dir = ".";
+    if (!dir || !*dir) { /* the data directory rule; a name not found says where it looked */
+        ruled = 1;
+        fgl_data_dir(dirbuf, sizeof dirbuf, NULL);
+        dir = dirbuf;
+    }
     if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
         long n_nodes = 0;
         if (names[9] == ':') {
@@ -11534,11 +11788,17 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
-            else
+            else {
+                char tried[1200];
+                if (ruled) fgl__data_dir_tried(tried, sizeof tried);
+                else
+                    snprintf(tried, sizeof tried, "the directory given%s",
+                             fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
-                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)",
-                                   name, dir, name, dir, name);
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
+                                   "the datasets into ./data with `make data`",
+                                   name, dir, name, dir, name, tried);
+            }
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {

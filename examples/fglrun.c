@@ -9,8 +9,9 @@
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
  * mixes, 10 METIS clients, 5% of each client's nodes labelled for training)
- * with several algorithms side by side, and prints a table. Named datasets are read from $FGL_DATA (default ../shared/data):
- * node/NAME (node classification) or tu/NAME (graph classification); a
+ * with several algorithms side by side, and prints a table. Named datasets
+ * are read from the data directory ($FGL_DATA, else ./data, else
+ * ~/.local/share/fgl; --data-dir DIR): node/NAME (node classification) or tu/NAME (graph classification); a
  * comma list gives one dataset per client. `fglrun --help` lists
  * everything, `fglrun --algo NAME --help` that algorithm's parameters.
  *
@@ -39,6 +40,7 @@
 #include "fgl_fed.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -82,11 +84,11 @@ static int mixed_models(const options *o) {
 
 /* Every client's model spec: the template sized to its data, then with
  * --model a,b,c the architecture of its block (client i of K gets entry
- * n i / K). */
-static void client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
-                         fgl_client_data *cd) {
+ * n i / K). cd holds sc->n_clients entries. */
+static int client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
+                        fgl_client_data *cd, fgl_error *err) {
     int i;
-    fgl_scenario_clients(sc, tmpl, cd);
+    if (fgl_scenario_clients(sc, tmpl, cd, sc->n_clients, err)) return 1;
     for (i = 0; o->n_archs > 1 && i < sc->n_clients; i++) {
         fgl_model_spec sp = model_spec(o, o->archs[(int)((long)o->n_archs * i / sc->n_clients)], task);
         sp.task = cd[i].spec.task;
@@ -95,6 +97,7 @@ static void client_specs(const options *o, const fgl_scenario *sc, const fgl_mod
         sp.pe_dim = cd[i].spec.pe_dim;
         cd[i].spec = sp;
     }
+    return 0;
 }
 
 /* Algorithms that share weights need one model for every client. */
@@ -125,11 +128,13 @@ static int file_exists(const char *path) {
  * and its split (fgl_scenario_make). */
 static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     fgl_dataset_options opt = fgl_dataset_default();
+    /* without --data-dir the library's rule (fgl_data_dir), whose message says every directory it tried */
+    const char *dir = opt_given(o, "data-dir") ? o->data_dir : NULL;
     opt.lcc = o->lcc;
     opt.raw_features = o->raw_features;
     opt.k_dse = o->k_dse;
     opt.k_rwse = o->k_rwse;
-    return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
+    return fgl_dataset_load(ds, dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
 }
 
 static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
@@ -244,22 +249,37 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 
 /* --- outputs ---------------------------------------------------------------------------- */
 
-static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run) {
+/* The per-round CSV: its header, and round r of run as rows (a row per
+ * client). names (NULL: none): each client's dataset, when each client is
+ * one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...), in a last
+ * column "dataset". */
+static void csv_header(FILE *f, const char *const *names) {
+    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down%s\n", names ? ",dataset" : "");
+}
+
+static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names) {
+    int i;
+    for (i = 0; i < run->n_clients; i++) {
+        size_t k = (size_t)r * run->n_clients + i;
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
+                run->client_test[k], run->client_up[k], run->client_down[k]);
+        if (names) fprintf(f, ",%s", names[i]);
+        fprintf(f, "\n");
+    }
+}
+
+static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
+                            const char *const *names) {
     char path[1024];
     FILE *f;
-    int r, i;
+    int r;
     snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", dir, algo, (unsigned long long)seed);
     if (!(f = fopen(path, "w"))) {
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return;
     }
-    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down\n");
-    for (r = 0; r < run->round; r++)
-        for (i = 0; i < run->n_clients; i++) {
-            size_t k = (size_t)r * run->n_clients + i;
-            fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, i, run->client_loss[k], run->client_val[k],
-                    run->client_test[k], run->client_up[k], run->client_down[k]);
-        }
+    csv_header(f, names);
+    for (r = 0; r < run->round; r++) csv_round(f, run, r, names);
     fclose(f);
 }
 
@@ -295,14 +315,14 @@ static void client_order(const fgl_client_data *cd, int K, int *order, int *dom,
 }
 
 static void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
-                        const int *dom);
+                        const int *dom, const char *const *names);
 
 /* The algorithm's client-to-client matrix as CSV (rows and columns in
  * client order) and as an SVG heatmap whose rows and columns follow `order`
- * (NULL: client order), rows labelled "id:dominant label" when dom is given
- * (the plots section draws it). */
+ * (NULL: client order), rows labelled "id:dominant label" when dom is given,
+ * "id:dataset" when names are (the plots section draws it). */
 static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run, const int *order,
-                         const int *dom) {
+                         const int *dom, const char *const *names) {
     const float *m = run->algo.client_matrix ? run->algo.client_matrix(run) : NULL;
     char path[1024];
     FILE *f;
@@ -315,7 +335,7 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
         fclose(f);
     }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.svg", dir, algo, (unsigned long long)seed);
-    svg_heatmap(path, algo, run->round, m, K, order, dom);
+    svg_heatmap(path, algo, run->round, m, K, order, dom, names);
 }
 
 #include "fglrun/record.c"
@@ -345,6 +365,7 @@ typedef struct progress {
     int fold;                /* its fold (--folds) */
     char label[64];          /* "ALGO" or "ALGO fold F", for progress lines */
     const fgl_run *run;
+    const char *const *names; /* each client's dataset when each client is one (per-dataset split), or NULL */
 } progress;
 
 /* The process's peak resident memory (MB) once the data and the clients'
@@ -396,17 +417,9 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, i
     else snprintf(out, cap, "%s.%s.seed%llu", o->checkpoint, algo, (unsigned long long)seed);
 }
 
-/* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
-static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
-                   int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
-    const fgl_algo *algo = fgl_algo_find(algo_name);
+/* The configuration of a run: the protocol's defaults for the task, then the flags. */
+static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     fgl_fed_config cfg = fgl_fed_config_default(task);
-    fgl_run run;
-    fgl_error err;
-    fgl_run_summary s;
-    char ckpt[1024];
-    int r, k;
-    ckpt[0] = 0;
     if (o->rounds > 0) cfg.rounds = o->rounds;
     if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
     if (o->batch > 0) cfg.batch_size = o->batch;
@@ -433,13 +446,24 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     cfg.secrets.from_seed = o->secret_seed_set;
     cfg.secrets.seed = o->secret_seed;
     if (cfg.secagg.on && !opt_given(o, "screen")) cfg.robust.screen = 0; /* hidden by the masks (README) */
-    if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
-        fprintf(stderr, "fglrun: %s\n", err.msg);
+    return cfg;
+}
+
+/* A run of algo set up (fgl_run_init, the server's public data, the --set
+ * values that concern it): 0, or 1 (an error) or 2 (a bad parameter) with
+ * the message on stderr (note: said after it, e.g. that nothing was run)
+ * and nothing left to free. */
+static int run_setup(const options *o, const fgl_algo *algo, const fgl_fed_config *cfg, fgl_client_data *cd, int K,
+                     const fgl_node_data *pub, fgl_run *run, const char *note) {
+    fgl_error err;
+    int k;
+    if (fgl_run_init(run, cfg, algo, cd, K, &err)) {
+        fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
         return 1;
     }
-    if (pub && pub->n_nodes > 0 && fgl_run_set_public(&run, pub, &err)) {
-        fprintf(stderr, "fglrun: %s\n", err.msg);
-        fgl_run_free(&run);
+    if (pub && pub->n_nodes > 0 && fgl_run_set_public(run, pub, &err)) {
+        fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+        fgl_run_free(run);
         return 1;
     }
     for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only (checked before) */
@@ -455,14 +479,48 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             if (strcmp(key, algo->name) != 0) continue;
             name = dot + 1;
         }
-        now = fgl_run_get(&run, name);
+        now = fgl_run_get(run, name);
         if (now != now) continue; /* NaN: not a parameter of this algorithm */
-        if (fgl_run_set(&run, name, eq + 1, &err)) {
-            fprintf(stderr, "fglrun: %s\n", err.msg);
-            fgl_run_free(&run);
+        if (fgl_run_set(run, name, eq + 1, &err)) {
+            fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+            fgl_run_free(run);
             return 2;
         }
     }
+    return 0;
+}
+
+/* Every algorithm of --algo checked against the data, its task, the
+ * models and the flags before the first run (fgl_run_init, then
+ * fgl_run_check with the --set values): a combination that cannot run is
+ * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's). */
+static int check_runs(const options *o, fgl_client_data *cd, int K, int task, const fgl_node_data *pub) {
+    static const char note[] = " (nothing was run: every --algo is checked before the first run)";
+    int a, rc;
+    for (a = 0; a < o->n_algos; a++) {
+        fgl_fed_config cfg = run_config(o, task, o->seed);
+        fgl_run run;
+        if ((rc = run_setup(o, fgl_algo_find(o->algos[a]), &cfg, cd, K, pub, &run, note))) return rc;
+        rc = fgl_run_check(&run);
+        if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
+        fgl_run_free(&run);
+        if (rc) return 1;
+    }
+    return 0;
+}
+
+/* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
+static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
+                   int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
+    const fgl_algo *algo = fgl_algo_find(algo_name);
+    fgl_fed_config cfg = run_config(o, task, seed);
+    fgl_run run;
+    fgl_error err;
+    fgl_run_summary s;
+    char ckpt[1024];
+    int r, k;
+    ckpt[0] = 0;
+    if ((k = run_setup(o, algo, &cfg, cd, K, pub, &run, ""))) return k;
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
         fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -594,11 +652,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         char name[64];
         int *order = (int *)malloc(sizeof(int) * (size_t)K), *dom = (int *)malloc(sizeof(int) * (size_t)K);
         double *share = (double *)malloc(sizeof(double) * (size_t)K);
+        const char *const *names = o->pg ? o->pg->names : NULL;
+        int ok = order && dom && share && !names; /* clients that are datasets: in their order, by name */
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", algo->name, fold);
         else snprintf(name, sizeof name, "%s", algo->name);
-        if (order && dom && share) client_order(cd, K, order, dom, share);
-        write_round_csv(o->out_dir, name, seed, &run);
-        write_matrix(o->out_dir, name, seed, &run, order && dom && share ? order : NULL, order && dom && share ? dom : NULL);
+        if (ok) client_order(cd, K, order, dom, share);
+        write_round_csv(o->out_dir, name, seed, &run, names);
+        write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
         free(order);
         free(dom);
         free(share);
@@ -742,11 +802,86 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         if (b.s && !b.oom) fprintf(f, ", %s", b.s);
         free(b.s);
     }
+    if (o->failed && o->n_algos == 1) fprintf(f, ", \"status\": \"failed\"");  /* runs: those that finished */
     if (o->n_algos == 1 && o->pg && o->pg->final && o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
     fprintf(f, "}");
 }
+
 #include "fglrun/progress.c"
 #include "fglrun/plots.c"
+
+/* The table of results: one row per algorithm, mean +- std over its runs
+ * (one run: the figure alone); an algorithm with no finished run (a run
+ * failed) says so. */
+static void print_table(const options *o, const result *res, int runs) {
+    int a;
+    printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down",
+           "seconds");
+    for (a = 0; a < o->n_algos; a++) {
+        double bm, bs, lm, ls, sm, ss;
+        if (res[a].n == 0) {
+            printf("%-10s %18s\n", o->algos[a], "(not run: a run failed)");
+            continue;
+        }
+        mean_std(o->folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
+        mean_std(res[a].last, res[a].n, &lm, &ls);
+        mean_std(res[a].secs, res[a].n, &sm, &ss);
+        if (res[a].n == 1)
+            printf("%-10s %10.2f%9s %10.2f%9s %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, "", 100 * lm, "",
+                   res[a].up / 1e6, res[a].down / 1e6, sm);
+        else
+            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, 100 * bs,
+                   100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
+        if (res[a].n < runs) printf("   (%d of %d runs)", res[a].n, runs);
+        printf("\n");
+    }
+    if (o->folds)
+        printf("(%s %d fold%s x %d seed%s of the mean client test accuracy at the last round: no validation set, so "
+               "both columns are the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs / o->seeds,
+               runs / o->seeds > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "");
+    else if (runs > 1)
+        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean validation "
+               "accuracy and at the last round)\n", runs);
+    else
+        printf("(one seed: the mean client test accuracy, at the round of best mean validation accuracy and at the "
+               "last round)\n");
+}
+
+/* The results as JSON: on stdout (--json, the last line) and in
+ * DIR/result.json (--out). One algorithm: its object; several: {"runs":
+ * [...], "config": ...}. When a run failed, only the algorithms with a
+ * finished run, and "status": "failed". */
+static void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K, int rounds) {
+    FILE *jf = NULL;
+    char path[1200];
+    int a, k, first;
+    if (o->out_dir) {
+        snprintf(path, sizeof path, "%s/result.json", o->out_dir);
+        if (!(jf = fopen(path, "w"))) fprintf(stderr, "fglrun: cannot write %s\n", path);
+    }
+    for (k = 0; k < 2; k++) {
+        FILE *f = k ? jf : o->json ? stdout : NULL;
+        if (!f) continue;
+        if (o->n_algos == 1) {
+            json_result(f, o, o->algos[0], ds, split, K, rounds, &res[0]);
+        } else {
+            fprintf(f, "{\"runs\": [");
+            for (a = 0, first = 1; a < o->n_algos; a++) {
+                if (res[a].n == 0) continue;
+                fprintf(f, "%s", first ? "" : ", ");
+                json_result(f, o, o->algos[a], ds, split, K, rounds, &res[a]);
+                first = 0;
+            }
+            fprintf(f, "]");
+            if (o->failed) fprintf(f, ", \"status\": \"failed\"");
+            config_member(f, o);
+            fprintf(f, "}");
+        }
+        fprintf(f, "\n");
+    }
+    if (jf) fclose(jf);
+}
+
 
 int fglrun_main(int argc, char **argv) {
     options o;
@@ -759,7 +894,8 @@ int fglrun_main(int argc, char **argv) {
     progress pg;
     run_record *rec;
     double *labsim = NULL;
-    int rc, a, s, split, rounds, stopped = 0, f, n_folds;
+    const char **names = NULL;
+    int rc, a, s, split, rounds, stopped = 0, f, n_folds, finished;
     setvbuf(stdout, NULL, _IOLBF, BUFSIZ); /* lines appear as they are printed, even in a pipe or a file */
     rc = parse_args(argc, argv, &o);
     if (!rc && o.config) rc = config_reparse(argc, argv, &o); /* --config FILE: its flags, then the command line's */
@@ -788,18 +924,29 @@ int fglrun_main(int argc, char **argv) {
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) data_rss_mb = (double)ru.ru_maxrss / 1024.0;
     }
-    if (o.info || (o.out_dir && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST)) {
-        if (o.info) print_info(&ds, &sc, split);
-        else fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
+    if (o.info) {
+        print_info(&ds, &sc, split);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
         replay_free(o.rp);
-        return o.info ? 0 : 1;
+        return 0;
     }
     tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
-    client_specs(&o, &sc, &tmpl, ds.task, cd);
+    rc = !cd || !res ? (fprintf(stderr, "fglrun: out of memory\n"), 1)
+         : client_specs(&o, &sc, &tmpl, ds.task, cd, &err) ? (fprintf(stderr, "fglrun: %s\n", err.msg), 1)
+         /* every --algo against the data, the task, the models and the flags, before the first run */
+         : check_runs(&o, cd, sc.n_clients, ds.task, &sc.pub);
+    if (!rc && o.out_dir && out_dir_prepare(o.out_dir)) rc = 1; /* parents created; fglrun's old files removed */
+    if (rc) {
+        free(cd);
+        free(res);
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return rc;
+    }
     if (!o.quiet && !o.json && mixed_models(&o)) {
         printf("models:");
         for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
@@ -823,6 +970,11 @@ int fglrun_main(int argc, char **argv) {
         free(rec);
     }
     progress_init(&pg, &o, res, &ds, split, sc.n_clients, rounds, n_folds * o.seeds);
+    if (split == FGL_PART_PER_DATASET && sc.graphs &&
+        (names = (const char **)malloc(sizeof(char *) * (size_t)sc.n_clients))) {
+        for (a = 0; a < sc.n_clients; a++) names[a] = sc.graphs[a].name; /* each client is one dataset: named by it */
+        pg.names = names;
+    }
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : split_frac_default(ds.task, 0);
         printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s", ds.label,
@@ -840,7 +992,11 @@ int fglrun_main(int argc, char **argv) {
                 rc = 1;
                 break;
             }
-            client_specs(&o, &sc, &tmpl, ds.task, cd);
+            if (client_specs(&o, &sc, &tmpl, ds.task, cd, &err)) {
+                fprintf(stderr, "fglrun: %s\n", err.msg);
+                rc = 1;
+                break;
+            }
         }
         for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
             for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
@@ -858,66 +1014,21 @@ int fglrun_main(int argc, char **argv) {
         progress_free(&pg);
         free(res);
         free(labsim);
+        free(names);
         free(cd);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
         return 0;
     }
-    if (!rc && !o.quiet) {
-        printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down", "seconds");
-        for (a = 0; a < o.n_algos; a++) {
-            double bm, bs, lm, ls, sm, ss;
-            mean_std(o.folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
-            mean_std(res[a].last, res[a].n, &lm, &ls);
-            mean_std(res[a].secs, res[a].n, &sm, &ss);
-            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f\n", o.algos[a], 100 * bm, 100 * bs,
-                   100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
-        }
-        if (o.folds)
-            printf("(mean +- std over %d fold%s x %d seed%s of the mean client test accuracy at the last round: no "
-                   "validation set, so both columns are the last round)\n", n_folds, n_folds > 1 ? "s" : "", o.seeds,
-                   o.seeds > 1 ? "s" : "");
-        else
-            printf("(mean +- std over %d seed%s of the mean client test accuracy, at the round of best mean validation "
-                   "accuracy and at the last round)\n", o.seeds, o.seeds > 1 ? "s" : "");
-    }
+    for (a = 0, finished = 0; a < o.n_algos; a++) finished += res[a].n > 0;
+    o.failed = rc != 0;
+    if (rc && finished) /* what finished is still reported: the table, the JSON, DIR's result.json and plots */
+        fprintf(stderr, "fglrun: a run failed (above); reporting the %d algorithm%s with finished runs\n", finished,
+                finished > 1 ? "s" : "");
+    if (finished && (!o.quiet || !o.json)) print_table(&o, res, n_folds * o.seeds); /* --quiet silences progress only */
     pg.final = 1; /* the results below carry the record */
-    if (!rc && (o.json || o.out_dir)) {
-        FILE *jf = NULL;
-        char path[1024];
-        if (o.out_dir) {
-            snprintf(path, sizeof path, "%s/result.json", o.out_dir);
-            jf = fopen(path, "w");
-        }
-        for (a = 0; a < o.n_algos; a++) {
-            if (o.json && o.n_algos == 1) json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            if (jf) {
-                fprintf(jf, a == 0 ? (o.n_algos > 1 ? "{\"runs\": [" : "") : ", ");
-                json_result(jf, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            }
-        }
-        if (o.json && o.n_algos > 1) {
-            printf("{\"runs\": [");
-            for (a = 0; a < o.n_algos; a++) {
-                if (a) printf(", ");
-                json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            }
-            printf("]");
-            config_member(stdout, &o);
-            printf("}");
-        }
-        if (o.json) printf("\n");
-        if (jf) {
-            if (o.n_algos > 1) {
-                fprintf(jf, "]");
-                config_member(jf, &o);
-                fprintf(jf, "}");
-            }
-            fprintf(jf, "\n");
-            fclose(jf);
-        }
-    }
-    if (!rc && o.out_dir) write_plots(&o, &pg);
+    if (finished && (o.json || o.out_dir)) write_results(&o, res, &ds, split, sc.n_clients, rounds);
+    if (finished && o.out_dir) write_plots(&o, &pg);
     if (!rc) rc = replay_check(&o, res);
     progress_free(&pg);
     free(o.config_json);
@@ -931,6 +1042,7 @@ int fglrun_main(int argc, char **argv) {
     }
     free(res);
     free(labsim);
+    free(names);
     free(cd);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);

@@ -176,7 +176,8 @@ static void fgl__pub_report(const fgl_run *run, char *buf, size_t cap) {
         t = (float *)FGL_REALLOC(tmp,
                                  sizeof(float) * FGL__MAX(m->params.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_run_client_params(run, i, tmp)) { /* out of memory or unreadable: no report */
+        /* out of memory or unreadable: no report */
+        if (!t || fgl_run_client_params(run, i, tmp, FGL__MAX(m->params.size, 1), NULL)) {
             total = 0;
             break;
         }
