@@ -90,7 +90,7 @@ $MPIRUN -np 2 $B/fglrun_mpi --algo fedavg --data synthetic --clients 4 --rounds 
     --json --quiet > "$tmp/rec.json" 2> "$tmp/err"
 missing=
 for f in $($B/fglrun_mpi --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-    case $f in --help|--set) continue ;; esac
+    case $f in --help|--set|--version) continue ;; esac
     grep -q "\"${f#--}\": " "$tmp/rec/config" 2> /dev/null || missing="$missing $f"
 done
 if [ -s "$tmp/rec/config" ] && [ -z "$missing" ] && grep -q '"run": {.*"mpi-timeout": 60, "mpi-fail": null}' "$tmp/rec.json"; then
