@@ -153,7 +153,8 @@ build/tests/user_fglrun_mpi: tests/user_fglrun.c examples/fglrun.c $(wildcard ex
 
 mpi: build/fglrun_mpi build/tests/user_fglrun_mpi
 
-# every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a lost rank; a resumed job
+# every algorithm under mpirun -np 2, 3, 5 gives fglrun's bits; a resumed job; a lost rank, simulated
+# and real (SIGKILL, SIGSTOP on rank 2, under mpirun --enable-recovery and plain mpirun)
 test-mpi: build/fglrun_mpi build/fglrun
 	@./tests/run.sh tests/test_mpi.sh\ build
 
@@ -202,9 +203,13 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),build/fgl.o)
 
-# The test programs, fglrun end to end and the `make data` test.
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_faults.sh\ build tests/test_defences_cover.sh\ build \
-             tests/test_sides.sh\ build tests/test_plots.sh\ build tests/data_check.sh
+# The test programs, fglrun end to end, the first hour's frictions, faults,
+# the defences on every algorithm, the sides apart (compile failures, refusals
+# in one process and under MPI), the cryptography against libsodium (skipped
+# without it) and the `make data` test.
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
+             tests/test_defences_cover.sh\ build tests/test_sides.sh\ build tests/test_plots.sh\ build \
+             tests/test_crypto_sodium.sh\ build tests/data_check.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 

@@ -119,8 +119,19 @@
  * the mean of model weights in fgl_server_mean and applies row by row, with
  * the row's weights, in the mixtures; DP and secure aggregation are defined
  * for fgl_server_mean only, and an algorithm that mixes declares it
- * (fgl_algo.mixes) so that a run combining it with them is refused at its
- * start. Gather + fgl_mix_rows bypasses every defence.
+ * (fgl_algo.mixes), as it declares an upload its own server code turns
+ * into model state (FGL_PART_RAW: gather + fgl_mix_rows, fgl_upload or
+ * fgl_server_plain_mean into the models bypasses every defence), so that a
+ * run asking for a defence that would not cover it is refused at its start.
+ *
+ * PRIVACY: cfg.dp is DP-FedAvg (Poisson participation at rate frac, the
+ * whole update clipped, the fixed denominator frac K, Gaussian noise;
+ * fgl_run_dp_epsilon is its accountant); cfg.secagg is Bonawitz et al.'s
+ * secure aggregation (X25519, ChaCha20, Shamir t-of-n, fresh every round,
+ * a threshold below which a round is not unmasked). Their secrets come from
+ * the operating system's entropy on their owner's side, never from
+ * cfg.seed and never saved; cfg.secrets.from_seed derives them from a
+ * secret seed for simulations that must repeat.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
@@ -165,20 +176,22 @@
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
  * optionally withholding public nodes first); fgl_scenario_clients
- * gives each client a model spec sized to its data. GPFL's protocol: the
+ * gives each client a model spec sized to its data (into an array whose
+ * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
  * and stratified k-fold cross-validation inside every client (folds, fold).
  *
  * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
  * compiled by make test; README.md's quickstart is the complete program).
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
- *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
- *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       // dir NULL: the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
+ *       if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // it says every directory it tried
  *       }
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
  *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
- *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       if (fgl_scenario_clients(&sc, &gcn, cd, 5, &err)) { puts(err.msg); return 1; } // a spec per client
  *       fgl_run run;
  *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
  *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||
@@ -234,7 +247,7 @@ enum {
     FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
     FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
                              K - f - 2 nearest others (Blanchard et al. 2017; its guarantee
-                             needs K > 2 f + 2, checked when a run starts) */
+                             needs K > 2 f + 2, checked when a run is set up: fgl_run_init) */
     FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads (m <= K - f) */
     FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
 };
@@ -279,7 +292,7 @@ typedef struct fgl_attack_config {
  * arrived), and adds Gaussian noise of standard deviation noise clip / (q K)
  * per value, drawn from the run's secrets (never from cfg.seed).
  * fgl_run_dp_epsilon gives the privacy spent: the Renyi DP of the sampled
- * Gaussian mechanism at rate q and multiplier noise. Refused (at the start)
+ * Gaussian mechanism at rate q and multiplier noise. Refused (by fgl_run_init)
  * for an algorithm any of whose uploads would reach the models unclipped
  * or un-noised (a data part, FGL_PART_RAW, per-client mixing). */
 typedef struct fgl_dp_config {
@@ -566,7 +579,12 @@ struct fgl_algo {
     int n_up, n_down;
     fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
     /* Adjust a client's model spec before its model is built (FED-PUB turns
-     * on weight masks, FedStar swaps in its decoupled model). */
+     * on weight masks, FedStar swaps in its decoupled model). It is also the
+     * algorithm's check of a client's task and model: an error refuses the
+     * run (FedStar and GPFL refuse node tasks). Called on a copy of every
+     * client's spec by fgl_run_init (the parameters at their defaults), by
+     * fgl_run_check and at the start (the parameters as set), so it must not
+     * refuse under the defaults what a parameter could make valid. */
     int (*prepare_spec)(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err);
     /* Client side: state (fgl_new_* on c->store), then every round: */
     int (*client_init)(fgl_client *c);
@@ -591,7 +609,8 @@ struct fgl_algo {
     /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
      * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
      * and secure aggregation are defined for one mean of the uploads, not
-     * for K mixtures of them, and such a run is refused when it starts. A declaration, not something the runtime
+     * for K mixtures of them, and such a run is refused when it is set up
+     * (fgl_run_init). A declaration, not something the runtime
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
@@ -622,8 +641,14 @@ FGLDEF int fgl_algo_shares_weights(const fgl_algo *a);
 
 /* The registry: the built-in algorithms, then those registered. Lookups
  * are read-only; register at program start, before runs begin (the table
- * is copied; capacity 64). */
+ * is copied; capacity 64). fgl_algo_find gives NULL for a name not
+ * registered and remembers that name, so that fgl_run_init, handed the
+ * NULL, says which name was not found (and suggests one). */
 FGLDEF const fgl_algo *fgl_algo_find(const char *name);
+/* The registered name closest to name, for messages: the same name in
+ * another case ("FedAvg": "fedavg"), or one within two edits that change
+ * less than half of it ("fedprx": "fedprox"); NULL if none is that close. */
+FGLDEF const char *fgl_algo_suggest(const char *name);
 FGLDEF int fgl_algo_count(void);
 FGLDEF const fgl_algo *fgl_algo_at(int i);
 FGLDEF int fgl_algo_register(const fgl_algo *a);
@@ -1027,13 +1052,14 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
  * read a client's model with fgl_observed_params, which calls the next. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
- * floats, in the model's order) into out, whether the client is resident or
- * packed (cfg.park_idle); a packed client stays packed: reading changes
- * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
- * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
- * cannot be read back (out of memory for a copy from the park file, or the
- * file changed). */
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
+ * floats, in the model's order) into out, which holds cap floats, whether
+ * the client is resident or packed (cfg.park_idle); a packed client stays
+ * packed: reading changes neither the run nor its memory. FGL_ERR_ARG (out
+ * untouched; err, if not NULL, says why): no client i, one hosted by
+ * another process (FGL_MPI), or cap smaller than its parameters (err says
+ * how many); FGL_ERR_IO: its packed state cannot be read back (out of
+ * memory for a copy from the park file, or the file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
 /* ------------------------------------------------------------------------ */
 /* What a hook received stays as it was sent                                */
 /* ------------------------------------------------------------------------ */
@@ -1055,6 +1081,16 @@ FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
  * and a program's hooks pay one pass over the message they could reach
  * after each of them, and one as it arrives (README, "Writing an
  * algorithm": what it costs). */
+
+/* The runtime's state of these checks (fgl_run.intact). */
+struct fgl__intact {
+    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
+    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
+    uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: the accepted uploads' checksums where checked */
+    const float *shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
+                                                    participant's download views (NULL: none) */
+    uint64_t shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
+};
 
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
@@ -1096,13 +1132,7 @@ struct fgl_run {
         double secs[2];
     } sched[2];
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
-    uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: checksums of checked uploads (what the server reads
-                                    only, checked after aggregation) */
-    const float *down_shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
-                                                         participant's download views (NULL: none) */
-    uint64_t down_shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
-    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
-    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
+    struct fgl__intact intact;   /* the checks that what hooks received stays as sent (intact.h) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
     int n_arenas, cap_arenas;
@@ -1127,11 +1157,35 @@ struct fgl_run {
     struct fgl__transport *transport;   /* clients hosted elsewhere and how to reach them (NULL: all here) */
 };
 
+/* fgl_run_init checks, before anything is built, what does not depend on
+ * the algorithm's parameters, and refuses (FGL_ERR_ARG, nothing left to
+ * free) a run that could not start: an algorithm that is NULL (the error
+ * names the name fgl_algo_find did not find); the configuration's ranges
+ * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
+ * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
+ * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
+ * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
+ * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * noise >= 0); the clients' data; every client's task and model against
+ * the algorithm (its prepare_spec, called on a copy of each client's spec
+ * with the parameters' defaults: FedStar and GPFL refuse node tasks,
+ * pFedGNN graph tasks, the prototype methods a model without a hidden
+ * representation ...); and the defences against the algorithm's messages
+ * (README, "Covered or refused"). The models, the algorithm's state and
+ * the initial broadcast come with the first round (or fgl_run_start), so
+ * parameters can be set in between. */
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err);
-/* fgl_run_init checks the data; the models, the algorithm's state and the
- * initial broadcast come with the first round (or fgl_run_start), so
- * parameters can be set in between. */
+/* Every check fgl_run_start makes, with the parameters as set, without
+ * building anything: those of fgl_run_init again, and the ones that depend
+ * on the parameters (the clients' shared parameter layouts, the message
+ * sizes the parameters give). FGL_OK, or the error in run->err; the run
+ * is unchanged either way (FGL_OK at once once started). A program that
+ * runs several configurations calls it for each before it spends time on
+ * any (fglrun does, for every --algo of its command line). Algorithms'
+ * own range checks of their parameters (in their init hooks) still come
+ * at the start. */
+FGLDEF int fgl_run_check(fgl_run *run);
 FGLDEF int fgl_run_start(fgl_run *run);
 /* Public data the server holds (e.g. nodes withheld from every client and
  * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
@@ -1239,12 +1293,13 @@ FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name)
  * (out untouched); FGL_ERR_SHAPE if it is not K x K floats. */
 FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out);
 /* Client i's model layout (FGL_OK), and its parameters (m.size floats, in
- * the model's order) copied into out, whether the client is resident or
- * packed (fgl_run_client_params: reading changes nothing). FGL_ERR_ARG: no
- * client i, the run has not started, or the client is hosted by another
- * process (FGL_MPI), whose model is not here. */
+ * the model's order) copied into out, which holds cap floats, whether the
+ * client is resident or packed (fgl_run_client_params: reading changes
+ * nothing). FGL_ERR_ARG (out untouched): no client i, the run has not
+ * started, the client is hosted by another process (FGL_MPI), whose model
+ * is not here, or cap is smaller than m.size. */
 FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_model *m);
-FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out);
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, size_t cap);
 
 /* GPFL's server model (docs/algorithms.md, GPFL): a dense 2-layer graph
  * auto-encoder over k clients with features X (k x in_dim) and a weighted
@@ -1430,7 +1485,9 @@ typedef struct fgl_dataset {
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
  * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * (the node layout) and dir/tu/NAME (TU format); dir NULL or "": the data
+ * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
+ * directory), and a name not found says every directory tried; a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
  * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
  * A name not found whose case differs from a dataset that is there (cora
@@ -1494,10 +1551,13 @@ typedef struct fgl_scenario {
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
-/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+/* Fill out[0..sc->n_clients-1] with each client's data and a copy of tmpl
  * whose in_dim / out_dim are the client's feature width and class count
- * (and pe_dim its structure-embedding width, for graph sets that have one). */
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+ * (and pe_dim its structure-embedding width, for graph sets that have one).
+ * cap: the entries out holds; fewer than sc->n_clients is FGL_ERR_ARG, with
+ * a message saying how many are needed, and nothing is written. */
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* ------------------------------------------------------------------------ */
@@ -1505,35 +1565,51 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 /* ------------------------------------------------------------------------ */
 #ifdef FGL_MPI
 /* Rank 0 is the server; the clients are spread over the other ranks in
- * contiguous blocks (client i on rank 1 + floor(i (P - 1) / K)), several
- * per rank, OpenMP inside a rank. Rank 0 builds the run as usual (it holds
- * the data only to send each rank its own clients' share), then:
+ * contiguous blocks (client i on the (1 + floor(i L / K))-th of the L live
+ * worker ranks), several per rank, OpenMP inside a rank. Rank 0 builds the
+ * run as usual (it holds the data only to send each rank its own clients'
+ * share), then:
  *       if (rank == 0) {
  *           fgl_run_init(&run, &cfg, algo, cd, K, &err);
  *           fgl_mpi_distribute(&run, MPI_COMM_WORLD, NULL, &err);
  *           for (r = 0; r < cfg.rounds; r++) fgl_run_round(&run);   // as in one process
  *           fgl_run_free(&run);                 // the workers drop the run
- *           fgl_mpi_finish(MPI_COMM_WORLD);     // and return from fgl_mpi_serve
+ *           if (fgl_mpi_finish(MPI_COMM_WORLD)) // they return from fgl_mpi_serve
+ *               ...                             // some rank did not: see below
  *       } else fgl_mpi_serve(MPI_COMM_WORLD, &err);
  * fgl_run_round, fgl_run_save and fgl_run_load then work across the
  * processes with the same bits as in one: every rank runs the same build
  * (checked), each client's computation happens where it lives, uploads and
  * downloads travel as their declared parts (4 bytes a float, plus a header
- * per message), and only the next round's participants get a download. A
- * rank that does not answer within the timeout is lost: its clients are
- * left out of the rounds (counted in fgl_round_stats.n_lost) and of the
- * accuracy means, and the run goes on; checkpoints need every client, so
- * the last one written before the loss restarts the whole job. Algorithms
- * must be registered (fgl_algo_register) in every process, as the workers
- * find them by name. */
+ * per message), and only the next round's participants get a download.
+ * Algorithms must be registered (fgl_algo_register) in every process, as
+ * the workers find them by name.
+ *
+ * Faults. A rank that does not answer within the timeout (dead, stopped,
+ * hung, or sending garbage) is lost: its clients are left out of the rounds
+ * (counted in fgl_round_stats.n_lost) and of the accuracy means, and the
+ * run goes on; checkpoints need every client, so the last one written
+ * before the loss restarts the whole job. A lost rank stays lost on that
+ * communicator: later runs spread their clients over the other ranks (a
+ * rank lost while a run starts, too; with no worker left the run stays on
+ * rank 0). The server never blocks on a lost rank: every send is
+ * non-blocking and given up (MPI_Request_free) when the rank is lost, and
+ * fgl sets the communicator's error handler to MPI_ERRORS_RETURN, so that a
+ * failed call reaches fgl (which loses the rank) instead of ending the job.
+ * Whether the job survives a process that dies is the MPI's decision: Open
+ * MPI 4 ends the whole job unless mpirun has --enable-recovery (README,
+ * "Across processes and machines"). fgl never aborts: fgl_mpi_finish tells
+ * the program whether MPI_Finalize is safe, and the program decides. */
 typedef struct fgl_mpi_options {
     double timeout;              /* seconds a rank may take to answer before it is lost (300) */
-    int fail_rank, fail_round;   /* a simulated fault: rank fail_rank stops answering from round
-                                    fail_round (1-based) on; 0: none */
+    int fail_rank, fail_round;   /* a simulated fault: rank fail_rank (0: none) stops answering from
+                                    round fail_round (1-based) on; fail_round 0: from the run's start
+                                    (it never answers the run's description) */
 } fgl_mpi_options;
 
 typedef struct fgl_mpi_stats {
-    int ranks, lost_ranks;
+    int ranks, lost_ranks;               /* lost_ranks: in this run (while it started, too) */
+    int lost_clients;                    /* the clients left out with them */
     size_t bytes_sent, bytes_received;   /* by the server during the run, headers included */
     size_t bytes_data;                   /* the clients' data and the run's description, at the start */
     double t_exchange;                   /* server seconds from posting commands to the last reply */
@@ -1543,14 +1619,29 @@ typedef struct fgl_mpi_stats {
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
 /* Rank 0, after fgl_run_init (and fgl_run_set) and before the first round:
- * send each other rank its clients' data and the run's description. With
- * one process the run stays where it is. */
+ * send each other live rank its clients' data and the run's description.
+ * With one process (or no live worker left) the run stays where it is. */
 FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err);
 /* Ranks 1..P-1: host clients for the runs rank 0 distributes, until
  * fgl_mpi_finish. Returns FGL_OK, or an error that stopped this process. */
 FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err);
-/* Rank 0: no more runs; the other ranks return from fgl_mpi_serve. */
-FGLDEF void fgl_mpi_finish(MPI_Comm comm);
+/* fgl_mpi_serve that, while it waits for the server (a command, or a reply
+ * to be taken), asks server_alive(ctx) about once a second whether rank 0
+ * still exists; when it says 0, returns FGL_ERR_IO ("the server is gone").
+ * MPI cannot tell a rank that rank 0 died; the program can (fglrun: rank
+ * 0's process id, on the same host). */
+FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), void *ctx, fgl_error *err);
+/* Rank 0: no more runs. Tells every other rank to return from
+ * fgl_mpi_serve and waits for each to confirm (up to the longest timeout of
+ * the runs; ranks lost before, a second). Returns how many did not confirm:
+ * 0, and MPI_Finalize waits for no lost rank; otherwise they are dead or
+ * stopped (fgl_mpi_rank_gone says which), and with Open MPI 4 MPI_Finalize
+ * would wait for a stopped one forever (the program ends the job, MPI_Abort,
+ * after writing what it has). */
+FGLDEF int fgl_mpi_finish(MPI_Comm comm);
+/* Rank 0: 1 if rank was lost on comm (in a run, while one started, or at
+ * fgl_mpi_finish; 2: it did not confirm fgl_mpi_finish), else 0. */
+FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank);
 /* What crossed MPI for a distributed run (0 and ranks 1 for a local one). */
 FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 #endif /* FGL_MPI */
@@ -1613,6 +1704,7 @@ struct fgl__sa_client {
     int *ids;                     /* n: the participants' ids, increasing */
     unsigned char c_sk[32], s_sk[32], self[32];
     unsigned char *pk;            /* n x 64: their public keys (c, s) */
+    unsigned char *enc;           /* n x 32: the share-encryption key with each (one X25519 each, kept) */
     unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
 };
 
@@ -1643,6 +1735,7 @@ enum {
     FGL__HOOK_EVAL = 8,      /* eval_model */
     FGL__HOOK_AGGREGATE = 16
 };
+#define FGL__HOOKS_DOWN (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD) /* checked with c->down_sum */
 /* The FGL__HOOK_* bits of a's hooks that are neither NULL nor a built-in
  * table's (src/fed/registry.h). */
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
@@ -1727,6 +1820,51 @@ extern "C" {
 #endif
 
 #define FGL__NTHREADS(run) ((run)->cfg.threads > 0 ? (run)->cfg.threads : omp_get_max_threads())
+
+/* The configuration's ranges (what fgl_run_init documents; run.h). */
+static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
+    const fgl_optim_config *o = &c->optim;
+    const fgl_robust_config *rb = &c->robust;
+    if (c->rounds < 1) return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d: at least 1", c->rounds);
+    if (c->local_epochs < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: local_epochs %d: 0 or more", c->local_epochs);
+    if (c->batch_size < 0 || c->eval_batch < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: batch_size %d, eval_batch %d: 0 or more (0: the default)",
+                             c->batch_size, c->eval_batch);
+    if (!(c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: frac %g: the fraction of clients per round is in (0, 1]",
+                             (double)c->frac);
+    if (o->kind != FGL_SGD && o->kind != FGL_ADAM && o->kind != FGL_ADAMW)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim.kind %d: FGL_SGD, FGL_ADAM or FGL_ADAMW", o->kind);
+    if (!(o->lr > 0 && isfinite(o->lr)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: learning rate (optim.lr) %g: a finite number > 0", (double)o->lr);
+    if (!(o->weight_decay >= 0 && isfinite(o->weight_decay)) || !(o->momentum >= 0 && isfinite(o->momentum)) ||
+        !(o->eps >= 0 && isfinite(o->eps)) || !(o->clip_norm >= 0 && isfinite(o->clip_norm)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: optim weight_decay %g, momentum %g, eps %g, clip_norm %g: finite numbers >= 0",
+                             (double)o->weight_decay, (double)o->momentum, (double)o->eps, (double)o->clip_norm);
+    if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim beta1 %g, beta2 %g: in [0, 1)", (double)o->beta1,
+                             (double)o->beta2);
+    if (c->threads < 0 || c->park_idle < 0 || c->park_idle > 2 || c->eval_every < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: threads %d (>= 0), park_idle %d (0, 1 or 2), eval_every %d (>= 0)",
+                             c->threads, c->park_idle, c->eval_every);
+    if (rb->rule < FGL_ROBUST_MEAN || rb->rule > FGL_ROBUST_NORMCLIP || rb->trim < 0 || rb->f < 0 || rb->m < 0 ||
+        !(rb->screen >= 0 && isfinite(rb->screen)) || (rb->rule == FGL_ROBUST_NORMCLIP && !(rb->clip > 0)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: robust rule %d, trim %d, f %d, m %d, clip %g, screen %g: a known rule, counts and "
+                             "screen >= 0, clip > 0 for normclip",
+                             rb->rule, rb->trim, rb->f, rb->m, (double)rb->clip, (double)rb->screen);
+    if (c->attack.kind < FGL_ATTACK_NONE || c->attack.kind > FGL_ATTACK_ALIE ||
+        !(c->attack.frac >= 0 && c->attack.frac <= 1) || !isfinite(c->attack.arg))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: attack %d, fraction %g, argument %g: a known attack, a fraction in [0, 1], a finite "
+                             "argument", c->attack.kind, (double)c->attack.frac, c->attack.arg);
+    if (!(c->dp.clip >= 0 && isfinite(c->dp.clip)) || !(c->dp.noise >= 0 && isfinite(c->dp.noise)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: dp clip %g, noise %g: finite numbers >= 0 (clip 0: off)",
+                             (double)c->dp.clip, (double)c->dp.noise);
+    return FGL_OK;
+}
 
 static void fgl__put_f64(fgl_bytes *b, double v) {
     uint64_t u;
@@ -2818,21 +2956,34 @@ static int64_t fgl__fe_floor_shift(int64_t x, int s) {
     return (int64_t)(((uint64_t)x + ((uint64_t)1 << 63)) >> s) - ((int64_t)1 << (63 - s));
 }
 
-/* h = t with the limbs carried to within half their widths of zero (each
- * carry rounded); the carry out of limb 9 (2^255) comes back as 19 x it. */
+/* Carries limb i of t (width s) into limb `to`, times m: what is left of
+ * t_i is within half its width of zero (the carry rounded). */
+#define FGL__FE_CARRY(t, i, s, to, m)                                                                        \
+    do {                                                                                                     \
+        int64_t c_ = fgl__fe_floor_shift((t)[i] + ((int64_t)1 << ((s) - 1)), s);                            \
+        (t)[i] -= c_ * ((int64_t)1 << (s));                                                                  \
+        (t)[to] += (m) * c_;                                                                                 \
+    } while (0)
+
+/* h = t carried: the limbs within about half their widths of zero (limbs 1
+ * and 5 within 2^24 + 2^15), the carry out of limb 9 (2^255) brought back
+ * as 19 times it. Two chains, from limbs 0 and 4, run interleaved; limb 4
+ * is carried twice, and limb 0 once more after the wrapped carry (19 x up
+ * to 2^36). */
 static void fgl__fe_carry(fgl__fe *h, int64_t t[10]) {
-    int64_t c;
     int i;
-    for (i = 0; i < 10; i++) {
-        int s = fgl__fe_width(i);
-        c = fgl__fe_floor_shift(t[i] + ((int64_t)1 << (s - 1)), s);
-        t[i] -= c * ((int64_t)1 << s);
-        if (i < 9) t[i + 1] += c;
-        else t[0] += 19 * c;
-    }
-    c = fgl__fe_floor_shift(t[0] + ((int64_t)1 << 25), 26); /* the 19 c above can be 2^41 */
-    t[0] -= c * ((int64_t)1 << 26);
-    t[1] += c;
+    FGL__FE_CARRY(t, 0, 26, 1, 1);
+    FGL__FE_CARRY(t, 4, 26, 5, 1);
+    FGL__FE_CARRY(t, 1, 25, 2, 1);
+    FGL__FE_CARRY(t, 5, 25, 6, 1);
+    FGL__FE_CARRY(t, 2, 26, 3, 1);
+    FGL__FE_CARRY(t, 6, 26, 7, 1);
+    FGL__FE_CARRY(t, 3, 25, 4, 1);
+    FGL__FE_CARRY(t, 7, 25, 8, 1);
+    FGL__FE_CARRY(t, 4, 26, 5, 1);
+    FGL__FE_CARRY(t, 8, 26, 9, 1);
+    FGL__FE_CARRY(t, 9, 25, 0, 19);
+    FGL__FE_CARRY(t, 0, 26, 1, 1);
     for (i = 0; i < 10; i++) h->v[i] = (int32_t)t[i];
 }
 
@@ -2852,25 +3003,67 @@ static void fgl__fe_sub(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
     for (i = 0; i < 10; i++) h->v[i] = f->v[i] - g->v[i];
 }
 
+/* w[p][m] for fgl__fe_mul and fgl__fe_sq: the factor of f_i (i of parity
+ * p) in limb k = m + i - 10 of a product with g: g_(m mod 10), times 19
+ * when m < 10 (the sum wrapped past limb 9), times 2 when i and m are odd. */
+static void fgl__fe_factors(int64_t w[2][20], const fgl__fe *g) {
+    int i;
+    for (i = 0; i < 10; i++) {
+        w[0][i] = 19 * (int64_t)g->v[i];
+        w[0][i + 10] = g->v[i];
+        w[1][i] = w[0][i] * (i & 1 ? 2 : 1);
+        w[1][i + 10] = w[0][i + 10] * (i & 1 ? 2 : 1);
+    }
+}
+
+/* Limb k of a product: the ten terms f_i w[i & 1][k - i + 10] written out
+ * with constant indices (straight-line code: every compiler keeps it in
+ * registers, where loops were unrolled by some and not others). In a
+ * square the term of (i, j) equals that of (j, i): FGL__FE_PAIR counts
+ * the first of each pair twice and the second not at all, a factor 0 the
+ * compiler folds away. */
+#define FGL__FE_TERM(i, k, x) ((int64_t)f->v[i] * w[(i) & 1][(k) - (i) + 10] * (x))
+#define FGL__FE_ONE(i, k) FGL__FE_TERM(i, k, 1)
+#define FGL__FE_PAIR(i, k) FGL__FE_TERM(i, k, (((k) - (i) + 10) % 10 > (i) ? 2 : ((k) - (i) + 10) % 10 == (i)))
+#define FGL__FE_LIMB(T, k)                                                                                  \
+    (T(0, k) + T(1, k) + T(2, k) + T(3, k) + T(4, k) + T(5, k) + T(6, k) + T(7, k) + T(8, k) + T(9, k))
+
 /* h = f g. Limbs i and j meet at 2^(p_i + p_j), which is 2^p_(i+j), or
  * twice it when i and j are both odd (25.5 rounded up twice); past limb 9
- * 2^255 = 19. With |f_i|, |g_j| <= 2^26 each product is below
- * 2 x 19 x 2^52 and the ten of a limb below 2^61. h may be f or g. */
+ * 2^255 = 19. With |f_i|, |g_j| at most a little over 2^26 each product is
+ * below 2 x 19 x 2^52.01 and the ten of a limb below 2^61. h may be f or g. */
 static void fgl__fe_mul(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
-    int64_t t[10] = {0}, f2[10], g19[10];
-    int i, j;
-    for (i = 0; i < 10; i++) {
-        f2[i] = (int64_t)f->v[i] * (i & 1 ? 2 : 1);
-        g19[i] = (int64_t)g->v[i] * 19;
-    }
-    for (i = 0; i < 10; i++) {
-        for (j = 0; j < 10 - i; j++) t[i + j] += (j & 1 ? f2[i] : (int64_t)f->v[i]) * g->v[j];
-        for (j = 10 - i; j < 10; j++) t[i + j - 10] += (j & 1 ? f2[i] : (int64_t)f->v[i]) * g19[j];
-    }
+    int64_t t[10], w[2][20];
+    fgl__fe_factors(w, g);
+    t[0] = FGL__FE_LIMB(FGL__FE_ONE, 0);
+    t[1] = FGL__FE_LIMB(FGL__FE_ONE, 1);
+    t[2] = FGL__FE_LIMB(FGL__FE_ONE, 2);
+    t[3] = FGL__FE_LIMB(FGL__FE_ONE, 3);
+    t[4] = FGL__FE_LIMB(FGL__FE_ONE, 4);
+    t[5] = FGL__FE_LIMB(FGL__FE_ONE, 5);
+    t[6] = FGL__FE_LIMB(FGL__FE_ONE, 6);
+    t[7] = FGL__FE_LIMB(FGL__FE_ONE, 7);
+    t[8] = FGL__FE_LIMB(FGL__FE_ONE, 8);
+    t[9] = FGL__FE_LIMB(FGL__FE_ONE, 9);
     fgl__fe_carry(h, t);
 }
 
-static void fgl__fe_sq(fgl__fe *h, const fgl__fe *f) { fgl__fe_mul(h, f, f); }
+/* h = f^2: the 55 distinct products of fgl__fe_mul's 100 */
+static void fgl__fe_sq(fgl__fe *h, const fgl__fe *f) {
+    int64_t t[10], w[2][20];
+    fgl__fe_factors(w, f);
+    t[0] = FGL__FE_LIMB(FGL__FE_PAIR, 0);
+    t[1] = FGL__FE_LIMB(FGL__FE_PAIR, 1);
+    t[2] = FGL__FE_LIMB(FGL__FE_PAIR, 2);
+    t[3] = FGL__FE_LIMB(FGL__FE_PAIR, 3);
+    t[4] = FGL__FE_LIMB(FGL__FE_PAIR, 4);
+    t[5] = FGL__FE_LIMB(FGL__FE_PAIR, 5);
+    t[6] = FGL__FE_LIMB(FGL__FE_PAIR, 6);
+    t[7] = FGL__FE_LIMB(FGL__FE_PAIR, 7);
+    t[8] = FGL__FE_LIMB(FGL__FE_PAIR, 8);
+    t[9] = FGL__FE_LIMB(FGL__FE_PAIR, 9);
+    fgl__fe_carry(h, t);
+}
 
 /* h = f squared n times */
 static void fgl__fe_sq_n(fgl__fe *h, const fgl__fe *f, int n) {
@@ -3896,16 +4089,19 @@ static uint32_t fgl__get_le32(const unsigned char *p) {
 
 /* 32 secret bytes for (purpose, a, b): from the operating system's entropy
  * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
- * the KDF of a key made from the secret seed: reproducible, and as secret
- * as that seed. */
+ * the KDF of a key made from the secret seed and the run seed:
+ * reproducible, and as secret as the secret seed. */
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err) {
     if (cfg->secrets.from_seed) {
         unsigned char k[32];
         int i;
         memset(k, 0, sizeof k);
-        for (i = 0; i < 8; i++) k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
-        memcpy(k + 8, "fgl secret seed", 15);
+        for (i = 0; i < 8; i++) { /* the run seed too: runs of several model seeds draw apart */
+            k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
+            k[8 + i] = (unsigned char)(cfg->seed >> (8 * i));
+        }
+        memcpy(k + 16, "fgl secret seed", 15);
         fgl_kdf(out, k, purpose, a, b);
         return FGL_OK;
     }
@@ -3977,6 +4173,8 @@ static void fgl__sa_client_free(fgl_client *c) {
     if (!q) return;
     FGL_FREE(q->ids);
     FGL_FREE(q->pk);
+    if (q->enc) memset(q->enc, 0, (size_t)q->n * 32);
+    FGL_FREE(q->enc);
     memset(q, 0, sizeof *q); /* the round's secrets go */
     FGL_FREE(q);
     c->sa = NULL;
@@ -4043,6 +4241,7 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
     memset(&e, 0, sizeof e);
     q->t = t;
     if (!(q->pk = (unsigned char *)FGL_MALLOC((size_t)q->n * FGL__SA_PK)) ||
+        !(q->enc = (unsigned char *)FGL_MALLOC((size_t)q->n * 32)) ||
         !(sh = (unsigned char *)FGL_MALLOC((size_t)q->n * 2 * FGL_SHARE_BYTES))) {
         FGL_FREE(sh);
         return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
@@ -4069,6 +4268,7 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
         memcpy(pt + 12, sh + (size_t)a * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
         memcpy(pt + 12 + FGL_SHARE_BYTES, sh + (size_t)(q->n + a) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
         fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        memcpy(q->enc + (size_t)a * 32, key, 32);
         fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)c->id); /* one per direction */
         fgl_aead_seal(out, out + FGL__SA_PT, pt, FGL__SA_PT, NULL, 0, key, nonce); /* (from, to, round) inside */
     }
@@ -4137,7 +4337,7 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
     struct fgl__sa_client *q = c->sa;
     unsigned char pt[FGL__SA_PT], key[32], nonce[12];
     int a, m = 0, rc = FGL_OK;
-    if (!q || !q->pk) return FGL_ERR_EMPTY;
+    if (!q || !q->pk || !q->enc) return FGL_ERR_EMPTY;
     for (a = 0; a < q->n; a++) m += alive[a] != 0;
     if (m < q->t || !alive[q->me]) {
         fgl__sa_client_free(c);
@@ -4149,7 +4349,7 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
             memcpy(out, q->own + FGL_SHARE_BYTES, FGL_SHARE_BYTES); /* its own b: it survived */
             continue;
         }
-        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        memcpy(key, q->enc + (size_t)a * 32, 32);
         fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)q->ids[a]);
         if (fgl_aead_open(pt, ct + (size_t)a * FGL__SA_CT, FGL__SA_PT, ct + (size_t)a * FGL__SA_CT + FGL__SA_PT, NULL,
                           0, key, nonce) != 0 ||
@@ -5079,19 +5279,26 @@ static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
     return p;
 }
 
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err) {
     const fgl_client *c;
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
-        return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: no client %d", client);
     c = &run->clients[client];
+    if (!c->local)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d is hosted by another process", client);
+    if (cap < c->model.params.size || !out)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d has %zu parameters, the output holds %zu",
+                             client, c->model.params.size, out ? cap : (size_t)0);
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
         return FGL_OK;
     }
-    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    if (!(p = fgl__park_blob(run, c, &owned)))
+        return fgl_error_set(err, FGL_ERR_IO, "client parameters: client %d's packed state cannot be read back",
+                             client);
     for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
         const fgl__entry *e = &c->store.e[i];
         const fgl_params *ps = fgl__entry_params(e);
@@ -5132,7 +5339,7 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
  * by row) is one buffer that every client views in one process: summed
  * once when the downloads are built, and a write into it shows in every
  * viewer's next check. The first check that catches a write records it
- * (run->written) and later ones stay silent, so with clients one after the
+ * (run->intact.written) and later ones stay silent, so with clients one after the
  * other the writer is named, as under MPI; with clients side by side
  * another client's check may come first and be named (the run fails
  * either way). */
@@ -5141,8 +5348,21 @@ static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *su
     int p;
     for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
         sums[p] = !m->part[p] ? 0
-                  : m->part[p] == run->down_shared_at[p] ? run->down_shared_sum[p]
+                  : m->part[p] == run->intact.shared_at[p] ? run->intact.shared_sum[p]
                                                           : fgl__floats_sum(m->part[p], m->len[p]);
+}
+
+/* After the downloads are built: a part sent whole (not by row) views one
+ * buffer for every participant, summed here once for fgl__down_sums. */
+static void fgl__downs_built(fgl_run *run) {
+    const fgl_algo *a = &run->algo;
+    int p;
+    for (p = 0; p < a->n_down; p++) {
+        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        int whole = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW);
+        run->intact.shared_at[p] = whole && (run->intact.user_hooks & FGL__HOOKS_DOWN) ? at : NULL;
+        if (run->intact.shared_at[p]) run->intact.shared_sum[p] = fgl__floats_sum(at, run->server.down_len[p]);
+    }
 }
 
 /* The index of a part that differs from sums, or -1. */
@@ -5162,8 +5382,8 @@ static int fgl__first_written(fgl_run *run) {
 #pragma omp critical(fgl__written)
 #endif
     {
-        first = !run->written;
-        run->written = 1;
+        first = !run->intact.written;
+        run->intact.written = 1;
     }
     return first;
 }
@@ -5182,7 +5402,7 @@ static int fgl__down_intact(fgl_run *run, fgl_client *c, const char *hook) {
 static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
     int p;
     for (p = 0; p < c->up.n_parts; p++)
-        run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
+        run->intact.up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
             c->up.part[p] ? fgl__floats_sum(c->up.part[p], c->up.len[p]) : 0;
 }
 
@@ -5192,38 +5412,49 @@ static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
  * copies: an aggregate hook that casts the const away and writes into one
  * would change the client in one and not in the other, so both refuse it
  * alike. */
+static int fgl__upload_changed(const fgl_run *run, const fgl_client *c) {
+    const uint64_t *sum = run->intact.up_sum + (size_t)c->id * FGL_MSG_MAX_PARTS;
+    int p;
+    for (p = 0; p < c->up.n_parts; p++)
+        if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) != sum[p]) return p;
+    return -1;
+}
+
 static int fgl__uploads_intact(fgl_run *run) {
-    int q, bad = -1, n = run->n_part;
+    int q, bad = -1, n = run->n_part, p;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
 #endif
-    for (q = 0; q < n; q++) {
-        const fgl_client *c = &run->clients[run->part[q]];
-        int p;
-        if (!run->accepted[c->id]) continue;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
-                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
+    for (q = 0; q < n; q++)
+        if (run->accepted[run->part[q]] && fgl__upload_changed(run, &run->clients[run->part[q]]) >= 0) {
 #ifdef _OPENMP
 #pragma omp critical(fgl__uploads_intact)
 #endif
-                if (bad < 0 || q < bad) bad = q;
-                break;
-            }
-    }
-    if (bad >= 0) {
-        const fgl_client *c = &run->clients[run->part[bad]];
-        int p;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] &&
-                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
-                break;
-        return fgl_server_fail(&run->server, FGL_ERR_ARG,
-                               "the aggregate hook wrote into client %d's upload part '%s', which the server reads "
-                               "only",
-                               c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
-    }
-    return FGL_OK;
+            if (bad < 0 || q < bad) bad = q;
+        }
+    if (bad < 0) return FGL_OK;
+    p = fgl__upload_changed(run, &run->clients[run->part[bad]]);
+    return fgl_server_fail(&run->server, FGL_ERR_ARG,
+                           "the aggregate hook wrote into client %d's upload part '%s', which the server reads only",
+                           run->part[bad], run->clients[run->part[bad]].up.decl[p].name);
+}
+
+/* Client c's eval_model hook, checked when it is the program's own: the
+ * last download it may reach (an idle client's may view server buffers
+ * changed since) summed before the call and checked after. NULL with the
+ * tape's error on a write. */
+static fgl_model *fgl__eval_model(fgl_run *run, fgl_client *c) {
+    uint64_t before[FGL_MSG_MAX_PARTS];
+    int p, check = (run->intact.user_hooks & FGL__HOOK_EVAL) != 0;
+    fgl_model *m;
+    if (check) fgl__down_sums(run, c, before);
+    m = run->algo.eval_model(c);
+    if (!check || (p = fgl__down_changed(run, c, before)) < 0 || !fgl__first_written(run)) return m;
+    fgl_tape_fail(&c->tape, FGL_ERR_ARG,
+                  "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy gives "
+                  "a writable copy)",
+                  c->down.decl[p].name);
+    return NULL;
 }
 /* --- runs: setup ------------------------------------------------------------------- */
 
@@ -5263,6 +5494,9 @@ typedef struct fgl__remote {
 
 static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo, const fgl_client_data *clients,
                          int n_clients, const fgl__remote *remote, fgl_error *err);
+static int fgl__run_check(fgl_run *run, int full);
+static const char *fgl__algo_missed(void);            /* the registry's (registry.h) */
+static void fgl__algo_names(char *buf, size_t cap);
 
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err) {
@@ -5274,11 +5508,17 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     int i, k, rc;
     size_t R, K;
     memset(run, 0, sizeof *run);
-    if (!algo || !algo->name) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm");
+    if (!algo || !algo->name) {
+        const char *m = fgl__algo_missed(), *near = *m ? fgl_algo_suggest(m) : NULL;
+        char names[400];
+        fgl__algo_names(names, sizeof names);
+        if (!*m) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm (the table is NULL); registered: %s", names);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: no algorithm: fgl_algo_find(\"%s\") found none%s%s%s; registered: %s", m,
+                             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
+    }
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
-    if (cfg->rounds <= 0 || cfg->local_epochs < 0 || !(cfg->frac > 0 && cfg->frac <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d, local epochs %d, fraction %g out of range", cfg->rounds,
-                             cfg->local_epochs, (double)cfg->frac);
+    if ((rc = fgl__config_check(cfg, err))) return rc;
     run->cfg = *cfg;
     run->algo = *algo;
     run->n_clients = n_clients;
@@ -5295,7 +5535,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->accepted = (unsigned char *)fgl__zalloc(K);
     run->checked = (unsigned char *)fgl__zalloc(K);
     run->up_norm = (double *)fgl__zalloc(sizeof(double) * K * FGL_MSG_MAX_PARTS);
-    run->up_sum = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * FGL_MSG_MAX_PARTS);
+    run->intact.up_sum = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * FGL_MSG_MAX_PARTS);
     run->rejected_by = (int *)fgl__zalloc(sizeof(int) * K);
     run->attacker = (unsigned char *)fgl__zalloc(K);
     run->dropped = (unsigned char *)fgl__zalloc(K);
@@ -5319,8 +5559,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->up_sum || !run->rejected_by ||
-        !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
+        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down) {
         FGL_FREE(run->clients);
@@ -5410,6 +5650,12 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
     }
     fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
+    if ((rc = fgl__run_check(run, 0))) { /* tasks, models and defences against the algorithm, before any work */
+        fgl_error e = run->err;         /* err may be &run->err, which fgl_run_free clears */
+        fgl_run_free(run);
+        if (err) *err = e;
+        return rc;
+    }
     return FGL_OK;
 fail:
     fgl_run_free(run);
@@ -5495,7 +5741,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->accepted);
     FGL_FREE(run->checked);
     FGL_FREE(run->up_norm);
-    FGL_FREE(run->up_sum);
+    FGL_FREE(run->intact.up_sum);
     FGL_FREE(run->rejected_by);
     FGL_FREE(run->attacker);
     FGL_FREE(run->dropped);
@@ -5514,10 +5760,13 @@ FGLDEF void fgl_run_free(fgl_run *run) {
 
 /* --- runs: the start ----------------------------------------------------------------- */
 
-/* Every client agrees with client 0 on the shared slices (names, shapes). */
-static int fgl__check_shared(fgl_run *run) {
-    const fgl_params *a = &run->ref.params; /* client 0's prepared spec */
-    unsigned groups = run->server.share;
+/* Every client agrees with client 0 on the shared slices (names, shapes).
+ * ref: client 0's model (built from its prepared spec); groups: the shared
+ * ones; specs: every client's prepared spec, the layouts built from them
+ * (a spec like the one before, or like client 0's, has its layout), or
+ * NULL: the clients' models as the start built them. */
+static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, const fgl_model_spec *specs) {
+    const fgl_params *a = &ref->params;
     int i, sa, sb;
     if (fgl_params_count(a, groups) == 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
@@ -5527,9 +5776,10 @@ static int fgl__check_shared(fgl_run *run) {
         const fgl_params *b = &c->model.params;
         fgl_model tmp;
         int built = 0, rc = FGL_OK;
-        if (!c->local) { /* hosted elsewhere: its layout from its spec (the same spec as client 0's: the same layout) */
-            if (!memcmp(&c->model.spec, &run->ref.spec, sizeof c->model.spec)) continue;
-            if ((rc = fgl_model_init(&tmp, &c->model.spec, 0, &run->err))) return rc;
+        if (specs || !c->local) { /* not built (hosted elsewhere): its layout from its spec */
+            const fgl_model_spec *sp = specs ? &specs[i] : &c->model.spec;
+            if (!memcmp(sp, &ref->spec, sizeof *sp) || (specs && !memcmp(sp, &specs[i - 1], sizeof *sp))) continue;
+            if ((rc = fgl_model_init(&tmp, sp, 0, &run->err))) return rc;
             b = &tmp.params;
             built = 1;
         }
@@ -5560,30 +5810,42 @@ static int fgl__check_shared(fgl_run *run) {
     return FGL_OK;
 }
 
-/* The size rules' values; widths the messages use must agree across clients. */
-static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
+/* A model holding only spec (what the width functions read). */
+static fgl_model fgl__spec_model(const fgl_model_spec *spec) {
+    fgl_model m;
+    memset(&m, 0, sizeof m);
+    m.spec = *spec;
+    return m;
+}
+
+/* The size rules' values; widths the messages use must agree across
+ * clients. ref: client 0's model (its prepared spec), share: the shared
+ * groups; specs: every client's prepared spec, or NULL: the clients' models. */
+static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, const fgl_model_spec *specs,
+                             fgl__dims *d) {
     const fgl_algo *a = &run->algo;
     int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
+    fgl_model m0 = fgl__spec_model(specs ? &specs[0] : &run->clients[0].model.spec);
     memset(d, 0, sizeof *d);
-    if (run->server.share) { /* the shared layout, from client 0's prepared spec */
-        const fgl_params *ps = &run->ref.params;
+    if (share) { /* the shared layout, from client 0's prepared spec */
+        const fgl_params *ps = &ref->params;
         for (i = 0; i < ps->n; i++)
-            if (ps->slices[i].groups & run->server.share) {
+            if (ps->slices[i].groups & share) {
                 d->shared += fgl_slice_size(&ps->slices[i]);
                 if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
             }
     }
     d->clients = (size_t)run->n_clients;
-    d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
-    d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
-    d->hops = (size_t)run->clients[0].model.spec.layers;
-    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->rep = (size_t)fgl_model_rep_dim(&m0);
+    d->emb = (size_t)fgl_model_emb_dim(&m0);
+    d->hops = (size_t)m0.spec.layers;
+    d->input = (size_t)m0.spec.in_dim;
     d->param = run->set.value;
     d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
-        if ((size_t)run->clients[i].model.spec.out_dim > d->classes)
-            d->classes = (size_t)run->clients[i].model.spec.out_dim;
-        if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
+        const fgl_model_spec *s = specs ? &specs[i] : &run->clients[i].model.spec;
+        if ((size_t)s->out_dim > d->classes) d->classes = (size_t)s->out_dim;
+        if ((size_t)s->layers < d->hops) d->hops = (size_t)s->layers;
     }
     d->hops += 1; /* hops 0..H */
     for (p = 0; p < a->n_up + a->n_down; p++) {
@@ -5613,7 +5875,8 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
         }
     }
     for (i = 1; i < run->n_clients; i++) {
-        const fgl_model *m = &run->clients[i].model;
+        fgl_model mi = fgl__spec_model(specs ? &specs[i] : &run->clients[i].model.spec);
+        const fgl_model *m = &mi;
         if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
             return fgl_error_set(
                 &run->err, FGL_ERR_SHAPE,
@@ -5694,13 +5957,7 @@ static int fgl__build_downloads(fgl_run *run, int count) {
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
-    for (p = 0; p < a->n_down; p++) { /* a part sent whole views one buffer: summed once (fgl__down_sums) */
-        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
-        run->down_shared_at[p] = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW) &&
-                                         (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
-                                     ? at : NULL;
-        if (run->down_shared_at[p]) run->down_shared_sum[p] = fgl__floats_sum(at, s->down_len[p]);
-    }
+    fgl__downs_built(run); /* the checksums of parts sent whole (intact.h) */
     return FGL_OK;
 }
 
@@ -5733,9 +5990,8 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         }
         if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
     }
-    if (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
-        fgl__down_sums(run, c, c->down_sum); /* as received: checked after each hook of the program's own */
-    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->user_hooks & FGL__HOOK_RECEIVE))
+    if (run->intact.user_hooks & FGL__HOOKS_DOWN) fgl__down_sums(run, c, c->down_sum); /* as received (intact.h) */
+    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->intact.user_hooks & FGL__HOOK_RECEIVE))
         fgl__down_intact(run, c, "the receive hook");
 }
 
@@ -5765,12 +6021,12 @@ static int fgl__phase_receive(fgl_run *run) {
 }
 
 /* The run's defences, attacks and privacy: their consistency with each
- * other and the algorithm, the attackers (drawn from the run seed) and the
- * random streams they use (checkpointed). */
-static int fgl__defences_start(fgl_run *run) {
+ * other and the algorithm's declared messages (nothing drawn, nothing
+ * changed: fgl_run_init and fgl_run_check call it too). */
+static int fgl__defences_check(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int i, p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
+    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1;
     const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
@@ -5859,13 +6115,22 @@ static int fgl__defences_start(fgl_run *run) {
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
                              (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0 && !(c->attack.frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+    return FGL_OK;
+}
+
+/* The run's defences, attacks and privacy at the start: checked
+ * (fgl__defences_check), then the attackers (drawn from the run seed) and
+ * the random streams they use (checkpointed). */
+static int fgl__defences_start(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    int i, rc;
+    if ((rc = fgl__defences_check(run))) return rc;
     if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
-        if (!(c->attack.frac <= 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g",
-                                 (double)c->attack.frac);
         pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
         if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
         fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
@@ -5899,6 +6164,61 @@ static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims
     fgl__dims_fill(&d, c->dim);
 }
 
+/* Client i's model spec as the algorithm prepares it (prepare_spec:
+ * FedStar's decoupled model, FED-PUB's masks ...), from the spec it was
+ * given. The hook is also the algorithm's check of the client's task and
+ * model: its refusal names the client. */
+static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
+    int rc;
+    *spec = run->clients[i].spec;
+    if (!run->algo.prepare_spec || !(rc = run->algo.prepare_spec(&run->set, spec, &run->err))) return FGL_OK;
+    {
+        char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+        const fgl_client *c = &run->clients[i];
+        const char *what = c->task == FGL_TASK_NODE ? "node classification" : "graph classification";
+        const char *name = c->data.node ? c->data.node->name : c->data.graphs ? c->data.graphs->name : "";
+        size_t nl = strlen(run->algo.name);
+        snprintf(msg, sizeof msg, "%s", run->err.msg);
+        return fgl_error_set(&run->err, rc, "%s%s%s (client %d: %s data%s%s, model %s)",
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : run->algo.name,
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : ": ", msg, i, what,
+                             *name ? " " : "", name, fgl_arch_name(spec->arch));
+    }
+}
+
+/* fgl_run_check's checks (full) or fgl_run_init's (those that do not
+ * depend on the parameters), in run->err. */
+static int fgl__run_check(fgl_run *run, int full) {
+    fgl_model_spec *specs;
+    fgl_model ref;
+    fgl__dims dims;
+    int i, rc, weights = fgl_algo_shares_weights(&run->algo);
+    unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
+    specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
+    if (!specs) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+    for (i = 0; i < run->n_clients && !rc; i++)
+        if (!(rc = fgl__prepared_spec(run, i, &specs[i])) && (rc = fgl_model_spec_check(&specs[i], &run->err))) {
+            char msg[FGL_ERROR_MSG_LEN];
+            snprintf(msg, sizeof msg, "%s", run->err.msg);
+            fgl_error_set(&run->err, rc, "%s: client %d's model as %s prepares it: %s", run->algo.name, i,
+                          run->algo.name, msg);
+        }
+    if (!rc) rc = fgl__defences_check(run);
+    if (!rc && full) {
+        if (!(rc = fgl_model_init(&ref, &specs[0], run->cfg.seed, &run->err))) {
+            if (weights) rc = fgl__check_shared(run, &ref, share, specs);
+            if (!rc) rc = fgl__resolve_dims(run, &ref, share, specs, &dims);
+            fgl_model_free(&ref);
+        }
+    }
+    FGL_FREE(specs);
+    return rc;
+}
+
+FGLDEF int fgl_run_check(fgl_run *run) { return run->started ? FGL_OK : fgl__run_check(run, 1); }
+
 FGLDEF int fgl_run_start(fgl_run *run) {
     fgl_server *s = &run->server;
     fgl__dims dims;
@@ -5906,25 +6226,19 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
     run->t_start = fgl_now();
-    run->user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
+    run->intact.user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
-        fgl_model_spec spec = c->model.spec;
+        fgl_model_spec spec;
         fgl_node_data *node = c->data.node;
         fgl_graph_set *graphs = c->data.graphs;
         c->fed = &run->cfg;
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
-        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
-            char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
-            size_t nl = strlen(run->algo.name);
-            snprintf(msg, sizeof msg, "%s", run->err.msg);
-            if (strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':')
-                return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
-            return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
-        }
+        if ((rc = fgl__prepared_spec(run, i, &spec))) return rc;
         /* the server's view of the setup: the common initial model (client 0's) */
         if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
@@ -5957,8 +6271,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->up_len_of = run->up_len_of;
     s->up = run->up_view;
     s->down = run->down;
-    if (weights && (rc = fgl__check_shared(run))) return rc;
-    if ((rc = fgl__resolve_dims(run, &dims))) return rc;
+    /* (the shared layouts were checked before anything was built: fgl__run_check) */
+    if ((rc = fgl__resolve_dims(run, &run->ref, share, NULL, &dims))) return rc;
     s->n_shared = dims.shared;
     s->n_trainable = dims.trainable;
     for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);
@@ -5999,23 +6313,10 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 
 /* Validation and test accuracy of the model a client deploys. */
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
-    fgl_model *m;
+    fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2];
-    uint64_t before[FGL_MSG_MAX_PARTS];
-    int p, check = (run->user_hooks & FGL__HOOK_EVAL) != 0;
-    /* the hook may reach the last download, which an idle client's may view
-     * in server buffers changed since: summed before the call */
-    if (check) fgl__down_sums(run, c, before);
-    m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
     if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    if (check && (p = fgl__down_changed(run, c, before)) >= 0 && fgl__first_written(run)) {
-        acc[0] = acc[1] = -1;
-        fgl_tape_fail(&c->tape, FGL_ERR_ARG,
-                      "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy "
-                      "gives a writable copy)",
-                      c->down.decl[p].name);
-    }
     c->val_acc = acc[0];
     c->test_acc = acc[1];
 }
@@ -6032,7 +6333,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
-    if ((run->user_hooks & FGL__HOOK_TRAIN) &&
+    if ((run->intact.user_hooks & FGL__HOOK_TRAIN) &&
         (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
     for (p = 0; p < a->n_up; p++) {
@@ -6058,7 +6359,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
     if (fgl__client_hook(c, a->upload)) return c->error;
-    if ((run->user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
+    if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     if ((rc = fgl__client_transform(run, c))) return rc;
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
@@ -6273,7 +6574,7 @@ static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
     int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
     run->checked[c->id] =
         fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1 && (run->user_hooks & FGL__HOOK_AGGREGATE))
+    if (run->checked[c->id] == 1 && (run->intact.user_hooks & FGL__HOOK_AGGREGATE))
         fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
 }
 
@@ -6341,6 +6642,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             n_ok++;
         }
     }
+    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc; /* its reveals are uploads too */
     run->bytes_up += st->bytes_up;
     run->rejected_total += rejected;
     st->n_part = n;
@@ -6349,7 +6651,6 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->round = run->round;
     s->n_accepted = n_ok;
     s->n_clipped = 0;
-    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
     s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
@@ -6357,7 +6658,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((run->user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
+        if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
             return fgl__server_error(run, rc, "aggregation");
     }
     st->n_clipped = s->n_clipped;
@@ -7172,9 +7473,9 @@ FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_m
     return FGL_OK;
 }
 
-FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out) {
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, size_t cap) {
     if (!o->started) return FGL_ERR_ARG;
-    return fgl_run_client_params(fgl__observed_run(o), client, out);
+    return fgl_run_client_params(fgl__observed_run(o), client, out, cap, NULL);
 }
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
@@ -8981,7 +9282,7 @@ static void fgl__pub_report(const fgl_observed *o, char *buf, size_t cap) {
         if (fgl_observed_layout(o, i, &m)) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
         t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_observed_params(o, i, tmp)) { /* out of memory or unreadable: no report */
+        if (!t || fgl_observed_params(o, i, tmp, FGL__MAX(m.size, 1))) { /* out of memory or unreadable: no report */
             total = 0;
             break;
         }
@@ -11245,6 +11546,7 @@ static fgl_algo fgl__pfedgnn(void) {
 typedef struct fgl__registry {
     int built, n, n_builtin;
     fgl_algo algo[FGL__REGISTRY_CAP];
+    char missed[64];   /* the last name fgl_algo_find did not find (fgl_run_init's error names it) */
 } fgl__registry;
 
 static fgl__registry *fgl__reg(void) {
@@ -11265,7 +11567,7 @@ FGLDEF int fgl_algo_count(void) { return fgl__reg()->n; }
 
 FGLDEF const fgl_algo *fgl_algo_at(int i) { return i >= 0 && i < fgl__reg()->n ? &fgl__reg()->algo[i] : NULL; }
 
-FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
+static const fgl_algo *fgl__algo_lookup(const char *name) {
     fgl__registry *r = fgl__reg();
     int i;
     for (i = 0; name && i < r->n; i++)
@@ -11273,15 +11575,68 @@ FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
     return NULL;
 }
 
+FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
+    const fgl_algo *a = fgl__algo_lookup(name);
+    if (!a && name) snprintf(fgl__reg()->missed, sizeof fgl__reg()->missed, "%s", name);
+    return a;
+}
+
+/* Levenshtein distance of a and b, ASCII case ignored (names are short:
+ * up to 63 characters are compared). */
+static int fgl__name_distance(const char *a, const char *b) {
+    int row[64], i, j, n = (int)FGL__MIN(strlen(a), 63), m = (int)FGL__MIN(strlen(b), 63);
+    for (j = 0; j <= m; j++) row[j] = j;
+    for (i = 1; i <= n; i++) {
+        int diag = row[0], ca = a[i - 1] >= 'A' && a[i - 1] <= 'Z' ? a[i - 1] + 32 : a[i - 1];
+        row[0] = i;
+        for (j = 1; j <= m; j++) {
+            int cb = b[j - 1] >= 'A' && b[j - 1] <= 'Z' ? b[j - 1] + 32 : b[j - 1], up = row[j];
+            row[j] = FGL__MIN(FGL__MIN(row[j] + 1, row[j - 1] + 1), diag + (ca != cb));
+            diag = up;
+        }
+    }
+    return row[m];
+}
+
+FGLDEF const char *fgl_algo_suggest(const char *name) {
+    fgl__registry *r = fgl__reg();
+    const char *best = NULL;
+    int i, d, best_d = 3, len = name ? (int)strlen(name) : 0;
+    for (i = 0; name && i < r->n; i++) {
+        d = fgl__name_distance(name, r->algo[i].name);
+        if (d < best_d && 2 * d < FGL__MAX(len, (int)strlen(r->algo[i].name))) { /* close, and not most of it */
+            best_d = d;
+            best = r->algo[i].name;
+        }
+    }
+    return best;
+}
+
+/* The last name fgl_algo_find did not find ("" if none). */
+static const char *fgl__algo_missed(void) { return fgl__reg()->missed; }
+
+/* "local, fedavg, ..." (the registered names, cut to cap). */
+static void fgl__algo_names(char *buf, size_t cap) {
+    fgl__registry *r = fgl__reg();
+    size_t n = 0;
+    int i;
+    if (cap) buf[0] = 0;
+    for (i = 0; i < r->n && n + 1 < cap; i++) {
+        int w = snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", r->algo[i].name);
+        if (w < 0) break;
+        n += (size_t)w;
+    }
+}
+
 FGLDEF fgl_algo fgl_algo_base(const char *name) {
-    const fgl_algo *a = fgl_algo_find(name);
+    const fgl_algo *a = fgl__algo_lookup(name);
     return a ? *a : fgl_algo_new(name, "");
 }
 
 FGLDEF int fgl_algo_register(const fgl_algo *a) {
     fgl__registry *r = fgl__reg();
     if (!a || !a->name || !*a->name) return FGL_ERR_ARG;
-    if (fgl_algo_find(a->name)) return FGL_ERR_ARG; /* names are unique */
+    if (fgl__algo_lookup(a->name)) return FGL_ERR_ARG; /* names are unique */
     if (r->n == FGL__REGISTRY_CAP) return FGL_ERR_NOMEM;
     r->algo[r->n++] = *a;
     return FGL_OK;
@@ -11695,8 +12050,16 @@ static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets
     return rc;
 }
 
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err) {
     int i;
+    if (!sc || !tmpl || (!out && sc->n_clients > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario clients: no scenario, model spec or output array");
+    if (cap < sc->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "scenario clients: the scenario has %d clients, the output array holds %d: give it %d "
+                             "entries (sc.n_clients)",
+                             sc->n_clients, cap, sc->n_clients);
     for (i = 0; i < sc->n_clients; i++) {
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
@@ -11706,6 +12069,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
         if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
+    return FGL_OK;
 }
 
 /* --- datasets ---------------------------------------------------------------------- */
@@ -11818,14 +12182,18 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
     fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
-    char path[1100], name[1024], base[FGL_NAME_LEN];
+    char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
-    int rc = FGL_OK, found;
+    int rc = FGL_OK, found, ruled = 0;
     memset(ds, 0, sizeof *ds);
     fgl_node_data_init(&ds->node);
     ds->task = -1;
     if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
-    if (!dir || !*dir) dir = ".";
+    if (!dir || !*dir) { /* the data directory rule; a name not found says where it looked */
+        ruled = 1;
+        fgl_data_dir(dirbuf, sizeof dirbuf, NULL);
+        dir = dirbuf;
+    }
     if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
         long n_nodes = 0;
         if (names[9] == ':') {
@@ -11888,11 +12256,17 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
-            else
+            else {
+                char tried[1200];
+                if (ruled) fgl__data_dir_tried(tried, sizeof tried);
+                else
+                    snprintf(tried, sizeof tried, "the directory given%s",
+                             fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
-                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)",
-                                   name, dir, name, dir, name);
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
+                                   "the datasets into ./data with `make data`",
+                                   name, dir, name, dir, name, tried);
+            }
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
@@ -11962,76 +12336,14 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
 }
 
 /* ======================================================================== */
-/* FGL_MPI: a run across processes                                          */
+/* FGL_MPI: clients' data and messages as bytes (src/fed/mpi.h sends them)  */
 /* ======================================================================== */
-/* The server (rank 0) sends commands, each rank answers each command with
- * one reply; both are byte strings in fgl_bytes' little-endian encoding:
- *   command: u32 kind, u32 run id, u32 round, then its body;
- *   reply:   u32 kind, u32 run id, u32 round, u32 status, str error, f64
- *            seconds the rank spent on it, then its body.
- *   INIT    run description, every client's spec and registration, the
- *           rank's clients' data                       -> status
- *   START   parameter values, the first downloads      -> status
- *   TRAIN   the round's participants                   -> each hosted
- *           participant's error, loss and upload parts
- *   FINISH  evaluate?, the next downloads              -> accuracies
- *   SAVE                                               -> client stores
- *   LOAD    check: client stores; commit: nothing       -> status
- *   RESUME  participants, downloads (no receive hooks) -> status
- *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
- *           -> each hosted one's public keys; 2 all public keys -> its
- *           sealed shares; 3 the survivors and the shares sealed to each
- *           hosted survivor -> its revealed shares. The secrets stay on
- *           the rank (the secret seed, when the run has one, comes in INIT)
- *   END, QUIT (no reply)
- * A download or upload is, per client, its id and per declared part a u64
- * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
- * growing naps, so a waiting process leaves the cores to those computing. */
+/* In fgl_bytes' little-endian encoding: arrays as a u64 count (0: absent)
+ * and their values, a CSR matrix as its shape and arrays, a client's node
+ * data or graph set field by field, a download or upload as the client's
+ * id and per declared part a u64 length and the floats' bits. Every count
+ * read is checked against the bytes left before anything is allocated. */
 #ifdef FGL_MPI
-
-#define FGL__MPI_CMD 7101
-#define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 3u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed */
-
-enum {
-    FGL__MC_INIT = 1,
-    FGL__MC_START,
-    FGL__MC_TRAIN,
-    FGL__MC_FINISH,
-    FGL__MC_SAVE,
-    FGL__MC_LOAD,
-    FGL__MC_RESUME,
-    FGL__MC_END,
-    FGL__MC_QUIT,
-    FGL__MC_SECAGG
-};
-
-FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
-    fgl_mpi_options o;
-    memset(&o, 0, sizeof o);
-    o.timeout = 300;
-    return o;
-}
-
-/* Sleep *us microseconds where POSIX allows it (else return at once: the
- * caller polls MPI again), doubling up to 2 ms. */
-static void fgl__mpi_nap(int *us) {
-#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
-    struct timespec ts;
-    ts.tv_sec = 0;
-    ts.tv_nsec = 1000L * *us;
-    nanosleep(&ts, NULL);
-#endif
-    if (*us < 2000) *us *= 2;
-}
-
-static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
-    b->len = 0;
-    b->err = 0;
-    fgl_bytes_put_u32(b, kind);
-    fgl_bytes_put_u32(b, run_id);
-    fgl_bytes_put_u32(b, (uint32_t)round);
-}
 
 /* --- client data on the wire -------------------------------------------------- */
 
@@ -12227,7 +12539,133 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
     }
 }
 
+#endif /* FGL_MPI */
+/* ======================================================================== */
+/* FGL_MPI: a run across processes                                          */
+/* ======================================================================== */
+/* The server (rank 0) sends commands, each rank answers each command with
+ * one reply; both are byte strings in fgl_bytes' little-endian encoding:
+ *   command: u32 kind, u32 run id, u32 round, then its body;
+ *   reply:   u32 kind, u32 run id, u32 round, u32 status, str error, f64
+ *            seconds the rank spent on it, then its body.
+ *   INIT    run description, every client's spec and registration, the
+ *           rank's clients' data                       -> status
+ *   START   parameter values, the first downloads      -> status
+ *   TRAIN   the round's participants                   -> each hosted
+ *           participant's error, loss and upload parts
+ *   FINISH  evaluate?, the next downloads              -> accuracies
+ *   SAVE                                               -> client stores
+ *   LOAD    check: client stores; commit: nothing       -> status
+ *   RESUME  participants, downloads (no receive hooks) -> status
+ *   SECAGG  a step of secure aggregation (secagg.h): 1 the participants
+ *           -> each hosted one's public keys; 2 all public keys -> its
+ *           sealed shares; 3 the survivors and the shares sealed to each
+ *           hosted survivor -> its revealed shares. The secrets stay on
+ *           the rank (the secret seed, when the run has one, comes in INIT)
+ *   END (no reply)
+ *   QUIT                                               -> a bare header
+ * A download or upload is, per client, its id and per declared part a u64
+ * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
+ * growing naps, so a waiting process leaves the cores to those computing;
+ * every send is MPI_Isend, tested with the same naps until it completes or
+ * its rank is given up, so no side blocks on a process that died or stopped.
+ * The server keeps, with each communicator (an MPI attribute), which ranks
+ * it lost and the longest timeout of its runs. */
+#ifdef FGL_MPI
+
+#define FGL__MPI_CMD 7101
+#define FGL__MPI_REPLY 7102
+#define FGL__MPI_PROTOCOL 4u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed */
+
+enum {
+    FGL__MC_INIT = 1,
+    FGL__MC_START,
+    FGL__MC_TRAIN,
+    FGL__MC_FINISH,
+    FGL__MC_SAVE,
+    FGL__MC_LOAD,
+    FGL__MC_RESUME,
+    FGL__MC_END,
+    FGL__MC_QUIT,
+    FGL__MC_SECAGG
+};
+
+FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
+    fgl_mpi_options o;
+    memset(&o, 0, sizeof o);
+    o.timeout = 300;
+    return o;
+}
+
+/* Sleep *us microseconds where POSIX allows it (else return at once: the
+ * caller polls MPI again), doubling up to 2 ms. */
+static void fgl__mpi_nap(int *us) {
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
+    struct timespec ts;
+    ts.tv_sec = 0;
+    ts.tv_nsec = 1000L * *us;
+    nanosleep(&ts, NULL);
+#endif
+    if (*us < 2000) *us *= 2;
+}
+
+static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
+    b->len = 0;
+    b->err = 0;
+    fgl_bytes_put_u32(b, kind);
+    fgl_bytes_put_u32(b, run_id);
+    fgl_bytes_put_u32(b, (uint32_t)round);
+}
+
 /* --- the server's side ------------------------------------------------------------- */
+
+/* What the server keeps with a communicator (an MPI attribute, freed with
+ * it): the ranks it lost, for the runs after and fgl_mpi_finish, and the
+ * longest timeout of its runs. */
+typedef struct fgl__mpi_comm {
+    int size;
+    double timeout;
+    unsigned char *gone; /* per rank: 1 lost, 2 did not confirm fgl_mpi_finish */
+} fgl__mpi_comm;
+
+static int fgl__mpi_keyval = MPI_KEYVAL_INVALID;
+
+static int fgl__mpi_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+    fgl__mpi_comm *s = (fgl__mpi_comm *)attr;
+    (void)comm;
+    (void)keyval;
+    (void)extra;
+    if (s) FGL_FREE(s->gone);
+    FGL_FREE(s);
+    return MPI_SUCCESS;
+}
+
+/* comm's state, created (nothing lost) when create is set; NULL when there
+ * is none, or no memory or keyval for it. */
+static fgl__mpi_comm *fgl__mpi_comm_state(MPI_Comm comm, int create) {
+    fgl__mpi_comm *s;
+    void *v = NULL;
+    int flag = 0, size = 0;
+    if (fgl__mpi_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, fgl__mpi_comm_delete, &fgl__mpi_keyval, NULL) != MPI_SUCCESS) {
+        fgl__mpi_keyval = MPI_KEYVAL_INVALID;
+        return NULL;
+    }
+    if (MPI_Comm_get_attr(comm, fgl__mpi_keyval, &v, &flag) == MPI_SUCCESS && flag && v) return (fgl__mpi_comm *)v;
+    if (!create || MPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 1) return NULL;
+    s = (fgl__mpi_comm *)fgl__zalloc(sizeof *s);
+    if (s && !(s->gone = (unsigned char *)fgl__zalloc((size_t)size))) {
+        FGL_FREE(s);
+        s = NULL;
+    }
+    if (s && MPI_Comm_set_attr(comm, fgl__mpi_keyval, s) != MPI_SUCCESS) {
+        fgl__mpi_comm_delete(comm, fgl__mpi_keyval, s, NULL);
+        s = NULL;
+    }
+    if (s) s->size = size;
+    return s;
+}
 
 typedef struct fgl__mpi {
     struct fgl__transport tr;   /* first: run->transport points here */
@@ -12235,11 +12673,16 @@ typedef struct fgl__mpi {
     int size;
     uint32_t run_id;
     fgl_mpi_options opt;
+    fgl__mpi_comm *cs;          /* the communicator's state (NULL: none could be kept) */
+    int starting;               /* INIT under way: a rank lost now gives its clients to the others */
     int *host;                  /* K: the rank hosting client i */
-    unsigned char *alive;       /* per rank */
+    int *ranks;                 /* size: scratch, the live ranks in order */
+    unsigned char *alive;       /* per rank: took the run, not lost */
+    unsigned char *member;      /* per rank: was sent the run (INIT) */
     unsigned char *want;        /* per rank: a reply awaited */
     fgl_bytes *out;             /* per rank: the command being sent */
     MPI_Request *req;           /* per rank: its send */
+    MPI_Request *end;           /* per rank: the END send */
     fgl_bytes *stores;          /* SAVE: where the replies' client stores go */
     fgl_mpi_stats st;
 } fgl__mpi;
@@ -12248,12 +12691,15 @@ typedef int (*fgl__mpi_handler)(fgl_run *run, fgl__mpi *t, int rank, fgl_reader 
 
 static fgl__mpi *fgl__mpi_of(const fgl_run *run) { return (fgl__mpi *)run->transport; }
 
-/* A rank stops answering: its clients are out of the run from now on. */
+/* A rank stops answering: its clients are out of the run from now on, and
+ * the rank out of the communicator's later runs. Its pending send, if any,
+ * stays posted (given up when the run is freed). */
 static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) {
     int i, first = -1, last = -1;
     if (!t->alive[rank]) return;
     t->alive[rank] = 0;
     t->want[rank] = 0;
+    if (t->cs && rank < t->cs->size) t->cs->gone[rank] = 1;
     for (i = 0; i < run->n_clients; i++)
         if (t->host[i] == rank) {
             fgl_client *c = &run->clients[i];
@@ -12263,15 +12709,40 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             if (first < 0) first = i;
             last = i;
         }
-    if (!t->st.lost_ranks++)
+    if (t->st.lost_ranks++) return;
+    if (t->starting)
+        snprintf(t->st.note, sizeof t->st.note, "rank %d lost as the run started: %s; its clients went to the others",
+                 rank, why);
+    else
         snprintf(t->st.note, sizeof t->st.note, "rank %d (clients %d-%d) lost in round %d: %s", rank, first, last,
                  run->round + 1, why);
 }
 
+/* Poll (napping) until rank r's last send completes: FGL_OK, or the rank
+ * is lost (not taken before the deadline, or MPI failed). */
+static int fgl__mpi_settle(fgl_run *run, fgl__mpi *t, int r, double deadline) {
+    int nap = 50;
+    while (t->req[r] != MPI_REQUEST_NULL) {
+        int flag = 0;
+        if (MPI_Test(&t->req[r], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            fgl__mpi_lose(run, t, r, "MPI failed on its last command");
+            return FGL_ERR_IO;
+        }
+        if (flag) break;
+        if (fgl_now() > deadline) {
+            fgl__mpi_lose(run, t, r, "its last command was not taken within the timeout");
+            return FGL_ERR_IO;
+        }
+        fgl__mpi_nap(&nap);
+    }
+    return FGL_OK;
+}
+
 /* Post the commands built in t->out for the ranks in t->want and wait for
  * their replies of the same kind: handler (may be NULL) reads each body. A
- * rank that does not answer within the timeout, or whose reply is
- * malformed, is lost; a rank that reports an error fails the run. */
+ * rank that does not answer within the timeout, whose reply is malformed,
+ * or that MPI fails to reach, is lost; a rank that reports an error fails
+ * the run. Nothing here blocks: sends are MPI_Isend, waits are polls. */
 static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_handler handler) {
     double t0 = fgl_now(), slowest = 0;
     int r, pending = 0, nap = 50, rc = FGL_OK;
@@ -12288,8 +12759,13 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                                         b->err ? "ran out of memory" : "exceeds 2 GB");
             continue;
         }
-        if (t->req[r] != MPI_REQUEST_NULL) MPI_Wait(&t->req[r], MPI_STATUS_IGNORE); /* the last one was answered */
-        MPI_Isend(b->data, (int)b->len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->req[r]);
+        /* its last command was answered, so that send completes at once; a rank lost here is lost */
+        if (fgl__mpi_settle(run, t, r, t0 + t->opt.timeout)) continue;
+        if (MPI_Isend(b->data, (int)b->len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->req[r]) != MPI_SUCCESS) {
+            t->req[r] = MPI_REQUEST_NULL;
+            fgl__mpi_lose(run, t, r, "MPI could not send it a command");
+            continue;
+        }
         t->st.bytes_sent += b->len;
         pending++;
     }
@@ -12304,7 +12780,11 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             char msg[256];
             double secs;
             if (!t->want[r]) continue;
-            MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status);
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status) != MPI_SUCCESS) {
+                fgl__mpi_lose(run, t, r, "MPI failed while waiting for its reply");
+                pending--;
+                continue;
+            }
             if (!flag) continue;
             MPI_Get_count(&status, MPI_BYTE, &count);
             buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
@@ -12313,7 +12793,12 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE);
+            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                FGL_FREE(buf);
+                fgl__mpi_lose(run, t, r, "MPI failed receiving its reply");
+                pending--;
+                continue;
+            }
             t->st.bytes_received += (size_t)count;
             got = 1;
             rd = fgl_reader_make(buf, (size_t)count);
@@ -12625,134 +13110,119 @@ static int fgl__mpi_resume(fgl_run *run) {
     return fgl__mpi_exchange(run, t, FGL__MC_RESUME, NULL);
 }
 
+/* The run's end: every rank that took the run is sent END (a lost one too:
+ * a slow rank may still be listening, and drops the run when it gets
+ * there). The server waits for the live ranks' sends, at most the timeout
+ * (a live rank that does not take them is lost), never for a lost rank's:
+ * those sends are given up (MPI_Request_free) and their buffers left to MPI,
+ * never freed, as the send may still read them. */
 static void fgl__mpi_free(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
-    int r, nap = 50;
+    int r, nap = 50, keep_end = 0;
     double t0 = fgl_now();
     fgl_bytes end;
-    MPI_Request *req;
     fgl_bytes_init(&end);
     fgl__mpi_begin(&end, FGL__MC_END, t->run_id, run->round);
-    req = (MPI_Request *)FGL_MALLOC(sizeof(MPI_Request) * (size_t)t->size);
-    for (r = 1; r < t->size; r++) { /* lost ranks too: a slow one may still be listening */
-        if (req) MPI_Isend(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &req[r]);
-        else MPI_Send(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm);
+    for (r = 1; r < t->size; r++) {
+        t->end[r] = MPI_REQUEST_NULL;
+        if (t->member[r] && !end.err &&
+            MPI_Isend(end.data, (int)end.len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->end[r]) != MPI_SUCCESS) {
+            t->end[r] = MPI_REQUEST_NULL;
+            fgl__mpi_lose(run, t, r, "MPI could not send it the run's end");
+        }
     }
-    for (;;) { /* every send done (a few seconds' grace for lost ranks) */
-        int done = 1, flag;
+    for (;;) { /* the live ranks' sends done */
+        int waiting = 0, flag;
         for (r = 1; r < t->size; r++) {
-            if (req && req[r] != MPI_REQUEST_NULL) {
-                MPI_Test(&req[r], &flag, MPI_STATUS_IGNORE);
-                done &= flag;
-            }
-            if (t->req[r] != MPI_REQUEST_NULL) {
-                MPI_Test(&t->req[r], &flag, MPI_STATUS_IGNORE);
-                done &= flag;
+            MPI_Request *q[2];
+            int k;
+            q[0] = &t->req[r];
+            q[1] = &t->end[r];
+            for (k = 0; k < 2; k++) {
+                if (*q[k] == MPI_REQUEST_NULL) continue;
+                flag = 0;
+                if (MPI_Test(q[k], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                    fgl__mpi_lose(run, t, r, "MPI failed on its last send");
+                    flag = 0;
+                }
+                if (!flag && t->alive[r]) waiting = 1;
             }
         }
-        if (done || fgl_now() - t0 > 5) break;
+        if (!waiting) break;
+        if (fgl_now() - t0 > t->opt.timeout) {
+            for (r = 1; r < t->size; r++)
+                if (t->alive[r] && (t->req[r] != MPI_REQUEST_NULL || t->end[r] != MPI_REQUEST_NULL))
+                    fgl__mpi_lose(run, t, r, "it did not take the run's end within the timeout");
+            break;
+        }
         fgl__mpi_nap(&nap);
     }
     for (r = 1; r < t->size; r++) {
         int flag = 1;
         MPI_Status status;
-        if (req && req[r] != MPI_REQUEST_NULL) MPI_Request_free(&req[r]);
+        if (t->end[r] != MPI_REQUEST_NULL) {
+            MPI_Request_free(&t->end[r]);
+            keep_end = 1;
+        }
         if (t->req[r] != MPI_REQUEST_NULL) { /* a rank that never took it: its buffer must outlive the send */
             MPI_Request_free(&t->req[r]);
             fgl_bytes_init(&t->out[r]);
         }
-        while (!t->alive[r] && flag) { /* late replies of lost ranks */
-            MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status);
+        while (!t->alive[r] && t->member[r] && flag) { /* late replies of lost ranks, already there */
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, t->comm, &flag, &status) != MPI_SUCCESS) break;
             if (flag) {
                 int count = 0;
                 unsigned char *buf;
                 MPI_Get_count(&status, MPI_BYTE, &count);
                 buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
                 if (!buf) break;
-                MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE);
+                flag = MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
                 FGL_FREE(buf);
             }
         }
         fgl_bytes_free(&t->out[r]);
     }
-    if (req) FGL_FREE(req); /* its sends are complete or freed */
-    fgl_bytes_free(&end);
+    if (!keep_end) fgl_bytes_free(&end); /* else a few bytes left to MPI */
     FGL_FREE(t->host);
+    FGL_FREE(t->ranks);
     FGL_FREE(t->alive);
+    FGL_FREE(t->member);
     FGL_FREE(t->want);
     FGL_FREE(t->out);
     FGL_FREE(t->req);
+    FGL_FREE(t->end);
     FGL_FREE(t);
     run->transport = NULL;
 }
 
 FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out) {
+    int i;
     memset(out, 0, sizeof *out);
     out->ranks = 1;
-    if (run->transport && run->transport->start == fgl__mpi_start) *out = fgl__mpi_of(run)->st;
+    if (!run->transport || run->transport->start != fgl__mpi_start) return;
+    *out = fgl__mpi_of(run)->st;
+    out->lost_clients = 0;
+    for (i = 0; run->lost && i < run->n_clients; i++) out->lost_clients += run->lost[i] != 0;
 }
 
-FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err) {
-    static uint32_t runs = 0;
-    fgl__mpi *t;
-    int size, rank, i, r, K = run->n_clients, rc;
-    uint64_t *sums;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    if (!run->clients || run->started || run->transport)
-        return fgl_error_set(err, FGL_ERR_ARG, "mpi: distribute an initialised run once, before its first round");
-    if (rank != 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the server is rank 0 (this is rank %d)", rank);
-    if (size < 2) return FGL_OK; /* one process: the run stays here */
-    if (opt && !(opt->timeout > 0)) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the timeout must be positive");
-    for (i = 0; i < K; i++)
-        if (!run->clients[i].local) return fgl_error_set(err, FGL_ERR_ARG, "mpi: client %d has no data here", i);
-    t = (fgl__mpi *)fgl__zalloc(sizeof *t);
-    sums = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * (size_t)K);
-    if (t) {
-        t->host = (int *)fgl__zalloc(sizeof(int) * (size_t)K);
-        t->alive = (unsigned char *)fgl__zalloc((size_t)size);
-        t->want = (unsigned char *)fgl__zalloc((size_t)size + (size_t)K);
-        t->out = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)size);
-        t->req = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
-    }
-    if (!t || !sums || !t->host || !t->alive || !t->want || !t->out || !t->req) {
-        if (t) {
-            FGL_FREE(t->host);
-            FGL_FREE(t->alive);
-            FGL_FREE(t->want);
-            FGL_FREE(t->out);
-            FGL_FREE(t->req);
-        }
-        FGL_FREE(t);
-        FGL_FREE(sums);
-        return fgl_error_set(err, FGL_ERR_NOMEM, "mpi: out of memory");
-    }
-    t->tr.start = fgl__mpi_start;
-    t->tr.train = fgl__mpi_train;
-    t->tr.finish = fgl__mpi_finish;
-    t->tr.save = fgl__mpi_save;
-    t->tr.load = fgl__mpi_load;
-    t->tr.resume = fgl__mpi_resume;
-    t->tr.secagg = fgl__mpi_secagg;
-    t->tr.free = fgl__mpi_free;
-    t->comm = comm;
-    t->size = size;
-    t->run_id = ++runs;
-    t->opt = opt ? *opt : fgl_mpi_options_default();
-    t->st.ranks = size;
-    for (r = 0; r < size; r++) {
-        t->alive[r] = r > 0;
-        t->req[r] = MPI_REQUEST_NULL;
-    }
+/* INIT, to the live ranks: the run's description, every client's spec and
+ * registration, the rank's clients' data. Client i goes to the
+ * floor(i L / K)-th of the L live ranks. Returns how many ranks took it
+ * (0: none was live), or the error a rank reported (negative). */
+static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) {
+    int i, r, L = 0, K = run->n_clients, rc;
+    for (r = 1; r < t->size; r++)
+        if (t->alive[r]) t->ranks[L++] = r;
+    if (L == 0) return 0;
     for (i = 0; i < K; i++) {
-        const fgl_client *c = &run->clients[i];
-        t->host[i] = 1 + (int)((int64_t)i * (size - 1) / K);
-        sums[i] = fgl__data_sum(c->data.node, c->data.graphs);
+        t->host[i] = t->ranks[(int64_t)i * L / K];
+        run->lost[i] = 0;
     }
-    /* INIT: the run's description, every client's spec and registration, the rank's clients' data */
     fgl__mpi_begin_all(run, t, FGL__MC_INIT, NULL);
-    for (r = 1; r < size; r++) {
+    for (r = 1; r < t->size; r++) {
         fgl_bytes *b = &t->out[r];
+        if (!t->want[r]) continue;
+        t->member[r] = 1;
         fgl_bytes_put_u32(b, FGL__MPI_PROTOCOL);
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
@@ -12781,14 +13251,94 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
         }
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_INIT, NULL);
-    if (!rc && t->st.lost_ranks) rc = fgl_error_set(&run->err, FGL_ERR_ARG, "mpi: %s", t->st.note);
+    if (rc) return rc < 0 ? rc : FGL_ERR_FORMAT;
+    for (r = 1, L = 0; r < t->size; r++) L += t->alive[r];
+    return L;
+}
+
+FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err) {
+    static uint32_t runs = 0;
+    fgl__mpi *t;
+    int size = 0, rank = -1, i, r, K = run->n_clients, rc = FGL_OK, lost;
+    uint64_t *sums;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: not a usable communicator");
+    if (!run->clients || run->started || run->transport)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: distribute an initialised run once, before its first round");
+    if (rank != 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the server is rank 0 (this is rank %d)", rank);
+    if (size < 2) return FGL_OK; /* one process: the run stays here */
+    if (opt && !(opt->timeout > 0)) return fgl_error_set(err, FGL_ERR_ARG, "mpi: the timeout must be positive");
+    for (i = 0; i < K; i++)
+        if (!run->clients[i].local) return fgl_error_set(err, FGL_ERR_ARG, "mpi: client %d has no data here", i);
+    /* a rank that fails must come back as an error, not end the job */
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    t = (fgl__mpi *)fgl__zalloc(sizeof *t);
+    sums = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * (size_t)K);
+    if (t) {
+        t->host = (int *)fgl__zalloc(sizeof(int) * (size_t)K);
+        t->ranks = (int *)fgl__zalloc(sizeof(int) * (size_t)size);
+        t->alive = (unsigned char *)fgl__zalloc((size_t)size);
+        t->member = (unsigned char *)fgl__zalloc((size_t)size);
+        t->want = (unsigned char *)fgl__zalloc((size_t)size + (size_t)K);
+        t->out = (fgl_bytes *)fgl__zalloc(sizeof(fgl_bytes) * (size_t)size);
+        t->req = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
+        t->end = (MPI_Request *)fgl__zalloc(sizeof(MPI_Request) * (size_t)size);
+    }
+    if (!t || !sums || !t->host || !t->ranks || !t->alive || !t->member || !t->want || !t->out || !t->req || !t->end) {
+        if (t) {
+            FGL_FREE(t->host);
+            FGL_FREE(t->ranks);
+            FGL_FREE(t->alive);
+            FGL_FREE(t->member);
+            FGL_FREE(t->want);
+            FGL_FREE(t->out);
+            FGL_FREE(t->req);
+            FGL_FREE(t->end);
+        }
+        FGL_FREE(t);
+        FGL_FREE(sums);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "mpi: out of memory");
+    }
+    t->tr.start = fgl__mpi_start;
+    t->tr.train = fgl__mpi_train;
+    t->tr.finish = fgl__mpi_finish;
+    t->tr.save = fgl__mpi_save;
+    t->tr.load = fgl__mpi_load;
+    t->tr.resume = fgl__mpi_resume;
+    t->tr.secagg = fgl__mpi_secagg;
+    t->tr.free = fgl__mpi_free;
+    t->comm = comm;
+    t->size = size;
+    t->run_id = ++runs;
+    t->opt = opt ? *opt : fgl_mpi_options_default();
+    t->cs = fgl__mpi_comm_state(comm, 1);
+    if (t->cs && t->opt.timeout > t->cs->timeout) t->cs->timeout = t->opt.timeout;
+    t->st.ranks = size;
+    for (r = 0; r < size; r++) {
+        t->alive[r] = r > 0 && !(t->cs && t->cs->gone[r]); /* a rank lost before stays out */
+        t->req[r] = t->end[r] = MPI_REQUEST_NULL;
+    }
+    for (i = 0; i < K; i++) {
+        const fgl_client *c = &run->clients[i];
+        sums[i] = fgl__data_sum(c->data.node, c->data.graphs);
+    }
+    run->transport = &t->tr;
+    /* INIT; a rank lost meanwhile gives its clients to the others, and INIT starts again */
+    t->starting = 1;
+    do {
+        lost = t->st.lost_ranks;
+        rc = fgl__mpi_init_ranks(run, t, sums);
+    } while (rc > 0 && t->st.lost_ranks > lost);
+    t->starting = 0;
     t->st.bytes_data = t->st.bytes_sent + t->st.bytes_received;
     t->st.bytes_sent = t->st.bytes_received = 0;
     t->st.t_exchange = t->st.t_remote = 0;
-    run->transport = &t->tr;
-    if (rc) {
-        fgl_error_set(err, rc, "%s", run->err.msg);
-        fgl__mpi_free(run); /* the ranks that took the run drop it */
+    if (rc <= 0) {
+        /* an error a rank reported, or no worker left: the ranks that took the run drop it; without
+           workers (all lost, now or before) the run stays here, whole */
+        if (rc < 0) fgl_error_set(err, rc, "%s", run->err.msg);
+        fgl__mpi_free(run);
+        memset(run->lost, 0, (size_t)K);
         FGL_FREE(sums);
         return rc;
     }
@@ -12804,17 +13354,105 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
     return FGL_OK;
 }
 
-FGLDEF void fgl_mpi_finish(MPI_Comm comm) {
-    int size, rank, r;
+/* Rank 0's QUIT to every other rank; each confirms with a bare reply. A
+ * rank lost before gets a second to confirm (a slow one may), the others
+ * the longest timeout of the runs. The QUIT sends of ranks that do not
+ * take them are given up, their buffer left to MPI. */
+FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
+    fgl__mpi_comm *cs;
+    int size = 0, rank = -1, r, left = 0, nap = 50, missing = 0, keep = 0;
+    double t0 = fgl_now(), wait;
     fgl_bytes b;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    if (rank != 0) return;
+    MPI_Request *req;
+    unsigned char *done;
+    if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != 0) return 0;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    cs = fgl__mpi_comm_state(comm, 1);
+    wait = cs && cs->timeout > 0 ? cs->timeout : fgl_mpi_options_default().timeout;
+    req = (MPI_Request *)FGL_MALLOC(sizeof(MPI_Request) * (size_t)size);
+    done = (unsigned char *)fgl__zalloc((size_t)size); /* per rank: 1 confirmed, 2 given up */
     fgl_bytes_init(&b);
     fgl__mpi_begin(&b, FGL__MC_QUIT, 0, 0);
-    for (r = 1; r < size && !b.err; r++) MPI_Send(b.data, (int)b.len, MPI_BYTE, r, FGL__MPI_CMD, comm);
-    fgl_bytes_free(&b);
+    for (r = 1; req && done && r < size; r++) {
+        req[r] = MPI_REQUEST_NULL;
+        if (b.err || MPI_Isend(b.data, (int)b.len, MPI_BYTE, r, FGL__MPI_CMD, comm, &req[r]) != MPI_SUCCESS) {
+            req[r] = MPI_REQUEST_NULL;
+            done[r] = 2;
+        } else left++;
+    }
+    while (left > 0) {
+        int got = 0;
+        double el;
+        for (r = 1; r < size; r++) {
+            int flag = 0, count = 0;
+            MPI_Status status;
+            unsigned char *buf;
+            if (done[r]) continue;
+            if (req[r] != MPI_REQUEST_NULL && MPI_Test(&req[r], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                req[r] = MPI_REQUEST_NULL;
+            flag = 0;
+            if (MPI_Iprobe(r, FGL__MPI_REPLY, comm, &flag, &status) != MPI_SUCCESS) {
+                done[r] = 2;
+                left--;
+                continue;
+            }
+            if (!flag) continue;
+            MPI_Get_count(&status, MPI_BYTE, &count);
+            if (!(buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 4)))) break;
+            got = 1;
+            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+                done[r] = 2;
+                left--;
+            } else if (count >= 4) {
+                fgl_reader rd = fgl_reader_make(buf, (size_t)count);
+                if (fgl_reader_u32(&rd) == FGL__MC_QUIT) { /* else a late reply of a lost run */
+                    done[r] = 1;
+                    left--;
+                }
+            }
+            FGL_FREE(buf);
+        }
+        el = fgl_now() - t0;
+        for (r = 1; r < size; r++)
+            if (!done[r] && el > (cs && cs->gone[r] ? 1.0 : wait)) {
+                done[r] = 2;
+                left--;
+            }
+        if (got) nap = 50;
+        else if (left > 0) fgl__mpi_nap(&nap);
+    }
+    for (r = 1; r < size; r++) {
+        if (req && req[r] != MPI_REQUEST_NULL) {
+            MPI_Request_free(&req[r]);
+            keep = 1;
+        }
+        if (!done || done[r] != 1) {
+            missing++;
+            if (cs && r < cs->size) cs->gone[r] = 2;
+        }
+    }
+    if (!keep) fgl_bytes_free(&b);
+    FGL_FREE(req);
+    FGL_FREE(done);
+    return missing;
 }
+
+FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank) {
+    fgl__mpi_comm *s = fgl__mpi_comm_state(comm, 0);
+    return s && rank >= 0 && rank < s->size ? s->gone[rank] : 0;
+}
+
+#endif /* FGL_MPI */
+
+/* ======================================================================== */
+/* FGL_MPI: the worker ranks (fgl_mpi_serve; src/fed/mpi.h is the server)   */
+/* ======================================================================== */
+/* A worker waits for the server's commands (the protocol: src/fed/mpi.h),
+ * builds the run INIT describes from the clients' data it carries, and
+ * answers each command with one reply, posted with MPI_Isend and settled
+ * before the next reply is built, so that it never blocks on a server that
+ * is gone. */
+#ifdef FGL_MPI
 
 /* --- the workers' side ------------------------------------------------------------- */
 
@@ -12826,12 +13464,52 @@ typedef struct fgl__worker {
     fgl_run run;
     int K;
     fgl_client_data *cd;        /* K; the hosted clients' data owned here */
-    int fail_round, silent;     /* the simulated fault */
+    int fail, fail_round;       /* the simulated fault: this rank's, from that round (0: the start) */
+    int silent;                 /* it is under way */
     int trained_round;          /* the round whose participants run->trained marks */
     unsigned char *load;        /* the checkpoint part checked, kept for the commit */
     size_t load_len;
-    fgl_bytes out;
+    fgl_bytes out;              /* the reply */
+    MPI_Request req;            /* its send */
+    int (*server_alive)(void *ctx); /* the program's check that rank 0 exists (NULL: none) */
+    void *ctx;
+    double next_check;
+    int gone;                   /* the check said rank 0 is gone */
 } fgl__worker;
+
+/* 1 when the program's check (asked about once a second) says rank 0 is gone. */
+static int fgl__worker_alone(fgl__worker *w) {
+    double now;
+    if (!w->server_alive || w->gone) return w->gone;
+    if ((now = fgl_now()) < w->next_check) return 0;
+    w->next_check = now + 1;
+    return w->gone = !w->server_alive(w->ctx);
+}
+
+/* Post w->out to the server (it is taken while the rank waits for the next
+ * command: fgl__worker_settle before w->out changes). FGL_OK or FGL_ERR_IO. */
+static int fgl__worker_send(fgl__worker *w) {
+    if (MPI_Isend(w->out.data, (int)w->out.len, MPI_BYTE, 0, FGL__MPI_REPLY, w->comm, &w->req) == MPI_SUCCESS)
+        return FGL_OK;
+    w->req = MPI_REQUEST_NULL;
+    return FGL_ERR_IO;
+}
+
+/* Poll until the last reply is taken: FGL_OK, or FGL_ERR_IO (MPI failed, or
+ * rank 0 is gone: the send is given up, its buffer left to MPI). */
+static int fgl__worker_settle(fgl__worker *w) {
+    int flag = 0, nap = 50;
+    while (w->req != MPI_REQUEST_NULL) {
+        if (MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
+            if (w->req != MPI_REQUEST_NULL) MPI_Request_free(&w->req);
+            fgl_bytes_init(&w->out);
+            return FGL_ERR_IO;
+        }
+        if (flag) break;
+        fgl__mpi_nap(&nap);
+    }
+    return FGL_OK;
+}
 
 static void fgl__worker_drop(fgl__worker *w) {
     int i;
@@ -12878,7 +13556,8 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "algorithm '%s' is not registered in this process", name);
     cfg.threads = (int)threads;
     cfg.park_idle = park <= 2 ? (int)park : 0;
-    w->fail_round = (int)fail_rank == w->rank ? (int)fail_round : 0;
+    w->fail = (int)fail_rank == w->rank;
+    w->fail_round = (int)fail_round;
     w->cd = (fgl_client_data *)fgl__zalloc(sizeof(fgl_client_data) * K);
     w->K = (int)K;
     remote = (fgl__remote *)fgl__zalloc(sizeof(fgl__remote) * K);
@@ -13165,46 +13844,77 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     return FGL_OK;
 }
 
-/* Wait for a message with this tag from rank `from` (napping between polls). */
-static unsigned char *fgl__mpi_wait(MPI_Comm comm, int from, int tag, size_t *len) {
+/* The next command from rank 0 (napping between polls): NULL, with *rc
+ * FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed, or rank 0 is gone), when none
+ * can be had. */
+static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
     int flag = 0, count = 0, nap = 50;
     MPI_Status status;
     unsigned char *buf;
     for (;;) {
-        MPI_Iprobe(from, tag, comm, &flag, &status);
+        if (MPI_Iprobe(0, FGL__MPI_CMD, w->comm, &flag, &status) != MPI_SUCCESS) {
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
         if (flag) break;
+        if (fgl__worker_alone(w)) {
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
         fgl__mpi_nap(&nap);
     }
     MPI_Get_count(&status, MPI_BYTE, &count);
     buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
-    if (!buf) return NULL;
-    MPI_Recv(buf, count, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+    if (!buf) {
+        *rc = FGL_ERR_NOMEM;
+        return NULL;
+    }
+    if (MPI_Recv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        FGL_FREE(buf);
+        *rc = FGL_ERR_IO;
+        return NULL;
+    }
     *len = (size_t)count;
     return buf;
 }
 
-FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
+FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) { return fgl_mpi_serve_watched(comm, NULL, NULL, err); }
+
+/* A worker that cannot go on: what it holds is freed, the reason returned. */
+static int fgl__worker_stop(fgl__worker *w, int rc, const char *what, fgl_error *err) {
+    fgl__worker_drop(w);
+    if (w->req != MPI_REQUEST_NULL) { /* a reply not taken: its buffer stays with MPI */
+        MPI_Request_free(&w->req);
+        fgl_bytes_init(&w->out);
+    }
+    fgl_bytes_free(&w->out);
+    if (rc == FGL_ERR_NOMEM) return fgl_error_set(err, rc, "rank %d: out of memory for %s", w->rank, what);
+    return fgl_error_set(err, rc, "rank %d: %s", w->rank,
+                         w->gone ? "the server (rank 0) is gone" : "MPI failed talking to the server (rank 0)");
+}
+
+FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), void *ctx, fgl_error *err) {
     fgl__worker w;
-    int size;
     memset(&w, 0, sizeof w);
     w.comm = comm;
-    MPI_Comm_rank(comm, &w.rank);
-    MPI_Comm_size(comm, &size);
+    w.server_alive = server_alive;
+    w.ctx = ctx;
+    if (MPI_Comm_rank(comm, &w.rank) != MPI_SUCCESS)
+        return fgl_error_set(err, FGL_ERR_ARG, "mpi: not a usable communicator");
     if (w.rank == 0) return fgl_error_set(err, FGL_ERR_ARG, "mpi: rank 0 is the server");
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN); /* the server's death comes back as an error */
+    w.next_check = fgl_now() + 1;
+    w.req = MPI_REQUEST_NULL;
     fgl_bytes_init(&w.out);
     for (;;) {
         size_t len = 0;
-        unsigned char *msg = fgl__mpi_wait(comm, 0, FGL__MPI_CMD, &len);
+        int round, rc = FGL_OK;
+        unsigned char *msg = fgl__mpi_wait(&w, &len, &rc);
         fgl_reader r;
         uint32_t kind, run_id;
-        int round, rc = FGL_OK;
         fgl_error e;
         double t0 = fgl_now();
-        if (!msg) {
-            fgl__worker_drop(&w);
-            fgl_bytes_free(&w.out);
-            return fgl_error_set(err, FGL_ERR_NOMEM, "rank %d: out of memory for a command", w.rank);
-        }
+        if (!msg) return fgl__worker_stop(&w, rc, "a command", err);
         r = fgl_reader_make(msg, len);
         kind = fgl_reader_u32(&r);
         run_id = fgl_reader_u32(&r);
@@ -13212,8 +13922,15 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
         e.code = 0;
         e.msg[0] = 0;
         if (r.err) kind = 0;
-        if (kind == FGL__MC_QUIT) {
+        if (kind == FGL__MC_QUIT) { /* confirmed, so that the server knows this rank leaves */
             FGL_FREE(msg);
+            if (fgl__worker_settle(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
+            fgl__mpi_begin(&w.out, FGL__MC_QUIT, run_id, round);
+            fgl_bytes_put_u32(&w.out, 0);
+            fgl_bytes_put_str(&w.out, "");
+            fgl__put_f64(&w.out, 0);
+            if (w.out.err) return fgl__worker_stop(&w, FGL_ERR_NOMEM, "the last reply", err);
+            if (fgl__worker_send(&w) || fgl__worker_settle(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
             break;
         }
         if (kind == FGL__MC_END) {
@@ -13228,10 +13945,14 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
             FGL_FREE(msg); /* a command for a run this rank does not hold: nothing to answer */
             continue;
         }
-        if (kind == FGL__MC_TRAIN && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
+        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
         if (w.silent) { /* the simulated fault: hears, never answers, until the run ends */
             FGL_FREE(msg);
             continue;
+        }
+        if (fgl__worker_settle(&w)) { /* the last reply taken: w.out is this one's */
+            FGL_FREE(msg);
+            return fgl__worker_stop(&w, FGL_ERR_IO, "", err);
         }
         fgl__mpi_begin(&w.out, kind, run_id, round);
         {
@@ -13294,23 +14015,25 @@ FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err) {
             fgl_bytes_free(&body);
         }
         FGL_FREE(msg);
+        if (kind == FGL__MC_INIT && !rc && w.fail && w.fail_round == 0) { /* the fault from the start */
+            w.silent = 1;
+            continue;
+        }
         if (w.out.err) { /* not even the error fits: send the bare header */
             fgl__mpi_begin(&w.out, kind, run_id, round);
             fgl_bytes_put_u32(&w.out, FGL_ERR_NOMEM);
             fgl_bytes_put_str(&w.out, "out of memory");
             fgl__put_f64(&w.out, 0);
         }
-        MPI_Send(w.out.data, (int)w.out.len, MPI_BYTE, 0, FGL__MPI_REPLY, comm);
+        if (fgl__worker_send(&w)) return fgl__worker_stop(&w, FGL_ERR_IO, "a reply", err);
         if (rc && kind == FGL__MC_INIT) fgl__worker_drop(&w);
     }
     fgl__worker_drop(&w);
     fgl_bytes_free(&w.out);
-    (void)size;
     return FGL_OK;
 }
 
 #endif /* FGL_MPI */
-
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,10 @@
  * EXAMPLE: a 2-layer GCN trained on Cora's training nodes (the body of a
  * main(), compiled by make test; examples/gcn_cora.c is the full program).
  *       fgl_node_data data; fgl_error err;
- *       if (fgl_load_node("data/node/Cora", "Cora", &data, &err) ||
+ *       char dir[1024], path[1100];   // the data directory: $FGL_DATA, else ./data, else ~/.local/share/fgl
+ *       if (fgl_data_dir(dir, sizeof dir, &err)) { puts(err.msg); return 1; }
+ *       snprintf(path, sizeof path, "%s/node/Cora", dir);
+ *       if (fgl_load_node(path, "Cora", &data, &err) ||
  *           fgl_split_nodes_random(&data, 0.2, 0.4, 1, &err)) { puts(err.msg); return 1; }
  *       fgl_node_data_normalize_features(&data);
  *       fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE,

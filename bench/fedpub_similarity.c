@@ -41,7 +41,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedpub_similarity: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) {
+        fprintf(stderr, "fedpub_similarity: %s\n", err.msg);
+        return 1;
+    }
     /* label similarity: cosine of class histograms (fgl_label_similarity) */
     lab = (double *)calloc((size_t)K * (size_t)K, sizeof(double));
     if (!lab || fgl_label_similarity(cd, K, lab)) return 1;

@@ -108,7 +108,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     C = ds.sets[0].n_classes;
-    fgl_scenario_clients(&sc, &gin, cd);
+    if (fgl_scenario_clients(&sc, &gin, cd, K, &err)) {
+        fprintf(stderr, "gpfl_network: %s\n", err.msg);
+        return 1;
+    }
     hist = (double *)calloc((size_t)K * (size_t)C, sizeof(double));
     lab = (double *)calloc((size_t)K * (size_t)K, sizeof(double));
     for (i = 0; i < K; i++)

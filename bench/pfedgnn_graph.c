@@ -65,7 +65,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "pfedgnn_graph: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) {
+        fprintf(stderr, "pfedgnn_graph: %s\n", err.msg);
+        return 1;
+    }
     cfg.rounds = 1;
     cfg.local_epochs = 0;
     if (fgl_run_init(&run, &cfg, fgl_algo_find("pfedgnn"), cd, K, &err) || (dir && fgl_run_set_public(&run, &sc.pub, &err))) {

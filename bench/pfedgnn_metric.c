@@ -109,7 +109,10 @@ int main(int argc, char **argv) {
     }
     spec.hidden = 16;
     spec.head = FGL_HEAD_NONE;
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) {
+        fprintf(stderr, "pfedgnn_metric: %s\n", err.msg);
+        return 1;
+    }
     W.C = ds.node.n_classes;
     if (W.C > MAXC) return 1;
     if (fgl_gnn_graph_from_node_data(&W.pub, &sc.pub, &cd[0].spec, &err)) {

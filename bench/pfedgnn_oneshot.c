@@ -92,7 +92,10 @@ int main(int argc, char **argv) {
     spec.hidden = 16;
     spec.head = FGL_HEAD_NONE;
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)K);
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) {
+        fprintf(stderr, "pfedgnn_oneshot: %s\n", err.msg);
+        return 1;
+    }
     for (i = 0; i < K; i++) N += sc.node[i].n_nodes;
     cfg.rounds = 1;
     cfg.local_epochs = 0;

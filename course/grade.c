@@ -96,7 +96,12 @@ static int bench_make(bench *b, const fgl_synth_node_config *cfg, int K, double 
         fgl_dataset_free(&b->ds);
         return -1;
     }
-    fgl_scenario_clients(&b->sc, &gcn, b->cd);
+    if (fgl_scenario_clients(&b->sc, &gcn, b->cd, MAXK, &err)) {
+        printf("grader: %s\n", err.msg);
+        fgl_scenario_free(&b->sc);
+        fgl_dataset_free(&b->ds);
+        return -1;
+    }
     b->K = b->sc.n_clients;
     return 0;
 }

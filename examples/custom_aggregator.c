@@ -1,6 +1,7 @@
 /* custom_aggregator.c - a new aggregation rule in about 30 lines.
  *
  *   make build/custom_aggregator && ./build/custom_aggregator [data_dir]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * Coordinate-wise median instead of FedAvg's weighted mean (Yin et al. 2018):
  * robust to a minority of clients sending garbage. We extend the fedavg
@@ -44,7 +45,7 @@ static int median_aggregate(fgl_server *s) {
 
 int main(int argc, char **argv) {
     fgl_algo median = fgl_algo_base("fedavg"); /* FedAvg's table, extended */
-    const char *env = getenv("FGL_DATA"), *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset data;
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -65,7 +66,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "custom_aggregator: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, 5, &err)) { /* a model spec per client */
+        fprintf(stderr, "custom_aggregator: %s\n", err.msg);
+        return 1;
+    }
     cfg.rounds = 50;
     for (a = 0; a < 2; a++) {
         const char *name = a == 0 ? "fedavg" : "median";

@@ -3,6 +3,7 @@
  * a 3-layer GIN on every client, Local training against FedAvg.
  *
  *   make build/fedavg_mutag && ./build/fedavg_mutag [data_dir]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * Prints each algorithm's mean client test accuracy every 25 rounds and,
  * at the end, each client's graphs and final accuracy. MUTAG is tiny (each
@@ -17,8 +18,8 @@
 #define CLIENTS 4
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA"), *algos[] = {"local", "fedavg"};
-    const char *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *algos[] = {"local", "fedavg"};
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset mutag;
     fgl_dataset_options opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
@@ -40,7 +41,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedavg_mutag: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &gin, cd);
+    if (fgl_scenario_clients(&sc, &gin, cd, CLIENTS, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedavg_mutag: %s\n", err.msg);
+        return 1;
+    }
 
     for (a = 0; a < 2; a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH); /* 200 rounds, Adam 1e-3 */

@@ -1,6 +1,7 @@
 /* fedpg_mixed.c - FedPG on Cora with five different backbones over 10 clients.
  *
  *   make build/fedpg_mixed && ./build/fedpg_mixed [data_dir]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * FedPG's heterogeneous-model setting (its Table VI): Cora in 10 METIS
  * subgraphs, each client's nodes split 20/40/40 per class, and the backbones
@@ -22,8 +23,7 @@ enum { K = 10 };
 
 int main(int argc, char **argv) {
     static const int backbone[5] = {FGL_ARCH_GCN, FGL_ARCH_GAT, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII};
-    const char *env = getenv("FGL_DATA");
-    const char *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset cora;
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
@@ -41,7 +41,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedpg_mixed: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd); /* data and feature / class counts per client */
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* data and feature / class counts per client */
+        fprintf(stderr, "fedpg_mixed: %s\n", err.msg);
+        return 1;
+    }
     for (i = 0; i < K; i++) {
         fgl_model_spec m = fgl_model_spec_default(backbone[5 * i / K], FGL_TASK_NODE, cd[i].spec.in_dim, cd[i].spec.out_dim);
         m.hidden = 64;

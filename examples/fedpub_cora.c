@@ -1,6 +1,7 @@
 /* fedpub_cora.c - FED-PUB on Cora, 10 clients, with its similarity heatmap.
  *
  *   make build/fedpub_cora && ./build/fedpub_cora [data_dir] [out.svg]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * The protocol of the FED-PUB paper and its authors' code: Cora's largest
  * connected component, row-normalised features, a METIS-style partition
@@ -44,8 +45,8 @@ static void write_heatmap(const char *path, const float *m, int k) {
 }
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA"), *svg = argc > 2 ? argv[2] : "fedpub_similarity.svg";
-    const char *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *svg = argc > 2 ? argv[2] : "fedpub_similarity.svg";
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset cora;
     fgl_dataset_options opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
@@ -64,7 +65,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedpub_cora: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedpub_cora: %s\n", err.msg);
+        return 1;
+    }
     printf("Cora (largest component: %d nodes) in %d METIS subgraphs, %ld edges cut\n", cora.node.n_nodes, K, sc.edge_cut);
     if (fgl_run_init(&run, &cfg, fgl_algo_find("fedpub"), cd, K, &err)) {
         fprintf(stderr, "fedpub_cora: %s\n", err.msg);

@@ -1,6 +1,7 @@
 /* fedstar_chem.c - FedStar on CHEM: seven molecule datasets, one per client.
  *
  *   make build/fedstar_chem && ./build/fedstar_chem [data_dir] [rounds]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * The FedStar paper's CHEM setting: MUTAG, BZR, COX2, DHFR, PTC_MR, AIDS and
  * NCI1 each held by one client, each with its own node-feature width
@@ -20,7 +21,7 @@ enum { K = 7 };
 
 int main(int argc, char **argv) {
     static const char *names[K] = {"MUTAG", "BZR", "COX2", "DHFR", "PTC_MR", "AIDS", "NCI1"};
-    const char *env = getenv("FGL_DATA"), *root = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *root = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset chem;
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
@@ -42,7 +43,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "fedstar_chem: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "fedstar_chem: %s\n", err.msg);
+        return 1;
+    }
     if (fgl_run_init(&run, &cfg, fgl_algo_find("fedstar"), cd, K, &err)) {
         fprintf(stderr, "fedstar_chem: %s\n", err.msg);
         return 1;

@@ -9,8 +9,9 @@
  * With no arguments it runs the embedded default: a synthetic federated
  * node-classification benchmark (planted communities with different label
  * mixes, 10 METIS clients, 5% of each client's nodes labelled for training)
- * with several algorithms side by side, and prints a table. Named datasets are read from $FGL_DATA (default ../shared/data):
- * node/NAME (node classification) or tu/NAME (graph classification); a
+ * with several algorithms side by side, and prints a table. Named datasets
+ * are read from the data directory ($FGL_DATA, else ./data, else
+ * ~/.local/share/fgl; --data-dir DIR): node/NAME (node classification) or tu/NAME (graph classification); a
  * comma list gives one dataset per client. `fglrun --help` lists
  * everything, `fglrun --algo NAME --help` that algorithm's parameters.
  *
@@ -40,6 +41,7 @@
 #include "fgl_fed.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -83,11 +85,11 @@ static int mixed_models(const options *o) {
 
 /* Every client's model spec: the template sized to its data, then with
  * --model a,b,c the architecture of its block (client i of K gets entry
- * n i / K). */
-static void client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
-                         fgl_client_data *cd) {
+ * n i / K). cd holds sc->n_clients entries. */
+static int client_specs(const options *o, const fgl_scenario *sc, const fgl_model_spec *tmpl, int task,
+                        fgl_client_data *cd, fgl_error *err) {
     int i;
-    fgl_scenario_clients(sc, tmpl, cd);
+    if (fgl_scenario_clients(sc, tmpl, cd, sc->n_clients, err)) return 1;
     for (i = 0; o->n_archs > 1 && i < sc->n_clients; i++) {
         fgl_model_spec sp = model_spec(o, o->archs[(int)((long)o->n_archs * i / sc->n_clients)], task);
         sp.task = cd[i].spec.task;
@@ -96,6 +98,7 @@ static void client_specs(const options *o, const fgl_scenario *sc, const fgl_mod
         sp.pe_dim = cd[i].spec.pe_dim;
         cd[i].spec = sp;
     }
+    return 0;
 }
 
 /* Algorithms that share weights need one model for every client. */
@@ -126,11 +129,13 @@ static int file_exists(const char *path) {
  * and its split (fgl_scenario_make). */
 static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     fgl_dataset_options opt = fgl_dataset_default();
+    /* without --data-dir the library's rule (fgl_data_dir), whose message says every directory it tried */
+    const char *dir = opt_given(o, "data-dir") ? o->data_dir : NULL;
     opt.lcc = o->lcc;
     opt.raw_features = o->raw_features;
     opt.k_dse = o->k_dse;
     opt.k_rwse = o->k_rwse;
-    return fgl_dataset_load(ds, o->data_dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
+    return fgl_dataset_load(ds, dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
 }
 
 static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
@@ -245,22 +250,37 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 
 /* --- outputs ---------------------------------------------------------------------------- */
 
-static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run) {
+/* The per-round CSV: its header, and round r of run as rows (a row per
+ * client). names (NULL: none): each client's dataset, when each client is
+ * one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...), in a last
+ * column "dataset". */
+static void csv_header(FILE *f, const char *const *names) {
+    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down%s\n", names ? ",dataset" : "");
+}
+
+static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names) {
+    int i;
+    for (i = 0; i < run->n_clients; i++) {
+        size_t k = (size_t)r * run->n_clients + i;
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
+                run->client_test[k], run->client_up[k], run->client_down[k]);
+        if (names) fprintf(f, ",%s", names[i]);
+        fprintf(f, "\n");
+    }
+}
+
+static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
+                            const char *const *names) {
     char path[1024];
     FILE *f;
-    int r, i;
+    int r;
     snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", dir, algo, (unsigned long long)seed);
     if (!(f = fopen(path, "w"))) {
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return;
     }
-    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down\n");
-    for (r = 0; r < run->round; r++)
-        for (i = 0; i < run->n_clients; i++) {
-            size_t k = (size_t)r * run->n_clients + i;
-            fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, i, run->client_loss[k], run->client_val[k],
-                    run->client_test[k], run->client_up[k], run->client_down[k]);
-        }
+    csv_header(f, names);
+    for (r = 0; r < run->round; r++) csv_round(f, run, r, names);
     fclose(f);
 }
 
@@ -296,14 +316,14 @@ static void client_order(const fgl_client_data *cd, int K, int *order, int *dom,
 }
 
 static void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
-                        const int *dom);
+                        const int *dom, const char *const *names);
 
 /* The algorithm's client-to-client matrix as CSV (rows and columns in
  * client order) and as an SVG heatmap whose rows and columns follow `order`
- * (NULL: client order), rows labelled "id:dominant label" when dom is given
- * (the plots section draws it). */
+ * (NULL: client order), rows labelled "id:dominant label" when dom is given,
+ * "id:dataset" when names are (the plots section draws it). */
 static void write_matrix(const char *dir, const char *algo, uint64_t seed, const fgl_run *run, const int *order,
-                         const int *dom) {
+                         const int *dom, const char *const *names) {
     int K = run->n_clients, i, j;
     float *m = run->algo.client_matrix ? (float *)malloc(sizeof(float) * (size_t)K * (size_t)K) : NULL;
     char path[1024];
@@ -320,7 +340,7 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
         fclose(f);
     }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.svg", dir, algo, (unsigned long long)seed);
-    svg_heatmap(path, algo, run->round, m, K, order, dom);
+    svg_heatmap(path, algo, run->round, m, K, order, dom, names);
     free(m);
 }
 
@@ -351,6 +371,7 @@ typedef struct progress {
     int fold;                /* its fold (--folds) */
     char label[64];          /* "ALGO" or "ALGO fold F", for progress lines */
     const fgl_run *run;
+    const char *const *names; /* each client's dataset when each client is one (per-dataset split), or NULL */
 } progress;
 
 /* The process's peak resident memory (MB) once the data and the clients'
@@ -369,6 +390,7 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 
 typedef struct result {
     double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
+    double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -401,17 +423,9 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, i
     else snprintf(out, cap, "%s.%s.seed%llu", o->checkpoint, algo, (unsigned long long)seed);
 }
 
-/* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
-static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
-                   int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
-    const fgl_algo *algo = fgl_algo_find(algo_name);
+/* The configuration of a run: the protocol's defaults for the task, then the flags. */
+static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     fgl_fed_config cfg = fgl_fed_config_default(task);
-    fgl_run run;
-    fgl_error err;
-    fgl_run_summary s;
-    char ckpt[1024];
-    int r, k;
-    ckpt[0] = 0;
     if (o->rounds > 0) cfg.rounds = o->rounds;
     if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
     if (o->batch > 0) cfg.batch_size = o->batch;
@@ -438,13 +452,24 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     cfg.secrets.from_seed = o->secret_seed_set;
     cfg.secrets.seed = o->secret_seed;
     if (cfg.secagg.on && !opt_given(o, "screen")) cfg.robust.screen = 0; /* hidden by the masks (README) */
-    if (fgl_run_init(&run, &cfg, algo, cd, K, &err)) {
-        fprintf(stderr, "fglrun: %s\n", err.msg);
+    return cfg;
+}
+
+/* A run of algo set up (fgl_run_init, the server's public data, the --set
+ * values that concern it): 0, or 1 (an error) or 2 (a bad parameter) with
+ * the message on stderr (note: said after it, e.g. that nothing was run)
+ * and nothing left to free. */
+static int run_setup(const options *o, const fgl_algo *algo, const fgl_fed_config *cfg, fgl_client_data *cd, int K,
+                     const fgl_node_data *pub, fgl_run *run, const char *note) {
+    fgl_error err;
+    int k;
+    if (fgl_run_init(run, cfg, algo, cd, K, &err)) {
+        fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
         return 1;
     }
-    if (pub && pub->n_nodes > 0 && fgl_run_set_public(&run, pub, &err)) {
-        fprintf(stderr, "fglrun: %s\n", err.msg);
-        fgl_run_free(&run);
+    if (pub && pub->n_nodes > 0 && fgl_run_set_public(run, pub, &err)) {
+        fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+        fgl_run_free(run);
         return 1;
     }
     for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only (checked before) */
@@ -460,14 +485,48 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             if (strcmp(key, algo->name) != 0) continue;
             name = dot + 1;
         }
-        now = fgl_run_get(&run, name);
+        now = fgl_run_get(run, name);
         if (now != now) continue; /* NaN: not a parameter of this algorithm */
-        if (fgl_run_set(&run, name, eq + 1, &err)) {
-            fprintf(stderr, "fglrun: %s\n", err.msg);
-            fgl_run_free(&run);
+        if (fgl_run_set(run, name, eq + 1, &err)) {
+            fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+            fgl_run_free(run);
             return 2;
         }
     }
+    return 0;
+}
+
+/* Every algorithm of --algo checked against the data, its task, the
+ * models and the flags before the first run (fgl_run_init, then
+ * fgl_run_check with the --set values): a combination that cannot run is
+ * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's). */
+static int check_runs(const options *o, fgl_client_data *cd, int K, int task, const fgl_node_data *pub) {
+    static const char note[] = " (nothing was run: every --algo is checked before the first run)";
+    int a, rc;
+    for (a = 0; a < o->n_algos; a++) {
+        fgl_fed_config cfg = run_config(o, task, o->seed);
+        fgl_run run;
+        if ((rc = run_setup(o, fgl_algo_find(o->algos[a]), &cfg, cd, K, pub, &run, note))) return rc;
+        rc = fgl_run_check(&run);
+        if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
+        fgl_run_free(&run);
+        if (rc) return 1;
+    }
+    return 0;
+}
+
+/* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
+static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
+                   int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
+    const fgl_algo *algo = fgl_algo_find(algo_name);
+    fgl_fed_config cfg = run_config(o, task, seed);
+    fgl_run run;
+    fgl_error err;
+    fgl_run_summary s;
+    char ckpt[1024];
+    int r, k;
+    ckpt[0] = 0;
+    if ((k = run_setup(o, algo, &cfg, cd, K, pub, &run, ""))) return k;
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
         fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -524,6 +583,22 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
     res->best[idx] = s.best_test;
     res->last[idx] = s.last_test;
+    { /* the clients that do not attack: at the best-validation round and the last */
+        int rr, which;
+        for (which = 0; which < 2; which++) {
+            double sum = 0;
+            int n = 0;
+            rr = which ? run.round - 1 : s.best_round;
+            for (k = 0; rr >= 0 && k < run.n_clients; k++) {
+                double a = run.client_test[(size_t)rr * run.n_clients + k];
+                if (run.attacker[k] || !(a == a)) continue;
+                sum += a;
+                n++;
+            }
+            if (which) res->hlast[idx] = n ? sum / n : NAN;
+            else res->hbest[idx] = n ? sum / n : NAN;
+        }
+    }
     res->secs[idx] = s.seconds;
     res->server[idx] = s.t_server;
     res->train[idx] = s.t_train;
@@ -543,6 +618,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         fgl_mpi_stats_get(&run, &ms);
         res->mpi.ranks = ms.ranks;
         res->mpi.lost_ranks += ms.lost_ranks;
+        res->mpi.lost_clients += ms.lost_clients;
         res->mpi.bytes_sent += ms.bytes_sent;
         res->mpi.bytes_received += ms.bytes_received;
         res->mpi.bytes_data += ms.bytes_data;
@@ -585,11 +661,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         char name[64];
         int *order = (int *)malloc(sizeof(int) * (size_t)K), *dom = (int *)malloc(sizeof(int) * (size_t)K);
         double *share = (double *)malloc(sizeof(double) * (size_t)K);
+        const char *const *names = o->pg ? o->pg->names : NULL;
+        int ok = order && dom && share && !names; /* clients that are datasets: in their order, by name */
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", algo->name, fold);
         else snprintf(name, sizeof name, "%s", algo->name);
-        if (order && dom && share) client_order(cd, K, order, dom, share);
-        write_round_csv(o->out_dir, name, seed, &run);
-        write_matrix(o->out_dir, name, seed, &run, order && dom && share ? order : NULL, order && dom && share ? dom : NULL);
+        if (ok) client_order(cd, K, order, dom, share);
+        write_round_csv(o->out_dir, name, seed, &run, names);
+        write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
         free(order);
         free(dom);
         free(share);
@@ -697,14 +775,35 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
         fprintf(f, "]");
     }
+    if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0) { /* honest clients only, beside all of them */
+        double hm, hs;
+        mean_std(res->hbest, res->n, &hm, &hs);
+        fprintf(f, ", \"honest_test_acc_mean\": ");
+        json_num(f, "%.6f", hm);
+        fprintf(f, ", \"honest_test_acc_std\": ");
+        json_num(f, "%.6f", hs);
+        mean_std(res->hlast, res->n, &hm, &hs);
+        fprintf(f, ", \"honest_last_acc_mean\": ");
+        json_num(f, "%.6f", hm);
+        fprintf(f, ", \"honest_last_acc_std\": ");
+        json_num(f, "%.6f", hs);
+    }
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI
-    /* what crossed MPI (per run: means over seeds) beside the counted bytes_up / bytes_down above */
+    /* what crossed MPI (per run: means over seeds) beside the counted bytes_up / bytes_down above; the
+       ranks lost and the clients left out with them, summed over the runs, and the last loss */
     fprintf(f, ", \"mpi\": {\"ranks\": %d, \"bytes_up\": %zu, \"bytes_down\": %zu, \"bytes_start\": %zu, "
-               "\"seconds_exchange\": %.3f, \"seconds_remote\": %.3f, \"lost_ranks\": %d}",
+               "\"seconds_exchange\": %.3f, \"seconds_remote\": %.3f, \"lost_ranks\": %d, \"lost_clients\": %d",
             res->mpi.ranks, res->mpi.bytes_received / (size_t)res->n, res->mpi.bytes_sent / (size_t)res->n,
             res->mpi.bytes_data / (size_t)res->n, res->mpi.t_exchange / res->n, res->mpi.t_remote / res->n,
-            res->mpi.lost_ranks);
+            res->mpi.lost_ranks, res->mpi.lost_clients);
+    if (res->mpi.note[0]) {
+        sbuf note = {NULL, 0, 0, 0};
+        sb_json_str(&note, res->mpi.note);
+        if (note.s) fprintf(f, ", \"lost\": %s", note.s);
+        free(note.s);
+    }
+    fprintf(f, "}");
 #endif
     if (res->report[0]) { /* the algorithm's own members: a non-finite figure it printed becomes null */
         sbuf b = {0, 0, 0, 0};
@@ -712,11 +811,86 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         if (b.s && !b.oom) fprintf(f, ", %s", b.s);
         free(b.s);
     }
+    if (o->failed && o->n_algos == 1) fprintf(f, ", \"status\": \"failed\"");  /* runs: those that finished */
     if (o->n_algos == 1 && o->pg && o->pg->final && o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
     fprintf(f, "}");
 }
+
 #include "fglrun/progress.c"
 #include "fglrun/plots.c"
+
+/* The table of results: one row per algorithm, mean +- std over its runs
+ * (one run: the figure alone); an algorithm with no finished run (a run
+ * failed) says so. */
+static void print_table(const options *o, const result *res, int runs) {
+    int a;
+    printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down",
+           "seconds");
+    for (a = 0; a < o->n_algos; a++) {
+        double bm, bs, lm, ls, sm, ss;
+        if (res[a].n == 0) {
+            printf("%-10s %18s\n", o->algos[a], "(not run: a run failed)");
+            continue;
+        }
+        mean_std(o->folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
+        mean_std(res[a].last, res[a].n, &lm, &ls);
+        mean_std(res[a].secs, res[a].n, &sm, &ss);
+        if (res[a].n == 1)
+            printf("%-10s %10.2f%9s %10.2f%9s %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, "", 100 * lm, "",
+                   res[a].up / 1e6, res[a].down / 1e6, sm);
+        else
+            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, 100 * bs,
+                   100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
+        if (res[a].n < runs) printf("   (%d of %d runs)", res[a].n, runs);
+        printf("\n");
+    }
+    if (o->folds)
+        printf("(%s %d fold%s x %d seed%s of the mean client test accuracy at the last round: no validation set, so "
+               "both columns are the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs / o->seeds,
+               runs / o->seeds > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "");
+    else if (runs > 1)
+        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean validation "
+               "accuracy and at the last round)\n", runs);
+    else
+        printf("(one seed: the mean client test accuracy, at the round of best mean validation accuracy and at the "
+               "last round)\n");
+}
+
+/* The results as JSON: on stdout (--json, the last line) and in
+ * DIR/result.json (--out). One algorithm: its object; several: {"runs":
+ * [...], "config": ...}. When a run failed, only the algorithms with a
+ * finished run, and "status": "failed". */
+static void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K, int rounds) {
+    FILE *jf = NULL;
+    char path[1200];
+    int a, k, first;
+    if (o->out_dir) {
+        snprintf(path, sizeof path, "%s/result.json", o->out_dir);
+        if (!(jf = fopen(path, "w"))) fprintf(stderr, "fglrun: cannot write %s\n", path);
+    }
+    for (k = 0; k < 2; k++) {
+        FILE *f = k ? jf : o->json ? stdout : NULL;
+        if (!f) continue;
+        if (o->n_algos == 1) {
+            json_result(f, o, o->algos[0], ds, split, K, rounds, &res[0]);
+        } else {
+            fprintf(f, "{\"runs\": [");
+            for (a = 0, first = 1; a < o->n_algos; a++) {
+                if (res[a].n == 0) continue;
+                fprintf(f, "%s", first ? "" : ", ");
+                json_result(f, o, o->algos[a], ds, split, K, rounds, &res[a]);
+                first = 0;
+            }
+            fprintf(f, "]");
+            if (o->failed) fprintf(f, ", \"status\": \"failed\"");
+            config_member(f, o);
+            fprintf(f, "}");
+        }
+        fprintf(f, "\n");
+    }
+    if (jf) fclose(jf);
+}
+
 
 int fglrun_main(int argc, char **argv) {
     options o;
@@ -729,7 +903,8 @@ int fglrun_main(int argc, char **argv) {
     progress pg;
     run_record *rec;
     double *labsim = NULL;
-    int rc, a, s, split, rounds, stopped = 0, f, n_folds;
+    const char **names = NULL;
+    int rc, a, s, split, rounds, stopped = 0, f, n_folds, finished;
     setvbuf(stdout, NULL, _IOLBF, BUFSIZ); /* lines appear as they are printed, even in a pipe or a file */
     rc = parse_args(argc, argv, &o);
     if (!rc && o.config) rc = config_reparse(argc, argv, &o); /* --config FILE: its flags, then the command line's */
@@ -758,18 +933,29 @@ int fglrun_main(int argc, char **argv) {
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) data_rss_mb = (double)ru.ru_maxrss / 1024.0;
     }
-    if (o.info || (o.out_dir && mkdir(o.out_dir, 0777) != 0 && errno != EEXIST)) {
-        if (o.info) print_info(&ds, &sc, split);
-        else fprintf(stderr, "fglrun: cannot create %s\n", o.out_dir);
+    if (o.info) {
+        print_info(&ds, &sc, split);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
         replay_free(o.rp);
-        return o.info ? 0 : 1;
+        return 0;
     }
     tmpl = model_spec(&o, o.arch >= 0 ? o.arch : ds.task == FGL_TASK_NODE ? FGL_ARCH_GCN : FGL_ARCH_GIN, ds.task);
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
-    client_specs(&o, &sc, &tmpl, ds.task, cd);
+    rc = !cd || !res ? (fprintf(stderr, "fglrun: out of memory\n"), 1)
+         : client_specs(&o, &sc, &tmpl, ds.task, cd, &err) ? (fprintf(stderr, "fglrun: %s\n", err.msg), 1)
+         /* every --algo against the data, the task, the models and the flags, before the first run */
+         : check_runs(&o, cd, sc.n_clients, ds.task, &sc.pub);
+    if (!rc && o.out_dir && out_dir_prepare(o.out_dir)) rc = 1; /* parents created; fglrun's old files removed */
+    if (rc) {
+        free(cd);
+        free(res);
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return rc;
+    }
     if (!o.quiet && !o.json && mixed_models(&o)) {
         printf("models:");
         for (a = 0; a < sc.n_clients; a++) printf(" %d:%s", a, fgl_arch_name(cd[a].spec.arch));
@@ -793,6 +979,11 @@ int fglrun_main(int argc, char **argv) {
         free(rec);
     }
     progress_init(&pg, &o, res, &ds, split, sc.n_clients, rounds, n_folds * o.seeds);
+    if (split == FGL_PART_PER_DATASET && sc.graphs &&
+        (names = (const char **)malloc(sizeof(char *) * (size_t)sc.n_clients))) {
+        for (a = 0; a < sc.n_clients; a++) names[a] = sc.graphs[a].name; /* each client is one dataset: named by it */
+        pg.names = names;
+    }
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : split_frac_default(ds.task, 0);
         printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s", ds.label,
@@ -810,7 +1001,11 @@ int fglrun_main(int argc, char **argv) {
                 rc = 1;
                 break;
             }
-            client_specs(&o, &sc, &tmpl, ds.task, cd);
+            if (client_specs(&o, &sc, &tmpl, ds.task, cd, &err)) {
+                fprintf(stderr, "fglrun: %s\n", err.msg);
+                rc = 1;
+                break;
+            }
         }
         for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
             for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
@@ -828,66 +1023,21 @@ int fglrun_main(int argc, char **argv) {
         progress_free(&pg);
         free(res);
         free(labsim);
+        free(names);
         free(cd);
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
         return 0;
     }
-    if (!rc && !o.quiet) {
-        printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down", "seconds");
-        for (a = 0; a < o.n_algos; a++) {
-            double bm, bs, lm, ls, sm, ss;
-            mean_std(o.folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
-            mean_std(res[a].last, res[a].n, &lm, &ls);
-            mean_std(res[a].secs, res[a].n, &sm, &ss);
-            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f\n", o.algos[a], 100 * bm, 100 * bs,
-                   100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
-        }
-        if (o.folds)
-            printf("(mean +- std over %d fold%s x %d seed%s of the mean client test accuracy at the last round: no "
-                   "validation set, so both columns are the last round)\n", n_folds, n_folds > 1 ? "s" : "", o.seeds,
-                   o.seeds > 1 ? "s" : "");
-        else
-            printf("(mean +- std over %d seed%s of the mean client test accuracy, at the round of best mean validation "
-                   "accuracy and at the last round)\n", o.seeds, o.seeds > 1 ? "s" : "");
-    }
+    for (a = 0, finished = 0; a < o.n_algos; a++) finished += res[a].n > 0;
+    o.failed = rc != 0;
+    if (rc && finished) /* what finished is still reported: the table, the JSON, DIR's result.json and plots */
+        fprintf(stderr, "fglrun: a run failed (above); reporting the %d algorithm%s with finished runs\n", finished,
+                finished > 1 ? "s" : "");
+    if (finished && (!o.quiet || !o.json)) print_table(&o, res, n_folds * o.seeds); /* --quiet silences progress only */
     pg.final = 1; /* the results below carry the record */
-    if (!rc && (o.json || o.out_dir)) {
-        FILE *jf = NULL;
-        char path[1024];
-        if (o.out_dir) {
-            snprintf(path, sizeof path, "%s/result.json", o.out_dir);
-            jf = fopen(path, "w");
-        }
-        for (a = 0; a < o.n_algos; a++) {
-            if (o.json && o.n_algos == 1) json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            if (jf) {
-                fprintf(jf, a == 0 ? (o.n_algos > 1 ? "{\"runs\": [" : "") : ", ");
-                json_result(jf, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            }
-        }
-        if (o.json && o.n_algos > 1) {
-            printf("{\"runs\": [");
-            for (a = 0; a < o.n_algos; a++) {
-                if (a) printf(", ");
-                json_result(stdout, &o, o.algos[a], &ds, split, sc.n_clients, rounds, &res[a]);
-            }
-            printf("]");
-            config_member(stdout, &o);
-            printf("}");
-        }
-        if (o.json) printf("\n");
-        if (jf) {
-            if (o.n_algos > 1) {
-                fprintf(jf, "]");
-                config_member(jf, &o);
-                fprintf(jf, "}");
-            }
-            fprintf(jf, "\n");
-            fclose(jf);
-        }
-    }
-    if (!rc && o.out_dir) write_plots(&o, &pg);
+    if (finished && (o.json || o.out_dir)) write_results(&o, res, &ds, split, sc.n_clients, rounds);
+    if (finished && o.out_dir) write_plots(&o, &pg);
     if (!rc) rc = replay_check(&o, res);
     progress_free(&pg);
     free(o.config_json);
@@ -901,6 +1051,7 @@ int fglrun_main(int argc, char **argv) {
     }
     free(res);
     free(labsim);
+    free(names);
     free(cd);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);
@@ -908,20 +1059,182 @@ int fglrun_main(int argc, char **argv) {
 }
 
 #ifdef FGL_MPI
+#include <signal.h>
 /* Rank 0 runs fglrun as the server; the other ranks host clients until it
- * is done (MPI initialised and finalised here). A program of your own that
- * registers algorithms calls it instead of fglrun_main when built with
- * -DFGL_MPI: every rank registers them before, so every rank knows them. */
+ * is done. Faults (README, "Across processes and machines"): a rank lost
+ * in a run is left out and the run finishes; rank 0 then exits with status
+ * 4 (FGLRUN_LOST; 3 is a replay on other data) once everything is written.
+ * A rank that did not confirm the end (dead, or stopped) would keep
+ * MPI_Finalize waiting: under plain mpirun, rank 0 ends the job with
+ * MPI_Abort(4) after flushing its output;
+ * under mpirun --enable-recovery, where Open MPI 4's MPI_Abort does not end
+ * a job, the ranks on that rank's host end it (SIGKILL, after checking in
+ * /proc that the process is that rank of this job) and every rank left
+ * exits without MPI_Finalize, whose fence Open MPI 4.1 was seen to wait on
+ * forever after a process died (2 runs in 8 here). Each rank's process id
+ * and host are gathered at the start for that, and so that a worker
+ * notices when rank 0, on its host, is gone (it then exits too).
+ * fglrun_mpi_main does all of it (MPI initialised and finalised there): a
+ * program of your own that registers algorithms returns it instead of
+ * fglrun_main when built with -DFGL_MPI (every rank registers them first). */
+#define FGLRUN_LOST 4
+#define FGLRUN_TAG_END 7199
+
+typedef struct mpi_proc {
+    long pid;
+    char host[MPI_MAX_PROCESSOR_NAME + 1];
+} mpi_proc;
+
+typedef struct mpi_procs {
+    mpi_proc *all;   /* per rank */
+    int me;
+} mpi_procs;
+
+static int same_host(const mpi_procs *p, int r) { return strcmp(p->all[r].host, p->all[p->me].host) == 0; }
+
+/* Rank 0 exists, or cannot be seen from here (another host). */
+static int server_alive(void *ctx) {
+    const mpi_procs *p = (const mpi_procs *)ctx;
+    return !same_host(p, 0) || kill((pid_t)p->all[0].pid, 0) == 0 || errno != ESRCH;
+}
+
+/* Process pid is rank `rank` of this Open MPI job: its environment (Linux's
+ * /proc) has the rank and this job's id; 0 when it cannot be told. */
+static int is_rank_of_job(long pid, int rank) {
+    const char *job = getenv("OMPI_MCA_ess_base_jobid");
+    char path[64], want_rank[64], want_job[128], *buf;
+    size_t n = 0, at;
+    int has_rank = 0, has_job = 0, c;
+    FILE *f;
+    if (!job) return 0;
+    snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+    snprintf(want_rank, sizeof want_rank, "OMPI_COMM_WORLD_RANK=%d", rank);
+    snprintf(want_job, sizeof want_job, "OMPI_MCA_ess_base_jobid=%s", job);
+    if (!(f = fopen(path, "rb"))) return 0;
+    if (!(buf = (char *)malloc(1 << 20))) {
+        fclose(f);
+        return 0;
+    }
+    while (n < (1 << 20) - 1 && (c = fgetc(f)) != EOF) buf[n++] = (char)c;
+    buf[n] = 0;
+    fclose(f);
+    for (at = 0; at < n; at += strlen(buf + at) + 1) {
+        has_rank |= strcmp(buf + at, want_rank) == 0;
+        has_job |= strcmp(buf + at, want_job) == 0;
+    }
+    free(buf);
+    return has_rank && has_job;
+}
+
+/* Open MPI's mpirun --enable-recovery (the job survives a process that dies) */
+static int mpi_recovery(void) {
+    const char *env = getenv("OMPI_MCA_orte_enable_recovery");
+    int on = 0;
+#if MPI_VERSION > 3 || (MPI_VERSION == 3 && MPI_SUBVERSION >= 1)
+    int provided, idx, count;
+    MPI_T_cvar_handle h;
+    union { int i; long long l; double d; unsigned char b[16]; } v;
+    if (env) return strcmp(env, "0") != 0 && strcmp(env, "false") != 0;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return 0;
+    if (MPI_T_cvar_get_index("orte_enable_recovery", &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+        memset(&v, 0, sizeof v);
+        if (count == 1 && MPI_T_cvar_read(h, &v) == MPI_SUCCESS) on = v.b[0] != 0; /* a bool, little-endian int */
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
+#else
+    on = env && strcmp(env, "0") != 0 && strcmp(env, "false") != 0;
+#endif
+    return on;
+}
+
+/* SIGKILL the ranks marked in end[] that run on this host. */
+static void end_ranks(const mpi_procs *p, const unsigned char *end, int size) {
+    int r;
+    for (r = 1; r < size; r++)
+        if (end[r] && r != p->me && same_host(p, r) && is_rank_of_job(p->all[r].pid, r)) {
+            fprintf(stderr, "fglrun (rank %d): ending rank %d (process %ld), which did not leave\n", p->me, r,
+                    p->all[r].pid);
+            kill((pid_t)p->all[r].pid, SIGKILL);
+        }
+}
+
 int fglrun_mpi_main(int argc, char **argv) {
-    int rank = 0, rc;
+    int rank = 0, size = 1, rc, r, lost = 0, missing = 0;
+    mpi_procs p;
+    mpi_proc me;
+    unsigned char *end;
     MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); /* a rank that dies is fgl's to handle */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    memset(&me, 0, sizeof me);
+    me.pid = (long)getpid();
+    MPI_Get_processor_name(me.host, &r);
+    p.me = rank;
+    p.all = (mpi_proc *)calloc((size_t)size, sizeof(mpi_proc));
+    end = (unsigned char *)calloc((size_t)size, 1);
+    if (!p.all || !end) {
+        fprintf(stderr, "fglrun (rank %d): out of memory\n", rank);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Allgather(&me, (int)sizeof me, MPI_BYTE, p.all, (int)sizeof me, MPI_BYTE, MPI_COMM_WORLD);
     if (rank == 0) {
         rc = fglrun_main(argc, argv);
-        fgl_mpi_finish(MPI_COMM_WORLD);
+        missing = fgl_mpi_finish(MPI_COMM_WORLD);
+        for (r = 1; r < size; r++) {
+            end[r] = fgl_mpi_rank_gone(MPI_COMM_WORLD, r) == 2;
+            lost += fgl_mpi_rank_gone(MPI_COMM_WORLD, r) != 0;
+        }
+        if (lost) {
+            fprintf(stderr, "fglrun: %d of %d worker ranks lost (%d did not leave at the end); exit status %d\n",
+                    lost, size - 1, missing, rc ? rc : FGLRUN_LOST);
+            if (!rc) rc = FGLRUN_LOST;
+        }
+        fflush(stdout);
+        fflush(stderr);
+        if (missing && !mpi_recovery()) {
+            /* everything is written: MPI_Finalize would wait for them, so the job ends here */
+            fprintf(stderr, "fglrun: MPI_Abort ends the job (exit status %d)\n", rc);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, rc);
+        }
+        end[0] = missing > 0; /* then nobody calls MPI_Finalize */
+        for (r = 1; r < size; r++) /* who ends whom (nobody, mostly) */
+            if (!end[r]) MPI_Send(end, size, MPI_BYTE, r, FGLRUN_TAG_END, MPI_COMM_WORLD);
+        end_ranks(&p, end, size);
     } else {
         fgl_error err;
-        rc = fgl_mpi_serve(MPI_COMM_WORLD, &err) ? (fprintf(stderr, "fglrun (rank %d): %s\n", rank, err.msg), 1) : 0;
+        MPI_Request rq;
+        int flag = 0;
+        rc = fgl_mpi_serve_watched(MPI_COMM_WORLD, server_alive, &p, &err);
+        if (rc) fprintf(stderr, "fglrun: %s\n", err.msg); /* "rank N: ..." */
+        rc = rc ? 1 : 0;
+        if (!rc && MPI_Irecv(end, size, MPI_BYTE, 0, FGLRUN_TAG_END, MPI_COMM_WORLD, &rq) == MPI_SUCCESS) {
+            double next = fgl_now() + 1;
+            while (MPI_Test(&rq, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
+                struct timespec ts = {0, 1000000};
+                if (fgl_now() > next) {
+                    next = fgl_now() + 1;
+                    if (!server_alive(&p)) break;
+                }
+                nanosleep(&ts, NULL);
+            }
+            if (flag) end_ranks(&p, end, size);
+            else {
+                MPI_Cancel(&rq);
+                MPI_Request_free(&rq);
+            }
+        }
+        if (rc || !flag) end[0] = 1; /* rank 0 is gone: no MPI_Finalize */
+    }
+    r = end[0];
+    free(p.all);
+    free(end);
+    if (r) { /* a rank died or was ended: MPI_Finalize might wait for it */
+        fflush(NULL);
+        return rc;
     }
     MPI_Finalize();
     return rc;

@@ -1,6 +1,7 @@
 /* gcn_cora.c - centralised GCN on Cora with the public Planetoid split.
  *
  *   make build/gcn_cora && ./build/gcn_cora [data_dir] [seeds]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * Kipf & Welling's setting: 2 GCN layers (hidden 16, ReLU, dropout 0.5 on
  * the input and the hidden layer), row-normalised features, Adam lr 0.01,
@@ -14,15 +15,19 @@
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA");
-    char dir[1024];
+    char root[1024], dir[1100];
     int seeds = argc > 2 ? atoi(argv[2]) : 5, s, i;
     fgl_node_data d;
     fgl_error err;
     unsigned char *train, *val, *test;
     double sum = 0, sumsq = 0, ms_per_epoch = 0;
-    snprintf(dir, sizeof dir, "%s/node/Cora", argc > 1 ? argv[1] : env && *env ? env : "../shared/data");
     fgl_node_data_init(&d);
+    if (argc > 1 && *argv[1]) snprintf(root, sizeof root, "%s", argv[1]);
+    else if (fgl_data_dir(root, sizeof root, &err)) { /* $FGL_DATA, ./data or ~/.local/share/fgl */
+        fprintf(stderr, "gcn_cora: %s\n", err.msg);
+        return 1;
+    }
+    snprintf(dir, sizeof dir, "%s/node/Cora", root);
     if (fgl_load_node(dir, "Cora", &d, &err) || fgl_node_data_normalize_features(&d)) {
         fprintf(stderr, "gcn_cora: %s\n", err.msg);
         return 1;

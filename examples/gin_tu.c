@@ -1,6 +1,7 @@
 /* gin_tu.c - centralised GIN on a TU dataset with 10-fold cross-validation.
  *
  *   make build/gin_tu && ./build/gin_tu NCI1 [epochs] [folds] [data_dir] [grid]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * The protocol of Errica et al. 2020 ("A fair comparison of graph neural
  * networks for graph classification"): stratified 10-fold cross-validation;
@@ -121,9 +122,9 @@ static outcome train_one(const fgl_graph_set *s, config c, int epochs, uint64_t 
 }
 
 int main(int argc, char **argv) {
-    const char *name = argc > 1 ? argv[1] : "PROTEINS", *env = getenv("FGL_DATA");
+    const char *name = argc > 1 ? argv[1] : "PROTEINS";
     int epochs = argc > 2 ? atoi(argv[2]) : 100, folds = argc > 3 ? atoi(argv[3]) : 10;
-    char dir[1024];
+    char root[1024], dir[1300];
     fgl_graph_set s;
     fgl_error err;
     fgl_rng rng;
@@ -131,7 +132,12 @@ int main(int argc, char **argv) {
     config grid[16];
     double sum = 0, sumsq = 0, t_epoch = 0;
     long n_epochs = 0;
-    snprintf(dir, sizeof dir, "%s/tu/%s", argc > 4 && *argv[4] ? argv[4] : env && *env ? env : "../shared/data", name);
+    if (argc > 4 && *argv[4]) snprintf(root, sizeof root, "%s", argv[4]);
+    else if (fgl_data_dir(root, sizeof root, &err)) { /* $FGL_DATA, ./data or ~/.local/share/fgl */
+        fprintf(stderr, "gin_tu: %s\n", err.msg);
+        return 1;
+    }
+    snprintf(dir, sizeof dir, "%s/tu/%.200s", root, name);
     {
         const char *g = argc > 5 ? argv[5] : "32:0,32:0.5,128:0,128:0.5";
         while (*g && n_grid < 16) {

@@ -1,6 +1,7 @@
 /* gpfl_nci1.c - GPFL on NCI1 beside self-training and FedAvg, per client.
  *
  *   make build/gpfl_nci1 && ./build/gpfl_nci1 [data_dir] [rounds] [alpha] [fold]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * GPFL's protocol (docs/algorithms.md): NCI1 over 25 clients by the soft
  * Dirichlet(alpha) label skew with equal client sizes (default alpha 0.5),
@@ -20,7 +21,7 @@ enum { K = 25, A = 3 };
 
 int main(int argc, char **argv) {
     static const char *algos[A] = {"local", "fedavg", "gpfl"};
-    const char *env = getenv("FGL_DATA"), *root = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *root = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset nci1;
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
@@ -42,7 +43,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "gpfl_nci1: %s\n", err.msg);
         return 1;
     }
-    fgl_scenario_clients(&sc, &gin, cd);
+    if (fgl_scenario_clients(&sc, &gin, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "gpfl_nci1: %s\n", err.msg);
+        return 1;
+    }
     cfg.eval_every = cfg.rounds; /* only the last round is reported */
     for (a = 0; a < A; a++) {
         fgl_run run;

@@ -2,6 +2,7 @@
  * the rounds.
  *
  *   make build/pfedgnn_cora && ./build/pfedgnn_cora [data_dir] [alpha]
+ *   data_dir: by default the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
  *
  * The pFedGNN authors' setting (docs/algorithms.md): 100 nodes withheld from
  * every client and made public as anchors, the rest spread over 10 clients
@@ -26,7 +27,7 @@
 enum { K = 10 };
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA"), *dir = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
+    const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     const char *alpha = argc > 2 ? argv[2] : "0.5";
     fgl_dataset cora;
     fgl_split_config split = fgl_split_default();
@@ -53,7 +54,10 @@ int main(int argc, char **argv) {
     }
     spec.hidden = 16;
     spec.head = FGL_HEAD_NONE; /* GCN d -> 16 -> C */
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, K, &err)) { /* a model spec per client */
+        fprintf(stderr, "pfedgnn_cora: %s\n", err.msg);
+        return 1;
+    }
     cfg.rounds = 30;
     cfg.local_epochs = 200;    /* full-batch steps per round */
     cfg.optim = fgl_optim_default(FGL_SGD);

@@ -5,9 +5,11 @@
  * with the failed checks above it; tests/run.sh adds the lines of all
  * programs up into "N passed, M failed".
  *
- * Data-dependent tests find the real datasets through ft_data_dir(): the
- * FGL_DATA environment variable (the Makefile always sets it); unset, data/
- * (where `make data` writes) or else ../shared/data, whichever exists. A test
+ * Data-dependent tests find the real datasets through ft_data_dir(), by the
+ * library's rule (fgl_data_dir, which this header mirrors so that tests of
+ * fgl.h alone need not include fgl_graph.h): the FGL_DATA environment
+ * variable (the Makefile always sets it); unset, data/ (where `make data`
+ * writes) if it exists, else $XDG_DATA_HOME/fgl (~/.local/share/fgl). A test
  * that needs a dataset starts with FT_NEED_DATA("node/Cora/Cora.edges"):
  * when the file is missing, the test is skipped as "skip - name # no data:
  * PATH", and tests/run.sh folds all such skips into one summary line that
@@ -81,12 +83,21 @@ static inline int ft__exists(const char *path) {
     return 1;
 }
 
-/* Directory of the real datasets: $FGL_DATA; unset or empty, data/ if it
- * exists, else ../shared/data. */
+/* Directory of the real datasets (fgl_data_dir's rule): $FGL_DATA; unset
+ * or empty, data/ if it exists, else $XDG_DATA_HOME/fgl (unset:
+ * ~/.local/share/fgl) if it exists, else data/. */
 static inline const char *ft_data_dir(void) {
-    const char *d = getenv("FGL_DATA");
+    static char *user; /* on the heap, kept: callers format it into buffers of their own size */
+    const char *d = getenv("FGL_DATA"), *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+    char probe[1100];
     if (d && *d) return d;
-    return ft__exists("data/.") ? "data" : "../shared/data";
+    if (ft__exists("data/.")) return "data";
+    if (!user && !(user = (char *)malloc(1024))) return "data";
+    if (x && *x) snprintf(user, 1024, "%s/fgl", x);
+    else if (h && *h) snprintf(user, 1024, "%s/.local/share/fgl", h);
+    else return "data";
+    snprintf(probe, sizeof probe, "%s/.", user);
+    return ft__exists(probe) ? user : "data";
 }
 
 /* ft_data_dir()/rel, in a static buffer (overwritten by the next call). */

@@ -62,7 +62,11 @@ static inline int ft_node_clients(const fgl_dataset *d, int k, int hidden, fgl_s
         FT_CHECK(0, "scenario: %s", err.msg);
         return 0;
     }
-    fgl_scenario_clients(sc, &spec, cd);
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) { /* cd holds k */
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
     return 1;
 }
 
@@ -82,7 +86,11 @@ static inline int ft_graph_clients(const fgl_dataset *d, int k, double alpha, in
         FT_CHECK(0, "scenario: %s", err.msg);
         return 0;
     }
-    fgl_scenario_clients(sc, &spec, cd);
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) { /* cd holds k */
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
     return 1;
 }
 

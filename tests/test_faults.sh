@@ -18,6 +18,9 @@
 #    or in "args") are ignored with a note unless --config-run-control;
 #  - a replay on data that differ from the record's is not called identical
 #    and exits with status 3;
+#  - secure aggregation: a client whose value leaves the fixed-point ring
+#    withholds its upload (rejected, charged to it) and the round is still
+#    unmasked; an explicit --screen with --secagg is refused.
 # Usage: tests/test_faults.sh BUILD_DIR (holding fglrun, tests/user_fglrun and tests/json_strict)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -180,3 +183,14 @@ if [ $rc = 3 ] && grep -q "differs from the file the record read" "$tmp/err" && 
    ! grep -q "identical to the record" "$tmp/err"; then
     echo "ok - a replay on changed data says so, is not called identical and exits with status 3"
 else echo "not ok - a replay on changed data: exit status $rc"; sed 's/^/#   /' "$tmp/err" | grep -v ' round ' | head -4; fi
+
+# --- secure aggregation: an out-of-range client is rejected and charged, the round still unmasked ---
+if $FGLRUN --algo fedavg $S --secagg --attack scale:1e9 --attackers 0.1 --json --quiet > "$tmp/sa.json" 2> "$tmp/err" &&
+   grep -q '"rejected_per_round": \[1, 1, 1\]' "$tmp/sa.json" && grep -q '"secagg_rounds_not_unmasked": 0' "$tmp/sa.json"; then
+    echo "ok - --secagg with a client scaled by 1e9: it withholds its upload (rejected, 1 a round), the others are unmasked"
+else echo "not ok - --secagg with an out-of-range client"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# and an explicit --screen is refused with it (masks hide the norms), the default one turned off
+if $FGLRUN --algo fedavg $S --secagg --screen 10 --quiet > /dev/null 2> "$tmp/err"; then
+    echo "not ok - --secagg --screen 10 must be refused"
+elif grep -q "norm screening" "$tmp/err"; then echo "ok - --secagg --screen K is refused (the masks hide the norms)"
+else echo "not ok - --secagg --screen 10: $(head -c 200 "$tmp/err")"; fi

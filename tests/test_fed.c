@@ -330,7 +330,7 @@ static void test_checkpoint_refusals(void) {
             fgl_split_config s = fgl_split_default();
             s.seed = 99;
             if (fgl_scenario_make(&other_sc, &nodes, &s, &err)) break;
-            fgl_scenario_clients(&other_sc, &cd[0].spec, other_cd);
+            if (fgl_scenario_clients(&other_sc, &cd[0].spec, other_cd, 5, &err)) break;
             use = other_cd;
         }
         if (ft_run_rounds(&run, &c2, "fedprox", use, 5, 0, mu)) {
@@ -452,7 +452,7 @@ static void client_params_match(const fgl_run *run, const fgl_run *kept) {
     for (i = 0; i < run->n_clients; i++) {
         size_t n = kept->clients[i].model.params.size, packed = run->clients[i].parked_len;
         float *buf = (float *)malloc(sizeof(float) * (n ? n : 1));
-        int rc = buf ? fgl_run_client_params(run, i, buf) : FGL_ERR_NOMEM;
+        int rc = buf ? fgl_run_client_params(run, i, buf, n ? n : 1, NULL) : FGL_ERR_NOMEM;
         FT_CHECK(rc == FGL_OK && run->clients[i].model.params.size == n &&
                      !memcmp(buf, kept->clients[i].model.params.data, sizeof(float) * n) && run->clients[i].parked_len == packed,
                  "%s: client %d's parameters (%s, rc %d)", run->algo.name, i, packed ? "packed" : "resident", rc);
@@ -460,8 +460,18 @@ static void client_params_match(const fgl_run *run, const fgl_run *kept) {
         free(buf);
     }
     FT_CHECK(packed_seen > 0, "%s: no client packed", run->algo.name);
-    FT_CHECK(fgl_run_client_params(run, -1, NULL) == FGL_ERR_ARG && fgl_run_client_params(run, run->n_clients, NULL) == FGL_ERR_ARG,
+    FT_CHECK(fgl_run_client_params(run, -1, NULL, 0, NULL) == FGL_ERR_ARG &&
+                 fgl_run_client_params(run, run->n_clients, NULL, 0, NULL) == FGL_ERR_ARG,
              "%s: no such client: FGL_ERR_ARG", run->algo.name);
+    { /* an output too small is refused, saying how many floats the client has */
+        fgl_error e;
+        float one = 0;
+        size_t n0 = run->clients[0].model.params.size;
+        char want[32];
+        snprintf(want, sizeof want, "%zu", n0);
+        FT_CHECK(n0 > 1 && fgl_run_client_params(run, 0, &one, 1, &e) == FGL_ERR_ARG && strstr(e.msg, want) && one == 0,
+                 "%s: an output of 1 float for %zu parameters: %s", run->algo.name, n0, e.msg);
+    }
     if (kept->algo.report) {
         fgl_run_report(kept, a, sizeof a);
         fgl_run_report(run, b, sizeof b);
@@ -808,6 +818,61 @@ static void test_parameters_and_errors(void) {
     fgl_run_free(&run);
     cfg.rounds = 0;
     FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 5, &err) == FGL_ERR_ARG, "0 rounds");
+    { /* the configuration's ranges, refused by fgl_run_init with the field named */
+        static const struct { const char *field, *says; } bad[] = {
+            {"lr -1", "learning rate"}, {"lr nan", "learning rate"}, {"weight decay -1", "weight_decay"},
+            {"frac 0", "frac"}, {"frac 1.5", "frac"}, {"local epochs -1", "local_epochs"}, {"batch -1", "batch_size"},
+            {"rounds 0", "rounds"}, {"beta1 1", "beta1"}, {"park_idle 3", "park_idle"}, {"screen -1", "screen"},
+            {"attackers 2", "attack"}, {"optimizer 7", "optim"}};
+        size_t k;
+        for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+            int rc;
+            c.rounds = 2;
+            switch (k) {
+            case 0: c.optim.lr = -1; break;
+            case 1: c.optim.lr = NAN; break;
+            case 2: c.optim.weight_decay = -1; break;
+            case 3: c.frac = 0; break;
+            case 4: c.frac = 1.5f; break;
+            case 5: c.local_epochs = -1; break;
+            case 6: c.batch_size = -1; break;
+            case 7: c.rounds = 0; break;
+            case 8: c.optim.beta1 = 1; break;
+            case 9: c.park_idle = 3; break;
+            case 10: c.robust.screen = -1; break;
+            case 11: c.attack.kind = FGL_ATTACK_SIGNFLIP, c.attack.frac = 2; break;
+            default: c.optim.kind = 7; break;
+            }
+            rc = fgl_run_init(&run, &c, fgl_algo_find("fedavg"), cd, 5, &err);
+            FT_CHECK(rc == FGL_ERR_ARG && strstr(err.msg, bad[k].says), "%s: refused naming %s: %s", bad[k].field,
+                     bad[k].says, rc ? err.msg : "accepted");
+            if (rc == FGL_OK) fgl_run_free(&run);
+        }
+    }
+    { /* an algorithm that is not registered: the run's error names it, and suggests one */
+        fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+        FT_CHECK(fgl_run_init(&run, &c, fgl_algo_find("nope"), cd, 5, &err) == FGL_ERR_ARG &&
+                     strstr(err.msg, "\"nope\"") && strstr(err.msg, "registered: local, fedavg"),
+                 "an unknown algorithm named: %s", err.msg);
+        FT_CHECK(fgl_run_init(&run, &c, fgl_algo_find("FedAvg"), cd, 5, &err) == FGL_ERR_ARG &&
+                     strstr(err.msg, "FedAvg") && strstr(err.msg, "did you mean 'fedavg'"),
+                 "FedAvg: 'did you mean fedavg': %s", err.msg);
+        FT_CHECK(fgl_algo_suggest("FedAvg") && !strcmp(fgl_algo_suggest("FedAvg"), "fedavg") && fgl_algo_suggest("fedprx") &&
+                     !strcmp(fgl_algo_suggest("fedprx"), "fedprox") && fgl_algo_suggest("scafold") &&
+                     !strcmp(fgl_algo_suggest("scafold"), "scaffold") && !fgl_algo_suggest("zzz") && !fgl_algo_suggest("x"),
+                 "suggestions: case, two edits at most, nothing for a name unlike any");
+    }
+    { /* a task the algorithm does not support: refused by fgl_run_init, before anything is built */
+        static const char *const graph_only[] = {"fedstar", "gpfl"};
+        fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+        int k;
+        for (k = 0; k < 2; k++)
+            FT_CHECK(fgl_run_init(&run, &c, fgl_algo_find(graph_only[k]), cd, 5, &err) == FGL_ERR_ARG &&
+                         strstr(err.msg, graph_only[k]) && strstr(err.msg, "graph classification only") &&
+                         strstr(err.msg, "client 0"),
+                     "%s on a node task: %s", graph_only[k], err.msg);
+    }
     fgl_scenario_free(&sc);
 }
 
@@ -841,13 +906,32 @@ static void test_heterogeneous_graph_clients(void) {
         FT_CHECK(0, "scenario: %s", err.msg);
         return;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    FT_CHECK(fgl_scenario_clients(&sc, &spec, cd, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "2 entries"),
+             "an output array of 1 for 2 clients: %s", err.msg);
+    if (fgl_scenario_clients(&sc, &spec, cd, 2, &err)) {
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(&sc);
+        return;
+    }
     bar = ft_majority_baseline(&sc) + 0.02;
     cfg.rounds = 3;
     cfg.optim.lr = 0.01f; /* short runs: a larger step than the protocol's 1e-3 */
     FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 2, &err) == FGL_OK, "init: %s", err.msg);
+    /* the shared layout depends on the parameter share: fgl_run_check, after fgl_run_set, refuses before anything is built */
+    FT_CHECK(fgl_run_check(&run) == FGL_ERR_SHAPE && strstr(run.err.msg, "share") && !run.started &&
+                 run.clients[0].model.params.size == 0,
+             "share=all refused by fgl_run_check, nothing built: %s", run.err.msg);
     FT_CHECK(fgl_run_round(&run) == FGL_ERR_SHAPE && strstr(run.err.msg, "share"), "share=all must fail: %s", run.err.msg);
     fgl_run_free(&run);
+    FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 2, &err) == FGL_OK &&
+                 fgl_run_set(&run, "share", "conv", &err) == FGL_OK && fgl_run_check(&run) == FGL_OK,
+             "share=conv passes fgl_run_check: %s %s", err.msg, run.err.msg);
+    fgl_run_free(&run);
+    { /* pFedGNN is for node tasks: refused by fgl_run_init on graph clients */
+        FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("pfedgnn"), cd, 2, &err) == FGL_ERR_ARG &&
+                     strstr(err.msg, "node classification only"),
+                 "pfedgnn on a graph task: %s", err.msg);
+    }
     for (a = 0; a < 3; a++) {
         fgl_run_summary s;
         cfg.rounds = ft_quick() ? 3 : 60;

@@ -46,8 +46,10 @@ static int two_sets_make(two_sets *t) {
         printf("#   %s\n", e.msg);
         return 1;
     }
-    fgl_scenario_clients(&t->sa, &spec, t->cd);
-    fgl_scenario_clients(&t->sb, &spec, t->cd + 3);
+    if (fgl_scenario_clients(&t->sa, &spec, t->cd, 3, &e) || fgl_scenario_clients(&t->sb, &spec, t->cd + 3, 3, &e)) {
+        printf("#   %s\n", e.msg);
+        return 1;
+    }
     return 0;
 }
 
@@ -658,10 +660,13 @@ static void test_proto_heterogeneous_models(void) {
         fgl_run_free(&run);
     }
     cd[2].spec.layers = 1; /* one layer, no head: its representation would be the raw features */
-    if (!run_make(&run, "fedtgp", cd, 5, FGL_TASK_NODE, 2, 2, NULL)) {
-        FT_CHECK(fgl_run_start(&run) == FGL_ERR_ARG && strstr(run.err.msg, "head") && strstr(run.err.msg, "client 2"), "one-layer head-less model refused: %s",
-                 run.err.msg);
-        fgl_run_free(&run);
+    { /* refused when the run is set up (fgl_run_init), before anything is built */
+        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_error err;
+        cfg.rounds = 2;
+        FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedtgp"), cd, 5, &err) == FGL_ERR_ARG && strstr(err.msg, "head") &&
+                     strstr(err.msg, "client 2"),
+                 "one-layer head-less model refused by fgl_run_init: %s", err.msg);
     }
     fgl_scenario_free(&sc);
 }

@@ -1176,7 +1176,8 @@ static void test_rules_under_attacks(void) {
 }
 
 /* A robust rule's parameter that no round could support, even without a
- * rejection, is refused when the run starts, with the bound: trimmed:T
+ * rejection, is refused when the run is set up (fgl_run_init), with the
+ * bound: trimmed:T
  * with 2T >= participants, Krum outside its guarantee (participants <=
  * 2F + 2), Multi-Krum keeping more than participants - F; the largest
  * allowed ones run. */
@@ -1194,25 +1195,29 @@ static void test_rule_bounds_at_start(void) {
         fgl_fed_config cfg = short_cfg(1);
         fgl_run run;
         fgl_error e;
-        int rc;
+        int rc, init_rc;
         cfg.frac = cases[c].frac;
-        if (fgl_robust_parse(cases[c].rule, &cfg.robust, &e) || fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 10, &e)) {
+        if (fgl_robust_parse(cases[c].rule, &cfg.robust, &e)) {
             FT_CHECK(0, "%s: %s", cases[c].rule, e.msg);
             continue;
         }
-        rc = fgl_run_start(&run);
-        if (cases[c].ok) FT_CHECK(rc == FGL_OK, "%s of 10 clients, frac %g: %s", cases[c].rule, (double)cases[c].frac, run.err.msg);
+        rc = init_rc = fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 10, &e);
+        if (rc == FGL_OK) {
+            if ((rc = fgl_run_start(&run))) e = run.err;
+            fgl_run_free(&run);
+        }
+        if (cases[c].ok) FT_CHECK(rc == FGL_OK, "%s of 10 clients, frac %g: %s", cases[c].rule, (double)cases[c].frac, e.msg);
         else
-            FT_CHECK(rc == FGL_ERR_ARG && strstr(run.err.msg, cases[c].says), "%s of 10 clients, frac %g refused at the start: %s",
-                     cases[c].rule, (double)cases[c].frac, run.err.msg);
-        fgl_run_free(&run);
+            FT_CHECK(init_rc == FGL_ERR_ARG && strstr(e.msg, cases[c].says),
+                     "%s of 10 clients, frac %g refused by fgl_run_init: %s", cases[c].rule, (double)cases[c].frac, e.msg);
     }
     fgl_scenario_free(&sc);
 }
 
 /* DP and secure aggregation are defined for one mean of the uploads: a run
- * of an algorithm that mixes (fgl_algo.mixes) is refused when it starts,
- * before any client trained, with FGL_ERR_ARG and a message naming both. */
+ * of an algorithm that mixes (fgl_algo.mixes) is refused when it is set up
+ * (fgl_run_init), before anything is built or trained, with FGL_ERR_ARG and
+ * a message naming both. */
 static void test_mixing_refuses_dp_secagg(void) {
     static const char *algos[4] = {"fedpub", "fedamp", "pfedgraph", "pfedgnn"};
     fgl_scenario sc;
@@ -1228,15 +1233,9 @@ static void test_mixing_refuses_dp_secagg(void) {
             const char *what = v ? "secure aggregation" : "differential privacy";
             if (v) cfg.secagg.on = 1;
             else cfg.dp.clip = 1, cfg.dp.noise = 0.5f;
-            if (fgl_run_init(&run, &cfg, fgl_algo_find(algos[t]), cd, 10, &err) != FGL_OK) {
-                FT_CHECK(0, "%s: init: %s", algos[t], err.msg);
-                continue;
-            }
-            FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, algos[t]) && strstr(run.err.msg, what) &&
-                         strstr(run.err.msg, "mixes"), "%s with %s: %s", algos[t], what, run.err.msg);
-            FT_CHECK(run.round == 0 && run.stats[0].n_part == 0, "%s with %s: refused before the first round", algos[t],
-                     what);
-            fgl_run_free(&run);
+            FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find(algos[t]), cd, 10, &err) == FGL_ERR_ARG &&
+                         strstr(err.msg, algos[t]) && strstr(err.msg, what) && strstr(err.msg, "mixes"),
+                     "%s with %s refused by fgl_run_init: %s", algos[t], what, err.msg);
         }
     }
     FT_CHECK(fgl_algo_find("gpfl")->mixes == 1, "gpfl (graph tasks; mixes updates) declares that it mixes");

@@ -259,7 +259,7 @@ static void test_observed(void) {
                      lay.n_slices == md->params.n && lay.slices == md->params.slices && lay.spec == &md->spec,
                  "client %d's layout", i);
         params = (float *)malloc(sizeof(float) * lay.size);
-        FT_CHECK(params && fgl_observed_params(&o, i, params) == FGL_OK &&
+        FT_CHECK(params && fgl_observed_params(&o, i, params, lay.size) == FGL_OK &&
                      !memcmp(params, md->params.data, sizeof(float) * lay.size),
                  "client %d's parameters", i);
         free(params);
@@ -267,8 +267,9 @@ static void test_observed(void) {
     {
         fgl_observed_model lay;
         FT_CHECK(fgl_observed_layout(&o, -1, &lay) == FGL_ERR_ARG && fgl_observed_layout(&o, 4, &lay) == FGL_ERR_ARG &&
-                     fgl_observed_params(&o, 4, m) == FGL_ERR_ARG,
-                 "no such client: FGL_ERR_ARG");
+                     fgl_observed_params(&o, 4, m, 16) == FGL_ERR_ARG &&
+                     fgl_observed_params(&o, 0, m, 16) == FGL_ERR_ARG,
+                 "no such client, or too small an array: FGL_ERR_ARG");
     }
     fgl_run_free(&run);
     fgl_scenario_free(&sc);

@@ -31,7 +31,11 @@ static int pg_clients(const fgl_dataset *d, int k, int arch, int hidden, fgl_sce
         FT_CHECK(0, "scenario: %s", err.msg);
         return 0;
     }
-    fgl_scenario_clients(sc, &spec, cd);
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) { /* cd holds k */
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
     return 1;
 }
 
@@ -658,7 +662,12 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         fgl_dataset_free(&syn);
         return;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, (int)(sizeof cd / sizeof cd[0]), &err)) {
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&syn);
+        return;
+    }
     for (a = 0; a < 4; a++) {
         fgl_run run;
         fgl_run_summary s;

@@ -175,7 +175,7 @@ fi
 # every flag of --help is recorded (a new flag must be added to the record)
 missing=
 for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-    case $f in --help|--set) continue ;; esac
+    case $f in --help|--set|--version) continue ;; esac
     grep -q "\"${f#--}\": " "$tmp/rec/config" || missing="$missing $f"
 done
 if [ -z "$missing" ]; then echo "ok - every flag of --help is in the recorded configuration"
@@ -283,7 +283,7 @@ else echo "not ok - fedprox (mu=1) is fedavg with 1 local epoch, not with 2"; fi
 
 # --data names a dataset; a directory (a path) is read directly, and a name in
 # the wrong case gets the right one suggested (needs MUTAG under FGL_DATA)
-D=${FGL_DATA:-../shared/data}
+D=${FGL_DATA:-data}
 if [ -r "$D/tu/MUTAG/MUTAG_A.txt" ]; then
     a="--algo local --rounds 2 --clients 3"
     $FGLRUN $a --data MUTAG --data-dir "$D" --json --quiet > "$tmp/byname.json" 2> "$tmp/err"

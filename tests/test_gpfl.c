@@ -31,7 +31,11 @@ static int gpfl_clients(int k, double alpha, int fold, fgl_scenario *sc, fgl_cli
         FT_CHECK(0, "scenario: %s", err.msg);
         return 0;
     }
-    fgl_scenario_clients(sc, &spec, cd);
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) { /* cd holds k */
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
     return 1;
 }
 
@@ -580,10 +584,10 @@ static void test_errors(void) {
     ft_node_data(&nodes);
     if (ft_node_clients(&nodes, 3, 8, &sc, cd)) {
         cfg.rounds = 1;
-        FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("gpfl"), cd, 3, &err) == FGL_OK, "%s", err.msg);
-        FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "graph classification"), "gpfl on nodes: %s",
-                 run.err.msg);
-        fgl_run_free(&run);
+        /* refused when the run is set up, before anything is built or trained */
+        FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("gpfl"), cd, 3, &err) == FGL_ERR_ARG &&
+                     strstr(err.msg, "graph classification"),
+                 "gpfl on nodes: %s", err.msg);
         fgl_scenario_free(&sc);
     }
     fgl_dataset_free(&nodes);

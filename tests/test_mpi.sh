@@ -11,7 +11,15 @@
 #  - a job stopped with --stop-after under MPI and resumed under MPI with
 #    another number of processes, or by fglrun itself, ends with fglrun's bits;
 #  - a rank that stops answering (--mpi-fail) is left out after the timeout:
-#    the run finishes, its clients' uploads are counted as lost;
+#    the run finishes, its clients' uploads are counted as lost, rank 0 exits
+#    with status 4; one lost as a run starts gives its clients to the others
+#    (fglrun's bits), and the next run does without it;
+#  - a rank that really dies (SIGKILL) or stops (SIGSTOP) mid-run: under
+#    mpirun --enable-recovery the run finishes without its clients and the
+#    job ends by itself within the timeout + 30 s; under plain mpirun a
+#    stopped rank likewise (exit status 4), while a killed one ends the job
+#    at once, leaving the last checkpoint and the progress file, which
+#    resume to the uninterrupted run's bits;
 #  - the JSON's "mpi" member counts at least the bytes the run counted;
 #  - fglrun_mpi records every flag of its --help (--mpi-timeout and --mpi-fail
 #    with the run control), and --config replays fglrun's record under
@@ -53,8 +61,8 @@ NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmu
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
 ROBUST_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --robust median --attack alie --attackers 0.34"
-DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=0.5"
-SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3"
+DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=0.5 --secret-seed 3"
+SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3 --secagg-threshold 3"
 for case in NODE GRAPH PART ROBUST DP SECAGG; do
     eval "args=\$${case}_ARGS"
     # PART: the reference keeps idle clients resident (--park-idle 0), the MPI ranks pack theirs (the default)
@@ -82,7 +90,7 @@ $MPIRUN -np 2 $B/fglrun_mpi --algo fedavg --data synthetic --clients 4 --rounds 
     --json --quiet > "$tmp/rec.json" 2> "$tmp/err"
 missing=
 for f in $($B/fglrun_mpi --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-    case $f in --help|--set) continue ;; esac
+    case $f in --help|--set|--version) continue ;; esac
     grep -q "\"${f#--}\": " "$tmp/rec/config" 2> /dev/null || missing="$missing $f"
 done
 if [ -s "$tmp/rec/config" ] && [ -z "$missing" ] && grep -q '"run": {.*"mpi-timeout": 60, "mpi-fail": null}' "$tmp/rec.json"; then
@@ -112,19 +120,137 @@ else same "stopped under mpirun -np 3, resumed under -np 4: fglrun's bits" "$tmp
 $FGLRUN $args --json --quiet --checkpoint "$tmp/ckb" > "$tmp/local.json" 2>> "$tmp/err"
 same "stopped under mpirun, resumed by fglrun: the same bits" "$tmp/ref.json" "$tmp/local.json" "$tmp/err"
 
-# a rank that stops answering: left out after the timeout, the run goes on
+# a rank that stops answering: left out after the timeout, the run goes on, exit status 4
 args="--algo fedavg --data synthetic --clients 6 --rounds 4 --json --quiet"
 start=$(date +%s)
 $MPIRUN -np 3 $B/fglrun_mpi $args --mpi-fail 2:2 --mpi-timeout 2 > "$tmp/fail.json" 2> "$tmp/err"; rc=$?
 took=$(($(date +%s) - start))
 # rank 2 hosts clients 3-5: lost from round 2 on, 3 rounds x 3 uploads
-if [ $rc = 0 ] && grep -q '"lost_uploads": 9' "$tmp/fail.json" && grep -q '"lost_ranks": 1' "$tmp/fail.json" &&
+if [ $rc = 4 ] && grep -q '"lost_uploads": 9' "$tmp/fail.json" && grep -q '"lost_ranks": 1, "lost_clients": 3' "$tmp/fail.json" &&
    grep -q '"test_acc_mean": 0\.[0-9]' "$tmp/fail.json" && grep -q "rank 2 (clients 3-5) lost in round 2" "$tmp/err"; then
-    echo "ok - a rank that stops answering in round 2 is left out after a 2 s timeout, the run finishes (${took} s)"
+    echo "ok - a rank that stops answering in round 2 is left out after a 2 s timeout, the run finishes, exit status 4 (${took} s)"
 else
-    echo "not ok - a rank that stops answering is left out and the run finishes (exit $rc)"
+    echo "not ok - a rank that stops answering is left out, the run finishes, exit status 4 (exit $rc)"
     echo "#   $(cut -c1-400 "$tmp/fail.json")"; sed 's/^/#   /' "$tmp/err" | head -5
 fi
+# lost as the first run starts: its clients go to rank 1 (the same bits as fglrun), the second run does without it
+args="--algo fedavg,fedprox --data synthetic --clients 6 --rounds 3 --json --quiet"
+$FGLRUN $args > "$tmp/ref.json" 2> "$tmp/err"
+$MPIRUN -np 3 $B/fglrun_mpi $args --mpi-fail 2:0 --mpi-timeout 2 > "$tmp/fail0.json" 2> "$tmp/err"; rc=$?
+if [ $rc = 4 ] && [ "$(grep -c 'lost as the run started' "$tmp/err")" = 1 ] &&
+   grep -q '"lost_ranks": 1, "lost_clients": 0, "lost": "rank 2 lost as the run started' "$tmp/fail0.json" &&
+   grep -q '"fedprox".*"lost_ranks": 0, "lost_clients": 0}' "$tmp/fail0.json"; then
+    same "a rank lost as the run starts: its clients go to the others, fglrun's bits; the next run does without it" \
+        "$tmp/ref.json" "$tmp/fail0.json" "$tmp/err"
+else
+    echo "not ok - a rank lost as the run starts (exit $rc)"; echo "#   $(cut -c1-600 "$tmp/fail0.json")"
+    sed 's/^/#   /' "$tmp/err" | head -5
+fi
+
+# A rank that really dies or stops in the middle of a run (README, "Across processes and machines").
+# rank R's process of the job whose command line names $1 (a path of its own)
+rank_pid() {
+    for p in $(pgrep -f -- "$1"); do
+        if tr '\0' '\n' < /proc/$p/environ 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then echo $p; return; fi
+    done
+}
+# wait (at most 120 s) until DIR/progress.json counts N rounds done
+wait_rounds() {
+    i=0
+    while [ $i -lt 600 ]; do
+        n_done=$(sed -n 's/.*"rounds_done": \([0-9]*\).*/\1/p' "$1/progress.json" 2> /dev/null)
+        [ "${n_done:-0}" -ge "$2" ] && return 0
+        sleep 0.2; i=$((i + 1))
+    done
+    return 1
+}
+# process P exists and has not ended (a zombie has)
+alive() { st=$(ps -o stat= -p $1 2> /dev/null); [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
+# wait (at most S seconds) until process P has ended, or (P = DIR) until DIR/rc is written; 0 if it did
+wait_gone() {
+    i=0
+    while [ $i -lt $(($2 * 5)) ]; do
+        if [ -d "$1" ]; then [ -s "$1/rc" ] && return 0; else alive $1 || return 0; fi
+        sleep 0.2; i=$((i + 1))
+    done
+    return 1
+}
+# every process of the job whose command line names $1, ended (a stopped one continued first)
+cleanup() { for p in $(pgrep -f -- "$1") $2; do kill -CONT $p 2> /dev/null; kill -KILL $p 2> /dev/null; done; }
+T=3
+# fault LABEL SIGNAL "MPIRUN FLAGS" RC: kill -SIGNAL rank 2 (clients 3-5) once 3 rounds are done; the job
+# must end by itself within T + 30 s with everything written, the clients counted, rank 0 saying exit
+# status 4, mpirun's status RC, and no process left
+fault() {
+    d="$tmp/fault_$2$(echo "$3" | tr -dc a-z)"
+    mkdir -p "$d"
+    ( timeout -k 5 300 $MPIRUN $3 -np 3 $B/fglrun_mpi --algo fedavg --data synthetic --clients 6 --rounds 60 \
+        --mpi-timeout $T --json --quiet --out "$d" > "$d/out.json" 2> "$d/err"; echo $? > "$d/rc" ) &
+    job=$!
+    victim=
+    wait_rounds "$d" 3 && victim=$(rank_pid "$d" 2)
+    if [ -z "$victim" ] || ! kill -$2 $victim; then
+        echo "not ok - $1: rank 2 was not found running"; cleanup "$d"; wait $job; return
+    fi
+    start=$(date +%s)
+    if wait_gone "$d" $((T + 30)); then
+        took=$(($(date +%s) - start))
+        rc=$(cat "$d/rc")
+        left=; wait_gone $victim 5 || left=" (rank 2 left behind)"
+        [ -n "$(pgrep -f -- "$d")" ] && left="$left (processes left)"
+        if [ $rc = $4 ] && [ -z "$left" ] && grep -q '"lost_ranks": 1, "lost_clients": 3' "$d/out.json" &&
+           grep -q '"lost_uploads": [1-9]' "$d/out.json" && grep -q '"test_acc_mean": 0\.[0-9]' "$d/out.json" &&
+           grep -q '"status": "complete"' "$d/progress.json" && [ -s "$d/result.json" ] &&
+           grep -q "exit status 4" "$d/err"; then
+            echo "ok - $1: rank 2 left out after ${T} s, the run finished and wrote its results, the job ended by" \
+                 "itself ${took} s after the signal (status $rc)"
+        else
+            echo "not ok - $1: the job ended ${took} s after the signal with status $rc (expected $4)$left"
+            echo "#   $(cut -c1-300 "$d/out.json")"; grep -v "PMIX ERROR" "$d/err" | sed 's/^/#   /' | head -8
+        fi
+    else
+        echo "not ok - $1: the job did not end within $((T + 30)) s of the signal"
+        grep -v "PMIX ERROR" "$d/err" | sed 's/^/#   /' | head -8
+    fi
+    cleanup "$d" $victim
+    wait $job 2> /dev/null
+}
+# --enable-recovery: Open MPI 4 keeps the job when a process dies; its mpirun then exits 0 whatever its
+# processes return (rank 0's status is in its last line)
+fault "SIGKILL on rank 2 under mpirun --enable-recovery" KILL --enable-recovery 0
+fault "SIGSTOP on rank 2 under mpirun --enable-recovery (the stopped rank is ended)" STOP --enable-recovery 0
+fault "SIGSTOP on rank 2 under plain mpirun (MPI_Abort once everything is written)" STOP "" 4
+# plain mpirun and SIGKILL: Open MPI ends the job at once; the last checkpoint and progress.json remain,
+# and resuming gives the bits of a run never interrupted
+d="$tmp/fault_kill_plain"
+mkdir -p "$d"
+args="--algo fedavg --data synthetic --clients 6 --rounds 40 --json --quiet"
+$FGLRUN $args > "$d/ref.json" 2> "$d/err"
+( timeout -k 5 300 $MPIRUN -np 3 $B/fglrun_mpi $args --mpi-timeout $T --checkpoint "$d/ck" --out "$d" > "$d/out.json" 2> "$d/err"
+  echo $? > "$d/rc" ) &
+job=$!
+victim=
+wait_rounds "$d" 3 && victim=$(rank_pid "$d" 2)
+if [ -n "$victim" ] && kill -KILL $victim && wait_gone "$d" 30; then
+    rc=$(cat "$d/rc")
+    done_rounds=$(sed -n 's/.*"rounds_done": \([0-9]*\).*/\1/p' "$d/progress.json")
+    if [ $rc != 0 ] && [ ! -s "$d/out.json" ] && [ -s "$d/ck" ] && grep -q '"status": "running"' "$d/progress.json" &&
+       [ "${done_rounds:-0}" -ge 3 ] && [ "${done_rounds:-0}" -lt 40 ]; then
+        echo "ok - SIGKILL on rank 2 under plain mpirun ends the job (status $rc) after round $done_rounds of 40;" \
+             "the checkpoint and progress.json remain"
+    else
+        echo "not ok - SIGKILL under plain mpirun: status $rc, rounds done '$done_rounds', checkpoint $(ls "$d/ck" 2>&1)"
+        grep -v "PMIX ERROR" "$d/err" | sed 's/^/#   /' | head -5
+    fi
+    $MPIRUN -np 3 $B/fglrun_mpi $args --checkpoint "$d/ck" > "$d/resumed.json" 2> "$d/err2"
+    same "the killed job resumed from its checkpoint: the bits of a run never interrupted" "$d/ref.json" \
+        "$d/resumed.json" "$d/err2"
+else
+    echo "not ok - SIGKILL on rank 2 under plain mpirun: the job did not end within 30 s (or rank 2 not found)"
+fi
+cleanup "$d" $victim
+wait $job 2> /dev/null
+
 # the server refuses to checkpoint a run that lost clients, and says why
 $MPIRUN -np 3 $B/fglrun_mpi $args --mpi-fail 1:3 --mpi-timeout 2 --checkpoint "$tmp/ckf" > /dev/null 2> "$tmp/err"
 if grep -q "is lost with rank 1: its state cannot be saved" "$tmp/err"; then

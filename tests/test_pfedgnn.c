@@ -673,7 +673,11 @@ static void test_pfedgnn_public_anchors(void) {
         FT_CHECK(0, "%s", err.msg);
         return;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, 4, &err)) {
+        FT_CHECK(0, "%s", err.msg);
+        fgl_scenario_free(&sc);
+        return;
+    }
     a.name = "pfedgnn-public";
     a.server_init = dist_init;
     a.aggregate = dist_check;
@@ -776,7 +780,11 @@ static void test_pfedgnn_learns(void) {
         FT_CHECK(0, "%s", err.msg);
         return;
     }
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, 5, &err)) {
+        FT_CHECK(0, "%s", err.msg);
+        fgl_scenario_free(&sc);
+        return;
+    }
     cfg.rounds = 20;
     cfg.local_epochs = 5;
     for (k = 0; k < 3; k++) {

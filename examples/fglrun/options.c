@@ -11,7 +11,7 @@
  *        ("run"), not replayed; given with --config, it leaves the
  *        experiment unchanged (the replayed result is compared);
  *   's'  --set (recorded as "set" and as the algorithms' "params");
- *   'h'  --help.
+ *   'h'  --help; 'v' --version (in the synopsis, not recorded).
  * The synopsis and --help (usage), parsing and range checks (parse_args),
  * the record (opt_record) and replay (config_reparse: which flags are run
  * control) read the table. Defaults that depend on the data (the protocol's:
@@ -43,7 +43,8 @@ typedef struct options {
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
-    const char *data_dir;
+    const char *data_dir;        /* --data-dir, else the data directory (fgl_data_dir), in data_dir_buf */
+    char data_dir_buf[1024];
     int stop_after;      /* with --checkpoint: stop after this round (0: run to the end) */
     int eval_every;      /* evaluate every N rounds and at the last (0: every round) */
     fgl_robust_config robust;
@@ -66,11 +67,16 @@ typedef struct options {
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
     int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
     int embedded;               /* the embedded default benchmark (no --algo, no data) */
+    int failed;                 /* a run failed: the results are those of the runs that finished */
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
     struct progress *pg;        /* progress of the invocation */
     unsigned char given[80];    /* given[i]: flag i of the table was given (on the command line or by --config) */
 } options;
+
+#ifndef FGL_COMMIT
+#define FGL_COMMIT "unknown" /* the build passes the commit: -DFGL_COMMIT='"<git rev-parse --short HEAD>"' */
+#endif
 
 /* --- the record's items (the record: fglrun/record.c) --- */
 
@@ -240,7 +246,12 @@ static int p_algo(options *o, const char *v, char *msg, size_t cap) {
     int k;
     if ((o->n_algos = split_list(v, tmp, MAX_ITEMS, 32)) <= 0) return fail(msg, cap, "bad --algo list '%s'", v);
     for (k = 0; k < o->n_algos; k++) {
-        if (!fgl_algo_find(tmp[k])) return fail(msg, cap, "unknown algorithm '%s'", tmp[k]);
+        if (!fgl_algo_find(tmp[k])) { /* "FedAvg": did you mean fedavg? (case, or two edits at most) */
+            const char *near = fgl_algo_suggest(tmp[k]);
+            if (near) snprintf(msg, cap, "unknown algorithm '%s'; did you mean '%s'?", tmp[k], near);
+            else snprintf(msg, cap, "unknown algorithm '%s' (the algorithms are listed below)", tmp[k]);
+            return 1;
+        }
         strcpy(o->algos[k], tmp[k]);
     }
     return 0;
@@ -320,8 +331,9 @@ static int p_mpi_fail(options *o, const char *v, char *msg, size_t cap) {
     snprintf(rr, sizeof rr, "%s", v);
     colon = strchr(rr, ':');
     if (colon) *colon = 0;
-    if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) || !parse_int(colon + 1, 1, 1000000, &o->mpi.fail_round))
-        return fail(msg, cap, "--mpi-fail takes RANK:ROUND (a rank >= 1, a round >= 1), not '%s'", v);
+    if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) ||
+        !parse_int(colon + 1, 0, 1000000, &o->mpi.fail_round))
+        return fail(msg, cap, "--mpi-fail takes RANK:ROUND (a rank >= 1, a round >= 0), not '%s'", v);
     return 0;
 }
 #endif
@@ -584,7 +596,8 @@ static void r_momentum(const opt_def *d, const rec_ctx *c, rec_item *it) { /* SG
 
 static void r_data_dir(const opt_def *d, const rec_ctx *c, rec_item *it) {
     char dv[300];
-    snprintf(dv, sizeof dv, "$FGL_DATA or %s", d->dflt);
+    (void)d;
+    snprintf(dv, sizeof dv, "the data directory ($FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl)");
     rec_put(it, 's', c->o->data_dir, 's', dv);
 }
 
@@ -638,7 +651,7 @@ static const opt_def opt_table[] = {
     ROW_NUM("rounds", 'e', OPT_INT, 0, rounds, 1, 1000000, -1, "R", "a positive integer", "50", r_rounds, NULL),
     ROW_NUM("local-epochs", 'e', OPT_INT, 0, local_epochs, 0, 100000, -1, "E", "an integer >= 0", NULL, r_local_epochs, NULL),
     ROW_NUM("batch", 'e', OPT_INT, 0, batch, 1, 100000000, -1, "B", "a positive integer", NULL, r_batch, NULL),
-    ROW_NUM("lr", 'e', OPT_DOUBLE, 0, lr, 0, 1e6, -1, "X", "a number >= 0", NULL, r_lr, NULL),
+    ROW_NUM("lr", 'e', OPT_DOUBLE, 0, lr, 1e-300, 1e6, -1, "X", "a number > 0", NULL, r_lr, NULL),
     ROW_NUM("wd", 'e', OPT_DOUBLE, 0, wd, 0, 1e6, -1, "X", "a number >= 0", NULL, r_wd, NULL),
     ROW_NUM("frac", 'e', OPT_DOUBLE, 0, frac, 1e-9, 1, 1, "F", "a number in (0, 1]", NULL, NULL, NULL),
     ROW_NUM("seed", 'e', OPT_U64, 0, seed, 0, 2147483647, 1, "S", "an integer >= 0", NULL, NULL, NULL),
@@ -692,7 +705,8 @@ static const opt_def opt_table[] = {
     /* run control: the record's "run", in this order; not replayed */
     ROW_STR("out", 'r', out_dir, "DIR", NULL, NULL,
             "--out DIR also writes per-round CSV as rounds complete, DIR/progress.json after every round, and plots:\n"
-            "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication).\n"),
+            "  curves.svg (learning curves), clients.svg (per-client accuracy), bytes.svg (communication). DIR is\n"
+            "  created with its parents; the files an earlier fglrun wrote there are removed first, others kept.\n"),
     ROW_STR("checkpoint", 'r', checkpoint, "FILE", NULL, NULL,
             "--checkpoint FILE saves the run after every round and resumes from FILE if it exists (one file per run:\n"
             "  FILE.ALGO.seedS with several algorithms or seeds, FILE.ALGO.foldF.seedS with --folds); --stop-after R\n"
@@ -710,7 +724,9 @@ static const opt_def opt_table[] = {
     ROW_BOOL("json", 'r', json,
              "--json and --out DIR record the full configuration (DIR/config; \"config\" in the JSON): every flag with its\n"
              "  value and default, the algorithms' parameters, the fgl version and commit, the data files' checksums.\n"),
-    ROW_BOOL("quiet", 'r', quiet, NULL),
+    ROW_BOOL("quiet", 'r', quiet,
+             "--quiet silences the progress (the bar, the round lines, the per-seed lines); the table of results is\n"
+             "  still printed, unless --json (then the JSON line alone).\n"),
     ROW_BOOL("info", 'r', info, NULL),
     ROW_STR("config", 'r', config, "FILE", NULL, NULL,
             "--config FILE runs from such a record (a config, a result JSON, or with --row LABEL the line of a JSON Lines\n"
@@ -722,13 +738,19 @@ static const opt_def opt_table[] = {
              "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
              "  file holds among its \"flags\" (or \"args\"); without it they are ignored with a note: a record says\n"
              "  where its run wrote, it does not choose where a replay writes.\n"),
-    ROW_STR("data-dir", 'r', data_dir, "DIR", "../shared/data", r_data_dir, NULL),
+    ROW_STR("data-dir", 'r', data_dir, "DIR", NULL, r_data_dir,
+            "Datasets are read from --data-dir DIR, by default the data directory: $FGL_DATA if set, else ./data\n"
+            "  if it exists (where `make data` writes), else $XDG_DATA_HOME/fgl (~/.local/share/fgl): node/NAME or\n"
+            "  tu/NAME.\n"),
 #ifdef FGL_MPI
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
-            "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on.\n"),
+            "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on\n"
+            "  (ROUND 0: from the run's start, so its clients go to the other ranks).\n"),
     ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
 #endif
+    /* prints the version and the commit fglrun was built from, and exits */
+    {"version", 'v', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
     /* -h too; `fglrun --algo NAME --help`: that algorithm's parameters. Not in the synopsis, no field. */
     {"help", 'h', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 };
@@ -765,7 +787,7 @@ static int opt_given(const options *o, const char *name) {
  * value. */
 static int opt_run_control(const char *a, int *takes_value) {
     int k = opt_lookup(a);
-    if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h')) return 0;
+    if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h' && opt_table[k].kind != 'v')) return 0;
     *takes_value = opt_table[k].type != OPT_BOOL;
     return 1;
 }
@@ -818,7 +840,7 @@ static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_
 }
 
 /* The options as no flag sets them: the rows' initial values, the library's
- * defaults, $FGL_DATA. */
+ * defaults, the data directory. */
 static void opt_init(options *o) {
     int k;
     char msg[64];
@@ -842,7 +864,9 @@ static void opt_init(options *o) {
 #ifdef FGL_MPI
     o->mpi = fgl_mpi_options_default();
 #endif
-    if (getenv("FGL_DATA") && *getenv("FGL_DATA")) o->data_dir = getenv("FGL_DATA");
+    /* none there: "data", and loading says where it looked */
+    fgl_data_dir(o->data_dir_buf, sizeof o->data_dir_buf, NULL);
+    o->data_dir = o->data_dir_buf;
 }
 
 /* The synopsis, the flags' paragraphs, the algorithms. */
@@ -868,8 +892,7 @@ static void usage(FILE *f) {
     fprintf(f,
             "No arguments: a synthetic federated benchmark with several algorithms side by side; --data synthetic:N\n"
             "draws a node-classification graph of N nodes (a community per 300 nodes) for runs at scale.\n"
-            "Datasets are read from $FGL_DATA (default %s): node/NAME or tu/NAME.\n"
-            "Algorithms:", opt_row("data-dir")->dflt);
+            "Algorithms:");
     for (k = 0; k < fgl_algo_count(); k++) fprintf(f, " %s", fgl_algo_at(k)->name);
     fprintf(f, "\n`fglrun --algo NAME --help` lists an algorithm's --set parameters.\n");
 }
@@ -902,6 +925,10 @@ static int parse_args(int argc, char **argv, options *o) {
         if (opt_table[k].kind == 'h') {
             if (o->n_algos == 1 && fgl_algo_find(o->algos[0])) print_algo_help(fgl_algo_find(o->algos[0]));
             else usage(stdout);
+            return 1;
+        }
+        if (opt_table[k].kind == 'v') {
+            printf("fglrun (fgl %s), commit %s\n", FGL_VERSION, FGL_COMMIT);
             return 1;
         }
         if (opt_table[k].type != OPT_BOOL) {

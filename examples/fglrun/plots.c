@@ -12,7 +12,12 @@
  * bytes.svg    megabytes sent (up + down) so far, per round, per algorithm;
  * ALGO_seedS_matrix.svg  an algorithm's client-to-client matrix (heatmap).
  * tests/test_plots.sh renders each in headless Chromium and checks that no
- * text leaves the picture or overlaps other text.
+ * text leaves the picture or overlaps other text. Each SVG has a viewBox
+ * and width 100%: it scales to the window (or page) that shows it. Lines
+ * of different algorithms differ in colour, dash and width (the later
+ * ones narrower), so that two identical curves stay visible: the dashed
+ * narrower one over the wider one, which shows on both sides. When each
+ * client is one dataset (--split per-dataset), clients are named by it.
  */
 
 static const char *plot_colour(int i) {
@@ -27,6 +32,10 @@ static const char *plot_dash(int i) {
     static const char *d[] = {NULL, "9 4", "3 3", "12 3 3 3"};
     return d[i % 4];
 }
+
+/* The line width of series i of n: the first widest (3.5), the last 2, so
+ * that a line lying on an earlier one leaves it showing on both sides. */
+static double plot_width(int i, int n) { return n > 1 ? 3.5 - 1.5 * i / (n - 1) : 2; }
 
 /* Width of s in pixels at font size px: a generous estimate for common
  * sans-serif fonts by classes of characters (the layout leaves room for
@@ -60,6 +69,14 @@ static void svg_text(FILE *f, double x, double y, const char *anchor, double px,
     fputs("</text>\n", f);
 }
 
+/* The root element: a viewBox of w x h user units at width 100%, so that
+ * the picture scales to whatever shows it; a white background. */
+static void svg_begin(FILE *f, int w, int h) {
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" viewBox=\"0 0 %d %d\" "
+               "preserveAspectRatio=\"xMidYMid meet\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+               "fill=\"#222\">\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h, w, h);
+}
+
 static FILE *svg_open(const char *dir, const char *name, int w, int h) {
     char path[1200];
     FILE *f;
@@ -68,9 +85,7 @@ static FILE *svg_open(const char *dir, const char *name, int w, int h) {
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return NULL;
     }
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-               "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" fill=\"#222\">\n"
-               "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h, w, h, w, h);
+    svg_begin(f, w, h);
     return f;
 }
 
@@ -170,21 +185,23 @@ static void ch_band(chart *c, const double *x, const double *lo, const double *h
     fprintf(c->f, "%s\"/>\n", first ? "" : " Z");
 }
 
-/* Legend entries laid out in rows from (x, y) within width w; returns the
- * y below the last row. */
-static double legend(FILE *f, double x, double y, double w, char labels[][160], int n, int markers) {
+/* Legend entries laid out in rows from (x, y) within width w, entry i in
+ * the colour and dash of series which[i]; returns the y below the last row. */
+static double legend(FILE *f, double x, double y, double w, char labels[][160], const int *which, int n, int markers) {
     double cx = x;
     int i;
     for (i = 0; i < n; i++) {
         double iw = 30 + text_w(labels[i], 12) + 18;
+        int s = which[i];
         if (cx > x && cx + iw > x + w) {
             cx = x;
             y += 20;
         }
-        if (markers) fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", cx + 12, y - 4, plot_colour(i));
+        if (markers)
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\"/>\n", cx + 12, y - 4, plot_colour(s));
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2.5\"%s%s%s/>\n", cx,
-                y - 4, cx + 24, y - 4, plot_colour(i), plot_dash(i) ? " stroke-dasharray=\"" : "",
-                plot_dash(i) ? plot_dash(i) : "", plot_dash(i) ? "\"" : "");
+                y - 4, cx + 24, y - 4, plot_colour(s), plot_dash(s) ? " stroke-dasharray=\"" : "",
+                plot_dash(s) ? plot_dash(s) : "", plot_dash(s) ? "\"" : "");
         svg_text(f, cx + 30, y, "start", 12, NULL, labels[i]);
         cx += iw;
     }
@@ -234,7 +251,7 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
            *lo = (double *)malloc(sizeof(double) * R), *hi = (double *)malloc(sizeof(double) * R);
     double ymin = 100, ymax = 0;
     char labels[MAX_ITEMS][160], sub[600];
-    int W = 1000, H = 470;
+    int W = 1000, H = 470, which[MAX_ITEMS];
     FILE *f;
     chart c[2];
     if (!x || !m || !lo || !hi) goto done;
@@ -287,7 +304,7 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
             over_seeds(p ? cv->test : cv->val, cv->n, R, m, lo, hi);
             for (r = 0; r < R; r++) m[r] *= 100, lo[r] *= 100, hi[r] *= 100;
             if (cv->n > 1) ch_band(&c[p], x, lo, hi, R, plot_colour(a));
-            ch_line(&c[p], x, m, R, plot_colour(a), 2, plot_dash(a));
+            ch_line(&c[p], x, m, R, plot_colour(a), plot_width(a, A), plot_dash(a));
             if (gaps)
                 for (r = 0; r < R; r++)
                     if (m[r] == m[r])
@@ -297,11 +314,13 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
     }
     for (a = 0; a < A; a++) {
         double bm, bs;
+        if (!pg->res[a].n) continue; /* not run (a run failed) */
         mean_std(o->folds ? pg->res[a].last : pg->res[a].best, pg->res[a].n, &bm, &bs); /* folds: no validation set */
+        which[nl] = a;
         snprintf(labels[nl++], sizeof labels[0], "%s: test %.2f%% (%s)", o->algos[a], 100 * bm,
                  o->folds ? "at the last round" : "at the best-validation round");
     }
-    legend(f, 80, 420, W - 100, labels, nl, 0);
+    legend(f, 80, 420, W - 100, labels, which, nl, 0);
     fprintf(f, "</svg>\n");
     fclose(f);
 done:
@@ -321,12 +340,20 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
     double *mean = (double *)calloc((size_t)A * K, sizeof(double)), *lo = (double *)calloc((size_t)A * K, sizeof(double)),
            *hi = (double *)calloc((size_t)A * K, sizeof(double)), *xs = (double *)calloc((size_t)K, sizeof(double)),
            *ys = (double *)calloc((size_t)K, sizeof(double));
-    double ymin = 100, ymax = 0, step;
-    char labels[MAX_ITEMS][160], sub[600], buf[32];
-    int W = 1000, H = 480;
+    double ymin = 100, ymax = 0, step, name_w = 0, extra = 0;
+    char labels[MAX_ITEMS][160], sub[600], buf[96];
+    int W = 1000, H = 480, which[MAX_ITEMS], vertical = 0;
+    const char *const *names = dots ? pg->names : NULL; /* clients that are datasets: named by them */
     FILE *f;
     chart c[2];
     if (!mean || !lo || !hi || !xs || !ys) goto done;
+    for (i = 0; names && i < K; i++)
+        if (text_w(names[i], 11) > name_w) name_w = text_w(names[i], 11);
+    if (names && name_w > 400.0 / K - 4) { /* too wide side by side: upright labels, the picture grows */
+        vertical = 1;
+        extra = name_w + 8 - 15;
+        H += (int)ceil(extra);
+    }
     for (a = 0; a < A; a++) {
         const curves *cv = &pg->cv[a];
         if (cv->n > seeds) seeds = cv->n;
@@ -388,11 +415,18 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
             }
         }
         for (i = 0; i < K; i++) {
-            int every = slot >= 16 ? 1 : slot >= 8 ? 2 : 5;
+            int every = names || slot >= 16 ? 1 : slot >= 8 ? 2 : 5;
             if (i % 2) fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f0f0f0\"/>\n",
                                ch_x(&c[0], i - 0.5), c[0].py, slot, c[0].ph);
-            if (i % every == 0) {
-                snprintf(buf, sizeof buf, "%d", i);
+            if (i % every) continue;
+            snprintf(buf, sizeof buf, "%s", names ? names[i] : "");
+            if (!names) snprintf(buf, sizeof buf, "%d", i);
+            if (vertical) { /* read upwards, ending under the client's column */
+                fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"end\" font-size=\"11\">",
+                        ch_x(&c[0], i) + 4, c[0].py + c[0].ph + 6);
+                svg_esc(f, buf);
+                fputs("</text>\n", f);
+            } else {
                 svg_text(f, ch_x(&c[0], i), c[0].py + c[0].ph + 15, "middle", 11, NULL, buf);
             }
         }
@@ -405,11 +439,13 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
                 if (hi[a * K + i] > lo[a * K + i])
                     fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\"/>\n", x,
                             ch_y(&c[0], lo[a * K + i]), x, ch_y(&c[0], hi[a * K + i]), plot_colour(a));
-                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\"><title>%s, client %d: %.2f%%</title></circle>\n",
+                fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
+                           "<title>%s, client %d%s%s%s: %.2f%%</title></circle>\n",
                         x, ch_y(&c[0], mean[a * K + i]), slot / A >= 7 ? 3.5 : 2.5, plot_colour(a), o->algos[a], i,
-                        mean[a * K + i]);
+                        names ? " (" : "", names ? names[i] : "", names ? ")" : "", mean[a * K + i]);
             }
-        svg_text(f, c[0].px + c[0].pw / 2, c[0].py + c[0].ph + 34, "middle", 12, NULL, "client");
+        svg_text(f, c[0].px + c[0].pw / 2, c[0].py + c[0].ph + 34 + extra, "middle", 12, NULL,
+                 names ? "client (its dataset)" : "client");
         fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">test accuracy "
                    "(%%)</text>\n", c[0].px - 44, c[0].py + c[0].ph / 2);
         svg_text(f, c[0].px, c[0].py - 8, "start", 13, "font-weight=\"bold\"", "By client");
@@ -429,17 +465,18 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
             if (mean[a * K + i] == mean[a * K + i]) ys[k++] = mean[a * K + i];
         if (!k) continue;
         qsort(ys, (size_t)k, sizeof(double), cmp_double);
-        ch_line(&c[1], xs, ys, k, plot_colour(a), 2, plot_dash(a));
+        ch_line(&c[1], xs, ys, k, plot_colour(a), plot_width(a, A), plot_dash(a));
         if (k <= 40)
             for (i = 0; i < k; i++)
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>\n", ch_x(&c[1], xs[i]), ch_y(&c[1], ys[i]),
                         plot_colour(a));
         for (i = 0; i < k; i++) sum += ys[i];
         for (i = 0; i < k; i++) sq += (ys[i] - sum / k) * (ys[i] - sum / k);
+        which[nl] = a;
         snprintf(labels[nl++], sizeof labels[0], "%s: mean %.1f%%, worst %.1f%%, std %.1f", o->algos[a], sum / k, ys[0],
                  k > 1 ? sqrt(sq / (k - 1)) : 0.0);
     }
-    legend(f, 80, 430, W - 100, labels, nl, 1);
+    legend(f, 80, 430 + extra, W - 100, labels, which, nl, 1);
     fprintf(f, "</svg>\n");
     fclose(f);
 done:
@@ -456,7 +493,7 @@ static void plot_bytes(const options *o, const progress *pg, const char *what) {
            *lo = (double *)malloc(sizeof(double) * R), *hi = (double *)malloc(sizeof(double) * R);
     double top = 0, small = 1e300;
     char labels[MAX_ITEMS][160], sub[600];
-    int W = 760, H = 470;
+    int W = 760, H = 470, which[MAX_ITEMS];
     FILE *f;
     chart c;
     if (!x || !m || !lo || !hi) goto done;
@@ -498,10 +535,11 @@ static void plot_bytes(const options *o, const progress *pg, const char *what) {
         if (!cv->n) continue;
         over_seeds(cv->mb, cv->n, R, m, lo, hi);
         last = m[R - 1];
-        if (last > 0) ch_line(&c, x, m, R, plot_colour(a), 2, plot_dash(a));
+        if (last > 0) ch_line(&c, x, m, R, plot_colour(a), plot_width(a, A), plot_dash(a));
+        which[nl] = a;
         snprintf(labels[nl++], sizeof labels[0], last > 0 ? "%s: %.1f MB" : "%s: nothing sent", o->algos[a], last);
     }
-    legend(f, 90, 420, W - 110, labels, nl, 0);
+    legend(f, 90, 420, W - 110, labels, which, nl, 0);
     fprintf(f, "</svg>\n");
     fclose(f);
 done:
@@ -539,40 +577,41 @@ static void heat_colour(double t, int *r, int *g, int *b) {
  * labels (rows "id:label" when dom gives each client's dominant label), a
  * colour bar, and a constant matrix drawn in the middle colour. */
 static void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
-                        const int *dom) {
+                        const int *dom, const char *const *names) {
     int cell = K <= 12 ? 32 : K <= 20 ? 24 : K <= 50 ? 12 : 6, i, j, r, g, b, every = cell >= 12 ? 1 : cell >= 6 ? 5 : 10;
     int left = 74, top = 74, bar = 16, side = K * cell, W, H, pad = 0;
     float lo = 1e30f, hi = -1e30f;
-    char title[256], sub[256], buf[64];
+    char title[256], sub[256], buf[128];
     double lw = 0;
     FILE *f;
     for (i = 0; i < K * K; i++) {
         lo = m[i] < lo ? m[i] : lo;
         hi = m[i] > hi ? m[i] : hi;
     }
-    for (i = 0; dom && i < K; i++) { /* the widest row label: room between it and the axis label */
-        snprintf(buf, sizeof buf, "%d:%d", i, dom[i]);
+    for (i = 0; (dom || names) && i < K; i++) { /* the widest row label: room between it and the axis label */
+        if (names) snprintf(buf, sizeof buf, "%d:%s", i, names[i]);
+        else snprintf(buf, sizeof buf, "%d:%d", i, dom[i]);
         if (text_w(buf, 10) > lw) lw = text_w(buf, 10);
     }
     if (lw > 24) pad = (int)(lw - 24) + 1;
     left += pad;
     snprintf(title, sizeof title, "%s: client-to-client matrix after round %d", algo, round);
     snprintf(sub, sizeof sub, "row i: client i's aggregation; column j: the weight it gives client j%s",
-             dom ? "; clients ordered by dominant label, rows shown as id:label" : "");
+             names ? "; rows shown as id:dataset"
+             : dom ? "; clients ordered by dominant label, rows shown as id:label" : "");
     W = left + side + 30 + bar + 70;
     if (W < 40 + 1.1 * text_w(title, 16)) W = (int)(40 + 1.1 * text_w(title, 16)); /* the title is bold */
     if (W < 40 + text_w(sub, 12)) W = (int)(40 + text_w(sub, 12));
     H = top + side + 56;
     if (H < top + 160) H = top + 160;
     if (!(f = fopen(path, "w"))) return;
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-               "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" fill=\"#222\">\n"
-               "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", W, H, W, H, W, H);
+    svg_begin(f, W, H);
     plot_header(f, W, title, sub);
     for (i = 0; i < K; i++) {
         int ci = order ? order[i] : i;
         if (i % every == 0) {
-            if (dom) snprintf(buf, sizeof buf, "%d:%d", ci, dom[ci]);
+            if (names) snprintf(buf, sizeof buf, "%d:%s", ci, names[ci]);
+            else if (dom) snprintf(buf, sizeof buf, "%d:%d", ci, dom[ci]);
             else snprintf(buf, sizeof buf, "%d", ci);
             svg_text(f, left - 5, top + i * cell + cell / 2.0 + 4, "end", 10, NULL, buf);
             snprintf(buf, sizeof buf, "%d", ci);

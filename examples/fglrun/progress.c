@@ -17,15 +17,6 @@
 
 static double now_s(void) { return fgl_now(); }
 
-/* Round r of run as rows of the per-round CSV (write_round_csv's format). */
-static void progress_csv_round(FILE *f, const fgl_run *run, int r) {
-    int i;
-    for (i = 0; i < run->n_clients; i++) {
-        size_t k = (size_t)r * run->n_clients + i;
-        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, i, run->client_loss[k], run->client_val[k], run->client_test[k],
-                run->client_up[k], run->client_down[k]);
-    }
-}
 
 static void fmt_time(char *out, size_t cap, double s) {
     if (!(s >= 0)) snprintf(out, cap, "?");
@@ -37,6 +28,60 @@ static void fmt_time(char *out, size_t cap, double s) {
 /* ", "config": {...}" when there is a record. */
 static void config_member(FILE *f, const options *o) {
     if (o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
+}
+
+/* A file fglrun writes into --out DIR: result.json, progress.json (and its
+ * .tmp), config, curves.svg, clients.svg, bytes.svg, and per run
+ * ALGO[_foldF]_seedS_rounds.csv, _matrix.csv and _matrix.svg. */
+static int out_file_ours(const char *name) {
+    static const char *const fixed[] = {"result.json", "progress.json", "progress.json.tmp", "config",
+                                        "curves.svg", "clients.svg", "bytes.svg"};
+    static const char *const tail[] = {"_rounds.csv", "_matrix.csv", "_matrix.svg"};
+    size_t i, n = strlen(name);
+    for (i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (!strcmp(name, fixed[i])) return 1;
+    for (i = 0; i < sizeof tail / sizeof tail[0]; i++) {
+        size_t t = strlen(tail[i]), d = 0;
+        if (n <= t || strcmp(name + n - t, tail[i])) continue;
+        while (d < n - t && isdigit((unsigned char)name[n - t - 1 - d])) d++;
+        if (d > 0 && n - t - d >= 6 && !strncmp(name + n - t - d - 5, "_seed", 5)) return 1;
+    }
+    return 0;
+}
+
+/* --out DIR: created with its missing parents (mkdir -p); the files an
+ * earlier fglrun wrote there (out_file_ours) are removed, so that nothing
+ * of another run is left beside this one's; other files are kept. 0, or 1
+ * with the reason on stderr. */
+static int out_dir_prepare(const char *dir) {
+    char path[1200], *p;
+    DIR *d;
+    struct dirent *e;
+    snprintf(path, sizeof path, "%s", dir);
+    for (p = path + 1; ; p++) { /* each parent, then the directory */
+        if (*p && *p != '/') continue;
+        {
+            char c = *p;
+            *p = 0;
+            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "fglrun: --out %s: cannot create %s (%s)\n", dir, path, strerror(errno));
+                return 1;
+            }
+            *p = c;
+        }
+        if (!*p) break;
+    }
+    if (!(d = opendir(dir))) {
+        fprintf(stderr, "fglrun: --out %s: not a directory it can read (%s)\n", dir, strerror(errno));
+        return 1;
+    }
+    while ((e = readdir(d)))
+        if (out_file_ours(e->d_name)) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            remove(path);
+        }
+    closedir(d);
+    return 0;
 }
 
 /* runs: per algorithm (seeds, or folds x seeds with --folds). */
@@ -57,11 +102,9 @@ static void progress_init(progress *pg, options *o, result *res, const fgl_datas
     pg->tty = !o->quiet && !o->log_every && isatty(2);
     pg->every = o->log_every > 0 ? o->log_every : rounds >= 10 ? rounds / 10 : 1;
     o->pg = pg;
-    if (o->out_dir) {
+    if (o->out_dir) { /* (fglrun's files of an earlier run there were removed: out_dir_prepare) */
         char path[1200];
         FILE *f;
-        snprintf(path, sizeof path, "%s/result.json", o->out_dir);
-        remove(path); /* a result.json in DIR is this invocation's, written when it is complete */
         snprintf(path, sizeof path, "%s/config", o->out_dir);
         if (o->config_pretty && (f = fopen(path, "w"))) {
             fputs(o->config_pretty, f);
@@ -138,8 +181,8 @@ static void progress_begin(const options *o, const char *algo, uint64_t seed, in
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, algo, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
-            fprintf(pg->csv, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down\n");
-            for (r = 0; r < run->round; r++) progress_csv_round(pg->csv, run, r);
+            csv_header(pg->csv, pg->names);
+            for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names);
             fflush(pg->csv);
         } else {
             fprintf(stderr, "fglrun: cannot write %s\n", path);
@@ -165,7 +208,7 @@ static void progress_round(const options *o, const fgl_run *run) {
     fmt_time(e1, sizeof e1, el);
     fmt_time(e2, sizeof e2, eta);
     if (pg->csv) {
-        progress_csv_round(pg->csv, run, r);
+        csv_round(pg->csv, run, r, pg->names);
         fflush(pg->csv);
     }
     if (o->quiet) {

@@ -60,7 +60,12 @@ struct fgl_algo {
     int n_up, n_down;
     fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
     /* Adjust a client's model spec before its model is built (FED-PUB turns
-     * on weight masks, FedStar swaps in its decoupled model). */
+     * on weight masks, FedStar swaps in its decoupled model). It is also the
+     * algorithm's check of a client's task and model: an error refuses the
+     * run (FedStar and GPFL refuse node tasks). Called on a copy of every
+     * client's spec by fgl_run_init (the parameters at their defaults), by
+     * fgl_run_check and at the start (the parameters as set), so it must not
+     * refuse under the defaults what a parameter could make valid. */
     int (*prepare_spec)(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err);
     /* Client side: state (fgl_new_* on c->store), then every round: */
     int (*client_init)(fgl_client *c);
@@ -85,7 +90,8 @@ struct fgl_algo {
     /* 1: the server builds per-client mixtures of the uploads (fgl_server_mix:
      * FED-PUB, FedAMP, pFedGraph, pFedGNN; GPFL mixes updates by hand). DP
      * and secure aggregation are defined for one mean of the uploads, not
-     * for K mixtures of them, and such a run is refused when it starts. A declaration, not something the runtime
+     * for K mixtures of them, and such a run is refused when it is set up
+     * (fgl_run_init). A declaration, not something the runtime
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
@@ -116,8 +122,14 @@ FGLDEF int fgl_algo_shares_weights(const fgl_algo *a);
 
 /* The registry: the built-in algorithms, then those registered. Lookups
  * are read-only; register at program start, before runs begin (the table
- * is copied; capacity 64). */
+ * is copied; capacity 64). fgl_algo_find gives NULL for a name not
+ * registered and remembers that name, so that fgl_run_init, handed the
+ * NULL, says which name was not found (and suggests one). */
 FGLDEF const fgl_algo *fgl_algo_find(const char *name);
+/* The registered name closest to name, for messages: the same name in
+ * another case ("FedAvg": "fedavg"), or one within two edits that change
+ * less than half of it ("fedprx": "fedprox"); NULL if none is that close. */
+FGLDEF const char *fgl_algo_suggest(const char *name);
 FGLDEF int fgl_algo_count(void);
 FGLDEF const fgl_algo *fgl_algo_at(int i);
 FGLDEF int fgl_algo_register(const fgl_algo *a);

@@ -20,7 +20,7 @@ enum {
     FGL_ROBUST_TRIMMED,   /* coordinate-wise mean without the `trim` largest and smallest */
     FGL_ROBUST_KRUM,      /* the upload with the least sum of squared distances to its
                              K - f - 2 nearest others (Blanchard et al. 2017; its guarantee
-                             needs K > 2 f + 2, checked when a run starts) */
+                             needs K > 2 f + 2, checked when a run is set up: fgl_run_init) */
     FGL_ROBUST_MULTIKRUM, /* the mean of the m best-scored uploads (m <= K - f) */
     FGL_ROBUST_NORMCLIP   /* each update scaled to norm <= clip, then the mean (Sun et al. 2019) */
 };
@@ -65,7 +65,7 @@ typedef struct fgl_attack_config {
  * arrived), and adds Gaussian noise of standard deviation noise clip / (q K)
  * per value, drawn from the run's secrets (never from cfg.seed).
  * fgl_run_dp_epsilon gives the privacy spent: the Renyi DP of the sampled
- * Gaussian mechanism at rate q and multiplier noise. Refused (at the start)
+ * Gaussian mechanism at rate q and multiplier noise. Refused (by fgl_run_init)
  * for an algorithm any of whose uploads would reach the models unclipped
  * or un-noised (a data part, FGL_PART_RAW, per-client mixing). */
 typedef struct fgl_dp_config {
@@ -171,6 +171,51 @@ typedef struct fgl_client_data {
 } fgl_client_data;
 
 /* fgl:implementation */
+/* The configuration's ranges (what fgl_run_init documents; run.h). */
+static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
+    const fgl_optim_config *o = &c->optim;
+    const fgl_robust_config *rb = &c->robust;
+    if (c->rounds < 1) return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d: at least 1", c->rounds);
+    if (c->local_epochs < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: local_epochs %d: 0 or more", c->local_epochs);
+    if (c->batch_size < 0 || c->eval_batch < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: batch_size %d, eval_batch %d: 0 or more (0: the default)",
+                             c->batch_size, c->eval_batch);
+    if (!(c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: frac %g: the fraction of clients per round is in (0, 1]",
+                             (double)c->frac);
+    if (o->kind != FGL_SGD && o->kind != FGL_ADAM && o->kind != FGL_ADAMW)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim.kind %d: FGL_SGD, FGL_ADAM or FGL_ADAMW", o->kind);
+    if (!(o->lr > 0 && isfinite(o->lr)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: learning rate (optim.lr) %g: a finite number > 0", (double)o->lr);
+    if (!(o->weight_decay >= 0 && isfinite(o->weight_decay)) || !(o->momentum >= 0 && isfinite(o->momentum)) ||
+        !(o->eps >= 0 && isfinite(o->eps)) || !(o->clip_norm >= 0 && isfinite(o->clip_norm)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: optim weight_decay %g, momentum %g, eps %g, clip_norm %g: finite numbers >= 0",
+                             (double)o->weight_decay, (double)o->momentum, (double)o->eps, (double)o->clip_norm);
+    if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: optim beta1 %g, beta2 %g: in [0, 1)", (double)o->beta1,
+                             (double)o->beta2);
+    if (c->threads < 0 || c->park_idle < 0 || c->park_idle > 2 || c->eval_every < 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: threads %d (>= 0), park_idle %d (0, 1 or 2), eval_every %d (>= 0)",
+                             c->threads, c->park_idle, c->eval_every);
+    if (rb->rule < FGL_ROBUST_MEAN || rb->rule > FGL_ROBUST_NORMCLIP || rb->trim < 0 || rb->f < 0 || rb->m < 0 ||
+        !(rb->screen >= 0 && isfinite(rb->screen)) || (rb->rule == FGL_ROBUST_NORMCLIP && !(rb->clip > 0)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: robust rule %d, trim %d, f %d, m %d, clip %g, screen %g: a known rule, counts and "
+                             "screen >= 0, clip > 0 for normclip",
+                             rb->rule, rb->trim, rb->f, rb->m, (double)rb->clip, (double)rb->screen);
+    if (c->attack.kind < FGL_ATTACK_NONE || c->attack.kind > FGL_ATTACK_ALIE ||
+        !(c->attack.frac >= 0 && c->attack.frac <= 1) || !isfinite(c->attack.arg))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: attack %d, fraction %g, argument %g: a known attack, a fraction in [0, 1], a finite "
+                             "argument", c->attack.kind, (double)c->attack.frac, c->attack.arg);
+    if (!(c->dp.clip >= 0 && isfinite(c->dp.clip)) || !(c->dp.noise >= 0 && isfinite(c->dp.noise)))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: dp clip %g, noise %g: finite numbers >= 0 (clip 0: off)",
+                             (double)c->dp.clip, (double)c->dp.noise);
+    return FGL_OK;
+}
+
 static void fgl__put_f64(fgl_bytes *b, double v) {
     uint64_t u;
     memcpy(&u, &v, 8);

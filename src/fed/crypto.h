@@ -538,21 +538,34 @@ static int64_t fgl__fe_floor_shift(int64_t x, int s) {
     return (int64_t)(((uint64_t)x + ((uint64_t)1 << 63)) >> s) - ((int64_t)1 << (63 - s));
 }
 
-/* h = t with the limbs carried to within half their widths of zero (each
- * carry rounded); the carry out of limb 9 (2^255) comes back as 19 x it. */
+/* Carries limb i of t (width s) into limb `to`, times m: what is left of
+ * t_i is within half its width of zero (the carry rounded). */
+#define FGL__FE_CARRY(t, i, s, to, m)                                                                        \
+    do {                                                                                                     \
+        int64_t c_ = fgl__fe_floor_shift((t)[i] + ((int64_t)1 << ((s) - 1)), s);                            \
+        (t)[i] -= c_ * ((int64_t)1 << (s));                                                                  \
+        (t)[to] += (m) * c_;                                                                                 \
+    } while (0)
+
+/* h = t carried: the limbs within about half their widths of zero (limbs 1
+ * and 5 within 2^24 + 2^15), the carry out of limb 9 (2^255) brought back
+ * as 19 times it. Two chains, from limbs 0 and 4, run interleaved; limb 4
+ * is carried twice, and limb 0 once more after the wrapped carry (19 x up
+ * to 2^36). */
 static void fgl__fe_carry(fgl__fe *h, int64_t t[10]) {
-    int64_t c;
     int i;
-    for (i = 0; i < 10; i++) {
-        int s = fgl__fe_width(i);
-        c = fgl__fe_floor_shift(t[i] + ((int64_t)1 << (s - 1)), s);
-        t[i] -= c * ((int64_t)1 << s);
-        if (i < 9) t[i + 1] += c;
-        else t[0] += 19 * c;
-    }
-    c = fgl__fe_floor_shift(t[0] + ((int64_t)1 << 25), 26); /* the 19 c above can be 2^41 */
-    t[0] -= c * ((int64_t)1 << 26);
-    t[1] += c;
+    FGL__FE_CARRY(t, 0, 26, 1, 1);
+    FGL__FE_CARRY(t, 4, 26, 5, 1);
+    FGL__FE_CARRY(t, 1, 25, 2, 1);
+    FGL__FE_CARRY(t, 5, 25, 6, 1);
+    FGL__FE_CARRY(t, 2, 26, 3, 1);
+    FGL__FE_CARRY(t, 6, 26, 7, 1);
+    FGL__FE_CARRY(t, 3, 25, 4, 1);
+    FGL__FE_CARRY(t, 7, 25, 8, 1);
+    FGL__FE_CARRY(t, 4, 26, 5, 1);
+    FGL__FE_CARRY(t, 8, 26, 9, 1);
+    FGL__FE_CARRY(t, 9, 25, 0, 19);
+    FGL__FE_CARRY(t, 0, 26, 1, 1);
     for (i = 0; i < 10; i++) h->v[i] = (int32_t)t[i];
 }
 
@@ -572,25 +585,67 @@ static void fgl__fe_sub(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
     for (i = 0; i < 10; i++) h->v[i] = f->v[i] - g->v[i];
 }
 
+/* w[p][m] for fgl__fe_mul and fgl__fe_sq: the factor of f_i (i of parity
+ * p) in limb k = m + i - 10 of a product with g: g_(m mod 10), times 19
+ * when m < 10 (the sum wrapped past limb 9), times 2 when i and m are odd. */
+static void fgl__fe_factors(int64_t w[2][20], const fgl__fe *g) {
+    int i;
+    for (i = 0; i < 10; i++) {
+        w[0][i] = 19 * (int64_t)g->v[i];
+        w[0][i + 10] = g->v[i];
+        w[1][i] = w[0][i] * (i & 1 ? 2 : 1);
+        w[1][i + 10] = w[0][i + 10] * (i & 1 ? 2 : 1);
+    }
+}
+
+/* Limb k of a product: the ten terms f_i w[i & 1][k - i + 10] written out
+ * with constant indices (straight-line code: every compiler keeps it in
+ * registers, where loops were unrolled by some and not others). In a
+ * square the term of (i, j) equals that of (j, i): FGL__FE_PAIR counts
+ * the first of each pair twice and the second not at all, a factor 0 the
+ * compiler folds away. */
+#define FGL__FE_TERM(i, k, x) ((int64_t)f->v[i] * w[(i) & 1][(k) - (i) + 10] * (x))
+#define FGL__FE_ONE(i, k) FGL__FE_TERM(i, k, 1)
+#define FGL__FE_PAIR(i, k) FGL__FE_TERM(i, k, (((k) - (i) + 10) % 10 > (i) ? 2 : ((k) - (i) + 10) % 10 == (i)))
+#define FGL__FE_LIMB(T, k)                                                                                  \
+    (T(0, k) + T(1, k) + T(2, k) + T(3, k) + T(4, k) + T(5, k) + T(6, k) + T(7, k) + T(8, k) + T(9, k))
+
 /* h = f g. Limbs i and j meet at 2^(p_i + p_j), which is 2^p_(i+j), or
  * twice it when i and j are both odd (25.5 rounded up twice); past limb 9
- * 2^255 = 19. With |f_i|, |g_j| <= 2^26 each product is below
- * 2 x 19 x 2^52 and the ten of a limb below 2^61. h may be f or g. */
+ * 2^255 = 19. With |f_i|, |g_j| at most a little over 2^26 each product is
+ * below 2 x 19 x 2^52.01 and the ten of a limb below 2^61. h may be f or g. */
 static void fgl__fe_mul(fgl__fe *h, const fgl__fe *f, const fgl__fe *g) {
-    int64_t t[10] = {0}, f2[10], g19[10];
-    int i, j;
-    for (i = 0; i < 10; i++) {
-        f2[i] = (int64_t)f->v[i] * (i & 1 ? 2 : 1);
-        g19[i] = (int64_t)g->v[i] * 19;
-    }
-    for (i = 0; i < 10; i++) {
-        for (j = 0; j < 10 - i; j++) t[i + j] += (j & 1 ? f2[i] : (int64_t)f->v[i]) * g->v[j];
-        for (j = 10 - i; j < 10; j++) t[i + j - 10] += (j & 1 ? f2[i] : (int64_t)f->v[i]) * g19[j];
-    }
+    int64_t t[10], w[2][20];
+    fgl__fe_factors(w, g);
+    t[0] = FGL__FE_LIMB(FGL__FE_ONE, 0);
+    t[1] = FGL__FE_LIMB(FGL__FE_ONE, 1);
+    t[2] = FGL__FE_LIMB(FGL__FE_ONE, 2);
+    t[3] = FGL__FE_LIMB(FGL__FE_ONE, 3);
+    t[4] = FGL__FE_LIMB(FGL__FE_ONE, 4);
+    t[5] = FGL__FE_LIMB(FGL__FE_ONE, 5);
+    t[6] = FGL__FE_LIMB(FGL__FE_ONE, 6);
+    t[7] = FGL__FE_LIMB(FGL__FE_ONE, 7);
+    t[8] = FGL__FE_LIMB(FGL__FE_ONE, 8);
+    t[9] = FGL__FE_LIMB(FGL__FE_ONE, 9);
     fgl__fe_carry(h, t);
 }
 
-static void fgl__fe_sq(fgl__fe *h, const fgl__fe *f) { fgl__fe_mul(h, f, f); }
+/* h = f^2: the 55 distinct products of fgl__fe_mul's 100 */
+static void fgl__fe_sq(fgl__fe *h, const fgl__fe *f) {
+    int64_t t[10], w[2][20];
+    fgl__fe_factors(w, f);
+    t[0] = FGL__FE_LIMB(FGL__FE_PAIR, 0);
+    t[1] = FGL__FE_LIMB(FGL__FE_PAIR, 1);
+    t[2] = FGL__FE_LIMB(FGL__FE_PAIR, 2);
+    t[3] = FGL__FE_LIMB(FGL__FE_PAIR, 3);
+    t[4] = FGL__FE_LIMB(FGL__FE_PAIR, 4);
+    t[5] = FGL__FE_LIMB(FGL__FE_PAIR, 5);
+    t[6] = FGL__FE_LIMB(FGL__FE_PAIR, 6);
+    t[7] = FGL__FE_LIMB(FGL__FE_PAIR, 7);
+    t[8] = FGL__FE_LIMB(FGL__FE_PAIR, 8);
+    t[9] = FGL__FE_LIMB(FGL__FE_PAIR, 9);
+    fgl__fe_carry(h, t);
+}
 
 /* h = f squared n times */
 static void fgl__fe_sq_n(fgl__fe *h, const fgl__fe *f, int n) {

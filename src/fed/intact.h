@@ -20,6 +20,16 @@
  * after each of them, and one as it arrives (README, "Writing an
  * algorithm": what it costs). */
 
+/* The runtime's state of these checks (fgl_run.intact). */
+struct fgl__intact {
+    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
+    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
+    uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: the accepted uploads' checksums where checked */
+    const float *shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
+                                                    participant's download views (NULL: none) */
+    uint64_t shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
+};
+
 /* fgl:private */
 /* The hooks that can reach what they received, as bits of
  * fgl_run.user_hooks: set for a hook that is not a built-in table's. */
@@ -30,6 +40,7 @@ enum {
     FGL__HOOK_EVAL = 8,      /* eval_model */
     FGL__HOOK_AGGREGATE = 16
 };
+#define FGL__HOOKS_DOWN (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD) /* checked with c->down_sum */
 /* The FGL__HOOK_* bits of a's hooks that are neither NULL nor a built-in
  * table's (src/fed/registry.h). */
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
@@ -47,7 +58,7 @@ FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
  * by row) is one buffer that every client views in one process: summed
  * once when the downloads are built, and a write into it shows in every
  * viewer's next check. The first check that catches a write records it
- * (run->written) and later ones stay silent, so with clients one after the
+ * (run->intact.written) and later ones stay silent, so with clients one after the
  * other the writer is named, as under MPI; with clients side by side
  * another client's check may come first and be named (the run fails
  * either way). */
@@ -56,8 +67,21 @@ static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *su
     int p;
     for (p = 0; p < m->n_parts && p < c->down.n_parts; p++)
         sums[p] = !m->part[p] ? 0
-                  : m->part[p] == run->down_shared_at[p] ? run->down_shared_sum[p]
+                  : m->part[p] == run->intact.shared_at[p] ? run->intact.shared_sum[p]
                                                           : fgl__floats_sum(m->part[p], m->len[p]);
+}
+
+/* After the downloads are built: a part sent whole (not by row) views one
+ * buffer for every participant, summed here once for fgl__down_sums. */
+static void fgl__downs_built(fgl_run *run) {
+    const fgl_algo *a = &run->algo;
+    int p;
+    for (p = 0; p < a->n_down; p++) {
+        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        int whole = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW);
+        run->intact.shared_at[p] = whole && (run->intact.user_hooks & FGL__HOOKS_DOWN) ? at : NULL;
+        if (run->intact.shared_at[p]) run->intact.shared_sum[p] = fgl__floats_sum(at, run->server.down_len[p]);
+    }
 }
 
 /* The index of a part that differs from sums, or -1. */
@@ -77,8 +101,8 @@ static int fgl__first_written(fgl_run *run) {
 #pragma omp critical(fgl__written)
 #endif
     {
-        first = !run->written;
-        run->written = 1;
+        first = !run->intact.written;
+        run->intact.written = 1;
     }
     return first;
 }
@@ -97,7 +121,7 @@ static int fgl__down_intact(fgl_run *run, fgl_client *c, const char *hook) {
 static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
     int p;
     for (p = 0; p < c->up.n_parts; p++)
-        run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
+        run->intact.up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p] =
             c->up.part[p] ? fgl__floats_sum(c->up.part[p], c->up.len[p]) : 0;
 }
 
@@ -107,36 +131,47 @@ static void fgl__upload_sums(fgl_run *run, const fgl_client *c) {
  * copies: an aggregate hook that casts the const away and writes into one
  * would change the client in one and not in the other, so both refuse it
  * alike. */
+static int fgl__upload_changed(const fgl_run *run, const fgl_client *c) {
+    const uint64_t *sum = run->intact.up_sum + (size_t)c->id * FGL_MSG_MAX_PARTS;
+    int p;
+    for (p = 0; p < c->up.n_parts; p++)
+        if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) != sum[p]) return p;
+    return -1;
+}
+
 static int fgl__uploads_intact(fgl_run *run) {
-    int q, bad = -1, n = run->n_part;
+    int q, bad = -1, n = run->n_part, p;
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
 #endif
-    for (q = 0; q < n; q++) {
-        const fgl_client *c = &run->clients[run->part[q]];
-        int p;
-        if (!run->accepted[c->id]) continue;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] && fgl__floats_sum(c->up.part[p], c->up.len[p]) !=
-                                     run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p]) {
+    for (q = 0; q < n; q++)
+        if (run->accepted[run->part[q]] && fgl__upload_changed(run, &run->clients[run->part[q]]) >= 0) {
 #ifdef _OPENMP
 #pragma omp critical(fgl__uploads_intact)
 #endif
-                if (bad < 0 || q < bad) bad = q;
-                break;
-            }
-    }
-    if (bad >= 0) {
-        const fgl_client *c = &run->clients[run->part[bad]];
-        int p;
-        for (p = 0; p < c->up.n_parts; p++)
-            if (c->up.part[p] &&
-                fgl__floats_sum(c->up.part[p], c->up.len[p]) != run->up_sum[(size_t)c->id * FGL_MSG_MAX_PARTS + p])
-                break;
-        return fgl_server_fail(&run->server, FGL_ERR_ARG,
-                               "the aggregate hook wrote into client %d's upload part '%s', which the server reads "
-                               "only",
-                               c->id, p < c->up.n_parts ? c->up.decl[p].name : "?");
-    }
-    return FGL_OK;
+            if (bad < 0 || q < bad) bad = q;
+        }
+    if (bad < 0) return FGL_OK;
+    p = fgl__upload_changed(run, &run->clients[run->part[bad]]);
+    return fgl_server_fail(&run->server, FGL_ERR_ARG,
+                           "the aggregate hook wrote into client %d's upload part '%s', which the server reads only",
+                           run->part[bad], run->clients[run->part[bad]].up.decl[p].name);
+}
+
+/* Client c's eval_model hook, checked when it is the program's own: the
+ * last download it may reach (an idle client's may view server buffers
+ * changed since) summed before the call and checked after. NULL with the
+ * tape's error on a write. */
+static fgl_model *fgl__eval_model(fgl_run *run, fgl_client *c) {
+    uint64_t before[FGL_MSG_MAX_PARTS];
+    int p, check = (run->intact.user_hooks & FGL__HOOK_EVAL) != 0;
+    fgl_model *m;
+    if (check) fgl__down_sums(run, c, before);
+    m = run->algo.eval_model(c);
+    if (!check || (p = fgl__down_changed(run, c, before)) < 0 || !fgl__first_written(run)) return m;
+    fgl_tape_fail(&c->tape, FGL_ERR_ARG,
+                  "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy gives "
+                  "a writable copy)",
+                  c->down.decl[p].name);
+    return NULL;
 }

@@ -63,12 +63,13 @@ FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name)
  * (out untouched); FGL_ERR_SHAPE if it is not K x K floats. */
 FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out);
 /* Client i's model layout (FGL_OK), and its parameters (m.size floats, in
- * the model's order) copied into out, whether the client is resident or
- * packed (fgl_run_client_params: reading changes nothing). FGL_ERR_ARG: no
- * client i, the run has not started, or the client is hosted by another
- * process (FGL_MPI), whose model is not here. */
+ * the model's order) copied into out, which holds cap floats, whether the
+ * client is resident or packed (fgl_run_client_params: reading changes
+ * nothing). FGL_ERR_ARG (out untouched): no client i, the run has not
+ * started, the client is hosted by another process (FGL_MPI), whose model
+ * is not here, or cap is smaller than m.size. */
 FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_model *m);
-FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out);
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, size_t cap);
 
 /* fgl:implementation */
 /* --- observers ------------------------------------------------------------------- */
@@ -154,7 +155,7 @@ FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_m
     return FGL_OK;
 }
 
-FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out) {
+FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, size_t cap) {
     if (!o->started) return FGL_ERR_ARG;
-    return fgl_run_client_params(fgl__observed_run(o), client, out);
+    return fgl_run_client_params(fgl__observed_run(o), client, out, cap, NULL);
 }

@@ -118,8 +118,19 @@
  * the mean of model weights in fgl_server_mean and applies row by row, with
  * the row's weights, in the mixtures; DP and secure aggregation are defined
  * for fgl_server_mean only, and an algorithm that mixes declares it
- * (fgl_algo.mixes) so that a run combining it with them is refused at its
- * start. Gather + fgl_mix_rows bypasses every defence.
+ * (fgl_algo.mixes), as it declares an upload its own server code turns
+ * into model state (FGL_PART_RAW: gather + fgl_mix_rows, fgl_upload or
+ * fgl_server_plain_mean into the models bypasses every defence), so that a
+ * run asking for a defence that would not cover it is refused at its start.
+ *
+ * PRIVACY: cfg.dp is DP-FedAvg (Poisson participation at rate frac, the
+ * whole update clipped, the fixed denominator frac K, Gaussian noise;
+ * fgl_run_dp_epsilon is its accountant); cfg.secagg is Bonawitz et al.'s
+ * secure aggregation (X25519, ChaCha20, Shamir t-of-n, fresh every round,
+ * a threshold below which a round is not unmasked). Their secrets come from
+ * the operating system's entropy on their owner's side, never from
+ * cfg.seed and never saved; cfg.secrets.from_seed derives them from a
+ * secret seed for simulations that must repeat.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
@@ -164,20 +175,22 @@
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
  * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
  * optionally withholding public nodes first); fgl_scenario_clients
- * gives each client a model spec sized to its data. GPFL's protocol: the
+ * gives each client a model spec sized to its data (into an array whose
+ * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
  * and stratified k-fold cross-validation inside every client (folds, fold).
  *
  * EXAMPLE: FedProx on Cora over 5 METIS clients (the body of a main(),
  * compiled by make test; README.md's quickstart is the complete program).
  *       fgl_dataset cora; fgl_scenario sc; fgl_client_data cd[5]; fgl_error err;
- *       if (fgl_dataset_load(&cora, "data", "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
- *           puts(err.msg); return 1;                        // `make data` writes data/
+ *       // dir NULL: the data directory ($FGL_DATA, else ./data, else ~/.local/share/fgl)
+ *       if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, NULL, 0, &err)) {
+ *           puts(err.msg); return 1;                        // it says every directory it tried
  *       }
  *       fgl_split_config split = fgl_split_default();       // METIS, 5 clients
  *       if (fgl_scenario_make(&sc, &cora, &split, &err)) { puts(err.msg); return 1; }
  *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
- *       fgl_scenario_clients(&sc, &gcn, cd);    // data + model spec per client
+ *       if (fgl_scenario_clients(&sc, &gcn, cd, 5, &err)) { puts(err.msg); return 1; } // a spec per client
  *       fgl_run run;
  *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
  *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||

@@ -8,13 +8,14 @@
  * read a client's model with fgl_observed_params, which calls the next. */
 FGLDEF int fgl_run_unpark(fgl_run *run, int client);
 /* Copy client i's model parameters (run->clients[i].model.params.size
- * floats, in the model's order) into out, whether the client is resident or
- * packed (cfg.park_idle); a packed client stays packed: reading changes
- * neither the run nor its memory. FGL_ERR_ARG (out untouched): no client i,
- * or one hosted by another process (FGL_MPI); FGL_ERR_IO: its packed state
- * cannot be read back (out of memory for a copy from the park file, or the
- * file changed). */
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out);
+ * floats, in the model's order) into out, which holds cap floats, whether
+ * the client is resident or packed (cfg.park_idle); a packed client stays
+ * packed: reading changes neither the run nor its memory. FGL_ERR_ARG (out
+ * untouched; err, if not NULL, says why): no client i, one hosted by
+ * another process (FGL_MPI), or cap smaller than its parameters (err says
+ * how many); FGL_ERR_IO: its packed state cannot be read back (out of
+ * memory for a copy from the park file, or the file changed). */
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
 /* fgl:implementation */
 /* --- idle clients' state, packed (cfg.park_idle) ------------------------------------ */
 
@@ -312,19 +313,26 @@ static const unsigned char *fgl__park_skip(const unsigned char *p, size_t n) {
     return p;
 }
 
-FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out) {
+FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err) {
     const fgl_client *c;
     const unsigned char *p;
     unsigned char *owned;
     int i;
-    if (!run || !run->clients || client < 0 || client >= run->n_clients || !run->clients[client].local)
-        return FGL_ERR_ARG;
+    if (!run || !run->clients || client < 0 || client >= run->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: no client %d", client);
     c = &run->clients[client];
+    if (!c->local)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d is hosted by another process", client);
+    if (cap < c->model.params.size || !out)
+        return fgl_error_set(err, FGL_ERR_ARG, "client parameters: client %d has %zu parameters, the output holds %zu",
+                             client, c->model.params.size, out ? cap : (size_t)0);
     if (!c->parked_len) {
         memcpy(out, c->model.params.data, sizeof(float) * c->model.params.size);
         return FGL_OK;
     }
-    if (!(p = fgl__park_blob(run, c, &owned))) return FGL_ERR_IO;
+    if (!(p = fgl__park_blob(run, c, &owned)))
+        return fgl_error_set(err, FGL_ERR_IO, "client parameters: client %d's packed state cannot be read back",
+                             client);
     for (i = 0; i < c->store.n; i++) { /* the blob holds the entries in store order (fgl__park) */
         const fgl__entry *e = &c->store.e[i];
         const fgl_params *ps = fgl__entry_params(e);

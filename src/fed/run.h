@@ -38,13 +38,7 @@ struct fgl_run {
         double secs[2];
     } sched[2];
     double *up_norm;             /* K x FGL_MSG_MAX_PARTS: update norms of checked uploads (screening) */
-    uint64_t *up_sum;            /* K x FGL_MSG_MAX_PARTS: checksums of checked uploads (what the server reads
-                                    only, checked after aggregation) */
-    const float *down_shared_at[FGL_MSG_MAX_PARTS];   /* download part p sent whole: the buffer every
-                                                         participant's download views (NULL: none) */
-    uint64_t down_shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
-    int written;                 /* a hook's write into what it received was caught (the first is recorded) */
-    unsigned user_hooks;         /* FGL__HOOK_* bits: the algorithm's hooks of the program's own (checked) */
+    struct fgl__intact intact;   /* the checks that what hooks received stays as sent (intact.h) */
     FILE *park_file;             /* cfg.park_idle 2: the idle clients' packed states, or NULL */
     struct fgl__chunk **arenas;  /* tape arenas of clients gone idle, lent to the next that trains or evaluates */
     int n_arenas, cap_arenas;
@@ -69,11 +63,35 @@ struct fgl_run {
     struct fgl__transport *transport;   /* clients hosted elsewhere and how to reach them (NULL: all here) */
 };
 
+/* fgl_run_init checks, before anything is built, what does not depend on
+ * the algorithm's parameters, and refuses (FGL_ERR_ARG, nothing left to
+ * free) a run that could not start: an algorithm that is NULL (the error
+ * names the name fgl_algo_find did not find); the configuration's ranges
+ * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
+ * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
+ * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
+ * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
+ * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * noise >= 0); the clients' data; every client's task and model against
+ * the algorithm (its prepare_spec, called on a copy of each client's spec
+ * with the parameters' defaults: FedStar and GPFL refuse node tasks,
+ * pFedGNN graph tasks, the prototype methods a model without a hidden
+ * representation ...); and the defences against the algorithm's messages
+ * (README, "Covered or refused"). The models, the algorithm's state and
+ * the initial broadcast come with the first round (or fgl_run_start), so
+ * parameters can be set in between. */
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err);
-/* fgl_run_init checks the data; the models, the algorithm's state and the
- * initial broadcast come with the first round (or fgl_run_start), so
- * parameters can be set in between. */
+/* Every check fgl_run_start makes, with the parameters as set, without
+ * building anything: those of fgl_run_init again, and the ones that depend
+ * on the parameters (the clients' shared parameter layouts, the message
+ * sizes the parameters give). FGL_OK, or the error in run->err; the run
+ * is unchanged either way (FGL_OK at once once started). A program that
+ * runs several configurations calls it for each before it spends time on
+ * any (fglrun does, for every --algo of its command line). Algorithms'
+ * own range checks of their parameters (in their init hooks) still come
+ * at the start. */
+FGLDEF int fgl_run_check(fgl_run *run);
 FGLDEF int fgl_run_start(fgl_run *run);
 /* Public data the server holds (e.g. nodes withheld from every client and
  * made public: fgl_scenario.pub); borrowed, it must outlive the run. Its
@@ -147,6 +165,9 @@ typedef struct fgl__remote {
 
 static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo, const fgl_client_data *clients,
                          int n_clients, const fgl__remote *remote, fgl_error *err);
+static int fgl__run_check(fgl_run *run, int full);
+static const char *fgl__algo_missed(void);            /* the registry's (registry.h) */
+static void fgl__algo_names(char *buf, size_t cap);
 
 FGLDEF int fgl_run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo *algo,
                         const fgl_client_data *clients, int n_clients, fgl_error *err) {
@@ -158,11 +179,17 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     int i, k, rc;
     size_t R, K;
     memset(run, 0, sizeof *run);
-    if (!algo || !algo->name) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm");
+    if (!algo || !algo->name) {
+        const char *m = fgl__algo_missed(), *near = *m ? fgl_algo_suggest(m) : NULL;
+        char names[400];
+        fgl__algo_names(names, sizeof names);
+        if (!*m) return fgl_error_set(err, FGL_ERR_ARG, "run: no algorithm (the table is NULL); registered: %s", names);
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "run: no algorithm: fgl_algo_find(\"%s\") found none%s%s%s; registered: %s", m,
+                             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
+    }
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
-    if (cfg->rounds <= 0 || cfg->local_epochs < 0 || !(cfg->frac > 0 && cfg->frac <= 1))
-        return fgl_error_set(err, FGL_ERR_ARG, "run: rounds %d, local epochs %d, fraction %g out of range", cfg->rounds,
-                             cfg->local_epochs, (double)cfg->frac);
+    if ((rc = fgl__config_check(cfg, err))) return rc;
     run->cfg = *cfg;
     run->algo = *algo;
     run->n_clients = n_clients;
@@ -179,7 +206,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->accepted = (unsigned char *)fgl__zalloc(K);
     run->checked = (unsigned char *)fgl__zalloc(K);
     run->up_norm = (double *)fgl__zalloc(sizeof(double) * K * FGL_MSG_MAX_PARTS);
-    run->up_sum = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * FGL_MSG_MAX_PARTS);
+    run->intact.up_sum = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * K * FGL_MSG_MAX_PARTS);
     run->rejected_by = (int *)fgl__zalloc(sizeof(int) * K);
     run->attacker = (unsigned char *)fgl__zalloc(K);
     run->dropped = (unsigned char *)fgl__zalloc(K);
@@ -203,8 +230,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
-        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->up_sum || !run->rejected_by ||
-        !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
+        !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
+        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down) {
         FGL_FREE(run->clients);
@@ -294,6 +321,12 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         fgl_rng_init(&c->rng, cfg->seed, 0x434c49454e54ull + (uint64_t)i); /* "CLIENT" + id */
     }
     fgl_rng_init(&run->server.rng, cfg->seed, 0x5345525645ull); /* "SERVE" */
+    if ((rc = fgl__run_check(run, 0))) { /* tasks, models and defences against the algorithm, before any work */
+        fgl_error e = run->err;         /* err may be &run->err, which fgl_run_free clears */
+        fgl_run_free(run);
+        if (err) *err = e;
+        return rc;
+    }
     return FGL_OK;
 fail:
     fgl_run_free(run);
@@ -379,7 +412,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->accepted);
     FGL_FREE(run->checked);
     FGL_FREE(run->up_norm);
-    FGL_FREE(run->up_sum);
+    FGL_FREE(run->intact.up_sum);
     FGL_FREE(run->rejected_by);
     FGL_FREE(run->attacker);
     FGL_FREE(run->dropped);
@@ -398,10 +431,13 @@ FGLDEF void fgl_run_free(fgl_run *run) {
 
 /* --- runs: the start ----------------------------------------------------------------- */
 
-/* Every client agrees with client 0 on the shared slices (names, shapes). */
-static int fgl__check_shared(fgl_run *run) {
-    const fgl_params *a = &run->ref.params; /* client 0's prepared spec */
-    unsigned groups = run->server.share;
+/* Every client agrees with client 0 on the shared slices (names, shapes).
+ * ref: client 0's model (built from its prepared spec); groups: the shared
+ * ones; specs: every client's prepared spec, the layouts built from them
+ * (a spec like the one before, or like client 0's, has its layout), or
+ * NULL: the clients' models as the start built them. */
+static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, const fgl_model_spec *specs) {
+    const fgl_params *a = &ref->params;
     int i, sa, sb;
     if (fgl_params_count(a, groups) == 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
@@ -411,9 +447,10 @@ static int fgl__check_shared(fgl_run *run) {
         const fgl_params *b = &c->model.params;
         fgl_model tmp;
         int built = 0, rc = FGL_OK;
-        if (!c->local) { /* hosted elsewhere: its layout from its spec (the same spec as client 0's: the same layout) */
-            if (!memcmp(&c->model.spec, &run->ref.spec, sizeof c->model.spec)) continue;
-            if ((rc = fgl_model_init(&tmp, &c->model.spec, 0, &run->err))) return rc;
+        if (specs || !c->local) { /* not built (hosted elsewhere): its layout from its spec */
+            const fgl_model_spec *sp = specs ? &specs[i] : &c->model.spec;
+            if (!memcmp(sp, &ref->spec, sizeof *sp) || (specs && !memcmp(sp, &specs[i - 1], sizeof *sp))) continue;
+            if ((rc = fgl_model_init(&tmp, sp, 0, &run->err))) return rc;
             b = &tmp.params;
             built = 1;
         }
@@ -444,30 +481,42 @@ static int fgl__check_shared(fgl_run *run) {
     return FGL_OK;
 }
 
-/* The size rules' values; widths the messages use must agree across clients. */
-static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
+/* A model holding only spec (what the width functions read). */
+static fgl_model fgl__spec_model(const fgl_model_spec *spec) {
+    fgl_model m;
+    memset(&m, 0, sizeof m);
+    m.spec = *spec;
+    return m;
+}
+
+/* The size rules' values; widths the messages use must agree across
+ * clients. ref: client 0's model (its prepared spec), share: the shared
+ * groups; specs: every client's prepared spec, or NULL: the clients' models. */
+static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, const fgl_model_spec *specs,
+                             fgl__dims *d) {
     const fgl_algo *a = &run->algo;
     int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
+    fgl_model m0 = fgl__spec_model(specs ? &specs[0] : &run->clients[0].model.spec);
     memset(d, 0, sizeof *d);
-    if (run->server.share) { /* the shared layout, from client 0's prepared spec */
-        const fgl_params *ps = &run->ref.params;
+    if (share) { /* the shared layout, from client 0's prepared spec */
+        const fgl_params *ps = &ref->params;
         for (i = 0; i < ps->n; i++)
-            if (ps->slices[i].groups & run->server.share) {
+            if (ps->slices[i].groups & share) {
                 d->shared += fgl_slice_size(&ps->slices[i]);
                 if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
             }
     }
     d->clients = (size_t)run->n_clients;
-    d->rep = (size_t)fgl_model_rep_dim(&run->clients[0].model);
-    d->emb = (size_t)fgl_model_emb_dim(&run->clients[0].model);
-    d->hops = (size_t)run->clients[0].model.spec.layers;
-    d->input = (size_t)run->clients[0].model.spec.in_dim;
+    d->rep = (size_t)fgl_model_rep_dim(&m0);
+    d->emb = (size_t)fgl_model_emb_dim(&m0);
+    d->hops = (size_t)m0.spec.layers;
+    d->input = (size_t)m0.spec.in_dim;
     d->param = run->set.value;
     d->n_params = a->n_params;
     for (i = 0; i < run->n_clients; i++) {
-        if ((size_t)run->clients[i].model.spec.out_dim > d->classes)
-            d->classes = (size_t)run->clients[i].model.spec.out_dim;
-        if ((size_t)run->clients[i].model.spec.layers < d->hops) d->hops = (size_t)run->clients[i].model.spec.layers;
+        const fgl_model_spec *s = specs ? &specs[i] : &run->clients[i].model.spec;
+        if ((size_t)s->out_dim > d->classes) d->classes = (size_t)s->out_dim;
+        if ((size_t)s->layers < d->hops) d->hops = (size_t)s->layers;
     }
     d->hops += 1; /* hops 0..H */
     for (p = 0; p < a->n_up + a->n_down; p++) {
@@ -497,7 +546,8 @@ static int fgl__resolve_dims(fgl_run *run, fgl__dims *d) {
         }
     }
     for (i = 1; i < run->n_clients; i++) {
-        const fgl_model *m = &run->clients[i].model;
+        fgl_model mi = fgl__spec_model(specs ? &specs[i] : &run->clients[i].model.spec);
+        const fgl_model *m = &mi;
         if (uses_rep && (size_t)fgl_model_rep_dim(m) != d->rep)
             return fgl_error_set(
                 &run->err, FGL_ERR_SHAPE,
@@ -578,13 +628,7 @@ static int fgl__build_downloads(fgl_run *run, int count) {
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
-    for (p = 0; p < a->n_down; p++) { /* a part sent whole views one buffer: summed once (fgl__down_sums) */
-        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
-        run->down_shared_at[p] = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW) &&
-                                         (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
-                                     ? at : NULL;
-        if (run->down_shared_at[p]) run->down_shared_sum[p] = fgl__floats_sum(at, s->down_len[p]);
-    }
+    fgl__downs_built(run); /* the checksums of parts sent whole (intact.h) */
     return FGL_OK;
 }
 
@@ -617,9 +661,8 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         }
         if (call_hook && m->decl[p].kind == FGL_SEND_MODEL) fgl_client_unpack(c, &c->model.params, m->part[p]);
     }
-    if (run->user_hooks & (FGL__HOOK_RECEIVE | FGL__HOOK_TRAIN | FGL__HOOK_UPLOAD))
-        fgl__down_sums(run, c, c->down_sum); /* as received: checked after each hook of the program's own */
-    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->user_hooks & FGL__HOOK_RECEIVE))
+    if (run->intact.user_hooks & FGL__HOOKS_DOWN) fgl__down_sums(run, c, c->down_sum); /* as received (intact.h) */
+    if (call_hook && !fgl__client_hook(c, run->algo.receive) && (run->intact.user_hooks & FGL__HOOK_RECEIVE))
         fgl__down_intact(run, c, "the receive hook");
 }
 
@@ -649,12 +692,12 @@ static int fgl__phase_receive(fgl_run *run) {
 }
 
 /* The run's defences, attacks and privacy: their consistency with each
- * other and the algorithm, the attackers (drawn from the run seed) and the
- * random streams they use (checkpointed). */
-static int fgl__defences_start(fgl_run *run) {
+ * other and the algorithm's declared messages (nothing drawn, nothing
+ * changed: fgl_run_init and fgl_run_check call it too). */
+static int fgl__defences_check(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int i, p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
+    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1;
     const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
@@ -743,13 +786,22 @@ static int fgl__defences_start(fgl_run *run) {
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
                              (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0 && !(c->attack.frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+    return FGL_OK;
+}
+
+/* The run's defences, attacks and privacy at the start: checked
+ * (fgl__defences_check), then the attackers (drawn from the run seed) and
+ * the random streams they use (checkpointed). */
+static int fgl__defences_start(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    int i, rc;
+    if ((rc = fgl__defences_check(run))) return rc;
     if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
     if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
         int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
         fgl_rng r;
-        if (!(c->attack.frac <= 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g",
-                                 (double)c->attack.frac);
         pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
         if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
         fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
@@ -783,6 +835,61 @@ static void fgl__client_sizes(fgl_run *run, fgl_client *c, const fgl__dims *dims
     fgl__dims_fill(&d, c->dim);
 }
 
+/* Client i's model spec as the algorithm prepares it (prepare_spec:
+ * FedStar's decoupled model, FED-PUB's masks ...), from the spec it was
+ * given. The hook is also the algorithm's check of the client's task and
+ * model: its refusal names the client. */
+static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
+    int rc;
+    *spec = run->clients[i].spec;
+    if (!run->algo.prepare_spec || !(rc = run->algo.prepare_spec(&run->set, spec, &run->err))) return FGL_OK;
+    {
+        char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
+        const fgl_client *c = &run->clients[i];
+        const char *what = c->task == FGL_TASK_NODE ? "node classification" : "graph classification";
+        const char *name = c->data.node ? c->data.node->name : c->data.graphs ? c->data.graphs->name : "";
+        size_t nl = strlen(run->algo.name);
+        snprintf(msg, sizeof msg, "%s", run->err.msg);
+        return fgl_error_set(&run->err, rc, "%s%s%s (client %d: %s data%s%s, model %s)",
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : run->algo.name,
+                             strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : ": ", msg, i, what,
+                             *name ? " " : "", name, fgl_arch_name(spec->arch));
+    }
+}
+
+/* fgl_run_check's checks (full) or fgl_run_init's (those that do not
+ * depend on the parameters), in run->err. */
+static int fgl__run_check(fgl_run *run, int full) {
+    fgl_model_spec *specs;
+    fgl_model ref;
+    fgl__dims dims;
+    int i, rc, weights = fgl_algo_shares_weights(&run->algo);
+    unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
+    specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
+    if (!specs) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+    for (i = 0; i < run->n_clients && !rc; i++)
+        if (!(rc = fgl__prepared_spec(run, i, &specs[i])) && (rc = fgl_model_spec_check(&specs[i], &run->err))) {
+            char msg[FGL_ERROR_MSG_LEN];
+            snprintf(msg, sizeof msg, "%s", run->err.msg);
+            fgl_error_set(&run->err, rc, "%s: client %d's model as %s prepares it: %s", run->algo.name, i,
+                          run->algo.name, msg);
+        }
+    if (!rc) rc = fgl__defences_check(run);
+    if (!rc && full) {
+        if (!(rc = fgl_model_init(&ref, &specs[0], run->cfg.seed, &run->err))) {
+            if (weights) rc = fgl__check_shared(run, &ref, share, specs);
+            if (!rc) rc = fgl__resolve_dims(run, &ref, share, specs, &dims);
+            fgl_model_free(&ref);
+        }
+    }
+    FGL_FREE(specs);
+    return rc;
+}
+
+FGLDEF int fgl_run_check(fgl_run *run) { return run->started ? FGL_OK : fgl__run_check(run, 1); }
+
 FGLDEF int fgl_run_start(fgl_run *run) {
     fgl_server *s = &run->server;
     fgl__dims dims;
@@ -790,25 +897,19 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
     run->t_start = fgl_now();
-    run->user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
+    run->intact.user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
-        fgl_model_spec spec = c->model.spec;
+        fgl_model_spec spec;
         fgl_node_data *node = c->data.node;
         fgl_graph_set *graphs = c->data.graphs;
         c->fed = &run->cfg;
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
-        if (run->algo.prepare_spec && (rc = run->algo.prepare_spec(&run->set, &spec, &run->err))) {
-            char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
-            size_t nl = strlen(run->algo.name);
-            snprintf(msg, sizeof msg, "%s", run->err.msg);
-            if (strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':')
-                return fgl_error_set(&run->err, rc, "%s (client %d's model)", msg, i);
-            return fgl_error_set(&run->err, rc, "%s: %s (client %d's model)", run->algo.name, msg, i);
-        }
+        if ((rc = fgl__prepared_spec(run, i, &spec))) return rc;
         /* the server's view of the setup: the common initial model (client 0's) */
         if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
         if (!c->local) { /* hosted elsewhere: only the prepared spec is known here */
@@ -841,8 +942,8 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->up_len_of = run->up_len_of;
     s->up = run->up_view;
     s->down = run->down;
-    if (weights && (rc = fgl__check_shared(run))) return rc;
-    if ((rc = fgl__resolve_dims(run, &dims))) return rc;
+    /* (the shared layouts were checked before anything was built: fgl__run_check) */
+    if ((rc = fgl__resolve_dims(run, &run->ref, share, NULL, &dims))) return rc;
     s->n_shared = dims.shared;
     s->n_trainable = dims.trainable;
     for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);
@@ -883,23 +984,10 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 
 /* Validation and test accuracy of the model a client deploys. */
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
-    fgl_model *m;
+    fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2];
-    uint64_t before[FGL_MSG_MAX_PARTS];
-    int p, check = (run->user_hooks & FGL__HOOK_EVAL) != 0;
-    /* the hook may reach the last download, which an idle client's may view
-     * in server buffers changed since: summed before the call */
-    if (check) fgl__down_sums(run, c, before);
-    m = run->algo.eval_model ? run->algo.eval_model(c) : &c->model;
     if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    if (check && (p = fgl__down_changed(run, c, before)) >= 0 && fgl__first_written(run)) {
-        acc[0] = acc[1] = -1;
-        fgl_tape_fail(&c->tape, FGL_ERR_ARG,
-                      "the eval_model hook wrote into download part '%s', which clients read only (fgl_down_copy "
-                      "gives a writable copy)",
-                      c->down.decl[p].name);
-    }
     c->val_acc = acc[0];
     c->test_acc = acc[1];
 }
@@ -916,7 +1004,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
     if (rc || c->error) return c->error ? c->error : rc;
-    if ((run->user_hooks & FGL__HOOK_TRAIN) &&
+    if ((run->intact.user_hooks & FGL__HOOK_TRAIN) &&
         (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
     for (p = 0; p < a->n_up; p++) {
@@ -942,7 +1030,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
     if (fgl__client_hook(c, a->upload)) return c->error;
-    if ((run->user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
+    if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     if ((rc = fgl__client_transform(run, c))) return rc;
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
@@ -1157,7 +1245,7 @@ static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
     int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
     run->checked[c->id] =
         fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1 && (run->user_hooks & FGL__HOOK_AGGREGATE))
+    if (run->checked[c->id] == 1 && (run->intact.user_hooks & FGL__HOOK_AGGREGATE))
         fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
 }
 
@@ -1225,6 +1313,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             n_ok++;
         }
     }
+    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc; /* its reveals are uploads too */
     run->bytes_up += st->bytes_up;
     run->rejected_total += rejected;
     st->n_part = n;
@@ -1233,7 +1322,6 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->round = run->round;
     s->n_accepted = n_ok;
     s->n_clipped = 0;
-    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc;
     s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
     if (run->algo.aggregate) {
@@ -1241,7 +1329,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((run->user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
+        if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
             return fgl__server_error(run, rc, "aggregation");
     }
     st->n_clipped = s->n_clipped;

@@ -29,7 +29,9 @@ typedef struct fgl_dataset {
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
  * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format); a name with a '/' is the
+ * (the node layout) and dir/tu/NAME (TU format); dir NULL or "": the data
+ * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
+ * directory), and a name not found says every directory tried; a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
  * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
  * A name not found whose case differs from a dataset that is there (cora
@@ -93,10 +95,13 @@ typedef struct fgl_scenario {
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
-/* Fill out[0..n_clients-1] with each client's data and a copy of tmpl
+/* Fill out[0..sc->n_clients-1] with each client's data and a copy of tmpl
  * whose in_dim / out_dim are the client's feature width and class count
- * (and pe_dim its structure-embedding width, for graph sets that have one). */
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out);
+ * (and pe_dim its structure-embedding width, for graph sets that have one).
+ * cap: the entries out holds; fewer than sc->n_clients is FGL_ERR_ARG, with
+ * a message saying how many are needed, and nothing is written. */
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* fgl:implementation */
@@ -395,8 +400,16 @@ static int fgl__scenario_per_dataset(fgl_scenario *sc, const fgl_graph_set *sets
     return rc;
 }
 
-FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out) {
+FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tmpl, fgl_client_data *out, int cap,
+                                fgl_error *err) {
     int i;
+    if (!sc || !tmpl || (!out && sc->n_clients > 0))
+        return fgl_error_set(err, FGL_ERR_ARG, "scenario clients: no scenario, model spec or output array");
+    if (cap < sc->n_clients)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "scenario clients: the scenario has %d clients, the output array holds %d: give it %d "
+                             "entries (sc.n_clients)",
+                             sc->n_clients, cap, sc->n_clients);
     for (i = 0; i < sc->n_clients; i++) {
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
@@ -406,6 +419,7 @@ FGLDEF void fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *t
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;
         if (sc->graphs && sc->graphs[i].n_pe > 0) out[i].spec.pe_dim = sc->graphs[i].n_pe;
     }
+    return FGL_OK;
 }
 
 /* --- datasets ---------------------------------------------------------------------- */
@@ -518,14 +532,18 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
     fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
-    char path[1100], name[1024], base[FGL_NAME_LEN];
+    char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
-    int rc = FGL_OK, found;
+    int rc = FGL_OK, found, ruled = 0;
     memset(ds, 0, sizeof *ds);
     fgl_node_data_init(&ds->node);
     ds->task = -1;
     if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
-    if (!dir || !*dir) dir = ".";
+    if (!dir || !*dir) { /* the data directory rule; a name not found says where it looked */
+        ruled = 1;
+        fgl_data_dir(dirbuf, sizeof dirbuf, NULL);
+        dir = dirbuf;
+    }
     if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
         long n_nodes = 0;
         if (names[9] == ':') {
@@ -588,11 +606,17 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
-            else
+            else {
+                char tried[1200];
+                if (ruled) fgl__data_dir_tried(tried, sizeof tried);
+                else
+                    snprintf(tried, sizeof tried, "the directory given%s",
+                             fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
-                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (set FGL_DATA, or "
-                                   "fetch the datasets with `make data`)",
-                                   name, dir, name, dir, name);
+                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
+                                   "the datasets into ./data with `make data`",
+                                   name, dir, name, dir, name, tried);
+            }
             break;
         }
         if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {

@@ -54,6 +54,7 @@ struct fgl__sa_client {
     int *ids;                     /* n: the participants' ids, increasing */
     unsigned char c_sk[32], s_sk[32], self[32];
     unsigned char *pk;            /* n x 64: their public keys (c, s) */
+    unsigned char *enc;           /* n x 32: the share-encryption key with each (one X25519 each, kept) */
     unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
 };
 
@@ -91,16 +92,19 @@ static uint32_t fgl__get_le32(const unsigned char *p) {
 
 /* 32 secret bytes for (purpose, a, b): from the operating system's entropy
  * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
- * the KDF of a key made from the secret seed: reproducible, and as secret
- * as that seed. */
+ * the KDF of a key made from the secret seed and the run seed:
+ * reproducible, and as secret as the secret seed. */
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err) {
     if (cfg->secrets.from_seed) {
         unsigned char k[32];
         int i;
         memset(k, 0, sizeof k);
-        for (i = 0; i < 8; i++) k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
-        memcpy(k + 8, "fgl secret seed", 15);
+        for (i = 0; i < 8; i++) { /* the run seed too: runs of several model seeds draw apart */
+            k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
+            k[8 + i] = (unsigned char)(cfg->seed >> (8 * i));
+        }
+        memcpy(k + 16, "fgl secret seed", 15);
         fgl_kdf(out, k, purpose, a, b);
         return FGL_OK;
     }
@@ -172,6 +176,8 @@ static void fgl__sa_client_free(fgl_client *c) {
     if (!q) return;
     FGL_FREE(q->ids);
     FGL_FREE(q->pk);
+    if (q->enc) memset(q->enc, 0, (size_t)q->n * 32);
+    FGL_FREE(q->enc);
     memset(q, 0, sizeof *q); /* the round's secrets go */
     FGL_FREE(q);
     c->sa = NULL;
@@ -238,6 +244,7 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
     memset(&e, 0, sizeof e);
     q->t = t;
     if (!(q->pk = (unsigned char *)FGL_MALLOC((size_t)q->n * FGL__SA_PK)) ||
+        !(q->enc = (unsigned char *)FGL_MALLOC((size_t)q->n * 32)) ||
         !(sh = (unsigned char *)FGL_MALLOC((size_t)q->n * 2 * FGL_SHARE_BYTES))) {
         FGL_FREE(sh);
         return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
@@ -264,6 +271,7 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
         memcpy(pt + 12, sh + (size_t)a * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
         memcpy(pt + 12 + FGL_SHARE_BYTES, sh + (size_t)(q->n + a) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
         fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        memcpy(q->enc + (size_t)a * 32, key, 32);
         fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)c->id); /* one per direction */
         fgl_aead_seal(out, out + FGL__SA_PT, pt, FGL__SA_PT, NULL, 0, key, nonce); /* (from, to, round) inside */
     }
@@ -332,7 +340,7 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
     struct fgl__sa_client *q = c->sa;
     unsigned char pt[FGL__SA_PT], key[32], nonce[12];
     int a, m = 0, rc = FGL_OK;
-    if (!q || !q->pk) return FGL_ERR_EMPTY;
+    if (!q || !q->pk || !q->enc) return FGL_ERR_EMPTY;
     for (a = 0; a < q->n; a++) m += alive[a] != 0;
     if (m < q->t || !alive[q->me]) {
         fgl__sa_client_free(c);
@@ -344,7 +352,7 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
             memcpy(out, q->own + FGL_SHARE_BYTES, FGL_SHARE_BYTES); /* its own b: it survived */
             continue;
         }
-        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        memcpy(key, q->enc + (size_t)a * 32, 32);
         fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)q->ids[a]);
         if (fgl_aead_open(pt, ct + (size_t)a * FGL__SA_CT, FGL__SA_PT, ct + (size_t)a * FGL__SA_CT + FGL__SA_PT, NULL,
                           0, key, nonce) != 0 ||

@@ -28,6 +28,18 @@ FGLDEF int fgl_load_linqs(const char *dir, const char *name, fgl_node_data *out,
 FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char *label_path,
                         fgl_node_data *out, fgl_error *err);
 
+/* The data directory (the real datasets, as node/NAME and tu/NAME), by one
+ * rule for fgl's loaders (fgl_dataset_load with dir NULL), fglrun, the
+ * examples and the tests:
+ *   1. $FGL_DATA, when it is set and not empty (used as given);
+ *   2. else data/ in the current directory, if it exists (where `make data`
+ *      writes: the repository's root, when a program runs from there);
+ *   3. else the per-user directory $XDG_DATA_HOME/fgl (unset:
+ *      $HOME/.local/share/fgl), if it exists.
+ * Writes the directory into buf (cap bytes) and returns FGL_OK. When
+ * FGL_DATA is unset and neither of the others exists: FGL_ERR_IO, buf
+ * holds "data", and err names every directory tried. */
+FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err);
 
 /* fgl:implementation */
 /* --- text parsing --------------------------------------------------------- */
@@ -1277,3 +1289,62 @@ fail:
     return rc;
 }
 
+/* --- the data directory -------------------------------------------------------------- */
+
+static int fgl__is_dir(const char *path) {
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+#else
+    char p[1100];
+    FILE *f;
+    snprintf(p, sizeof p, "%s/.", path); /* a directory opens for reading on POSIX systems */
+    if (!(f = fopen(p, "rb"))) return 0;
+    fclose(f);
+    return 1;
+#endif
+}
+
+/* The per-user directory ($XDG_DATA_HOME/fgl or $HOME/.local/share/fgl);
+ * 0 when neither variable is set. */
+static int fgl__user_data_dir(char *buf, size_t cap) {
+    const char *x = getenv("XDG_DATA_HOME"), *h = getenv("HOME");
+    if (x && *x) snprintf(buf, cap, "%s/fgl", x);
+    else if (h && *h) snprintf(buf, cap, "%s/.local/share/fgl", h);
+    else return 0;
+    return 1;
+}
+
+/* Where the rule looks, for messages: "$FGL_DATA is not set; ./data does
+ * not exist; /home/me/.local/share/fgl does not exist". */
+static void fgl__data_dir_tried(char *buf, size_t cap) {
+    const char *e = getenv("FGL_DATA");
+    char user[1024];
+    user[0] = 0;
+    if (e && *e) {
+        snprintf(buf, cap, "$FGL_DATA=%s%s", e, fgl__is_dir(e) ? "" : " (does not exist)");
+        return;
+    }
+    if (!fgl__user_data_dir(user, sizeof user)) snprintf(user, sizeof user, "$XDG_DATA_HOME and $HOME are not set");
+    else
+        snprintf(user + strlen(user), sizeof user - strlen(user), "%s",
+                 fgl__is_dir(user) ? " exists" : " does not exist");
+    snprintf(buf, cap, "$FGL_DATA is not set; ./data %s; %s", fgl__is_dir("data") ? "exists" : "does not exist", user);
+}
+
+FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err) {
+    const char *e = getenv("FGL_DATA");
+    char user[1024], tried[2400];
+    user[0] = 0;
+    if (!buf || cap == 0) return fgl_error_set(err, FGL_ERR_ARG, "data directory: no buffer");
+    if (e && *e) snprintf(buf, cap, "%s", e);
+    else if (fgl__is_dir("data")) snprintf(buf, cap, "data");
+    else if (fgl__user_data_dir(user, sizeof user) && fgl__is_dir(user)) snprintf(buf, cap, "%s", user);
+    else {
+        snprintf(buf, cap, "data");
+        fgl__data_dir_tried(tried, sizeof tried);
+        return fgl_error_set(err, FGL_ERR_IO, "no data directory (%s): set FGL_DATA=DIR, or fetch the datasets into "
+                             "./data with `make data`", tried);
+    }
+    return FGL_OK;
+}

@@ -11,7 +11,10 @@
  * (the body of a main(), compiled by make test).
  *       fgl_error e;
  *       fgl_graph_set s;
- *       if (fgl_load_tu("data/tu/MUTAG", "MUTAG", &s, &e)) { puts(e.msg); return 1; }
+ *       char dir[1024], path[1100];   // the data directory: $FGL_DATA, else ./data, else ~/.local/share/fgl
+ *       if (fgl_data_dir(dir, sizeof dir, &e)) { puts(e.msg); return 1; }
+ *       snprintf(path, sizeof path, "%s/tu/MUTAG", dir);
+ *       if (fgl_load_tu(path, "MUTAG", &s, &e)) { puts(e.msg); return 1; }
  *       fgl_graph_set_features(&s, FGL_FEAT_NODE_LABELS, 0, &e);  // s.x: n_nodes x 7
  *       fgl_split_graphs_stratified(&s, 0.8, 0.1, 123, &e);       // s.split
  *       int ids[3] = {0, 1, 2};
@@ -20,7 +23,8 @@
  *       fgl_batch_free(&b); fgl_graph_set_free(&s);
  *   Node classification, split over 10 clients by a node -> part array:
  *       fgl_node_data d, cl[10];
- *       fgl_load_node("data/node/Cora", "Cora", &d, &e);
+ *       snprintf(path, sizeof path, "%s/node/Cora", dir);
+ *       fgl_load_node(path, "Cora", &d, &e);
  *       fgl_node_data_normalize_features(&d);
  *       fgl_split_subgraphs(&d, part, 10, cl, &e);
  *       for (k = 0; k < 10; k++) fgl_split_nodes_random(&cl[k], 0.2, 0.4, 1000 + k, &e);

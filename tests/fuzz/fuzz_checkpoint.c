@@ -29,7 +29,7 @@ static void fz_setup(void) {
     s.how = FGL_PART_RANDOM;
     FZ_CHECK(fgl_scenario_make(&fz_sc, &fz_data, &s, &e) == FGL_OK, "%s", e.msg);
     spec.hidden = 4;
-    fgl_scenario_clients(&fz_sc, &spec, fz_cd);
+    FZ_CHECK(fgl_scenario_clients(&fz_sc, &spec, fz_cd, 3, &e) == FGL_OK, "%s", e.msg);
     fz_ready = 1;
 }
 

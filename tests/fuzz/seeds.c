@@ -206,7 +206,7 @@ static void seed_checkpoints(const char *tmp) {
     s.how = FGL_PART_RANDOM;
     if (fgl_scenario_make(&sc, &d, &s, NULL)) return;
     spec.hidden = 4;
-    fgl_scenario_clients(&sc, &spec, cd);
+    if (fgl_scenario_clients(&sc, &spec, cd, 3, NULL)) return;
     snprintf(path, sizeof path, "%s/ckpt", tmp);
     for (a = 0; a < fgl_algo_count(); a++) {
         fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);

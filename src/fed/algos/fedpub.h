@@ -175,7 +175,7 @@ static void fgl__pub_report(const fgl_observed *o, char *buf, size_t cap) {
         if (fgl_observed_layout(o, i, &m)) continue; /* hosted elsewhere (FGL_MPI): its masks are not here */
         t = (float *)FGL_REALLOC(tmp, sizeof(float) * FGL__MAX(m.size, 1)); /* resident or packed (cfg.park_idle) */
         if (t) tmp = t;
-        if (!t || fgl_observed_params(o, i, tmp)) { /* out of memory or unreadable: no report */
+        if (!t || fgl_observed_params(o, i, tmp, FGL__MAX(m.size, 1))) { /* out of memory or unreadable: no report */
             total = 0;
             break;
         }
