@@ -1,27 +1,32 @@
 #!/bin/sh
 # Tests `make data` (tools/fetch_data.sh + tools/fgl_convert) against local
-# mirrors built here in the publishers' formats (tests/mkmirror.c): TU zips,
-# Planetoid pickles, Shchur et al.'s .npz files.
+# mirrors built here in the publishers' formats (tests/mkmirror.c and zip):
+# TU zips, Planetoid pickles, Shchur et al.'s .npz files.
 #
-# 1. Synthetic (always): datasets from fgl's generators, a list and sums of
-#    their own: every dataset fetched, verified and converted byte-identical
-#    to its source; a corrupted file refused, named, and the good copy kept;
-#    a second run fetches nothing; a missing file is named.
-# 2. Real (when $FGL_DATA holds the datasets): a mirror of the real datasets
-#    checked against the repository's tools/datasets.sha256, and every
-#    converted dataset byte-identical to the one in $FGL_DATA.
+# 1. Synthetic (always, no data needed): small datasets from fgl's
+#    generators, with a list and sums of their own: every dataset fetched,
+#    converted and verified, byte-identical to its source; zips re-made with
+#    other options still verify; a file whose content differs is refused,
+#    named, and the good copy kept; a second run fetches nothing; a missing
+#    file is named; a dataset without sums is installed NOT VERIFIED (and
+#    refused under FGL_DATA_STRICT); an unreachable host is tried once and
+#    the output ends with the FGL_DATA_URL hint.
+# 2. Real (when $FGL_DATA holds the datasets): `make data DATASETS="Cora
+#    MUTAG"` from a mirror whose zip is re-made with plain `zip -r` from the
+#    original files; then a mirror of all 12 datasets, checked against the
+#    repository's tools/datasets.sha256, every dataset byte-identical to the
+#    one in $FGL_DATA.
 #
 #   tests/data_check.sh            the test ("ok"/"not ok"/"skip" lines)
-#   tests/data_check.sh --sha256   print the sums of the real mirror (the
-#                                  lines of tools/datasets.sha256)
+#   tests/data_check.sh --sha256   the lines of tools/datasets.sha256: the
+#                                  sums of what `make data` makes of the
+#                                  real mirror
 top=$(pwd)
 conv=$top/build/tools/fgl_convert
 mk=$top/build/tools/mkmirror
 fetch=$top/tools/fetch_data.sh
-# the real data, found as tests/ft.h finds it
-if [ -n "${FGL_DATA:-}" ]; then src=$FGL_DATA
-elif [ -d data ]; then src=data
-else src=../shared/data; fi
+# the real data: $FGL_DATA (the Makefile passes it), else ./data
+src=${FGL_DATA:-data}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 check() { # name, command...
     name=$1; shift
@@ -38,7 +43,7 @@ if command -v sha256sum > /dev/null; then sha() { sha256sum "$@"; }
 else sha() { shasum -a 256 "$@"; }; fi
 
 # Fixed modes and times, sorted names, no extra fields: the same bytes on
-# every machine with Info-ZIP's zip 3.0.
+# every machine with Info-ZIP's zip 3.0 (the sums no longer depend on it).
 normalise() { # DIR
     find "$1" -type d -exec chmod 755 {} + && find "$1" -type f -exec chmod 644 {} + &&
         find "$1" -exec env TZ=UTC touch -t 201601010000.00 {} +
@@ -65,7 +70,6 @@ mirror_npz() {
 same_tree() { diff -r "$1" "$2"; }
 
 # ----------------------------------------------------------------------- real
-# The repository's list: which mirror file each dataset becomes.
 R=$tmp/real
 build_real_mirror() {
     mkdir -p "$R/mirror" || return 1
@@ -76,6 +80,7 @@ build_real_mirror() {
         mirror_npz "$src/node/Computers" Computers "$R/mirror" amazon_electronics_computers.npz &&
         mirror_npz "$src/node/CS" CS "$R/mirror" ms_academic_cs.npz
 }
+REAL="MUTAG PTC_MR BZR COX2 DHFR AIDS NCI1 PROTEINS IMDB-BINARY Cora Computers CS"
 have_real() {
     for f in tu/MUTAG/MUTAG_A.txt tu/PTC_MR/PTC_MR_A.txt tu/BZR/BZR_A.txt tu/COX2/COX2_A.txt tu/DHFR/DHFR_A.txt \
         tu/AIDS/AIDS_A.txt tu/NCI1/NCI1_A.txt tu/PROTEINS/PROTEINS_A.txt tu/IMDB-BINARY/IMDB-BINARY_A.txt \
@@ -86,7 +91,12 @@ have_real() {
 if [ "${1:-}" = "--sha256" ]; then
     have_real || { echo "data_check: no real data ($missing)" >&2; exit 1; }
     build_real_mirror > "$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
-    (cd "$R/mirror" && sha *)
+    : > "$tmp/none"
+    # no sums: every dataset installed NOT VERIFIED, its sums in .fgl/NAME.sha256
+    # shellcheck disable=SC2086
+    FGL_DATA=$R/out FGL_DATA_URL=file://$R/mirror FGL_DATA_SHA256=$tmp/none FGL_CONVERT=$conv "$fetch" $REAL \
+        > "$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
+    for n in $REAL; do cat "$R/out/.fgl/$n.sha256"; done
     exit 0
 fi
 
@@ -100,11 +110,9 @@ build_syn_mirror() {
     mirror_tu "$S/src/tu/SYNTU" SYNTU "$S/mirror" &&
         "$mk" planetoid "$S/src/node/SynPlanetoid" SynPlanetoid "$S/mirror" synplanetoid 3 &&
         mirror_npz "$S/src/node/SynNpz" SynNpz "$S/mirror" syn_npz.npz &&
-        (cd "$S/mirror" && sha * > "$S/sums") &&
+        (cd "$S/src" && find tu node -type f | LC_ALL=C sort | while read -r f; do sha "$f"; done > "$S/sums") &&
         { echo "SYNTU tu file://$S/mirror SYNTU.zip"
-          printf 'SynPlanetoid planetoid file://%s' "$S/mirror"
-          for p in x tx allx y ty ally graph test.index; do printf ' ind.synplanetoid.%s' $p; done
-          echo
+          echo "SynPlanetoid planetoid file://$S/mirror ind.synplanetoid"
           echo "SynNpz npz file://$S/mirror syn_npz.npz"; } > "$S/list"
 }
 check "synthetic mirror: TU zip, Planetoid pickles, .npz" build_syn_mirror
@@ -163,26 +171,41 @@ t_syn_resume() { # a second run downloads and converts nothing
 }
 check "synthetic: a second run is a no-op (every dataset up to date)" t_syn_resume
 
+t_syn_rezip() { # zips re-made from the same files with other options (times, order, compression) verify
+    rm -rf "$tmp/rz" && mkdir -p "$tmp/rz/m" "$tmp/rz/t" "$tmp/rz/n" && cp "$S/mirror"/ind.* "$tmp/rz/m/" &&
+        cp -R "$S/src/tu/SYNTU" "$tmp/rz/t/" && touch "$tmp/rz/t/SYNTU"/* &&
+        (cd "$tmp/rz/t" && zip -q -r -1 "$tmp/rz/m/SYNTU.zip" SYNTU) &&
+        unzip -q "$S/mirror/syn_npz.npz" -d "$tmp/rz/n" &&
+        (cd "$tmp/rz/n" && ls -r | zip -q -6 "$tmp/rz/m/syn_npz.npz" -@) &&
+        ! cmp -s "$tmp/rz/m/SYNTU.zip" "$S/mirror/SYNTU.zip" &&
+        ! cmp -s "$tmp/rz/m/syn_npz.npz" "$S/mirror/syn_npz.npz" &&
+        FGL_DATA_URL=file://$tmp/rz/m syn_fetch "$tmp/rz/out" && syn_same "$tmp/rz/out"
+}
+check "synthetic: a mirror whose zips were re-made from the same files verifies" t_syn_rezip
+
 t_syn_corrupt() {
-    # one flipped byte in the mirror's SYNTU.zip; the dataset must be fetched
-    # again (its record and cached download gone), so the bad file is seen
-    cp "$S/mirror/SYNTU.zip" "$tmp/good.zip" &&
-        printf 'X' | dd of="$S/mirror/SYNTU.zip" bs=1 seek=200 conv=notrunc 2> /dev/null &&
-        ! cmp -s "$S/mirror/SYNTU.zip" "$tmp/good.zip" &&
+    # SYNTU.zip re-made with one graph label changed: a valid zip, a dataset
+    # that loads, but not the data the sums describe; it must be fetched again
+    # (its record and cached download gone), so the bad file is seen
+    rm -rf "$tmp/bz" && mkdir -p "$tmp/bz" && cp -R "$S/src/tu/SYNTU" "$tmp/bz/" &&
+        cp "$S/mirror/SYNTU.zip" "$tmp/good.zip" &&
+        awk 'NR == 1 { print ($1 == 0 ? 1 : 0); next } { print }' "$S/src/tu/SYNTU/SYNTU_graph_labels.txt" \
+            > "$tmp/bz/SYNTU/SYNTU_graph_labels.txt" &&
+        rm -f "$S/mirror/SYNTU.zip" && (cd "$tmp/bz" && zip -q -r "$S/mirror/SYNTU.zip" SYNTU) &&
         rm -f "$S/out/.fgl/SYNTU.done" "$S/out/.fgl/downloads/SYNTU.zip" || return 1
     syn_fetch "$S/out" > "$tmp/bad" 2>&1
     rc=$?
     cat "$tmp/bad"
     cp "$tmp/good.zip" "$S/mirror/SYNTU.zip"
-    [ $rc -eq 1 ] &&                                                   # failed,
-        grep -q 'SYNTU: FAILED: SYNTU.zip from file://.*: sha256 .*refused' "$tmp/bad" && # said which file and why,
-        grep -q '^  SYNTU: ' "$tmp/bad" &&                              # listed it at the end,
-        [ -f "$S/out/.fgl/downloads/SYNTU.zip.rejected" ] &&            # kept the bad file aside,
-        [ ! -f "$S/out/.fgl/downloads/SYNTU.zip" ] &&                   # did not cache it,
-        same_tree "$S/src/tu/SYNTU" "$S/out/tu/SYNTU" &&                # kept the good copy,
-        grep -q 'SynPlanetoid: up to date' "$tmp/bad"                   # and did the rest
+    [ $rc -eq 1 ] &&                                                        # failed,
+        grep -q 'SYNTU: FAILED: tu/SYNTU/SYNTU_graph_labels.txt: sha256 .*refused' "$tmp/bad" && # said which file,
+        grep -q 'failed ( SYNTU )' "$tmp/bad" &&                            # named it at the end,
+        [ -f "$S/out/.fgl/rejected/SYNTU.zip" ] && [ -f "$S/out/.fgl/rejected/SYNTU.sha256" ] && # kept it aside,
+        [ ! -f "$S/out/.fgl/downloads/SYNTU.zip" ] &&                       # did not cache it,
+        same_tree "$S/src/tu/SYNTU" "$S/out/tu/SYNTU" &&                    # kept the good copy,
+        grep -q 'SynPlanetoid: up to date' "$tmp/bad"                       # and did the rest
 }
-check "synthetic: a corrupted mirror file is refused and named, the good dataset kept" t_syn_corrupt
+check "synthetic: a zip whose content differs is refused, the file named, the good dataset kept" t_syn_corrupt
 
 t_syn_repair() { # the mirror fixed, the next run fetches only SYNTU again
     syn_fetch "$S/out" > "$tmp/fix" 2>&1 && cat "$tmp/fix" &&
@@ -202,18 +225,73 @@ t_syn_missing() { # a file absent from the mirror, into a fresh directory
 check "synthetic: a file missing from the mirror is named, nothing is installed" t_syn_missing
 
 t_syn_unknown() {
-    syn_fetch "$S/out" NoSuchSet > "$tmp/unk" 2>&1
-    [ $? -eq 1 ] && grep -q 'NoSuchSet: not in' "$tmp/unk"
+    syn_fetch "$S/out" NoSuchSet syntu > "$tmp/unk" 2>&1
+    [ $? -eq 1 ] && grep -q 'NoSuchSet: FAILED: not in' "$tmp/unk" && grep -q 'did you mean SYNTU' "$tmp/unk"
 }
-check "synthetic: an unknown dataset name is an error" t_syn_unknown
+check "synthetic: an unknown dataset name is an error (a name in another case is suggested)" t_syn_unknown
+
+t_syn_unverified() { # a dataset of the list with no sums: installed, said NOT VERIFIED, its sums written
+    grep -v '^[0-9a-f]*  node/SynNpz/' "$S/sums" > "$tmp/sums-nonpz"
+    FGL_DATA=$tmp/uv FGL_DATA_LIST=$S/list FGL_DATA_SHA256=$tmp/sums-nonpz FGL_CONVERT=$conv "$fetch" SynNpz \
+        > "$tmp/uv.out" 2>&1 || { cat "$tmp/uv.out"; return 1; }
+    cat "$tmp/uv.out"
+    grep -q 'SynNpz: .*NOT VERIFIED' "$tmp/uv.out" && same_tree "$S/src/node/SynNpz" "$tmp/uv/node/SynNpz" &&
+        grep 'node/SynNpz/' "$S/sums" | cmp - "$tmp/uv/.fgl/SynNpz.sha256" || return 1
+    # the default (no names) is the datasets with sums: SynNpz is not among them
+    FGL_DATA=$tmp/uv0 FGL_DATA_LIST=$S/list FGL_DATA_SHA256=$tmp/sums-nonpz FGL_CONVERT=$conv "$fetch" \
+        > "$tmp/uv0.out" 2>&1 && grep -q '2 dataset(s) ready' "$tmp/uv0.out" && [ ! -e "$tmp/uv0/node/SynNpz" ] ||
+        return 1
+    FGL_DATA_STRICT=1 FGL_DATA=$tmp/uv2 FGL_DATA_LIST=$S/list FGL_DATA_SHA256=$tmp/sums-nonpz FGL_CONVERT=$conv \
+        "$fetch" SynNpz > "$tmp/uv2.out" 2>&1
+    [ $? -eq 1 ] && grep -q 'SynNpz: FAILED: .*records no sums for it (FGL_DATA_STRICT' "$tmp/uv2.out" &&
+        [ ! -e "$tmp/uv2/node/SynNpz" ]
+}
+check "synthetic: a dataset without sums is installed NOT VERIFIED, its sums written; refused if FGL_DATA_STRICT" \
+    t_syn_unverified
+
+t_offline() { # an unreachable host (a closed local port): tried once, a line per dataset, the hint
+    sed 's|file://[^ ]*|http://127.0.0.1:9/fgl|' "$S/list" > "$tmp/list-off"
+    FGL_DATA=$tmp/off FGL_DATA_LIST=$tmp/list-off FGL_DATA_SHA256=$S/sums FGL_CONVERT=$conv "$fetch" \
+        > "$tmp/off.out" 2>&1
+    rc=$?
+    cat "$tmp/off.out"
+    [ $rc -eq 1 ] && [ "$(grep -c 'downloading' "$tmp/off.out")" -eq 1 ] &&
+        [ "$(grep -c 'FAILED' "$tmp/off.out")" -eq 3 ] && [ "$(grep -c '127.0.0.1' "$tmp/off.out")" -le 4 ] &&
+        [ "$(wc -l < "$tmp/off.out")" -le 12 ] &&
+        grep -q 'FGL_DATA_URL=file:///path/to/mirror make data$' "$tmp/off.out" &&
+        grep -q 'not tried: 127.0.0.1:9 could not be reached' "$tmp/off.out" || return 1
+    # the same through an unreachable mirror
+    FGL_DATA_URL=http://127.0.0.1:9/mirror syn_fetch "$tmp/off2" SYNTU SynNpz > "$tmp/off2.out" 2>&1
+    rc=$?
+    cat "$tmp/off2.out"
+    [ $rc -eq 1 ] && [ "$(grep -c 'downloading' "$tmp/off2.out")" -eq 1 ] &&
+        grep -q 'make data DATASETS="SYNTU SynNpz"' "$tmp/off2.out"
+}
+if command -v curl > /dev/null || command -v wget > /dev/null; then
+    check "offline: one try per unreachable host, one line per dataset, the FGL_DATA_URL hint" t_offline
+else echo "skip - offline output (neither curl nor wget installed)"; fi
 
 # ----------------------------------------------------------------------- real
 if ! have_real; then
     echo "skip - make data against a mirror of the real datasets # no data: $missing"
     exit 0
 fi
+t_make_cora_mutag() { # `make data` itself, a mirror re-made by hand: MUTAG zipped with plain zip -r, Cora as pickles
+    rm -rf "$tmp/cm" && mkdir -p "$tmp/cm/m" "$tmp/cm/z" && cp -R "$src/tu/MUTAG" "$tmp/cm/z/" &&
+        (cd "$tmp/cm/z" && zip -q -r "$tmp/cm/m/MUTAG.zip" MUTAG) &&
+        "$mk" planetoid "$src/node/Cora" Cora "$tmp/cm/m" cora 7 || return 1
+    make -s -C "$top" data DATASETS="Cora MUTAG" FGL_DATA="$tmp/cm/out" FGL_DATA_URL="file://$tmp/cm/m" \
+        > "$tmp/cm.out" 2>&1
+    rc=$?
+    cat "$tmp/cm.out"
+    [ $rc -eq 0 ] && grep -q 'MUTAG: 188 graphs.*files verified' "$tmp/cm.out" &&
+        grep -q 'Cora: 2708 nodes.*4 files verified' "$tmp/cm.out" && grep -q 'every one verified' "$tmp/cm.out" &&
+        same_tree "$src/tu/MUTAG" "$tmp/cm/out/tu/MUTAG" && same_tree "$src/node/Cora" "$tmp/cm/out/node/Cora"
+}
+check "real: make data DATASETS=\"Cora MUTAG\" from a re-zipped mirror verifies and converts" t_make_cora_mutag
 check "real: mirror of the 12 datasets in their original formats" build_real_mirror
 t_real() {
+    # shellcheck disable=SC2086
     FGL_DATA=$R/out FGL_DATA_URL=file://$R/mirror FGL_CONVERT=$conv "$fetch" || return 1
     for n in MUTAG PTC_MR BZR COX2 DHFR AIDS NCI1 PROTEINS IMDB-BINARY; do
         same_tree "$src/tu/$n" "$R/out/tu/$n" || return 1
