@@ -29,8 +29,8 @@
 # library itself.
 #
 # FGL_DATA names the directory of the real datasets. Unset, the tests use
-# data/ (where `make data` writes) if it exists, else ../shared/data if it
-# exists, else data/ (absent: the real-data tests are skipped, and say so).
+# data/ (where `make data` writes; absent: the real-data tests are skipped,
+# and say so).
 
 CC      ?= cc
 CXX     ?= c++
@@ -52,10 +52,7 @@ DESTDIR ?=
 VERSION ?= 0.1
 
 ifeq ($(origin FGL_DATA),undefined)
-FGL_DATA := $(or $(if $(wildcard data/tu data/node),$(CURDIR)/data),$(if $(wildcard ../shared/data),$(abspath ../shared/data)),$(CURDIR)/data)
-FGL_DATA_OUT := $(CURDIR)/data
-else
-FGL_DATA_OUT := $(FGL_DATA)
+FGL_DATA := $(CURDIR)/data
 endif
 export FGL_DATA
 
@@ -233,10 +230,12 @@ bench: $(BENCHES)
 
 tools: $(TOOLS)
 
-# Downloads (or, with FGL_DATA_URL=file:///dir, copies from a mirror) every
-# dataset README.md names, checks tools/datasets.sha256, converts.
+# Downloads (or, with FGL_DATA_URL=file:///dir, copies from a mirror) the
+# datasets of tools/datasets.txt - by default those tools/datasets.sha256
+# has sums for, DATASETS="A B" some, DATASETS=all every one - converts them
+# and checks the result against tools/datasets.sha256.
 data: build/tools/fgl_convert
-	@FGL_DATA="$(FGL_DATA_OUT)" ./tools/fetch_data.sh $(DATASETS)
+	@./tools/fetch_data.sh $(DATASETS)
 
 install: build/fglrun
 	install -d $(DESTDIR)$(PREFIX)/include/fgl $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -246,14 +246,15 @@ static void count_node(const fgl_node *n, double *F, double *B) {
 }
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA");
-    const char *root = env && *env ? env : "../shared/data";
+    char rootbuf[1024];
+    const char *root = rootbuf; /* the data directory: $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl */
     int phases = 0, threads = 1, batch = BATCH, i, e, a;
-    char dir[1024];
+    char dir[1100];
     fgl_error err;
     fgl_graph_set prot;
     fgl_model_spec s;
     fgl_model m;
+    fgl_data_dir(rootbuf, sizeof rootbuf, NULL);
     fgl_optim o;
     fgl_optim_config oc;
     fgl_tape tp;

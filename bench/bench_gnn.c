@@ -32,8 +32,8 @@ static double median(double *t, int n) {
 }
 
 int main(int argc, char **argv) {
-    const char *env = getenv("FGL_DATA"), *root = argc > 1 ? argv[1] : env && *env ? env : "../shared/data";
-    char dir[1024];
+    char dir[1100], rootbuf[1024];
+    const char *root = argc > 1 ? argv[1] : (fgl_data_dir(rootbuf, sizeof rootbuf, NULL), rootbuf);
     fgl_error err;
     fgl_node_data cora;
     fgl_graph_set prot;

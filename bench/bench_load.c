@@ -1,6 +1,6 @@
 /* bench_load.c - how long the dataset loaders take.
  *
- *   make bench && FGL_DATA=../shared/data ./build/bench/bench_load [runs]
+ *   make bench && ./build/bench/bench_load [runs]     (data: $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl)
  *
  * Loads every TU and node dataset of $FGL_DATA `runs` times (default 7) and
  * prints, per dataset, the bytes of its files, the best and median wall time
@@ -51,17 +51,17 @@ int main(int argc, char **argv) {
     static const char *tu_files[] = {"_A.txt", "_graph_indicator.txt", "_graph_labels.txt", "_node_labels.txt",
                                      "_node_attributes.txt", NULL};
     static const char *node_files[] = {".edges", ".labels", ".features", ".split", NULL};
-    const char *data = getenv("FGL_DATA");
+    char data[1024];
     int runs = argc > 1 ? atoi(argv[1]) : 7, i, r;
     double *t;
-    if (!data || !*data) data = "../shared/data";
+    fgl_data_dir(data, sizeof data, NULL); /* $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl */
     if (runs < 1) runs = 1;
     t = (double *)malloc(sizeof(double) * (size_t)runs);
     printf("data: %s, best and median of %d runs\n\n", data, runs);
     printf("| dataset | files (MB) | nodes | edges | load best (ms) | load median (ms) | read only (ms) | MB/s |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (i = 0; i < 9 + 3; i++) {
-        char dir[1024];
+        char dir[1100];
         const char *name = i < 9 ? tu[i] : node[i - 9];
         int nodes = 0, edges = 0, failed = 0;
         double bytes, rd;

@@ -1,6 +1,6 @@
 /* bench_partition.c - the multilevel k-way partitioner at scale and on Cora.
  *
- *   make bench && FGL_DATA=../shared/data ./build/bench/bench_partition [n_nodes]
+ *   make bench && ./build/bench/bench_partition [n_nodes]   (Cora from the data directory: fgl_data_dir)
  *
  * 1. A stochastic block model of n_nodes (default 1,000,000) in 100 equal
  *    blocks, expected degree 8 inside the block and 2 across (average degree
@@ -69,12 +69,13 @@ static int bench_sbm(int n) {
 }
 
 static int bench_cora(void) {
-    char dir[1024];
+    char dir[1100], root[1024];
     fgl_node_data d;
     fgl_error err;
     int ks[3] = {5, 10, 20}, metis[3] = {379, 594, 806}, q, s, *part, nc;
     double t0;
-    snprintf(dir, sizeof dir, "%s/node/Cora", getenv("FGL_DATA") ? getenv("FGL_DATA") : "../shared/data");
+    fgl_data_dir(root, sizeof root, NULL); /* $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl */
+    snprintf(dir, sizeof dir, "%s/node/Cora", root);
     if (fgl_load_node(dir, "Cora", &d, &err)) {
         printf("Cora: skipped (%s)\n", err.msg);
         return 0;

@@ -23,7 +23,6 @@
 
 int main(int argc, char **argv) {
     int K = argc > 1 ? atoi(argv[1]) : 20, seeds = argc > 2 ? atoi(argv[2]) : 3, s, i;
-    const char *env = getenv("FGL_DATA");
     fgl_dataset cora;
     fgl_dataset_options opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
@@ -36,7 +35,7 @@ int main(int argc, char **argv) {
     fgl_rng rng;
     opt.lcc = 1;
     split.clients = K;
-    if (fgl_dataset_load(&cora, env && *env ? env : "../shared/data", "Cora", FGL_TASK_NODE, &opt, 0, &err) ||
+    if (fgl_dataset_load(&cora, NULL, "Cora", FGL_TASK_NODE, &opt, 0, &err) ||
         fgl_scenario_make(&sc, &cora, &split, &err)) {
         fprintf(stderr, "fedpub_similarity: %s\n", err.msg);
         return 1;

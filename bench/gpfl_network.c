@@ -82,7 +82,7 @@ enum { M_A, M_NET, M_SOFT, M_N };
 
 int main(int argc, char **argv) {
     static const char *mname[M_N] = {"A (aggregation)", "net (A_t)", "soft (softmax S)"}, *store[M_N] = {"A", "net", "soft"};
-    const char *data = argc > 1 ? argv[1] : "PROTEINS", *env = getenv("FGL_DATA");
+    const char *data = argc > 1 ? argv[1] : "PROTEINS";
     int K = argc > 2 ? atoi(argv[2]) : 15, fold = argc > 4 ? atoi(argv[4]) : 0, rounds = argc > 5 ? atoi(argv[5]) : 200;
     double alpha = argc > 3 ? atof(argv[3]) : 0.5;
     fgl_dataset ds;
@@ -102,7 +102,7 @@ int main(int argc, char **argv) {
     split.alpha = alpha;
     split.folds = 5;
     split.fold = fold;
-    if (fgl_dataset_load(&ds, env && *env ? env : "../shared/data", data, FGL_TASK_GRAPH, NULL, 0, &err) ||
+    if (fgl_dataset_load(&ds, NULL, data, FGL_TASK_GRAPH, NULL, 0, &err) ||
         fgl_scenario_make(&sc, &ds, &split, &err)) {
         fprintf(stderr, "gpfl_network: %s\n", err.msg);
         return 1;

@@ -89,10 +89,10 @@ static int run_threads(half *h) {
 }
 
 int main(void) {
-    const char *root = getenv("FGL_DATA") ? getenv("FGL_DATA") : "../shared/data";
+    char root[1024]; /* the data directory: $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl */
     const char *env_rounds = getenv("ROUNDS");
     int rounds = env_rounds ? atoi(env_rounds) : 5, r, i, k, mid, ids[128];
-    char dir[1024];
+    char dir[1100];
     fgl_error err;
     fgl_graph_set prot;
     fgl_model_spec s;
@@ -101,6 +101,7 @@ int main(void) {
     const fgl_csr *A;
     half h[2];
     fgl_graph_set_init(&prot);
+    fgl_data_dir(root, sizeof root, NULL);
     snprintf(dir, sizeof dir, "%s/tu/PROTEINS", root);
     if (fgl_load_tu(dir, "PROTEINS", &prot, &err) || fgl_graph_set_features(&prot, FGL_FEAT_NODE_LABELS, 0, &err)) {
         fprintf(stderr, "halves: %s\n", err.msg);

@@ -18,7 +18,7 @@
 #   chem      FedStar on the seven CHEM datasets, one per client, 10 rounds
 set -e
 cd "$(dirname "$0")/.."
-FGL_DATA=${FGL_DATA:-../shared/data}
+FGL_DATA=${FGL_DATA:-$(pwd)/data} # the data directory rule: data/ of the repository
 export FGL_DATA OMP_WAIT_POLICY=passive
 MPIRUN="mpirun --oversubscribe"
 [ "$(id -u)" = 0 ] && MPIRUN="$MPIRUN --allow-run-as-root"

@@ -49,7 +49,7 @@ static double sq(const float *x, const float *y, int d) {
 }
 
 int main(int argc, char **argv) {
-    const char *name = argc > 1 ? argv[1] : "synthetic", *env = getenv("FGL_DATA");
+    const char *name = argc > 1 ? argv[1] : "synthetic";
     static const int ks_syn[] = {4, 8, 16, 24, 32, 33, 48, 64}, ks_real[] = {10, 25, 50, 100, 200, 400};
     const int *ks;
     int nk, ki, src, meth, i, d, N = 0, ptr[K + 1], pi;
@@ -71,7 +71,7 @@ int main(int argc, char **argv) {
         ks = ks_syn;
         nk = (int)(sizeof ks_syn / sizeof ks_syn[0]);
     } else {
-        if (fgl_dataset_load(&ds, env && *env ? env : "../shared/data", name, FGL_TASK_NODE, NULL, 0, &err)) {
+        if (fgl_dataset_load(&ds, NULL, name, FGL_TASK_NODE, NULL, 0, &err)) {
             fprintf(stderr, "pfedgnn_completion: %s\n", err.msg);
             return 1;
         }

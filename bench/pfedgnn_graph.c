@@ -30,7 +30,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 int main(int argc, char **argv) {
-    const char *name = argc > 1 ? argv[1] : "Cora", *how = argc > 2 ? argv[2] : "metis", *env = getenv("FGL_DATA");
+    const char *name = argc > 1 ? argv[1] : "Cora", *how = argc > 2 ? argv[2] : "metis";
     int dir = !strcmp(how, "dirichlet"), i, j, p;
     fgl_dataset ds;
     fgl_dataset_options opt = fgl_dataset_default();
@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
     char rep[1024] = "", sets[256] = "";
     fgl_rng rng;
     opt.lcc = !dir; /* FED-PUB's protocol keeps the largest component */
-    if (fgl_dataset_load(&ds, env && *env ? env : "../shared/data", name, FGL_TASK_NODE, &opt, 0, &err)) {
+    if (fgl_dataset_load(&ds, NULL, name, FGL_TASK_NODE, &opt, 0, &err)) {
         fprintf(stderr, "pfedgnn_graph: %s\n", err.msg);
         return 1;
     }

@@ -82,7 +82,7 @@ static void mean_std(const double *x, int n, double *m, double *s) {
 }
 
 int main(int argc, char **argv) {
-    const char *name = argc > 1 ? argv[1] : "Cora", *env = getenv("FGL_DATA");
+    const char *name = argc > 1 ? argv[1] : "Cora";
     int seeds = argc > 2 ? atoi(argv[2]) : 3, a, s, i, j, q, n_algos = 0;
     char list[256], *algos[16], *tok;
     fgl_dataset ds;
@@ -93,7 +93,7 @@ int main(int argc, char **argv) {
     fgl_error err;
     snprintf(list, sizeof list, "%s", argc > 3 ? argv[3] : "local,fedavg,fedpub,pfedgnn");
     for (tok = strtok(list, ","); tok && n_algos < 16; tok = strtok(NULL, ",")) algos[n_algos++] = tok;
-    if (fgl_dataset_load(&ds, env && *env ? env : "../shared/data", name, FGL_TASK_NODE, NULL, 0, &err)) {
+    if (fgl_dataset_load(&ds, NULL, name, FGL_TASK_NODE, NULL, 0, &err)) {
         fprintf(stderr, "pfedgnn_metric: %s\n", err.msg);
         return 1;
     }

@@ -52,7 +52,7 @@ static double peak_mb(void) {
 }
 
 int main(int argc, char **argv) {
-    const char *what = argc > 1 ? argv[1] : "Cora", *env = getenv("FGL_DATA"), *algo = argc > 5 ? argv[5] : "pfedgnn";
+    const char *what = argc > 1 ? argv[1] : "Cora", *algo = argc > 5 ? argv[5] : "pfedgnn";
     int K = argc > 2 ? atoi(argv[2]) : 10, Ka = argc > 3 ? atoi(argv[3]) : 100, method = argc > 4 ? atoi(argv[4]) : 1;
     int direct = !getenv("DIRECT") || atoi(getenv("DIRECT")) != 0, synth = what[0] >= '0' && what[0] <= '9', i, N = 0;
     char buf[64];
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
             return 1;
         }
         split.how = FGL_PART_RANDOM;
-    } else if (fgl_dataset_load(&ds, env && *env ? env : "../shared/data", what, FGL_TASK_NODE, NULL, 0, &err)) {
+    } else if (fgl_dataset_load(&ds, NULL, what, FGL_TASK_NODE, NULL, 0, &err)) {
         fprintf(stderr, "pfedgnn_oneshot: %s\n", err.msg);
         return 1;
     }

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 ANCHORS=${ANCHORS:-../shared/anchors}
 RUNS=${RUNS:-3}
 PY=${PY:-/usr/bin/python3}
-export FGL_DATA=${FGL_DATA:-../shared/data}
+export FGL_DATA=${FGL_DATA:-$(pwd)/data} # the data directory rule: data/ of the repository
 for b in build/fglrun build/bench/bench_gin; do
     [ -x $b ] || { echo "speed.sh: build $b first (make $b)" >&2; exit 1; }
 done

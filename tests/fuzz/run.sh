@@ -8,7 +8,7 @@
 # one line per harness (runs, coverage, corpus) and fails if any crashed.
 secs=$1; shift
 out=build/fuzz
-data=${FGL_DATA:-../shared/data}
+data=${FGL_DATA:-data} # the Makefile passes FGL_DATA; else data/ of the repository
 mkdir -p "$out/corpus" "$out/crash"
 rm -rf "$out/seed"
 "$out/seeds" "$data" "$out/seed" || exit 1
