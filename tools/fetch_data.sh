@@ -234,13 +234,16 @@ diff_sums() {
 # the datasets asked for, in list order: by default those with sums
 all_names=$(awk '$1 !~ /^#/ && NF >= 4 { print $1 }' "$list")
 asked=${*:+ DATASETS=\"$*\"}
+# (dataset names hold no blanks: split on purpose)
 if [ $# -eq 0 ]; then
+    # shellcheck disable=SC2046
     set -- $(for n in $all_names; do
         k=$(awk -v n="$n" '$1 == n { print $2; exit }' "$list")
         r=tu/$n; [ "$k" = tu ] || r=node/$n
         [ -n "$(listed "$r")" ] && say "$n"
     done)
 elif [ "$*" = all ]; then
+    # shellcheck disable=SC2086
     set -- $all_names
 fi
 say "fetch_data: $# dataset(s) into $data from ${mirror:-their publishers (tools/datasets.txt)};" \
@@ -266,7 +269,7 @@ done < "$list"
 for w in "$@"; do
     case " $found " in *" $w "*) ;; *)
         n_failed=$((n_failed + 1))
-        hint=$(printf '%s\n' $all_names | awk -v w="$w" 'tolower($0) == tolower(w) { print " (did you mean " $0 "?)" }')
+        hint=$(printf '%s\n' "$all_names" | awk -v w="$w" 'tolower($0) == tolower(w) { print " (did you mean " $0 "?)" }')
         failed="$failed $w"
         say "$w: FAILED: not in $list$hint" ;;
     esac
