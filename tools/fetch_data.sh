@@ -279,9 +279,11 @@ rm -rf "$data/.fgl/work"
 if [ "$n_failed" -gt 0 ]; then
     say "fetch_data: $n_failed dataset(s) failed ($failed ), $n_ok ready in $data"
     if [ "$n_net" -gt 0 ]; then
-        say "fetch_data: no network? Point FGL_DATA_URL to a mirror: a directory (or URL) holding every file that"
-        say "  tools/datasets.txt names for a dataset, under its own name, e.g. MUTAG.zip (a TUDataset zip), the"
-        say "  eight ind.cora.* Planetoid files, amazon_electronics_computers.npz; then"
+        if [ -n "$mirror" ]; then say "fetch_data: the mirror FGL_DATA_URL=$mirror could not be reached."
+        else say "fetch_data: no network? Point FGL_DATA_URL to a mirror instead."; fi
+        say "  A mirror is a directory (or URL) holding every file tools/datasets.txt names for a dataset,"
+        say "  under its own name: MUTAG.zip (a TUDataset zip), the eight ind.cora.* Planetoid files,"
+        say "  amazon_electronics_computers.npz, ...; then"
         say "  FGL_DATA_URL=file:///path/to/mirror make data$asked"
     fi
     exit 1
