@@ -205,9 +205,10 @@ one() {
     else
         n_unverified=$((n_unverified + 1))
         cp "$data/.fgl/$name.done" "$data/.fgl/$name.sha256"
-        say "$what; ready in $dest, NOT VERIFIED: $(basename "$sums") records no sums for it (they"
-        say "  could not be made where fgl is developed); its sums are in $data/.fgl/$name.sha256:"
-        say "  check them by other means, then append them to $(basename "$sums") to pin this copy"
+        say "$what; ready in $dest"
+        say "  NOT VERIFIED: $(basename "$sums") has no sums for $name (they could not be made where fgl is"
+        say "  developed). Its files' sums are in $data/.fgl/$name.sha256: check them by other means, then"
+        say "  append them to $(basename "$sums") to pin this copy."
     fi
     return 0
 }
@@ -269,7 +270,8 @@ done < "$list"
 for w in "$@"; do
     case " $found " in *" $w "*) ;; *)
         n_failed=$((n_failed + 1))
-        hint=$(printf '%s\n' "$all_names" | awk -v w="$w" 'tolower($0) == tolower(w) { print " (did you mean " $0 "?)" }')
+        hint=$(printf '%s\n' "$all_names" |
+            awk -v w="$w" 'tolower($0) == tolower(w) { print " (did you mean " $0 "?)" }')
         failed="$failed $w"
         say "$w: FAILED: not in $list$hint" ;;
     esac
