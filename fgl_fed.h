@@ -12264,8 +12264,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
                              fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
                                    "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
-                                   "the datasets into ./data with `make data`",
-                                   name, dir, name, dir, name, tried);
+                                   "it into ./data with `make data DATASETS=%s` in fgl's repository",
+                                   name, dir, name, dir, name, tried, name);
             }
             break;
         }

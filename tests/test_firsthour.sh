@@ -124,8 +124,8 @@ if (cd "$tmp/elsewhere" && env -u FGL_DATA XDG_DATA_HOME="$tmp/xdg" $FGLRUN $G -
 else echo "not ok - \$XDG_DATA_HOME/fgl is the data directory"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 (cd "$tmp/elsewhere" && env -u FGL_DATA -u XDG_DATA_HOME HOME="$tmp/home" $FGLRUN --data Cora > /dev/null 2> "$tmp/err")
 if grep -q "FGL_DATA is not set" "$tmp/err" && grep -q "./data does not exist" "$tmp/err" &&
-   grep -q "$tmp/home/.local/share/fgl does not exist" "$tmp/err" && grep -q "make data" "$tmp/err"; then
-    echo "ok - a dataset not found names every directory tried: $(cat "$tmp/err")"
+   grep -q "$tmp/home/.local/share/fgl does not exist" "$tmp/err" && grep -q "make data DATASETS=Cora" "$tmp/err"; then
+    echo "ok - a dataset not found names every directory tried and the make data command: $(cat "$tmp/err")"
 else echo "not ok - a dataset not found names every directory tried: $(cat "$tmp/err")"; fi
 (cd "$tmp/elsewhere" && FGL_DATA=$tmp/nowhere $FGLRUN --data Cora > /dev/null 2> "$tmp/err")
 if grep -q "FGL_DATA=$tmp/nowhere (does not exist)" "$tmp/err"; then echo "ok - FGL_DATA naming no directory is said"
