@@ -196,6 +196,9 @@ build/tools/%: tools/%.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),build/fgl.o)
 
+# fgl_convert's pickle reader is a file of its own, included
+build/tools/fgl_convert: tools/fgl_pickle.h
+
 build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
 	$(call link,$(CFLAGS),build/fgl.o)
