@@ -52,7 +52,8 @@ typedef struct nd {
 static int nd_set_type(nd *a, const char *descr, size_t len, const char *what, fgl_error *err) {
     char buf[16];
     size_t i = 0;
-    if (len == 0 || len >= sizeof buf) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: dtype '%.*s'", what, (int)(len < 40 ? len : 40), descr);
+    if (len == 0 || len >= sizeof buf)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: dtype '%.*s'", what, (int)(len < 40 ? len : 40), descr);
     memcpy(buf, descr, len);
     buf[len] = 0;
     a->big = 0;
@@ -122,7 +123,9 @@ static long long nd_i64(const nd *a, long long k, int *bad) {
 }
 
 /* Element (i, j) of a 2-D array. */
-static long long nd_at(const nd *a, long long i, long long j) { return a->fortran ? j * a->shape[0] + i : i * a->shape[1] + j; }
+static long long nd_at(const nd *a, long long i, long long j) {
+    return a->fortran ? j * a->shape[0] + i : i * a->shape[1] + j;
+}
 
 /* ------------------------------------------------------------------------ */
 /* .npy                                                                     */
@@ -265,7 +268,8 @@ static int mat_from_csr(mat *m, long long rows, long long cols, const nd *indptr
     if (rows < 0 || cols < 0 || rows > INT_MAX || cols > INT_MAX)
         return fgl_error_set(err, FGL_ERR_RANGE, "%s: shape %lld x %lld", what, rows, cols);
     if (indptr->ndim != 1 || indptr->count != rows + 1)
-        return fgl_error_set(err, FGL_ERR_SHAPE, "%s: indptr has %lld entries for %lld rows", what, indptr->count, rows);
+        return fgl_error_set(err, FGL_ERR_SHAPE, "%s: indptr has %lld entries for %lld rows", what, indptr->count,
+                             rows);
     if (indices->ndim != 1 || (data && (data->ndim != 1 || data->count != indices->count)))
         return fgl_error_set(err, FGL_ERR_SHAPE, "%s: %lld indices but %lld values", what, indices->count,
                              data ? data->count : indices->count);
@@ -281,8 +285,8 @@ static int mat_from_csr(mat *m, long long rows, long long cols, const nd *indptr
     }
     for (i = 0; i <= rows; i++) {
         m->indptr[i] = nd_i64(indptr, i, &bad);
-        if (bad || m->indptr[i] < (i ? m->indptr[i - 1] : 0) || m->indptr[i] > m->nnz || (i == 0 && m->indptr[0] != 0) ||
-            (i == rows && m->indptr[i] != m->nnz)) {
+        if (bad || m->indptr[i] < (i ? m->indptr[i - 1] : 0) || m->indptr[i] > m->nnz ||
+            (i == 0 && m->indptr[0] != 0) || (i == rows && m->indptr[i] != m->nnz)) {
             mat_free(m);
             return fgl_error_set(err, FGL_ERR_FORMAT, "%s: indptr[%lld] out of order or range", what, i);
         }
@@ -327,7 +331,8 @@ static int mat_from_dense(mat *m, const nd *x, const char *what, fgl_error *err)
             double v = nd_f64(x, nd_at(x, i, j));
             if (!(v == v) || v > 3.4e38 || v < -3.4e38) {
                 mat_free(m);
-                return fgl_error_set(err, FGL_ERR_NONFINITE, "%s: entry (%lld, %lld) is not a finite float", what, i, j);
+                return fgl_error_set(err, FGL_ERR_NONFINITE, "%s: entry (%lld, %lld) is not a finite float", what, i,
+                                     j);
             }
             if (v != 0) {
                 m->indices[k] = (int)j;
@@ -349,7 +354,8 @@ static int labels_from(const nd *y, int *out, long long n, const char *what, fgl
     for (i = 0; i < n; i++) {
         if (y->ndim == 1) {
             long long c = nd_i64(y, i, &bad);
-            if (bad || c > INT_MAX) return fgl_error_set(err, FGL_ERR_RANGE, "%s: label %lld is not a class id", what, i);
+            if (bad || c > INT_MAX)
+                return fgl_error_set(err, FGL_ERR_RANGE, "%s: label %lld is not a class id", what, i);
             out[i] = c < 0 ? -1 : (int)c;
         } else {
             double best = 0;
@@ -390,8 +396,8 @@ static int write_node(const char *out_dir, const char *name, int n, const int *s
         fgl_node_data_free(&d);
         return fgl_error_set(err, FGL_ERR_RANGE, "%s: %lld edges are too many", name, m);
     }
-    if ((rc = fgl_graph_from_edges(n, src, dst, (int)m, FGL_EDGES_SYMMETRIZE | FGL_EDGES_DROP_SELF_LOOPS, &d.adj, err)) !=
-        FGL_OK) {
+    if ((rc = fgl_graph_from_edges(n, src, dst, (int)m, FGL_EDGES_SYMMETRIZE | FGL_EDGES_DROP_SELF_LOOPS, &d.adj,
+                                   err)) != FGL_OK) {
         fgl_node_data_free(&d);
         return rc;
     }
@@ -418,7 +424,8 @@ static int write_node(const char *out_dir, const char *name, int n, const int *s
         free(c);
         free(v);
     } else { /* dense rows */
-        if (fgl_tensor_init(&d.x, n, x->cols) != FGL_OK) rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", name);
+        if (fgl_tensor_init(&d.x, n, x->cols) != FGL_OK)
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", name);
         for (i = 0; rc == FGL_OK && i < x->rows; i++)
             for (k = x->indptr[i]; k < x->indptr[i + 1]; k++) FGL_AT(&d.x, row_node[i], x->indices[k]) += x->values[k];
     }
@@ -475,7 +482,8 @@ static int pfile_csr(pfile *f, mat *m, fgl_error *err) {
                                              !pk_global_is(k, k->o[f->root].cls, "csr", "csr_matrix")))
         return fgl_error_set(err, FGL_ERR_FORMAT, "%s: not a pickled scipy.sparse csr_matrix", f->path);
     st = k->o[f->root].state;
-    if (pk_tuple_ints(k, pk_get(k, st, "_shape"), shape, 2) != 2 && pk_tuple_ints(k, pk_get(k, st, "shape"), shape, 2) != 2)
+    if (pk_tuple_ints(k, pk_get(k, st, "_shape"), shape, 2) != 2 &&
+        pk_tuple_ints(k, pk_get(k, st, "shape"), shape, 2) != 2)
         return fgl_error_set(err, FGL_ERR_FORMAT, "%s: csr_matrix without a 2-D shape", f->path);
     if ((rc = pk_ndarray(k, pk_get(k, st, "indptr"), &ip, f->path, err)) != FGL_OK ||
         (rc = pk_ndarray(k, pk_get(k, st, "indices"), &ix, f->path, err)) != FGL_OK ||
@@ -516,8 +524,9 @@ static int convert_planetoid(const char *src, const char *prefix, const char *ou
     }
     if (y.ndim == 0 || y.shape[0] != x.rows || ty.ndim == 0 || ty.shape[0] != tx.rows || ally.ndim == 0 ||
         ally.shape[0] != allx.rows || x.rows > allx.rows) {
-        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: row counts of x/y (%d/%lld), tx/ty (%d/%lld), allx/ally (%d/%lld) disagree",
-                           src, x.rows, y.ndim ? y.shape[0] : 0, tx.rows, ty.ndim ? ty.shape[0] : 0, allx.rows,
+        rc = fgl_error_set(err, FGL_ERR_SHAPE,
+                           "%s: row counts of x/y (%d/%lld), tx/ty (%d/%lld), allx/ally (%d/%lld) disagree", src,
+                           x.rows, y.ndim ? y.shape[0] : 0, tx.rows, ty.ndim ? ty.shape[0] : 0, allx.rows,
                            ally.ndim ? ally.shape[0] : 0);
         goto done;
     }
@@ -536,7 +545,8 @@ static int convert_planetoid(const char *src, const char *prefix, const char *ou
             }
             if (p >= tlen) break;
             v = strtol((const char *)tdata + p, &e, 10);
-            if (e == (char *)tdata + p || v < 0 || v > INT_MAX / 2 || (e < (char *)tdata + tlen && *e != '\n' && *e != '\r' && *e != ' ')) {
+            if (e == (char *)tdata + p || v < 0 || v > INT_MAX / 2 ||
+                (e < (char *)tdata + tlen && *e != '\n' && *e != '\r' && *e != ' ')) {
                 rc = fgl_error_set(err, FGL_ERR_PARSE, "%s:%d: not a node id", tpath, line);
                 goto done;
             }
@@ -565,16 +575,18 @@ static int convert_planetoid(const char *src, const char *prefix, const char *ou
         }
         for (i = 0; i + 1 < g->n_items; i += 2) {
             const pk_obj *key = &k->o[g->items[i]], *l = &k->o[g->items[i + 1]];
-            if (key->type != PK_INT || key->i < 0 || key->i > INT_MAX / 2 || (l->type != PK_LIST && l->type != PK_TUPLE)) {
-                rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: entry %d is not node id -> list of node ids", f[6].path, i / 2);
+            if (key->type != PK_INT || key->i < 0 || key->i > INT_MAX / 2 ||
+                (l->type != PK_LIST && l->type != PK_TUPLE)) {
+                rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: entry %d is not node id -> list of node ids", f[6].path,
+                                   i / 2);
                 goto done;
             }
             maxid = key->i > maxid ? key->i : maxid;
             for (j = 0; j < l->n_items; j++) {
                 const pk_obj *v = &k->o[l->items[j]];
                 if (v->type != PK_INT || v->i < 0 || v->i > INT_MAX / 2) {
-                    rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: neighbour %d of node %lld is not a node id", f[6].path, j,
-                                       key->i);
+                    rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: neighbour %d of node %lld is not a node id", f[6].path,
+                                       j, key->i);
                     goto done;
                 }
                 if (m == e_cap) {
@@ -600,8 +612,9 @@ static int convert_planetoid(const char *src, const char *prefix, const char *ou
         long long limit = g->n_items / 2 > allx.rows + tx.rows ? g->n_items / 2 : allx.rows + tx.rows;
         for (i = 0; i < n_test; i++) maxid = test[i] > maxid ? test[i] : maxid;
         if (maxid >= limit) {
-            rc = fgl_error_set(err, FGL_ERR_RANGE, "%s: node id %lld, but there are %lld nodes (graph keys, feature rows)",
-                               src, maxid, limit);
+            rc = fgl_error_set(err, FGL_ERR_RANGE,
+                               "%s: node id %lld, but there are %lld nodes (graph keys, feature rows)", src, maxid,
+                               limit);
             goto done;
         }
     }
@@ -723,7 +736,8 @@ static int convert_npz(const char *src, const char *out, const char *name, fgl_e
         for (i = 1; i < 4; i++)
             if (npy_member(src, attr_names[i], &attr[i], 1, err)) goto fail;
     } else if (npy_member(src, "attr_matrix", &am, 1, err)) {
-        fgl_error_set(err, FGL_ERR_IO, "%s: neither attr_data.npy (CSR features) nor attr_matrix.npy (dense) is there", src);
+        fgl_error_set(err, FGL_ERR_IO, "%s: neither attr_data.npy (CSR features) nor attr_matrix.npy (dense) is there",
+                      src);
         goto fail;
     }
     r = shape_of(&adj[3], 0, &bad);

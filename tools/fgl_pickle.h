@@ -463,7 +463,8 @@ static int pk_load(pk *k, const char *path, const unsigned char *d, size_t len, 
             k->n_stack = first;
             break;
         case 'd':
-            if (!pk_pop_mark(k, &first, &count) || count % 2) return pk_fail(k, "DICT without a mark or with an odd count");
+            if (!pk_pop_mark(k, &first, &count) || count % 2)
+                return pk_fail(k, "DICT without a mark or with an odd count");
             id = pk_seq(k, PK_DICT, first, count);
             k->n_stack = first;
             break;
@@ -683,7 +684,8 @@ static int pk_ndarray(const pk *k, int obj, nd *a, const char *what, fgl_error *
     if (pk_global_is(k, o->cls, "multiarray", "_reconstruct")) {
         const pk_obj *st;
         if (o->state < 0 || k->o[o->state].type != PK_TUPLE || k->o[o->state].n_items != 5)
-            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: numpy array without its (version, shape, dtype, order, data) state", what);
+            return fgl_error_set(err, FGL_ERR_FORMAT,
+                                 "%s: numpy array without its (version, shape, dtype, order, data) state", what);
         st = &k->o[o->state];
         if ((ndim = pk_tuple_ints(k, st->items[1], shape, 2)) < 0)
             return fgl_error_set(err, FGL_ERR_UNSUPPORTED, "%s: numpy array of more than 2 dimensions", what);
