@@ -48,7 +48,8 @@
 #               simulation's choice: README, Privacy)
 #   serveropt   Cora, 10 METIS clients: the server optimizers (FedAvgM,
 #               FedAdagrad, FedAdam, FedYogi) at their defaults and over a
-#               sweep of the server rate eta, beside Local and FedAvg
+#               sweep of the server rate eta, beside Local and FedAvg; and
+#               at their defaults with 5 local epochs
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
@@ -174,6 +175,9 @@ experiments() {
             for e in 0.01 0.001 0.0003; do echo "serveropt|cora 10 fedadagrad eta=$e|--algo fedadagrad $R --set eta=$e"; done
             for a in fedadam fedyogi; do
                 for e in 0.1 0.01 0.0003 0.0001; do echo "serveropt|cora 10 $a eta=$e|--algo $a $R --set eta=$e"; done
+            done
+            for a in fedavg fedavgm fedadagrad fedadam fedyogi; do
+                echo "serveropt|cora 10 E5 $a|--algo $a $R --local-epochs 5"
             done ;;
         honest)
             R="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS"
