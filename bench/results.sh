@@ -46,6 +46,10 @@
 #               cost on Cora with 10 and 100 METIS clients (10 rounds). The
 #               secrets from --secret-seed 1, so that the rows replay (a
 #               simulation's choice: README, Privacy)
+#   serveropt   Cora, 10 METIS clients: the server optimizers (FedAvgM,
+#               FedAdagrad, FedAdam, FedYogi) at their defaults and over a
+#               sweep of the server rate eta, beside Local and FedAvg; and
+#               at their defaults with 5 local epochs
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
@@ -160,6 +164,20 @@ experiments() {
             echo "robust|proteins 10 fedavg clean mean|--algo fedavg $G"
             for rule in mean median trimmed:2 krum:2; do
                 echo "robust|proteins 10 fedavg signflip:4 $rule|--algo fedavg $G --attack signflip:4 --attackers 0.2 --robust $rule"
+            done ;;
+        serveropt)
+            R="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            for a in local fedavg fedavgm fedadagrad fedadam fedyogi; do
+                echo "serveropt|cora 10 $a|--algo $a $R"
+            done
+            for e in 1 0.3 0.03 0.01; do echo "serveropt|cora 10 fedavgm eta=$e|--algo fedavgm $R --set eta=$e"; done
+            echo "serveropt|cora 10 fedavgm eta=0.5 beta1=0.5|--algo fedavgm $R --set eta=0.5 --set beta1=0.5"
+            for e in 0.01 0.001 0.0003; do echo "serveropt|cora 10 fedadagrad eta=$e|--algo fedadagrad $R --set eta=$e"; done
+            for a in fedadam fedyogi; do
+                for e in 0.1 0.01 0.0003 0.0001; do echo "serveropt|cora 10 $a eta=$e|--algo $a $R --set eta=$e"; done
+            done
+            for a in fedavg fedavgm fedadagrad fedadam fedyogi; do
+                echo "serveropt|cora 10 E5 $a|--algo $a $R --local-epochs 5"
             done ;;
         honest)
             R="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS"

@@ -27,5 +27,9 @@
     X(gpfl, gpfl)           \
     X(fedpg, fedpg)         \
     X(pfedgnn, pfedgnn)     \
+    X(fedavgm, fedopt)      \
+    X(fedadagrad, fedopt)   \
+    X(fedadam, fedopt)      \
+    X(fedyogi, fedopt)      \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
