@@ -34,7 +34,7 @@ static int mine_aggregate(fgl_server *s) {
 }
 
 int a4_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     a.name = "mine";
     a.summary = "a personalised rule (assignment 4)";
     a.aggregate = mine_aggregate;
