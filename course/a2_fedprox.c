@@ -19,7 +19,8 @@
  *                             that are not trained (leave those alone)
  *   fgl_received(c)           the model received this round, packed (n_shared
  *                             floats), or NULL before anything was received
- * Write the term yourself: do not call the library's FedProx.
+ * Write the term yourself: do not call the library's FedProx (the grader
+ * checks which functions the file uses: course/README.md, "What you may use").
  *
  * Before you start, run
  *   ./course/build/fglrun --algo myprox,fedavg --data synthetic --set myprox.mu=1 --json
