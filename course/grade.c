@@ -17,7 +17,7 @@
  * What a file may use: the library is linked in whole, so the grader checks
  * the functions each student file refers to (nm -u of its object, which the
  * Makefile writes to DIR/NAME.syms): those of fgl that an assignment lists
- * (the_rules below), and none of a few C library functions that read the
+ * (below, "what each file may use"), and none of a few C library functions that read the
  * environment or files, load code or change memory protection. A file that
  * uses anything else scores 0 for its assignment, before any check runs.
  * So does a file of assignment 1, 2 or 3 with more than COPIED_MAX lines
