@@ -156,8 +156,10 @@ test-mpi: build/fglrun_mpi build/fglrun
 	@./tests/run.sh tests/test_mpi.sh\ build
 
 # the course kit (course/, its own Makefile): reference solutions 100/100,
-# skeletons 0/100, each mutant loses the checks it breaks, fglrun with the
-# students' algorithms
+# skeletons 0/100, each mutant loses the checks it breaks, each shortcut
+# submission (course/teacher/shortcuts) scores 0 on its assignment, the
+# student kit holds no teacher material and grades on its own, fglrun with
+# the students' algorithms
 test-course:
 	@./tests/run.sh tests/test_course.sh
 

@@ -27,7 +27,9 @@
  *   - no upload accepted this round: keep "global" as it is and return FGL_OK;
  *   - fewer than 2 trim + 1 accepted uploads: nothing would be left, so
  *     return an error with fgl_server_fail (never divide by zero);
- *   - do not use fgl_server_mean or the runtime's robust rules: write it.
+ *   - do not use fgl_server_mean or the runtime's robust rules: write it
+ *     (the grader checks which functions the file uses: course/README.md,
+ *     "What you may use").
  *
  * Try it:   make -C course fglrun && ./course/build/fglrun --algo trimmed,fedavg --data synthetic
  *           ./course/build/fglrun --algo trimmed,fedavg --data synthetic --attack scale:20 --attackers 0.2
@@ -41,7 +43,7 @@ static int trimmed_aggregate(fgl_server *s) {
 }
 
 int a1_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     a.name = "trimmed";
     a.summary = "FedAvg with a coordinate-wise trimmed mean on the server (assignment 1)";
     fgl_algo_param_add(&a, "trim", FGL_PARAM_INT, 1, "uploads dropped at each end, per coordinate");

@@ -14,6 +14,8 @@
  * (finite differences) and compares with what you return; then it trains
  * the layer with your gradients on a synthetic graph.
  *
+ * Plain C: the file may use nothing of fgl (no autodiff tape).
+ *
  * Grade it: make -C course grade
  */
 #include "course.h"

@@ -24,7 +24,10 @@
  * Write down your design and its measured accuracy in your report:
  *   ./course/build/fglrun --algo mine,local,fedavg --data synthetic --out /tmp/mine
  *
- * The skeleton starts from FedAvg; change anything in it.
+ * The skeleton starts from FedAvg (course_algo_base: "fedavg" or "local";
+ * or fgl_algo_new); change anything in it. The library's algorithms are to
+ * read, not to rename: course/README.md, "What you may use", says what the
+ * file may call.
  */
 #include "course.h"
 
@@ -34,7 +37,7 @@ static int mine_aggregate(fgl_server *s) {
 }
 
 int a4_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     a.name = "mine";
     a.summary = "a personalised rule (assignment 4)";
     a.aggregate = mine_aggregate;

@@ -13,6 +13,16 @@
 extern "C" {
 #endif
 
+/* The table an assignment starts from (course.c): fgl_algo_base for the
+ * course. "fedavg" is FedAvg without the library's proximal term (its
+ * training has no grad hook; the parameter mu is declared and unused) whose
+ * aggregate, under the grader, refuses a run whose aggregation settings
+ * (robust rule, DP, secure aggregation) are not plain FedAvg's; "local" is
+ * Local training. Any other name is refused: the assignments are written
+ * from these, not from the library's other algorithms (it prints why and
+ * returns a table that does nothing, and the grader scores the assignment 0). */
+fgl_algo course_algo_base(const char *name);
+
 /* Assignment 1: registers the algorithm "trimmed". */
 int a1_register(void);
 /* Assignment 2: registers the algorithm "myprox". */

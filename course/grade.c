@@ -1,8 +1,9 @@
 /* grade.c - the autograder of the fgl course (course/README.md).
  *
  *   make -C course grade            grades the files in course/
- *   grade [--work DIR] [a1] [a2] [a3] [a4]   (DIR: where the files are, for
- *                                   assignment 2's rule; the assignments: only those)
+ *   grade [--syms DIR] [a1] [a2] [a3] [a4]   (DIR: where the Makefile wrote the
+ *                                   symbols each file uses, NAME.syms; the
+ *                                   assignments: only those)
  *
  * Every check runs on fgl's synthetic data (fgl_synth_node), prints "ok" or
  * "FAIL" with its points and, when it fails, why; the last lines are the
@@ -12,9 +13,19 @@
  * one (a NULL upload dereferenced ...) scores its remaining checks 0 and the
  * others are still graded. The exit status is 0 whatever the score (1 on a
  * usage error).
+ *
+ * What a file may use: the library is linked in whole, so the grader checks
+ * the functions each student file refers to (nm -u of its object, which the
+ * Makefile writes to DIR/NAME.syms): those of fgl that an assignment lists
+ * (below, "what each file may use"), and none of a few C library functions that read the
+ * environment or files, load code or change memory protection. A file that
+ * uses anything else scores 0 for its assignment, before any check runs.
+ * So does a file of assignment 1, 2 or 3 with more than COPIED_MAX lines
+ * (of 40 characters or more, blanks at the ends aside) that are lines of
+ * fgl's source (NAME.copied, which the Makefile writes): the library's code
+ * copied under other names. The solutions share 0 to 4 such lines.
  */
 #define _POSIX_C_SOURCE 200809L
-#define FGL_IMPLEMENTATION
 #include "course.h"
 
 #include <math.h>
@@ -23,7 +34,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char a2_source[1200] = "a2_fedprox.c"; /* read for the rule of assignment 2 (--work DIR: DIR/a2_fedprox.c) */
+extern int course_grading;        /* course.c */
+extern char course_refused[64];
+
+static char syms_dir[1000] = ".";  /* --syms DIR */
+static char refused[5][64];        /* refused[k]: what course_algo_base refused while aK registered */
 
 /* --- scoring ---------------------------------------------------------------------------- */
 
@@ -267,6 +282,114 @@ static int same_bits(const outcome *a, const outcome *b) {
            a->s.bytes_down == b->s.bytes_down;
 }
 
+/* --- what each file may use ------------------------------------------------------------- */
+
+/* fgl's functions every assignment may call: settings, state, tables. */
+static const char *const allow_common[] = {
+    "course_algo_base", "fgl_get", "fgl_scratch", "fgl_floats", "fgl_ints", "fgl_new_floats", "fgl_new_ints",
+    "fgl_new_scratch", "fgl_get_scratch", "fgl_algo_new", "fgl_algo_param_add", "fgl_algo_upload", "fgl_algo_download",
+    "fgl_algo_param_dim", "fgl_algo_register", "fgl_result_name", "fgl_error_set", "fgl_rng_init", "fgl_rng_u64",
+    "fgl_rng_uniform", "fgl_rng_uniformf", "fgl_rng_below", "fgl_rng_normal", "fgl_params_pack", "fgl_params_unpack",
+    NULL};
+/* Assignment 1: the server's view of a round (no mean, mixture or robust rule of the library's). */
+static const char *const allow_a1[] = {"fgl_upload", "fgl_upload_size", "fgl_server_up_size", "fgl_server_fail",
+                                       "fgl_server_gather", "fgl_server_dim", "fgl_msg_find", NULL};
+/* Assignment 2: the client's view (no fgl_client_prox_grad, no other algorithm's table). */
+static const char *const allow_a2[] = {"fgl_received", "fgl_received_at", "fgl_client_fail", "fgl_client_dim", NULL};
+/* Assignment 4 may call any of fgl's functions but these (and fgl_run_*, fgl_mpi_*, private fgl__*): the
+ * library's algorithms are out of reach (course_algo_base gives FedAvg or Local), a run cannot be driven
+ * from inside one. */
+static const char *const deny_a4[] = {"fgl_algo_base", "fgl_algo_find", "fgl_algo_suggest", "fgl_algo_count",
+                                      "fgl_algo_at", "course_grading", "course_refused", NULL};
+/* The C library's functions no assignment needs: reading the environment or files, starting programs,
+ * loading code, changing memory protection, catching signals. */
+static const char *const deny_libc[] = {
+    "getenv", "secure_getenv", "environ", "__environ", "dlopen", "dlsym", "dlvsym", "dladdr", "mprotect", "mmap",
+    "mmap64", "system", "popen", "fork", "vfork", "execv", "execve", "execvp", "execvpe", "execl", "execlp", "execle",
+    "posix_spawn", "posix_spawnp", "fopen", "fopen64", "freopen", "open", "open64", "openat", "openat64", "__open_2",
+    "__open64_2", "syscall", "ptrace", "signal", "sigaction", "setjmp", "_setjmp", "longjmp", "readlink", NULL};
+
+static int in_list(const char *const *l, const char *name) {
+    for (; l && *l; l++)
+        if (!strcmp(*l, name)) return 1;
+    return 0;
+}
+
+/* 1 if assignment k's file may refer to name. */
+static int allowed(int k, const char *name) {
+    if (in_list(deny_libc, name)) return 0;
+    if (strncmp(name, "fgl", 3) && strncmp(name, "course_", 7)) return 1; /* the C library, the student's own */
+    if (k == 3) return 0;                                                /* plain C */
+    if (k == 4)
+        return !strcmp(name, "course_algo_base") ||
+               (!in_list(deny_a4, name) && strncmp(name, "fgl_run_", 8) && strncmp(name, "fgl_mpi_", 8) &&
+                strncmp(name, "fgl__", 5) && strncmp(name, "course_", 7));
+    return in_list(allow_common, name) || in_list(k == 1 ? allow_a1 : allow_a2, name);
+}
+
+static const char *const files[5] = {"", "a1_trimmed", "a2_fedprox", "a3_sage_backward", "a4_personal"};
+static const char *const gate_ids[5] = {"", "a1", "a2", "a3", "a4"};
+
+/* Assignment k may be graded: its file uses only what it may, and its
+ * register function asked course_algo_base for nothing else. Otherwise one
+ * failing check of all its points. */
+#define COPIED_MAX 5 /* lines a file may share with fgl's source: an idiom or two (the solutions: 0 to 4) */
+
+static int file_ok(int k, int pts) {
+    char path[1100], line[512], bad[1000] = "", used[2000] = "";
+    int copied = 0;
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s.syms", syms_dir, files[k]);
+    if (!(f = fopen(path, "r"))) {
+        check(gate_ids[k], pts, 0, "the grader knows which functions the file uses",
+              "%s is missing: the Makefile writes it (nm -u of the file's object); grade with make", path);
+        return 0;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *name = NULL, *tok, *save = NULL; /* "U name" or "name U ...": the name is the token not one letter */
+        for (tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save))
+            if (strlen(tok) > 1) {
+                name = tok;
+                break;
+            }
+        if (!name) continue;
+        name[strcspn(name, "@")] = 0; /* name@VERSION */
+        if (name[0] == '_' && (!strncmp(name + 1, "fgl", 3) || !strncmp(name + 1, "course_", 7) ||
+                               in_list(deny_libc, name + 1)))
+            name++; /* Mach-O names start with an underscore */
+        if (!*name) continue;
+        if (!strncmp(name, "fgl", 3) || !strncmp(name, "course_", 7))
+            snprintf(used + strlen(used), sizeof used - strlen(used), " %s", name);
+        if (!allowed(k, name)) snprintf(bad + strlen(bad), sizeof bad - strlen(bad), " %s", name);
+    }
+    fclose(f);
+    printf("  (%s.c uses from fgl:%s)\n", files[k], used[0] ? used : " nothing");
+    if (bad[0])
+        return check(gate_ids[k], pts, 0, "uses only what the assignment allows",
+                     "%s.c refers to%s: withheld in this assignment (course/README.md, \"What you may use\")", files[k],
+                     bad);
+    snprintf(path, sizeof path, "%s/%s.copied", syms_dir, files[k]);
+    if (!(f = fopen(path, "r"))) {
+        check(gate_ids[k], pts, 0, "the grader knows which lines the file shares with fgl's source",
+              "%s is missing: the Makefile writes it; grade with make", path);
+        return 0;
+    }
+    while (fgets(line, sizeof line, f)) copied += line[strspn(line, " \t\r\n")] != 0;
+    fclose(f);
+    if (copied > COPIED_MAX && k != 4)
+        return check(gate_ids[k], pts, 0, "is the student's own code, not fgl's copied",
+                     "%d lines of %s.c (of 40 characters or more) are lines of fgl's source (%s.copied lists them; "
+                     "at most %d may be)", copied, files[k], files[k], COPIED_MAX);
+    if (copied > COPIED_MAX) /* assignment 4 starts from the library's algorithms, as examples to read */
+        printf("  NOTE  %d lines of %s.c are lines of fgl's source (%s.copied): for the teacher to read\n", copied,
+               files[k], files[k]);
+    if (refused[k][0])
+        return check(gate_ids[k], pts, 0, "starts from a table the course gives",
+                     "course_algo_base(\"%s\") was refused: the assignment starts from \"fedavg\" or \"local\"",
+                     refused[k]);
+    return 1;
+}
+
 /* ======================================================================================= */
 /* Assignment 1: the trimmed mean                                                          */
 /* ======================================================================================= */
@@ -340,6 +463,10 @@ static void grade_a1(void) {
     protocol p;
     int ok1;
     section("Assignment 1: a coordinate-wise trimmed mean (20 points)");
+    if (!file_ok(1, 20)) {
+        section_end("assignment 1");
+        return;
+    }
     if (!st) {
         check("a1", 20, 0, "the algorithm \"trimmed\" is registered", "a1_register did not register it");
         section_end("assignment 1");
@@ -431,18 +558,6 @@ static double a2_drift(bench *b, const fgl_algo *g, const char *sets, outcome *o
     return a2_drift_n ? a2_drift_sum / a2_drift_n : NAN;
 }
 
-/* 1 if the file holds the text (outside nothing: a plain search). */
-static int source_mentions(const char *path, const char *text) {
-    FILE *f = fopen(path, "rb");
-    static char buf[1 << 20];
-    size_t n;
-    if (!f) return 0;
-    n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    return strstr(buf, text) != NULL;
-}
-
 static void grade_a2(void) {
     const fgl_algo *st = fgl_algo_find("myprox"), *ref = fgl_algo_find("fedprox"), *avg = fgl_algo_find("fedavg");
     fgl_algo g;
@@ -452,14 +567,12 @@ static void grade_a2(void) {
     double d0, d1, ld, gd, fd;
     int ok1, ok2;
     section("Assignment 2: FedProx's proximal term (20 points)");
-    if (!st) {
-        check("a2", 20, 0, "the algorithm \"myprox\" is registered", "a2_register did not register it");
+    if (!file_ok(2, 20)) {
         section_end("assignment 2");
         return;
     }
-    if (source_mentions(a2_source, "fgl_client_prox_grad") || st->train.grad == ref->train.grad) {
-        check("a2", 20, 0, "the proximal term is your own code", "%s calls the library's FedProx (fgl_client_prox_grad or its hook)",
-              a2_source);
+    if (!st) {
+        check("a2", 20, 0, "the algorithm \"myprox\" is registered", "a2_register did not register it");
         section_end("assignment 2");
         return;
     }
@@ -797,6 +910,10 @@ static void grade_a3(void) {
     int rc, w, k, at, checked, train_rc = 0;
     double worst, num = 0, acc;
     section("Assignment 3: the backward pass of a GraphSAGE layer, by finite differences (30 points)");
+    if (!file_ok(3, 30)) {
+        section_end("assignment 3");
+        return;
+    }
     if (a3_make(&c, 30, 5, 4, 3, 5)) return;
     dX = (float *)calloc((size_t)c.n * c.f, sizeof(float));
     dWs = (float *)calloc((size_t)c.f * c.h, sizeof(float));
@@ -915,6 +1032,10 @@ static void grade_a4(void) {
     size_t bytes, nb;
     int ran, collab, i, v;
     section("Assignment 4: a personalised rule of your design (30 points)");
+    if (!file_ok(4, 30)) {
+        section_end("assignment 4");
+        return;
+    }
     if (!st) {
         check("a4", 30, 0, "the algorithm \"mine\" is registered", "a4_register did not register it");
         section_end("assignment 4");
@@ -1028,20 +1149,26 @@ static void graded(int k, int points) {
 int main(int argc, char **argv) {
     int want[5] = {0, 1, 1, 1, 1}, i;
     for (i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--work") && i + 1 < argc) {
-            snprintf(a2_source, sizeof a2_source, "%s/a2_fedprox.c", argv[++i]);
+        if (!strcmp(argv[i], "--syms") && i + 1 < argc) {
+            snprintf(syms_dir, sizeof syms_dir, "%s", argv[++i]);
         } else if (strlen(argv[i]) == 2 && argv[i][0] == 'a' && argv[i][1] >= '1' && argv[i][1] <= '4') {
             if (want[0] == 0) memset(want, 0, sizeof want), want[0] = 1; /* the first named: only those */
             want[argv[i][1] - '0'] = 1;
         } else {
-            fprintf(stderr, "usage: grade [--work DIR] [a1] [a2] [a3] [a4]\n");
+            fprintf(stderr, "usage: grade [--syms DIR] [a1] [a2] [a3] [a4]\n");
             return 1;
         }
     }
     printf("fgl course autograder (fgl %s); synthetic data only\n", FGL_VERSION);
-    if (want[1] && a1_register()) printf("a1_register failed\n");
-    if (want[2] && a2_register()) printf("a2_register failed\n");
-    if (want[4] && a4_register()) printf("a4_register failed\n");
+    course_grading = 1;
+    for (i = 1; i <= 4; i++) { /* what course_algo_base refused while each registered */
+        int rc = 0;
+        if (!want[i] || i == 3) continue;
+        course_refused[0] = 0;
+        rc = i == 1 ? a1_register() : i == 2 ? a2_register() : a4_register();
+        if (rc) printf("a%d_register failed (%d)\n", i, rc);
+        snprintf(refused[i], sizeof refused[i], "%s", course_refused);
+    }
     if (want[1]) graded(1, 20);
     if (want[2]) graded(2, 20);
     if (want[3]) graded(3, 30);

@@ -1,20 +1,24 @@
 #!/bin/sh
 # The course kit's autograder (course/, make -C course grade), on fgl's
 # synthetic data:
-#  - the reference solutions (course/solutions) score 100/100;
+#  - the reference solutions (course/teacher/solutions) score 100/100;
 #  - the untouched skeletons (course/a*.c as checked in) score 0/100;
 #  - each mutant of a solution in tests/course_mutants (NAME-WHAT.c replaces
-#    course/solutions/NAME.c) loses the checks its "expect:" line names;
+#    the solution NAME.c) loses the checks its "expect:" line names;
+#  - each shortcut submission in course/teacher/shortcuts (NAME-WHAT.c, its
+#    "expect: aN=0") scores 0 on its assignment;
+#  - the student kit (make -C course student-kit) holds no teacher material
+#    and no solution, and grades on its own;
 #  - fglrun built with the solutions runs the students' algorithms by name.
 # Usage: tests/test_course.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-top=$(pwd)
+sol=course/teacher/solutions
 grade() { # label, make arguments...
     label=$1; shift
     nice -n 10 make -s -C course grade "$@" > "$tmp/$label.txt" 2>&1
     sed -n 's/^score: //p' "$tmp/$label.txt"
 }
-s=$(grade solutions WORK=solutions OUT="$tmp/build-solutions")
+s=$(grade solutions WORK=teacher/solutions OUT="$tmp/build-solutions")
 if [ "$s" = "100/100" ]; then echo "ok - course: the reference solutions score 100/100"
 else echo "not ok - course: the reference solutions score '$s', not 100/100"; grep -v '^  ok' "$tmp/solutions.txt" | sed 's/^/#   /' | head -20; fi
 if git diff --quiet HEAD -- course/a1_trimmed.c course/a2_fedprox.c course/a3_sage_backward.c course/a4_personal.c 2> /dev/null; then
@@ -24,12 +28,16 @@ if git diff --quiet HEAD -- course/a1_trimmed.c course/a2_fedprox.c course/a3_sa
 else
     echo "skip - course: the skeletons in course/ are modified (a student's work?): not graded as skeletons"
 fi
-for m in tests/course_mutants/*.c; do
-    name=$(basename "$m" .c); file=${name%%-*}.c; a=$(echo "$file" | cut -c1-2)
-    expect=$(sed -n 's/^ \* expect: //p' "$m" | sed 's/ *\*\/$//')
+# a copy of the solutions with one file replaced, graded on that assignment only
+variant() { # file.c replacing its namesake
+    name=$(basename "$1" .c); file=${name%%-*}.c; a=$(echo "$file" | cut -c1-2)
     mkdir -p "$tmp/$name"
-    cp course/solutions/*.c "$tmp/$name/" && cp "$m" "$tmp/$name/$file"
+    cp $sol/*.c "$tmp/$name/" && cp "$1" "$tmp/$name/$file"
     s=$(grade "$name" WORK="$tmp/$name" OUT="$tmp/$name/build" A="$a")
+}
+for m in tests/course_mutants/*.c; do
+    variant "$m"
+    expect=$(sed -n 's/^ \* expect: //p' "$m" | sed 's/ *\*\/$//')
     fails=$(sed -n 's/^failing checks://p' "$tmp/$name.txt")
     missing=
     for e in $expect; do
@@ -38,8 +46,47 @@ for m in tests/course_mutants/*.c; do
     if [ -n "$s" ] && [ -z "$missing" ] && [ -n "$expect" ]; then echo "ok - course: the mutant $name fails $expect ($s)"
     else echo "not ok - course: the mutant $name should fail $expect (failing:${fails:- nothing}; score '$s')"; tail -5 "$tmp/$name.txt" | sed 's/^/#   /'; fi
 done
+for m in course/teacher/shortcuts/*.c; do
+    variant "$m"
+    n=$(echo "$a" | cut -c2)
+    expect=$(sed -n 's/^ \* expect: //p' "$m" | sed 's/ *\*\/$//')
+    got=$(sed -n "s/^  assignment $n: //p" "$tmp/$name.txt")
+    if [ "$expect" = "$a=0" ] && [ -n "$got" ] && [ "${got%%/*}" = 0 ] && [ "$s" = "$got" ]; then
+        echo "ok - course: the shortcut $name scores $got on assignment $n" \
+             "($(grep -m1 '^  FAIL' "$tmp/$name.txt" | cut -c15-80))"
+    else
+        echo "not ok - course: the shortcut $name should score 0 on assignment $n (expect '$expect', got '$got'," \
+             "score '$s')"
+        grep -v '^  ok' "$tmp/$name.txt" | tail -5 | sed 's/^/#   /'
+    fi
+done
+# the student kit: no teacher/, no file of a solution; it builds and grades on its own
+if nice -n 10 make -s -C course student-kit > "$tmp/kit.txt" 2>&1 && mkdir "$tmp/kit" &&
+   tar xzf course/build/fgl-course-student.tar.gz -C "$tmp/kit"; then
+    leak=$(cd "$tmp/kit" && find . -type f | grep -e teacher -e solution -e shortcut)
+    for f in $(cd "$tmp/kit" && find . -type f); do
+        for t in course/teacher/solutions/*.c course/teacher/shortcuts/*.c; do
+            cmp -s "$tmp/kit/$f" "$t" && leak="$leak $f"
+        done
+    done
+    leak="$leak$(grep -rl 'Not for students\|reference solution' "$tmp/kit" | sed "s#$tmp/kit/# #")"
+    files=$(tar tzf course/build/fgl-course-student.tar.gz | grep -c '[^/]$')
+    if [ -z "$leak" ]; then echo "ok - course: the student kit holds no teacher material ($files files)"
+    else echo "not ok - course: the student kit holds teacher material:$leak"; fi
+    # the library object built above, carried in (newer than the kit's sources: not compiled again)
+    mkdir -p "$tmp/kit/fgl-course/course/build" && cp -p course/build/fgl.o "$tmp/kit/fgl-course/course/build/"
+    cp $sol/a3_sage_backward.c "$tmp/kit/fgl-course/course/"
+    if nice -n 10 make -s -C "$tmp/kit/fgl-course/course" grade A="a1 a3" > "$tmp/kitgrade.txt" 2>&1 &&
+       grep -q '^score: 30/50$' "$tmp/kitgrade.txt"; then
+        echo "ok - course: the student kit grades on its own (a solved a3 and a1's skeleton: 30/50)"
+    else
+        echo "not ok - course: the student kit does not grade on its own"; tail -5 "$tmp/kitgrade.txt" | sed 's/^/#   /'
+    fi
+else
+    echo "not ok - course: make -C course student-kit"; sed 's/^/#   /' "$tmp/kit.txt" | head -5
+fi
 # the students' algorithms by name in fglrun
-if nice -n 10 make -s -C course fglrun WORK=solutions OUT="$tmp/build-solutions" > "$tmp/fglrun.txt" 2>&1 &&
+if nice -n 10 make -s -C course fglrun WORK=teacher/solutions OUT="$tmp/build-solutions" > "$tmp/fglrun.txt" 2>&1 &&
    "$tmp/build-solutions/fglrun" --algo trimmed,myprox,mine --data synthetic --clients 5 --rounds 3 --json --quiet > "$tmp/run.json" 2>&1 &&
    grep -q '"algo": "trimmed"' "$tmp/run.json" && grep -q '"algo": "myprox"' "$tmp/run.json" && grep -q '"algo": "mine"' "$tmp/run.json"; then
     echo "ok - course: fglrun runs trimmed, myprox and mine by name"

@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a1_trimmed.c for tests/test_course.sh: it
+/* A mutant of course/teacher/solutions/a1_trimmed.c for tests/test_course.sh: it
  * reads every client's upload, rejected ones (NULL) included; the grader's
  * process for assignment 1 crashes, the grader goes on.
  * expect: a1(crash) */
@@ -26,7 +26,7 @@ static int trimmed_aggregate(fgl_server *s) {
 }
 
 int a1_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     a.name = "trimmed";
     a.summary = "a mutant";
     fgl_algo_param_add(&a, "trim", FGL_PARAM_INT, 1, "uploads dropped at each end");

@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a2_fedprox.c for tests/test_course.sh: it
+/* A mutant of course/teacher/solutions/a2_fedprox.c for tests/test_course.sh: it
  * calls the library's proximal gradient, which the assignment forbids.
  * expect: a2 */
 #include "course.h"
@@ -9,7 +9,7 @@ static int myprox_grad(fgl_client *c, const fgl_step *s) {
 }
 
 int a2_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     int i;
     a.name = "myprox";
     a.summary = "a mutant";

@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a2_fedprox.c for tests/test_course.sh: the
+/* A mutant of course/teacher/solutions/a2_fedprox.c for tests/test_course.sh: the
  * proximal gradient with the wrong sign pushes clients away.
  * expect: a2.1 a2.2 a2.5 */
 #include "course.h"
@@ -17,7 +17,7 @@ static int myprox_grad(fgl_client *c, const fgl_step *s) {
 }
 
 int a2_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     int i;
     a.name = "myprox";
     a.summary = "a mutant";

@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a3_sage_backward.c for tests/test_course.sh:
+/* A mutant of course/teacher/solutions/a3_sage_backward.c for tests/test_course.sh:
  * dX goes back along M instead of M's transpose (equal only where degrees
  * are equal). The other gradients are right.
  * expect: a3.4 a3.5 */

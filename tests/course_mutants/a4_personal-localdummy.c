@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a4_personal.c for tests/test_course.sh: Local
+/* A mutant of course/teacher/solutions/a4_personal.c for tests/test_course.sh: Local
  * training with a message that changes nothing (it "communicates").
  * expect: a4.2 a4.3 a4.4 a4.5 a4.6 */
 #include "course.h"

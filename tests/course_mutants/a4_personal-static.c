@@ -1,4 +1,4 @@
-/* A mutant of course/solutions/a4_personal.c for tests/test_course.sh: a
+/* A mutant of course/teacher/solutions/a4_personal.c for tests/test_course.sh: a
  * counter of aggregations in a static variable (softer weights every third
  * one). A second run in the same process continues the count: not
  * deterministic.

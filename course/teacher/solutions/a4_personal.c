@@ -1,4 +1,4 @@
-/* Assignment 4, a reference solution (course/README.md): personalised
+/* Assignment 4, a reference solution (course/teacher/README.md): personalised
  * averaging by label mix. Not for students.
  *
  * Each client uploads its model and the histogram of its training labels

@@ -1,4 +1,4 @@
-/* Assignment 1, a reference solution (course/README.md): the coordinate-wise
+/* Assignment 1, a reference solution (course/teacher/README.md): the coordinate-wise
  * trimmed mean. Not for students. */
 #include "course.h"
 
@@ -32,7 +32,7 @@ static int trimmed_aggregate(fgl_server *s) {
 }
 
 int a1_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     a.name = "trimmed";
     a.summary = "FedAvg with a coordinate-wise trimmed mean on the server (assignment 1)";
     fgl_algo_param_add(&a, "trim", FGL_PARAM_INT, 1, "uploads dropped at each end, per coordinate");

@@ -1,4 +1,4 @@
-/* Assignment 3, a reference solution (course/README.md): the backward pass
+/* Assignment 3, a reference solution (course/teacher/README.md): the backward pass
  * of the GraphSAGE-mean layer of sage.h. Not for students. */
 #include "course.h"
 

@@ -1,4 +1,4 @@
-/* Assignment 2, a reference solution (course/README.md): the gradient of
+/* Assignment 2, a reference solution (course/teacher/README.md): the gradient of
  * FedProx's proximal term. Not for students. */
 #include "course.h"
 
@@ -19,7 +19,7 @@ static int myprox_grad(fgl_client *c, const fgl_step *s) {
 }
 
 int a2_register(void) {
-    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_algo a = course_algo_base("fedavg");
     int i;
     a.name = "myprox";
     a.summary = "FedAvg plus a proximal term mu/2 ||theta - theta_g||^2 (assignment 2)";
