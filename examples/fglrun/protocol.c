@@ -342,7 +342,8 @@ static int proto_replay_check(const options *o, const char *algo, const jv *rec,
         int on = k < 2 ? o->metric : k == 2 ? o->select_pc : o->select_pc && o->metric;
         if (!on && !v) continue;
         if (!on || !v || v->t != 'a' || v->n != res->n) {
-            fprintf(stderr, "fglrun: replay: %s: %s %s\n", algo, names[k], on ? "not recorded as run" : "recorded, not run");
+            fprintf(stderr, "fglrun: replay: %s: %s %s\n", algo, names[k],
+                    on ? "not recorded as run" : "recorded, not run");
             bad = 1;
             continue;
         }
