@@ -392,6 +392,7 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 typedef struct result {
     double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
     double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
+    double val[1000];    /* the selection set's mean accuracy at the selected round, per seed */
     double pers[1000], pers_last[1000], pc[1000], pc_pers[1000];   /* fglrun/protocol.c's measures, per seed */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
@@ -600,6 +601,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
                 rule, cfg.robust.rule == FGL_ROBUST_TRIMMED ? "it trimmed fewer" : "it assumed fewer attackers");
     }
     res->best[idx] = s.best_test;
+    res->val[idx] = s.best_val;
     res->last[idx] = s.last_test;
     if (proto_on(o)) proto_finish(o, &run, res, idx);
     { /* the clients that do not attack: at the best-validation round and the last */
@@ -742,7 +744,16 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         if (i) fprintf(f, ", ");
         json_num(f, "%.6f", sel[i]);
     }
-    fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
+    fprintf(f, "]");
+    if (!o->folds) { /* what the selection saw: the selection set's mean accuracy at the selected round */
+        double am, as;
+        mean_std(res->val, res->n, &am, &as);
+        fprintf(f, ", \"val_acc_mean\": ");
+        json_num(f, "%.6f", am);
+        fprintf(f, ", \"val_acc_std\": ");
+        json_num(f, "%.6f", as);
+    }
+    fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
                "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
     {   /* the process's peak resident memory so far (Linux reports kilobytes): with several

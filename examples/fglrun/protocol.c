@@ -267,7 +267,10 @@ static void proto_finish(const options *o, const fgl_run *run, result *res, int 
     double *tmp = (double *)malloc(sizeof(double) * (size_t)(K > 0 ? K : 1));
     if (!tmp) return;
     r = select_global(sel, R, K);
-    if (o->val_public) res->best[idx] = r >= 0 ? mean_defined(run->client_test + (size_t)r * K, K) : NAN;
+    if (o->val_public) {
+        res->best[idx] = r >= 0 ? mean_defined(run->client_test + (size_t)r * K, K) : NAN;
+        res->val[idx] = r >= 0 ? mean_defined(sel + (size_t)r * K, K) : NAN;
+    }
     res->pers[idx] = r >= 0 ? mean_defined(PW.pers_acc + (size_t)r * K, K) : NAN;
     res->pers_last[idx] = R > 0 ? mean_defined(PW.pers_acc + (size_t)(R - 1) * K, K) : NAN;
     res->pc[idx] = select_per_client(sel, run->client_test, R, K, tmp, NULL);
