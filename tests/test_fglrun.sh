@@ -170,6 +170,15 @@ if $FGLRUN --algo fedavg $pa > "$tmp/m0.json" 2> "$tmp/err" &&
         echo "ok - --metric personalized --select per-client: plain accuracy and bytes unchanged, the measures beside"
     else echo "not ok - the measures change plain accuracy or bytes: $m0 / $m1"; fi
 else echo "not ok - fglrun --metric personalized"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# pfedgnn's lam term: u_i goes down each round once the graph is complete (more bytes down), and it trains
+if $FGLRUN --algo pfedgnn $pa --set lam=0 > "$tmp/l0.json" 2> "$tmp/err" &&
+   $FGLRUN --algo pfedgnn $pa --set lam=5 > "$tmp/l1.json" 2>> "$tmp/err"; then
+    d0=$(sed 's/.*"bytes_down": \([0-9]*\).*/\1/' "$tmp/l0.json"); d1=$(sed 's/.*"bytes_down": \([0-9]*\).*/\1/' "$tmp/l1.json")
+    if [ "$d1" -gt "$d0" ] && [ "$(strip "$tmp/l0.json" | sed 's/"bytes_down[^,]*//')" != \
+                                "$(strip "$tmp/l1.json" | sed 's/"bytes_down[^,]*//')" ]; then
+        echo "ok - pfedgnn lam=5: u_i sent down ($d1 bytes against $d0) and the training changes"
+    else echo "not ok - pfedgnn lam: bytes down $d0 / $d1"; fi
+else echo "not ok - fglrun pfedgnn --set lam"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 if ! $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --val public --quiet > /dev/null 2> "$tmp/err" &&
    grep -q "val public selects on the server's public nodes, but this scenario has none" "$tmp/err"; then
     echo "ok - --val public without public nodes is refused with a message"
