@@ -30,6 +30,11 @@
 #               d -> 16 -> C, 200 SGD steps (lr 0.01, momentum 0.9) per round,
 #               50 rounds, 60/20/20 inside each client); pFedGNN's alpha sweep
 #               and its completion / kernel variants on Cora (run it with JOBS=1)
+#   pfedgnn_authors  pFedGNN's alpha on validation (Cora, the authors' setting under one honest
+#               protocol: 0/1 features, optimizer reset, 70/10/20); Local,
+#               FedAvg, FED-PUB and pFedGNN under fglrun --protocol pfedgnn-authors (the authors'
+#               personalised metric and per-client selection on the public nodes, beside plain
+#               accuracy) and under the honest protocol (bench/pfedgnn_table.sh makes the table)
 #   robust      Cora (largest component), 10 METIS clients, 2 of them
 #               attacking (sign flip x4, scaling x10, ALIE), FedAvg and
 #               FED-PUB under every robust rule (mean, median, trimmed 2,
