@@ -4,12 +4,12 @@
 # per row, plain test accuracy at the global selection (best mean validation, or
 # best mean public-node accuracy under --val public), the personalised accuracy
 # at the same rounds, both at each client's own best round (--select per-client),
-# seconds per seed and seeds; "-" where the row did not measure it. Then each
+# seconds per seed and seeds (rows in label order); "-" where the row did not measure it. Then each
 # row's fglrun arguments.
 f=${1:-bench/results/pfedgnn_authors.jsonl}
 printf '| experiment | plain %% (global sel.) | personalised %% (global sel.) | plain %% (per-client sel.) | personalised %% (per-client sel.) | s/seed | seeds |\n'
 printf '|---|---:|---:|---:|---:|---:|---:|\n'
-awk '
+sort "$f" | awk '
 function num(key,   s) {
     if (match($0, "\"" key "\": -?[0-9.eE+-]+")) { s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s }
     return ""
@@ -22,10 +22,10 @@ function pm(key,   m, s) {
     label = $0; sub(/^\{"label": "/, "", label); sub(/".*/, "", label)
     printf "| %s | %s | %s | %s | %s | %.1f | %d |\n", label, pm("test_acc"), pm("personalized_acc"),
         pm("per_client_test_acc"), pm("per_client_personalized_acc"), num("seconds"), num("seeds")
-}' "$f"
+}'
 printf '\n'
-awk '{
+sort "$f" | awk '{
     label = $0; sub(/^\{"label": "/, "", label); sub(/".*/, "", label)
     args = $0; sub(/.*"args": "/, "", args); sub(/", "result".*/, "", args)
     printf "- %s: `fglrun %s`\n", label, args
-}' "$f"
+}'
