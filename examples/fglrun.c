@@ -883,11 +883,11 @@ static void print_table(const options *o, const result *res, int runs) {
                "both columns are the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs / o->seeds,
                runs / o->seeds > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "");
     else if (runs > 1)
-        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean validation "
-               "accuracy and at the last round)\n", runs);
+        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean %s "
+               "accuracy and at the last round)\n", runs, o->val_public ? "public-node" : "validation");
     else
-        printf("(one seed: the mean client test accuracy, at the round of best mean validation accuracy and at the "
-               "last round)\n");
+        printf("(one seed: the mean client test accuracy, at the round of best mean %s accuracy and at the "
+               "last round)\n", o->val_public ? "public-node" : "validation");
 }
 
 /* The results as JSON: on stdout (--json, the last line) and in

@@ -170,6 +170,12 @@ if $FGLRUN --algo fedavg $pa > "$tmp/m0.json" 2> "$tmp/err" &&
         echo "ok - --metric personalized --select per-client: plain accuracy and bytes unchanged, the measures beside"
     else echo "not ok - the measures change plain accuracy or bytes: $m0 / $m1"; fi
 else echo "not ok - fglrun --metric personalized"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# the measures are the same bits at any thread count
+if $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --threads 1 > "$tmp/t1.json" 2> "$tmp/err" &&
+   $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --threads 2 > "$tmp/t2.json" 2>> "$tmp/err" &&
+   [ "$(strip "$tmp/t1.json")" = "$(strip "$tmp/t2.json")" ]; then
+    echo "ok - --protocol pfedgnn-authors: the same bits with 1 and 2 threads"
+else echo "not ok - --protocol pfedgnn-authors differs between 1 and 2 threads"; fi
 # pfedgnn's lam term: u_i goes down each round once the graph is complete (more bytes down), and it trains
 if $FGLRUN --algo pfedgnn $pa --set lam=0 > "$tmp/l0.json" 2> "$tmp/err" &&
    $FGLRUN --algo pfedgnn $pa --set lam=5 > "$tmp/l1.json" 2>> "$tmp/err"; then
