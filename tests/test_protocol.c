@@ -74,6 +74,12 @@ static void test_val_public_refused(void) {
     CHECK(proto_check(&o, &sc) == 2, "--val public without public nodes is refused");
     sc.pub.n_nodes = 10;
     CHECK(proto_check(&o, &sc) == 0, "--val public with public nodes is accepted");
+    o.val_public = 0;
+    o.select_pc = 1;
+    o.val_frac = 0;
+    CHECK(proto_check(&o, &sc) == 2, "--select per-client without a validation set or --val public is refused");
+    o.val_frac = 0.1;
+    CHECK(proto_check(&o, &sc) == 0, "--select per-client on the clients' validation sets is accepted");
     sc.task = FGL_TASK_GRAPH;
     CHECK(proto_check(&o, &sc) == 2, "the measures are refused for graph tasks");
 }

@@ -287,6 +287,9 @@ static int proto_check(const options *o, const fgl_scenario *sc) {
         return bad("%s", "--val public selects on the server's public nodes, but this scenario has none: give "
                          "--public-nodes N (N > 0) to withhold N nodes as public data, or select on the clients' "
                          "validation sets (--val clients)");
+    if (o->select_pc && !o->val_public && o->val_frac == 0)
+        return bad("%s", "--select per-client with --val-frac 0: the clients have no validation set to select on; "
+                         "give --val public (with --public-nodes N) or a validation fraction");
     if (o->checkpoint) return bad("%s", "--metric, --select and --val public are not kept in checkpoints: run them "
                                         "without --checkpoint");
 #ifdef FGL_MPI
