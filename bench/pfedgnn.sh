@@ -3,8 +3,8 @@
 # pFedGNN section that are not accuracy runs (those: bench/results.sh pfedgnn).
 #
 #   make build/bench/pfedgnn_completion build/bench/pfedgnn_oneshot build/bench/pfedgnn_graph \
-#        build/bench/pfedgnn_metric
-#   nice -n 10 sh bench/pfedgnn.sh completion oneshot graph metric
+#        build/bench/pfedgnn_metric build/bench/pfedgnn_majority
+#   nice -n 10 sh bench/pfedgnn.sh completion oneshot graph metric majority
 #
 # completion  the completion against the true distances, K_a swept, on fgl's
 #             synthetic node data (32 features) and on Cora (1,433):
@@ -20,6 +20,10 @@
 #             client's best public-graph round, 80% training nodes) against
 #             plain accuracy, Cora, Local / FedAvg / FED-PUB / pFedGNN, 3 seeds:
 #             bench/results/pfedgnn_metric.jsonl
+# majority    the personalised metric of a model that learns nothing (each client
+#             predicts its training majority class) on the split of fglrun
+#             --protocol pfedgnn-authors, split seeds 1234 and 1..5, Cora:
+#             bench/results/pfedgnn_majority.jsonl
 # Every line carries its label and commit; a label already in its file is
 # skipped (resumable). One process at a time, one thread.
 set -e
@@ -68,6 +72,8 @@ for sec in "$@"; do
         done ;;
     metric)
         one "$OUT/pfedgnn_metric.jsonl" "metric Cora" "$B/pfedgnn_metric" Cora 3 local,fedavg,fedpub,pfedgnn ;;
+    majority)
+        one "$OUT/pfedgnn_majority.jsonl" "majority Cora" "$B/pfedgnn_majority" Cora 5 ;;
     *) echo "pfedgnn.sh: unknown section $sec" >&2; exit 2 ;;
     esac
 done

@@ -149,6 +149,7 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.keep_split = o->public_split;
     c.stratified = o->stratified;
     c.public_nodes = o->public_nodes;
+    c.test_first = o->test_first;
     c.seed = o->split_seed;
     c.folds = o->folds;
     c.fold = fold;
@@ -391,6 +392,8 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 typedef struct result {
     double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
     double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
+    double val[1000];    /* the selection set's mean accuracy at the selected round, per seed */
+    double pers[1000], pers_last[1000], pc[1000], pc_pers[1000];   /* fglrun/protocol.c's measures, per seed */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -414,6 +417,8 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
     for (i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
     *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
 }
+
+#include "fglrun/protocol.c"
 
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
@@ -523,20 +528,31 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     fgl_run run;
     fgl_error err;
     fgl_run_summary s;
+    fgl_algo wrapped;
     char ckpt[1024];
     int r, k;
     ckpt[0] = 0;
-    if ((k = run_setup(o, algo, &cfg, cd, K, pub, &run, ""))) return k;
+    if (proto_on(o)) { /* the measures of fglrun/protocol.c: the algorithm's eval_model, wrapped */
+        if (proto_begin(o, algo, &wrapped, cd, K, pub, cfg.rounds)) return 1;
+        algo = &wrapped;
+    }
+    if ((k = run_setup(o, algo, &cfg, cd, K, pub, &run, ""))) {
+        proto_free();
+        return k;
+    }
+    PW.run = &run;
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
         fprintf(stderr, "fglrun: %s\n", err.msg);
         fgl_run_free(&run);
+        proto_free();
         return 1;
     }
     if (o->checkpoint && o->secagg.on && run.transport) {
         fprintf(stderr, "fglrun: --checkpoint with --secagg over MPI: refused: a checkpoint would bring every client's "
                         "state to rank 0 (the server); run without --checkpoint\n");
         fgl_run_free(&run);
+        proto_free();
         return 1;
     }
 #endif
@@ -546,6 +562,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             if (fgl_run_load(&run, ckpt, &err)) {
                 fprintf(stderr, "fglrun: %s\n", err.msg);
                 fgl_run_free(&run);
+                proto_free();
                 return 1;
             }
             if (!o->quiet) fprintf(stderr, "fglrun: resumed %s at round %d\n", ckpt, run.round);
@@ -557,6 +574,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             progress_end(o);
             fprintf(stderr, "\nfglrun: %s\n", run.err.msg);
             fgl_run_free(&run);
+            proto_free();
             return 1;
         }
         if (o->checkpoint && checkpoint_due(o, r + 1, cfg.rounds) && checkpoint_save(&run, ckpt, &err))
@@ -567,6 +585,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             if (!o->quiet) fprintf(stderr, "fglrun: %s seed %llu stopped after round %d; %s resumes it\n", algo->name,
                                    (unsigned long long)seed, r + 1, ckpt);
             fgl_run_free(&run);
+            proto_free();
             return 3;
         }
     }
@@ -582,7 +601,9 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
                 rule, cfg.robust.rule == FGL_ROBUST_TRIMMED ? "it trimmed fewer" : "it assumed fewer attackers");
     }
     res->best[idx] = s.best_test;
+    res->val[idx] = s.best_val;
     res->last[idx] = s.last_test;
+    if (proto_on(o)) proto_finish(o, &run, res, idx);
     { /* the clients that do not attack: at the best-validation round and the last */
         int rr, which;
         for (which = 0; which < 2; which++) {
@@ -678,6 +699,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", algo->name,
                (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
     fgl_run_free(&run);
+    proto_free();
     return 0;
 }
 
@@ -712,7 +734,8 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     json_num(f, "%.6f", bm);
     fprintf(f, ", \"test_acc_std\": ");
     json_num(f, "%.6f", bs);
-    fprintf(f, ", \"selection\": \"%s\", \"last_acc_mean\": ", o->folds ? "last_round" : "best_val");
+    fprintf(f, ", \"selection\": \"%s\", \"last_acc_mean\": ",
+            o->folds ? "last_round" : o->val_public ? "best_public" : "best_val");
     json_num(f, "%.6f", lm);
     fprintf(f, ", \"last_acc_std\": ");
     json_num(f, "%.6f", ls);
@@ -721,7 +744,16 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         if (i) fprintf(f, ", ");
         json_num(f, "%.6f", sel[i]);
     }
-    fprintf(f, "], \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
+    fprintf(f, "]");
+    if (!o->folds) { /* what the selection saw: the selection set's mean accuracy at the selected round */
+        double am, as;
+        mean_std(res->val, res->n, &am, &as);
+        fprintf(f, ", \"val_acc_mean\": ");
+        json_num(f, "%.6f", am);
+        fprintf(f, ", \"val_acc_std\": ");
+        json_num(f, "%.6f", as);
+    }
+    fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
                "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
             res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
     {   /* the process's peak resident memory so far (Linux reports kilobytes): with several
@@ -788,6 +820,7 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
         fprintf(f, ", \"honest_last_acc_std\": ");
         json_num(f, "%.6f", hs);
     }
+    proto_json(f, o, res);
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI
     /* what crossed MPI (per run: means over seeds) beside the counted bytes_up / bytes_down above; the
@@ -844,16 +877,17 @@ static void print_table(const options *o, const result *res, int runs) {
         if (res[a].n < runs) printf("   (%d of %d runs)", res[a].n, runs);
         printf("\n");
     }
+    proto_table(o, res);
     if (o->folds)
         printf("(%s %d fold%s x %d seed%s of the mean client test accuracy at the last round: no validation set, so "
                "both columns are the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs / o->seeds,
                runs / o->seeds > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "");
     else if (runs > 1)
-        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean validation "
-               "accuracy and at the last round)\n", runs);
+        printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean %s "
+               "accuracy and at the last round)\n", runs, o->val_public ? "public-node" : "validation");
     else
-        printf("(one seed: the mean client test accuracy, at the round of best mean validation accuracy and at the "
-               "last round)\n");
+        printf("(one seed: the mean client test accuracy, at the round of best mean %s accuracy and at the "
+               "last round)\n", o->val_public ? "public-node" : "validation");
 }
 
 /* The results as JSON: on stdout (--json, the last line) and in
@@ -909,6 +943,7 @@ int fglrun_main(int argc, char **argv) {
     rc = parse_args(argc, argv, &o);
     if (!rc && o.config) rc = config_reparse(argc, argv, &o); /* --config FILE: its flags, then the command line's */
     if (rc) return rc == 1 ? 0 : rc;
+    if ((rc = protocol_apply(&o))) return rc; /* --protocol NAME: its flags where none was given */
     opt_defaults(&o); /* no --algo: the default algorithms; no data either: the embedded benchmark */
     if ((rc = check_sets(&o)) || (rc = check_models(&o))) return rc;
 #ifdef _OPENMP
@@ -929,6 +964,12 @@ int fglrun_main(int argc, char **argv) {
         return 1;
     }
     split = sc.how;
+    if ((rc = proto_check(&o, &sc))) {
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return rc;
+    }
     { /* the data's share of the peak: the dataset and the clients' copies of it, before any run */
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) data_rss_mb = (double)ru.ru_maxrss / 1024.0;

@@ -18,7 +18,8 @@
 #  - progress lines every --log-every N rounds when stderr is not a terminal;
 #  - GPFL's cross-validation (--folds, --fold), FedPG's models (--model a,b,c,
 #    --heads, --layers, --head, --stratified) and pFedGNN's public nodes and
-#    optimizer (--public-nodes, --optim, --momentum) are recorded with their
+#    optimizer (--public-nodes, --optim, --momentum) and --protocol pfedgnn-authors (its measures
+#    beside plain accuracy, which they leave unchanged) are recorded with their
 #    values and replayed identically by --config.
 # Usage: tests/test_fglrun.sh BUILD_DIR (holding fglrun and tests/user_fglrun)
 B=${1:-build}
@@ -152,6 +153,42 @@ if $FGLRUN $pn --optim sgd --momentum 0.9 --hidden 16 --head none > "$tmp/pn.jso
     replay "pfedgnn --public-nodes 120 (Adam, no momentum)" "$tmp/pn_adam.json" '"optim": "adam"' '"momentum": null'
     if [ "$(strip $tmp/pn.json)" = "$(strip $tmp/pn_adam.json)" ]; then echo "not ok - --optim sgd changes nothing"; fi
 else echo "not ok - fglrun pfedgnn --public-nodes"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# the measures of fglrun/protocol.c (issue 37): --protocol pfedgnn-authors records every flag it set and
+# replays bit for bit (the measures' per-seed lists compared too); the measures change no plain figure
+pa="--data synthetic --clients 4 --rounds 3 --local-epochs 2 --public-nodes 120 --json --quiet"
+if $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --rounds 3 --local-epochs 2 --clients 4 --public-nodes 120 \
+       --seeds 2 > "$tmp/pa.json" 2> "$tmp/err"; then
+    replay "--protocol pfedgnn-authors" "$tmp/pa.json" '"protocol": "pfedgnn-authors"' '"test-first": true' \
+        '"metric": "personalized"' '"select": "per-client"' '"val": "public"' '"selection": "best_public"' \
+        '"per_client_personalized_acc": [' '"pfedgnn.alpha=0"' '"pfedgnn.lam=0.01"'
+else echo "not ok - fglrun --protocol pfedgnn-authors"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --algo fedavg $pa > "$tmp/m0.json" 2> "$tmp/err" &&
+   $FGLRUN --algo fedavg $pa --metric personalized --select per-client > "$tmp/m1.json" 2>> "$tmp/err"; then
+    m0=$(grep -o '"test_acc": \[[^]]*\], "val_acc_mean": [0-9.]*, "val_acc_std": [0-9.]*, "bytes_up": [0-9]*, "bytes_down": [0-9]*' "$tmp/m0.json")
+    m1=$(grep -o '"test_acc": \[[^]]*\], "val_acc_mean": [0-9.]*, "val_acc_std": [0-9.]*, "bytes_up": [0-9]*, "bytes_down": [0-9]*' "$tmp/m1.json")
+    if [ -n "$m0" ] && [ "$m0" = "$m1" ] && grep -q '"personalized_acc_mean": 0\.' "$tmp/m1.json"; then
+        echo "ok - --metric personalized --select per-client: plain accuracy and bytes unchanged, the measures beside"
+    else echo "not ok - the measures change plain accuracy or bytes: $m0 / $m1"; fi
+else echo "not ok - fglrun --metric personalized"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# the measures are the same bits at any thread count
+if $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --threads 1 > "$tmp/t1.json" 2> "$tmp/err" &&
+   $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --threads 2 > "$tmp/t2.json" 2>> "$tmp/err" &&
+   [ "$(strip "$tmp/t1.json")" = "$(strip "$tmp/t2.json")" ]; then
+    echo "ok - --protocol pfedgnn-authors: the same bits with 1 and 2 threads"
+else echo "not ok - --protocol pfedgnn-authors differs between 1 and 2 threads"; fi
+# pfedgnn's lam term: u_i goes down each round once the graph is complete (more bytes down), and it trains
+if $FGLRUN --algo pfedgnn $pa --set lam=0 > "$tmp/l0.json" 2> "$tmp/err" &&
+   $FGLRUN --algo pfedgnn $pa --set lam=5 > "$tmp/l1.json" 2>> "$tmp/err"; then
+    d0=$(sed 's/.*"bytes_down": \([0-9]*\).*/\1/' "$tmp/l0.json"); d1=$(sed 's/.*"bytes_down": \([0-9]*\).*/\1/' "$tmp/l1.json")
+    if [ "$d1" -gt "$d0" ] && [ "$(strip "$tmp/l0.json" | sed 's/"bytes_down[^,]*//')" != \
+                                "$(strip "$tmp/l1.json" | sed 's/"bytes_down[^,]*//')" ]; then
+        echo "ok - pfedgnn lam=5: u_i sent down ($d1 bytes against $d0) and the training changes"
+    else echo "not ok - pfedgnn lam: bytes down $d0 / $d1"; fi
+else echo "not ok - fglrun pfedgnn --set lam"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if ! $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --val public --quiet > /dev/null 2> "$tmp/err" &&
+   grep -q "val public selects on the server's public nodes, but this scenario has none" "$tmp/err"; then
+    echo "ok - --val public without public nodes is refused with a message"
+else echo "not ok - --val public without public nodes: $(head -n 1 "$tmp/err")"; fi
 # a list of models round-trips; GCNII's 8 layers are its own (layers null: each architecture's default)
 mx="--algo local,fedpg --data synthetic --clients 5 --rounds 2 --stratified --json --quiet"
 if $FGLRUN $mx --model gcn,gat,sage,sgc,gcnii --heads 2 > "$tmp/mx.json" 2> "$tmp/err" &&

@@ -60,6 +60,9 @@ typedef struct options {
     int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
     double momentum;     /* SGD momentum (< 0: 0) */
     int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
+    int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
+    int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
+    int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
     /* run records, progress, plots (the sections "run records", "progress" and "plots") */
     const char *config, *row;   /* --config FILE, --row LABEL */
     int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
@@ -699,6 +702,22 @@ static const opt_def opt_table[] = {
     ROW_NUM("public-nodes", 'e', OPT_INT, 0, public_nodes, 0, 100000000, 0, "N", "an integer >= 0", NULL, NULL,
             "--public-nodes N withholds N random nodes (split seed) from every client and gives them to the server\n"
             "  as public data (pfedgnn's anchors, as its authors' code).\n"),
+    ROW_BOOL("test-first", 'e', test_first,
+             "--test-first makes each client's test set the first (1 - train - val) of its nodes in the stored order\n"
+             "  (the data's node order), train and validation drawn at random from the rest (pFedGNN authors' code).\n"),
+    ROW_ENUM("metric", 'e', metric, 0, "plain|personalized", NULL, NULL,
+             "--metric personalized also reports the pFedGNN authors' personalised accuracy, a client's hits on class c\n"
+             "  weighted by c's share of its training nodes (sum_c p_c correct_c / sum_c p_c total_c), beside plain\n"
+             "  accuracy. --select per-client also reports each client's test accuracy at its own best round on the\n"
+             "  selection set, beside the global selection. --val public selects on the server's public nodes\n"
+             "  (--public-nodes) instead of the clients' validation sets (examples/fglrun/protocol.c).\n"),
+    ROW_ENUM("select", 'e', select_pc, 0, "global|per-client", NULL, NULL, NULL),
+    ROW_ENUM("val", 'e', val_public, 0, "clients|public", NULL, NULL, NULL),
+    ROW_ENUM("protocol", 'e', protocol, 0, "none|pfedgnn-authors", NULL, NULL,
+             "--protocol pfedgnn-authors sets the pFedGNN authors' pipeline where a flag does not: --split dirichlet\n"
+             "  --alpha 0.5 --clients 10 --public-nodes 100 --hidden 16 --head none --optim sgd --momentum 0.9 --lr 0.01\n"
+             "  --local-epochs 200 --rounds 50 --reset-optim --features raw --train-frac 0.8 --val-frac 0 --test-first\n"
+             "  --metric personalized --select per-client --val public, and pfedgnn's alpha=0 lam=0.01.\n"),
     /* algorithm parameters: the record's "set" and "params" */
     ROW_CUSTOM("set", 's', 0, sets, 0, "key=value ...", NULL, NULL, p_set, NULL,
                "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"),

@@ -366,6 +366,7 @@ static int replay_check(const options *o, const result *res) {
             fprintf(stderr, "fglrun: replay: %s: last_acc_mean %s, recorded %s\n", o->algos[a], got, want);
             bad = 1;
         }
+        bad |= proto_replay_check(o, o->algos[a], rec, &res[a]);
         for (i = 0; i < 2; i++) {
             size_t mine = res[a].n ? (i ? res[a].down : res[a].up) / (size_t)res[a].n : 0;
             v = jv_get(rec, i ? "bytes_down" : "bytes_up");

@@ -77,6 +77,10 @@ typedef struct fgl_split_config {
     int folds, fold;     /* graph tasks, folds >= 2: stratified k-fold CV inside every client
                             (fgl_split_graphs_kfold), fold `fold` the test set, no validation set */
     double cap;          /* DIRICHLET_EQUAL: the largest class prior (0.95, GPFL's code) */
+    int test_first;      /* node tasks, 1: each client's test set is the first round((1 - train - val) n)
+                            of its n labelled nodes in the stored order (ascending ids of the data),
+                            the rest split at random into train and val in the ratio train : val
+                            (the pFedGNN authors' code: the first 20% test, no validation set); 0: random */
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -640,6 +644,34 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
 }
 
 
+/* cfg.test_first: client d's test set becomes the first nodes in stored
+ * order (see fgl_split_config), train and val drawn from the rest. */
+static int fgl__split_test_first(fgl_node_data *d, double train, double val, uint64_t seed, fgl_error *err) {
+    int n = 0, i, nte, nva, m = 0, *rest = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(d->n_nodes, 1));
+    fgl_rng r;
+    if (!rest || !d->split) {
+        FGL_FREE(rest);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "%s: test-first split: out of memory", d->name);
+    }
+    for (i = 0; i < d->n_nodes; i++) n += !d->y || d->y[i] >= 0;
+    nte = (int)floor((1.0 - train - val) * n + 0.5);
+    for (i = 0; i < d->n_nodes; i++) {
+        if (d->y && d->y[i] < 0) continue;
+        if (nte > 0) {
+            d->split[i] = FGL_SPLIT_TEST;
+            nte--;
+        } else {
+            rest[m++] = i;
+        }
+    }
+    fgl_rng_init(&r, seed, 0x4649525354ull); /* "FIRST" */
+    fgl_rng_shuffle(&r, rest, m);
+    nva = train + val > 0 ? (int)floor(val / (train + val) * m + 0.5) : 0;
+    for (i = 0; i < m; i++) d->split[rest[i]] = (unsigned char)(i < nva ? FGL_SPLIT_VAL : FGL_SPLIT_TRAIN);
+    FGL_FREE(rest);
+    return FGL_OK;
+}
+
 FGLDEF fgl_split_config fgl_split_default(void) {
     fgl_split_config c;
     memset(&c, 0, sizeof c);
@@ -667,9 +699,20 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
         if (c.keep_split && how == FGL_PART_NONE && !ds->node.split)
             return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
-        return fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.alpha,
-                                       c.min_per_client, c.public_nodes, c.seed, err);
+        int rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.alpha,
+                                         c.min_per_client, c.public_nodes, c.seed, err), i;
+        if (rc || !c.test_first) return rc;
+        if (c.keep_split || c.stratified) {
+            fgl_scenario_free(sc);
+            return fgl_error_set(err, FGL_ERR_ARG, "the test-first split replaces the random node split: not with "
+                                 "a kept public split or a stratified one");
+        }
+        for (i = 0; i < sc->n_clients && !rc; i++)
+            rc = fgl__split_test_first(&sc->node[i], tr, va, c.seed * 7919u + (uint64_t)i, err);
+        if (rc) fgl_scenario_free(sc);
+        return rc;
     }
+    if (c.test_first) return fgl_error_set(err, FGL_ERR_ARG, "the test-first split is for node classification");
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)
         return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
