@@ -231,7 +231,7 @@ tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_st
 # two programs at a time (FGL_TEST_JOBS; outputs still whole and in order)
 test: tests
 	@FGL_TEST_JOBS=$${FGL_TEST_JOBS:-2} ./tests/run.sh tests/run_check.sh tests/compile_check.sh\ quick \
-	  tests/install_check.sh $(SUITE)
+	  tests/house_check.sh tests/install_check.sh $(SUITE)
 
 test-long: tests
 	@FGL_TEST_LONG=1 ./tests/run.sh $(LONG)

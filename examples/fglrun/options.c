@@ -741,8 +741,9 @@ static const opt_def opt_table[] = {
              "  still printed, unless --json (then the JSON line alone).\n"),
     ROW_BOOL("info", 'r', info, NULL),
     ROW_STR("config", 'r', config, "FILE", NULL, NULL,
-            "--config FILE runs from such a record (a config, a result JSON, or with --row LABEL the line of a JSON Lines\n"
-            "  file such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
+            "--config FILE runs from such a record (a config, a result JSON; with --row LABEL one run of a result's\n"
+            "  \"runs\", by its label (a sweep's 'fedpub tau=3') or algorithm, or the line of a JSON Lines file such as\n"
+            "  bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
