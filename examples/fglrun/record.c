@@ -352,7 +352,7 @@ static int param_default(const char *algo, const char *key, char *out, size_t ca
  * "label" is row. */
 static int replay_find(replay *rp, char *text, size_t len, const char *path, const char *row) {
     char err[160];
-    if (row && !jv_parse(text, len, &rp->doc, err)) { /* one JSON value: a result's runs */
+    if (row && !jv_parse(text, len, &rp->doc, err)) { /* one JSON value: a result's runs (else a line below) */
         const jv *runs = jv_get(&rp->doc, "runs"), *v;
         int i;
         for (i = 0; runs && runs->t == 'a' && i < runs->n; i++)
@@ -361,8 +361,12 @@ static int replay_find(replay *rp, char *text, size_t len, const char *path, con
                 rp->row = &runs->v[i];
                 return 0;
             }
-        fprintf(stderr, "fglrun: --config %s: no run labelled '%s' in its \"runs\"\n", path, row);
-        return 2;
+        if (runs && runs->t == 'a') {
+            fprintf(stderr, "fglrun: --config %s: no run labelled '%s' in its \"runs\"\n", path, row);
+            return 2;
+        }
+        jv_free(&rp->doc);
+        memset(&rp->doc, 0, sizeof rp->doc);
     }
     if (!row) {
         if (!jv_parse(text, len, &rp->doc, err)) return 0;
