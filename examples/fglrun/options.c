@@ -742,8 +742,8 @@ static const opt_def opt_table[] = {
     ROW_BOOL("info", 'r', info, NULL),
     ROW_STR("config", 'r', config, "FILE", NULL, NULL,
             "--config FILE runs from such a record (a config, a result JSON; with --row LABEL one run of a result's\n"
-            "  \"runs\", by its label (a sweep's 'fedpub tau=3') or algorithm, or the line of a JSON Lines file such as\n"
-            "  bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
+            "  \"runs\", by its label (a sweep's 'fedpub tau=3') or algorithm, or the line of a JSON Lines file\n"
+            "  such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
@@ -1017,7 +1017,8 @@ static int set_param(const char *s, const fgl_algo *al) {
         name = dot + 1;
     }
     for (i = 0; i < al->n_params; i++)
-        if ((size_t)(eq - name) == strlen(al->params[i].name) && !strncmp(name, al->params[i].name, (size_t)(eq - name)))
+        if ((size_t)(eq - name) == strlen(al->params[i].name) &&
+            !strncmp(name, al->params[i].name, (size_t)(eq - name)))
             return i;
     return -1;
 }

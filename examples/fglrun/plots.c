@@ -473,8 +473,8 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
         for (i = 0; i < k; i++) sum += ys[i];
         for (i = 0; i < k; i++) sq += (ys[i] - sum / k) * (ys[i] - sum / k);
         which[nl] = a;
-        snprintf(labels[nl++], sizeof labels[0], "%s: mean %.1f%%, worst %.1f%%, std %.1f", o->labels[a], sum / k, ys[0],
-                 k > 1 ? sqrt(sq / (k - 1)) : 0.0);
+        snprintf(labels[nl++], sizeof labels[0], "%s: mean %.1f%%, worst %.1f%%, std %.1f", o->labels[a], sum / k,
+                 ys[0], k > 1 ? sqrt(sq / (k - 1)) : 0.0);
     }
     legend(f, 80, 430 + extra, W - 100, labels, which, nl, 1);
     fprintf(f, "</svg>\n");

@@ -179,7 +179,8 @@ static void progress_begin(const options *o, const char *algo, const char *file,
     if (o->out_dir) {
         char path[1200];
         if (o->folds) /* the name write_round_csv gives it */
-            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, file, fold, (unsigned long long)seed);
+            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, file, fold,
+                     (unsigned long long)seed);
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
@@ -352,7 +353,8 @@ static int replay_check(const options *o, const result *res) {
         compared++;
         v = jv_get(rec, "test_acc");
         if (!v || v->t != 'a' || v->n != res[a].n) {
-            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", name, v && v->t == 'a' ? v->n : 0, res[a].n);
+            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", name, v && v->t == 'a' ? v->n : 0,
+                    res[a].n);
             bad = 1;
         }
         for (i = 0; v && v->t == 'a' && i < v->n && i < res[a].n; i++) {
