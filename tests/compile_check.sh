@@ -68,6 +68,7 @@ for omp in "" "-fopenmp"; do
         check "$cxx -std=c++11 $tag" $cxx -x c++ -std=c++11 $W $omp -c "$tmp/impl.c" -o "$tmp/$cxx$tag.o"
     done
 done
+fi
 # the intrinsics paths (AVX2 + FMA, AVX-512), compiled only, so any x86-64
 # machine checks them whatever its own vector units
 if [ "$mode" = all ] && [ "$(uname -m)" = x86_64 ]; then
