@@ -1,7 +1,11 @@
 # fgl - build the examples, run the tests and benchmarks.
 #
 #   make            build every example into build/
-#   make test       compile checks, install check, the whole test suite; last line "N passed, M failed"
+#   make test       the quick suite (a few minutes on 2 cores, build included): quick compile checks, install
+#                   check, the test programs, fglrun end to end on a few algorithms; last line "N passed, M failed"
+#   make test-long  what make test leaves out (CI runs it): the whole compile matrix (gcc, clang, g++, clang++,
+#                   AVX2, AVX-512, MPI), adding an algorithm, the course kit, and fglrun's end-to-end checks
+#                   (resume, replay, every defence) on every algorithm
 #   make suite      only the test programs and the `make data` test (what depends on the data)
 #   make sanitize   the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make valgrind   the quick tests under valgrind's memcheck
@@ -39,6 +43,9 @@ OPT     ?= -O3 -march=native -fno-math-errno
 OMP     ?= -fopenmp
 WARN    := -Wall -Wextra -Wpedantic
 CFLAGS  := -std=c99 $(OPT) $(WARN) $(OMP) -I.
+# The test programs' own code (the library they call is build/tests/fgl.o, optimised): -O1 compiles
+# in half the time of -O3 and runs as fast, the work being the library's.
+TESTFLAGS := -std=c99 -O1 -march=native -fno-math-errno $(WARN) $(OMP) -I.
 LDLIBS  := -lm
 # -O2 and the optimised build's target: the sanitized tests run about 5x
 # faster than at -O1 (test_gnn: 24 s against 123 s).
@@ -70,7 +77,7 @@ TOOLS     := build/tools/fgl_convert build/tools/mkmirror
 VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/tests/test_gnn \
              build/vg/tests/test_graph_core
 
-.PHONY: all tests test suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
+.PHONY: all tests test test-long suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
         test-course test-plots headers FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
@@ -131,10 +138,10 @@ build/commit: FORCE
 	 [ "$$(cat $@ 2>/dev/null)" = "$$c" ] || echo "$$c" > $@
 
 # a user's program running fglrun with an algorithm it registers (tests/test_fglrun.sh):
-# it includes examples/fglrun.c, implementation and all
-build/tests/user_fglrun: tests/user_fglrun.c examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
+# it includes examples/fglrun.c, linked against the library's object like fglrun
+build/tests/user_fglrun: tests/user_fglrun.c examples/fglrun.c $(wildcard examples/fglrun/*) build/fgl.o $(HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(DEFS) $< -o $@ $(LDLIBS)
+	$(call link,$(CFLAGS) $(DEFS),build/fgl.o)
 
 # fglrun over MPI (make mpi; needs an MPI: apt-get install libopenmpi-dev openmpi-bin):
 # the implementation is compiled with FGL_MPI, so it stands alone
@@ -175,7 +182,7 @@ build/tests/json_strict: tests/json_strict.c
 
 build/tests/%: tests/%.c build/tests/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(call link,$(CFLAGS) -DFGL_TEST_PRIVATE,build/tests/fgl.o)
+	$(call link,$(TESTFLAGS) -DFGL_TEST_PRIVATE,build/tests/fgl.o)
 
 build/san/tests/%: tests/%.c build/san/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
@@ -206,17 +213,30 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 	$(call link,$(CFLAGS),build/fgl.o)
 
 # The test programs, fglrun end to end, the first hour's frictions, faults,
-# the defences on every algorithm, the sides apart (compile failures, refusals
-# in one process and under MPI), the cryptography against libsodium (skipped
-# without it) and the `make data` test.
+# the defences, the sides apart (compile failures, refusals in one process
+# and under MPI), the cryptography against libsodium (skipped without it),
+# fglrun's sweeps and the `make data` test. test_fglrun.sh and
+# test_defences_cover.sh take a few algorithms here, every one with
+# FGL_TEST_LONG=1 (make test-long).
 SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_sides.sh\ build tests/test_plots.sh\ build \
-             tests/test_crypto_sodium.sh\ build tests/data_check.sh
+             tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/data_check.sh
+# make test-long: the compile matrix (each configuration compiles the whole
+# library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
+# with it), the course kit (tests/test_course.sh, which grades 9 builds),
+# and fglrun end to end on every algorithm.
+LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
+             tests/test_defences_cover.sh\ build
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
+# two programs at a time (FGL_TEST_JOBS; outputs still whole and in order)
 test: tests
-	@./tests/run.sh tests/run_check.sh tests/compile_check.sh tests/algo_check.sh tests/install_check.sh $(SUITE) tests/test_course.sh
+	@FGL_TEST_JOBS=$${FGL_TEST_JOBS:-2} ./tests/run.sh tests/run_check.sh tests/compile_check.sh\ quick \
+	  tests/house_check.sh tests/install_check.sh $(SUITE)
+
+test-long: tests
+	@FGL_TEST_LONG=1 ./tests/run.sh $(LONG)
 
 suite: tests
 	@./tests/run.sh $(SUITE)

@@ -57,6 +57,7 @@
 #endif
 
 #define MAX_ITEMS 32
+#define MAX_SWEEP_KEYS 4   /* swept --set keys per algorithm */
 
 #include "fglrun/json.c"
 #include "fglrun/options.c"
@@ -380,7 +381,8 @@ typedef struct progress {
  * data_rss_mb, so that peak_rss_mb - data_rss_mb is the runs' own. */
 static double data_rss_mb;
 
-static void progress_begin(const options *o, const char *algo, uint64_t seed, int fold, const fgl_run *run);
+static void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
+                           const fgl_run *run);
 static void progress_round(const options *o, const fgl_run *run);
 static void progress_end(const options *o);
 static void progress_run_done(const options *o, struct result *res, int idx, const fgl_run *run);
@@ -460,14 +462,42 @@ static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     return cfg;
 }
 
-/* A run of algo set up (fgl_run_init, the server's public data, the --set
- * values that concern it): 0, or 1 (an error) or 2 (a bad parameter) with
- * the message on stderr (note: said after it, e.g. that nothing was run)
- * and nothing left to free. */
-static int run_setup(const options *o, const fgl_algo *algo, const fgl_fed_config *cfg, fgl_client_data *cd, int K,
-                     const fgl_node_data *pub, fgl_run *run, const char *note) {
+/* Applies --set s (key=value, or algo.key=value for that algorithm only:
+ * checked before) to run if it concerns its algorithm: 0, or 2 (a bad value)
+ * with the message on stderr. */
+static int apply_set(fgl_run *run, const fgl_algo *algo, const char *s, const char *note) {
+    char key[128], *eq, *dot, *name;
+    fgl_error err;
+    double now;
+    strcpy(key, s);
+    eq = strchr(key, '=');
+    *eq = 0;
+    name = key;
+    dot = strchr(key, '.');
+    if (dot) {
+        *dot = 0;
+        if (strcmp(key, algo->name) != 0) return 0;
+        name = dot + 1;
+    }
+    now = fgl_run_get(run, name);
+    if (now != now) return 0; /* NaN: not a parameter of this algorithm */
+    if (fgl_run_set(run, name, eq + 1, &err)) {
+        fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+        return 2;
+    }
+    return 0;
+}
+
+/* A run of slot's algorithm set up (fgl_run_init, the server's public data,
+ * the --set values that concern it, then the slot's swept values): 0, or 1
+ * (an error) or 2 (a bad parameter) with the message on stderr (note: said
+ * after it, e.g. that nothing was run) and nothing left to free. */
+/* algo: the slot's algorithm, or a wrapped copy of it (NULL: the slot's own) */
+static int run_setup(const options *o, int slot, const fgl_algo *algo, const fgl_fed_config *cfg,
+                     fgl_client_data *cd, int K, const fgl_node_data *pub, fgl_run *run, const char *note) {
     fgl_error err;
     int k;
+    if (!algo) algo = fgl_algo_find(o->algos[slot]);
     if (fgl_run_init(run, cfg, algo, cd, K, &err)) {
         fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
         return 1;
@@ -477,23 +507,9 @@ static int run_setup(const options *o, const fgl_algo *algo, const fgl_fed_confi
         fgl_run_free(run);
         return 1;
     }
-    for (k = 0; k < o->n_sets; k++) { /* key=value, or algo.key=value for one algorithm only (checked before) */
-        char key[128], *eq, *dot, *name;
-        double now;
-        strcpy(key, o->sets[k]);
-        eq = strchr(key, '=');
-        *eq = 0;
-        name = key;
-        dot = strchr(key, '.');
-        if (dot) {
-            *dot = 0;
-            if (strcmp(key, algo->name) != 0) continue;
-            name = dot + 1;
-        }
-        now = fgl_run_get(run, name);
-        if (now != now) continue; /* NaN: not a parameter of this algorithm */
-        if (fgl_run_set(run, name, eq + 1, &err)) {
-            fprintf(stderr, "fglrun: %s%s\n", err.msg, note);
+    for (k = 0; k < o->n_sets + o->n_vset[slot]; k++) {
+        if (k < o->n_sets && o->swept[k]) continue; /* a sweep's list: the slot's own value below */
+        if (apply_set(run, algo, k < o->n_sets ? o->sets[k] : o->vset[slot][k - o->n_sets], note)) {
             fgl_run_free(run);
             return 2;
         }
@@ -511,7 +527,7 @@ static int check_runs(const options *o, fgl_client_data *cd, int K, int task, co
     for (a = 0; a < o->n_algos; a++) {
         fgl_fed_config cfg = run_config(o, task, o->seed);
         fgl_run run;
-        if ((rc = run_setup(o, fgl_algo_find(o->algos[a]), &cfg, cd, K, pub, &run, note))) return rc;
+        if ((rc = run_setup(o, a, NULL, &cfg, cd, K, pub, &run, note))) return rc;
         rc = fgl_run_check(&run);
         if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
         fgl_run_free(&run);
@@ -521,22 +537,24 @@ static int check_runs(const options *o, fgl_client_data *cd, int K, int task, co
 }
 
 /* 0: done, 1: error, 2: bad parameter, 3: stopped at --stop-after. */
-static int run_one(const options *o, const char *algo_name, uint64_t seed, int fold, fgl_client_data *cd, int K,
+static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_client_data *cd, int K,
                    int task, const fgl_node_data *pub, const double *labsim, result *res, int idx) {
-    const fgl_algo *algo = fgl_algo_find(algo_name);
+    const fgl_algo *algo = fgl_algo_find(o->algos[slot]);
+    const char *label = o->labels[slot];
     fgl_fed_config cfg = run_config(o, task, seed);
     fgl_run run;
     fgl_error err;
     fgl_run_summary s;
     fgl_algo wrapped;
-    char ckpt[1024];
+    char ckpt[1024], fname[96];
     int r, k;
     ckpt[0] = 0;
+    for (k = 0; (fname[k] = label[k] == ' ' ? '_' : label[k]) != 0; k++) {} /* in file names: fedpub_tau=3 */
     if (proto_on(o)) { /* the measures of fglrun/protocol.c: the algorithm's eval_model, wrapped */
         if (proto_begin(o, algo, &wrapped, cd, K, pub, cfg.rounds)) return 1;
         algo = &wrapped;
     }
-    if ((k = run_setup(o, algo, &cfg, cd, K, pub, &run, ""))) {
+    if ((k = run_setup(o, slot, algo, &cfg, cd, K, pub, &run, ""))) {
         proto_free();
         return k;
     }
@@ -557,7 +575,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
 #endif
     if (o->checkpoint) {
-        checkpoint_path(o, algo->name, seed, fold, ckpt, sizeof ckpt);
+        checkpoint_path(o, fname, seed, fold, ckpt, sizeof ckpt);
         if (file_exists(ckpt)) {
             if (fgl_run_load(&run, ckpt, &err)) {
                 fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -568,7 +586,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
             if (!o->quiet) fprintf(stderr, "fglrun: resumed %s at round %d\n", ckpt, run.round);
         }
     }
-    progress_begin(o, algo->name, seed, fold, &run);
+    progress_begin(o, label, fname, seed, fold, &run);
     for (r = run.round; r < cfg.rounds; r++) {
         if (fgl_run_round(&run)) {
             progress_end(o);
@@ -582,7 +600,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         progress_round(o, &run);
         if (o->stop_after && r + 1 == o->stop_after && r + 1 < cfg.rounds) {
             progress_end(o);
-            if (!o->quiet) fprintf(stderr, "fglrun: %s seed %llu stopped after round %d; %s resumes it\n", algo->name,
+            if (!o->quiet) fprintf(stderr, "fglrun: %s seed %llu stopped after round %d; %s resumes it\n", label,
                                    (unsigned long long)seed, r + 1, ckpt);
             fgl_run_free(&run);
             proto_free();
@@ -597,7 +615,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         for (k = 0; k < run.round; k++) fell += run.stats[k].n_fallback > 0;
         robust_format(&cfg.robust, rule, sizeof rule);
         fprintf(stderr, "fglrun: %s seed %llu: in %d of %d rounds too few uploads were accepted for --robust %s, which "
-                        "fell back (%s; README, robust rules)\n", algo->name, (unsigned long long)seed, fell, run.round,
+                        "fell back (%s; README, robust rules)\n", label, (unsigned long long)seed, fell, run.round,
                 rule, cfg.robust.rule == FGL_ROBUST_TRIMMED ? "it trimmed fewer" : "it assumed fewer attackers");
     }
     res->best[idx] = s.best_test;
@@ -647,7 +665,7 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         res->mpi.t_remote += ms.t_remote;
         if (ms.note[0]) {
             memcpy(res->mpi.note, ms.note, sizeof ms.note);
-            fprintf(stderr, "fglrun: %s seed %llu: %s\n", algo->name, (unsigned long long)seed, ms.note); /* even --quiet */
+            fprintf(stderr, "fglrun: %s seed %llu: %s\n", label, (unsigned long long)seed, ms.note); /* even --quiet */
         }
     }
 #endif
@@ -679,13 +697,13 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
     }
     progress_run_done(o, res, idx, &run);
     if (o->out_dir) {
-        char name[64];
+        char name[128];
         int *order = (int *)malloc(sizeof(int) * (size_t)K), *dom = (int *)malloc(sizeof(int) * (size_t)K);
         double *share = (double *)malloc(sizeof(double) * (size_t)K);
         const char *const *names = o->pg ? o->pg->names : NULL;
         int ok = order && dom && share && !names; /* clients that are datasets: in their order, by name */
-        if (o->folds) snprintf(name, sizeof name, "%s_fold%d", algo->name, fold);
-        else snprintf(name, sizeof name, "%s", algo->name);
+        if (o->folds) snprintf(name, sizeof name, "%s_fold%d", fname, fold);
+        else snprintf(name, sizeof name, "%s", fname);
         if (ok) client_order(cd, K, order, dom, share);
         write_round_csv(o->out_dir, name, seed, &run, names);
         write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
@@ -694,9 +712,9 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
         free(share);
     }
     if (!o->quiet && !o->json && o->folds)
-        printf("  %-10s fold %d seed %llu: last %.2f%%\n", algo->name, fold, (unsigned long long)seed, 100 * s.last_test);
+        printf("  %-10s fold %d seed %llu: last %.2f%%\n", label, fold, (unsigned long long)seed, 100 * s.last_test);
     else if (!o->quiet && !o->json && o->seeds > 1)
-        printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", algo->name,
+        printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", label,
                (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
     fgl_run_free(&run);
     proto_free();
@@ -708,9 +726,12 @@ static int run_one(const options *o, const char *algo_name, uint64_t seed, int f
  * finite written as null. Figures that average over seeds are means (and
  * standard deviations); counts are totals over seeds, per round summed;
  * figures that do not average (a run's privacy spent: runs on the same data
- * compose) are lists with one entry per run. */
-static void json_result(FILE *f, const options *o, const char *algo, const fgl_dataset *ds, int split, int K, int rounds,
+ * compose) are lists with one entry per run. In a sweep each row also
+ * has its "label", its swept values ("sweep": ["algo.key=value"]) and its
+ * own record ("config": --config FILE --row LABEL replays that row alone). */
+static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *ds, int split, int K, int rounds,
                         const result *res) {
+    const char *algo = o->algos[slot];
     double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
     int i;
     /* with cross-validation there is no validation set: the last round is reported */
@@ -723,6 +744,16 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     mean_std(res->eval, res->n, &em, &es);
     fprintf(f, "{\"algo\": ");
     json_str(f, algo);
+    if (o->n_swept) {
+        fprintf(f, ", \"label\": ");
+        json_str(f, o->labels[slot]);
+        fprintf(f, ", \"sweep\": [");
+        for (i = 0; i < o->n_vset[slot]; i++) {
+            if (i) fprintf(f, ", ");
+            json_str(f, o->vset[slot][i]);
+        }
+        fprintf(f, "]");
+    }
     fprintf(f, ", \"data\": ");
     json_str(f, ds->label);
     fprintf(f, ", \"split\": ");
@@ -846,6 +877,8 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
     }
     if (o->failed && o->n_algos == 1) fprintf(f, ", \"status\": \"failed\"");  /* runs: those that finished */
     if (o->n_algos == 1 && o->pg && o->pg->final && o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
+    else if (o->n_swept && o->pg && o->pg->final && o->slot_config[slot])
+        fprintf(f, ", \"config\": %s", o->slot_config[slot]);
     fprintf(f, "}");
 }
 
@@ -856,23 +889,24 @@ static void json_result(FILE *f, const options *o, const char *algo, const fgl_d
  * (one run: the figure alone); an algorithm with no finished run (a run
  * failed) says so. */
 static void print_table(const options *o, const result *res, int runs) {
-    int a;
-    printf("\n%-10s %18s %18s %12s %12s %9s\n", "algorithm", "test (best val)", "test (last)", "MB up", "MB down",
+    int a, w = 10; /* the first column: as wide as the longest label */
+    for (a = 0; a < o->n_algos; a++) w = (int)strlen(o->labels[a]) > w ? (int)strlen(o->labels[a]) : w;
+    printf("\n%-*s %18s %18s %12s %12s %9s\n", w, "algorithm", "test (best val)", "test (last)", "MB up", "MB down",
            "seconds");
     for (a = 0; a < o->n_algos; a++) {
         double bm, bs, lm, ls, sm, ss;
         if (res[a].n == 0) {
-            printf("%-10s %18s\n", o->algos[a], "(not run: a run failed)");
+            printf("%-*s %18s\n", w, o->labels[a], "(not run: a run failed)");
             continue;
         }
         mean_std(o->folds ? res[a].last : res[a].best, res[a].n, &bm, &bs);
         mean_std(res[a].last, res[a].n, &lm, &ls);
         mean_std(res[a].secs, res[a].n, &sm, &ss);
         if (res[a].n == 1)
-            printf("%-10s %10.2f%9s %10.2f%9s %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, "", 100 * lm, "",
+            printf("%-*s %10.2f%9s %10.2f%9s %12.2f %12.2f %9.2f", w, o->labels[a], 100 * bm, "", 100 * lm, "",
                    res[a].up / 1e6, res[a].down / 1e6, sm);
         else
-            printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f", o->algos[a], 100 * bm, 100 * bs,
+            printf("%-*s %10.2f +- %5.2f %10.2f +- %5.2f %12.2f %12.2f %9.2f", w, o->labels[a], 100 * bm, 100 * bs,
                    100 * lm, 100 * ls, res[a].up / 1e6 / res[a].n, res[a].down / 1e6 / res[a].n, sm);
         if (res[a].n < runs) printf("   (%d of %d runs)", res[a].n, runs);
         printf("\n");
@@ -906,13 +940,13 @@ static void write_results(const options *o, const result *res, const fgl_dataset
         FILE *f = k ? jf : o->json ? stdout : NULL;
         if (!f) continue;
         if (o->n_algos == 1) {
-            json_result(f, o, o->algos[0], ds, split, K, rounds, &res[0]);
+            json_result(f, o, 0, ds, split, K, rounds, &res[0]);
         } else {
             fprintf(f, "{\"runs\": [");
             for (a = 0, first = 1; a < o->n_algos; a++) {
                 if (res[a].n == 0) continue;
                 fprintf(f, "%s", first ? "" : ", ");
-                json_result(f, o, o->algos[a], ds, split, K, rounds, &res[a]);
+                json_result(f, o, a, ds, split, K, rounds, &res[a]);
                 first = 0;
             }
             fprintf(f, "]");
@@ -945,7 +979,7 @@ int fglrun_main(int argc, char **argv) {
     if (rc) return rc == 1 ? 0 : rc;
     if ((rc = protocol_apply(&o))) return rc; /* --protocol NAME: its flags where none was given */
     opt_defaults(&o); /* no --algo: the default algorithms; no data either: the embedded benchmark */
-    if ((rc = check_sets(&o)) || (rc = check_models(&o))) return rc;
+    if ((rc = check_sets(&o)) || (rc = expand_sweeps(&o)) || (rc = check_models(&o))) return rc;
 #ifdef _OPENMP
     if (o.threads > 0) omp_set_num_threads(o.threads);
 #endif
@@ -1017,6 +1051,7 @@ int fglrun_main(int argc, char **argv) {
         o.config_json = record_json(rec, &o, argc, argv, 0);
         o.config_pretty = record_json(rec, &o, argc, argv, 1);
         free(rec->files.s);
+        for (a = 0; o.n_swept && a < o.n_algos; a++) record_slot(rec, &o, a, &ds, &sc, rounds, argc, argv);
         free(rec);
     }
     progress_init(&pg, &o, res, &ds, split, sc.n_clients, rounds, n_folds * o.seeds);
@@ -1050,7 +1085,7 @@ int fglrun_main(int argc, char **argv) {
         }
         for (a = 0; a < o.n_algos && (!rc || rc == 3); a++)
             for (s = 0; s < o.seeds && (!rc || rc == 3); s++) {
-                rc = run_one(&o, o.algos[a], o.seed + (uint64_t)s, fold, cd, sc.n_clients, ds.task, &sc.pub, labsim, &res[a],
+                rc = run_one(&o, a, o.seed + (uint64_t)s, fold, cd, sc.n_clients, ds.task, &sc.pub, labsim, &res[a],
                             f * o.seeds + s);
                 stopped |= rc == 3;
             }
@@ -1058,6 +1093,7 @@ int fglrun_main(int argc, char **argv) {
     if (rc == 3) rc = 0;
     progress_finish(&pg, &o, stopped ? "stopped" : rc ? "failed" : "complete");
     if (stopped) { /* partial runs: nothing to report until they are resumed */
+        for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
         free(o.config_json);
         free(o.config_pretty);
         replay_free(o.rp);
@@ -1094,6 +1130,7 @@ int fglrun_main(int argc, char **argv) {
     free(labsim);
     free(names);
     free(cd);
+    for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);
     return rc;

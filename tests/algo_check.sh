@@ -9,8 +9,8 @@
 #  - it is the median, not a renamed FedAvg: with a fifth of the clients
 #    scaling their uploads by 1e4, FedAvg's mean is lost and the median's
 #    test accuracy stays at least 0.2 above it;
-#  - no file of src/ or examples/ is over 1,500 lines, and docs/layout.md,
-#    which lists them, is current (tools/layout.sh).
+# (The house rules, no file over 1,500 lines and docs/layout.md current:
+# tests/house_check.sh, in make test.)
 # Usage: tests/algo_check.sh (from the repository root)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 top=$(pwd)
@@ -75,12 +75,3 @@ if "$tmp/fglrun" --algo fedavg,median $args > "$tmp/r.json" 2> "$tmp/err"; then
         echo "ok - under a scaling attack the median keeps its accuracy: $med against FedAvg's $mean"
     else echo "not ok - median $med against FedAvg $mean under a scaling attack"; fi
 else echo "not ok - fglrun --algo fedavg,median failed"; sed 's/^/#   /' "$tmp/err" | head -5; fi
-# the house rule of docs/layout.md: no file of src/ or examples/ over 1,500 lines
-long=$(cd "$top" && find src examples -type f \( -name '*.h' -o -name '*.c' \) | while IFS= read -r f; do
-           n=$(wc -l < "$f"); [ "$n" -le 1500 ] || printf ' %s (%d)' "$f" "$n"; done)
-if [ -z "$long" ]; then echo "ok - no file of src/ or examples/ over 1,500 lines"
-else echo "not ok - files over 1,500 lines:$long"; fi
-# docs/layout.md is tools/layout.sh's output: the table of files stays true
-if sh "$top/tools/layout.sh" 2> "$tmp/layout.err" | cmp -s - "$top/docs/layout.md"; then
-    echo "ok - docs/layout.md is current (sh tools/layout.sh)"
-else echo "not ok - docs/layout.md is stale: run sh tools/layout.sh > docs/layout.md"; sed 's/^/#   /' "$tmp/layout.err"; fi

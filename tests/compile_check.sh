@@ -6,8 +6,23 @@
 # translation unit, declarations only in the other) and an FGL_STATIC build,
 # and checks that FGL_NO_IMPLEMENTATION leaves declarations only.
 # One "ok"/"not ok" line per configuration.
+#
+# Usage: tests/compile_check.sh [all|quick] (from the repository root)
+#   all    (the default; make test-long, CI) every configuration above, each
+#          compiling the whole library
+#   quick  (make test) what needs no compile of the whole library: the four
+#          headers strictly as C99 (gcc, clang) and C++11 (g++, clang++) with
+#          -fsyntax-only, with and without OpenMP; FGL_NO_IMPLEMENTATION;
+#          the headers are src/'s; the header EXAMPLEs and README's
+#          quickstart compiled strictly and linked against build/fgl.o
+#          (make builds it) instead of their own copy of the library.
+#          Code generation (-O2's warnings, the AVX2 and AVX-512 paths, the
+#          two-file link, FGL_STATIC, FGL_MPI) is left to "all".
+mode=${1:-all}
+case $mode in all|quick) ;; *) echo "usage: tests/compile_check.sh [all|quick]" >&2; exit 2 ;; esac
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 top=$(pwd)
+if [ "$mode" = quick ] && [ ! -f "$top/build/fgl.o" ]; then echo "not ok - compile checks: no build/fgl.o (make first)"; exit 1; fi
 { for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do echo "#include \"$top/$h\""; done
   echo "int fgl_other_tu(void);"
   echo "int main(void) { return fgl_other_tu(); }"; } > "$tmp/main.c"
@@ -28,6 +43,20 @@ check() { # name, command...
       else echo "not ok - compile $name"; sed 's/^/#   /' "$tmp/$i.log" | head -n 20; fi ) > "$tmp/$i.res" &
     if [ $((n_checks % jobs)) -eq 0 ]; then wait; fi
 }
+if [ "$mode" = quick ]; then
+    # the front ends' checks (every warning that needs no optimiser), no code generated
+    for omp in "" "-fopenmp"; do
+        tag=${omp:-serial}
+        for cc in gcc clang; do
+            command -v $cc >/dev/null || { echo "skip - compile $cc ($cc not installed)"; continue; }
+            check "$cc -std=c99 $tag -fsyntax-only" $cc -std=c99 $W $omp -fsyntax-only "$tmp/impl.c"
+        done
+        for cxx in g++ clang++; do
+            command -v $cxx >/dev/null || { echo "skip - compile $cxx ($cxx not installed)"; continue; }
+            check "$cxx -std=c++11 $tag -fsyntax-only" $cxx -x c++ -std=c++11 $W $omp -fsyntax-only "$tmp/impl.c"
+        done
+    done
+else
 for omp in "" "-fopenmp"; do
     tag=${omp:-serial}
     for cc in gcc clang; do
@@ -39,9 +68,10 @@ for omp in "" "-fopenmp"; do
         check "$cxx -std=c++11 $tag" $cxx -x c++ -std=c++11 $W $omp -c "$tmp/impl.c" -o "$tmp/$cxx$tag.o"
     done
 done
+fi
 # the intrinsics paths (AVX2 + FMA, AVX-512), compiled only, so any x86-64
 # machine checks them whatever its own vector units
-if [ "$(uname -m)" = x86_64 ]; then
+if [ "$mode" = all ] && [ "$(uname -m)" = x86_64 ]; then
     for arch in haswell skylake-avx512; do
         for cc in gcc clang; do
             command -v $cc >/dev/null && check "$cc -std=c99 -fopenmp -march=$arch" $cc -std=c99 $W -fopenmp -march=$arch -c "$tmp/impl.c" -o "$tmp/$cc$arch.o"
@@ -51,13 +81,17 @@ if [ "$(uname -m)" = x86_64 ]; then
         done
     done
 fi
+if [ "$mode" = all ]; then
 check "two translation units link (gcc)" sh -c "gcc -std=c99 $W -c '$tmp/impl.c' -o '$tmp/a.o' && gcc -std=c99 $W -c '$tmp/other.c' -o '$tmp/b.o' && gcc '$tmp/a.o' '$tmp/b.o' -o '$tmp/prog' -lm && '$tmp/prog'"
 check "FGL_STATIC (gcc)" gcc -std=c99 $W -Wno-unused-function -DFGL_STATIC -c "$tmp/impl.c" -o "$tmp/s.o"
+fi
 # FGL_NO_IMPLEMENTATION overrides FGL_IMPLEMENTATION: no fgl function defined
 # (the Makefile builds every example and test this way against build/fgl.o)
 check "FGL_NO_IMPLEMENTATION: declarations only (gcc, nm)" sh -c "gcc -std=c99 $W -DFGL_NO_IMPLEMENTATION -c '$tmp/impl.c' -o '$tmp/n.o' && nm '$tmp/n.o' > '$tmp/n.sym' && grep -q ' T main' '$tmp/n.sym' && ! grep -q ' T fgl_' '$tmp/n.sym'"
 # the MPI section (FGL_MPI) with OpenMPI's compiler wrapper, C and C++
-if command -v mpicc >/dev/null; then
+if [ "$mode" = quick ]; then
+    : # (all)
+elif command -v mpicc >/dev/null; then
     check "FGL_MPI (mpicc -std=c99)" mpicc -DFGL_MPI -std=c99 $W -fopenmp -c "$tmp/impl.c" -o "$tmp/mpi.o"
     if command -v g++ >/dev/null; then # OpenMPI's mpicxx wraps g++
         check "FGL_MPI (mpicxx -std=c++11)" mpicxx -DFGL_MPI -x c++ -std=c++11 $W -c "$tmp/impl.c" -o "$tmp/mpicxx.o"
@@ -88,6 +122,14 @@ for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do
       awk '/^ \* EXAMPLE/ { f = 1; next } f && /^ \*       / { f = 2; print substr($0, 10); next } f == 2 { exit }' "$top/$h"
       echo "    return 0;"; echo "}"; } > "$tmp/example_$h.c"
     if [ "$(wc -l < "$tmp/example_$h.c")" -lt 10 ]; then echo "not ok - $h has no EXAMPLE block"; continue; fi
+    if [ "$mode" = quick ]; then # the example's code, the library from build/fgl.o
+        case $h in
+            fgl.h) check "$h's example compiles and runs (linked with build/fgl.o)" sh -c "gcc -std=c99 $W0 -fopenmp -DFGL_NO_IMPLEMENTATION '$tmp/example_$h.c' '$top/build/fgl.o' -o '$tmp/ex_$h' -lm && '$tmp/ex_$h'" ;;
+            *) check "$h's example (gcc, g++; -fsyntax-only)" sh -c "gcc -std=c99 $W0 -fopenmp -DFGL_NO_IMPLEMENTATION -fsyntax-only '$tmp/example_$h.c' &&
+                   g++ -x c++ -std=c++11 $W0 -DFGL_NO_IMPLEMENTATION -fsyntax-only '$tmp/example_$h.c'" ;;
+        esac
+        continue
+    fi
     case $h in
         fgl.h) check "$h's example compiles and runs" sh -c "gcc -std=c99 $W0 -fopenmp '$tmp/example_$h.c' -o '$tmp/ex_$h' -lm && '$tmp/ex_$h'" ;;
         *) check "$h's example (gcc, g++)" sh -c "gcc -std=c99 $W0 -fopenmp -c '$tmp/example_$h.c' -o '$tmp/ex_$h.o' &&
@@ -96,7 +138,9 @@ for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do
 done
 # README's quickstart, exactly as written (the first ```c block).
 awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' README.md > "$tmp/quickstart.c"
-if [ -s "$tmp/quickstart.c" ]; then
+if [ -s "$tmp/quickstart.c" ] && [ "$mode" = quick ]; then
+    check "README quickstart (gcc, linked with build/fgl.o)" gcc -std=c99 $W -fopenmp -I"$top" -DFGL_NO_IMPLEMENTATION "$tmp/quickstart.c" "$top/build/fgl.o" -o "$tmp/quickstart" -lm
+elif [ -s "$tmp/quickstart.c" ]; then
     check "README quickstart (gcc)" gcc -std=c99 $W -fopenmp -I"$top" "$tmp/quickstart.c" -o "$tmp/quickstart" -lm
 else
     echo "not ok - README has no C quickstart block"

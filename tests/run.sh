@@ -9,18 +9,25 @@
 # were, where the data was looked for and how to get it.
 #
 # FGL_TEST_JOBS=N runs up to N programs at once (default 1); their outputs
-# are still printed whole and in order, each with its wall time.
+# are still printed whole and in order, each with its wall time and its CPU
+# time (user + system, of the program and everything it started): on a
+# shared machine the CPU time is the one to compare.
 jobs=${FGL_TEST_JOBS:-1}
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N 2>/dev/null | sed 's/\.N$//'; }
 
-# start I COMMAND: run COMMAND in the background into $tmp/I.{out,rc,t}
+# start I COMMAND: run COMMAND in the background into $tmp/I.{out,rc,t,cpu}
 # (the functions use their own variable names: sh has no local variables)
 start() {
     s_i=$1; shift
     ( t0=$(now); $* > "$tmp/$s_i.out" 2>&1; echo $? > "$tmp/$s_i.rc"
-      echo "$t0 $(now)" | awk '{printf "%.1f", $2 - $1}' > "$tmp/$s_i.t" ) &
+      echo "$t0 $(now)" | awk '{printf "%.1f", $2 - $1}' > "$tmp/$s_i.t"
+      # the children's user and system time ("times", second line: "1m2.5s 0m0.3s")
+      # (into a file: "times" in a pipeline would run in a subshell of its own, with no children)
+      times > "$tmp/$s_i.times"
+      awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); c += 60 * p[1] + p[2] }
+                     printf "%.1f", c }' "$tmp/$s_i.times" > "$tmp/$s_i.cpu" ) &
     echo $! > "$tmp/$s_i.pid"
 }
 
@@ -29,6 +36,7 @@ report() { # I COMMAND
     r_i=$1; shift
     wait "$(cat "$tmp/$r_i.pid")" 2>/dev/null
     out=$(cat "$tmp/$r_i.out"); rc=$(cat "$tmp/$r_i.rc" 2>/dev/null); t=$(cat "$tmp/$r_i.t" 2>/dev/null)
+    c=$(cat "$tmp/$r_i.cpu" 2>/dev/null)
     rc=${rc:-99}
     printf '%s\n' "$out" | grep -v -e '^ok - ' -e '^skip - .* # no data: '
     p=$(printf '%s\n' "$out" | grep -c '^ok - ')
@@ -42,7 +50,8 @@ report() { # I COMMAND
         echo "not ok - $* exited with status $rc"
         f=1
     fi
-    echo "# $*: $p passed, $f failed, $s skipped ($t s)"
+    echo "# $*: $p passed, $f failed, $s skipped ($t s, cpu ${c:-?} s)"
+    cpu_all=$(echo "${cpu_all:-0} ${c:-0}" | awk '{ printf "%.1f", $1 + $2 }')
     pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s)); nodata=$((nodata + d))
 }
 
@@ -69,5 +78,6 @@ if [ "$nodata" -gt 0 ]; then
          "\`make data\` downloads them (into \$FGL_DATA if set, else data/)"
 fi
 [ "$skip" -gt 0 ] && echo "($skip skipped)"
+echo "# cpu time of the tests: ${cpu_all:-0} s (user + system; the wall time of each is above)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,15 @@ typedef struct options {
     uint64_t seed, split_seed;
     char sets[MAX_ITEMS][128];
     int n_sets;
+    /* sweeps (--set key=a,b,c): after expand_sweeps, algos[] holds one slot per algorithm and combination of
+       swept values; labels[] names each slot ("fedpub tau=3"; the algorithm alone when it is not swept), vset[]
+       holds its values as "algo.key=value"; swept[k]: sets[k] is a list, applied through vset[] only */
+    char labels[MAX_ITEMS][96];
+    char vset[MAX_ITEMS][MAX_SWEEP_KEYS][128];
+    int n_vset[MAX_ITEMS];
+    unsigned char swept[MAX_ITEMS];
+    int n_swept;
+    char *slot_config[MAX_ITEMS];   /* with a sweep: each slot's own record (compact), so a row replays alone */
     const char *out_dir, *checkpoint;
     int info, json, quiet, lcc, eval_point, reset_optim;
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
@@ -720,7 +729,10 @@ static const opt_def opt_table[] = {
              "  --metric personalized --select per-client --val public, and pfedgnn's alpha=0 lam=0.01.\n"),
     /* algorithm parameters: the record's "set" and "params" */
     ROW_CUSTOM("set", 's', 0, sets, 0, "key=value ...", NULL, NULL, p_set, NULL,
-               "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"),
+               "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
+               "  --set key=a,b,c sweeps a number parameter: one run (of every seed) per value, each a row labelled\n"
+               "  'algo key=value' in the table, the JSON and the plots; several swept keys run every combination\n"
+               "  (at most 32 rows). Every value is checked before the first run.\n"),
     /* run control: the record's "run", in this order; not replayed */
     ROW_STR("out", 'r', out_dir, "DIR", NULL, NULL,
             "--out DIR also writes per-round CSV as rounds complete, DIR/progress.json after every round, and plots:\n"
@@ -748,8 +760,9 @@ static const opt_def opt_table[] = {
              "  still printed, unless --json (then the JSON line alone).\n"),
     ROW_BOOL("info", 'r', info, NULL),
     ROW_STR("config", 'r', config, "FILE", NULL, NULL,
-            "--config FILE runs from such a record (a config, a result JSON, or with --row LABEL the line of a JSON Lines\n"
-            "  file such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
+            "--config FILE runs from such a record (a config, a result JSON; with --row LABEL one run of a result's\n"
+            "  \"runs\", by its label (a sweep's 'fedpub tau=3') or algorithm, or the line of a JSON Lines file\n"
+            "  such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
@@ -1012,6 +1025,106 @@ static int check_sets(const options *o) {
     return 0;
 }
 
+
+/* The parameter named by --set s (key=..., algo.key=...) of algorithm al:
+ * its index, or -1 when the set does not concern al. */
+static int set_param(const char *s, const fgl_algo *al) {
+    const char *eq = strchr(s, '='), *dot = strchr(s, '.'), *name = s;
+    int i;
+    if (dot && dot < eq) {
+        if ((size_t)(dot - s) != strlen(al->name) || strncmp(s, al->name, (size_t)(dot - s))) return -1;
+        name = dot + 1;
+    }
+    for (i = 0; i < al->n_params; i++)
+        if ((size_t)(eq - name) == strlen(al->params[i].name) &&
+            !strncmp(name, al->params[i].name, (size_t)(eq - name)))
+            return i;
+    return -1;
+}
+
+/* --set key=a,b,c: a sweep of a number parameter (a group list, such as
+ * share=conv,head, keeps its commas). Each algorithm with swept parameters
+ * becomes one slot per combination of their values (the first key slowest),
+ * labelled "algo key=value ..."; the others stay one slot each. Empty
+ * values, more than MAX_SWEEP_KEYS swept keys or MAX_ITEMS slots are
+ * refused here; each value is checked against its parameter before the
+ * first run (check_runs). Sets the labels in every case. */
+static int expand_sweeps(options *o) {
+    char algos[MAX_ITEMS][32], vals[MAX_SWEEP_KEYS][MAX_ITEMS][64];
+    int n_algos = o->n_algos, a, k, n = 0;
+    memcpy(algos, o->algos, sizeof algos);
+    o->n_swept = 0;
+    for (k = 0; k < o->n_sets; k++) {
+        int number = 0, group = 0;
+        o->swept[k] = 0;
+        if (!strchr(strchr(o->sets[k], '=') + 1, ',')) continue;
+        for (a = 0; a < n_algos; a++) {
+            const fgl_algo *al = fgl_algo_find(algos[a]);
+            int i = set_param(o->sets[k], al);
+            if (i < 0) continue;
+            if (al->params[i].type == FGL_PARAM_GROUPS) group = 1;
+            else number = 1;
+        }
+        if (number && group)
+            return bad("--set %s: a list sweeps a number parameter, but for some chosen algorithm this is a group "
+                       "list; name the algorithm (--set algo.key=a,b)", o->sets[k]);
+        if (number) {
+            o->swept[k] = 1;
+            o->n_swept++;
+        }
+    }
+    for (a = 0; a < n_algos; a++) {
+        const fgl_algo *al = fgl_algo_find(algos[a]);
+        int keys[MAX_SWEEP_KEYS], nv[MAX_SWEEP_KEYS], nk = 0, combos = 1, c, j;
+        for (k = 0; k < o->n_sets; k++) {
+            const char *v;
+            int i, m;
+            if (!o->swept[k] || (i = set_param(o->sets[k], al)) < 0) continue;
+            for (j = 0; j < nk; j++) /* the same key swept twice: the later list wins, as for --set */
+                if (set_param(o->sets[keys[j]], al) == i) break;
+            if (j == nk && nk == MAX_SWEEP_KEYS)
+                return bad("--set %s: at most 4 swept parameters per algorithm", o->sets[k]);
+            if (j == nk) nk++;
+            keys[j] = k;
+            v = strchr(o->sets[k], '=') + 1;
+            for (m = 0; *v || m == 0; m++) { /* the values, between commas */
+                size_t w = strcspn(v, ",");
+                if (w == 0 || w >= sizeof vals[0][0] || m == MAX_ITEMS)
+                    return bad("--set %s: a sweep takes values separated by commas (key=a,b,c), each non-empty and "
+                               "short, at most 32", o->sets[k]);
+                memcpy(vals[j][m], v, w);
+                vals[j][m][w] = 0;
+                v += w;
+                if (*v == ',') {
+                    v++;
+                    if (!*v) return bad("--set %s: an empty value at the end of the list", o->sets[k]);
+                }
+            }
+            nv[j] = m;
+        }
+        for (j = 0; j < nk; j++) combos *= nv[j];
+        if (n + combos > MAX_ITEMS)
+            return bad("%s", "--set: the sweep makes more than 32 rows (algorithms x combinations of values)");
+        for (c = 0; c < combos; c++, n++) {
+            int rest = c;
+            strcpy(o->algos[n], algos[a]);
+            snprintf(o->labels[n], sizeof o->labels[n], "%s", al->name);
+            o->n_vset[n] = nk;
+            for (j = nk - 1; j >= 0; j--) { /* the last key fastest */
+                const char *v = vals[j][rest % nv[j]];
+                const char *pname = al->params[set_param(o->sets[keys[j]], al)].name;
+                rest /= nv[j];
+                snprintf(o->vset[n][j], sizeof o->vset[n][j], "%s.%s=%s", al->name, pname, v);
+            }
+            for (j = 0; j < nk; j++) {
+                size_t l = strlen(o->labels[n]);
+                snprintf(o->labels[n] + l, sizeof o->labels[n] - l, " %s", strchr(o->vset[n][j], '.') + 1);
+            }
+        }
+    }
+    o->n_algos = n;
+    return 0;
+}
 
 /* The record's "flags" (with their "defaults") and "run", in the table's order. */
 static void opt_record(const rec_ctx *c, rec_item *flag, int *n_flag, rec_item *run, int *n_run) {

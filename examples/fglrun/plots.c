@@ -317,7 +317,7 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
         if (!pg->res[a].n) continue; /* not run (a run failed) */
         mean_std(o->folds ? pg->res[a].last : pg->res[a].best, pg->res[a].n, &bm, &bs); /* folds: no validation set */
         which[nl] = a;
-        snprintf(labels[nl++], sizeof labels[0], "%s: test %.2f%% (%s)", o->algos[a], 100 * bm,
+        snprintf(labels[nl++], sizeof labels[0], "%s: test %.2f%% (%s)", o->labels[a], 100 * bm,
                  o->folds ? "at the last round" : "at the best-validation round");
     }
     legend(f, 80, 420, W - 100, labels, which, nl, 0);
@@ -441,7 +441,7 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
                             ch_y(&c[0], lo[a * K + i]), x, ch_y(&c[0], hi[a * K + i]), plot_colour(a));
                 fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\">"
                            "<title>%s, client %d%s%s%s: %.2f%%</title></circle>\n",
-                        x, ch_y(&c[0], mean[a * K + i]), slot / A >= 7 ? 3.5 : 2.5, plot_colour(a), o->algos[a], i,
+                        x, ch_y(&c[0], mean[a * K + i]), slot / A >= 7 ? 3.5 : 2.5, plot_colour(a), o->labels[a], i,
                         names ? " (" : "", names ? names[i] : "", names ? ")" : "", mean[a * K + i]);
             }
         svg_text(f, c[0].px + c[0].pw / 2, c[0].py + c[0].ph + 34 + extra, "middle", 12, NULL,
@@ -473,8 +473,8 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
         for (i = 0; i < k; i++) sum += ys[i];
         for (i = 0; i < k; i++) sq += (ys[i] - sum / k) * (ys[i] - sum / k);
         which[nl] = a;
-        snprintf(labels[nl++], sizeof labels[0], "%s: mean %.1f%%, worst %.1f%%, std %.1f", o->algos[a], sum / k, ys[0],
-                 k > 1 ? sqrt(sq / (k - 1)) : 0.0);
+        snprintf(labels[nl++], sizeof labels[0], "%s: mean %.1f%%, worst %.1f%%, std %.1f", o->labels[a], sum / k,
+                 ys[0], k > 1 ? sqrt(sq / (k - 1)) : 0.0);
     }
     legend(f, 80, 430 + extra, W - 100, labels, which, nl, 1);
     fprintf(f, "</svg>\n");
@@ -537,7 +537,7 @@ static void plot_bytes(const options *o, const progress *pg, const char *what) {
         last = m[R - 1];
         if (last > 0) ch_line(&c, x, m, R, plot_colour(a), plot_width(a, A), plot_dash(a));
         which[nl] = a;
-        snprintf(labels[nl++], sizeof labels[0], last > 0 ? "%s: %.1f MB" : "%s: nothing sent", o->algos[a], last);
+        snprintf(labels[nl++], sizeof labels[0], last > 0 ? "%s: %.1f MB" : "%s: nothing sent", o->labels[a], last);
     }
     legend(f, 90, 420, W - 110, labels, which, nl, 0);
     fprintf(f, "</svg>\n");

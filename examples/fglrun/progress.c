@@ -152,7 +152,7 @@ static void progress_write(const options *o, const char *status) {
         if (pg->res[a].n <= 0) continue;
         if (!first) fprintf(f, ", ");
         first = 0;
-        json_result(f, o, o->algos[a], pg->ds, pg->split, pg->K, pg->rounds, &pg->res[a]);
+        json_result(f, o, a, pg->ds, pg->split, pg->K, pg->rounds, &pg->res[a]);
     }
     fprintf(f, "]");
     config_member(f, o);
@@ -161,8 +161,10 @@ static void progress_write(const options *o, const char *status) {
     else remove(tmp);
 }
 
-/* A run begins (or resumes at run->round). */
-static void progress_begin(const options *o, const char *algo, uint64_t seed, int fold, const fgl_run *run) {
+/* A run begins (or resumes at run->round). algo: its label; file: the label
+ * in file names (blanks as underscores). */
+static void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
+                           const fgl_run *run) {
     progress *pg = o->pg;
     int r;
     if (!pg) return;
@@ -177,9 +179,10 @@ static void progress_begin(const options *o, const char *algo, uint64_t seed, in
     if (o->out_dir) {
         char path[1200];
         if (o->folds) /* the name write_round_csv gives it */
-            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, algo, fold, (unsigned long long)seed);
+            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, file, fold,
+                     (unsigned long long)seed);
         else
-            snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, algo, (unsigned long long)seed);
+            snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
             csv_header(pg->csv, pg->names);
             for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names);
@@ -331,30 +334,34 @@ static int replay_check(const options *o, const result *res) {
     }
     for (a = 0; a < o->n_algos; a++) {
         const jv *rec = NULL, *runs = jv_get(rp->result, "runs"), *v;
+        const char *name = o->labels[a]; /* a row's "label" (a sweep's), else its "algo" */
         char got[64], want[64];
         double lm, ls;
         if (runs && runs->t == 'a') {
             for (i = 0; i < runs->n && !rec; i++)
-                if ((v = jv_get(&runs->v[i], "algo")) && v->t == 's' && !strcmp(v->s, o->algos[a])) rec = &runs->v[i];
-        } else if ((v = jv_get(rp->result, "algo")) && v->t == 's' && !strcmp(v->s, o->algos[a])) {
+                if (((v = jv_get(&runs->v[i], "label")) || (v = jv_get(&runs->v[i], "algo"))) && v->t == 's' &&
+                    !strcmp(v->s, name))
+                    rec = &runs->v[i];
+        } else if ((v = jv_get(rp->result, "algo")) && v->t == 's' && !strcmp(v->s, name)) {
             rec = rp->result;
         }
         if (!rec) {
-            fprintf(stderr, "fglrun: replay: %s has no recorded result for %s\n", rp->what, o->algos[a]);
+            fprintf(stderr, "fglrun: replay: %s has no recorded result for %s\n", rp->what, name);
             bad = 1;
             continue;
         }
         compared++;
         v = jv_get(rec, "test_acc");
         if (!v || v->t != 'a' || v->n != res[a].n) {
-            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", o->algos[a], v && v->t == 'a' ? v->n : 0, res[a].n);
+            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", name, v && v->t == 'a' ? v->n : 0,
+                    res[a].n);
             bad = 1;
         }
         for (i = 0; v && v->t == 'a' && i < v->n && i < res[a].n; i++) {
             snprintf(got, sizeof got, "%.6f", o->folds ? res[a].last[i] : res[a].best[i]); /* json_result's selection */
             snprintf(want, sizeof want, "%.6f", strtod(v->v[i].s ? v->v[i].s : "nan", NULL));
             if (strcmp(got, want)) {
-                fprintf(stderr, "fglrun: replay: %s seed %d: test_acc %s, recorded %s\n", o->algos[a], i + 1, got, want);
+                fprintf(stderr, "fglrun: replay: %s seed %d: test_acc %s, recorded %s\n", name, i + 1, got, want);
                 bad = 1;
             }
         }
@@ -363,7 +370,7 @@ static int replay_check(const options *o, const result *res) {
         v = jv_get(rec, "last_acc_mean");
         snprintf(want, sizeof want, "%.6f", v && v->s ? strtod(v->s, NULL) : -1.0);
         if (strcmp(got, want)) {
-            fprintf(stderr, "fglrun: replay: %s: last_acc_mean %s, recorded %s\n", o->algos[a], got, want);
+            fprintf(stderr, "fglrun: replay: %s: last_acc_mean %s, recorded %s\n", name, got, want);
             bad = 1;
         }
         bad |= proto_replay_check(o, o->algos[a], rec, &res[a]);
@@ -372,7 +379,7 @@ static int replay_check(const options *o, const result *res) {
             v = jv_get(rec, i ? "bytes_down" : "bytes_up");
             snprintf(got, sizeof got, "%zu", mine);
             if (!v || !v->s || strcmp(got, v->s)) {
-                fprintf(stderr, "fglrun: replay: %s: %s %s, recorded %s\n", o->algos[a], i ? "bytes_down" : "bytes_up", got,
+                fprintf(stderr, "fglrun: replay: %s: %s %s, recorded %s\n", name, i ? "bytes_down" : "bytes_up", got,
                         v && v->s ? v->s : "nothing");
                 bad = 1;
             }

@@ -146,7 +146,12 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
                 if ((size_t)(eq - name) == strlen(p->name) && !strncmp(name, p->name, (size_t)(eq - name))) val = eq + 1;
             }
             it->vk = it->dk = p->type == FGL_PARAM_GROUPS ? 's' : 'n';
-            if (p->type == FGL_PARAM_GROUPS) {
+            if (val && p->type != FGL_PARAM_GROUPS && strchr(val, ',')) { /* a sweep's list, as given */
+                fmt_real(it->def, sizeof it->def, p->def, 1);
+                if (p->type == FGL_PARAM_INT) snprintf(it->def, sizeof it->def, "%ld", (long)p->def);
+                snprintf(it->val, sizeof it->val, "%s", val);
+                it->vk = 's';
+            } else if (p->type == FGL_PARAM_GROUPS) {
                 unsigned g = (unsigned)p->def;
                 fgl_groups_format(g, it->def, sizeof it->def);
                 if (val && !fgl_groups_parse(val, &g)) fgl_groups_format(g, it->val, sizeof it->val);
@@ -264,12 +269,40 @@ static char *record_json(const run_record *r, const options *o, int argc, char *
     return b.s;
 }
 
+/* In a sweep, slot's own record (o->slot_config[slot]): the invocation's,
+ * with that slot's algorithm alone and its swept values as plain --set
+ * values, so --config FILE --row LABEL replays that row by itself. */
+static void record_slot(run_record *rec, options *o, int slot, const fgl_dataset *ds, const fgl_scenario *sc,
+                        int rounds, int argc, char **argv) {
+    options *one = (options *)malloc(sizeof *one);
+    int k;
+    if (!one) return;
+    *one = *o;
+    one->n_algos = 1;
+    strcpy(one->algos[0], o->algos[slot]);
+    strcpy(one->labels[0], o->algos[slot]);
+    one->n_vset[0] = 0;
+    one->n_swept = 0;
+    one->n_sets = 0;
+    for (k = 0; k < o->n_sets + o->n_vset[slot] && one->n_sets < MAX_ITEMS; k++) {
+        if (k < o->n_sets && o->swept[k]) continue;
+        strcpy(one->sets[one->n_sets], k < o->n_sets ? o->sets[k] : o->vset[slot][k - o->n_sets]);
+        one->swept[one->n_sets++] = 0;
+    }
+    memset(rec, 0, sizeof *rec);
+    record_build(rec, one, ds, sc, rounds, o->embedded);
+    o->slot_config[slot] = record_json(rec, one, argc, argv, 0);
+    free(rec->files.s);
+    free(one);
+}
+
 /* --- --config: replay a record --- */
 
 typedef struct replay {
     jv doc;             /* the record read */
     const jv *result;   /* the result recorded with it (NULL: none) */
     const jv *files;    /* the data files it read */
+    const jv *row;      /* --row LABEL of a result with "runs": that run (its "label", else its "algo") */
     char **argv;        /* the record's flags, then the command line (options point into these) */
     int argc, n_sets;   /* --set arguments made from the record (they come first in options.sets) */
     int changed;        /* the command line changes the experiment (not only run control) */
@@ -313,10 +346,28 @@ static int param_default(const char *algo, const char *key, char *out, size_t ca
     return 0;
 }
 
-/* Finds the record in text: one JSON value, or with row the line of a JSON
- * Lines file whose "label" is row. */
+/* Finds the record in text: one JSON value, or with row the run of a
+ * result with "runs" (result.json of several algorithms or a sweep) whose
+ * "label" (else "algo") is row, or the line of a JSON Lines file whose
+ * "label" is row. */
 static int replay_find(replay *rp, char *text, size_t len, const char *path, const char *row) {
     char err[160];
+    if (row && !jv_parse(text, len, &rp->doc, err)) { /* one JSON value: a result's runs (else a line below) */
+        const jv *runs = jv_get(&rp->doc, "runs"), *v;
+        int i;
+        for (i = 0; runs && runs->t == 'a' && i < runs->n; i++)
+            if (((v = jv_get(&runs->v[i], "label")) || (v = jv_get(&runs->v[i], "algo"))) && v->t == 's' &&
+                !strcmp(v->s, row)) {
+                rp->row = &runs->v[i];
+                return 0;
+            }
+        if (runs && runs->t == 'a') {
+            fprintf(stderr, "fglrun: --config %s: no run labelled '%s' in its \"runs\"\n", path, row);
+            return 2;
+        }
+        jv_free(&rp->doc);
+        memset(&rp->doc, 0, sizeof rp->doc);
+    }
     if (!row) {
         if (!jv_parse(text, len, &rp->doc, err)) return 0;
         fprintf(stderr, "fglrun: --config %s: not one JSON record (%s)%s\n", path, err,
@@ -398,11 +449,12 @@ static int config_reparse(int argc, char **argv, options *o) {
         replay_free(rp);
         return rc;
     }
-    rec = &rp->doc;
+    rec = rp->row ? rp->row : &rp->doc;
     res = jv_get(rec, "result"); /* a line of bench/results/SECTION.jsonl */
     if (res && res->t != 'o') res = NULL;
     if (!(cfg = jv_get(rec, "config")) && res) cfg = jv_get(res, "config");
     if (!cfg && jv_get(rec, "flags")) cfg = rec;
+    if (!cfg && rp->row) cfg = jv_get(&rp->doc, "config"); /* a row without its own record: the invocation's ... */
     rp->result = res ? res : (jv_get(rec, "test_acc") || jv_get(rec, "runs")) ? rec : NULL;
     if (replay_arg(rp, argv[0], NULL, NULL)) goto oom;
     if (cfg && cfg->t == 'o' && jv_get(cfg, "flags") && jv_get(cfg, "flags")->t == 'o') {
@@ -436,6 +488,11 @@ static int config_reparse(int argc, char **argv, options *o) {
             rp->n_sets++;
         }
         if (data) rp->files = jv_get(data, "files");
+        if (rp->row && !jv_get(rp->row, "config")) { /* ... with that row's algorithm alone */
+            const jv *al = jv_get(rp->row, "algo");
+            if (al && al->t == 's' && (replay_arg(rp, "--algo", NULL, NULL) || replay_arg(rp, al->s, NULL, NULL)))
+                goto oom;
+        }
     } else if ((args = jv_get(rec, "args")) && args->t == 's') {
         const char *p = args->s;
         int skip_value = 0;
