@@ -98,7 +98,9 @@
  *     structure encodings;
  *   - partitions: a multilevel k-way min-edge-cut partitioner in the METIS
  *     style, Louvain communities, random balanced; federated splits:
- *     FED-PUB's overlapping split, Dirichlet label skew, IID.
+ *     FED-PUB's overlapping split, Dirichlet label skew, IID; a graph written
+ *     in METIS's input format (fgl_write_metis_graph) and a partition read
+ *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
  *
  * LOADERS
  *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may
@@ -5507,7 +5509,8 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
         line++;
         if (len > 0 && len < sizeof buf && buf[len - 1] == '\r') len--; /* a file written on Windows */
         if (len >= sizeof buf) {
-            rc = fgl_error_set(err, FGL_ERR_PARSE, "partition file '%s', line %d: too long for one part id", path, line);
+            rc = fgl_error_set(err, FGL_ERR_PARSE, "partition file '%s', line %d: too long for one part id", path,
+                               line);
             break;
         }
         buf[len] = 0;

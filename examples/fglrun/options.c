@@ -705,7 +705,8 @@ static const opt_def opt_table[] = {
             "  as public data (pfedgnn's anchors, as its authors' code).\n"),
     ROW_BOOL("split-global", 'e', split_global,
              "--split-global draws the node train/val/test split once on the whole graph (after --lcc) before the\n"
-             "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits its own.\n"),
+             "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits\n"
+             "  its own.\n"),
     ROW_STR("partition-file", 'e', partition_file, "FILE", NULL, NULL,
             "--partition-file FILE takes the clients from FILE (--split given): line i holds the client (part id,\n"
             "  0..K-1) of node i, as gpmetis writes GRAPH.part.K; node i is the i-th node of the graph fglrun splits\n"

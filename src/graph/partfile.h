@@ -70,7 +70,8 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
         line++;
         if (len > 0 && len < sizeof buf && buf[len - 1] == '\r') len--; /* a file written on Windows */
         if (len >= sizeof buf) {
-            rc = fgl_error_set(err, FGL_ERR_PARSE, "partition file '%s', line %d: too long for one part id", path, line);
+            rc = fgl_error_set(err, FGL_ERR_PARSE, "partition file '%s', line %d: too long for one part id", path,
+                               line);
             break;
         }
         buf[len] = 0;
