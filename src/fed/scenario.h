@@ -310,7 +310,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         if (rc) {
             FGL_FREE(whole.split);
             fgl_node_data_free(&rest);
-            memset(sc, 0, sizeof *sc);
+            fgl_scenario_free(sc); /* the public nodes, if withheld */
             return fgl_error_set(err, rc, "%s: cannot split the whole graph's nodes (%s)", full->name,
                                  fgl_result_name(rc));
         }
