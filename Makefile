@@ -11,6 +11,8 @@
 #   make valgrind   the quick tests under valgrind's memcheck
 #   make bench      build the benchmarks into build/bench (see BENCHMARKS.md to run them)
 #   make data       download, verify and convert the real datasets (DATASETS="Cora MUTAG": some)
+#   make reproduce  every table of RESULTS.md the data allow (bench/results.sh, every section; resumable);
+#                   REPRO_QUICK=1: one seed, 10 rounds, into build/reproduce-quick/ (a first look)
 #   make install    headers, fglrun and fgl.pc under $(PREFIX) (default /usr/local)
 #   make mpi        build/fglrun_mpi, fglrun over MPI; make test-mpi checks it gives fglrun's bits
 #   make test-course the course kit's autograder (course/; students run make -C course grade)
@@ -77,6 +79,7 @@ TOOLS     := build/tools/fgl_convert build/tools/mkmirror
 VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/tests/test_gnn \
              build/vg/tests/test_graph_core
 
+.PHONY: reproduce
 .PHONY: all tests test test-long suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
         test-course test-plots headers FORCE
 .SECONDARY:
@@ -220,7 +223,8 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 # FGL_TEST_LONG=1 (make test-long).
 SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_sides.sh\ build tests/test_plots.sh\ build \
-             tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/data_check.sh
+             tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/test_pipeline.sh\ build \
+             tests/data_check.sh
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 9 builds),
@@ -261,6 +265,23 @@ tools: $(TOOLS)
 # and checks the result against tools/datasets.sha256.
 data: build/tools/fgl_convert
 	@./tools/fetch_data.sh $(DATASETS)
+
+# make reproduce: every section of bench/results.sh (listed by the script itself,
+# so a section added there is included) into bench/results/, resumable: a row
+# already in its file is not run again (delete a file, or set RESULTS_DIR to a
+# new directory, to measure anew); rows whose dataset is missing are skipped,
+# one line each. REPRO_QUICK=1: one seed and --rounds 10 on every row, into
+# build/reproduce-quick/ (never mixed with the full results). Then the rows as
+# markdown tables in build/reproduce[-quick]/tables.md.
+REPRO_QUICK ?= 0
+REPRO_DIR   := $(if $(filter 1,$(REPRO_QUICK)),build/reproduce-quick,bench/results)
+REPRO_MD    := $(if $(filter 1,$(REPRO_QUICK)),build/reproduce-quick,build/reproduce)
+reproduce: build/fglrun
+	@mkdir -p $(REPRO_DIR) $(REPRO_MD)
+	@REPRO_QUICK=$(REPRO_QUICK) RESULTS_DIR=$(REPRO_DIR) FGL_DATA="$(FGL_DATA)" sh bench/results.sh $$(sh bench/results.sh --list)
+	@for f in $(REPRO_DIR)/*.jsonl; do [ -f "$$f" ] || continue; echo "## $$(basename $$f .jsonl)"; echo; \
+	     sh bench/results_table.sh "$$f"; echo; done > $(REPRO_MD)/tables.md
+	@echo "make reproduce: results in $(REPRO_DIR)/, tables in $(REPRO_MD)/tables.md"
 
 install: build/fglrun
 	install -d $(DESTDIR)$(PREFIX)/include/fgl $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig

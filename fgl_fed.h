@@ -174,8 +174,11 @@
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
- * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
- * optionally withholding public nodes first); fgl_scenario_clients
+ * Dirichlet label skew of graphs or nodes, IID, one dataset per client, a
+ * partition the caller gives (FGL_PART_GIVEN: real METIS's, read with
+ * fgl_read_partition); optionally withholding public nodes first; the node
+ * split inside each client, or with split_global drawn once on the whole
+ * graph before partitioning, as FED-PUB's code does); fgl_scenario_clients
  * gives each client a model spec sized to its data (into an array whose
  * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)
@@ -537,6 +540,8 @@ typedef struct fgl_algo_param {
     int type;                    /* FGL_PARAM_* (GROUPS: a group mask, "all-head" ...) */
     double def;
     const char *help;
+    const char *choices;         /* FGL_PARAM_INT: names of the values 0, 1, ... ("samples|equal"), which --set and
+                                    fgl_run_set accept beside the numbers; NULL: numbers only */
 } fgl_algo_param;
 
 /* An algorithm's parameter values (read with fgl_get). */
@@ -632,6 +637,15 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
+/* Name the values 0, 1, ... of integer parameter name (declared before):
+ * choices "samples|equal" lets fgl_run_set take "equal" for 1. */
+FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices);
+/* A parameter's value from text as fgl_run_set reads it (a group list, an
+ * integer or one of its choices' names, a number): 0, or FGL_ERR_PARSE. */
+FGLDEF int fgl_algo_param_parse(const fgl_algo_param *p, const char *text, double *value);
+/* A parameter's value as text: its group list, its choice's name, or the
+ * number. */
+FGLDEF void fgl_algo_param_format(const fgl_algo_param *p, double value, char *buf, size_t cap);
 /* The size rule "the value of integer parameter name" (declared before). */
 FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name);
 /* 1 if any message part carries model weights (FGL_SEND_MODEL / DELTA, or a
@@ -1511,6 +1525,8 @@ enum {
     FGL_PART_PER_DATASET, /* graph task: one dataset per client */
     FGL_PART_NONE,        /* one client holding everything (centralised baseline) */
     FGL_PART_DIRICHLET_EQUAL, /* graph task: GPFL's soft Dirichlet(alpha) skew, capped priors, equal sizes */
+    FGL_PART_GIVEN,       /* node task: the caller's node -> client array (fgl_split_config.part), e.g. real METIS's
+                             output read by fgl_read_partition; disjoint subgraphs */
     FGL_PART_COUNT
 };
 
@@ -1537,6 +1553,12 @@ typedef struct fgl_split_config {
                             of its n labelled nodes in the stored order (ascending ids of the data),
                             the rest split at random into train and val in the ratio train : val
                             (the pFedGNN authors' code: the first 20% test, no validation set); 0: random */
+    int split_global;    /* node tasks: 1 draws the train/val/test split once on the whole graph (after the public
+                            nodes are withheld), before the partition, and the clients inherit it (FED-PUB's code);
+                            0 (default): each client splits its own nodes. Each client must get a training node */
+    const int *part;     /* GIVEN: part[i] the client of node i (0..clients-1), for the dataset's nodes in its order
+                            (after --lcc, the largest component's nodes in increasing original id); not copied */
+    int part_n;          /* GIVEN: the entries of part, which must equal the dataset's nodes */
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -1551,7 +1573,8 @@ typedef struct fgl_scenario {
 } fgl_scenario;
 
 /* Spread ds over clients as cfg says; each client gets its own random node
- * split (per class with cfg->stratified; node tasks) or stratified graph
+ * split (per class with cfg->stratified; node tasks; with cfg->split_global
+ * one split of the whole graph, which the clients inherit) or stratified graph
  * split (graph tasks), seeded by cfg->seed and the client id. The scenario copies what it needs: ds may be
  * freed after. */
 FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_split_config *cfg, fgl_error *err);
@@ -2472,6 +2495,65 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
+    a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(i >= 0 && a->params[i].type == FGL_PARAM_INT); /* a declared integer parameter */
+    if (i >= 0) a->params[i].choices = choices;
+}
+
+/* The index of name among choices ("a|b|c"), or -1. */
+static int fgl__choice_index(const char *choices, const char *name) {
+    int i = 0;
+    size_t len = strlen(name);
+    while (choices && *choices) {
+        size_t w = strcspn(choices, "|");
+        if (w == len && len > 0 && strncmp(choices, name, len) == 0) return i;
+        choices += w + (choices[w] == '|');
+        i++;
+    }
+    return -1;
+}
+
+FGLDEF int fgl_algo_param_parse(const fgl_algo_param *p, const char *text, double *value) {
+    char *end;
+    if (!p || !text) return FGL_ERR_ARG;
+    if (p->type == FGL_PARAM_GROUPS) {
+        unsigned g;
+        if (fgl_groups_parse(text, &g)) return FGL_ERR_PARSE;
+        *value = (double)g;
+    } else if (p->type == FGL_PARAM_INT) {
+        long v = strtol(text, &end, 10);
+        int c = fgl__choice_index(p->choices, text);
+        if (c >= 0) v = c;
+        else if (end == text || *end || v != (long)(int)v) return FGL_ERR_PARSE;
+        *value = (double)v;
+    } else {
+        double v = strtod(text, &end);
+        if (end == text || *end || !isfinite(v)) return FGL_ERR_PARSE;
+        *value = (double)(float)v; /* parameters are single precision, as the models */
+    }
+    return FGL_OK;
+}
+
+FGLDEF void fgl_algo_param_format(const fgl_algo_param *p, double value, char *buf, size_t cap) {
+    if (p->type == FGL_PARAM_GROUPS) {
+        fgl_groups_format((unsigned)value, buf, cap);
+    } else if (p->type == FGL_PARAM_INT) {
+        const char *s = p->choices;
+        int i = 0, v = (int)value;
+        while (s && *s && i < v) {
+            s += strcspn(s, "|");
+            s += *s == '|';
+            i++;
+        }
+        if (s && *s && v >= 0) snprintf(buf, cap, "%.*s", (int)strcspn(s, "|"), s);
+        else snprintf(buf, cap, "%ld", (long)value);
+    } else {
+        snprintf(buf, cap, "%.9g", value);
+    }
 }
 
 static void fgl__part_add(fgl_part *parts, int *n, const char *name, int kind, int rows, int cols, unsigned flags,
@@ -5674,26 +5756,18 @@ fail:
 FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err) {
     const fgl_algo *a = &run->algo;
     int i = fgl__param_index(a, key);
-    char *end;
     if (run->started)
         return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
     if (i < 0) return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
-    if (a->params[i].type == FGL_PARAM_GROUPS) {
-        unsigned g;
-        if (fgl_groups_parse(value, &g))
+    if (fgl_algo_param_parse(&a->params[i], value, &run->set.value[i])) {
+        if (a->params[i].type == FGL_PARAM_GROUPS)
             return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
                                  "head, mask, norm, bnstat; joined by + and -)", key, value);
-        run->set.value[i] = (double)g;
-    } else if (a->params[i].type == FGL_PARAM_INT) {
-        long v = strtol(value, &end, 10);
-        if (end == value || *end || v != (long)(int)v)
-            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
-        run->set.value[i] = (double)v;
-    } else {
-        double v = strtod(value, &end);
-        if (end == value || *end || !isfinite(v))
-            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
-        run->set.value[i] = (double)(float)v; /* parameters are single precision, as the models */
+        if (a->params[i].type == FGL_PARAM_INT && a->params[i].choices)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not one of %s (or an integer)", key, value,
+                                 a->params[i].choices);
+        return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not %s", key, value,
+                             a->params[i].type == FGL_PARAM_INT ? "an integer" : "a number");
     }
     return FGL_OK;
 }
@@ -7747,9 +7821,33 @@ static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned
     return a;
 }
 
+/* FedAvg's weights = equal (FED-PUB's code weighs every client alike):
+ * theta = the plain mean of the uploads. */
+static int fgl__fedavg_server_init(fgl_server *s) {
+    if (fgl_get(s->set, "weights") != 0 && fgl_get(s->set, "weights") != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights must be samples (0) or equal (1), not %g",
+                               fgl_get(s->set, "weights"));
+    if (fgl_get(s->set, "weights") == 1 && (s->fed->secagg.on || s->fed->robust.rule == FGL_ROBUST_NORMCLIP))
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights=equal is not defined with %s, which weigh by samples",
+                               s->fed->secagg.on ? "secure aggregation" : "normclip");
+    return fgl__avg_server_init(s);
+}
+
+static int fgl__fedavg_aggregate(fgl_server *s) {
+    int rc = fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
+                                             : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+}
+
 static fgl_algo fgl__fedavg(void) {
-    return fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training samples",
-                            FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
+    fgl_algo a = fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training "
+                                  "samples", FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
+    fgl_algo_param_add(&a, "weights", FGL_PARAM_INT, 0, "clients weighted by training samples (samples, the "
+                       "default) or alike (equal: FED-PUB's code)");
+    fgl_algo_param_choices(&a, "weights", "samples|equal");
+    a.server_init = fgl__fedavg_server_init;
+    a.aggregate = fgl__fedavg_aggregate;
+    return a;
 }
 
 static fgl_algo fgl__fedprox(void) {
@@ -11921,7 +12019,8 @@ FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, con
 /* --- ready-made federated datasets ----------------------------------------------- */
 
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
-                                                      "iid", "per-dataset", "none", "dirichlet-equal"};
+                                                      "iid", "per-dataset", "none", "dirichlet-equal",
+                                                      "given"};
 
 FGLDEF const char *fgl_part_name(int how) {
     return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown";
@@ -12047,16 +12146,45 @@ done:
     return rc;
 }
 
+/* The given partition (FGL_PART_GIVEN) checked against the data: one entry
+ * per node, ids 0..k-1, every client with a node. */
+static int fgl__check_given(const fgl_split_config *c, int n, int k, const char *name, fgl_error *err) {
+    int i, *count, rc = FGL_OK;
+    if (!c->part) return fgl_error_set(err, FGL_ERR_ARG, "split 'given': no partition (fgl_split_config.part)");
+    if (c->part_n != n)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "%s: the partition has %d entries, the graph %d nodes", name,
+                             c->part_n, n);
+    if (c->public_nodes)
+        return fgl_error_set(err, FGL_ERR_ARG, "a given partition and public nodes cannot be combined");
+    if (!(count = (int *)fgl__zalloc(sizeof(int) * (size_t)FGL__MAX(k, 1))))
+        return fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+    for (i = 0; i < n && !rc; i++)
+        if (c->part[i] < 0 || c->part[i] >= k)
+            rc = fgl_error_set(err, FGL_ERR_RANGE, "%s: node %d is in part %d, expected 0..%d (%d clients)", name, i,
+                               c->part[i], k - 1, k);
+        else count[c->part[i]]++;
+    for (i = 0; i < k && !rc; i++)
+        if (!count[i]) rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: the partition gives client %d no node", name, i);
+    FGL_FREE(count);
+    return rc;
+}
+
 static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, int how, int k, double train, double val,
-                                   int keep_split, int stratified, double alpha, int min_per_client, int public_nodes,
-                                   uint64_t seed, fgl_error *err) {
-    int n = all->n_nodes, i, rc = FGL_OK;
+                                   const fgl_split_config *cfg, fgl_error *err) {
+    int keep_split = cfg->keep_split, stratified = cfg->stratified, min_per_client = cfg->min_per_client;
+    int public_nodes = cfg->public_nodes, n = all->n_nodes, i, rc = FGL_OK;
+    double alpha = cfg->alpha;
+    uint64_t seed = cfg->seed;
     int *part = NULL;
-    fgl_node_data rest;
+    fgl_node_data rest, whole;
     const fgl_node_data *full = all;
     memset(sc, 0, sizeof *sc);
     fgl_node_data_init(&rest);
+    memset(&whole, 0, sizeof whole);
     if (how == FGL_PART_NONE) k = 1;
+    if (how == FGL_PART_GIVEN && (rc = fgl__check_given(cfg, n, k, all->name, err))) return rc;
+    if (cfg->split_global && keep_split)
+        return fgl_error_set(err, FGL_ERR_ARG, "a global split and the data's own split cannot be combined");
     if (public_nodes < 0 || public_nodes >= n)
         return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
     n -= public_nodes;
@@ -12064,9 +12192,9 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
-        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE)
+        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE && how != FGL_PART_GIVEN)
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
-                             "overlap, dirichlet, none)", fgl_part_name(how));
+                             "overlap, dirichlet, given, none)", fgl_part_name(how));
     if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
         return fgl_error_set(err, FGL_ERR_ARG,
                              "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
@@ -12075,6 +12203,20 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     if (public_nodes > 0) { /* withheld before the split: no client ever holds them */
         if ((rc = fgl__withhold_nodes(all, public_nodes, seed, &sc->pub, &rest, err))) return rc;
         full = &rest;
+    }
+    if (cfg->split_global) { /* one split of the whole graph, before the partition: the clients inherit it */
+        whole = *full;    /* shares full's arrays, except the split it draws */
+        whole.split = NULL;
+        rc = stratified ? fgl_split_nodes_stratified(&whole, train, val, seed * 7919u + 0x474c4f42u, err)
+                        : fgl_split_nodes_random(&whole, train, val, seed * 7919u + 0x474c4f42u, err); /* "GLOB" */
+        if (rc) {
+            FGL_FREE(whole.split);
+            fgl_node_data_free(&rest);
+            fgl_scenario_free(sc); /* the public nodes, if withheld */
+            return fgl_error_set(err, rc, "%s: cannot split the whole graph's nodes (%s)", full->name,
+                                 fgl_result_name(rc));
+        }
+        full = &whole;
     }
     sc->task = FGL_TASK_NODE;
     sc->how = how;
@@ -12097,6 +12239,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         else if (how == FGL_PART_DIRICHLET) rc = fgl__node_dirichlet(full, k, alpha, min_per_client, seed, part, err);
         else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
         else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
+        else if (how == FGL_PART_GIVEN) memcpy(part, cfg->part, sizeof(int) * (size_t)n);
         else rc = fgl_partition_random(n, k, seed, part, err);
         if (!rc) {
             sc->edge_cut = fgl_edge_cut(&full->adj, part);
@@ -12112,6 +12255,14 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         }
         /* the centralised baseline can keep a split the data brings (Planetoid) */
         if (how == FGL_PART_NONE && keep_split && sc->node[i].split) continue;
+        if (cfg->split_global) { /* inherited: each client must have something to train on */
+            if (fgl_split_indices(sc->node[i].split, sc->node[i].n_nodes, FGL_SPLIT_TRAIN, NULL) == 0) {
+                rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no training node from the "
+                                   "global split", full->name, i, k);
+                goto done;
+            }
+            continue;
+        }
         if ((rc = stratified ? fgl_split_nodes_stratified(&sc->node[i], train, val, seed * 7919u + (uint64_t)i, err)
                              : fgl_split_nodes_random(&sc->node[i], train, val, seed * 7919u + (uint64_t)i, err)))
             rc = fgl_error_set(err, rc, "%s: cannot split client %d's nodes (%s)", full->name, i, fgl_result_name(rc));
@@ -12119,6 +12270,7 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     }
 done:
     FGL_FREE(part);
+    FGL_FREE(whole.split);
     fgl_node_data_free(&rest);
     if (rc) {
         sc->n_clients = k; /* free what exists */
@@ -12508,14 +12660,14 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         int k = c.clients > 0 ? c.clients : how == FGL_PART_OVERLAP ? 10 : 5;
         if (c.keep_split && how == FGL_PART_NONE && !ds->node.split)
             return fgl_error_set(err, FGL_ERR_ARG, "%s has no public split", ds->label);
-        int rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, c.keep_split, c.stratified, c.alpha,
-                                         c.min_per_client, c.public_nodes, c.seed, err), i;
-        if (rc || !c.test_first) return rc;
-        if (c.keep_split || c.stratified) {
-            fgl_scenario_free(sc);
+        int rc, i;
+        if (how == FGL_PART_GIVEN && c.clients <= 0) /* as many clients as the partition names */
+            for (k = 1, i = 0; c.part && i < c.part_n; i++) k = FGL__MAX(k, c.part[i] + 1);
+        if (c.test_first && (c.keep_split || c.stratified || c.split_global))
             return fgl_error_set(err, FGL_ERR_ARG, "the test-first split replaces the random node split: not with "
-                                 "a kept public split or a stratified one");
-        }
+                                 "a kept public split, a stratified one or a global one");
+        rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, &c, err);
+        if (rc || !c.test_first) return rc;
         for (i = 0; i < sc->n_clients && !rc; i++)
             rc = fgl__split_test_first(&sc->node[i], tr, va, c.seed * 7919u + (uint64_t)i, err);
         if (rc) fgl_scenario_free(sc);
@@ -12523,6 +12675,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
     }
     if (c.test_first) return fgl_error_set(err, FGL_ERR_ARG, "the test-first split is for node classification");
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
+    if (c.split_global) return fgl_error_set(err, FGL_ERR_ARG, "a global node split is for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)
         return fgl_error_set(err, FGL_ERR_ARG, "scenario: an empty dataset");
     if (ds->n_sets > 1 || c.how == FGL_PART_PER_DATASET) {

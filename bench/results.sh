@@ -58,6 +58,26 @@
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
+#   pipeline    FED-PUB's own pipeline on Cora (largest component), 5/10/20
+#               disjoint clients: FedAvg with the node split drawn once on
+#               the whole graph (--split-global), real METIS's partition
+#               (gpmetis, default options, on the graph fglrun --write-metis
+#               writes; the files in build/metis/) and equal client weights,
+#               10 seeds; each of the three alone; fgl's default pipeline
+#               (10 seeds); FED-PUB under the authors' pipeline (3 seeds).
+#               Without gpmetis (apt-get install metis) the METIS rows are
+#               skipped with a line saying so
+#
+# sh bench/results.sh --list prints the sections (read from this script's
+# case arms: a section added below is listed, and run by make reproduce,
+# without further change). Rows whose dataset is not in $FGL_DATA (default
+# ./data) are skipped, one line each. Progress: a line per finished row with
+# the rows left and an estimate of the time left (the mean wall time per
+# row so far).
+#
+# Environment: RESULTS_DIR (default bench/results) where the files go;
+# REPRO_QUICK=1: one seed and --rounds ${QUICK_ROUNDS:-10} appended to
+# every row (a first look; make reproduce sends it to its own directory).
 #
 # Each line's "result" carries the run's full configuration ("config"), so
 #   ./build/fglrun --config bench/results/SECTION.jsonl --row "LABEL"
@@ -68,10 +88,29 @@ cd "$(dirname "$0")/.."
 FGLRUN=${FGLRUN:-./build/fglrun}
 JOBS=${JOBS:-2}
 SEEDS=${SEEDS:-3}
-OUT=bench/results
+OUT=${RESULTS_DIR:-bench/results}
+DATA=${FGL_DATA:-data}
+QUICK_ARGS=
+[ "${REPRO_QUICK:-0}" = 1 ] && QUICK_ARGS="--seeds 1 --rounds ${QUICK_ROUNDS:-10}"
 CHEM=MUTAG,BZR,COX2,DHFR,PTC_MR,AIDS,NCI1
 mkdir -p "$OUT"
+if [ "${1:-}" = "--list" ]; then # the sections: the case arms of experiments() below
+    sed -n '/^experiments()/,/^}/s/^        \([a-z][a-z0-9_-]*\))$/\1/p' "$0"
+    exit 0
+fi
 [ -x "$FGLRUN" ] || { echo "results.sh: build $FGLRUN first (make build/fglrun)" >&2; exit 1; }
+
+# FED-PUB's pipeline: real METIS's partitions of Cora's largest component, made once
+# into build/metis/ (fglrun --write-metis writes the graph fglrun splits, gpmetis
+# partitions it; node i of the graph is line i of the part file)
+metis_parts() { # K...: 0 if build/metis/cora-lcc.graph.part.K exist (made if needed)
+    command -v gpmetis >/dev/null 2>&1 || { echo "skip: gpmetis is not installed (apt-get install metis): the rows of real METIS's partitions" >&2; return 1; }
+    mkdir -p build/metis
+    [ -f build/metis/cora-lcc.graph ] || $FGLRUN --data Cora --lcc --write-metis build/metis/cora-lcc.graph >/dev/null || return 1
+    for k in "$@"; do
+        [ -f build/metis/cora-lcc.graph.part.$k ] || gpmetis build/metis/cora-lcc.graph $k >/dev/null || return 1
+    done
+}
 
 # one line per experiment: SECTION|LABEL|fglrun arguments
 experiments() {
@@ -237,17 +276,42 @@ experiments() {
             for mu in 0.01 0.1 1; do
                 echo "fedprox|cora disjoint 10 E5 fedprox mu=$mu|--algo fedprox $C --local-epochs 5 --set mu=$mu"
             done ;;
+        pipeline)
+            P=--seeds\ 10
+            for k in 5 10 20; do
+                echo "pipeline|cora disjoint $k fedavg fgl pipeline|--algo fedavg --data Cora --lcc --split metis --clients $k $P"
+                echo "pipeline|cora disjoint $k fedavg global split|--algo fedavg --data Cora --lcc --split metis --clients $k --split-global $P"
+                echo "pipeline|cora disjoint $k fedavg equal weights|--algo fedavg --data Cora --lcc --split metis --clients $k --set weights=equal $P"
+            done
+            if [ -f "$DATA/node/Cora/Cora.edges" ] && metis_parts 5 10 20; then
+                for k in 5 10 20; do
+                    F="--partition-file build/metis/cora-lcc.graph.part.$k"
+                    echo "pipeline|cora disjoint $k fedavg gpmetis|--algo fedavg --data Cora --lcc $F $P"
+                    echo "pipeline|cora disjoint $k fedavg authors pipeline|--algo fedavg --data Cora --lcc $F --split-global --set weights=equal $P"
+                    echo "pipeline|cora disjoint $k fedpub authors pipeline|--algo fedpub --data Cora --lcc $F --split-global --seeds $SEEDS"
+                    echo "pipeline|cora disjoint $k local authors pipeline|--algo local --data Cora --lcc $F --split-global --seeds $SEEDS"
+                done
+            fi ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done
 }
 
-run_one() { # SECTION|LABEL|ARGS
-    sec=${1%%|*}; rest=${1#*|}; label=${rest%%|*}; args=${rest#*|}
-    # resumable: an experiment already in the file is not run again
-    if [ -f "$OUT/$sec.jsonl" ] && grep -qF "\"label\": \"$label\"," "$OUT/$sec.jsonl"; then
-        echo "skip (already in $OUT/$sec.jsonl): $label" >&2; return 0
-    fi
+# the datasets a row reads (its --data list) that $DATA lacks, or nothing
+missing_data() {
+    d=${1#*--data }
+    [ "$d" = "$1" ] && return 0
+    d=${d%% *}
+    for n in $(echo "$d" | tr ',' ' '); do
+        case $n in synthetic*|*/*) continue ;; esac
+        [ -d "$DATA/node/$n" ] || [ -d "$DATA/tu/$n" ] || printf '%s ' "$n"
+    done
+}
+
+run_one() { # INDEX|SECTION|LABEL|ARGS
+    idx=${1%%|*}; row=${1#*|}
+    sec=${row%%|*}; rest=${row#*|}; label=${rest%%|*}; args="${rest#*|} $QUICK_ARGS"
+    t0=$(date +%s)
     line=$(OMP_NUM_THREADS=1 $FGLRUN $args --threads 1 --quiet --json | tail -n 1)
     case $line in
     "{"*) ;;
@@ -255,8 +319,35 @@ run_one() { # SECTION|LABEL|ARGS
     esac
     commit=${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
     printf '{"label": "%s", "commit": "%s", "args": "%s", "result": %s}\n' "$label" "$commit" "$args" "$line" >> "$OUT/$sec.jsonl"
-    echo "done: $label" >&2
+    # progress: rows finished (a line each in the log), and the time left at the mean pace so far
+    t1=$(date +%s)
+    echo "$idx $((t1 - t0))" >> "$STATE/finished"
+    n=$(wc -l < "$STATE/finished"); total=$(cat "$STATE/total"); start=$(cat "$STATE/start")
+    left=$(( (t1 - start) * (total - n) / n ))
+    printf '[%d/%d] %s: %s (%ds; about %dm%02ds left)\n' "$n" "$total" "$sec" "$label" $((t1 - t0)) $((left / 60)) $((left % 60)) >&2
 }
 
 if [ "${1:-}" = "--one" ]; then shift; run_one "$1"; exit; fi
-experiments "$@" | tr '\n' '\0' | xargs -0 -P "$JOBS" -I{} sh "$0" --one "{}"
+for sec in "$@"; do # every section named must exist
+    sh "$0" --list | grep -qx "$sec" || { echo "results.sh: unknown section $sec (sh $0 --list)" >&2; exit 2; }
+done
+# the rows not yet in their files (resumable: a finished row is not run
+# again), with their datasets present; then JOBS at a time
+STATE=$(mktemp -d "${TMPDIR:-/tmp}/results.XXXXXX")
+export STATE
+trap 'rm -rf "$STATE"' EXIT INT TERM
+experiments "$@" | while IFS= read -r row; do
+    sec=${row%%|*}; rest=${row#*|}; label=${rest%%|*}; args=${rest#*|}
+    if [ -f "$OUT/$sec.jsonl" ] && grep -qF "\"label\": \"$label\"," "$OUT/$sec.jsonl"; then
+        echo "skip (already in $OUT/$sec.jsonl): $label" >&2; continue
+    fi
+    m=$(missing_data "$args")
+    if [ -n "$m" ]; then echo "skip (no dataset ${m% } under $DATA): $sec: $label" >&2; continue; fi
+    echo "$row"
+done > "$STATE/rows"
+awk '{ print NR "|" $0 }' "$STATE/rows" > "$STATE/todo"
+wc -l < "$STATE/rows" | tr -d ' ' > "$STATE/total"
+date +%s > "$STATE/start"
+: > "$STATE/finished"
+echo "results.sh: $(cat "$STATE/total") rows to run into $OUT/, $JOBS at a time" >&2
+tr '\n' '\0' < "$STATE/todo" | xargs -0 -r -P "$JOBS" -I{} sh "$0" --one "{}"

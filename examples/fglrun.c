@@ -154,6 +154,28 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.seed = o->split_seed;
     c.folds = o->folds;
     c.fold = fold;
+    c.split_global = o->split_global;
+    if (o->partition_file) { /* the clients from a file (gpmetis's output): read whole, checked, then used */
+        int rc, *part, k = 0;
+        if (ds->task != FGL_TASK_NODE)
+            return fgl_error_set(err, FGL_ERR_ARG, "--partition-file: %s is not a node-classification dataset",
+                                 ds->label);
+        if (!(part = (int *)malloc(sizeof(int) * (size_t)(ds->node.n_nodes > 0 ? ds->node.n_nodes : 1))))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        rc = fgl_read_partition(o->partition_file, ds->node.n_nodes, o->clients, part, &k, err);
+        if (!rc && o->clients > 0 && k != o->clients)
+            rc = fgl_error_set(err, FGL_ERR_SHAPE, "--partition-file %s names %d parts, --clients %d",
+                               o->partition_file, k, o->clients);
+        if (!rc) {
+            c.how = FGL_PART_GIVEN;
+            c.clients = k;
+            c.part = part;
+            c.part_n = ds->node.n_nodes;
+            rc = fgl_scenario_make(sc, ds, &c, err);
+        }
+        free(part);
+        return rc;
+    }
     return fgl_scenario_make(sc, ds, &c, err);
 }
 
@@ -980,6 +1002,9 @@ int fglrun_main(int argc, char **argv) {
     if ((rc = protocol_apply(&o))) return rc; /* --protocol NAME: its flags where none was given */
     opt_defaults(&o); /* no --algo: the default algorithms; no data either: the embedded benchmark */
     if ((rc = check_sets(&o)) || (rc = expand_sweeps(&o)) || (rc = check_models(&o))) return rc;
+    if (o.partition_file && o.split >= 0 && o.split != FGL_PART_GIVEN && o.split != FGL_PART_METIS)
+        return bad("--partition-file gives the clients; it cannot be combined with --split %s", fgl_part_name(o.split));
+    if (o.split == FGL_PART_GIVEN && !o.partition_file) return bad("--split given needs --partition-file FILE%s", "");
 #ifdef _OPENMP
     if (o.threads > 0) omp_set_num_threads(o.threads);
 #endif
@@ -989,6 +1014,19 @@ int fglrun_main(int argc, char **argv) {
         return 1;
     }
     replay_check_files(&o);
+    if (o.write_metis) { /* the graph fglrun would split, in METIS's format, for gpmetis */
+        rc = ds.task != FGL_TASK_NODE ? fgl_error_set(&err, FGL_ERR_ARG, "--write-metis: %s is not a node-"
+                                                      "classification dataset", ds.label)
+                                      : fgl_write_metis_graph(&ds.node.adj, o.write_metis, &err);
+        if (rc) fprintf(stderr, "fglrun: %s\n", err.msg);
+        else
+            printf("fglrun: wrote %s's graph (%d nodes) to %s in METIS's format; `gpmetis %s K` writes the "
+                   "partition into K parts to %s.part.K, for --partition-file\n", ds.label, ds.node.n_nodes,
+                   o.write_metis, o.write_metis, o.write_metis);
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return rc ? 1 : 0;
+    }
     if (ds.n_sets > 1 && !opt_given(&o, "split-seed")) o.split_seed = (uint64_t)fedstar_split_seed;
     n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : 1;
     if (make_scenario(&o, o.fold > 0 ? o.fold : 0, &ds, &sc, &err)) {

@@ -72,6 +72,9 @@ typedef struct options {
     int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
     int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
     int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
+    int split_global;    /* node tasks: the train/val/test split drawn on the whole graph before the partition */
+    const char *partition_file; /* node tasks: the clients from a file of part ids (gpmetis's output) */
+    const char *write_metis;    /* node tasks: write the graph in METIS's format to this file and stop */
     /* run records, progress, plots (the sections "run records", "progress" and "plots") */
     const char *config, *row;   /* --config FILE, --row LABEL */
     int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
@@ -424,6 +427,7 @@ static void r_clients(const opt_def *d, const rec_ctx *c, rec_item *it) { /* fgl
     int split = c->sc->how;
     long def = c->embedded ? strtol(d->emb, NULL, 10)
                            : c->node ? (split == FGL_PART_OVERLAP ? 10 : 5) : split == FGL_PART_PER_DATASET ? c->graph_sets : 10;
+    if (split == FGL_PART_GIVEN) def = c->sc->n_clients; /* the parts the file names */
     rec_long(it, c->o->clients > 0 ? c->o->clients : def, def);
 }
 
@@ -646,7 +650,7 @@ static const opt_def opt_table[] = {
                r_algo, NULL),
     ROW_CUSTOM("data", 'e', 0, data, 0, "NAME[,NAME...]|synthetic[:N]", "synthetic", NULL, p_data, r_data, NULL),
     ROW_ENUM("task", 'e', task, -1, "node|graph", NULL, r_task, NULL),
-    ROW_CUSTOM("split", 'e', OPT_INIT, split, -1, "metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|public|none",
+    ROW_CUSTOM("split", 'e', OPT_INIT, split, -1, "metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|given|public|none",
                NULL, NULL, p_split, r_split, NULL),
     ROW_NUM("clients", 'e', OPT_INT, 0, clients, 1, 100000, 0, "K", "a positive integer", "10", r_clients, NULL),
     ROW_NUM("alpha", 'e', OPT_DOUBLE, 0, alpha, 1e-6, 1e9, 0.5, "A", "a positive number", NULL, NULL, NULL),
@@ -727,6 +731,17 @@ static const opt_def opt_table[] = {
              "  --alpha 0.5 --clients 10 --public-nodes 100 --hidden 16 --head none --optim sgd --momentum 0.9 --lr 0.01\n"
              "  --local-epochs 200 --rounds 50 --reset-optim --features raw --train-frac 0.8 --val-frac 0 --test-first\n"
              "  --metric personalized --select per-client --val public, and pfedgnn's alpha=0 lam=0.01.\n"),
+    ROW_BOOL("split-global", 'e', split_global,
+             "--split-global draws the node train/val/test split once on the whole graph (after --lcc) before the\n"
+             "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits\n"
+             "  its own.\n"),
+    ROW_STR("partition-file", 'e', partition_file, "FILE", NULL, NULL,
+            "--partition-file FILE takes the clients from FILE (--split given): line i holds the client (part id,\n"
+            "  0..K-1) of node i, as gpmetis writes GRAPH.part.K; node i is the i-th node of the graph fglrun splits\n"
+            "  (after --lcc: the largest component's nodes in increasing original id), exactly the graph that\n"
+            "  --write-metis FILE writes in METIS's input format (then fglrun stops): gpmetis FILE K makes the part\n"
+            "  file. The file must have one line per node, integer ids, every part non-empty (K: --clients if given).\n"
+            "  fedavg --set weights=equal weighs clients alike instead of by training samples (FED-PUB's code).\n"),
     /* algorithm parameters: the record's "set" and "params" */
     ROW_CUSTOM("set", 's', 0, sets, 0, "key=value ...", NULL, NULL, p_set, NULL,
                "--set key=value sets an algorithm parameter; --set algo.key=value sets it for that algorithm only.\n"
@@ -765,6 +780,7 @@ static const opt_def opt_table[] = {
             "  such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
             "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
+    ROW_STR("write-metis", 'r', write_metis, "FILE", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
     ROW_BOOL("config-run-control", 'r', config_run_control,
              "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
@@ -938,6 +954,10 @@ static void print_algo_help(const fgl_algo *a) {
             char buf[128];
             fgl_groups_format((unsigned)p->def, buf, sizeof buf);
             printf("  %-18s %-10s %s\n", p->name, buf, p->help);
+        } else if (p->choices) {
+            char buf[64];
+            fgl_algo_param_format(p, p->def, buf, sizeof buf);
+            printf("  %-18s %-10s %s (%s)\n", p->name, buf, p->help, p->choices);
         } else {
             printf("  %-18s %-10g %s\n", p->name, p->def, p->help);
         }

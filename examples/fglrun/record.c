@@ -105,6 +105,16 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
             first = 0;
         }
     }
+    if (o->partition_file) { /* the clients' file, as given */
+        uint64_t sum;
+        long size = file_fnv(o->partition_file, &sum);
+        if (size >= 0) {
+            sb_printf(&r->files, "%s{\"path\": ", first ? "" : ", ");
+            sb_json_str(&r->files, o->partition_file);
+            sb_printf(&r->files, ", \"given\": true, \"bytes\": %ld, \"fnv1a64\": \"%016llx\"}", size,
+                      (unsigned long long)sum);
+        }
+    }
     sb_puts(&r->files, "]");
 }
 
@@ -156,6 +166,12 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
                 fgl_groups_format(g, it->def, sizeof it->def);
                 if (val && !fgl_groups_parse(val, &g)) fgl_groups_format(g, it->val, sizeof it->val);
                 else strcpy(it->val, it->def);
+            } else if (p->type == FGL_PARAM_INT && p->choices) { /* its value's name ("equal") */
+                double v = p->def;
+                it->vk = it->dk = 's';
+                fgl_algo_param_format(p, p->def, it->def, sizeof it->def);
+                if (val) fgl_algo_param_parse(p, val, &v);
+                fgl_algo_param_format(p, v, it->val, sizeof it->val);
             } else if (p->type == FGL_PARAM_INT) {
                 snprintf(it->def, sizeof it->def, "%ld", (long)p->def);
                 snprintf(it->val, sizeof it->val, "%ld", val ? strtol(val, NULL, 10) : (long)p->def);
@@ -338,7 +354,7 @@ static int param_default(const char *algo, const char *key, char *out, size_t ca
     for (i = 0; a && i < a->n_params; i++) {
         const fgl_algo_param *p = &a->params[i];
         if (strcmp(p->name, key)) continue;
-        if (p->type == FGL_PARAM_GROUPS) fgl_groups_format((unsigned)p->def, out, cap);
+        if (p->type == FGL_PARAM_GROUPS || p->choices) fgl_algo_param_format(p, p->def, out, cap);
         else if (p->type == FGL_PARAM_INT) snprintf(out, cap, "%ld", (long)p->def);
         else fmt_real(out, cap, p->def, 1);
         return 1;

@@ -18,6 +18,8 @@ typedef struct fgl_algo_param {
     int type;                    /* FGL_PARAM_* (GROUPS: a group mask, "all-head" ...) */
     double def;
     const char *help;
+    const char *choices;         /* FGL_PARAM_INT: names of the values 0, 1, ... ("samples|equal"), which --set and
+                                    fgl_run_set accept beside the numbers; NULL: numbers only */
 } fgl_algo_param;
 
 /* An algorithm's parameter values (read with fgl_get). */
@@ -113,6 +115,15 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
+/* Name the values 0, 1, ... of integer parameter name (declared before):
+ * choices "samples|equal" lets fgl_run_set take "equal" for 1. */
+FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices);
+/* A parameter's value from text as fgl_run_set reads it (a group list, an
+ * integer or one of its choices' names, a number): 0, or FGL_ERR_PARSE. */
+FGLDEF int fgl_algo_param_parse(const fgl_algo_param *p, const char *text, double *value);
+/* A parameter's value as text: its group list, its choice's name, or the
+ * number. */
+FGLDEF void fgl_algo_param_format(const fgl_algo_param *p, double value, char *buf, size_t cap);
 /* The size rule "the value of integer parameter name" (declared before). */
 FGLDEF int fgl_algo_param_dim(const fgl_algo *a, const char *name);
 /* 1 if any message part carries model weights (FGL_SEND_MODEL / DELTA, or a
@@ -167,6 +178,65 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
+    a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices) {
+    int i = fgl__param_index(a, name);
+    FGL_ASSERT(i >= 0 && a->params[i].type == FGL_PARAM_INT); /* a declared integer parameter */
+    if (i >= 0) a->params[i].choices = choices;
+}
+
+/* The index of name among choices ("a|b|c"), or -1. */
+static int fgl__choice_index(const char *choices, const char *name) {
+    int i = 0;
+    size_t len = strlen(name);
+    while (choices && *choices) {
+        size_t w = strcspn(choices, "|");
+        if (w == len && len > 0 && strncmp(choices, name, len) == 0) return i;
+        choices += w + (choices[w] == '|');
+        i++;
+    }
+    return -1;
+}
+
+FGLDEF int fgl_algo_param_parse(const fgl_algo_param *p, const char *text, double *value) {
+    char *end;
+    if (!p || !text) return FGL_ERR_ARG;
+    if (p->type == FGL_PARAM_GROUPS) {
+        unsigned g;
+        if (fgl_groups_parse(text, &g)) return FGL_ERR_PARSE;
+        *value = (double)g;
+    } else if (p->type == FGL_PARAM_INT) {
+        long v = strtol(text, &end, 10);
+        int c = fgl__choice_index(p->choices, text);
+        if (c >= 0) v = c;
+        else if (end == text || *end || v != (long)(int)v) return FGL_ERR_PARSE;
+        *value = (double)v;
+    } else {
+        double v = strtod(text, &end);
+        if (end == text || *end || !isfinite(v)) return FGL_ERR_PARSE;
+        *value = (double)(float)v; /* parameters are single precision, as the models */
+    }
+    return FGL_OK;
+}
+
+FGLDEF void fgl_algo_param_format(const fgl_algo_param *p, double value, char *buf, size_t cap) {
+    if (p->type == FGL_PARAM_GROUPS) {
+        fgl_groups_format((unsigned)value, buf, cap);
+    } else if (p->type == FGL_PARAM_INT) {
+        const char *s = p->choices;
+        int i = 0, v = (int)value;
+        while (s && *s && i < v) {
+            s += strcspn(s, "|");
+            s += *s == '|';
+            i++;
+        }
+        if (s && *s && v >= 0) snprintf(buf, cap, "%.*s", (int)strcspn(s, "|"), s);
+        else snprintf(buf, cap, "%ld", (long)value);
+    } else {
+        snprintf(buf, cap, "%.9g", value);
+    }
 }
 
 static void fgl__part_add(fgl_part *parts, int *n, const char *name, int kind, int rows, int cols, unsigned flags,

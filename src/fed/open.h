@@ -173,8 +173,11 @@
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,
- * Dirichlet label skew of graphs or nodes, IID, one dataset per client;
- * optionally withholding public nodes first); fgl_scenario_clients
+ * Dirichlet label skew of graphs or nodes, IID, one dataset per client, a
+ * partition the caller gives (FGL_PART_GIVEN: real METIS's, read with
+ * fgl_read_partition); optionally withholding public nodes first; the node
+ * split inside each client, or with split_global drawn once on the whole
+ * graph before partitioning, as FED-PUB's code does); fgl_scenario_clients
  * gives each client a model spec sized to its data (into an array whose
  * size it is told: too small is an error, never an overflow). GPFL's protocol: the
  * soft Dirichlet split with equal client sizes (FGL_PART_DIRICHLET_EQUAL)

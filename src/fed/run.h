@@ -336,26 +336,18 @@ fail:
 FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_error *err) {
     const fgl_algo *a = &run->algo;
     int i = fgl__param_index(a, key);
-    char *end;
     if (run->started)
         return fgl_error_set(err, FGL_ERR_ARG, "%s: parameters must be set before the first round", a->name);
     if (i < 0) return fgl_error_set(err, FGL_ERR_ARG, "algorithm %s has no parameter '%s'", a->name, key);
-    if (a->params[i].type == FGL_PARAM_GROUPS) {
-        unsigned g;
-        if (fgl_groups_parse(value, &g))
+    if (fgl_algo_param_parse(&a->params[i], value, &run->set.value[i])) {
+        if (a->params[i].type == FGL_PARAM_GROUPS)
             return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
                                  "head, mask, norm, bnstat; joined by + and -)", key, value);
-        run->set.value[i] = (double)g;
-    } else if (a->params[i].type == FGL_PARAM_INT) {
-        long v = strtol(value, &end, 10);
-        if (end == value || *end || v != (long)(int)v)
-            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not an integer", key, value);
-        run->set.value[i] = (double)v;
-    } else {
-        double v = strtod(value, &end);
-        if (end == value || *end || !isfinite(v))
-            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a number", key, value);
-        run->set.value[i] = (double)(float)v; /* parameters are single precision, as the models */
+        if (a->params[i].type == FGL_PARAM_INT && a->params[i].choices)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not one of %s (or an integer)", key, value,
+                                 a->params[i].choices);
+        return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not %s", key, value,
+                             a->params[i].type == FGL_PARAM_INT ? "an integer" : "a number");
     }
     return FGL_OK;
 }

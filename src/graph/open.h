@@ -97,7 +97,9 @@
  *     structure encodings;
  *   - partitions: a multilevel k-way min-edge-cut partitioner in the METIS
  *     style, Louvain communities, random balanced; federated splits:
- *     FED-PUB's overlapping split, Dirichlet label skew, IID.
+ *     FED-PUB's overlapping split, Dirichlet label skew, IID; a graph written
+ *     in METIS's input format (fgl_write_metis_graph) and a partition read
+ *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
  *
  * LOADERS
  *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may

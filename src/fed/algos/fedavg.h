@@ -46,9 +46,33 @@ static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned
     return a;
 }
 
+/* FedAvg's weights = equal (FED-PUB's code weighs every client alike):
+ * theta = the plain mean of the uploads. */
+static int fgl__fedavg_server_init(fgl_server *s) {
+    if (fgl_get(s->set, "weights") != 0 && fgl_get(s->set, "weights") != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights must be samples (0) or equal (1), not %g",
+                               fgl_get(s->set, "weights"));
+    if (fgl_get(s->set, "weights") == 1 && (s->fed->secagg.on || s->fed->robust.rule == FGL_ROBUST_NORMCLIP))
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights=equal is not defined with %s, which weigh by samples",
+                               s->fed->secagg.on ? "secure aggregation" : "normclip");
+    return fgl__avg_server_init(s);
+}
+
+static int fgl__fedavg_aggregate(fgl_server *s) {
+    int rc = fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
+                                             : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+}
+
 static fgl_algo fgl__fedavg(void) {
-    return fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training samples",
-                            FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
+    fgl_algo a = fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training "
+                                  "samples", FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
+    fgl_algo_param_add(&a, "weights", FGL_PARAM_INT, 0, "clients weighted by training samples (samples, the "
+                       "default) or alike (equal: FED-PUB's code)");
+    fgl_algo_param_choices(&a, "weights", "samples|equal");
+    a.server_init = fgl__fedavg_server_init;
+    a.aggregate = fgl__fedavg_aggregate;
+    return a;
 }
 
 static fgl_algo fgl__fedprox(void) {
