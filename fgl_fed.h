@@ -527,7 +527,7 @@ typedef struct fgl_server fgl_server;
 typedef struct fgl_algo fgl_algo;
 typedef struct fgl_observed fgl_observed;
 
-enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS, FGL_PARAM_CHOICE };
 
 #define FGL_ALGO_MAX_PARAMS 24
 
@@ -537,6 +537,7 @@ typedef struct fgl_algo_param {
     int type;                    /* FGL_PARAM_* (GROUPS: a group mask, "all-head" ...) */
     double def;
     const char *help;
+    const char *choices;         /* FGL_PARAM_CHOICE: the names, '|'-separated; the value is the index */
 } fgl_algo_param;
 
 /* An algorithm's parameter values (read with fgl_get). */
@@ -629,6 +630,13 @@ FGLDEF fgl_algo fgl_algo_base(const char *name);
 /* Add a parameter, an upload part or a download part (capacity overflow and
  * duplicate names are programmer errors). */
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help);
+/* A parameter that takes one of named values (choices "fgl|authors": set
+ * with key=authors; fgl_get returns the index, here 1); def is an index. */
+FGLDEF void fgl_algo_param_choice(fgl_algo *a, const char *name, const char *choices, int def, const char *help);
+/* The name of choice index of a FGL_PARAM_CHOICE parameter into out (""
+ * and -1 for an index out of range), or the index of name (-1: none). */
+FGLDEF int fgl_param_choice_name(const fgl_algo_param *p, int index, char *out, size_t cap);
+FGLDEF int fgl_param_choice_index(const fgl_algo_param *p, const char *name);
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
@@ -2454,7 +2462,8 @@ static int fgl__param_index(const fgl_algo *a, const char *name) {
 
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help) {
     int i = fgl__param_index(a, name);
-    FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS));
+    FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS ||
+                        type == FGL_PARAM_CHOICE));
     if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default */
         FGL_ASSERT(a->n_params < FGL_ALGO_MAX_PARAMS);
         i = a->n_params++;
@@ -2463,6 +2472,40 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
+    a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_choice(fgl_algo *a, const char *name, const char *choices, int def, const char *help) {
+    FGL_ASSERT(choices && *choices);
+    fgl_algo_param_add(a, name, FGL_PARAM_CHOICE, def, help);
+    a->params[fgl__param_index(a, name)].choices = choices;
+}
+
+FGLDEF int fgl_param_choice_name(const fgl_algo_param *p, int index, char *out, size_t cap) {
+    const char *s = p->choices;
+    int k = 0;
+    if (cap) *out = 0;
+    while (s && *s) {
+        size_t w = strcspn(s, "|");
+        if (k++ == index) {
+            if (cap) snprintf(out, cap, "%.*s", (int)w, s);
+            return 0;
+        }
+        s += w + (s[w] == '|');
+    }
+    return -1;
+}
+
+FGLDEF int fgl_param_choice_index(const fgl_algo_param *p, const char *name) {
+    const char *s = p->choices;
+    int k = 0;
+    while (s && *s) {
+        size_t w = strcspn(s, "|");
+        if (strlen(name) == w && !strncmp(s, name, w)) return k;
+        s += w + (s[w] == '|');
+        k++;
+    }
+    return -1;
 }
 
 static void fgl__part_add(fgl_part *parts, int *n, const char *name, int kind, int rows, int cols, unsigned flags,
@@ -5675,6 +5718,11 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
             return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
                                  "head, mask, norm, bnstat; joined by + and -)", key, value);
         run->set.value[i] = (double)g;
+    } else if (a->params[i].type == FGL_PARAM_CHOICE) {
+        int k = fgl_param_choice_index(&a->params[i], value);
+        if (k < 0)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not one of %s", key, value, a->params[i].choices);
+        run->set.value[i] = (double)k;
     } else if (a->params[i].type == FGL_PARAM_INT) {
         long v = strtol(value, &end, 10);
         if (end == value || *end || v != (long)(int)v)
@@ -9889,7 +9937,11 @@ static fgl_algo fgl__gpfl(void) {
  * Client, after local training (evaluation mode): for class c and hop h,
  * p^{c,h} = mean over the centres v of class c with N^h(v) non-empty of
  * mean_{u in N^h(v)} z_u; centres are the training samples (their labels
- * only, never validation ones), plus, with pseudo > 0 (node tasks, the
+ * only, never validation ones: val_centres=1, for reproduction only, makes
+ * the validation nodes centres too, at every hop, in the prototypes and in
+ * the loss, as the authors' code does at hop 0 -- label leakage: the
+ * validation accuracy that selects the round then measures nodes trained
+ * on), plus, with pseudo > 0 (node tasks, the
  * paper's Algorithm 1), the other nodes the model predicts with softmax
  * confidence >= pseudo, under their predicted class. Sends "protos"
  * (C (H+1) x d, row c (H+1) + h) and "counts" (C x (H+1): the centres
@@ -9913,10 +9965,13 @@ static fgl_algo fgl__gpfl(void) {
  * included (fusion=1: every client with cosine >= threshold, and self);
  * P~_i^{c,h} = alpha P^{c,h} + (1 - alpha) sum_{j in F} w_j p_j^{c,h}, w_j =
  * n_j^{c,h} / sum_F n^{c,h} (the authors' code weights by the receiving
- * client's total count and divides by 1 + k: not copied). alpha = 1 turns
- * personalisation off. Download: "protos" and "mask" (C x (H+1), 1 where a
+ * client's total count: not copied); target_scale=authors divides P~ by
+ * 1 + |F| as the authors' code does (|F| = topk when that many clients hold
+ * the row), which shrinks the target towards 0 (a third of its length at
+ * topk 2). alpha = 1 turns personalisation off. Download: "protos" and "mask" (C x (H+1), 1 where a
  * row holds a prototype), nothing before the first aggregation.
- * The authors' code also: takes validation labels into its prototypes, uses
+ * The authors' code also: takes validation labels into its prototypes (as
+ * val_centres=1), uses
  * 0/1 masks as row indices (its 1- and 2-hop terms read rows 0 and 1) and
  * appends the 2-hop term to the 1-hop list, divides the per-class means by
  * the client count once per class (K^C: its margin is about 0), keeps
@@ -10185,16 +10240,20 @@ static int fgl__fedpg_client_init(fgl_client *c) {
     fgl__pg_rings *r;
     int *centre, *label;
     if (H < 0 || H > FGL_MAX_LAYERS) return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: %d hops", H + 1);
+    int with_val = (int)fgl_get(c->set, "val_centres");
     if (fgl_get(c->set, "mu") < 0 || !(fgl_get(c->set, "pseudo") >= 0 && fgl_get(c->set, "pseudo") <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: mu must be >= 0 and pseudo in [0, 1]");
+    if (with_val != 0 && with_val != 1)
+        return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: val_centres is 0 or 1, not %d", with_val);
     if (!nd) return FGL_OK; /* graph tasks: rings from the embeddings, every time */
-    /* node tasks: the rings around the training nodes, once (rebuilt from the data on resume) */
+    /* node tasks: the rings around the training nodes (with val_centres=1 the validation nodes too: the
+     * authors' label leakage), once (rebuilt from the data on resume) */
     centre = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
     label = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
     r = (fgl__pg_rings *)fgl_new_scratch(&c->store, "rings", sizeof(fgl__pg_rings), fgl__pg_rings_free);
     if (!centre || !label || !r) return FGL_ERR_NOMEM;
     for (i = 0; i < nd->n_nodes; i++)
-        if (nd->split[i] == FGL_SPLIT_TRAIN && nd->y[i] >= 0) {
+        if ((nd->split[i] == FGL_SPLIT_TRAIN || (with_val && nd->split[i] == FGL_SPLIT_VAL)) && nd->y[i] >= 0) {
             centre[n] = i;
             label[n++] = nd->y[i];
         }
@@ -10378,7 +10437,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     int C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
     int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, rows = C * H1, i, j, h, cl, k, rc;
     int steps = (int)fgl_get(s->set, "server_steps"), topk = (int)fgl_get(s->set, "topk");
-    int fusion = (int)fgl_get(s->set, "fusion");
+    int fusion = (int)fgl_get(s->set, "fusion"), authors_scale = (int)fgl_get(s->set, "target_scale") == 1;
     double alpha = fgl_get(s->set, "alpha"), thr = fgl_get(s->set, "threshold"), rf = fgl_get(s->set, "rf_ratio");
     float *bank = fgl_floats(&s->store, "bank"), *bank_n = fgl_floats(&s->store, "bank_n");
     float *global = fgl_floats(&s->store, "global"), *pers = fgl_floats(&s->store, "pers");
@@ -10483,7 +10542,10 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
                 int e;
                 for (e = 0; e < d; e++) acc[e] += w * pj[e];
             }
-            for (q = 0; q < d; q++) out[q] = (float)(alpha * global[(size_t)k * d + q] + (1 - alpha) * acc[q]);
+            for (q = 0; q < d; q++) {
+                double v = alpha * global[(size_t)k * d + q] + (1 - alpha) * acc[q];
+                out[q] = (float)(authors_scale ? v / (1 + nf) : v); /* the authors' code: over 1 + |F| */
+            }
             pmask[(size_t)i * rows + k] = 1.0f;
         }
     fgl_ints(&s->store, "ready")[0] = 1;
@@ -10553,6 +10615,12 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0,
                        "node tasks: confidence above which unlabelled nodes join the "
                        "prototypes under their predicted class (0: off)");
+    fgl_algo_param_add(&a, "val_centres", FGL_PARAM_INT, 0,
+                       "node tasks: 1 lets the validation nodes' labels into the prototypes and the prototype loss, "
+                       "as the authors' code does: label leakage, for reproduction only (0: training labels only)");
+    fgl_algo_param_choice(&a, "target_scale", "fgl|authors", 0,
+                          "fgl: the personalised target as the fusion makes it; authors: divided by 1 + |F| (the "
+                          "fusion set's size), as the authors' code does");
     fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
                        "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, 0);

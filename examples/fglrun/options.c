@@ -906,6 +906,10 @@ static void print_algo_help(const fgl_algo *a) {
             char buf[128];
             fgl_groups_format((unsigned)p->def, buf, sizeof buf);
             printf("  %-18s %-10s %s\n", p->name, buf, p->help);
+        } else if (p->type == FGL_PARAM_CHOICE) {
+            char buf[64];
+            fgl_param_choice_name(p, (int)p->def, buf, sizeof buf);
+            printf("  %-18s %-10s %s (one of: %s)\n", p->name, buf, p->help, p->choices);
         } else {
             printf("  %-18s %-10g %s\n", p->name, p->def, p->help);
         }

@@ -145,8 +145,12 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
                     continue;
                 if ((size_t)(eq - name) == strlen(p->name) && !strncmp(name, p->name, (size_t)(eq - name))) val = eq + 1;
             }
-            it->vk = it->dk = p->type == FGL_PARAM_GROUPS ? 's' : 'n';
-            if (p->type == FGL_PARAM_GROUPS) {
+            it->vk = it->dk = p->type == FGL_PARAM_GROUPS || p->type == FGL_PARAM_CHOICE ? 's' : 'n';
+            if (p->type == FGL_PARAM_CHOICE) { /* by name, as --set takes it */
+                int k = val ? fgl_param_choice_index(p, val) : -1;
+                fgl_param_choice_name(p, (int)p->def, it->def, sizeof it->def);
+                if (k < 0 || fgl_param_choice_name(p, k, it->val, sizeof it->val)) strcpy(it->val, it->def);
+            } else if (p->type == FGL_PARAM_GROUPS) {
                 unsigned g = (unsigned)p->def;
                 fgl_groups_format(g, it->def, sizeof it->def);
                 if (val && !fgl_groups_parse(val, &g)) fgl_groups_format(g, it->val, sizeof it->val);
@@ -306,6 +310,7 @@ static int param_default(const char *algo, const char *key, char *out, size_t ca
         const fgl_algo_param *p = &a->params[i];
         if (strcmp(p->name, key)) continue;
         if (p->type == FGL_PARAM_GROUPS) fgl_groups_format((unsigned)p->def, out, cap);
+        else if (p->type == FGL_PARAM_CHOICE) fgl_param_choice_name(p, (int)p->def, out, cap);
         else if (p->type == FGL_PARAM_INT) snprintf(out, cap, "%ld", (long)p->def);
         else fmt_real(out, cap, p->def, 1);
         return 1;

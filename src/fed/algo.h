@@ -8,7 +8,7 @@ typedef struct fgl_server fgl_server;
 typedef struct fgl_algo fgl_algo;
 typedef struct fgl_observed fgl_observed;
 
-enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS, FGL_PARAM_CHOICE };
 
 #define FGL_ALGO_MAX_PARAMS 24
 
@@ -18,6 +18,7 @@ typedef struct fgl_algo_param {
     int type;                    /* FGL_PARAM_* (GROUPS: a group mask, "all-head" ...) */
     double def;
     const char *help;
+    const char *choices;         /* FGL_PARAM_CHOICE: the names, '|'-separated; the value is the index */
 } fgl_algo_param;
 
 /* An algorithm's parameter values (read with fgl_get). */
@@ -110,6 +111,13 @@ FGLDEF fgl_algo fgl_algo_base(const char *name);
 /* Add a parameter, an upload part or a download part (capacity overflow and
  * duplicate names are programmer errors). */
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help);
+/* A parameter that takes one of named values (choices "fgl|authors": set
+ * with key=authors; fgl_get returns the index, here 1); def is an index. */
+FGLDEF void fgl_algo_param_choice(fgl_algo *a, const char *name, const char *choices, int def, const char *help);
+/* The name of choice index of a FGL_PARAM_CHOICE parameter into out (""
+ * and -1 for an index out of range), or the index of name (-1: none). */
+FGLDEF int fgl_param_choice_name(const fgl_algo_param *p, int index, char *out, size_t cap);
+FGLDEF int fgl_param_choice_index(const fgl_algo_param *p, const char *name);
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
@@ -158,7 +166,8 @@ static int fgl__param_index(const fgl_algo *a, const char *name) {
 
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help) {
     int i = fgl__param_index(a, name);
-    FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS));
+    FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS ||
+                        type == FGL_PARAM_CHOICE));
     if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default */
         FGL_ASSERT(a->n_params < FGL_ALGO_MAX_PARAMS);
         i = a->n_params++;
@@ -167,6 +176,40 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
+    a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_choice(fgl_algo *a, const char *name, const char *choices, int def, const char *help) {
+    FGL_ASSERT(choices && *choices);
+    fgl_algo_param_add(a, name, FGL_PARAM_CHOICE, def, help);
+    a->params[fgl__param_index(a, name)].choices = choices;
+}
+
+FGLDEF int fgl_param_choice_name(const fgl_algo_param *p, int index, char *out, size_t cap) {
+    const char *s = p->choices;
+    int k = 0;
+    if (cap) *out = 0;
+    while (s && *s) {
+        size_t w = strcspn(s, "|");
+        if (k++ == index) {
+            if (cap) snprintf(out, cap, "%.*s", (int)w, s);
+            return 0;
+        }
+        s += w + (s[w] == '|');
+    }
+    return -1;
+}
+
+FGLDEF int fgl_param_choice_index(const fgl_algo_param *p, const char *name) {
+    const char *s = p->choices;
+    int k = 0;
+    while (s && *s) {
+        size_t w = strcspn(s, "|");
+        if (strlen(name) == w && !strncmp(s, name, w)) return k;
+        s += w + (s[w] == '|');
+        k++;
+    }
+    return -1;
 }
 
 static void fgl__part_add(fgl_part *parts, int *n, const char *name, int kind, int rows, int cols, unsigned flags,

@@ -346,6 +346,11 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
             return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not a group list (all, feature, conv, struct, "
                                  "head, mask, norm, bnstat; joined by + and -)", key, value);
         run->set.value[i] = (double)g;
+    } else if (a->params[i].type == FGL_PARAM_CHOICE) {
+        int k = fgl_param_choice_index(&a->params[i], value);
+        if (k < 0)
+            return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not one of %s", key, value, a->params[i].choices);
+        run->set.value[i] = (double)k;
     } else if (a->params[i].type == FGL_PARAM_INT) {
         long v = strtol(value, &end, 10);
         if (end == value || *end || v != (long)(int)v)
