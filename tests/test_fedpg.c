@@ -271,7 +271,7 @@ static void test_upload_and_mask(void) {
  * generated prototypes: top-k clients by cosine (self included), weights by
  * their counts, alpha mixing; mask = the rows the client holds; and the
  * threshold variant. */
-static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, double thr) {
+static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, double thr, int authors_scale) {
     fgl_server *s = &run->server;
     int K = s->n_clients, rows = (int)fgl_server_dim(s, FGL_DIM_CLASS_HOPS), d = (int)fgl_server_dim(s, FGL_DIM_REP);
     const float *bank = fgl_floats(&s->store, "bank"), *bn = fgl_floats(&s->store, "bank_n");
@@ -321,11 +321,13 @@ static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, doubl
                 double mix = 0;
                 for (a = 0; a < nc; a++) mix += bn[chosen[a] * rows + k] / wsum * bank[((size_t)chosen[a] * rows + k) * d + e];
                 want = alpha * P[(size_t)k * d + e] + (1 - alpha) * mix;
+                if (authors_scale) want /= 1 + nc; /* target_scale=authors */
                 bad += fabs(dp[(size_t)k * d + e] - want) > 1e-5;
             }
         }
     }
-    FT_CHECK(bad == 0, "fusion %d alpha %g: %d downloaded values differ from the rule", fusion, alpha, bad);
+    FT_CHECK(bad == 0, "fusion %d alpha %g scale %d: %d downloaded values differ from the rule", fusion, alpha,
+             authors_scale, bad);
     FT_CHECK(masked > 0 || !real_nodes, "no masked row to check");
 }
 
@@ -340,7 +342,7 @@ static void test_personalised_fusion(void) {
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, NULL)) {
         const float *P = fgl_floats(&run.server.store, "global");
         int k, bad = 0;
-        check_fusion(&run, 0, 0.5, 2, 0);
+        check_fusion(&run, 0, 0.5, 2, 0, 0);
         for (k = 0; k < (int)fgl_server_dim(&run.server, FGL_DIM_CLASS_HOPS); k++) { /* generated prototypes have unit length */
             double n = fgl_norm2(16, P + (size_t)k * 16);
             bad += fabs(n - 1) > 1e-5;
@@ -349,12 +351,127 @@ static void test_personalised_fusion(void) {
         fgl_run_free(&run);
     }
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, topk3)) {
-        check_fusion(&run, 0, 0.3, 3, 0);
+        check_fusion(&run, 0, 0.3, 3, 0, 0);
         fgl_run_free(&run);
     }
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, thr)) {
-        check_fusion(&run, 1, 0.5, 0, 0.8);
+        check_fusion(&run, 1, 0.5, 0, 0.8, 0);
         fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
+/* target_scale=authors: the download is the same rule divided by 1 + |F|
+ * (the fusion set's size), for top-k and threshold fusion; the named value
+ * "fgl" is the default, bit for bit. */
+static void test_target_scale(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[6];
+    fgl_fed_config cfg = pg_config(3);
+    fgl_run run, plain;
+    static const char *const authors[] = {"target_scale", "authors", NULL};
+    static const char *const authors_thr[] = {"target_scale", "authors", "fusion", "1", "threshold", "0.8", NULL};
+    static const char *const named_default[] = {"target_scale", "fgl", "val_centres", "0", NULL};
+    if (!pg_clients(&nodes, 6, FGL_ARCH_GCN, 16, &sc, cd)) return;
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, authors)) {
+        FT_CHECK(fgl_run_get(&run, "target_scale") == 1, "target_scale=authors reads back as %g",
+                 fgl_run_get(&run, "target_scale"));
+        check_fusion(&run, 0, 0.5, 2, 0, 1);
+        fgl_run_free(&run);
+    }
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, authors_thr)) {
+        check_fusion(&run, 1, 0.5, 0, 0.8, 1);
+        fgl_run_free(&run);
+    }
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, named_default)) {
+        if (ft_run_rounds(&plain, &cfg, "fedpg", cd, 6, 3, NULL)) {
+            FT_CHECK(ft_same_history(&run, &plain) && ft_same_models(&run, &plain),
+                     "target_scale=fgl val_centres=0 differ from the defaults");
+            fgl_run_free(&plain);
+        }
+        fgl_run_free(&run);
+    }
+    {
+        fgl_error err;
+        fgl_run bad;
+        if (fgl_run_init(&bad, &cfg, fgl_algo_find("fedpg"), cd, 6, &err) == FGL_OK) {
+            FT_CHECK(fgl_run_set(&bad, "target_scale", "Authors", &err) == FGL_ERR_PARSE && strstr(err.msg, "fgl|authors"),
+                     "an unknown target_scale must be refused, naming the choices (%s)", err.msg);
+            FT_CHECK(fgl_run_set(&bad, "target_scale", "1", &err) == FGL_ERR_PARSE, "target_scale takes names only");
+            fgl_run_free(&bad);
+        }
+    }
+    fgl_scenario_free(&sc);
+}
+
+/* val_centres=1: the hop-0 prototype of each class is exactly the mean
+ * evaluation-mode embedding over the class's training AND validation
+ * nodes (and its count their number); with the default, over the training
+ * nodes only. The rings (which the loss reads too) hold those centres. */
+static void check_hop0(fgl_run *run, int with_val, int *val_rows) {
+    int i, bad = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        const fgl_node_data *nd = c->data.node;
+        int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H1 = (int)fgl_client_dim(c, FGL_DIM_HOPS), d = 16, v, k, cl;
+        int centres = 0;
+        const float *up = c->up.part[0], *un = c->up.part[1];
+        const fgl__pg_rings *r = (const fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
+        fgl_tape t;
+        fgl_forward fw;
+        fgl_tape_init(&t);
+        fgl_model_forward(&c->model, &t, &c->data.full, 0, NULL, &fw);
+        for (cl = 0; cl < C; cl++) {
+            double m[16] = {0};
+            int n = 0, nval = 0;
+            for (v = 0; v < nd->n_nodes; v++) {
+                int in = nd->y[v] == cl && (nd->split[v] == FGL_SPLIT_TRAIN || (with_val && nd->split[v] == FGL_SPLIT_VAL));
+                if (!in) continue;
+                for (k = 0; k < d; k++) m[k] += fw.rep->val[(size_t)v * d + k];
+                n++;
+                nval += nd->split[v] == FGL_SPLIT_VAL;
+            }
+            centres += n;
+            *val_rows += nval > 0;
+            bad += un[cl * H1] != (float)n;
+            for (k = 0; k < d && n; k++) bad += fabs(up[((size_t)cl * H1) * d + k] - m[k] / n) > 1e-5;
+        }
+        bad += !r || r->n != centres;
+        fgl_tape_free(&t);
+    }
+    FT_CHECK(bad == 0, "val_centres=%d: %d hop-0 prototype values, counts or ring sizes differ from the hand-computed "
+             "class means", with_val, bad);
+}
+
+static void test_val_centres(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[6];
+    fgl_fed_config cfg = pg_config(2);
+    fgl_run leak, plain;
+    static const char *const on[] = {"val_centres", "1", NULL};
+    int val_rows = 0, ignored = 0;
+    if (!pg_clients(&nodes, 6, FGL_ARCH_GCN, 16, &sc, cd)) return;
+    if (ft_run_rounds(&leak, &cfg, "fedpg", cd, 6, 2, on)) {
+        check_hop0(&leak, 1, &val_rows);
+        FT_CHECK(val_rows > 0, "no class with validation nodes: the test would not see the leak");
+        if (ft_run_rounds(&plain, &cfg, "fedpg", cd, 6, 2, NULL)) {
+            check_hop0(&plain, 0, &ignored);
+            FT_CHECK(!ft_same_models(&leak, &plain), "val_centres=1 left the models as without it");
+            fgl_run_free(&plain);
+        }
+        fgl_run_free(&leak);
+    }
+    {
+        fgl_run bad;
+        fgl_error err;
+        if (fgl_run_init(&bad, &cfg, fgl_algo_find("fedpg"), cd, 6, &err) == FGL_OK) {
+            int rc = fgl_run_set(&bad, "val_centres", "2", &err);
+            FT_CHECK(rc == FGL_OK, "set val_centres=2: %s", err.msg);
+            rc = fgl_run_round(&bad);
+            FT_CHECK(rc != FGL_OK && strstr(bad.err.msg, "val_centres"), "val_centres=2 must be refused (%s)",
+                     bad.err.msg);
+            fgl_run_free(&bad);
+        }
     }
     fgl_scenario_free(&sc);
 }
@@ -697,6 +814,8 @@ int main(void) {
     FT_RUN(test_cosine_rings);
     FT_RUN(test_upload_and_mask);
     FT_RUN(test_personalised_fusion);
+    FT_RUN(test_target_scale);
+    FT_RUN(test_val_centres);
     FT_RUN(test_loss_term);
     FT_RUN(test_bytes);
     FT_RUN(test_heterogeneous_backbones);
