@@ -55,7 +55,8 @@
 #               component): FedPG under the authors' pipeline (val_centres=1,
 #               target_scale=authors, hop-0 loss) beside Local given the same
 #               train+validation labels; FedPG with the hop-0 and the all-hop
-#               loss, with mu = 0; Local, FedAvg, FED-PUB on the same splits
+#               loss, with mu = 0; Local, FedAvg, FED-PUB on the same splits;
+#               on Cora also the authors' pipeline with their GCN backbone
 #
 # Each line's "result" carries the run's full configuration ("config"), so
 #   ./build/fglrun --config bench/results/SECTION.jsonl --row "LABEL"
@@ -221,7 +222,11 @@ experiments() {
                 # the leak alone and the scale alone (hop-0 loss)
                 echo "fedpg|$d fedpg val_centres=1|--algo fedpg --data $data $PG --set val_centres=1 --set loss_hops=0"
                 echo "fedpg|$d fedpg target_scale=authors|--algo fedpg --data $data $PG --set target_scale=authors --set loss_hops=0"
-            done ;;
+            done
+            # the authors' code runs a GCN (hidden 64, its second layer the classifier), not GAMLP
+            G=$(echo "$PG" | sed 's/--model gamlp/--model gcn/')
+            echo "fedpg|Cora fedpg authors-pipeline gcn|--algo fedpg --data Cora $G --set val_centres=1 --set target_scale=authors --set loss_hops=0"
+            echo "fedpg|Cora local train+val labels gcn|--algo local --data Cora $G --train-frac 0.6 --val-frac 0" ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done

@@ -2,8 +2,11 @@
  * against a naive breadth-first search, the upload against a naive
  * recomputation (class means of the embeddings per hop, counts, zeros never
  * read where the count is 0), the server's personalised fusion recomputed
- * from the uploads and the generated prototypes, the client loss against a
- * naive sum, exact message sizes, heterogeneous backbones, the graph-level
+ * from the uploads and the generated prototypes (and divided by 1 + |F|
+ * under target_scale=authors), the hop-0 prototypes with val_centres=1
+ * against hand-computed means over training and validation nodes, the
+ * client loss against a naive sum (hop 0 by default, every hop with
+ * loss_hops=-1), exact message sizes, heterogeneous backbones, the graph-level
  * variant, thread-count determinism and resume; and FedPG end to end against
  * Local and FedAvg. Real Cora / MUTAG when FGL_DATA has them, fgl's
  * synthetic generators otherwise. */
@@ -479,13 +482,10 @@ static void test_val_centres(void) {
 /* The prototype term on the tape equals mu sum_{h,c} mean over centres of
  * ||ring mean of z - P~||^2 / d computed naively from the same z, and its
  * gradient matches finite differences of that naive sum in z. */
-static void test_loss_term(void) {
-    fgl_scenario sc;
-    fgl_client_data cd[4];
+static void check_loss_term(fgl_client_data *cd, const char *const *sets, int top) {
     fgl_fed_config cfg = pg_config(2);
     fgl_run run;
-    if (!pg_clients(&nodes, 4, FGL_ARCH_GCN, 8, &sc, cd)) return;
-    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 4, 2, NULL)) {
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 4, 2, sets)) {
         fgl_client *c = &run.clients[2];
         const fgl_node_data *nd = c->data.node;
         const float *P = fgl_down(c, "protos"), *M = fgl_down(c, "mask");
@@ -513,7 +513,7 @@ static void test_loss_term(void) {
             int y = nd->y[v];
             if (nd->split[v] != FGL_SPLIT_TRAIN || y < 0) continue;
             bfs(&nd->adj, v, dist, queue);
-            for (h = 0; h < H1; h++) {
+            for (h = 0; h <= top; h++) { /* the hops the loss reads (loss_hops) */
                 double m[8] = {0}, e2 = 0;
                 int n = 0;
                 if (!(M[y * H1 + h] > 0)) continue;
@@ -540,8 +540,8 @@ static void test_loss_term(void) {
         st.fwd = &fw;
         st.labels = nd->y;
         loss = fgl__fedpg_loss(c, &st);
-        FT_CHECK(loss && fabs(loss->val[0] - want) <= 1e-5 * fabs(want) + 1e-7, "loss %.9g, naive %.9g",
-                 loss ? loss->val[0] : -1.0, want);
+        FT_CHECK(loss && fabs(loss->val[0] - want) <= 1e-5 * fabs(want) + 1e-7, "hops 0..%d: loss %.9g, naive %.9g",
+                 top, loss ? loss->val[0] : -1.0, want);
         FT_CHECK(want > 0, "the term is not trivial");
         fgl_tape_free(&t);
         free(dist);
@@ -550,6 +550,16 @@ static void test_loss_term(void) {
         free(z);
         fgl_run_free(&run);
     }
+}
+
+/* The default loss reads hop 0 only; loss_hops=-1 every hop. */
+static void test_loss_term(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[4];
+    static const char *const all[] = {"loss_hops", "-1", NULL};
+    if (!pg_clients(&nodes, 4, FGL_ARCH_GCN, 8, &sc, cd)) return;
+    check_loss_term(cd, NULL, 0);
+    check_loss_term(cd, all, 2);
     fgl_scenario_free(&sc);
 }
 
@@ -759,10 +769,11 @@ static void test_end_to_end_against_local_and_fedavg(void) {
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_fed_config cfg = pg_config(ft_quick() ? 4 : 50);
     fgl_error err;
-    static const char *const none[] = {NULL}, *const mu0[] = {"mu", "0", NULL};
-    const char *algos[4] = {"local", "fedavg", "fedpg", "fedpg"};
-    const char *const *sets[4] = {none, none, none, mu0};
-    double acc[4] = {0, 0, 0, 0};
+    /* FedPG with every hop in its loss (loss_hops=-1) and with the node default (hop 0 only) */
+    static const char *const none[] = {NULL}, *const mu0[] = {"mu", "0", NULL}, *const all[] = {"loss_hops", "-1", NULL};
+    const char *algos[5] = {"local", "fedavg", "fedpg", "fedpg", "fedpg"};
+    const char *const *sets[5] = {none, none, all, mu0, none};
+    double acc[5] = {0, 0, 0, 0, 0};
     int a;
     if (fgl_dataset_load(&syn, "/nonexistent", "synthetic", FGL_TASK_NODE, NULL, 1234, &err)) {
         FT_CHECK(0, "synthetic data: %s", err.msg);
@@ -785,7 +796,7 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         fgl_dataset_free(&syn);
         return;
     }
-    for (a = 0; a < 4; a++) {
+    for (a = 0; a < 5; a++) {
         fgl_run run;
         fgl_run_summary s;
         if (!ft_run_rounds(&run, &cfg, algos[a], cd, 10, cfg.rounds, sets[a])) continue;
@@ -793,10 +804,12 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         acc[a] = s.best_test;
         fgl_run_free(&run);
     }
-    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG %.3f, FedPG with mu=0 %.3f\n",
-           cfg.rounds, acc[0], acc[1], acc[2], acc[3]);
+    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG all hops %.3f, FedPG with "
+           "mu=0 %.3f, FedPG hop 0 (default) %.3f\n", cfg.rounds, acc[0], acc[1], acc[2], acc[3], acc[4]);
     if (!ft_quick()) {
         FT_CHECK(acc[2] > acc[3] + 0.02, "FedPG %.3f does not beat its own backbone without prototypes %.3f", acc[2], acc[3]);
+        FT_CHECK(acc[4] > acc[3], "FedPG's hop-0 loss %.3f does not beat its backbone without prototypes %.3f", acc[4],
+                 acc[3]);
         FT_CHECK(acc[2] > acc[0] - 0.08, "FedPG %.3f far below Local %.3f", acc[2], acc[0]);
         FT_CHECK(acc[1] > acc[0], "FedAvg %.3f should beat Local %.3f here (the benchmark rewards collaboration)", acc[1], acc[0]);
     }
