@@ -398,7 +398,8 @@ static void test_target_scale(void) {
         fgl_error err;
         fgl_run bad;
         if (fgl_run_init(&bad, &cfg, fgl_algo_find("fedpg"), cd, 6, &err) == FGL_OK) {
-            FT_CHECK(fgl_run_set(&bad, "target_scale", "Authors", &err) == FGL_ERR_PARSE && strstr(err.msg, "fgl|authors"),
+            int rc = fgl_run_set(&bad, "target_scale", "Authors", &err);
+            FT_CHECK(rc == FGL_ERR_PARSE && strstr(err.msg, "fgl|authors"),
                      "an unknown target_scale must be refused, naming the choices (%s)", err.msg);
             FT_CHECK(fgl_run_set(&bad, "target_scale", "1", &err) == FGL_ERR_PARSE, "target_scale takes names only");
             fgl_run_free(&bad);
@@ -428,7 +429,8 @@ static void check_hop0(fgl_run *run, int with_val, int *val_rows) {
             double m[16] = {0};
             int n = 0, nval = 0;
             for (v = 0; v < nd->n_nodes; v++) {
-                int in = nd->y[v] == cl && (nd->split[v] == FGL_SPLIT_TRAIN || (with_val && nd->split[v] == FGL_SPLIT_VAL));
+                int in = nd->y[v] == cl &&
+                         (nd->split[v] == FGL_SPLIT_TRAIN || (with_val && nd->split[v] == FGL_SPLIT_VAL));
                 if (!in) continue;
                 for (k = 0; k < d; k++) m[k] += fw.rep->val[(size_t)v * d + k];
                 n++;
@@ -770,7 +772,8 @@ static void test_end_to_end_against_local_and_fedavg(void) {
     fgl_fed_config cfg = pg_config(ft_quick() ? 4 : 50);
     fgl_error err;
     /* FedPG with every hop in its loss (loss_hops=-1) and with the node default (hop 0 only) */
-    static const char *const none[] = {NULL}, *const mu0[] = {"mu", "0", NULL}, *const all[] = {"loss_hops", "-1", NULL};
+    static const char *const none[] = {NULL}, *const mu0[] = {"mu", "0", NULL};
+    static const char *const all[] = {"loss_hops", "-1", NULL};
     const char *algos[5] = {"local", "fedavg", "fedpg", "fedpg", "fedpg"};
     const char *const *sets[5] = {none, none, all, mu0, none};
     double acc[5] = {0, 0, 0, 0, 0};
@@ -804,8 +807,8 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         acc[a] = s.best_test;
         fgl_run_free(&run);
     }
-    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG all hops %.3f, FedPG with "
-           "mu=0 %.3f, FedPG hop 0 (default) %.3f\n", cfg.rounds, acc[0], acc[1], acc[2], acc[3], acc[4]);
+    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG all hops %.3f, "
+           "FedPG with mu=0 %.3f, FedPG hop 0 (default) %.3f\n", cfg.rounds, acc[0], acc[1], acc[2], acc[3], acc[4]);
     if (!ft_quick()) {
         FT_CHECK(acc[2] > acc[3] + 0.02, "FedPG %.3f does not beat its own backbone without prototypes %.3f", acc[2], acc[3]);
         FT_CHECK(acc[4] > acc[3], "FedPG's hop-0 loss %.3f does not beat its backbone without prototypes %.3f", acc[4],

@@ -334,6 +334,7 @@ if [ -s "$tmp/pgplain.json" ] && ! grep -q label_leakage "$tmp/pgplain.json" && 
    [ "$(strip $tmp/pgplain.json)" != "$(strip $tmp/pgleak.json)" ]; then
     echo "ok - fedpg by default: no leakage mark, no warning, another result"
 else echo "not ok - fedpg by default: unmarked and different from val_centres=1"; fi
-if $FGLRUN $pg --set target_scale=author > /dev/null 2> "$tmp/err"; then echo "not ok - target_scale=author must be refused"
+if $FGLRUN $pg --set target_scale=author > /dev/null 2> "$tmp/err"; then
+    echo "not ok - target_scale=author must be refused"
 elif grep -q "is not one of fgl|authors" "$tmp/err"; then echo "ok - target_scale=author refused, naming the choices"
 else echo "not ok - target_scale=author: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi
