@@ -58,6 +58,14 @@
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
+#   fedpg       FedPG's node protocol (10 METIS clients, per-class stratified
+#               20/40/40, 0/1 features, GAMLP hidden 64, 3 local epochs, Adam
+#               lr 1e-2 wd 5e-4, 100 rounds) on Cora and Computers (largest
+#               component): FedPG under the authors' pipeline (val_centres=1,
+#               target_scale=authors, hop-0 loss) beside Local given the same
+#               train+validation labels; FedPG with the hop-0 and the all-hop
+#               loss, with mu = 0; Local, FedAvg, FED-PUB on the same splits;
+#               on Cora also the authors' pipeline with their GCN backbone
 #   pipeline    FED-PUB's own pipeline on Cora (largest component), 5/10/20
 #               disjoint clients: FedAvg with the node split drawn once on
 #               the whole graph (--split-global), real METIS's partition
@@ -292,6 +300,28 @@ experiments() {
                     echo "pipeline|cora disjoint $k local authors pipeline|--algo local --data Cora --lcc $F --split-global --seeds $SEEDS"
                 done
             fi ;;
+        fedpg)
+            PG="--split metis --clients 10 --stratified --features raw --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --rounds 100 --model gamlp --head none --seeds $SEEDS"
+            for d in Cora Computers; do
+                data=$d; [ $d = Computers ] && data="Computers --lcc"
+                # the authors' pipeline (label leakage: validation labels in the prototypes), and its control
+                echo "fedpg|$d fedpg authors-pipeline|--algo fedpg --data $data $PG --set val_centres=1 --set target_scale=authors --set loss_hops=0"
+                echo "fedpg|$d local train+val labels|--algo local --data $data $PG --train-frac 0.6 --val-frac 0"
+                # one honest protocol: training labels only, selection on validation
+                echo "fedpg|$d fedpg hops=0|--algo fedpg --data $data $PG --set loss_hops=0"
+                echo "fedpg|$d fedpg hops=all|--algo fedpg --data $data $PG --set loss_hops=-1"
+                echo "fedpg|$d fedpg mu=0|--algo fedpg --data $data $PG --set mu=0"
+                for a in local fedavg fedpub; do
+                    echo "fedpg|$d $a|--algo $a --data $data $PG"
+                done
+                # the leak alone and the scale alone (hop-0 loss)
+                echo "fedpg|$d fedpg val_centres=1|--algo fedpg --data $data $PG --set val_centres=1 --set loss_hops=0"
+                echo "fedpg|$d fedpg target_scale=authors|--algo fedpg --data $data $PG --set target_scale=authors --set loss_hops=0"
+            done
+            # the authors' code runs a GCN (hidden 64, its second layer the classifier), not GAMLP
+            G=$(echo "$PG" | sed 's/--model gamlp/--model gcn/')
+            echo "fedpg|Cora fedpg authors-pipeline gcn|--algo fedpg --data Cora $G --set val_centres=1 --set target_scale=authors --set loss_hops=0"
+            echo "fedpg|Cora local train+val labels gcn|--algo local --data Cora $G --train-frac 0.6 --val-frac 0" ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done

@@ -431,7 +431,18 @@ typedef struct result {
     fgl_mpi_stats mpi;                    /* summed over seeds (ranks, note: the last run's) */
 #endif
     char report[512];
+    char leak[160];                       /* a reproduction option that trains on held-out labels ("": none) */
 } result;
+
+/* A parameter whose non-zero value trains on labels the protocol holds out
+ * (the authors' pipelines, for reproduction only): its description, or NULL. */
+static const char *label_leak(const fgl_run *run) {
+    double v = fgl_run_get(run, "val_centres"); /* NaN: not a parameter of this algorithm */
+    if (v == v && v != 0)
+        return "val_centres=1: validation labels train the prototypes (label leakage, the authors' code; for "
+               "reproduction only)";
+    return NULL;
+}
 
 static void mean_std(const double *x, int n, double *mean, double *sd) {
     double s = 0, q = 0;
@@ -552,6 +563,8 @@ static int check_runs(const options *o, fgl_client_data *cd, int K, int task, co
         if ((rc = run_setup(o, a, NULL, &cfg, cd, K, pub, &run, note))) return rc;
         rc = fgl_run_check(&run);
         if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
+        else if (label_leak(&run)) /* even with --quiet: the numbers are not honest ones */
+            fprintf(stderr, "fglrun: warning: %s: %s\n", run.algo.name, label_leak(&run));
         fgl_run_free(&run);
         if (rc) return 1;
     }
@@ -581,6 +594,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         return k;
     }
     PW.run = &run;
+    if (label_leak(&run)) snprintf(res->leak, sizeof res->leak, "%s", label_leak(&run));
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
         fprintf(stderr, "fglrun: %s\n", err.msg);
@@ -814,6 +828,10 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
         struct rusage ru;
         if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
         if (data_rss_mb > 0) fprintf(f, ", \"data_rss_mb\": %.1f", data_rss_mb);
+    }
+    if (res->leak[0]) { /* marked, so that a table cannot show it as an honest number */
+        fprintf(f, ", \"label_leakage\": ");
+        json_str(f, res->leak);
     }
     if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
         double rm, rs;

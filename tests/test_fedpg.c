@@ -2,8 +2,11 @@
  * against a naive breadth-first search, the upload against a naive
  * recomputation (class means of the embeddings per hop, counts, zeros never
  * read where the count is 0), the server's personalised fusion recomputed
- * from the uploads and the generated prototypes, the client loss against a
- * naive sum, exact message sizes, heterogeneous backbones, the graph-level
+ * from the uploads and the generated prototypes (and divided by 1 + |F|
+ * under target_scale=authors), the hop-0 prototypes with val_centres=1
+ * against hand-computed means over training and validation nodes, the
+ * client loss against a naive sum (hop 0 by default, every hop with
+ * loss_hops=-1), exact message sizes, heterogeneous backbones, the graph-level
  * variant, thread-count determinism and resume; and FedPG end to end against
  * Local and FedAvg. Real Cora / MUTAG when FGL_DATA has them, fgl's
  * synthetic generators otherwise. */
@@ -271,7 +274,7 @@ static void test_upload_and_mask(void) {
  * generated prototypes: top-k clients by cosine (self included), weights by
  * their counts, alpha mixing; mask = the rows the client holds; and the
  * threshold variant. */
-static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, double thr) {
+static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, double thr, int authors_scale) {
     fgl_server *s = &run->server;
     int K = s->n_clients, rows = (int)fgl_server_dim(s, FGL_DIM_CLASS_HOPS), d = (int)fgl_server_dim(s, FGL_DIM_REP);
     const float *bank = fgl_floats(&s->store, "bank"), *bn = fgl_floats(&s->store, "bank_n");
@@ -321,11 +324,13 @@ static void check_fusion(fgl_run *run, int fusion, double alpha, int topk, doubl
                 double mix = 0;
                 for (a = 0; a < nc; a++) mix += bn[chosen[a] * rows + k] / wsum * bank[((size_t)chosen[a] * rows + k) * d + e];
                 want = alpha * P[(size_t)k * d + e] + (1 - alpha) * mix;
+                if (authors_scale) want /= 1 + nc; /* target_scale=authors */
                 bad += fabs(dp[(size_t)k * d + e] - want) > 1e-5;
             }
         }
     }
-    FT_CHECK(bad == 0, "fusion %d alpha %g: %d downloaded values differ from the rule", fusion, alpha, bad);
+    FT_CHECK(bad == 0, "fusion %d alpha %g scale %d: %d downloaded values differ from the rule", fusion, alpha,
+             authors_scale, bad);
     FT_CHECK(masked > 0 || !real_nodes, "no masked row to check");
 }
 
@@ -340,7 +345,7 @@ static void test_personalised_fusion(void) {
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, NULL)) {
         const float *P = fgl_floats(&run.server.store, "global");
         int k, bad = 0;
-        check_fusion(&run, 0, 0.5, 2, 0);
+        check_fusion(&run, 0, 0.5, 2, 0, 0);
         for (k = 0; k < (int)fgl_server_dim(&run.server, FGL_DIM_CLASS_HOPS); k++) { /* generated prototypes have unit length */
             double n = fgl_norm2(16, P + (size_t)k * 16);
             bad += fabs(n - 1) > 1e-5;
@@ -349,12 +354,131 @@ static void test_personalised_fusion(void) {
         fgl_run_free(&run);
     }
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, topk3)) {
-        check_fusion(&run, 0, 0.3, 3, 0);
+        check_fusion(&run, 0, 0.3, 3, 0, 0);
         fgl_run_free(&run);
     }
     if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, thr)) {
-        check_fusion(&run, 1, 0.5, 0, 0.8);
+        check_fusion(&run, 1, 0.5, 0, 0.8, 0);
         fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
+/* target_scale=authors: the download is the same rule divided by 1 + |F|
+ * (the fusion set's size), for top-k and threshold fusion; the named value
+ * "fgl" is the default, bit for bit. */
+static void test_target_scale(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[6];
+    fgl_fed_config cfg = pg_config(3);
+    fgl_run run, plain;
+    static const char *const authors[] = {"target_scale", "authors", NULL};
+    static const char *const authors_thr[] = {"target_scale", "authors", "fusion", "1", "threshold", "0.8", NULL};
+    static const char *const named_default[] = {"target_scale", "fgl", "val_centres", "0", NULL};
+    if (!pg_clients(&nodes, 6, FGL_ARCH_GCN, 16, &sc, cd)) return;
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, authors)) {
+        FT_CHECK(fgl_run_get(&run, "target_scale") == 1, "target_scale=authors reads back as %g",
+                 fgl_run_get(&run, "target_scale"));
+        check_fusion(&run, 0, 0.5, 2, 0, 1);
+        fgl_run_free(&run);
+    }
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, authors_thr)) {
+        check_fusion(&run, 1, 0.5, 0, 0.8, 1);
+        fgl_run_free(&run);
+    }
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 6, 3, named_default)) {
+        if (ft_run_rounds(&plain, &cfg, "fedpg", cd, 6, 3, NULL)) {
+            FT_CHECK(ft_same_history(&run, &plain) && ft_same_models(&run, &plain),
+                     "target_scale=fgl val_centres=0 differ from the defaults");
+            fgl_run_free(&plain);
+        }
+        fgl_run_free(&run);
+    }
+    {
+        fgl_error err;
+        fgl_run bad;
+        if (fgl_run_init(&bad, &cfg, fgl_algo_find("fedpg"), cd, 6, &err) == FGL_OK) {
+            int rc = fgl_run_set(&bad, "target_scale", "Authors", &err);
+            FT_CHECK(rc == FGL_ERR_PARSE && strstr(err.msg, "fgl|authors"),
+                     "an unknown target_scale must be refused, naming the choices (%s)", err.msg);
+            FT_CHECK(fgl_run_set(&bad, "target_scale", "2", &err) == FGL_ERR_PARSE, "target_scale=2 names no value");
+            FT_CHECK(fgl_run_set(&bad, "target_scale", "1", &err) == FGL_OK && fgl_run_get(&bad, "target_scale") == 1,
+                     "target_scale=1 is the value 'authors' names");
+            fgl_run_free(&bad);
+        }
+    }
+    fgl_scenario_free(&sc);
+}
+
+/* val_centres=1: the hop-0 prototype of each class is exactly the mean
+ * evaluation-mode embedding over the class's training AND validation
+ * nodes (and its count their number); with the default, over the training
+ * nodes only. The rings (which the loss reads too) hold those centres. */
+static void check_hop0(fgl_run *run, int with_val, int *val_rows) {
+    int i, bad = 0;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        const fgl_node_data *nd = c->data.node;
+        int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H1 = (int)fgl_client_dim(c, FGL_DIM_HOPS), d = 16, v, k, cl;
+        int centres = 0;
+        const float *up = c->up.part[0], *un = c->up.part[1];
+        const fgl__pg_rings *r = (const fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
+        fgl_tape t;
+        fgl_forward fw;
+        fgl_tape_init(&t);
+        fgl_model_forward(&c->model, &t, &c->data.full, 0, NULL, &fw);
+        for (cl = 0; cl < C; cl++) {
+            double m[16] = {0};
+            int n = 0, nval = 0;
+            for (v = 0; v < nd->n_nodes; v++) {
+                int in = nd->y[v] == cl &&
+                         (nd->split[v] == FGL_SPLIT_TRAIN || (with_val && nd->split[v] == FGL_SPLIT_VAL));
+                if (!in) continue;
+                for (k = 0; k < d; k++) m[k] += fw.rep->val[(size_t)v * d + k];
+                n++;
+                nval += nd->split[v] == FGL_SPLIT_VAL;
+            }
+            centres += n;
+            *val_rows += nval > 0;
+            bad += un[cl * H1] != (float)n;
+            for (k = 0; k < d && n; k++) bad += fabs(up[((size_t)cl * H1) * d + k] - m[k] / n) > 1e-5;
+        }
+        bad += !r || r->n != centres;
+        fgl_tape_free(&t);
+    }
+    FT_CHECK(bad == 0, "val_centres=%d: %d hop-0 prototype values, counts or ring sizes differ from the hand-computed "
+             "class means", with_val, bad);
+}
+
+static void test_val_centres(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[6];
+    fgl_fed_config cfg = pg_config(2);
+    fgl_run leak, plain;
+    static const char *const on[] = {"val_centres", "1", NULL};
+    int val_rows = 0, ignored = 0;
+    if (!pg_clients(&nodes, 6, FGL_ARCH_GCN, 16, &sc, cd)) return;
+    if (ft_run_rounds(&leak, &cfg, "fedpg", cd, 6, 2, on)) {
+        check_hop0(&leak, 1, &val_rows);
+        FT_CHECK(val_rows > 0, "no class with validation nodes: the test would not see the leak");
+        if (ft_run_rounds(&plain, &cfg, "fedpg", cd, 6, 2, NULL)) {
+            check_hop0(&plain, 0, &ignored);
+            FT_CHECK(!ft_same_models(&leak, &plain), "val_centres=1 left the models as without it");
+            fgl_run_free(&plain);
+        }
+        fgl_run_free(&leak);
+    }
+    {
+        fgl_run bad;
+        fgl_error err;
+        if (fgl_run_init(&bad, &cfg, fgl_algo_find("fedpg"), cd, 6, &err) == FGL_OK) {
+            int rc = fgl_run_set(&bad, "val_centres", "2", &err);
+            FT_CHECK(rc == FGL_OK, "set val_centres=2: %s", err.msg);
+            rc = fgl_run_round(&bad);
+            FT_CHECK(rc != FGL_OK && strstr(bad.err.msg, "val_centres"), "val_centres=2 must be refused (%s)",
+                     bad.err.msg);
+            fgl_run_free(&bad);
+        }
     }
     fgl_scenario_free(&sc);
 }
@@ -362,13 +486,10 @@ static void test_personalised_fusion(void) {
 /* The prototype term on the tape equals mu sum_{h,c} mean over centres of
  * ||ring mean of z - P~||^2 / d computed naively from the same z, and its
  * gradient matches finite differences of that naive sum in z. */
-static void test_loss_term(void) {
-    fgl_scenario sc;
-    fgl_client_data cd[4];
+static void check_loss_term(fgl_client_data *cd, const char *const *sets, int top) {
     fgl_fed_config cfg = pg_config(2);
     fgl_run run;
-    if (!pg_clients(&nodes, 4, FGL_ARCH_GCN, 8, &sc, cd)) return;
-    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 4, 2, NULL)) {
+    if (ft_run_rounds(&run, &cfg, "fedpg", cd, 4, 2, sets)) {
         fgl_client *c = &run.clients[2];
         const fgl_node_data *nd = c->data.node;
         const float *P = fgl_down(c, "protos"), *M = fgl_down(c, "mask");
@@ -396,7 +517,7 @@ static void test_loss_term(void) {
             int y = nd->y[v];
             if (nd->split[v] != FGL_SPLIT_TRAIN || y < 0) continue;
             bfs(&nd->adj, v, dist, queue);
-            for (h = 0; h < H1; h++) {
+            for (h = 0; h <= top; h++) { /* the hops the loss reads (loss_hops) */
                 double m[8] = {0}, e2 = 0;
                 int n = 0;
                 if (!(M[y * H1 + h] > 0)) continue;
@@ -423,8 +544,8 @@ static void test_loss_term(void) {
         st.fwd = &fw;
         st.labels = nd->y;
         loss = fgl__fedpg_loss(c, &st);
-        FT_CHECK(loss && fabs(loss->val[0] - want) <= 1e-5 * fabs(want) + 1e-7, "loss %.9g, naive %.9g",
-                 loss ? loss->val[0] : -1.0, want);
+        FT_CHECK(loss && fabs(loss->val[0] - want) <= 1e-5 * fabs(want) + 1e-7, "hops 0..%d: loss %.9g, naive %.9g",
+                 top, loss ? loss->val[0] : -1.0, want);
         FT_CHECK(want > 0, "the term is not trivial");
         fgl_tape_free(&t);
         free(dist);
@@ -433,6 +554,16 @@ static void test_loss_term(void) {
         free(z);
         fgl_run_free(&run);
     }
+}
+
+/* The default loss reads hop 0 only; loss_hops=-1 every hop. */
+static void test_loss_term(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[4];
+    static const char *const all[] = {"loss_hops", "-1", NULL};
+    if (!pg_clients(&nodes, 4, FGL_ARCH_GCN, 8, &sc, cd)) return;
+    check_loss_term(cd, NULL, 0);
+    check_loss_term(cd, all, 2);
     fgl_scenario_free(&sc);
 }
 
@@ -642,10 +773,12 @@ static void test_end_to_end_against_local_and_fedavg(void) {
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
     fgl_fed_config cfg = pg_config(ft_quick() ? 4 : 50);
     fgl_error err;
+    /* FedPG with every hop in its loss (loss_hops=-1) and with the node default (hop 0 only) */
     static const char *const none[] = {NULL}, *const mu0[] = {"mu", "0", NULL};
-    const char *algos[4] = {"local", "fedavg", "fedpg", "fedpg"};
-    const char *const *sets[4] = {none, none, none, mu0};
-    double acc[4] = {0, 0, 0, 0};
+    static const char *const all[] = {"loss_hops", "-1", NULL};
+    const char *algos[5] = {"local", "fedavg", "fedpg", "fedpg", "fedpg"};
+    const char *const *sets[5] = {none, none, all, mu0, none};
+    double acc[5] = {0, 0, 0, 0, 0};
     int a;
     if (fgl_dataset_load(&syn, "/nonexistent", "synthetic", FGL_TASK_NODE, NULL, 1234, &err)) {
         FT_CHECK(0, "synthetic data: %s", err.msg);
@@ -668,7 +801,7 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         fgl_dataset_free(&syn);
         return;
     }
-    for (a = 0; a < 4; a++) {
+    for (a = 0; a < 5; a++) {
         fgl_run run;
         fgl_run_summary s;
         if (!ft_run_rounds(&run, &cfg, algos[a], cd, 10, cfg.rounds, sets[a])) continue;
@@ -676,10 +809,12 @@ static void test_end_to_end_against_local_and_fedavg(void) {
         acc[a] = s.best_test;
         fgl_run_free(&run);
     }
-    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG %.3f, FedPG with mu=0 %.3f\n",
-           cfg.rounds, acc[0], acc[1], acc[2], acc[3]);
+    printf("#   synthetic, 10 clients, 5%% labelled, %d rounds: Local %.3f, FedAvg %.3f, FedPG all hops %.3f, "
+           "FedPG with mu=0 %.3f, FedPG hop 0 (default) %.3f\n", cfg.rounds, acc[0], acc[1], acc[2], acc[3], acc[4]);
     if (!ft_quick()) {
         FT_CHECK(acc[2] > acc[3] + 0.02, "FedPG %.3f does not beat its own backbone without prototypes %.3f", acc[2], acc[3]);
+        FT_CHECK(acc[4] > acc[3], "FedPG's hop-0 loss %.3f does not beat its backbone without prototypes %.3f", acc[4],
+                 acc[3]);
         FT_CHECK(acc[2] > acc[0] - 0.08, "FedPG %.3f far below Local %.3f", acc[2], acc[0]);
         FT_CHECK(acc[1] > acc[0], "FedAvg %.3f should beat Local %.3f here (the benchmark rewards collaboration)", acc[1], acc[0]);
     }
@@ -697,6 +832,8 @@ int main(void) {
     FT_RUN(test_cosine_rings);
     FT_RUN(test_upload_and_mask);
     FT_RUN(test_personalised_fusion);
+    FT_RUN(test_target_scale);
+    FT_RUN(test_val_centres);
     FT_RUN(test_loss_term);
     FT_RUN(test_bytes);
     FT_RUN(test_heterogeneous_backbones);

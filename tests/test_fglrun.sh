@@ -20,7 +20,9 @@
 #    --heads, --layers, --head, --stratified) and pFedGNN's public nodes and
 #    optimizer (--public-nodes, --optim, --momentum) and --protocol pfedgnn-authors (its measures
 #    beside plain accuracy, which they leave unchanged) are recorded with their
-#    values and replayed identically by --config.
+#    values and replayed identically by --config;
+#  - FedPG's val_centres=1 warns and marks its result ("label_leakage"),
+#    and it and target_scale=authors are recorded and replayed.
 # Usage: tests/test_fglrun.sh BUILD_DIR (holding fglrun and tests/user_fglrun)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -357,3 +359,27 @@ if $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --dp clip=1,noi
    $FGLRUN --config "$tmp/dp0.json" > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
     echo "ok - DP without noise: dp_epsilon null with its reason, and the record replays"
 else echo "not ok - DP without noise: $(grep -o '"dp_epsilon[^,]*' "$tmp/dp0.json") $(tail -n 1 "$tmp/err")"; fi
+# FedPG's reproduction options: val_centres=1 (the authors' label leakage) warns on stderr even with
+# --quiet and marks the result; both options are recorded (target_scale by name) and the record
+# replays identically; the default run carries no mark and differs from the leaky one
+pg="--algo fedpg --data synthetic --clients 4 --rounds 3 --stratified --json --quiet"
+if $FGLRUN $pg --set val_centres=1 --set target_scale=authors > "$tmp/pgleak.json" 2> "$tmp/err" &&
+   grep -q "warning: fedpg: val_centres=1: validation labels train the prototypes (label leakage" "$tmp/err" &&
+   grep -q '"label_leakage": "val_centres=1: ' "$tmp/pgleak.json" &&
+   grep -q '"fedpg.val_centres": 1, "fedpg.target_scale": "authors"' "$tmp/pgleak.json" &&
+   grep -q '"fedpg.val_centres": 0, "fedpg.target_scale": "fgl"' "$tmp/pgleak.json"; then
+    echo "ok - fedpg val_centres=1: a warning, the result marked, both options recorded"
+else echo "not ok - fedpg val_centres=1: warning, mark and record"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --config "$tmp/pgleak.json" --json --quiet > "$tmp/pgreplay.json" 2> "$tmp/err" &&
+   [ "$(strip $tmp/pgleak.json)" = "$(strip $tmp/pgreplay.json)" ]; then
+    echo "ok - fedpg val_centres=1 target_scale=authors replays from its record"
+else echo "not ok - fedpg val_centres=1 target_scale=authors replays"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+$FGLRUN $pg > "$tmp/pgplain.json" 2> "$tmp/err"
+if [ -s "$tmp/pgplain.json" ] && ! grep -q label_leakage "$tmp/pgplain.json" && ! grep -q warning "$tmp/err" &&
+   [ "$(strip $tmp/pgplain.json)" != "$(strip $tmp/pgleak.json)" ]; then
+    echo "ok - fedpg by default: no leakage mark, no warning, another result"
+else echo "not ok - fedpg by default: unmarked and different from val_centres=1"; fi
+if $FGLRUN $pg --set target_scale=author > /dev/null 2> "$tmp/err"; then
+    echo "not ok - target_scale=author must be refused"
+elif grep -q "is not one of fgl|authors" "$tmp/err"; then echo "ok - target_scale=author refused, naming the choices"
+else echo "not ok - target_scale=author: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi

@@ -212,6 +212,12 @@ FGLDEF int fgl_algo_param_parse(const fgl_algo_param *p, const char *text, doubl
         int c = fgl__choice_index(p->choices, text);
         if (c >= 0) v = c;
         else if (end == text || *end || v != (long)(int)v) return FGL_ERR_PARSE;
+        else if (p->choices) { /* a named value's number: one of the names' indices */
+            int n = 1;
+            const char *q;
+            for (q = p->choices; *q; q++) n += *q == '|';
+            if (v < 0 || v >= n) return FGL_ERR_PARSE;
+        }
         *value = (double)v;
     } else {
         double v = strtod(text, &end);
