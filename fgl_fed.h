@@ -1743,6 +1743,8 @@ FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
+                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
 FGL__PRIVATE void fgl__simplex_project(const double *v, int k, double *x, double *work);
 FGL__PRIVATE double fgl__stoer_wagner(const double *w, int n, unsigned char *side);
 FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m);
@@ -1820,6 +1822,10 @@ extern "C" {
 #endif
 
 #define FGL__NTHREADS(run) ((run)->cfg.threads > 0 ? (run)->cfg.threads : omp_get_max_threads())
+/* The threads of a loop over n clients: FGL__NTHREADS, at most one per
+ * FGL_PER_THREAD_CLIENT clients (fgl.h's table), at least 1. */
+#define FGL__NTHREADS_FOR(run, n) \
+    FGL__MAX(1, FGL__MIN(FGL__NTHREADS(run), (int)((n) / FGL_PER_THREAD_CLIENT)))
 
 /* The configuration's ranges (what fgl_run_init documents; run.h). */
 static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
@@ -4404,7 +4410,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     memcpy(sa->ids, run->part, sizeof(int) * (size_t)n);
     sa->ready = 1;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
@@ -4419,7 +4425,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     }
     if (!sa->ready) return FGL_OK; /* a host lost before its keys went round: the round is not unmasked */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
@@ -4504,7 +4510,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
         FGL_FREE(col);
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
@@ -4901,7 +4907,7 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
          * fixed order: deterministic sums at any thread count */
         long ch, n_ch = (long)((n + 16383) / 16384);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(i, j) if (n >= 65536)
+#pragma omp parallel for schedule(static) private(i, j) num_threads(fgl__threads_elem(n))
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             size_t lo = (size_t)ch * 16384, hi = FGL__MIN(n, lo + 16384);
@@ -5423,7 +5429,7 @@ static int fgl__upload_changed(const fgl_run *run, const fgl_client *c) {
 static int fgl__uploads_intact(fgl_run *run) {
     int q, bad = -1, n = run->n_part, p;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (q = 0; q < n; q++)
         if (run->accepted[run->part[q]] && fgl__upload_changed(run, &run->clients[run->part[q]]) >= 0) {
@@ -6011,7 +6017,7 @@ static int fgl__next_downloads(fgl_run *run, int round) {
 static int fgl__phase_receive(fgl_run *run) {
     int q;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, run->n_part))
 #endif
     for (q = 0; q < run->n_part; q++)
         if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
@@ -6529,6 +6535,50 @@ FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double s
     if (c >= FGL__TRIAL_CALLS) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
 }
 
+/* Clients order[first .. n-1] (largest first; order NULL: ids in their
+ * order) side by side: one thread per client, at most nt. When there are
+ * fewer of them than threads, the threads left over go to the largest
+ * client's products, as a fixed split: its thread is granted 1 + the
+ * spare threads (fgl__grant, nested parallelism) and every other client's
+ * products run on its own thread. FedStar on CHEM at 16 threads: 7
+ * clients, NCI1 (more than half the work) set the pace on one thread while
+ * 9 threads sat idle (issue 38). Kernels give the same bits on any number
+ * of threads, so the split moves only time. */
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
+                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
+    int i, n_side = n - first, outer = FGL__MAX(1, FGL__MIN(nt, n_side / FGL_PER_THREAD_CLIENT)), spare = 0;
+#ifdef _OPENMP
+    int levels = omp_get_max_active_levels();
+    spare = order && n_side > 1 ? nt - outer : 0;
+    if (outer <= 1) { /* no region: a lone client's products take every thread */
+        for (i = first; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+        return;
+    }
+    if (spare > 0 && levels < 2) omp_set_max_active_levels(2);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(outer)
+#endif
+    for (i = first; i < n; i++) {
+        int g = i == first && spare > 0 ? 1 + spare : 1; /* order[first]: the largest */
+#ifdef _OPENMP
+        int was = omp_get_max_threads();
+        if (outer > 1) omp_set_num_threads(g); /* a region with no num_threads clause (a hook's): this share */
+#endif
+        fgl__grant(g);
+        step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+        fgl__grant(0);
+#ifdef _OPENMP
+        if (outer > 1) omp_set_num_threads(was); /* libgomp: the master thread's setting outlived the region */
+#endif
+    }
+#ifdef _OPENMP
+    if (spare > 0 && levels < 2) omp_set_max_active_levels(levels);
+#else
+    (void)nt;
+    (void)spare;
+    (void)outer;
+#endif
+}
+
 /* Runs a phase's step (phase 0 training, 1 evaluation) on n clients
  * (ids[]): the schedule above over their work on the given splits, each
  * client's result the same whichever thread runs it and whatever runs
@@ -6556,10 +6606,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
         FGL_FREE(order); /* out of memory: the clients in their order, side by side */
         order = NULL;
     }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-#endif
-    for (i = n_alone; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+    fgl__side_by_side(run, ids, order, n_alone, n, nt, step, ctx);
     if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
     FGL_FREE(order);
     FGL_FREE(w);
@@ -6613,7 +6660,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
     /* the uploads not checked where they were built, in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (i = 0; i < n; i++)
         if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
@@ -10898,7 +10945,7 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
         /* the stress at x and the Guttman right-hand side B(x) x (with the fixed anchors); points are
          * independent here, their stresses summed in order afterwards */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n > 256)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads((double)n, FGL_PER_THREAD_POINT))
 #endif
         for (i = 0; i < n; i++)
             pst[i] = fgl__anc_point(f, coord_t, asq, dist2 + (size_t)i * K, x + (size_t)i * r, acc + (size_t)i * r,

@@ -126,6 +126,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
+                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
 /* fgl:implementation */
 /* --- runs: setup ------------------------------------------------------------------- */
 
@@ -682,7 +684,7 @@ static int fgl__next_downloads(fgl_run *run, int round) {
 static int fgl__phase_receive(fgl_run *run) {
     int q;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, run->n_part))
 #endif
     for (q = 0; q < run->n_part; q++)
         if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
@@ -1200,6 +1202,50 @@ FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double s
     if (c >= FGL__TRIAL_CALLS) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
 }
 
+/* Clients order[first .. n-1] (largest first; order NULL: ids in their
+ * order) side by side: one thread per client, at most nt. When there are
+ * fewer of them than threads, the threads left over go to the largest
+ * client's products, as a fixed split: its thread is granted 1 + the
+ * spare threads (fgl__grant, nested parallelism) and every other client's
+ * products run on its own thread. FedStar on CHEM at 16 threads: 7
+ * clients, NCI1 (more than half the work) set the pace on one thread while
+ * 9 threads sat idle (issue 38). Kernels give the same bits on any number
+ * of threads, so the split moves only time. */
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
+                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
+    int i, n_side = n - first, outer = FGL__MAX(1, FGL__MIN(nt, n_side / FGL_PER_THREAD_CLIENT)), spare = 0;
+#ifdef _OPENMP
+    int levels = omp_get_max_active_levels();
+    spare = order && n_side > 1 ? nt - outer : 0;
+    if (outer <= 1) { /* no region: a lone client's products take every thread */
+        for (i = first; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+        return;
+    }
+    if (spare > 0 && levels < 2) omp_set_max_active_levels(2);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(outer)
+#endif
+    for (i = first; i < n; i++) {
+        int g = i == first && spare > 0 ? 1 + spare : 1; /* order[first]: the largest */
+#ifdef _OPENMP
+        int was = omp_get_max_threads();
+        if (outer > 1) omp_set_num_threads(g); /* a region with no num_threads clause (a hook's): this share */
+#endif
+        fgl__grant(g);
+        step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+        fgl__grant(0);
+#ifdef _OPENMP
+        if (outer > 1) omp_set_num_threads(was); /* libgomp: the master thread's setting outlived the region */
+#endif
+    }
+#ifdef _OPENMP
+    if (spare > 0 && levels < 2) omp_set_max_active_levels(levels);
+#else
+    (void)nt;
+    (void)spare;
+    (void)outer;
+#endif
+}
+
 /* Runs a phase's step (phase 0 training, 1 evaluation) on n clients
  * (ids[]): the schedule above over their work on the given splits, each
  * client's result the same whichever thread runs it and whatever runs
@@ -1227,10 +1273,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
         FGL_FREE(order); /* out of memory: the clients in their order, side by side */
         order = NULL;
     }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-#endif
-    for (i = n_alone; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
+    fgl__side_by_side(run, ids, order, n_alone, n, nt, step, ctx);
     if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
     FGL_FREE(order);
     FGL_FREE(w);
@@ -1284,7 +1327,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
     /* the uploads not checked where they were built, in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (i = 0; i < n; i++)
         if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
