@@ -17,11 +17,18 @@
 #define FGL_IMPLEMENTATION
 #include "course.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#include "../examples/fglrun/wait.c"
 
 static char a2_source[1200] = "a2_fedprox.c"; /* read for the rule of assignment 2 (--work DIR: DIR/a2_fedprox.c) */
 
@@ -1027,6 +1034,7 @@ static void graded(int k, int points) {
 
 int main(int argc, char **argv) {
     int want[5] = {0, 1, 1, 1, 1}, i;
+    fgl_wait_choose(argv, "auto", 0); /* passive waiting on a busy machine, unless OMP_WAIT_POLICY says otherwise */
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--work") && i + 1 < argc) {
             snprintf(a2_source, sizeof a2_source, "%s/a2_fedprox.c", argv[++i]);
