@@ -168,10 +168,12 @@ static void test_thread_count_does_not_change_bits(void) {
  * largest client's thread is granted the spare threads for its products,
  * every other client's products get its own thread; with as many clients
  * as threads, none is granted more than one. */
+#ifdef _OPENMP
 static void record_budget(fgl_run *run, fgl_client *c, const void *ctx) {
     (void)run;
     ((int *)ctx)[c->id] = fgl__budget();
 }
+#endif
 
 static void test_side_by_side_grants(void) {
 #ifdef _OPENMP
@@ -206,9 +208,9 @@ static void test_big_client_same_bits(void) {
     fgl_scenario sc;
     fgl_client_data cd[2];
     const char *algos[] = {"fedavg", "fedstar"};
-    int a, t, saved = 1;
+    int a, t;
 #ifdef _OPENMP
-    saved = omp_get_max_threads();
+    int saved = omp_get_max_threads();
 #endif
     if (!ft_graph_clients(&graphs, 2, 0.3, 8, 7, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
