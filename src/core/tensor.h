@@ -117,20 +117,21 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
  * where the budget is omp_get_max_threads() outside a parallel region and
  * what fgl__run_clients grants a client's thread inside one (1 unless it
  * was granted more: fgl__grant). Every kernel gives the same bits at any
- * thread count, so these thresholds move only time. Measured on a 2-core
- * AMD EPYC VM (gcc 12, -O3 -march=native, passive waiting; bench/cores.sh's
- * notes in BENCHMARKS.md "Threads per region"): each is the work at
- * which two threads first beat one, halved (the work a thread must have):
+ * thread count, so these thresholds move only time. They are the 2-core
+ * thresholds fgl had (measured in earlier sessions on a 2-core AMD EPYC VM:
+ * BENCHMARKS.md "Kernels"), each the work at which two threads first beat
+ * one, halved into the work one thread must have, so that a 2-core run
+ * splits every region as before. How they scale to 16 cores is a first
+ * guess, to be checked with bench/cores.sh (issue 38):
  *   ELEM  floats an elementwise or row-copy loop reads or writes: 2 threads
- *         from FGL_PAR_MIN = 65536 floats (fgl's threshold since issue 17,
- *         re-measured: 2 threads lose below about 40-65k floats);
+ *         from FGL_PAR_MIN = 65536 floats;
  *   SPMM  nnz x columns + rows x columns of a sparse product: as ELEM (a
  *         sparse row's sum is memory-bound like an elementwise loop);
  *   GEMM  multiply-adds m x n x k of a dense product: 2 threads from 2e6
- *         (fgl__gemm's threshold before; below, the packing and the join
- *         cost more than the second core gives); a product with few FLOPs
- *         but much memory (a GIN's first layer, k = 3) counts as ELEM work
- *         over its m x n + m x k + k x n floats;
+ *         (fgl__gemm's threshold before); a product with few FLOPs but much
+ *         memory (a GIN's first layer, k = 3) counts its m x n + m x k +
+ *         k x n floats at 2 x ELEM per thread (2 threads from 131072, as
+ *         before);
  *   ENTRIES nodes + edges of a graph batch (or its A + I) that fgl_graph.h
  *         builds: 2 threads from 16384 (its threshold before);
  *   POINT  pFedGNN's anchor points in one stress step: 2 threads from 256
