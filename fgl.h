@@ -73,12 +73,17 @@
  *                         the last bits, fused multiply-adds being rounded
  *                         once).
  *   FGL_PAR_MIN           floats from which a memory-bound kernel runs in
- *                         parallel (default 65536; at least 1).
+ *                         parallel (default 65536; at least 2).
+ *   FGL_PER_THREAD_ELEM, FGL_PER_THREAD_SPMM, FGL_PER_THREAD_GEMM
+ *                         the work a kernel gives each thread at least (the
+ *                         table in src/core/tensor.h): a region runs on as
+ *                         many threads as its work pays for, never more.
  *   Compile with -fopenmp to parallelise large kernels; without it the code is
  *   the same, serial, and gives bit-identical results. Kernels split their
- *   work only outside another parallel region, each value computed in a
- *   fixed order (by one thread; a column sum by the threads in turn, each
- *   adding its own rows).
+ *   work only outside another parallel region (or on the threads fgl_fed.h
+ *   grants a large client's thread), each value computed in a fixed order
+ *   (by one thread; a column sum by the threads in turn, each adding its own
+ *   rows).
  *
  * CONVENTIONS
  *   Public names start with fgl_, private ones with fgl__. Functions that can
@@ -739,6 +744,8 @@ extern "C" {
 
 typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm);
+FGL__PRIVATE int fgl__budget(void);
+FGL__PRIVATE int fgl__threads(double w, double per_thread);
 /* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
  * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
  * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
@@ -1027,8 +1034,87 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 #ifndef FGL_PAR_MIN
 #define FGL_PAR_MIN 65536
 #endif
+
+/* Threads per parallel region: as many as its work pays for. This is the
+ * one table of how much work a thread must get before another thread is
+ * worth its start and its share of the join (a parallel region's fork and
+ * join cost several microseconds per thread, more with passive waiting and
+ * on a loaded machine; a 16-core run of FedAvg Cora with every region on
+ * 16 threads was 5.8x slower than on 8: issue 38). A region of work w of
+ * some kind runs on min(budget, floor(w / per thread)) threads, at least 1,
+ * where the budget is omp_get_max_threads() outside a parallel region and
+ * what fgl__run_clients grants a client's thread inside one (1 unless it
+ * was granted more: fgl__grant). Every kernel gives the same bits at any
+ * thread count, so these thresholds move only time. They are the 2-core
+ * thresholds fgl had (measured in earlier sessions on a 2-core AMD EPYC VM:
+ * BENCHMARKS.md "Kernels"), each the work at which two threads first beat
+ * one, halved into the work one thread must have, so that a 2-core run
+ * splits every region as before. How they scale to 16 cores is a first
+ * guess, to be checked with bench/cores.sh (issue 38):
+ *   ELEM  floats an elementwise or row-copy loop reads or writes: 2 threads
+ *         from FGL_PAR_MIN = 65536 floats;
+ *   SPMM  nnz x columns + rows x columns of a sparse product: as ELEM (a
+ *         sparse row's sum is memory-bound like an elementwise loop);
+ *   GEMM  multiply-adds m x n x k of a dense product: 2 threads from 2e6
+ *         (fgl__gemm's threshold before); a product with few FLOPs but much
+ *         memory (a GIN's first layer, k = 3) counts its m x n + m x k +
+ *         k x n floats at 2 x ELEM per thread (2 threads from 131072, as
+ *         before);
+ *   ENTRIES nodes + edges of a graph batch (or its A + I) that fgl_graph.h
+ *         builds: 2 threads from 16384 (its threshold before);
+ *   POINT  pFedGNN's anchor points in one stress step: 2 threads from 256
+ *         (its threshold before);
+ *   CLIENT clients per thread of the clients' loop: 1 (a client's round is
+ *         milliseconds, far above a region's cost). */
+#ifndef FGL_PER_THREAD_ELEM
+#define FGL_PER_THREAD_ELEM (FGL_PAR_MIN / 2)
+#endif
+#ifndef FGL_PER_THREAD_SPMM
+#define FGL_PER_THREAD_SPMM (FGL_PAR_MIN / 2)
+#endif
+#ifndef FGL_PER_THREAD_GEMM
+#define FGL_PER_THREAD_GEMM 1e6
+#endif
+#ifndef FGL_PER_THREAD_ENTRIES
+#define FGL_PER_THREAD_ENTRIES 8192
+#endif
+#ifndef FGL_PER_THREAD_POINT
+#define FGL_PER_THREAD_POINT 128
+#endif
+#ifndef FGL_PER_THREAD_CLIENT
+#define FGL_PER_THREAD_CLIENT 1
+#endif
 #define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop, at most */
 #define FGL__ROWS 256    /* rows per piece of a parallel row loop */
+
+/* The threads a region in this thread may use: omp_get_max_threads()
+ * outside a parallel region; inside one (a client's thread), 1, or what
+ * fgl__run_clients granted it (fgl__grant) where nesting is allowed. */
+#ifdef _OPENMP
+static int fgl__granted = 0;
+#pragma omp threadprivate(fgl__granted)
+#define fgl__grant(n) (fgl__granted = (n))
+#else
+#define fgl__grant(n) ((void)(n))
+#endif
+
+FGL__PRIVATE int fgl__budget(void) {
+#ifdef _OPENMP
+    if (!omp_in_parallel()) return omp_get_max_threads();
+    if (fgl__granted > 1 && omp_get_active_level() < omp_get_max_active_levels()) return fgl__granted;
+#endif
+    return 1;
+}
+
+/* The threads for a region of work w, per_thread (an FGL_PER_THREAD_*
+ * above) the least work a thread must get: 1 .. fgl__budget(). */
+FGL__PRIVATE int fgl__threads(double w, double per_thread) {
+    int b = fgl__budget();
+    double t = w / per_thread;
+    if (b <= 1 || !(t >= 2)) return 1;
+    return t >= b ? b : (int)t;
+}
+#define fgl__threads_elem(n) fgl__threads((double)(n), (double)FGL_PER_THREAD_ELEM)
 
 /* The length of the pieces an elementwise loop over n floats is cut into:
  * at most FGL__CHUNK, a multiple of 16 (a cache line), and when the loop
@@ -1038,8 +1124,8 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 static size_t fgl__piece_len(size_t n) {
     size_t n_pc = (n + FGL__CHUNK - 1) / FGL__CHUNK, len;
 #ifdef _OPENMP
-    size_t T = (size_t)omp_get_max_threads();
-    if (T > 1 && n >= FGL_PAR_MIN && !omp_in_parallel() && n_pc % T) n_pc += T - n_pc % T;
+    size_t T = (size_t)fgl__threads_elem(n); /* the threads of the loop over the pieces */
+    if (T > 1 && n_pc % T) n_pc += T - n_pc % T;
 #endif
     if (n_pc == 0) return FGL__CHUNK;
     len = (n + n_pc - 1) / n_pc;
@@ -1065,8 +1151,7 @@ static size_t fgl__piece_len(size_t n) {
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm) {
 #ifdef _OPENMP
     int nthreads = 1, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
-    if ((size_t)R * (size_t)C >= FGL_PAR_MIN && !omp_in_parallel())
-        nthreads = FGL__MIN(omp_get_max_threads(), n_pc);
+    nthreads = FGL__MIN(fgl__threads_elem((size_t)R * (size_t)C), n_pc);
     if (nthreads > omp_get_num_procs()) nthreads = 1; /* a barrier per turn: with more threads than processors each
                                                         * may wait for a time slice */
     if (nthreads > 1) {
@@ -1489,11 +1574,11 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
         return;
     }
 #ifdef _OPENMP
-    nthreads = (double)m * n * k > 2e6 ||
-                       (!omp_in_parallel() && (double)m * n + (double)m * k + (double)k * n >= 2.0 * FGL_PAR_MIN)
-                   ? omp_get_max_threads()
-                   : 1;
-    ksplit = nthreads > 1 && !omp_in_parallel(); /* inside a client's thread the region would run on one */
+    nthreads = fgl__threads((double)m * n * k, FGL_PER_THREAD_GEMM); /* the table in tensor.h */
+    if (nthreads < fgl__budget())
+        nthreads = FGL__MAX(nthreads, fgl__threads((double)m * n + (double)m * k + (double)k * n,
+                                                   2.0 * FGL_PER_THREAD_ELEM));
+    ksplit = nthreads > 1;
 #endif
     if (ksplit && m <= FGL__MC && n <= FGL__KSPLIT_N && k >= 2 * FGL__KC && alpha == 1.0f &&
         (beta == 0.0f || beta == 1.0f) &&
@@ -1903,8 +1988,9 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
  * epoch 2 ms in 50 on two threads). */
 static void fgl__csr_spmm(const fgl_csr *a, const float *X, int n, float beta, const float *bias, float *Y) {
 #ifdef _OPENMP
-    if ((double)a->nnz * n + (double)a->rows * n >= FGL_PAR_MIN && !omp_in_parallel() && omp_get_max_threads() > 1) {
-#pragma omp parallel
+    int nt = fgl__threads((double)a->nnz * n + (double)a->rows * n, (double)FGL_PER_THREAD_SPMM);
+    if (nt > 1) {
+#pragma omp parallel num_threads(nt)
         {
             int T = omp_get_num_threads(), t = omp_get_thread_num();
             fgl__csr_spmm_rows(a, X, n, beta, bias, Y, fgl__csr_part(a, t, T), fgl__csr_part(a, t + 1, T));
@@ -3255,8 +3341,7 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
     size_t blk = (size_t)k * (size_t)ldp;
     float *raw, *buf, *wt, *part;
 #ifdef _OPENMP
-    if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel())
-        nthreads = FGL__MIN(FGL__MIN(omp_get_max_threads(), omp_get_num_procs()), n_pc);
+    nthreads = FGL__MIN(FGL__MIN(fgl__threads_elem((size_t)m * (size_t)n), omp_get_num_procs()), n_pc);
 #endif
     raw = (float *)FGL_MALLOC(sizeof(float) *
                               (wpack + bpack * (size_t)nthreads + blk * (size_t)FGL__MIN(n_pc, FGL__KSPLIT_G) + 16));
@@ -3346,7 +3431,7 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
         size_t sz = fgl__size(y), len = fgl__piece_len(sz);
         long ch, n_ch = (long)((sz + len - 1) / len);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (sz >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(sz))
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             size_t i, hi = FGL__MIN(sz, (size_t)(ch + 1) * len);
@@ -3430,7 +3515,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
     int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
     int vec = mode == FGL__BC_SAME || mode == FGL__BC_ROW;
-    int fresh, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    int fresh, par = fgl__threads_elem((size_t)R * (size_t)C);
     float *ga = fgl__grad_w(t, a, &fresh), *gb, sgn = kind == FGL__SUB ? -1.0f : 1.0f;
     double gsum = 0; /* column / scalar broadcast: the reduction, in double */
     (void)par; /* read by the OpenMP pragmas only */
@@ -3438,7 +3523,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
      * element is written, then added to, as in one pass. */
     if (ga) {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if (par)
+#pragma omp parallel for schedule(static) private(j) num_threads(par)
 #endif
         for (i = 0; i < R; i++) {
             const float *FGL__RESTRICT g = y->grad + (size_t)i * C;
@@ -3461,7 +3546,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     if (!gb) return;
     if (mode == FGL__BC_SAME) { /* each row of db from its own row */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if (par)
+#pragma omp parallel for schedule(static) private(j) num_threads(par)
 #endif
         for (i = 0; i < R; i++) {
             const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
@@ -3509,7 +3594,7 @@ static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a,
     y->i0 = kind;
     y->i1 = mode;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(j) num_threads(fgl__threads_elem((size_t)R * (size_t)C))
 #endif
     for (i = 0; i < R; i++) {
         const float *FGL__RESTRICT pa = a->val + (size_t)i * C, *bv = FGL__BROW(mode, b->val, i, C);
@@ -3610,7 +3695,7 @@ static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
     long ch, n_ch = (long)((n + len - 1) / len);
     if (!ga) return;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
     for (ch = 0; ch < n_ch; ch++)
         fgl__unary_bw_range(y->i0, a->val, y->val, y->grad, ga, fresh, (size_t)ch * len,
@@ -3639,18 +3724,18 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
          * waiting a third of the time on FedStar's structure encoder. The
          * other kinds cost the same on every value: each thread gets the
          * pieces it wrote before (schedule(static)). */
-        if (n >= FGL_PAR_MIN && (kind == FGL__ELU || kind == FGL__SIGMOID || kind == FGL__TANH || kind == FGL__EXP ||
-                                 kind == FGL__LOG)) {
+        if (fgl__threads_elem(n) > 1 &&
+            (kind == FGL__ELU || kind == FGL__SIGMOID || kind == FGL__TANH || kind == FGL__EXP || kind == FGL__LOG)) {
             len = FGL__MAX((size_t)1024, (len / 4 + 15) / 16 * 16); /* a multiple of 16 floats, as fgl__piece_len's */
             n_ch = (long)((n + len - 1) / len);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(fgl__threads_elem(n))
 #endif
             for (ch = 0; ch < n_ch; ch++)
                 fgl__unary_range(kind, x, v, (size_t)ch * len, FGL__MIN(n, (size_t)(ch + 1) * len), p, q);
         } else {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
             for (ch = 0; ch < n_ch; ch++)
                 fgl__unary_range(kind, x, v, (size_t)ch * len, FGL__MIN(n, (size_t)(ch + 1) * len), p, q);
@@ -3712,7 +3797,7 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     int relu = y->i0;
     if (!ga) return;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
     for (ch = 0; ch < n_ch; ch++) {
         size_t lo = (size_t)ch * len, hi = FGL__MIN(n, lo + len);
@@ -3786,10 +3871,10 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
     }
     nb = (long)((n + per - 1) / per);
-    par = n >= FGL_PAR_MIN && nb > 1;
+    par = nb > 1 ? fgl__threads_elem(n) : 1;
     (void)par; /* read by the OpenMP pragma only */
 #ifdef _OPENMP
-#pragma omp parallel if (par)
+#pragma omp parallel num_threads(par)
 #endif
     {
         int T = 1, id = 0;
@@ -3840,7 +3925,7 @@ static void fgl__concat_bw(fgl_tape *t, fgl_node *y) {
     if (!g || !fresh) return;
     for (k = 0; k < n; k++) g[k] = fgl__grad_w(t, xs[k], &fresh[k]);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j, k) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(j, k) num_threads(fgl__threads_elem((size_t)R * (size_t)C))
 #endif
     for (i = 0; i < R; i++) {
         const float *FGL__RESTRICT gy = y->grad + (size_t)i * C;
@@ -3880,7 +3965,7 @@ FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
     R = y->rows;
     /* rows in parallel: each thread copies the rows the row loops around it give it */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(k) if ((size_t)R * (size_t)cols >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(k) num_threads(fgl__threads_elem((size_t)R * (size_t)cols))
 #endif
     for (i = 0; i < R; i++) {
         float *yi = y->val + (size_t)i * cols;
@@ -3993,7 +4078,7 @@ static void fgl__segment_bw(fgl_tape *t, fgl_node *y) {
     /* segments own disjoint rows (and max's arg rows lie in the segment):
      * segments in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) private(r, j) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 16) private(r, j) num_threads(fgl__threads_elem((size_t)a->rows * (size_t)C))
 #endif
     for (s = 0; s < y->rows; s++) {
         const float *gy = y->grad + (size_t)s * C;
@@ -4049,7 +4134,7 @@ static fgl_node *fgl__segment(fgl_tape *t, const char *op, int kind, fgl_node *a
         return y;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) private(r) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 16) private(r) num_threads(fgl__threads_elem((size_t)a->rows * (size_t)C))
 #endif
     for (s = 0; s < nseg; s++) {
         float *ys = y->val + (size_t)s * C;
@@ -4688,7 +4773,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
     int fresh;
     const double *mean = (const double *)y->s0;
     const float *rstd = (const float *)y->s1;
-    int R = y->rows, C = y->cols, eval = y->i1, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    int R = y->rows, C = y->cols, eval = y->i1, c, par = fgl__threads_elem((size_t)R * (size_t)C);
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
     (void)par; /* read by the OpenMP pragmas only */
     float *gam = fgl__fbuf(t, (size_t)C);
@@ -4703,7 +4788,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
         if (!pm || !pg) return;
         memset(pg, 0, sizeof(float) * 2 * cz * (size_t)n_ch);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             int r0 = ch * FGL__ROWS, r1 = FGL__MIN(R, r0 + FGL__ROWS);
@@ -4727,7 +4812,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
     {
         int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
         for (ch = 0; ch < n_ch; ch++)
             fgl__bn_bw_dx(y->grad, a->val, mean, gam, rstd, m1, m2, eval, fresh, ch * FGL__ROWS,
@@ -4795,7 +4880,7 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
         /* Batch norm: statistics per column over fixed pieces of rows
          * merged in order (fgl__bn_piece_stats: the same bits on any number
          * of threads), then the output, in one parallel region. */
-        int par = (size_t)R * (size_t)C >= FGL_PAR_MIN, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
+        int par = fgl__threads_elem((size_t)R * (size_t)C), n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
         double *ps = eval ? NULL : (double *)fgl__talloc(t, sizeof(double) * 2 * (size_t)C * (size_t)n_ch);
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
@@ -4813,7 +4898,7 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
             }
 #ifdef _OPENMP
-#pragma omp parallel if (par)
+#pragma omp parallel num_threads(par)
 #endif
         {
             int ch;

@@ -61,6 +61,7 @@
 
 #include "fglrun/json.c"
 #include "fglrun/options.c"
+#include "fglrun/wait.c"
 
 /* --- models ---------------------------------------------------------------------------- */
 
@@ -1017,6 +1018,12 @@ int fglrun_main(int argc, char **argv) {
     rc = parse_args(argc, argv, &o);
     if (!rc && o.config) rc = config_reparse(argc, argv, &o); /* --config FILE: its flags, then the command line's */
     if (rc) return rc == 1 ? 0 : rc;
+#ifndef FGL_MPI /* under MPI the launcher owns the processes: OMP_WAIT_POLICY is the user's */
+    {
+        static const char *const wait_names[] = {"auto", "spin", "passive"};
+        fgl_wait_choose(argv, wait_names[o.wait >= 0 && o.wait <= 2 ? o.wait : 0], o.threads);
+    }
+#endif
     if ((rc = protocol_apply(&o))) return rc; /* --protocol NAME: its flags where none was given */
     opt_defaults(&o); /* no --algo: the default algorithms; no data either: the embedded benchmark */
     if ((rc = check_sets(&o)) || (rc = expand_sweeps(&o)) || (rc = check_models(&o))) return rc;

@@ -10,6 +10,9 @@
 #include "ft.h"
 #include "ft_fed.h"
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 static fgl_dataset nodes, graphs, graphs2;
 static int real_nodes, real_graphs;
@@ -158,6 +161,81 @@ static void test_thread_count_does_not_change_bits(void) {
         }
         fgl_run_free(&r1);
     }
+    fgl_scenario_free(&sc);
+}
+
+/* Clients side by side with fewer clients than threads (issue 38): the
+ * largest client's thread is granted the spare threads for its products,
+ * every other client's products get its own thread; with as many clients
+ * as threads, none is granted more than one. */
+#ifdef _OPENMP
+static void record_budget(fgl_run *run, fgl_client *c, const void *ctx) {
+    (void)run;
+    ((int *)ctx)[c->id] = fgl__budget();
+}
+#endif
+
+static void test_side_by_side_grants(void) {
+#ifdef _OPENMP
+    fgl_run run;
+    fgl_client cl[3];
+    int budget[3], i, nt, saved = omp_get_max_threads();
+    const int ids[3] = {0, 1, 2}, order[3] = {2, 0, 1}; /* client 2 the largest */
+    memset(&run, 0, sizeof run);
+    memset(cl, 0, sizeof cl);
+    for (i = 0; i < 3; i++) cl[i].id = i;
+    run.clients = cl;
+    for (nt = 2; nt <= 6; nt++) {
+        int want2 = nt > 3 ? nt - 2 : 1;
+        omp_set_num_threads(nt);
+        fgl__side_by_side(&run, ids, order, 0, 3, nt, record_budget, budget);
+        FT_CHECK(budget[2] == want2 && budget[0] == 1 && budget[1] == 1,
+                 "%d threads, 3 clients: budgets %d %d %d, want 1 1 %d", nt, budget[0], budget[1], budget[2], want2);
+        FT_CHECK(omp_get_max_active_levels() >= 1 && fgl__budget() == nt, "%d threads: the budget back after the loop",
+                 nt);
+    }
+    budget[1] = 0;
+    fgl__side_by_side(&run, ids, order, 2, 3, 4, record_budget, budget); /* order[2] = client 1 alone: no region */
+    FT_CHECK(budget[1] == omp_get_max_threads(), "one client side by side: every thread (%d)", budget[1]);
+    omp_set_num_threads(saved);
+#endif
+}
+
+/* A graph task with one client larger than the other: the same bits at
+ * 1, 2, 3 and 4 threads, at 3 and 4 the larger client's products on the
+ * threads granted to it (nested), at 2 the clients side by side. */
+static void test_big_client_same_bits(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[2];
+    const char *algos[] = {"fedavg", "fedstar"};
+    int a, t;
+#ifdef _OPENMP
+    int saved = omp_get_max_threads();
+#endif
+    if (!ft_graph_clients(&graphs, 2, 0.3, 8, 7, &sc, cd)) return;
+    for (a = 0; a < 2; a++) {
+        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+        fgl_run r1, rt;
+        cfg.rounds = 3;
+        cfg.threads = 1;
+#ifdef _OPENMP
+        omp_set_num_threads(1);
+#endif
+        if (!ft_run_rounds(&r1, &cfg, algos[a], cd, 2, 3, NULL)) continue;
+        for (t = 2; t <= 4; t++) {
+            cfg.threads = t;
+#ifdef _OPENMP
+            omp_set_num_threads(t);
+#endif
+            if (!ft_run_rounds(&rt, &cfg, algos[a], cd, 2, 3, NULL)) continue;
+            FT_CHECK(ft_same_history(&r1, &rt) && ft_same_models(&r1, &rt), "%s: 1 and %d threads differ", algos[a], t);
+            fgl_run_free(&rt);
+        }
+        fgl_run_free(&r1);
+    }
+#ifdef _OPENMP
+    omp_set_num_threads(saved);
+#endif
     fgl_scenario_free(&sc);
 }
 
@@ -1067,6 +1145,8 @@ int main(void) {
     FT_RUN(test_client_schedule);
     FT_RUN(test_alone_trial);
     FT_RUN(test_thread_count_does_not_change_bits);
+    FT_RUN(test_side_by_side_grants);
+    FT_RUN(test_big_client_same_bits);
     FT_RUN(test_eval_every);
     FT_RUN(test_every_algorithm_resumes_exactly);
     FT_RUN(test_unregistered_state_is_caught);

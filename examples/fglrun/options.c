@@ -67,6 +67,7 @@ typedef struct options {
 #endif
     int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
     int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
+    int wait;            /* OpenMP's wait policy: 0 auto, 1 spin, 2 passive (fglrun/wait.c) */
     double momentum;     /* SGD momentum (< 0: 0) */
     int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
     int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
@@ -643,6 +644,7 @@ static void r_mpi_fail(const opt_def *d, const rec_ctx *c, rec_item *it) {
 
 static const int eval_vals[] = {1, 0};               /* eval_point: 1 after training, 0 on download */
 static const int optim_vals[] = {FGL_ADAM, FGL_SGD};
+static const int wait_vals[] = {0, 1, 2}; /* wait: auto, spin, passive */
 
 static const opt_def opt_table[] = {
     /* experiment settings: the record's "flags" and "defaults", in this order; replayed by --config */
@@ -761,6 +763,11 @@ static const opt_def opt_table[] = {
             "--checkpoint-every N saves the checkpoint every N rounds (and at --stop-after and the last round).\n"),
     ROW_NUM("stop-after", 'r', OPT_INT, OPT_NULL, stop_after, 1, 1000000, 0, "R", "a positive round", NULL, NULL, NULL),
     ROW_NUM("threads", 'r', OPT_INT, OPT_NULL, threads, 1, 1024, 0, "T", "a positive integer", NULL, NULL, NULL),
+    ROW_ENUM("wait", 'r', wait, 0, "auto|spin|passive", wait_vals, NULL,
+             "--wait auto (default): OpenMP threads wait passively (sleep) between parallel regions when --threads plus\n"
+             "  the machine's load would fill its cores, else spin a while (the runtime's default); OMP_WAIT_POLICY or\n"
+             "  GOMP_SPINCOUNT set keeps yours. spin / passive: that policy whatever the environment (fglrun restarts\n"
+             "  itself once with OMP_WAIT_POLICY set: the runtime reads it at start).\n"),
     ROW_NUM("log-every", 'r', OPT_INT, OPT_NULL, log_every, 1, 1000000, 0, "N", "a positive integer", NULL, NULL,
             "Progress: a bar on a terminal; otherwise a line every --log-every N rounds (default: a tenth of them).\n"),
     ROW_NUM("park-idle", 'r', OPT_INT, 0, park_idle, 0, 2, 1, "0|1|2", "0, 1 or 2", NULL, NULL,

@@ -287,8 +287,9 @@ static void fgl__csr_spmm_rows(const fgl_csr *a, const float *X, int n, float be
  * epoch 2 ms in 50 on two threads). */
 static void fgl__csr_spmm(const fgl_csr *a, const float *X, int n, float beta, const float *bias, float *Y) {
 #ifdef _OPENMP
-    if ((double)a->nnz * n + (double)a->rows * n >= FGL_PAR_MIN && !omp_in_parallel() && omp_get_max_threads() > 1) {
-#pragma omp parallel
+    int nt = fgl__threads((double)a->nnz * n + (double)a->rows * n, (double)FGL_PER_THREAD_SPMM);
+    if (nt > 1) {
+#pragma omp parallel num_threads(nt)
         {
             int T = omp_get_num_threads(), t = omp_get_thread_num();
             fgl__csr_spmm_rows(a, X, n, beta, bias, Y, fgl__csr_part(a, t, T), fgl__csr_part(a, t + 1, T));

@@ -384,11 +384,11 @@ static void fgl__gemm(int trans_a, int trans_b, int m, int n, int k, float alpha
         return;
     }
 #ifdef _OPENMP
-    nthreads = (double)m * n * k > 2e6 ||
-                       (!omp_in_parallel() && (double)m * n + (double)m * k + (double)k * n >= 2.0 * FGL_PAR_MIN)
-                   ? omp_get_max_threads()
-                   : 1;
-    ksplit = nthreads > 1 && !omp_in_parallel(); /* inside a client's thread the region would run on one */
+    nthreads = fgl__threads((double)m * n * k, FGL_PER_THREAD_GEMM); /* the table in tensor.h */
+    if (nthreads < fgl__budget())
+        nthreads = FGL__MAX(nthreads, fgl__threads((double)m * n + (double)m * k + (double)k * n,
+                                                   2.0 * FGL_PER_THREAD_ELEM));
+    ksplit = nthreads > 1;
 #endif
     if (ksplit && m <= FGL__MC && n <= FGL__KSPLIT_N && k >= 2 * FGL__KC && alpha == 1.0f &&
         (beta == 0.0f || beta == 1.0f) &&

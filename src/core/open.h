@@ -72,12 +72,17 @@
  *                         the last bits, fused multiply-adds being rounded
  *                         once).
  *   FGL_PAR_MIN           floats from which a memory-bound kernel runs in
- *                         parallel (default 65536; at least 1).
+ *                         parallel (default 65536; at least 2).
+ *   FGL_PER_THREAD_ELEM, FGL_PER_THREAD_SPMM, FGL_PER_THREAD_GEMM
+ *                         the work a kernel gives each thread at least (the
+ *                         table in src/core/tensor.h): a region runs on as
+ *                         many threads as its work pays for, never more.
  *   Compile with -fopenmp to parallelise large kernels; without it the code is
  *   the same, serial, and gives bit-identical results. Kernels split their
- *   work only outside another parallel region, each value computed in a
- *   fixed order (by one thread; a column sum by the threads in turn, each
- *   adding its own rows).
+ *   work only outside another parallel region (or on the threads fgl_fed.h
+ *   grants a large client's thread), each value computed in a fixed order
+ *   (by one thread; a column sum by the threads in turn, each adding its own
+ *   rows).
  *
  * CONVENTIONS
  *   Public names start with fgl_, private ones with fgl__. Functions that can

@@ -26,7 +26,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     fgl_node *a = y->in[0], *b = y->in[1];
     int kind = y->i0, mode = y->i1, i, j, R = y->rows, C = y->cols;
     int vec = mode == FGL__BC_SAME || mode == FGL__BC_ROW;
-    int fresh, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    int fresh, par = fgl__threads_elem((size_t)R * (size_t)C);
     float *ga = fgl__grad_w(t, a, &fresh), *gb, sgn = kind == FGL__SUB ? -1.0f : 1.0f;
     double gsum = 0; /* column / scalar broadcast: the reduction, in double */
     (void)par; /* read by the OpenMP pragmas only */
@@ -34,7 +34,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
      * element is written, then added to, as in one pass. */
     if (ga) {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if (par)
+#pragma omp parallel for schedule(static) private(j) num_threads(par)
 #endif
         for (i = 0; i < R; i++) {
             const float *FGL__RESTRICT g = y->grad + (size_t)i * C;
@@ -57,7 +57,7 @@ static void fgl__binary_bw(fgl_tape *t, fgl_node *y) {
     if (!gb) return;
     if (mode == FGL__BC_SAME) { /* each row of db from its own row */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if (par)
+#pragma omp parallel for schedule(static) private(j) num_threads(par)
 #endif
         for (i = 0; i < R; i++) {
             const float *FGL__RESTRICT g = y->grad + (size_t)i * C, *av = a->val + (size_t)i * C;
@@ -105,7 +105,7 @@ static fgl_node *fgl__binary(fgl_tape *t, const char *op, int kind, fgl_node *a,
     y->i0 = kind;
     y->i1 = mode;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(j) num_threads(fgl__threads_elem((size_t)R * (size_t)C))
 #endif
     for (i = 0; i < R; i++) {
         const float *FGL__RESTRICT pa = a->val + (size_t)i * C, *bv = FGL__BROW(mode, b->val, i, C);
@@ -206,7 +206,7 @@ static void fgl__unary_bw(fgl_tape *t, fgl_node *y) {
     long ch, n_ch = (long)((n + len - 1) / len);
     if (!ga) return;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
     for (ch = 0; ch < n_ch; ch++)
         fgl__unary_bw_range(y->i0, a->val, y->val, y->grad, ga, fresh, (size_t)ch * len,
@@ -235,18 +235,18 @@ static fgl_node *fgl__unary(fgl_tape *t, const char *op, int kind, fgl_node *a, 
          * waiting a third of the time on FedStar's structure encoder. The
          * other kinds cost the same on every value: each thread gets the
          * pieces it wrote before (schedule(static)). */
-        if (n >= FGL_PAR_MIN && (kind == FGL__ELU || kind == FGL__SIGMOID || kind == FGL__TANH || kind == FGL__EXP ||
-                                 kind == FGL__LOG)) {
+        if (fgl__threads_elem(n) > 1 &&
+            (kind == FGL__ELU || kind == FGL__SIGMOID || kind == FGL__TANH || kind == FGL__EXP || kind == FGL__LOG)) {
             len = FGL__MAX((size_t)1024, (len / 4 + 15) / 16 * 16); /* a multiple of 16 floats, as fgl__piece_len's */
             n_ch = (long)((n + len - 1) / len);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(fgl__threads_elem(n))
 #endif
             for (ch = 0; ch < n_ch; ch++)
                 fgl__unary_range(kind, x, v, (size_t)ch * len, FGL__MIN(n, (size_t)(ch + 1) * len), p, q);
         } else {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
             for (ch = 0; ch < n_ch; ch++)
                 fgl__unary_range(kind, x, v, (size_t)ch * len, FGL__MIN(n, (size_t)(ch + 1) * len), p, q);
@@ -308,7 +308,7 @@ static void fgl__dropout_bw(fgl_tape *t, fgl_node *y) {
     int relu = y->i0;
     if (!ga) return;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(n))
 #endif
     for (ch = 0; ch < n_ch; ch++) {
         size_t lo = (size_t)ch * len, hi = FGL__MIN(n, lo + len);
@@ -382,10 +382,10 @@ static fgl_node *fgl__dropout_op(fgl_tape *t, const char *op, fgl_node *a, float
         thr = tp >= 4294967295.0 ? 0xFFFFFFFFu : (uint32_t)tp;
     }
     nb = (long)((n + per - 1) / per);
-    par = n >= FGL_PAR_MIN && nb > 1;
+    par = nb > 1 ? fgl__threads_elem(n) : 1;
     (void)par; /* read by the OpenMP pragma only */
 #ifdef _OPENMP
-#pragma omp parallel if (par)
+#pragma omp parallel num_threads(par)
 #endif
     {
         int T = 1, id = 0;

@@ -104,8 +104,7 @@ static int fgl__linear_bw_rows(fgl_node *y, int relu, float *gx, int fresh_x, fl
     size_t blk = (size_t)k * (size_t)ldp;
     float *raw, *buf, *wt, *part;
 #ifdef _OPENMP
-    if ((size_t)m * (size_t)n >= FGL_PAR_MIN && !omp_in_parallel())
-        nthreads = FGL__MIN(FGL__MIN(omp_get_max_threads(), omp_get_num_procs()), n_pc);
+    nthreads = FGL__MIN(FGL__MIN(fgl__threads_elem((size_t)m * (size_t)n), omp_get_num_procs()), n_pc);
 #endif
     raw = (float *)FGL_MALLOC(sizeof(float) *
                               (wpack + bpack * (size_t)nthreads + blk * (size_t)FGL__MIN(n_pc, FGL__KSPLIT_G) + 16));
@@ -195,7 +194,7 @@ static void fgl__linear_bw(fgl_tape *t, fgl_node *y) {
         size_t sz = fgl__size(y), len = fgl__piece_len(sz);
         long ch, n_ch = (long)((sz + len - 1) / len);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (sz >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads_elem(sz))
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             size_t i, hi = FGL__MIN(sz, (size_t)(ch + 1) * len);

@@ -161,7 +161,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
     int fresh;
     const double *mean = (const double *)y->s0;
     const float *rstd = (const float *)y->s1;
-    int R = y->rows, C = y->cols, eval = y->i1, c, par = (size_t)R * (size_t)C >= FGL_PAR_MIN;
+    int R = y->rows, C = y->cols, eval = y->i1, c, par = fgl__threads_elem((size_t)R * (size_t)C);
     double *m = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *m1 = m, *m2 = m + C;
     (void)par; /* read by the OpenMP pragmas only */
     float *gam = fgl__fbuf(t, (size_t)C);
@@ -176,7 +176,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
         if (!pm || !pg) return;
         memset(pg, 0, sizeof(float) * 2 * cz * (size_t)n_ch);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             int r0 = ch * FGL__ROWS, r1 = FGL__MIN(R, r0 + FGL__ROWS);
@@ -200,7 +200,7 @@ static void fgl__batch_norm_bw(fgl_tape *t, fgl_node *y, float *gg, float *gbeta
     {
         int ch, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
         for (ch = 0; ch < n_ch; ch++)
             fgl__bn_bw_dx(y->grad, a->val, mean, gam, rstd, m1, m2, eval, fresh, ch * FGL__ROWS,
@@ -268,7 +268,7 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
         /* Batch norm: statistics per column over fixed pieces of rows
          * merged in order (fgl__bn_piece_stats: the same bits on any number
          * of threads), then the output, in one parallel region. */
-        int par = (size_t)R * (size_t)C >= FGL_PAR_MIN, n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
+        int par = fgl__threads_elem((size_t)R * (size_t)C), n_ch = (R + FGL__ROWS - 1) / FGL__ROWS;
         double *mean = (double *)fgl_tape_alloc(t, sizeof(double) * 2 * (size_t)C), *var = mean + C;
         double *ps = eval ? NULL : (double *)fgl__talloc(t, sizeof(double) * 2 * (size_t)C * (size_t)n_ch);
         float *gam = fgl__fbuf(t, (size_t)C), *bet = fgl__fbuf(t, (size_t)C);
@@ -286,7 +286,7 @@ static fgl_node *fgl__norm(fgl_tape *t, const char *op, fgl_node *a, fgl_node *g
                 rstd[o] = (float)(1.0 / sqrt(var[o] + eps));
             }
 #ifdef _OPENMP
-#pragma omp parallel if (par)
+#pragma omp parallel num_threads(par)
 #endif
         {
             int ch;

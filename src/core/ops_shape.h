@@ -14,7 +14,7 @@ static void fgl__concat_bw(fgl_tape *t, fgl_node *y) {
     if (!g || !fresh) return;
     for (k = 0; k < n; k++) g[k] = fgl__grad_w(t, xs[k], &fresh[k]);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(j, k) if ((size_t)R * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(j, k) num_threads(fgl__threads_elem((size_t)R * (size_t)C))
 #endif
     for (i = 0; i < R; i++) {
         const float *FGL__RESTRICT gy = y->grad + (size_t)i * C;
@@ -54,7 +54,7 @@ FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
     R = y->rows;
     /* rows in parallel: each thread copies the rows the row loops around it give it */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(k) if ((size_t)R * (size_t)cols >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(static) private(k) num_threads(fgl__threads_elem((size_t)R * (size_t)cols))
 #endif
     for (i = 0; i < R; i++) {
         float *yi = y->val + (size_t)i * cols;
@@ -167,7 +167,7 @@ static void fgl__segment_bw(fgl_tape *t, fgl_node *y) {
     /* segments own disjoint rows (and max's arg rows lie in the segment):
      * segments in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) private(r, j) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 16) private(r, j) num_threads(fgl__threads_elem((size_t)a->rows * (size_t)C))
 #endif
     for (s = 0; s < y->rows; s++) {
         const float *gy = y->grad + (size_t)s * C;
@@ -223,7 +223,7 @@ static fgl_node *fgl__segment(fgl_tape *t, const char *op, int kind, fgl_node *a
         return y;
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) private(r) if ((size_t)a->rows * (size_t)C >= FGL_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 16) private(r) num_threads(fgl__threads_elem((size_t)a->rows * (size_t)C))
 #endif
     for (s = 0; s < nseg; s++) {
         float *ys = y->val + (size_t)s * C;

@@ -47,6 +47,8 @@ FGLDEF double fgl_now(void);
 /* fgl:private */
 typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm);
+FGL__PRIVATE int fgl__budget(void);
+FGL__PRIVATE int fgl__threads(double w, double per_thread);
 /* fgl:implementation */
 /* --- tensors -------------------------------------------------------------- */
 
@@ -104,8 +106,87 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 #ifndef FGL_PAR_MIN
 #define FGL_PAR_MIN 65536
 #endif
+
+/* Threads per parallel region: as many as its work pays for. This is the
+ * one table of how much work a thread must get before another thread is
+ * worth its start and its share of the join (a parallel region's fork and
+ * join cost several microseconds per thread, more with passive waiting and
+ * on a loaded machine; a 16-core run of FedAvg Cora with every region on
+ * 16 threads was 5.8x slower than on 8: issue 38). A region of work w of
+ * some kind runs on min(budget, floor(w / per thread)) threads, at least 1,
+ * where the budget is omp_get_max_threads() outside a parallel region and
+ * what fgl__run_clients grants a client's thread inside one (1 unless it
+ * was granted more: fgl__grant). Every kernel gives the same bits at any
+ * thread count, so these thresholds move only time. They are the 2-core
+ * thresholds fgl had (measured in earlier sessions on a 2-core AMD EPYC VM:
+ * BENCHMARKS.md "Kernels"), each the work at which two threads first beat
+ * one, halved into the work one thread must have, so that a 2-core run
+ * splits every region as before. How they scale to 16 cores is a first
+ * guess, to be checked with bench/cores.sh (issue 38):
+ *   ELEM  floats an elementwise or row-copy loop reads or writes: 2 threads
+ *         from FGL_PAR_MIN = 65536 floats;
+ *   SPMM  nnz x columns + rows x columns of a sparse product: as ELEM (a
+ *         sparse row's sum is memory-bound like an elementwise loop);
+ *   GEMM  multiply-adds m x n x k of a dense product: 2 threads from 2e6
+ *         (fgl__gemm's threshold before); a product with few FLOPs but much
+ *         memory (a GIN's first layer, k = 3) counts its m x n + m x k +
+ *         k x n floats at 2 x ELEM per thread (2 threads from 131072, as
+ *         before);
+ *   ENTRIES nodes + edges of a graph batch (or its A + I) that fgl_graph.h
+ *         builds: 2 threads from 16384 (its threshold before);
+ *   POINT  pFedGNN's anchor points in one stress step: 2 threads from 256
+ *         (its threshold before);
+ *   CLIENT clients per thread of the clients' loop: 1 (a client's round is
+ *         milliseconds, far above a region's cost). */
+#ifndef FGL_PER_THREAD_ELEM
+#define FGL_PER_THREAD_ELEM (FGL_PAR_MIN / 2)
+#endif
+#ifndef FGL_PER_THREAD_SPMM
+#define FGL_PER_THREAD_SPMM (FGL_PAR_MIN / 2)
+#endif
+#ifndef FGL_PER_THREAD_GEMM
+#define FGL_PER_THREAD_GEMM 1e6
+#endif
+#ifndef FGL_PER_THREAD_ENTRIES
+#define FGL_PER_THREAD_ENTRIES 8192
+#endif
+#ifndef FGL_PER_THREAD_POINT
+#define FGL_PER_THREAD_POINT 128
+#endif
+#ifndef FGL_PER_THREAD_CLIENT
+#define FGL_PER_THREAD_CLIENT 1
+#endif
 #define FGL__CHUNK 16384 /* floats per piece of a parallel elementwise loop, at most */
 #define FGL__ROWS 256    /* rows per piece of a parallel row loop */
+
+/* The threads a region in this thread may use: omp_get_max_threads()
+ * outside a parallel region; inside one (a client's thread), 1, or what
+ * fgl__run_clients granted it (fgl__grant) where nesting is allowed. */
+#ifdef _OPENMP
+static int fgl__granted = 0;
+#pragma omp threadprivate(fgl__granted)
+#define fgl__grant(n) (fgl__granted = (n))
+#else
+#define fgl__grant(n) ((void)(n))
+#endif
+
+FGL__PRIVATE int fgl__budget(void) {
+#ifdef _OPENMP
+    if (!omp_in_parallel()) return omp_get_max_threads();
+    if (fgl__granted > 1 && omp_get_active_level() < omp_get_max_active_levels()) return fgl__granted;
+#endif
+    return 1;
+}
+
+/* The threads for a region of work w, per_thread (an FGL_PER_THREAD_*
+ * above) the least work a thread must get: 1 .. fgl__budget(). */
+FGL__PRIVATE int fgl__threads(double w, double per_thread) {
+    int b = fgl__budget();
+    double t = w / per_thread;
+    if (b <= 1 || !(t >= 2)) return 1;
+    return t >= b ? b : (int)t;
+}
+#define fgl__threads_elem(n) fgl__threads((double)(n), (double)FGL_PER_THREAD_ELEM)
 
 /* The length of the pieces an elementwise loop over n floats is cut into:
  * at most FGL__CHUNK, a multiple of 16 (a cache line), and when the loop
@@ -115,8 +196,8 @@ FGLDEF int fgl_tensor_clone(fgl_tensor *dst, const fgl_tensor *src) {
 static size_t fgl__piece_len(size_t n) {
     size_t n_pc = (n + FGL__CHUNK - 1) / FGL__CHUNK, len;
 #ifdef _OPENMP
-    size_t T = (size_t)omp_get_max_threads();
-    if (T > 1 && n >= FGL_PAR_MIN && !omp_in_parallel() && n_pc % T) n_pc += T - n_pc % T;
+    size_t T = (size_t)fgl__threads_elem(n); /* the threads of the loop over the pieces */
+    if (T > 1 && n_pc % T) n_pc += T - n_pc % T;
 #endif
     if (n_pc == 0) return FGL__CHUNK;
     len = (n + n_pc - 1) / n_pc;
@@ -142,8 +223,7 @@ static size_t fgl__piece_len(size_t n) {
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm) {
 #ifdef _OPENMP
     int nthreads = 1, n_pc = (R + FGL__ROWS - 1) / FGL__ROWS;
-    if ((size_t)R * (size_t)C >= FGL_PAR_MIN && !omp_in_parallel())
-        nthreads = FGL__MIN(omp_get_max_threads(), n_pc);
+    nthreads = FGL__MIN(fgl__threads_elem((size_t)R * (size_t)C), n_pc);
     if (nthreads > omp_get_num_procs()) nthreads = 1; /* a barrier per turn: with more threads than processors each
                                                         * may wait for a time slice */
     if (nthreads > 1) {

@@ -142,7 +142,7 @@ static int fgl__upload_changed(const fgl_run *run, const fgl_client *c) {
 static int fgl__uploads_intact(fgl_run *run) {
     int q, bad = -1, n = run->n_part, p;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (q = 0; q < n; q++)
         if (run->accepted[run->part[q]] && fgl__upload_changed(run, &run->clients[run->part[q]]) >= 0) {

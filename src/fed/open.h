@@ -254,4 +254,8 @@ extern "C" {
 #endif
 
 #define FGL__NTHREADS(run) ((run)->cfg.threads > 0 ? (run)->cfg.threads : omp_get_max_threads())
+/* The threads of a loop over n clients: FGL__NTHREADS, at most one per
+ * FGL_PER_THREAD_CLIENT clients (fgl.h's table), at least 1. */
+#define FGL__NTHREADS_FOR(run, n) \
+    FGL__MAX(1, FGL__MIN(FGL__NTHREADS(run), (int)((n) / FGL_PER_THREAD_CLIENT)))
 

@@ -126,6 +126,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
+                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
 /* fgl:implementation */
 /* --- runs: setup ------------------------------------------------------------------- */
 
@@ -674,7 +676,7 @@ static int fgl__next_downloads(fgl_run *run, int round) {
 static int fgl__phase_receive(fgl_run *run) {
     int q;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, run->n_part))
 #endif
     for (q = 0; q < run->n_part; q++)
         if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
@@ -1084,149 +1086,10 @@ static int fgl__sample_participants(fgl_run *run, int round) {
  * run the client phases where the clients live and the server phases on
  * the server; fgl_run_round runs them all in this process. */
 
-/* A client's share of a phase's work: the nodes and edges its passes over
- * the given splits touch (graph tasks: the nodes of those splits' graphs;
- * node tasks: the whole graph, which every pass propagates over). */
-static double fgl__client_work(const fgl_client *c, const int *splits, int n_splits) {
-    const fgl_view *v = &c->data;
-    double w = 0;
-    int i, s;
-    if (v->graphs) {
-        for (s = 0; s < n_splits; s++)
-            if (v->ids[splits[s]])
-                for (i = 0; i < v->count[splits[s]]; i++) {
-                    int g = v->ids[splits[s]][i];
-                    w += 1.0 + v->graphs->node_ptr[g + 1] - v->graphs->node_ptr[g];
-                }
-    } else if (v->node) {
-        w = (double)v->node->n_nodes + v->node->adj.nnz + v->node->x_sparse.nnz;
-    }
-    return w;
-}
-
-/* How much of a second thread's speed a client gets from running alone
- * with every thread inside its products rather than beside another client.
- * Set to 0.72 when a GIN epoch on PROTEINS ran 1.44x faster on 2 threads;
- * there, 0.9 or 0.95 (FedStar's NCI1 alone on CHEM) was no faster. Raised
- * to 0.9 once a single large client's products wasted less on two threads
- * (95ee2d7, c368298: FedStar's NCI1 as its only client runs 1.8x faster on
- * 2 threads), on an AMD EPYC VM: FedStar on CHEM at 2 threads, 4 pairs of
- * runs, median 1.82x over 1 thread against 1.76x at 0.72 (2-thread times
- * 9.01-9.31 s against 9.02-9.54 s). The model's first guess only: where
- * it puts clients alone and every client takes part in every round, the
- * runtime times that against all side by side and keeps the faster
- * (fgl__alone_trial); with partial participation the model decides. */
-#define FGL__INTRA_EFFICIENCY 0.9
-
-/* The schedule of a phase over n clients of work w[]: order[] lists them
- * largest first (so a dynamic schedule over it is the longest-first rule,
- * which keeps the last client to start from setting the pace), and the
- * return value is how many of them, from the front, run alone, one after
- * the other, with every thread inside their products. A client runs alone
- * only when that is predicted to end the phase sooner: a client much
- * larger than all the others together would leave the other threads idle,
- * while one that is merely the largest is better run beside the rest.
- * The first k may be all n: a round of one client (FedStar on one
- * dataset, a --frac draw of one) runs it with every thread, where a
- * parallel loop over it left the other threads idle. Ties keep the
- * clients' order, so the plan depends on the work only. */
-FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order) {
-    double total = 0, alone = 0, best, rest;
-    int i, j, k, n_alone = 0;
-    for (i = 0; i < n; i++) { /* insertion sort, largest first: n is the round's participants */
-        int x = i;
-        for (j = i; j > 0 && w[order[j - 1]] < w[x]; j--) order[j] = order[j - 1];
-        order[j] = x;
-        total += w[i];
-    }
-    if (nt <= 1 || n == 0) return 0;
-    best = w[order[0]] > total / nt ? w[order[0]] : total / nt;
-    rest = total;
-    for (k = 1; k <= n; k++) { /* the first k alone, the rest side by side */
-        double front, t;
-        alone += w[order[k - 1]];
-        rest -= w[order[k - 1]];
-        front = k == n ? 0 : w[order[k]] > rest / nt ? w[order[k]] : rest / nt;
-        t = alone / (nt * FGL__INTRA_EFFICIENCY) + front;
-        if (t < best) {
-            best = t;
-            n_alone = k;
-        }
-    }
-    return n_alone;
-}
-
-/* Whether a phase that the schedule would start with clients alone runs
- * so (1) or with every client side by side (0). How much of a second
- * thread a client gets inside its own products depends on the phase (a
- * training step's ops on a batch of 128 graphs are small beside an
- * evaluation's), on the model and on the machine, so rather than trust one
- * constant the runtime times both: when every client takes part in every
- * round (the phase's work the same each time) in this process (a
- * transport's worker holding some of the clients keeps the model), a
- * phase's first run is left out (its first allocations), the next eight
- * alternate the two ways and the faster on the sum of four runs each is
- * kept (single runs here vary by 5%: where the two ways are that close
- * either will do). While it runs, a side-by-side call may hold one more
- * client's tape than the alone schedule would. FedStar on CHEM, 2
- * threads, 3 runs each: training with NCI1 alone 12.3-12.5 s, side by side
- * 11.5-12.1 s; evaluation alone 1.49-1.53 s, side by side 1.64-1.73 s.
- * The results are the same either way (a client's computation does not
- * depend on where it runs). */
-#define FGL__TRIAL_CALLS 8
-FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase) {
-    int calls = run->sched[phase].calls;
-    if (run->n_part != run->n_clients || run->sched[phase].pick) return run->sched[phase].pick != 2;
-    /* calls 1, 4, 5, 8 alone; 2, 3, 6, 7 side by side: each way gets two
-     * odd and two even calls, so that work recurring every other round
-     * (evaluation every 2 rounds, inside training) weighs on both alike */
-    return calls < 1 || (calls - 1) % 4 == 0 || (calls - 1) % 4 == 3;
-}
-
-FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs) {
-    int c;
-    if (run->n_part != run->n_clients || run->sched[phase].pick) return; /* only while the trial runs */
-    c = run->sched[phase].calls++;
-    if (c < 1) return;
-    run->sched[phase].secs[alone] += secs;
-    if (c >= FGL__TRIAL_CALLS) run->sched[phase].pick = run->sched[phase].secs[1] <= run->sched[phase].secs[0] ? 1 : 2;
-}
-
-/* Runs a phase's step (phase 0 training, 1 evaluation) on n clients
- * (ids[]): the schedule above over their work on the given splits, each
- * client's result the same whichever thread runs it and whatever runs
- * beside it. */
+/* (schedule.h) */
 static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
-                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
-    int i, nt = 1, n_alone = 0, *order = NULL, trial = -1;
-    double *w = NULL, t0 = fgl_now();
-#ifdef _OPENMP
-    nt = FGL__NTHREADS(run);
-#endif
-    if (nt > 1 && n > 0) {
-        order = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
-        w = (double *)FGL_MALLOC(sizeof(double) * (size_t)n);
-    }
-    if (order && w) {
-        for (i = 0; i < n; i++) w[i] = fgl__client_work(&run->clients[ids[i]], splits, n_splits);
-        n_alone = fgl__schedule(nt, n, w, order);
-        if (n_alone > 0 && n_alone < n) { /* a choice to make: alone first, or all side by side */
-            trial = fgl__alone_trial(run, phase);
-            if (!trial) n_alone = 0;
-        }
-        for (i = 0; i < n_alone; i++) step(run, &run->clients[ids[order[i]]], ctx);
-    } else {
-        FGL_FREE(order); /* out of memory: the clients in their order, side by side */
-        order = NULL;
-    }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-#endif
-    for (i = n_alone; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
-    if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
-    FGL_FREE(order);
-    FGL_FREE(w);
-}
+                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
+
 
 /* The server's check of client c's upload (well formed, and its update
  * norms when screening is on), once per round: as soon as the upload is
@@ -1276,7 +1139,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
     /* the uploads not checked where they were built, in parallel */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (i = 0; i < n; i++)
         if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);

@@ -407,7 +407,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     memcpy(sa->ids, run->part, sizeof(int) * (size_t)n);
     sa->ready = 1;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
@@ -422,7 +422,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     }
     if (!sa->ready) return FGL_OK; /* a host lost before its keys went round: the round is not unmasked */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
@@ -507,7 +507,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
         FGL_FREE(col);
     }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS(run))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];

@@ -532,7 +532,7 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
          * fixed order: deterministic sums at any thread count */
         long ch, n_ch = (long)((n + 16383) / 16384);
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) private(i, j) if (n >= 65536)
+#pragma omp parallel for schedule(static) private(i, j) num_threads(fgl__threads_elem(n))
 #endif
         for (ch = 0; ch < n_ch; ch++) {
             size_t lo = (size_t)ch * 16384, hi = FGL__MIN(n, lo + 16384);

@@ -35,11 +35,10 @@ static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
         fgl_csr_free(out);
         return FGL_ERR_NOMEM;
     }
-    par = (size_t)a->nnz + (size_t)a->rows >= FGL__G_PAR_ENTRIES; /* fgl_graph.h's threshold for a batch */
+    par = fgl__threads_entries((size_t)a->nnz + (size_t)a->rows); /* fgl_graph.h's threads for a batch */
     (void)par; /* read by the OpenMP pragmas only */
 #ifdef _OPENMP
-    par = par && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
     for (i = 0; i < a->rows; i++) { /* row i's length: its entries but an existing self loop, and the one we add */
         int k, len = 1;
@@ -49,7 +48,7 @@ static int fgl__loop_adj(const fgl_csr *a, fgl_csr *out, int **rows_out) {
     out->indptr[0] = 0;
     for (i = 0; i < a->rows; i++) out->indptr[i + 1] += out->indptr[i];
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
     for (i = 0; i < a->rows; i++) {
         int k, w = out->indptr[i], placed = 0;

@@ -95,9 +95,9 @@ FGLDEF int fgl_split_node_lists(const fgl_node_data *d, const int *ptr, const in
                                 fgl_node_data *clients, fgl_error *err);
 
 /* fgl:private */
-/* A batch, or its A + I (fgl_gnn.h), of at least this many entries (nodes +
- * edges) is built in parallel. */
-#define FGL__G_PAR_ENTRIES 16384
+/* A batch, or its A + I (fgl_gnn.h), is built on a thread per
+ * FGL_PER_THREAD_ENTRIES entries (nodes + edges): fgl.h's table. */
+#define fgl__threads_entries(n) fgl__threads((double)(n), (double)FGL_PER_THREAD_ENTRIES)
 /* fgl:implementation */
 /* --- datasets: lifetime, validation, cache -------------------------------- */
 
@@ -308,11 +308,10 @@ static int fgl__g_gather_blocks(const fgl_graph_set *s, const int *ids, int n, f
         int g = ids[b];
         at[b + 1] = at[b] + (s->adj.indptr[s->node_ptr[g + 1]] - s->adj.indptr[s->node_ptr[g]]);
     }
-    par = (size_t)nnz + (size_t)nn >= FGL__G_PAR_ENTRIES;
+    par = fgl__threads_entries((size_t)nnz + (size_t)nn);
     (void)par; /* read by the OpenMP pragma only */
 #ifdef _OPENMP
-    par = par && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
     for (b = 0; b < n; b++) {
         int g = ids[b], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], shift = offsets[b] - lo, w = at[b], i, k;
@@ -379,11 +378,10 @@ FGLDEF int fgl_batch_make(const fgl_graph_set *s, const int *ids, int n, fgl_bat
     b->n_feat = s->x ? s->n_feat : 0;
     b->n_pe = s->pe ? s->n_pe : 0;
     { /* each graph's rows in its block, in parallel as the adjacency was */
-        int par = (size_t)b->adj.nnz + (size_t)b->n_nodes >= FGL__G_PAR_ENTRIES;
+        int par = fgl__threads_entries((size_t)b->adj.nnz + (size_t)b->n_nodes);
         (void)par;
 #ifdef _OPENMP
-        par = par && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (par)
+#pragma omp parallel for schedule(static) num_threads(par)
 #endif
         for (bi = 0; bi < n; bi++) {
             int g = ids[bi], lo = s->node_ptr[g], hi = s->node_ptr[g + 1], at = b->offsets[bi], v;

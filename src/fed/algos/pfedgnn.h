@@ -425,7 +425,7 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
         /* the stress at x and the Guttman right-hand side B(x) x (with the fixed anchors); points are
          * independent here, their stresses summed in order afterwards */
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) if (n > 256)
+#pragma omp parallel for schedule(static) num_threads(fgl__threads((double)n, FGL_PER_THREAD_POINT))
 #endif
         for (i = 0; i < n; i++)
             pst[i] = fgl__anc_point(f, coord_t, asq, dist2 + (size_t)i * K, x + (size_t)i * r, acc + (size_t)i * r,
