@@ -169,7 +169,7 @@ static fgl_model *proto_eval(fgl_client *c) {
     if (PW.pers) {
         int *cnt = (int *)malloc(sizeof(int) * 2 * (size_t)C);
         double *acc = (double *)malloc(sizeof(double) * (size_t)C);
-        const unsigned char **masks = (const unsigned char **)malloc(sizeof(char *) * (size_t)C);
+        const unsigned char **masks = (const unsigned char **)calloc((size_t)C, sizeof(char *));
         if (cnt && acc && masks) {
             for (q = 0; q < C; q++) masks[q] = PW.mask[(size_t)i * C + q];
             if (!fgl_model_evaluate(m, &PW.tape[i], &c->data.full, c->data.node->y, masks, C, acc, cnt, cnt + C))
