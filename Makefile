@@ -222,15 +222,16 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 # test_defences_cover.sh take a few algorithms here, every one with
 # FGL_TEST_LONG=1 (make test-long).
 SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
-             tests/test_defences_cover.sh\ build tests/test_sides.sh\ build tests/test_plots.sh\ build \
+             tests/test_defences_cover.sh\ build tests/test_sides.sh\ build \
              tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/test_pipeline.sh\ build \
              tests/data_check.sh
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 9 builds),
-# and fglrun end to end on every algorithm.
+# fglrun end to end on every algorithm, and the plots rendered in headless
+# Chromium (tests/test_plots.sh, 90 s of a quick suite's 4.5 minutes).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
-             tests/test_defences_cover.sh\ build
+             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
