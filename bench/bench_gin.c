@@ -5,6 +5,7 @@
  *   OMP_WAIT_POLICY=passive OMP_NUM_THREADS=1 ./build/bench/bench_gin
  *   ./build/bench/bench_gin --phases      # the roofline table of BENCHMARKS.md
  *   ./build/bench/bench_gin --batch 512   # another batch size (the same FLOPs per epoch)
+ *   ./build/bench/bench_gin --wait spin   # OpenMP's wait policy: auto (default), spin or passive
  *   sh bench/speed.sh                     # this and the anchors, side by side
  *
  * The model and protocol are the anchor's: GIN-0 (eps fixed at 0, no input
@@ -23,9 +24,15 @@
  * loop (compute) and a streaming triad on arrays of one batch's activation
  * size and on 64 MB (memory).
  *
- * The last line is one JSON object (threads, median epoch seconds, nodes
- * per epoch) that bench/speed.sh reads.
+ * The wait policy is fglrun's (examples/fglrun/wait.c): --wait auto keeps
+ * OMP_WAIT_POLICY when it is set and otherwise waits passively only when the
+ * machine's load leaves no core per thread, so a benchmark on a busy machine
+ * does not measure threads spinning against each other.
+ *
+ * The last line is one JSON object (threads, wait policy, median epoch
+ * seconds, nodes per epoch) that bench/speed.sh reads.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, execv, sysconf: the wait policy */
 #include "fgl_gnn.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +40,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#include <ctype.h>
+#include <unistd.h>
+#include "../examples/fglrun/wait.c"
 
 #define EPOCHS 20
 #define WARM 2
@@ -249,6 +259,7 @@ int main(int argc, char **argv) {
     char rootbuf[1024];
     const char *root = rootbuf; /* the data directory: $FGL_DATA, else ./data, else $XDG_DATA_HOME/fgl */
     int phases = 0, threads = 1, batch = BATCH, i, e, a;
+    const char *wait = "auto", *policy;
     char dir[1100];
     fgl_error err;
     fgl_graph_set prot;
@@ -271,11 +282,20 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "bench_gin: --batch takes 1 to %d\n", N_TRAIN);
                 return 1;
             }
+        } else if (!strcmp(argv[a], "--wait") && a + 1 < argc) {
+            wait = argv[++a];
+            if (strcmp(wait, "auto") && strcmp(wait, "spin") && strcmp(wait, "passive")) {
+                fprintf(stderr, "bench_gin: --wait takes auto, spin or passive\n");
+                return 1;
+            }
         } else root = argv[a];
     }
 #ifdef _OPENMP
     threads = omp_get_max_threads();
 #endif
+    fgl_wait_choose(argv, wait, threads); /* returns when the policy stays; otherwise re-runs this program */
+    policy = getenv("OMP_WAIT_POLICY");
+    if (!policy || !*policy) policy = "default";
     fgl_graph_set_init(&prot);
     snprintf(dir, sizeof dir, "%s/tu/PROTEINS", root);
     if (fgl_load_tu(dir, "PROTEINS", &prot, &err) || fgl_graph_set_features(&prot, FGL_FEAT_NODE_LABELS, 0, &err)) {
@@ -435,9 +455,9 @@ int main(int argc, char **argv) {
         size_t q;
         const unsigned char *bytes = (const unsigned char *)m.params.data;
         for (q = 0; q < sizeof(float) * m.params.size; q++) h = (h ^ bytes[q]) * 1099511628211ULL;
-        printf("{\"bench\": \"fgl_gin\", \"threads\": %d, \"batch\": %d, \"median_epoch_s\": %.6f, \"min_epoch_s\": %.6f, "
+        printf("{\"bench\": \"fgl_gin\", \"threads\": %d, \"wait\": \"%s\", \"batch\": %d, \"median_epoch_s\": %.6f, \"min_epoch_s\": %.6f, "
                "\"n_train\": %d, \"n_nodes\": %.0f, \"params_fnv1a\": \"%016llx\"}\n",
-               threads, batch, t[EPOCHS / 2], t[0], N_TRAIN, nodes, h);
+               threads, policy, batch, t[EPOCHS / 2], t[0], N_TRAIN, nodes, h);
     }
     fgl_tape_free(&tp);
     fgl_optim_free(&o);

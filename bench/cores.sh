@@ -21,7 +21,7 @@
 # torch_geometric), on the CPU at the same thread counts with
 # OMP_WAIT_POLICY=passive, and once on the GPU when torch sees one;
 # otherwise a line says they were skipped. fgl runs with fglrun's own wait
-# policy (--wait auto) and bench_gin with the runtime's default. Thread
+# policy (--wait auto), bench_gin too (its --wait auto). Thread
 # counts run in turn, lowest first, each workload once per count (REPS=N:
 # N times, the median kept), so that a 16-core table fits in 5 minutes.
 # Every measurement prints one JSON line on stdout:
