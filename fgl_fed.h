@@ -1767,6 +1767,7 @@ enum {
  * table's (src/fed/registry.h). */
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
 
+FGL__PRIVATE double fgl__alone_speed(double w, int g);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
@@ -6816,20 +6817,39 @@ static double fgl__client_work(const fgl_client *c, const int *splits, int n_spl
  * (fgl__alone_trial); with partial participation the model decides. */
 #define FGL__INTRA_EFFICIENCY 0.9
 
+/* How many times faster a client of work w runs its products on g
+ * threads than on one: at most the threads its work pays for (its nodes
+ * and edges at FGL_PER_THREAD_ENTRIES a thread, the table's measure for a
+ * batch's graph work), each at FGL__INTRA_EFFICIENCY. Without that bound
+ * the model sent the ten clients of FedAvg on Cora (about 6,000 nodes,
+ * edges and feature entries each) one after the other on 16 threads,
+ * predicting each 14x faster alone, while their products ran on 1 or 2
+ * threads: 5.8x slower than side by side on 8 (issue 38's table). A client
+ * whose dense products pay for more threads than its nodes and edges (a
+ * wide GEMM over a small graph) is underrated here; the trial below
+ * measures the two ways where every client takes part. */
+FGL__PRIVATE double fgl__alone_speed(double w, int g) {
+    double t = w / (double)FGL_PER_THREAD_ENTRIES;
+    if (t > g) t = g;
+    return t >= 2 ? t * FGL__INTRA_EFFICIENCY : 1.0;
+}
+
 /* The schedule of a phase over n clients of work w[]: order[] lists them
  * largest first (so a dynamic schedule over it is the longest-first rule,
  * which keeps the last client to start from setting the pace), and the
  * return value is how many of them, from the front, run alone, one after
- * the other, with every thread inside their products. A client runs alone
- * only when that is predicted to end the phase sooner: a client much
- * larger than all the others together would leave the other threads idle,
- * while one that is merely the largest is better run beside the rest.
- * The first k may be all n: a round of one client (FedStar on one
- * dataset, a --frac draw of one) runs it with every thread, where a
- * parallel loop over it left the other threads idle. Ties keep the
- * clients' order, so the plan depends on the work only. */
+ * the other, with every thread inside their products. The predicted time
+ * of "the first k alone, the rest side by side" is the alone clients' work
+ * at their alone speed, plus the longer of the largest remaining client
+ * (on the threads fgl__side_by_side grants it: 1 + those the others leave
+ * idle; every thread when it is the only one left) and the remaining work
+ * spread over the loop's threads. A client runs alone only when that is
+ * predicted to end the phase sooner: a client much larger than all the
+ * others together would leave the other threads idle, while one that is
+ * merely the largest is better run beside the rest. Ties keep the smaller
+ * k and the clients' order, so the plan depends on the work only. */
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order) {
-    double total = 0, alone = 0, best, rest;
+    double total = 0, alone = 0, best = 0, rest;
     int i, j, k, n_alone = 0;
     for (i = 0; i < n; i++) { /* insertion sort, largest first: n is the round's participants */
         int x = i;
@@ -6838,15 +6858,23 @@ FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order) {
         total += w[i];
     }
     if (nt <= 1 || n == 0) return 0;
-    best = w[order[0]] > total / nt ? w[order[0]] : total / nt;
     rest = total;
-    for (k = 1; k <= n; k++) { /* the first k alone, the rest side by side */
-        double front, t;
-        alone += w[order[k - 1]];
-        rest -= w[order[k - 1]];
-        front = k == n ? 0 : w[order[k]] > rest / nt ? w[order[k]] : rest / nt;
-        t = alone / (nt * FGL__INTRA_EFFICIENCY) + front;
-        if (t < best) {
+    for (k = 0; k <= n; k++) { /* the first k alone, the rest side by side */
+        double front = 0, t;
+        int n_side = n - k;
+        if (k > 0) {
+            alone += w[order[k - 1]] / fgl__alone_speed(w[order[k - 1]], nt);
+            rest -= w[order[k - 1]];
+        }
+        if (n_side == 1) {
+            front = w[order[k]] / fgl__alone_speed(w[order[k]], nt);
+        } else if (n_side > 1) {
+            int outer = FGL__MIN(nt, n_side);
+            double big = w[order[k]] / fgl__alone_speed(w[order[k]], 1 + nt - outer);
+            front = big > rest / outer ? big : rest / outer;
+        }
+        t = alone + front;
+        if (k == 0 || t < best) {
             best = t;
             n_alone = k;
         }
@@ -6952,7 +6980,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
     if (order && w) {
         for (i = 0; i < n; i++) w[i] = fgl__client_work(&run->clients[ids[i]], splits, n_splits);
         n_alone = fgl__schedule(nt, n, w, order);
-        if (n_alone > 0 && n_alone < n) { /* a choice to make: alone first, or all side by side */
+        if (n_alone > 0 && n > 1) { /* a choice to make: alone first, or all side by side */
             trial = fgl__alone_trial(run, phase);
             if (!trial) n_alone = 0;
         }

@@ -79,13 +79,18 @@ static void test_node_algorithms_run_and_count_bytes(void) {
 
 /* The clients' schedule (fgl__schedule): largest first, ties in the
  * clients' order; a client runs alone, with every thread, only when that
- * is predicted to end the phase sooner, and a phase of one client on
- * several threads runs it alone (it used to leave the other threads idle). */
+ * is predicted to end the phase sooner, and never for more threads than
+ * its work (nodes + edges at FGL_PER_THREAD_ENTRIES a thread) pays for.
+ * Work below is in those units. */
 static void test_client_schedule(void) {
-    int order[4], i, ok = 1;
-    const double one[1] = {5}, equal[4] = {1, 1, 1, 1}, big[3] = {1, 100, 2}, mixed[4] = {3, 1, 3, 2};
+    int order[10], i, ok = 1;
+    const double one[1] = {5e4}, equal[4] = {2e4, 2e4, 2e4, 2e4}, big[3] = {2e4, 1e6, 4e4},
+                 mixed[4] = {3e4, 1e4, 3e4, 2e4},
+                 /* FedStar's CHEM: NCI1, AIDS, MUTAG, BZR, COX2, DHFR, PTC_MR (graphs + nodes, roughly) */
+                 chem[7] = {1.2e5, 3e4, 3.5e3, 1.5e4, 1.8e4, 2.7e4, 5e3};
+    double cora[10];
+    for (i = 0; i < 10; i++) cora[i] = 6e3; /* FedAvg on Cora, 10 METIS clients: nodes + edges + feature entries */
     FT_CHECK(fgl__schedule(1, 1, one, order) == 0 && order[0] == 0, "one thread: nothing alone");
-    FT_CHECK(fgl__schedule(2, 1, one, order) == 1 && order[0] == 0, "one client, two threads: alone");
     FT_CHECK(fgl__schedule(2, 4, equal, order) == 0, "four equal clients, two threads: side by side");
     for (i = 0; i < 4; i++) ok &= order[i] == i;
     FT_CHECK(ok, "ties keep the clients' order");
@@ -94,6 +99,16 @@ static void test_client_schedule(void) {
     FT_CHECK(fgl__schedule(2, 4, mixed, order) == 0 && order[0] == 0 && order[1] == 2 && order[2] == 3 && order[3] == 1,
              "largest first, ties in order: 0 2 3 1 (got %d %d %d %d)", order[0], order[1], order[2], order[3]);
     FT_CHECK(fgl__schedule(2, 0, one, order) == 0, "no clients");
+    FT_CHECK(fgl__schedule(16, 10, cora, order) == 0 && fgl__schedule(8, 10, cora, order) == 0,
+             "ten small clients on 16 or 8 threads: side by side (their products pay for 1 thread, not 14)");
+    FT_CHECK(fgl__schedule(2, 10, cora, order) == 0, "ten small clients on 2 threads: side by side");
+    FT_CHECK(fgl__schedule(16, 7, chem, order) == 1 && order[0] == 0,
+             "CHEM on 16 threads: NCI1 alone first, the six others side by side");
+    FT_CHECK(fgl__schedule(16, 1, cora, order) == 0, "a lone small client: nothing to gain alone");
+    FT_CHECK(fgl__alone_speed(6e3, 16) == 1.0 && fgl__alone_speed(1e6, 2) > 1.0 &&
+                 fgl__alone_speed(1e6, 16) == 8 * fgl__alone_speed(1e6, 2) &&
+                 fgl__alone_speed(3e4, 16) < fgl__alone_speed(1e6, 16) && fgl__alone_speed(3e4, 16) > 1.0,
+             "alone speed: 1 below two threads' work, else the threads given or those the work pays for");
 }
 
 /* The trial of a phase's two ways (fgl__alone_trial / fgl__alone_record):

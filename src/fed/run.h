@@ -123,6 +123,7 @@ typedef struct fgl_run_summary {
 FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 
 /* fgl:private */
+FGL__PRIVATE double fgl__alone_speed(double w, int g);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
