@@ -203,14 +203,23 @@ static void test_side_by_side_grants(void) {
     for (nt = 2; nt <= 6; nt++) {
         int want2 = nt > 3 ? nt - 2 : 1;
         omp_set_num_threads(nt);
-        fgl__side_by_side(&run, ids, order, 0, 3, nt, record_budget, budget);
+        fgl__side_by_side(&run, ids, order, NULL, 0, 3, nt, record_budget, budget);
         FT_CHECK(budget[2] == want2 && budget[0] == 1 && budget[1] == 1,
                  "%d threads, 3 clients: budgets %d %d %d, want 1 1 %d", nt, budget[0], budget[1], budget[2], want2);
         FT_CHECK(omp_get_max_active_levels() >= 1 && fgl__budget() == nt, "%d threads: the budget back after the loop",
                  nt);
     }
+    { /* with the clients' work: a grant only to a client that sets the pace */
+        const double even[3] = {1e4, 1e4, 1.1e4}, lead[3] = {1e4, 1e4, 4e4};
+        fgl__side_by_side(&run, ids, order, even, 0, 3, 6, record_budget, budget);
+        FT_CHECK(budget[0] == 1 && budget[1] == 1 && budget[2] == 1, "balanced clients: no grant (%d %d %d)", budget[0],
+                 budget[1], budget[2]);
+        fgl__side_by_side(&run, ids, order, lead, 0, 3, 6, record_budget, budget);
+        FT_CHECK(budget[0] == 1 && budget[1] == 1 && budget[2] == 4, "the client that sets the pace: granted (%d %d %d)",
+                 budget[0], budget[1], budget[2]);
+    }
     budget[1] = 0;
-    fgl__side_by_side(&run, ids, order, 2, 3, 4, record_budget, budget); /* order[2] = client 1 alone: no region */
+    fgl__side_by_side(&run, ids, order, NULL, 2, 3, 4, record_budget, budget); /* order[2] = client 1 alone: no region */
     FT_CHECK(budget[1] == omp_get_max_threads(), "one client side by side: every thread (%d)", budget[1]);
     omp_set_num_threads(saved);
 #endif

@@ -127,8 +127,8 @@ FGL__PRIVATE double fgl__alone_speed(double w, int g);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
-FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
-                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, const double *w, int first, int n,
+                                    int nt, void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
 /* fgl:implementation */
 /* --- runs: setup ------------------------------------------------------------------- */
 

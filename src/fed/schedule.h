@@ -146,14 +146,26 @@ FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double s
  * spare threads (fgl__grant, nested parallelism) and every other client's
  * products run on its own thread. FedStar on CHEM at 16 threads: 7
  * clients, NCI1 (more than half the work) set the pace on one thread while
- * 9 threads sat idle (issue 38). Kernels give the same bits on any number
- * of threads, so the split moves only time. */
-FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, int first, int n, int nt,
-                                    void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
+ * 9 threads sat idle (issue 38). The grant is made only when the largest
+ * client sets the pace (its work over FGL__GRANT_MARGIN times the others'
+ * per remaining thread; w NULL: always): libgomp keeps no pool of threads
+ * for nested regions and starts every nested team's threads anew (strace:
+ * two clone3 calls per nested region of 3 threads), so granting threads to
+ * a client that does not set the pace (ten balanced METIS clients) would
+ * cost thread starts and shorten nothing. Kernels give the same bits on
+ * any number of threads, so the split moves only time. */
+#define FGL__GRANT_MARGIN 1.25
+FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, const double *w, int first, int n,
+                                    int nt, void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx) {
     int i, n_side = n - first, outer = FGL__MAX(1, FGL__MIN(nt, n_side / FGL_PER_THREAD_CLIENT)), spare = 0;
 #ifdef _OPENMP
     int levels = omp_get_max_active_levels();
     spare = order && n_side > 1 ? nt - outer : 0;
+    if (spare > 0 && w && outer > 1) { /* the largest sets the pace, or no grant */
+        double others = 0;
+        for (i = first + 1; i < n; i++) others += w[order[i]];
+        if (!(w[order[first]] > FGL__GRANT_MARGIN * others / (outer - 1))) spare = 0;
+    }
     if (outer <= 1) { /* no region: a lone client's products take every thread */
         for (i = first; i < n; i++) step(run, &run->clients[ids[order ? order[i] : i]], ctx);
         return;
@@ -210,7 +222,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
         FGL_FREE(order); /* out of memory: the clients in their order, side by side */
         order = NULL;
     }
-    fgl__side_by_side(run, ids, order, n_alone, n, nt, step, ctx);
+    fgl__side_by_side(run, ids, order, w, n_alone, n, nt, step, ctx);
     if (trial >= 0) fgl__alone_record(run, phase, trial, fgl_now() - t0);
     FGL_FREE(order);
     FGL_FREE(w);
