@@ -190,6 +190,7 @@ FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *ord
     if (spare > 0 && levels < 2) omp_set_max_active_levels(levels);
 #else
     (void)nt;
+    (void)w;
     (void)spare;
     (void)outer;
 #endif
