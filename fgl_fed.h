@@ -1268,7 +1268,7 @@ struct fgl_observed {
     const fgl_settings *set;       /* its parameters (fgl_get(o->set, "tau")) */
     const fgl_fed_config *fed;     /* the run's configuration */
     int n_clients;                 /* K */
-    int task;                      /* FGL_TASK_NODE or FGL_TASK_GRAPH */
+    int task;                      /* FGL_TASK_NODE, FGL_TASK_GRAPH or FGL_TASK_LINK */
     int started;                   /* 0 before the first round (or fgl_run_start): no state yet, and
                                       observers give nothing */
     int rounds;                    /* rounds completed */
@@ -7146,7 +7146,9 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
-        fgl_bytes_put_u64(&b, cl->local ? fgl__data_sum(nd, gs) ^ (cl->data.link ? cl->data.link->sum : 0) : cl->data_sum);
+        /* a link client's edge split is part of its data */
+        fgl_bytes_put_u64(&b, !cl->local ? cl->data_sum
+                                         : fgl__data_sum(nd, gs) ^ (cl->data.link ? cl->data.link->sum : 0));
     }
     h = b.err ? 0 : fgl_checksum64(b.data, b.len);
     fgl_bytes_free(&b);

@@ -74,7 +74,8 @@ static void test_split(void) {
     FT_CHECK(a.sum == b.sum && a.sum != c.sum, "the same seed gives the same split, another seed another");
     for (k = 1; k < 4; k++) {
         int m = a.n_pos[k] + a.n_neg[k];
-        FT_CHECK(!memcmp(a.src[k], b.src[k], sizeof(int) * (size_t)m) && !memcmp(a.dst[k], b.dst[k], sizeof(int) * (size_t)m),
+        FT_CHECK(!memcmp(a.src[k], b.src[k], sizeof(int) * (size_t)m) &&
+                     !memcmp(a.dst[k], b.dst[k], sizeof(int) * (size_t)m),
                  "split %d: the same pairs from the same seed", k);
     }
     /* positives: every edge exactly once over the three splits */
@@ -110,7 +111,8 @@ static void test_split(void) {
     bad = 0;
     for (k = FGL_SPLIT_VAL; k <= FGL_SPLIT_TEST; k++)
         for (i = 0; i < a.n_pos[k]; i++)
-            for (j = a.adj.indptr[a.src[k][i]]; j < a.adj.indptr[a.src[k][i] + 1]; j++) bad += a.adj.indices[j] == a.dst[k][i];
+            for (j = a.adj.indptr[a.src[k][i]]; j < a.adj.indptr[a.src[k][i] + 1]; j++)
+                bad += a.adj.indices[j] == a.dst[k][i];
     FT_CHECK(bad == 0, "no validation or test edge passes messages (%d do)", bad);
     /* training negatives: not training edges, drawn from the generator given */
     {
@@ -287,8 +289,8 @@ static void test_end_to_end(void) {
                    head ? "MLP" : "dot", s.last_test, s.last_test_hits, s.best_round + 1);
             /* a quarter of the negatives lie inside a block, as likely as the
              * positives to a block-level model: about 0.875 is the ceiling */
-            FT_CHECK(s.last_test > 0.7, "%s (%s decoder): test AUC %.4f, well above 0.5", algos[a], head ? "MLP" : "dot",
-                     s.last_test);
+            FT_CHECK(s.last_test > 0.7, "%s (%s decoder): test AUC %.4f, well above 0.5", algos[a],
+                     head ? "MLP" : "dot", s.last_test);
             FT_CHECK(s.last_test_hits > 0 && s.last_test_hits <= 1, "%s: Hits@50 %g in (0, 1]", algos[a],
                      s.last_test_hits);
             FT_CHECK(run.stats[0].test_acc < s.last_test, "%s: AUC improves over training (%.4f -> %.4f)", algos[a],
