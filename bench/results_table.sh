@@ -2,10 +2,11 @@
 # bench/results_table.sh FILE.jsonl... - markdown rows from bench/results.sh
 # output: label | test acc at the best-validation round (mean +- std over the
 # seeds) | at the last round | MB up per run | seconds per seed | seeds.
-# bench/results_table.sh --link FILE.jsonl...: link prediction's rows (--task link): test AUC and Hits@K at
-# the best-validation round and at the last.
+# Link prediction's rows (--task link; files whose results carry "test_hits_mean", or --link): test AUC
+# and Hits@K at the best-validation round and at the last.
 link=0
 [ "${1:-}" = --link ] && { link=1; shift; }
+grep -q '"test_hits_mean"' "$@" 2>/dev/null && link=1
 if [ $link = 1 ]; then
     printf '| experiment | AUC %% (best val) | AUC %% (last round) | Hits@K %% (best val) | Hits@K %% (last round) | MB up | s/seed | seeds |\n'
     printf '|---|---:|---:|---:|---:|---:|---:|---:|\n'
