@@ -126,6 +126,7 @@ static void test_split(void) {
         }
         FT_CHECK(bad == 0, "training negatives are not training edges (%d are)", bad);
     }
+    fgl_link_split_free(&c);
     o.val = 0.6;
     o.test = 0.5;
     FT_CHECK(fgl_link_split_make(&d, &o, 1, &c, &err) == FGL_ERR_ARG && strstr(err.msg, "fractions"),

@@ -165,7 +165,8 @@ FGLDEF fgl_fed_config fgl_fed_config_default(int task);
  * it must outlive the run) with FGL_SPLIT_* codes in node->split or
  * graphs->split, and its model spec. A link-prediction client (spec.task
  * FGL_TASK_LINK) brings node (features; no labels or split needed) and
- * link, the edge split of node's graph (fgl_link_split_make, borrowed). */
+ * link, the edge split of node's graph (fgl_link_split_make, borrowed);
+ * link is read for such a spec only (other clients may leave it unset). */
 typedef struct fgl_client_data {
     fgl_node_data *node;
     fgl_graph_set *graphs;

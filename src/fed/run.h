@@ -251,6 +251,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     for (i = 0; i < n_clients; i++) {
         fgl_client *c = &run->clients[i];
         const fgl_client_data *cd = &clients[i];
+        const fgl_link_split *link;
         c->id = i;
         fgl_tape_init(&c->tape);
         fgl__store_init(&c->store, i);
@@ -280,7 +281,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: give exactly one of node data or a graph set", i);
             goto fail;
         }
-        c->task = cd->link ? FGL_TASK_LINK : cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
+        /* cd->link is read only for a link spec: code written before it may leave it unset */
+        link = cd->spec.task == FGL_TASK_LINK ? cd->link : NULL;
+        c->task = cd->spec.task == FGL_TASK_LINK ? FGL_TASK_LINK : cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
         if (c->task != cd->spec.task) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: the model spec's task does not match its data", i);
             goto fail;
@@ -295,12 +298,15 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         /* the data, borrowed, with its split: prepared for the model at the start */
         c->data.node = cd->node;
         c->data.graphs = cd->graphs;
-        c->data.link = cd->link;
-        if (cd->link && (!cd->node || cd->link->n_nodes != cd->node->n_nodes)) {
-            rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: a link split needs the node data it was made from", i);
+        c->data.link = link;
+        if (c->task == FGL_TASK_LINK && (!link || !cd->node || link->n_nodes != cd->node->n_nodes)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG,
+                               "client %d: link prediction needs node data and its edge split (fgl_client_data.link, "
+                               "from fgl_link_split_make on that node data)",
+                               i);
             goto fail;
         }
-        if (cd->node && !cd->link && !cd->node->split) {
+        if (cd->node && !link && !cd->node->split) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: node data without a train/val/test split", i);
             goto fail;
         }
@@ -313,10 +319,10 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
                 fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
             goto fail;
         }
-        if (cd->link) { /* positive pairs */
-            c->n_train = cd->link->n_pos[FGL_SPLIT_TRAIN];
-            c->n_val = cd->link->n_pos[FGL_SPLIT_VAL];
-            c->n_test = cd->link->n_pos[FGL_SPLIT_TEST];
+        if (link) { /* positive pairs */
+            c->n_train = link->n_pos[FGL_SPLIT_TRAIN];
+            c->n_val = link->n_pos[FGL_SPLIT_VAL];
+            c->n_test = link->n_pos[FGL_SPLIT_TEST];
         } else {
             int q, n = cd->node ? cd->node->n_nodes : cd->graphs->n_graphs, counts[4] = {0, 0, 0, 0};
             const unsigned char *split = cd->node ? cd->node->split : cd->graphs->split;
@@ -329,7 +335,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         if (c->n_train == 0) {
             rc = fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training %s", i,
                                cd->node ? cd->node->name : cd->graphs->name,
-                               cd->link ? "edges" : cd->node ? "nodes" : "graphs");
+                               link ? "edges" : cd->node ? "nodes" : "graphs");
             goto fail;
         }
         run->n_registered[i] = c->n_train;
