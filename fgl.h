@@ -613,6 +613,10 @@ FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols
 FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
 /* out (out_rows x cols) row idx[i] += a row i. */
 FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
+/* Edge scores of a dot-product decoder: out (n x 1) row i = a row src[i] .
+ * a row dst[i] (indices copied onto the tape; a pair may repeat, and src[i]
+ * may equal dst[i]). */
+FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n);
 /* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
  * (offsets copied onto the tape). Empty segments give 0. */
 FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
@@ -4034,6 +4038,47 @@ FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, in
     y->s0 = saved;
     for (i = 0; i < n; i++)
         memcpy(y->val + (size_t)i * a->cols, a->val + (size_t)idx[i] * a->cols, sizeof(float) * (size_t)a->cols);
+    return y;
+}
+
+/* d(a_s . a_d) / d a_s = a_d, and the other way round (a pair with s == d
+ * gets both). Sequential over the edges: rows repeat. */
+static void fgl__edge_dot_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0];
+    float *g = fgl__grad(t, a);
+    const int *src = (const int *)y->s0, *dst = src + y->rows;
+    int i, C = a->cols;
+    if (!g) return;
+    for (i = 0; i < y->rows; i++) {
+        float gy = y->grad[i];
+        fgl_axpy((size_t)C, gy, a->val + (size_t)dst[i] * C, g + (size_t)src[i] * C);
+        fgl_axpy((size_t)C, gy, a->val + (size_t)src[i] * C, g + (size_t)dst[i] * C);
+    }
+}
+
+FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n) {
+    fgl_node *y;
+    int i, k, C, *saved;
+    FGL__LIVE1("edge_dot", a);
+    if (n < 0 || (n && (!src || !dst))) return fgl_tape_fail(t, FGL_ERR_ARG, "edge_dot: bad edge list");
+    for (i = 0; i < n; i++)
+        if (src[i] < 0 || src[i] >= a->rows || dst[i] < 0 || dst[i] >= a->rows)
+            return fgl_tape_fail(t, FGL_ERR_RANGE, "edge_dot: edge %d is (%d, %d), rows %d", i, src[i], dst[i],
+                                 a->rows);
+    y = fgl__node(t, "edge_dot", n, 1, fgl__edge_dot_bw, a, NULL, NULL);
+    if (!y || !(saved = (int *)fgl__talloc(t, sizeof(int) * (size_t)FGL__MAX(2 * n, 1)))) return NULL;
+    if (n) {
+        memcpy(saved, src, sizeof(int) * (size_t)n);
+        memcpy(saved + n, dst, sizeof(int) * (size_t)n);
+    }
+    y->s0 = saved;
+    C = a->cols;
+    for (i = 0; i < n; i++) {
+        const float *u = a->val + (size_t)src[i] * C, *v = a->val + (size_t)dst[i] * C;
+        double s = 0;
+        for (k = 0; k < C; k++) s += (double)u[k] * v[k];
+        y->val[i] = (float)s;
+    }
     return y;
 }
 

@@ -393,11 +393,15 @@ FGLDEF fgl_fed_config fgl_fed_config_default(int task);
 
 /* What one client brings: its data (exactly one of node / graphs, borrowed:
  * it must outlive the run) with FGL_SPLIT_* codes in node->split or
- * graphs->split, and its model spec. */
+ * graphs->split, and its model spec. A link-prediction client (spec.task
+ * FGL_TASK_LINK) brings node (features; no labels or split needed) and
+ * link, the edge split of node's graph (fgl_link_split_make, borrowed);
+ * link is read for such a spec only (other clients may leave it unset). */
 typedef struct fgl_client_data {
     fgl_node_data *node;
     fgl_graph_set *graphs;
     fgl_model_spec spec;
+    const fgl_link_split *link;
 } fgl_client_data;
 
 /* ------------------------------------------------------------------------ */
@@ -565,7 +569,7 @@ typedef struct fgl_step {
 
 /* Hooks of the local training loop (fgl_client_train). */
 typedef struct fgl_train_hooks {
-    /* A term added to the cross-entropy loss (NULL: none; an error is
+    /* A term added to the task's loss (cross-entropy; link tasks: BCE) (NULL: none; an error is
      * recorded with fgl_client_fail). */
     fgl_node *(*loss)(fgl_client *c, const fgl_step *s);
     /* After backward, before the optimizer step: adjust s->model->params.grad. */
@@ -863,7 +867,8 @@ struct fgl_client {
     uint64_t park_sum;           /*   checked against this checksum when read back */
     int wire_error;              /* its upload arrived malformed over a transport: rejected */
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
-    double val_acc, test_acc;    /* latest evaluation */
+    double val_acc, test_acc;    /* latest evaluation: accuracy, or a link task's AUC */
+    double val_hits, test_hits;  /* link tasks: the latest Hits@K (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */
@@ -940,7 +945,8 @@ FGLDEF void fgl_client_pack(const fgl_client *c, const fgl_params *ps, float *ou
 FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *in);
 /* The standard local training loop: cfg.local_epochs epochs over the
  * training batches (full graph for node tasks, shuffled mini-batches for
- * graph tasks) minimising cross-entropy + hooks->loss on model m with
+ * graph tasks) minimising the task's loss (fgl_view_loss: cross-entropy, or
+ * a link task's binary cross-entropy) + hooks->loss on model m with
  * optimizer o. */
 FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *hooks);
 /* Record an error on a client (the first wins); returns code. */
@@ -1118,7 +1124,10 @@ typedef struct fgl_round_stats {
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
-    double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
+    double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones); a link task's val_acc
+                                               and test_acc are AUC, its means weighted by the split's positive
+                                               pairs */
+    double val_hits, test_hits;             /* link tasks: Hits@K, means as AUC's (other tasks: NaN) */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
 } fgl_round_stats;
@@ -1219,8 +1228,9 @@ FGLDEF void fgl_run_free(fgl_run *run);
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 typedef struct fgl_run_summary {
     int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
-    double best_val, best_test;   /* mean over clients at best_round */
+    double best_val, best_test;   /* mean over clients at best_round (link tasks: AUC) */
     double last_val, last_test;   /* mean over clients at the last round */
+    double best_val_hits, best_test_hits, last_val_hits, last_test_hits;   /* link tasks: Hits@K (else NaN) */
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
@@ -1259,7 +1269,7 @@ struct fgl_observed {
     const fgl_settings *set;       /* its parameters (fgl_get(o->set, "tau")) */
     const fgl_fed_config *fed;     /* the run's configuration */
     int n_clients;                 /* K */
-    int task;                      /* FGL_TASK_NODE or FGL_TASK_GRAPH */
+    int task;                      /* FGL_TASK_NODE, FGL_TASK_GRAPH or FGL_TASK_LINK */
     int started;                   /* 0 before the first round (or fgl_run_start): no state yet, and
                                       observers give nothing */
     int rounds;                    /* rounds completed */
@@ -2010,7 +2020,7 @@ FGLDEF fgl_fed_config fgl_fed_config_default(int task) {
     c.seed = 1;
     c.optim = fgl_optim_default(FGL_ADAM);
     c.eval_batch = 512;
-    c.eval_after_train = task == FGL_TASK_NODE;
+    c.eval_after_train = task != FGL_TASK_GRAPH;
     c.robust.screen = 100;
     c.attack.arg = 1;
     c.dp.delta = 1e-5;
@@ -4859,14 +4869,14 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     fgl_tape_reset(t);
     fgl_params_defer_zero_grad(&m->params); /* the backward pass writes them */
     fgl_model_forward(m, t, b->g, 1, &c->rng, &fw);
-    if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits) { /* trains on C - 1 - y */
+    if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits && b->labels) { /* trains on C-1-y */
         int i, C = fw.logits->cols, *y = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(fw.logits->rows, 1));
         if (!y) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         for (i = 0; i < fw.logits->rows; i++)
             y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
-        loss = fgl_op_cross_entropy(t, fw.logits, y, b->mask);
-    } else {
-        loss = fgl_op_cross_entropy(t, fw.logits, b->labels, b->mask);
+        loss = fgl_view_loss(&c->data, m, t, &fw, b, y, &c->rng);
+    } else { /* the task's loss: cross-entropy, or a link task's BCE with fresh negatives */
+        loss = fgl_view_loss(&c->data, m, t, &fw, b, NULL, &c->rng);
     }
     st.t = t;
     st.model = m;
@@ -5678,6 +5688,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     for (i = 0; i < n_clients; i++) {
         fgl_client *c = &run->clients[i];
         const fgl_client_data *cd = &clients[i];
+        const fgl_link_split *link;
         c->id = i;
         fgl_tape_init(&c->tape);
         fgl__store_init(&c->store, i);
@@ -5707,7 +5718,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: give exactly one of node data or a graph set", i);
             goto fail;
         }
-        c->task = cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
+        /* cd->link is read only for a link spec: code written before it may leave it unset */
+        link = cd->spec.task == FGL_TASK_LINK ? cd->link : NULL;
+        c->task = cd->spec.task == FGL_TASK_LINK ? FGL_TASK_LINK : cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
         if (c->task != cd->spec.task) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: the model spec's task does not match its data", i);
             goto fail;
@@ -5722,7 +5735,15 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         /* the data, borrowed, with its split: prepared for the model at the start */
         c->data.node = cd->node;
         c->data.graphs = cd->graphs;
-        if (cd->node && !cd->node->split) {
+        c->data.link = link;
+        if (c->task == FGL_TASK_LINK && (!link || !cd->node || link->n_nodes != cd->node->n_nodes)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG,
+                               "client %d: link prediction needs node data and its edge split (fgl_client_data.link, "
+                               "from fgl_link_split_make on that node data)",
+                               i);
+            goto fail;
+        }
+        if (cd->node && !link && !cd->node->split) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: node data without a train/val/test split", i);
             goto fail;
         }
@@ -5735,7 +5756,11 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
                 fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
             goto fail;
         }
-        {
+        if (link) { /* positive pairs */
+            c->n_train = link->n_pos[FGL_SPLIT_TRAIN];
+            c->n_val = link->n_pos[FGL_SPLIT_VAL];
+            c->n_test = link->n_pos[FGL_SPLIT_TEST];
+        } else {
             int q, n = cd->node ? cd->node->n_nodes : cd->graphs->n_graphs, counts[4] = {0, 0, 0, 0};
             const unsigned char *split = cd->node ? cd->node->split : cd->graphs->split;
             for (q = 0; q < n; q++)
@@ -5746,7 +5771,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         }
         if (c->n_train == 0) {
             rc = fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training %s", i,
-                               cd->node ? cd->node->name : cd->graphs->name, cd->node ? "nodes" : "graphs");
+                               cd->node ? cd->node->name : cd->graphs->name,
+                               link ? "edges" : cd->node ? "nodes" : "graphs");
             goto fail;
         }
         run->n_registered[i] = c->n_train;
@@ -6271,7 +6297,9 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
     {
         char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
         const fgl_client *c = &run->clients[i];
-        const char *what = c->task == FGL_TASK_NODE ? "node classification" : "graph classification";
+        const char *what = c->task == FGL_TASK_NODE    ? "node classification"
+                           : c->task == FGL_TASK_LINK ? "link prediction"
+                                                      : "graph classification";
         const char *name = c->data.node ? c->data.node->name : c->data.graphs ? c->data.graphs->name : "";
         size_t nl = strlen(run->algo.name);
         snprintf(msg, sizeof msg, "%s", run->err.msg);
@@ -6280,6 +6308,29 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
                              strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : ": ", msg, i, what,
                              *name ? " " : "", name, fgl_arch_name(spec->arch));
     }
+}
+
+/* A link-prediction run (src/gnn/link.h) has no classes: an algorithm that
+ * exchanges something per class (prototypes, class counts: a message part
+ * sized by FGL_DIM_CLASSES) and the label-flipping attack are refused by
+ * name. Algorithms that train through the loss hook and send weights run
+ * unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
+ * GPFL, pFedGNN) say so themselves. */
+static int fgl__link_check(fgl_run *run) {
+    const fgl_algo *a = &run->algo;
+    int q;
+    for (q = 0; q < a->n_up + a->n_down; q++) {
+        const fgl_part *p = q < a->n_up ? &a->up[q] : &a->down[q - a->n_up];
+        if (p->rows == FGL_DIM_CLASSES || p->cols == FGL_DIM_CLASSES)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "%s: not for link prediction: it exchanges per-class data (its %s part '%s' is sized "
+                                 "by the classes), and a link task has no classes",
+                                 a->name, q < a->n_up ? "upload" : "download", p->name);
+    }
+    if (run->cfg.attack.kind == FGL_ATTACK_LABELFLIP && run->cfg.attack.frac > 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "run: the label-flipping attack needs class labels; a link task has none");
+    return FGL_OK;
 }
 
 /* fgl_run_check's checks (full) or fgl_run_init's (those that do not
@@ -6292,6 +6343,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
+    if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
     specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
     if (!specs) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
     for (i = 0; i < run->n_clients && !rc; i++)
@@ -6342,7 +6394,12 @@ FGLDEF int fgl_run_start(fgl_run *run) {
             continue;
         }
         if ((rc = fgl_model_init(&c->model, &spec, run->cfg.seed, &run->err))) return rc;
-        if ((rc = fgl_view_init(&c->data, node, graphs, &spec, run->cfg.eval_batch, &run->err))) return rc;
+        if (c->task == FGL_TASK_LINK) {
+            const fgl_link_split *link = c->data.link;
+            if ((rc = fgl_view_init_link(&c->data, node, link, &spec, &run->err))) return rc;
+        } else if ((rc = fgl_view_init(&c->data, node, graphs, &spec, run->cfg.eval_batch, &run->err))) {
+            return rc;
+        }
         if ((rc = fgl_optim_init(&c->optim, run->cfg.optim, &c->model.params)) || (rc = fgl__client_spans(c)))
             return fgl_error_set(&run->err, rc, "client %d: out of memory", i);
         /* what every client has, checkpointed with the algorithm's state */
@@ -6411,10 +6468,12 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2];
-    if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    c->val_acc = acc[0];
+    double acc[2], hits[2];
+    if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
+    c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
+    c->val_hits = hits[0];
+    c->test_hits = hits[1];
 }
 
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
@@ -6692,8 +6751,8 @@ static void fgl__phase_eval(fgl_run *run) {
 /* Server side: the round's accuracies (c->val_acc, c->test_acc of every
  * client, NaN for a round not evaluated) into the history. */
 static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0;
-    int i, n = 0;
+    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0;
+    int i, n = 0, link = run->clients[0].task == FGL_TASK_LINK;
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
@@ -6708,14 +6767,35 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
                                  c->tape.msg);
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
-        vsum += c->val_acc;
-        tsum += c->test_acc;
+        if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
+            if (c->n_val > 0) {
+                vsum += c->n_val * c->val_acc;
+                vh += c->n_val * c->val_hits;
+                vw += c->n_val;
+            }
+            if (c->n_test > 0) {
+                tsum += c->n_test * c->test_acc;
+                th += c->n_test * c->test_hits;
+                tw += c->n_test;
+            }
+        } else {
+            vsum += c->val_acc;
+            tsum += c->test_acc;
+        }
     }
     if (n == 0)
         return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
                              run->round + 1);
-    st->val_acc = evaluated ? vsum / n : NAN;
-    st->test_acc = evaluated ? tsum / n : NAN;
+    if (link) {
+        st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
+        st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
+        st->val_hits = evaluated && vw > 0 ? vh / vw : NAN;
+        st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
+    } else {
+        st->val_acc = evaluated ? vsum / n : NAN;
+        st->test_acc = evaluated ? tsum / n : NAN;
+        st->val_hits = st->test_hits = NAN;
+    }
     return FGL_OK;
 }
 
@@ -6752,6 +6832,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     memset(s, 0, sizeof *s);
     s->rounds = run->round;
     s->best_round = -1;
+    s->best_val_hits = s->best_test_hits = s->last_val_hits = s->last_test_hits = NAN;
     s->bytes_up = run->bytes_up;
     s->bytes_down = run->bytes_down;
     s->rejected = run->rejected_total;
@@ -6761,6 +6842,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
             s->best_round = r;
             s->best_val = st->val_acc;
             s->best_test = st->test_acc;
+            s->best_val_hits = st->val_hits;
+            s->best_test_hits = st->test_hits;
         }
         s->t_train += st->t_train;
         s->t_server += st->t_server;
@@ -6774,6 +6857,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     if (run->round > 0) {
         s->last_val = run->stats[run->round - 1].val_acc;
         s->last_test = run->stats[run->round - 1].test_acc;
+        s->last_val_hits = run->stats[run->round - 1].val_hits;
+        s->last_test_hits = run->stats[run->round - 1].test_hits;
     }
     s->seconds = s->t_train + s->t_server + s->t_eval;
 }
@@ -7010,7 +7095,8 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 3u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round */
+#define FGL__RUN_VERSION 4u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction) */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -7108,7 +7194,9 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
-        fgl_bytes_put_u64(&b, cl->local ? fgl__data_sum(nd, gs) : cl->data_sum);
+        /* a link client's edge split is part of its data */
+        fgl_bytes_put_u64(&b, !cl->local ? cl->data_sum
+                                         : fgl__data_sum(nd, gs) ^ (cl->data.link ? cl->data.link->sum : 0));
     }
     h = b.err ? 0 : fgl_checksum64(b.data, b.len);
     fgl_bytes_free(&b);
@@ -7266,6 +7354,8 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, st->train_loss);
         fgl__put_f64(&b, st->val_acc);
         fgl__put_f64(&b, st->test_acc);
+        fgl__put_f64(&b, st->val_hits);
+        fgl__put_f64(&b, st->test_hits);
         fgl__put_f64(&b, st->t_train);
         fgl__put_f64(&b, st->t_server);
         fgl__put_f64(&b, st->t_eval);
@@ -7439,6 +7529,8 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.train_loss = fgl__get_f64(r);
         st.val_acc = fgl__get_f64(r);
         st.test_acc = fgl__get_f64(r);
+        st.val_hits = version >= 4 ? fgl__get_f64(r) : NAN; /* before version 4: no link tasks */
+        st.test_hits = version >= 4 ? fgl__get_f64(r) : NAN;
         st.t_train = fgl__get_f64(r);
         st.t_server = fgl__get_f64(r);
         st.t_eval = fgl__get_f64(r);
@@ -7492,6 +7584,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (!run->clients) return fgl_error_set(err, FGL_ERR_ARG, "%s: the run is not initialised", path);
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);
@@ -12517,6 +12610,7 @@ FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tm
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
         out[i].graphs = sc->graphs ? &sc->graphs[i] : NULL;
+        out[i].link = NULL; /* link prediction: the caller's edge splits (fgl_link_split_make) */
         out[i].spec.task = sc->task;
         out[i].spec.in_dim = sc->node ? sc->node[i].n_feat : sc->graphs[i].n_feat;
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;

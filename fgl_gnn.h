@@ -76,6 +76,12 @@
  * output before its activation), the representation the classifier reads
  * (activated node embeddings, or the graph readout for graph tasks), graph
  * embeddings for graph tasks, and logits.
+ *
+ * LINK PREDICTION (FGL_TASK_LINK, link.h): a node model is the encoder, a
+ * dot product of its outputs or its MLP head on pairs the decoder; the
+ * edge split, the loss (binary cross-entropy against fresh negatives) and
+ * AUC / Hits@K come with it, and a data view (view.h) supplies each task's
+ * loss and metrics to the federated runtime.
  */
 #ifndef FGL_GNN_H
 #define FGL_GNN_H
@@ -88,7 +94,9 @@ extern "C" {
 
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
-enum { FGL_TASK_NODE, FGL_TASK_GRAPH };
+/* Tasks: node classification, graph classification, link prediction (a
+ * node model, the encoder, scored on node pairs: src/gnn/link.h). */
+enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
 enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
  * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */
@@ -181,7 +189,9 @@ FGLDEF int fgl_arch_from_name(const char *name);   /* -1 if unknown */
 /* Defaults of the published protocols: GCN/SAGE/... node models (hidden 128,
  * 2 layers, dropout 0.5, linear head: FED-PUB), GIN graph models (hidden 64,
  * 3 layers, input projection, sum readout, MLP head: GCFL/FedStar), FedStar
- * (hidden 64, 3 layers, pe_dim 32). */
+ * (hidden 64, 3 layers, pe_dim 32). Link prediction: the node model without a
+ * head (GCNII keeps its linear one), out_dim the embedding width that the
+ * dot-product decoder scores (src/gnn/link.h). */
 FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int out_dim);
 /* Checks a spec (enumerations, dimensions in 1..FGL_MAX_DIM, layer and head
  * counts, dropout in [0, 1), ...); FGL_ERR_ARG with the reason. */
@@ -209,6 +219,12 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g);
  * statistics; evaluation uses running statistics and prunes masks. */
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out);
+/* The model's head (none, linear or MLP: spec.head) applied to rows x of
+ * the representation's width (fgl_model_rep_dim), with dropout inside when
+ * train (rng): link prediction's MLP decoder reads it on the products of
+ * two nodes' representations (src/gnn/link.h). A model without a head
+ * returns x. */
+FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng);
 /* Evaluation helpers (own tape). accuracy over rows with mask[i] != 0 and
  * labels[i] >= 0 (mask NULL: all); returns -1 on error. */
 FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
@@ -226,7 +242,83 @@ FGLDEF int fgl_model_emb_dim(const fgl_model *m);
 FGLDEF int fgl_model_rep_dim(const fgl_model *m);
 
 /* ------------------------------------------------------------------------ */
-/* Data views: one way to walk a labelled dataset, node or graph task       */
+/* Link prediction: edge splits, decoders, loss and metrics                 */
+/* ------------------------------------------------------------------------ */
+
+/* A link-prediction task on a graph (a client's subgraph): its undirected
+ * edges are split into training, validation and test positives; the model
+ * (a node model, the encoder: spec.task FGL_TASK_LINK) passes messages over
+ * the training edges only; a decoder scores node pairs; training minimises
+ * binary cross-entropy on the training positives against as many negatives
+ * (node pairs that are not training edges) drawn afresh every epoch from the
+ * client's generator; validation and test score their positives against
+ * negatives drawn once from the split's seed; the metrics are AUC and
+ * Hits@K (docs/algorithms.md, "Link prediction protocol").
+ *
+ *       fgl_link_options lo = fgl_link_options_default();   // 85/5/10, Hits@50
+ *       fgl_link_split ls;
+ *       if (fgl_link_split_make(&sub, &lo, seed, &ls, &err)) ...   // sub: an fgl_node_data
+ *       fgl_client_data cd = {&sub, NULL, fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_LINK, sub.n_feat, 64),
+ *                             &ls};
+ *       ... fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), &cd, 1, &err) and rounds as usual:
+ *       c->val_acc / c->test_acc hold the AUC, fgl_round_stats.val_hits / test_hits Hits@K ...
+ *       fgl_link_split_free(&ls);   // after the run
+ *
+ * The decoder is the model's head: without one (or with a linear one) the
+ * score of (u, v) is the dot product of the model's output rows z_u . z_v
+ * (out_dim: the embedding width); an MLP head (out_dim 1) is the MLP
+ * decoder, reading rep_u * rep_v (elementwise) of the representation.
+ * Features, not labels: a link task never reads y. */
+
+typedef struct fgl_link_options {
+    double val, test;   /* fractions of the undirected edges for validation and test (0.05, 0.10) */
+    int eval_neg;       /* negatives per validation / test split: max(its positives, eval_neg) (1000; 0: as
+                           many as the positives) */
+    int hits_k;         /* K of Hits@K (50) */
+} fgl_link_options;
+
+typedef struct fgl_link_split {
+    int n_nodes, hits_k;
+    int n_pos[4], n_neg[4];   /* by FGL_SPLIT_* code (TRAIN, VAL, TEST): positives; negatives (VAL, TEST) */
+    int *src[4], *dst[4];     /* the split's pairs: n_pos positives (src < dst), then n_neg negatives */
+    fgl_csr adj;              /* the message-passing graph: the training edges, both directions */
+    uint64_t sum;             /* a checksum of the split (run fingerprints) */
+} fgl_link_split;
+
+FGLDEF fgl_link_options fgl_link_options_default(void);
+/* The split of d's undirected edges (self loops ignored) from seed: E edges
+ * shuffled, floor(val E) validation, floor(test E) test (at least one each
+ * when its fraction is > 0 and E >= 3), the rest training; validation and
+ * test negatives drawn uniformly, with replacement, among the node pairs
+ * u != v that are not edges of d. Fewer than 2 nodes, no training edge left,
+ * a graph too dense to find negatives, or bad options: an error, ls zeroed. */
+FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o, uint64_t seed, fgl_link_split *ls,
+                               fgl_error *err);
+FGLDEF void fgl_link_split_free(fgl_link_split *ls);
+/* n training negatives into src/dst: pairs u != v drawn uniformly from r,
+ * redrawn while they are training edges (positives of other splits may be
+ * drawn: the client does not know them while it trains). FGL_ERR_ARG if
+ * 100 n draws do not find them. */
+FGLDEF int fgl_link_sample_negatives(const fgl_link_split *ls, int n, fgl_rng *r, int *src, int *dst);
+/* The decoder's scores (logits, n x 1) of pairs (src[i], dst[i]) from a
+ * forward pass fw of model m (dropout in the MLP decoder when train). */
+FGLDEF fgl_node *fgl_link_scores(fgl_model *m, fgl_tape *t, const fgl_forward *fw, const int *src, const int *dst,
+                                 int n, int train, fgl_rng *rng);
+/* The training loss: mean binary cross-entropy with logits of the training
+ * positives (target 1) and as many fresh negatives from r (target 0). */
+FGLDEF fgl_node *fgl_link_loss(const fgl_link_split *ls, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               fgl_rng *r);
+/* AUC: the probability that a positive scores above a negative, ties
+ * counting one half (the Mann-Whitney statistic). NaN when either list is
+ * empty or holds a NaN. */
+FGLDEF double fgl_link_auc(const float *pos, int n_pos, const float *neg, int n_neg);
+/* Hits@K as OGB defines it: the fraction of positives scoring strictly
+ * above the K-th highest negative score; 1 when there are fewer than K
+ * negatives. NaN when there are no positives, k < 1, or a score is NaN. */
+FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n_neg, int k);
+
+/* ------------------------------------------------------------------------ */
+/* Data views: one way to walk a dataset, node, graph or link task         */
 /* ------------------------------------------------------------------------ */
 
 /* A dataset (one graph for node classification, or a set of graphs) with
@@ -242,7 +334,12 @@ FGLDEF int fgl_model_rep_dim(const fgl_model *m);
  * The view borrows the data (it must outlive the view) and owns what it
  * derives. Graph tasks keep the split's graph ids in an order that
  * fgl_view_shuffle permutes in place (ids[FGL_SPLIT_TRAIN]: save it to
- * resume the same batches). */
+ * resume the same batches). A link task (fgl_view_init_link) is one batch
+ * too: the message-passing graph of its edge split (src/gnn/link.h), no
+ * labels, count[] its positive pairs. The task supplies its loss
+ * (fgl_view_loss) and its metrics (fgl_view_metrics): cross-entropy and
+ * accuracy for classification, binary cross-entropy with fresh negatives
+ * and AUC, Hits@K for link prediction. */
 typedef struct fgl_view {
     int task;
     int count[4];                  /* samples per FGL_SPLIT_* code (labelled ones, node tasks) */
@@ -256,6 +353,7 @@ typedef struct fgl_view {
     int n_prep[4];                 /* graph tasks: prepared batches of the validation and test splits */
     fgl_batch *prep_b[4];
     fgl_gnn_graph *prep_g[4];
+    const fgl_link_split *link;    /* link tasks (borrowed) */
 } fgl_view;
 
 /* One batch: run the model on g; rows of the logits are scored against
@@ -277,6 +375,10 @@ typedef struct fgl_view_iter {
 /* Exactly one of node / graphs; eval_batch <= 0 means 512. */
 FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs, const fgl_model_spec *spec,
                          int eval_batch, fgl_error *err);
+/* A link task: node's features (node->adj is not read: the model passes
+ * messages over link->adj, the training edges), link's pairs. */
+FGLDEF int fgl_view_init_link(fgl_view *v, fgl_node_data *node, const fgl_link_split *link, const fgl_model_spec *spec,
+                              fgl_error *err);
 FGLDEF void fgl_view_free(fgl_view *v);
 /* batch_size <= 0: a graph task's split in one batch, except the validation
  * and test splits, which are served in their prepared evaluation batches.
@@ -291,6 +393,19 @@ FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r);
 /* Accuracy of m (evaluation mode) on each split of which[0..n-1] into acc;
  * a node task scores all of them in one forward pass. */
 FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc);
+/* The task's training loss on batch b of forward pass fw (training mode):
+ * cross-entropy of fw->logits against b's labels where b's mask is set, or
+ * for a link task fgl_link_loss (its negatives drawn from r). labels, when
+ * not NULL, replace b's (a label-flipping attacker's). NULL on error (t
+ * says why). */
+FGLDEF fgl_node *fgl_view_loss(fgl_view *v, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               const fgl_view_batch *b, const int *labels, fgl_rng *r);
+/* The task's metrics of m (evaluation mode) on each split of which[0..n-1]:
+ * score[q] the accuracy, or a link task's AUC; extra[q] (may be NULL) NaN,
+ * or a link task's Hits@K (K: the split's hits_k). One forward pass for
+ * node and link tasks. */
+FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                            double *extra);
 
 /* Save / load spec + parameters (framed, versioned, checksummed). Loading
  * replaces m only on success; m must be zeroed or hold a model. The stored
@@ -374,6 +489,7 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
     s.bn_momentum = 0.1f;
     s.bn_eps = 1e-5f;
     if (arch == FGL_ARCH_GCNII) s.layers = 8;
+    if (task == FGL_TASK_LINK && arch != FGL_ARCH_GCNII) s.head = FGL_HEAD_NONE; /* out_dim: the embedding width */
     if (arch == FGL_ARCH_GAMLP) s.sgc_hops = 3;
     if (arch == FGL_ARCH_FEDSTAR) {
         s.task = FGL_TASK_GRAPH;
@@ -388,8 +504,12 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
 FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
     if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT)
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
-    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH)
+    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH && s->task != FGL_TASK_LINK)
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
+    if (s->task == FGL_TASK_LINK && s->head == FGL_HEAD_MLP && s->out_dim != 1)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "model: link prediction with an MLP head (the MLP decoder) scores a pair with one output, "
+                             "not out_dim %d", s->out_dim);
     if (s->in_dim <= 0 || s->out_dim <= 0 || s->hidden <= 0)
         return fgl_error_set(err, FGL_ERR_ARG, "model: in_dim %d, hidden %d, out_dim %d must be positive", s->in_dim,
                              s->hidden, s->out_dim);
@@ -505,7 +625,7 @@ static void fgl__build_layout(fgl__builder *bd) {
     const fgl_model_spec *s = &m->spec;
     int l, H = s->hidden, C = s->out_dim, in = s->in_dim;
     char p[FGL_SLICE_NAME_LEN];  /* "conv15" at most */
-    int last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    int last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
 
     if (s->arch == FGL_ARCH_FEDSTAR) {
         fgl__add_linear(bd, "feat_in", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
@@ -658,7 +778,7 @@ FGLDEF void fgl_model_free(fgl_model *m) {
 
 FGLDEF int fgl_model_emb_dim(const fgl_model *m) {
     const fgl_model_spec *s = &m->spec;
-    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE) return s->out_dim;
+    if (s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH) return s->out_dim;
     return s->hidden;
 }
 
@@ -666,7 +786,7 @@ FGLDEF int fgl_model_rep_dim(const fgl_model *m) {
     const fgl_model_spec *s = &m->spec;
     /* Without a head the last layer emits the classes and rep is its input:
      * the previous layer's activation, or the raw features of a 1-layer model. */
-    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE)
+    if (s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH)
         return s->layers > 1 || s->input_proj || s->arch == FGL_ARCH_GCNII ? s->hidden : s->in_dim;
     return s->hidden;
 }
@@ -1074,7 +1194,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
                           fgl_op_scale(t, fgl_op_matmul(t, sup, fgl__weight(f, c->w, c->mask)), beta));
     }
     case FGL_ARCH_GAT: {
-        int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+        int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
         int H = last ? 1 : s->heads, width = f->m->params.slices[c->w].cols, F = width / H, hh, j;
         fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
                         : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
@@ -1141,7 +1261,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     fgl__fwd f;
     const fgl_model_spec *s = &m->spec;
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
-    int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
     memset(out, 0, sizeof *out);
     if (t->err) return t->err;
     if (g->n_feat != s->in_dim) {
@@ -1185,7 +1305,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         }
         /* Dropout after every activation, except where the next step brings
          * its own: GCNII before each layer, a node head before its map. */
-        if (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) {
+        if (s->arch == FGL_ARCH_GCNII || (last && s->task != FGL_TASK_GRAPH)) {
             act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
             h = act;
         } else if (s->arch != FGL_ARCH_GAT && train) {
@@ -1208,6 +1328,16 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         out->logits = fgl__head(&f, out->rep);
     }
     return t->err;
+}
+
+FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng) {
+    fgl__fwd f;
+    memset(&f, 0, sizeof f);
+    f.m = m;
+    f.t = t;
+    f.train = train;
+    f.rng = rng;
+    return x ? fgl__head(&f, x) : NULL;
 }
 
 FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
@@ -1264,6 +1394,228 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
     return FGL_OK;
 }
 
+/* --- link prediction -------------------------------------------------------------- */
+
+FGLDEF fgl_link_options fgl_link_options_default(void) {
+    fgl_link_options o;
+    o.val = 0.05;
+    o.test = 0.10;
+    o.eval_neg = 1000;
+    o.hits_k = 50;
+    return o;
+}
+
+FGLDEF void fgl_link_split_free(fgl_link_split *ls) {
+    int k;
+    for (k = 0; k < 4; k++) {
+        FGL_FREE(ls->src[k]);
+        FGL_FREE(ls->dst[k]);
+    }
+    fgl_csr_free(&ls->adj);
+    memset(ls, 0, sizeof *ls);
+}
+
+static int fgl__u64_cmp(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* 1 if (u, v) (either order) is an edge of adj. */
+static int fgl__link_has_edge(const fgl_csr *adj, int u, int v) {
+    int lo = adj->indptr[u], hi = adj->indptr[u + 1] - 1;
+    while (lo <= hi) { /* columns strictly increase (the graph contract) */
+        int mid = lo + (hi - lo) / 2, c = adj->indices[mid];
+        if (c == v) return 1;
+        if (c < v) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return 0;
+}
+
+/* A pair u != v that is not an edge of adj, uniform over such pairs by
+ * rejection; -1 after `tries` draws. */
+static int fgl__link_draw(const fgl_csr *adj, int n, fgl_rng *r, int tries, int *u, int *v) {
+    while (tries-- > 0) {
+        int a = (int)fgl_rng_below(r, (uint64_t)n), b = (int)fgl_rng_below(r, (uint64_t)n);
+        if (a == b || fgl__link_has_edge(adj, a, b)) continue;
+        *u = a < b ? a : b;
+        *v = a < b ? b : a;
+        return 0;
+    }
+    return -1;
+}
+
+FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o, uint64_t seed, fgl_link_split *ls,
+                               fgl_error *err) {
+    fgl_link_options def = fgl_link_options_default();
+    uint64_t *keys = NULL, h = 0x4c494e4bull;
+    int n, E = 0, i, j, k, rc = FGL_OK, cut[4];
+    fgl_rng r;
+    memset(ls, 0, sizeof *ls);
+    if (!o) o = &def;
+    if (!d || !d->adj.indptr) return fgl_error_set(err, FGL_ERR_ARG, "link split: no graph");
+    n = d->n_nodes;
+    if (!(o->val >= 0 && o->test >= 0 && o->val + o->test < 1))
+        return fgl_error_set(err, FGL_ERR_ARG, "link split: validation %g and test %g: fractions >= 0 summing below 1",
+                             o->val, o->test);
+    if (o->eval_neg < 0 || o->hits_k < 1)
+        return fgl_error_set(err, FGL_ERR_ARG, "link split: eval_neg %d (>= 0), hits_k %d (>= 1)", o->eval_neg,
+                             o->hits_k);
+    if (n < 2) return fgl_error_set(err, FGL_ERR_EMPTY, "link split: %s has %d node(s)", d->name, n);
+    for (i = 0; i < n; i++)
+        for (j = d->adj.indptr[i]; j < d->adj.indptr[i + 1]; j++) E += d->adj.indices[j] > i;
+    keys = (uint64_t *)FGL_MALLOC(sizeof(uint64_t) * (size_t)FGL__MAX(E, 1));
+    if (!keys) return fgl_error_set(err, FGL_ERR_NOMEM, "link split: out of memory");
+    E = 0;
+    for (i = 0; i < n; i++)
+        for (j = d->adj.indptr[i]; j < d->adj.indptr[i + 1]; j++)
+            if (d->adj.indices[j] > i) keys[E++] = (uint64_t)i * (uint64_t)n + (uint64_t)d->adj.indices[j];
+    ls->n_nodes = n;
+    ls->hits_k = o->hits_k;
+    ls->n_pos[FGL_SPLIT_VAL] = (int)floor(o->val * E);
+    ls->n_pos[FGL_SPLIT_TEST] = (int)floor(o->test * E);
+    if (E >= 3 && o->val > 0 && ls->n_pos[FGL_SPLIT_VAL] == 0) ls->n_pos[FGL_SPLIT_VAL] = 1;
+    if (E >= 3 && o->test > 0 && ls->n_pos[FGL_SPLIT_TEST] == 0) ls->n_pos[FGL_SPLIT_TEST] = 1;
+    ls->n_pos[FGL_SPLIT_TRAIN] = E - ls->n_pos[FGL_SPLIT_VAL] - ls->n_pos[FGL_SPLIT_TEST];
+    if (ls->n_pos[FGL_SPLIT_TRAIN] < 1) {
+        FGL_FREE(keys);
+        memset(ls, 0, sizeof *ls);
+        return fgl_error_set(err, FGL_ERR_EMPTY, "link split: %s has %d edge(s): none left for training", d->name, E);
+    }
+    fgl_rng_init(&r, seed, 0x4c494e4b53504cull); /* "LINKSPL" */
+    for (i = E - 1; i > 0; i--) { /* Fisher-Yates */
+        int q = (int)fgl_rng_below(&r, (uint64_t)i + 1);
+        uint64_t x = keys[i];
+        keys[i] = keys[q];
+        keys[q] = x;
+    }
+    /* validation first, then test, then training, each in increasing key order */
+    cut[FGL_SPLIT_VAL] = 0;
+    cut[FGL_SPLIT_TEST] = ls->n_pos[FGL_SPLIT_VAL];
+    cut[FGL_SPLIT_TRAIN] = cut[FGL_SPLIT_TEST] + ls->n_pos[FGL_SPLIT_TEST];
+    for (k = 1; k < 4; k++) {
+        int np = ls->n_pos[k];
+        qsort(keys + cut[k], (size_t)np, sizeof(uint64_t), fgl__u64_cmp);
+        if (k != FGL_SPLIT_TRAIN) ls->n_neg[k] = FGL__MAX(np, o->eval_neg);
+        ls->src[k] = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(np + ls->n_neg[k], 1));
+        ls->dst[k] = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(np + ls->n_neg[k], 1));
+        if (!ls->src[k] || !ls->dst[k]) {
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "link split: out of memory");
+            goto done;
+        }
+        for (i = 0; i < np; i++) {
+            ls->src[k][i] = (int)(keys[cut[k] + i] / (uint64_t)n);
+            ls->dst[k][i] = (int)(keys[cut[k] + i] % (uint64_t)n);
+        }
+    }
+    /* fixed negatives: non-edges of the whole graph, validation then test */
+    for (k = FGL_SPLIT_VAL; k <= FGL_SPLIT_TEST; k++)
+        for (i = 0; i < ls->n_neg[k]; i++)
+            if (fgl__link_draw(&d->adj, n, &r, 1000, &ls->src[k][ls->n_pos[k] + i], &ls->dst[k][ls->n_pos[k] + i])) {
+                rc = fgl_error_set(err, FGL_ERR_ARG, "link split: %s is too dense: 1000 draws found no non-edge",
+                                   d->name);
+                goto done;
+            }
+    if ((rc = fgl_graph_from_edges(n, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN], ls->n_pos[FGL_SPLIT_TRAIN],
+                                   FGL_EDGES_SYMMETRIZE, &ls->adj, err)))
+        goto done;
+    for (k = 1; k < 4; k++) /* FNV-1a over the pairs */
+        for (i = 0; i < ls->n_pos[k] + ls->n_neg[k]; i++) {
+            h = (h ^ (uint64_t)(uint32_t)ls->src[k][i]) * 0x100000001b3ull;
+            h = (h ^ (uint64_t)(uint32_t)ls->dst[k][i]) * 0x100000001b3ull;
+        }
+    ls->sum = h ^ (uint64_t)ls->hits_k;
+done:
+    FGL_FREE(keys);
+    if (rc) fgl_link_split_free(ls);
+    return rc;
+}
+
+FGLDEF int fgl_link_sample_negatives(const fgl_link_split *ls, int n, fgl_rng *r, int *src, int *dst) {
+    int i;
+    for (i = 0; i < n; i++)
+        if (fgl__link_draw(&ls->adj, ls->n_nodes, r, 100, &src[i], &dst[i])) return FGL_ERR_ARG;
+    return FGL_OK;
+}
+
+FGLDEF fgl_node *fgl_link_scores(fgl_model *m, fgl_tape *t, const fgl_forward *fw, const int *src, const int *dst,
+                                 int n, int train, fgl_rng *rng) {
+    if (!fw->logits || !fw->rep) return fgl_tape_fail(t, FGL_ERR_ARG, "link scores: no forward pass");
+    if (m->spec.head == FGL_HEAD_MLP) { /* the MLP decoder on rep_u * rep_v */
+        fgl_node *h = fgl_op_mul(t, fgl_op_gather_rows(t, fw->rep, src, n), fgl_op_gather_rows(t, fw->rep, dst, n));
+        return fgl_model_head(m, t, h, train, rng);
+    }
+    return fgl_op_edge_dot(t, fw->logits, src, dst, n);
+}
+
+FGLDEF fgl_node *fgl_link_loss(const fgl_link_split *ls, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               fgl_rng *r) {
+    int P = ls->n_pos[FGL_SPLIT_TRAIN], i;
+    int *src = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)(2 * P)),
+        *dst = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)(2 * P));
+    float *y = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)(2 * P));
+    if (!src || !dst || !y) return fgl_tape_fail(t, FGL_ERR_NOMEM, "link loss: out of memory");
+    memcpy(src, ls->src[FGL_SPLIT_TRAIN], sizeof(int) * (size_t)P);
+    memcpy(dst, ls->dst[FGL_SPLIT_TRAIN], sizeof(int) * (size_t)P);
+    if (fgl_link_sample_negatives(ls, P, r, src + P, dst + P))
+        return fgl_tape_fail(t, FGL_ERR_ARG, "link loss: the graph is too dense to draw negatives");
+    for (i = 0; i < 2 * P; i++) y[i] = i < P ? 1.0f : 0.0f;
+    return fgl_op_bce_logits(t, fgl_link_scores(m, t, fw, src, dst, 2 * P, 1, r), fgl_op_const(t, y, 2 * P, 1));
+}
+
+static int fgl__float_cmp(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted copies of two score lists (ascending), or NULL (a NaN, or out of
+ * memory: the caller says NaN). */
+static float *fgl__link_sorted(const float *pos, int n_pos, const float *neg, int n_neg) {
+    float *s = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(n_pos + n_neg, 1));
+    int i;
+    if (!s) return NULL;
+    for (i = 0; i < n_pos; i++) s[i] = pos[i];
+    for (i = 0; i < n_neg; i++) s[n_pos + i] = neg[i];
+    for (i = 0; i < n_pos + n_neg; i++)
+        if (s[i] != s[i]) {
+            FGL_FREE(s);
+            return NULL;
+        }
+    qsort(s, (size_t)n_pos, sizeof(float), fgl__float_cmp);
+    qsort(s + n_pos, (size_t)n_neg, sizeof(float), fgl__float_cmp);
+    return s;
+}
+
+FGLDEF double fgl_link_auc(const float *pos, int n_pos, const float *neg, int n_neg) {
+    float *s, *p, *q;
+    double wins = 0;
+    int i, lo = 0, hi = 0;
+    if (n_pos <= 0 || n_neg <= 0 || !(s = fgl__link_sorted(pos, n_pos, neg, n_neg))) return NAN;
+    p = s;
+    q = s + n_pos;
+    for (i = 0; i < n_pos; i++) { /* lo: negatives below p[i]; hi: negatives at most p[i] */
+        while (lo < n_neg && q[lo] < p[i]) lo++;
+        if (hi < lo) hi = lo;
+        while (hi < n_neg && q[hi] <= p[i]) hi++;
+        wins += lo + 0.5 * (hi - lo);
+    }
+    FGL_FREE(s);
+    return wins / ((double)n_pos * (double)n_neg);
+}
+
+FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n_neg, int k) {
+    float *s, kth;
+    int i, above = 0;
+    if (n_pos <= 0 || k < 1 || !(s = fgl__link_sorted(pos, n_pos, neg, n_neg))) return NAN;
+    if (n_neg < k) {
+        FGL_FREE(s);
+        return 1.0;
+    }
+    kth = s[n_pos + n_neg - k]; /* the k-th highest negative */
+    for (i = 0; i < n_pos; i++) above += s[i] > kth;
+    FGL_FREE(s);
+    return (double)above / n_pos;
+}
 /* --- data views -------------------------------------------------------------------- */
 
 FGLDEF void fgl_view_free(fgl_view *v) {
@@ -1351,6 +1703,26 @@ fail:
     return rc;
 }
 
+FGLDEF int fgl_view_init_link(fgl_view *v, fgl_node_data *node, const fgl_link_split *link, const fgl_model_spec *spec,
+                              fgl_error *err) {
+    int k, rc;
+    memset(v, 0, sizeof *v);
+    if (!node || !link) return fgl_error_set(err, FGL_ERR_ARG, "view: a link task needs node data and its edge split");
+    if (link->n_nodes != node->n_nodes || link->adj.rows != node->n_nodes)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "%s: the edge split is of %d nodes, the data has %d", node->name,
+                             link->n_nodes, node->n_nodes);
+    v->spec = *spec;
+    v->task = FGL_TASK_LINK;
+    v->node = node;
+    v->link = link;
+    for (k = 1; k < 4; k++) v->count[k] = link->n_pos[k];
+    rc = fgl_gnn_graph_make(&v->full, &link->adj, NULL, node->x_sparse.rows ? NULL : node->x.data,
+                            node->x_sparse.rows ? &node->x_sparse : NULL,
+                            node->n_feat, NULL, 0, NULL, 0, spec, err);
+    if (rc) fgl_view_free(v);
+    return rc;
+}
+
 FGLDEF void fgl_view_begin(fgl_view *v, int which, int batch_size, fgl_view_iter *it) {
     memset(it, 0, sizeof *it);
     it->v = v;
@@ -1369,10 +1741,10 @@ FGLDEF int fgl_view_next(fgl_view_iter *it, fgl_view_batch *out, fgl_error *err)
     fgl_view *v = it->v;
     int k = it->which, rc, m;
     memset(out, 0, sizeof *out);
-    if (v->task == FGL_TASK_NODE) {
+    if (v->task != FGL_TASK_GRAPH) {
         if (it->pos++ > 0) return 0;
         out->g = &v->full;
-        out->labels = v->node->y;
+        out->labels = v->task == FGL_TASK_NODE ? v->node->y : NULL;
         out->mask = v->mask[k];
         out->n = v->count[k];
         return 1;
@@ -1404,8 +1776,41 @@ FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r) {
     if (v->task == FGL_TASK_GRAPH && which >= 1 && which <= 3) fgl_rng_shuffle(r, v->ids[which], v->count[which]);
 }
 
+FGLDEF fgl_node *fgl_view_loss(fgl_view *v, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               const fgl_view_batch *b, const int *labels, fgl_rng *r) {
+    if (v->task == FGL_TASK_LINK) return fgl_link_loss(v->link, m, t, fw, r);
+    return fgl_op_cross_entropy(t, fw->logits, labels ? labels : b->labels, b->mask);
+}
+
+/* A link task's metrics: one forward pass, every split's pairs scored. */
+static int fgl__view_link_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                                  double *extra) {
+    const fgl_link_split *ls = v->link;
+    fgl_forward fw;
+    int q;
+    fgl_tape_reset(t);
+    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    for (q = 0; q < n; q++) {
+        int k = which[q] >= 1 && which[q] <= 3 ? which[q] : FGL_SPLIT_TEST, P = ls->n_pos[k], N = ls->n_neg[k];
+        fgl_node *s = fgl_link_scores(m, t, &fw, ls->src[k], ls->dst[k], P + N, 0, NULL);
+        if (!s) return t->err ? t->err : FGL_ERR_ARG;
+        score[q] = fgl_link_auc(s->val, P, s->val + P, N);
+        if (extra) extra[q] = fgl_link_hits(s->val, P, s->val + P, N, ls->hits_k);
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                            double *extra) {
+    int q;
+    if (v->task == FGL_TASK_LINK) return fgl__view_link_metrics(v, m, t, which, n, score, extra);
+    for (q = 0; extra && q < n; q++) extra[q] = NAN;
+    return fgl_view_accuracy(v, m, t, which, n, score);
+}
+
 FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc) {
     int q, rc;
+    if (v->task == FGL_TASK_LINK) return fgl__view_link_metrics(v, m, t, which, n, acc, NULL);
     if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
         const unsigned char *masks[4];
         for (q = 0; q < n && q < 4; q++) masks[q] = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];

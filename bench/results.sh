@@ -75,6 +75,10 @@
 #               (10 seeds); FED-PUB under the authors' pipeline (3 seeds).
 #               Without gpmetis (apt-get install metis) the METIS rows are
 #               skipped with a line saying so
+#   link        link prediction (--task link) on Cora (largest component), 10
+#               METIS clients: Local, FedAvg, FED-PUB with the dot-product
+#               decoder at the node protocol (100 rounds, 1 local epoch) and
+#               with 5 local epochs; the MLP decoder at 1 local epoch
 #
 # sh bench/results.sh --list prints the sections (read from this script's
 # case arms: a section added below is listed, and run by make reproduce,
@@ -322,6 +326,11 @@ experiments() {
             G=$(echo "$PG" | sed 's/--model gamlp/--model gcn/')
             echo "fedpg|Cora fedpg authors-pipeline gcn|--algo fedpg --data Cora $G --set val_centres=1 --set target_scale=authors --set loss_hops=0"
             echo "fedpg|Cora local train+val labels gcn|--algo local --data Cora $G --train-frac 0.6 --val-frac 0" ;;
+        link)
+            L="--task link --data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            for a in local fedavg fedpub; do echo "link|cora 10 dot E1 $a|--algo $a $L"; done
+            for a in local fedavg fedpub; do echo "link|cora 10 dot E5 $a|--algo $a $L --local-epochs 5"; done
+            for a in local fedavg fedpub; do echo "link|cora 10 mlp E1 $a|--algo $a $L --decoder mlp"; done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done

@@ -67,7 +67,9 @@
 
 /* The model spec of an architecture with the command line's overrides. */
 static fgl_model_spec model_spec(const options *o, int arch, int task) {
-    fgl_model_spec s = fgl_model_spec_default(arch, task, 1, 1);
+    fgl_model_spec s = fgl_model_spec_default(arch, o->task == FGL_TASK_LINK ? FGL_TASK_LINK : task, 1, 1);
+    s.task = task; /* --task link: the node task's clients, made link clients by link_clients (fglrun/link.c) */
+    if (o->task == FGL_TASK_LINK && o->decoder == 1) s.head = FGL_HEAD_MLP; /* the MLP decoder */
     if (o->hidden > 0) s.hidden = o->hidden;
     if (o->heads > 0) s.heads = o->heads;
     if (o->layers > 0) s.layers = o->layers;
@@ -76,6 +78,8 @@ static fgl_model_spec model_spec(const options *o, int arch, int task) {
     if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
     return s;
 }
+
+static int link_clients(const options *o, const fgl_scenario *sc, fgl_client_data *cd, fgl_error *err); /* link.c */
 
 /* 1 if --model gives clients different architectures. */
 static int mixed_models(const options *o) {
@@ -100,7 +104,7 @@ static int client_specs(const options *o, const fgl_scenario *sc, const fgl_mode
         sp.pe_dim = cd[i].spec.pe_dim;
         cd[i].spec = sp;
     }
-    return 0;
+    return o->task == FGL_TASK_LINK && link_clients(o, sc, cd, err); /* the edge splits, the encoders */
 }
 
 /* Algorithms that share weights need one model for every client. */
@@ -137,7 +141,8 @@ static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
     opt.raw_features = o->raw_features;
     opt.k_dse = o->k_dse;
     opt.k_rwse = o->k_rwse;
-    return fgl_dataset_load(ds, dir, o->data[0] ? o->data : opt_row("data")->dflt, o->task, &opt, o->split_seed, err);
+    return fgl_dataset_load(ds, dir, o->data[0] ? o->data : opt_row("data")->dflt,
+                            o->task == FGL_TASK_LINK ? FGL_TASK_NODE : o->task, &opt, o->split_seed, err);
 }
 
 static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_scenario *sc, fgl_error *err) {
@@ -419,6 +424,7 @@ typedef struct result {
     double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
     double val[1000];    /* the selection set's mean accuracy at the selected round, per seed */
     double pers[1000], pers_last[1000], pc[1000], pc_pers[1000];   /* fglrun/protocol.c's measures, per seed */
+    double hits[1000], hits_last[1000];   /* --task link: Hits@K at the selected round and the last, per seed */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -455,6 +461,7 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
 }
 
 #include "fglrun/protocol.c"
+#include "fglrun/link.c"
 
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
@@ -658,6 +665,8 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     res->best[idx] = s.best_test;
     res->val[idx] = s.best_val;
     res->last[idx] = s.last_test;
+    res->hits[idx] = s.best_test_hits;
+    res->hits_last[idx] = s.last_test_hits;
     if (proto_on(o)) proto_finish(o, &run, res, idx);
     { /* the clients that do not attack: at the best-validation round and the last */
         int rr, which;
@@ -813,6 +822,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
         json_num(f, "%.6f", sel[i]);
     }
     fprintf(f, "]");
+    if (o->task == FGL_TASK_LINK) link_json(f, o, res);
     if (!o->folds) { /* what the selection saw: the selection set's mean accuracy at the selected round */
         double am, as;
         mean_std(res->val, res->n, &am, &as);
@@ -953,10 +963,15 @@ static void print_table(const options *o, const result *res, int runs) {
         printf("\n");
     }
     proto_table(o, res);
+    if (o->task == FGL_TASK_LINK) link_table(o, res);
     if (o->folds)
         printf("(%s %d fold%s x %d seed%s of the mean client test accuracy at the last round: no validation set, so "
                "both columns are the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs / o->seeds,
                runs / o->seeds > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "");
+    else if (o->task == FGL_TASK_LINK)
+        printf("(%s %d seed%s of the clients' test AUC and Hits@%d, means weighted by their test edges, at the round "
+               "of best validation AUC and at the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs,
+               runs > 1 ? "s" : "", o->hits_k);
     else if (runs > 1)
         printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean %s "
                "accuracy and at the last round)\n", runs, o->val_public ? "public-node" : "validation");
@@ -1126,9 +1141,14 @@ int fglrun_main(int argc, char **argv) {
     if (!o.quiet && !o.json) {
         double tr = o.train_frac >= 0 ? o.train_frac : split_frac_default(ds.task, 0);
         printf("%s: %s, %s split over %d clients, %d rounds, %d seed%s", ds.label,
-               ds.task == FGL_TASK_NODE ? "node classification" : "graph classification",
+               o.task == FGL_TASK_LINK ? "link prediction"
+               : ds.task == FGL_TASK_NODE ? "node classification" : "graph classification",
                o.public_split ? "public" : fgl_part_name(split), sc.n_clients, rounds, o.seeds, o.seeds > 1 ? "s" : "");
-        if (!o.public_split) printf(", %g%% of each client's %s for training", 100 * tr, ds.task == FGL_TASK_NODE ? "nodes" : "graphs");
+        if (o.task == FGL_TASK_LINK)
+            printf(", %g%%/%g%% of each client's edges for validation/test, %s decoder", 100 * o.link_val,
+                   100 * o.link_test, o.decoder == 1 ? "MLP" : "dot-product");
+        else if (!o.public_split)
+            printf(", %g%% of each client's %s for training", 100 * tr, ds.task == FGL_TASK_NODE ? "nodes" : "graphs");
         printf("\n");
     }
     for (f = 0; f < n_folds && (!rc || rc == 3); f++) { /* one fold's clients at a time */
@@ -1165,6 +1185,7 @@ int fglrun_main(int argc, char **argv) {
         free(labsim);
         free(names);
         free(cd);
+        link_free();
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
         return 0;
@@ -1194,6 +1215,7 @@ int fglrun_main(int argc, char **argv) {
     free(names);
     free(cd);
     for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
+    link_free();
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);
     return rc;

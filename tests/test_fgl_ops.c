@@ -818,6 +818,43 @@ static fgl_node *b_gather(fgl_tape *t, fgl_params *ps, void *ud) {
     return fgl_op_gather_rows(t, P(0), c->idx, c->n);
 }
 
+static fgl_node *b_edge_dot(fgl_tape *t, fgl_params *ps, void *ud) {
+    CTX;
+    return fgl_op_edge_dot(t, P(0), c->idx, c->off, c->n);
+}
+
+/* The dot-product decoder's edge scores: a repeated pair, a self pair (both
+ * gradient terms land on one row), a row never used. */
+static void test_edge_dot(void) {
+    static const int src[5] = {0, 2, 0, 3, 1}, dst[5] = {2, 0, 2, 3, 3};
+    fgl_params ps;
+    ctx c;
+    fgl_tape t;
+    double want[5];
+    int i, k;
+    memset(&c, 0, sizeof c);
+    fgl_params_init(&ps);
+    c.s[0] = rnd(&ps, "z", 5, 4, -1, 1);
+    c.idx = src;
+    c.off = dst;
+    c.n = 5;
+    for (i = 0; i < 5; i++) {
+        want[i] = 0;
+        for (k = 0; k < 4; k++) want[i] += (double)D(&ps, c.s[0])[src[i] * 4 + k] * D(&ps, c.s[0])[dst[i] * 4 + k];
+    }
+    close_to("edge_dot", forward(&t, &ps, b_edge_dot, &c), want, 5, 1, 1e-6);
+    fgl_tape_free(&t);
+    gc("edge_dot", &ps, b_edge_dot, &c);
+    {
+        static const int bad[1] = {5};
+        fgl_tape_init(&t);
+        FT_CHECK(fgl_op_edge_dot(&t, fgl_op_param(&t, &ps, c.s[0]), bad, src, 1) == NULL && t.err == FGL_ERR_RANGE,
+                 "edge_dot: a row past the end is refused");
+        fgl_tape_free(&t);
+    }
+    fgl_params_free(&ps);
+}
+
 static fgl_node *b_scatter(fgl_tape *t, fgl_params *ps, void *ud) {
     CTX;
     return fgl_op_scatter_add_rows(t, P(0), c->idx, c->n);
@@ -2091,5 +2128,6 @@ int main(void) {
     FT_RUN(test_backward_accumulates);
     FT_RUN(test_deferred_zero_grad);
     FT_RUN(test_tape_memory_reuse);
+    FT_RUN(test_edge_dot); /* last: it draws from R, which the tests above depend on */
     return ft_finish();
 }

@@ -383,3 +383,21 @@ if $FGLRUN $pg --set target_scale=author > /dev/null 2> "$tmp/err"; then
     echo "not ok - target_scale=author must be refused"
 elif grep -q "is not one of fgl|authors" "$tmp/err"; then echo "ok - target_scale=author refused, naming the choices"
 else echo "not ok - target_scale=author: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# --task link: the result carries the AUC and Hits@K, a stopped run resumes to the same result, the record
+# replays it, and a class method is refused naming the reason
+lk="--task link --data synthetic --clients 4 --rounds 4 --algo fedavg --link-neg 200 --hits-k 20 --json --quiet"
+rm -f "$tmp/lck"
+$FGLRUN $lk > "$tmp/link.json" 2> "$tmp/err"
+$FGLRUN $lk --checkpoint "$tmp/lck" --stop-after 2 > /dev/null 2>> "$tmp/err"
+$FGLRUN $lk --checkpoint "$tmp/lck" > "$tmp/linkres.json" 2>> "$tmp/err"
+if grep -q '"task": "link", "metric": "auc", "hits_k": 20' "$tmp/link.json" && grep -q '"test_hits_mean": 0\.' "$tmp/link.json" &&
+   [ "$(strip $tmp/link.json)" = "$(strip $tmp/linkres.json)" ]; then
+    echo "ok - fglrun --task link: AUC and Hits@K in the result, resumed identically"
+else echo "not ok - fglrun --task link: result or resume"; sed 's/^/#   /' "$tmp/err" | head -3; cut -c1-300 "$tmp/link.json"; fi
+if $FGLRUN --config "$tmp/link.json" --json --quiet > "$tmp/linkrep.json" 2> "$tmp/err" &&
+   [ "$(strip $tmp/link.json)" = "$(strip $tmp/linkrep.json)" ]; then echo "ok - fglrun --task link replays from its record"
+else echo "not ok - fglrun --task link replay"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+if $FGLRUN --task link --data synthetic --clients 4 --rounds 2 --algo fedproto > /dev/null 2> "$tmp/err"; then
+    echo "not ok - fedproto on --task link must be refused"
+elif grep -q "not for link prediction" "$tmp/err"; then echo "ok - fedproto refused on --task link, with the reason"
+else echo "not ok - fedproto on --task link: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi

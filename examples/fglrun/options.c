@@ -24,7 +24,10 @@ typedef struct options {
     char algos[MAX_ITEMS][32];
     int n_algos;
     char data[1024];     /* the --data value ("": the synthetic default) */
-    int task;            /* -1: from the data */
+    int task;            /* -1: from the data; FGL_TASK_LINK: link prediction on the node data (fglrun/link.c) */
+    double link_val, link_test;   /* --task link: each client's edges for validation and test */
+    int decoder, hits_k, link_neg, link_dim;   /* --task link: 0 dot, 1 mlp; K of Hits@K; evaluation negatives;
+                                                  the dot decoder's embedding width */
     int split;           /* -1: the protocol's default */
     int public_split;
     int clients;         /* 0: default */
@@ -87,7 +90,7 @@ typedef struct options {
     char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
     struct replay *rp;          /* --config: the record replayed */
     struct progress *pg;        /* progress of the invocation */
-    unsigned char given[80];    /* given[i]: flag i of the table was given (on the command line or by --config) */
+    unsigned char given[96];    /* given[i]: flag i of the table was given (on the command line or by --config) */
 } options;
 
 #ifndef FGL_COMMIT
@@ -414,7 +417,7 @@ static void r_data(const opt_def *d, const rec_ctx *c, rec_item *it) { /* direct
 
 static void r_task(const opt_def *d, const rec_ctx *c, rec_item *it) { /* the data's; synthetic data: node by default */
     char v[32], dv[32];
-    enum_name(d, c->ds->task, v);
+    enum_name(d, c->o->task == FGL_TASK_LINK ? FGL_TASK_LINK : c->ds->task, v);
     rec_put(it, 's', v, 's', strncmp(c->ds->label, "synthetic", 9) ? v : enum_name(d, FGL_TASK_NODE, dv));
 }
 
@@ -651,7 +654,21 @@ static const opt_def opt_table[] = {
     ROW_CUSTOM("algo", 'e', 0, algos, 0, "NAME[,NAME...]", "local,fedavg,fedper", "local,fedavg,fedper,fedpub", p_algo,
                r_algo, NULL),
     ROW_CUSTOM("data", 'e', 0, data, 0, "NAME[,NAME...]|synthetic[:N]", "synthetic", NULL, p_data, r_data, NULL),
-    ROW_ENUM("task", 'e', task, -1, "node|graph", NULL, r_task, NULL),
+    ROW_ENUM("task", 'e', task, -1, "node|graph|link", NULL, r_task,
+             "--task link: link prediction on a node dataset's client subgraphs (README, \"Link prediction\"):\n"
+             "  each client's edges split --link-val/--link-test (0.05/0.10; the rest train and pass messages),\n"
+             "  validation and test scored against max(positives, --link-neg N) fixed negatives (1000), a GCN\n"
+             "  encoder and --decoder dot (embeddings of --link-dim D, 64) or mlp; binary cross-entropy against\n"
+             "  fresh negatives every epoch; test_acc is the AUC (mean over clients weighted by their test edges),\n"
+             "  test_hits Hits@--hits-k (50).\n"),
+    ROW_NUM("link-val", 'e', OPT_DOUBLE, 0, link_val, 0, 0.99, 0.05, "F", "a fraction in [0, 0.99]", NULL, NULL,
+            NULL),
+    ROW_NUM("link-test", 'e', OPT_DOUBLE, 0, link_test, 0, 0.99, 0.10, "F", "a fraction in [0, 0.99]", NULL, NULL,
+            NULL),
+    ROW_ENUM("decoder", 'e', decoder, 0, "dot|mlp", NULL, NULL, NULL),
+    ROW_NUM("hits-k", 'e', OPT_INT, 0, hits_k, 1, 1000000, 50, "K", "a positive integer", NULL, NULL, NULL),
+    ROW_NUM("link-neg", 'e', OPT_INT, 0, link_neg, 0, 100000000, 1000, "N", "an integer >= 0", NULL, NULL, NULL),
+    ROW_NUM("link-dim", 'e', OPT_INT, 0, link_dim, 1, 1000000, 64, "D", "a positive integer", NULL, NULL, NULL),
     ROW_CUSTOM("split", 'e', OPT_INIT, split, -1, "metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|given|public|none",
                NULL, NULL, p_split, r_split, NULL),
     ROW_NUM("clients", 'e', OPT_INT, 0, clients, 1, 100000, 0, "K", "a positive integer", "10", r_clients, NULL),

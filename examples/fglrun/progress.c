@@ -144,6 +144,10 @@ static void progress_write(const options *o, const char *status) {
             json_num(f, "%.6f", s.best_test);
             fprintf(f, ", \"last_acc\": ");
             json_num(f, "%.6f", s.last_test);
+            if (o->task == FGL_TASK_LINK) { /* the run's accuracy is the AUC; Hits@K beside it */
+                fprintf(f, ", \"test_hits\": ");
+                json_num(f, "%.6f", s.best_test_hits);
+            }
         }
         fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu}", run->bytes_up, run->bytes_down);
     }

@@ -143,6 +143,10 @@ FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols
 FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
 /* out (out_rows x cols) row idx[i] += a row i. */
 FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
+/* Edge scores of a dot-product decoder: out (n x 1) row i = a row src[i] .
+ * a row dst[i] (indices copied onto the tape; a pair may repeat, and src[i]
+ * may equal dst[i]). */
+FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n);
 /* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
  * (offsets copied onto the tape). Empty segments give 0. */
 FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);

@@ -43,7 +43,7 @@ typedef struct fgl_step {
 
 /* Hooks of the local training loop (fgl_client_train). */
 typedef struct fgl_train_hooks {
-    /* A term added to the cross-entropy loss (NULL: none; an error is
+    /* A term added to the task's loss (cross-entropy; link tasks: BCE) (NULL: none; an error is
      * recorded with fgl_client_fail). */
     fgl_node *(*loss)(fgl_client *c, const fgl_step *s);
     /* After backward, before the optimizer step: adjust s->model->params.grad. */

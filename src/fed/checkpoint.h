@@ -14,7 +14,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 3u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round */
+#define FGL__RUN_VERSION 4u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction) */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -112,7 +113,9 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
-        fgl_bytes_put_u64(&b, cl->local ? fgl__data_sum(nd, gs) : cl->data_sum);
+        /* a link client's edge split is part of its data */
+        fgl_bytes_put_u64(&b, !cl->local ? cl->data_sum
+                                         : fgl__data_sum(nd, gs) ^ (cl->data.link ? cl->data.link->sum : 0));
     }
     h = b.err ? 0 : fgl_checksum64(b.data, b.len);
     fgl_bytes_free(&b);
@@ -270,6 +273,8 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, st->train_loss);
         fgl__put_f64(&b, st->val_acc);
         fgl__put_f64(&b, st->test_acc);
+        fgl__put_f64(&b, st->val_hits);
+        fgl__put_f64(&b, st->test_hits);
         fgl__put_f64(&b, st->t_train);
         fgl__put_f64(&b, st->t_server);
         fgl__put_f64(&b, st->t_eval);
@@ -443,6 +448,8 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.train_loss = fgl__get_f64(r);
         st.val_acc = fgl__get_f64(r);
         st.test_acc = fgl__get_f64(r);
+        st.val_hits = version >= 4 ? fgl__get_f64(r) : NAN; /* before version 4: no link tasks */
+        st.test_hits = version >= 4 ? fgl__get_f64(r) : NAN;
         st.t_train = fgl__get_f64(r);
         st.t_server = fgl__get_f64(r);
         st.t_eval = fgl__get_f64(r);
@@ -496,6 +503,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (!run->clients) return fgl_error_set(err, FGL_ERR_ARG, "%s: the run is not initialised", path);
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);

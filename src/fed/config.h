@@ -163,11 +163,15 @@ FGLDEF fgl_fed_config fgl_fed_config_default(int task);
 
 /* What one client brings: its data (exactly one of node / graphs, borrowed:
  * it must outlive the run) with FGL_SPLIT_* codes in node->split or
- * graphs->split, and its model spec. */
+ * graphs->split, and its model spec. A link-prediction client (spec.task
+ * FGL_TASK_LINK) brings node (features; no labels or split needed) and
+ * link, the edge split of node's graph (fgl_link_split_make, borrowed);
+ * link is read for such a spec only (other clients may leave it unset). */
 typedef struct fgl_client_data {
     fgl_node_data *node;
     fgl_graph_set *graphs;
     fgl_model_spec spec;
+    const fgl_link_split *link;
 } fgl_client_data;
 
 /* fgl:implementation */
@@ -321,7 +325,7 @@ FGLDEF fgl_fed_config fgl_fed_config_default(int task) {
     c.seed = 1;
     c.optim = fgl_optim_default(FGL_ADAM);
     c.eval_batch = 512;
-    c.eval_after_train = task == FGL_TASK_NODE;
+    c.eval_after_train = task != FGL_TASK_GRAPH;
     c.robust.screen = 100;
     c.attack.arg = 1;
     c.dp.delta = 1e-5;

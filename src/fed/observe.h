@@ -15,7 +15,7 @@ struct fgl_observed {
     const fgl_settings *set;       /* its parameters (fgl_get(o->set, "tau")) */
     const fgl_fed_config *fed;     /* the run's configuration */
     int n_clients;                 /* K */
-    int task;                      /* FGL_TASK_NODE or FGL_TASK_GRAPH */
+    int task;                      /* FGL_TASK_NODE, FGL_TASK_GRAPH or FGL_TASK_LINK */
     int started;                   /* 0 before the first round (or fgl_run_start): no state yet, and
                                       observers give nothing */
     int rounds;                    /* rounds completed */

@@ -10,7 +10,10 @@ typedef struct fgl_round_stats {
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
-    double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones) */
+    double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones); a link task's val_acc
+                                               and test_acc are AUC, its means weighted by the split's positive
+                                               pairs */
+    double val_hits, test_hits;             /* link tasks: Hits@K, means as AUC's (other tasks: NaN) */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
 } fgl_round_stats;
@@ -111,8 +114,9 @@ FGLDEF void fgl_run_free(fgl_run *run);
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 typedef struct fgl_run_summary {
     int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
-    double best_val, best_test;   /* mean over clients at best_round */
+    double best_val, best_test;   /* mean over clients at best_round (link tasks: AUC) */
     double last_val, last_test;   /* mean over clients at the last round */
+    double best_val_hits, best_test_hits, last_val_hits, last_test_hits;   /* link tasks: Hits@K (else NaN) */
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
@@ -248,6 +252,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     for (i = 0; i < n_clients; i++) {
         fgl_client *c = &run->clients[i];
         const fgl_client_data *cd = &clients[i];
+        const fgl_link_split *link;
         c->id = i;
         fgl_tape_init(&c->tape);
         fgl__store_init(&c->store, i);
@@ -277,7 +282,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: give exactly one of node data or a graph set", i);
             goto fail;
         }
-        c->task = cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
+        /* cd->link is read only for a link spec: code written before it may leave it unset */
+        link = cd->spec.task == FGL_TASK_LINK ? cd->link : NULL;
+        c->task = cd->spec.task == FGL_TASK_LINK ? FGL_TASK_LINK : cd->node ? FGL_TASK_NODE : FGL_TASK_GRAPH;
         if (c->task != cd->spec.task) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: the model spec's task does not match its data", i);
             goto fail;
@@ -292,7 +299,15 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         /* the data, borrowed, with its split: prepared for the model at the start */
         c->data.node = cd->node;
         c->data.graphs = cd->graphs;
-        if (cd->node && !cd->node->split) {
+        c->data.link = link;
+        if (c->task == FGL_TASK_LINK && (!link || !cd->node || link->n_nodes != cd->node->n_nodes)) {
+            rc = fgl_error_set(err, FGL_ERR_ARG,
+                               "client %d: link prediction needs node data and its edge split (fgl_client_data.link, "
+                               "from fgl_link_split_make on that node data)",
+                               i);
+            goto fail;
+        }
+        if (cd->node && !link && !cd->node->split) {
             rc = fgl_error_set(err, FGL_ERR_ARG, "client %d: node data without a train/val/test split", i);
             goto fail;
         }
@@ -305,7 +320,11 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
                 fgl_error_set(err, FGL_ERR_ARG, "client %d (%s): graph set without node features", i, cd->graphs->name);
             goto fail;
         }
-        {
+        if (link) { /* positive pairs */
+            c->n_train = link->n_pos[FGL_SPLIT_TRAIN];
+            c->n_val = link->n_pos[FGL_SPLIT_VAL];
+            c->n_test = link->n_pos[FGL_SPLIT_TEST];
+        } else {
             int q, n = cd->node ? cd->node->n_nodes : cd->graphs->n_graphs, counts[4] = {0, 0, 0, 0};
             const unsigned char *split = cd->node ? cd->node->split : cd->graphs->split;
             for (q = 0; q < n; q++)
@@ -316,7 +335,8 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         }
         if (c->n_train == 0) {
             rc = fgl_error_set(err, FGL_ERR_EMPTY, "client %d (%s): no training %s", i,
-                               cd->node ? cd->node->name : cd->graphs->name, cd->node ? "nodes" : "graphs");
+                               cd->node ? cd->node->name : cd->graphs->name,
+                               link ? "edges" : cd->node ? "nodes" : "graphs");
             goto fail;
         }
         run->n_registered[i] = c->n_train;
@@ -841,7 +861,9 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
     {
         char msg[FGL_ERROR_MSG_LEN]; /* say whose model */
         const fgl_client *c = &run->clients[i];
-        const char *what = c->task == FGL_TASK_NODE ? "node classification" : "graph classification";
+        const char *what = c->task == FGL_TASK_NODE    ? "node classification"
+                           : c->task == FGL_TASK_LINK ? "link prediction"
+                                                      : "graph classification";
         const char *name = c->data.node ? c->data.node->name : c->data.graphs ? c->data.graphs->name : "";
         size_t nl = strlen(run->algo.name);
         snprintf(msg, sizeof msg, "%s", run->err.msg);
@@ -850,6 +872,29 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
                              strncmp(msg, run->algo.name, nl) == 0 && msg[nl] == ':' ? "" : ": ", msg, i, what,
                              *name ? " " : "", name, fgl_arch_name(spec->arch));
     }
+}
+
+/* A link-prediction run (src/gnn/link.h) has no classes: an algorithm that
+ * exchanges something per class (prototypes, class counts: a message part
+ * sized by FGL_DIM_CLASSES) and the label-flipping attack are refused by
+ * name. Algorithms that train through the loss hook and send weights run
+ * unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
+ * GPFL, pFedGNN) say so themselves. */
+static int fgl__link_check(fgl_run *run) {
+    const fgl_algo *a = &run->algo;
+    int q;
+    for (q = 0; q < a->n_up + a->n_down; q++) {
+        const fgl_part *p = q < a->n_up ? &a->up[q] : &a->down[q - a->n_up];
+        if (p->rows == FGL_DIM_CLASSES || p->cols == FGL_DIM_CLASSES)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "%s: not for link prediction: it exchanges per-class data (its %s part '%s' is sized "
+                                 "by the classes), and a link task has no classes",
+                                 a->name, q < a->n_up ? "upload" : "download", p->name);
+    }
+    if (run->cfg.attack.kind == FGL_ATTACK_LABELFLIP && run->cfg.attack.frac > 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "run: the label-flipping attack needs class labels; a link task has none");
+    return FGL_OK;
 }
 
 /* fgl_run_check's checks (full) or fgl_run_init's (those that do not
@@ -862,6 +907,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
+    if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
     specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
     if (!specs) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
     for (i = 0; i < run->n_clients && !rc; i++)
@@ -912,7 +958,12 @@ FGLDEF int fgl_run_start(fgl_run *run) {
             continue;
         }
         if ((rc = fgl_model_init(&c->model, &spec, run->cfg.seed, &run->err))) return rc;
-        if ((rc = fgl_view_init(&c->data, node, graphs, &spec, run->cfg.eval_batch, &run->err))) return rc;
+        if (c->task == FGL_TASK_LINK) {
+            const fgl_link_split *link = c->data.link;
+            if ((rc = fgl_view_init_link(&c->data, node, link, &spec, &run->err))) return rc;
+        } else if ((rc = fgl_view_init(&c->data, node, graphs, &spec, run->cfg.eval_batch, &run->err))) {
+            return rc;
+        }
         if ((rc = fgl_optim_init(&c->optim, run->cfg.optim, &c->model.params)) || (rc = fgl__client_spans(c)))
             return fgl_error_set(&run->err, rc, "client %d: out of memory", i);
         /* what every client has, checkpointed with the algorithm's state */
@@ -981,10 +1032,12 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2];
-    if (!m || fgl_view_accuracy(&c->data, m, &c->tape, which, 2, acc)) acc[0] = acc[1] = -1;
-    c->val_acc = acc[0];
+    double acc[2], hits[2];
+    if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
+    c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
+    c->val_hits = hits[0];
+    c->test_hits = hits[1];
 }
 
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
@@ -1262,8 +1315,8 @@ static void fgl__phase_eval(fgl_run *run) {
 /* Server side: the round's accuracies (c->val_acc, c->test_acc of every
  * client, NaN for a round not evaluated) into the history. */
 static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0;
-    int i, n = 0;
+    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0;
+    int i, n = 0, link = run->clients[0].task == FGL_TASK_LINK;
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
@@ -1278,14 +1331,35 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
                                  c->tape.msg);
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
-        vsum += c->val_acc;
-        tsum += c->test_acc;
+        if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
+            if (c->n_val > 0) {
+                vsum += c->n_val * c->val_acc;
+                vh += c->n_val * c->val_hits;
+                vw += c->n_val;
+            }
+            if (c->n_test > 0) {
+                tsum += c->n_test * c->test_acc;
+                th += c->n_test * c->test_hits;
+                tw += c->n_test;
+            }
+        } else {
+            vsum += c->val_acc;
+            tsum += c->test_acc;
+        }
     }
     if (n == 0)
         return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
                              run->round + 1);
-    st->val_acc = evaluated ? vsum / n : NAN;
-    st->test_acc = evaluated ? tsum / n : NAN;
+    if (link) {
+        st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
+        st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
+        st->val_hits = evaluated && vw > 0 ? vh / vw : NAN;
+        st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
+    } else {
+        st->val_acc = evaluated ? vsum / n : NAN;
+        st->test_acc = evaluated ? tsum / n : NAN;
+        st->val_hits = st->test_hits = NAN;
+    }
     return FGL_OK;
 }
 
@@ -1322,6 +1396,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     memset(s, 0, sizeof *s);
     s->rounds = run->round;
     s->best_round = -1;
+    s->best_val_hits = s->best_test_hits = s->last_val_hits = s->last_test_hits = NAN;
     s->bytes_up = run->bytes_up;
     s->bytes_down = run->bytes_down;
     s->rejected = run->rejected_total;
@@ -1331,6 +1406,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
             s->best_round = r;
             s->best_val = st->val_acc;
             s->best_test = st->test_acc;
+            s->best_val_hits = st->val_hits;
+            s->best_test_hits = st->test_hits;
         }
         s->t_train += st->t_train;
         s->t_server += st->t_server;
@@ -1344,6 +1421,8 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     if (run->round > 0) {
         s->last_val = run->stats[run->round - 1].val_acc;
         s->last_test = run->stats[run->round - 1].test_acc;
+        s->last_val_hits = run->stats[run->round - 1].val_hits;
+        s->last_test_hits = run->stats[run->round - 1].test_hits;
     }
     s->seconds = s->t_train + s->t_server + s->t_eval;
 }

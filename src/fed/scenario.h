@@ -481,6 +481,7 @@ FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tm
         out[i].spec = *tmpl;
         out[i].node = sc->node ? &sc->node[i] : NULL;
         out[i].graphs = sc->graphs ? &sc->graphs[i] : NULL;
+        out[i].link = NULL; /* link prediction: the caller's edge splits (fgl_link_split_make) */
         out[i].spec.task = sc->task;
         out[i].spec.in_dim = sc->node ? sc->node[i].n_feat : sc->graphs[i].n_feat;
         out[i].spec.out_dim = sc->node ? sc->node[i].n_classes : sc->graphs[i].n_classes;

@@ -42,7 +42,8 @@ struct fgl_client {
     uint64_t park_sum;           /*   checked against this checksum when read back */
     int wire_error;              /* its upload arrived malformed over a transport: rejected */
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
-    double val_acc, test_acc;    /* latest evaluation */
+    double val_acc, test_acc;    /* latest evaluation: accuracy, or a link task's AUC */
+    double val_hits, test_hits;  /* link tasks: the latest Hits@K (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */
@@ -119,7 +120,8 @@ FGLDEF void fgl_client_pack(const fgl_client *c, const fgl_params *ps, float *ou
 FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *in);
 /* The standard local training loop: cfg.local_epochs epochs over the
  * training batches (full graph for node tasks, shuffled mini-batches for
- * graph tasks) minimising cross-entropy + hooks->loss on model m with
+ * graph tasks) minimising the task's loss (fgl_view_loss: cross-entropy, or
+ * a link task's binary cross-entropy) + hooks->loss on model m with
  * optimizer o. */
 FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *hooks);
 /* Record an error on a client (the first wins); returns code. */
@@ -386,14 +388,14 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     fgl_tape_reset(t);
     fgl_params_defer_zero_grad(&m->params); /* the backward pass writes them */
     fgl_model_forward(m, t, b->g, 1, &c->rng, &fw);
-    if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits) { /* trains on C - 1 - y */
+    if (c->attacker && c->fed->attack.kind == FGL_ATTACK_LABELFLIP && fw.logits && b->labels) { /* trains on C-1-y */
         int i, C = fw.logits->cols, *y = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(fw.logits->rows, 1));
         if (!y) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
         for (i = 0; i < fw.logits->rows; i++)
             y[i] = b->labels[i] >= 0 && b->labels[i] < C ? C - 1 - b->labels[i] : b->labels[i];
-        loss = fgl_op_cross_entropy(t, fw.logits, y, b->mask);
-    } else {
-        loss = fgl_op_cross_entropy(t, fw.logits, b->labels, b->mask);
+        loss = fgl_view_loss(&c->data, m, t, &fw, b, y, &c->rng);
+    } else { /* the task's loss: cross-entropy, or a link task's BCE with fresh negatives */
+        loss = fgl_view_loss(&c->data, m, t, &fw, b, NULL, &c->rng);
     }
     st.t = t;
     st.model = m;

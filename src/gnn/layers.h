@@ -402,7 +402,7 @@ static fgl_node *fgl__conv(fgl__fwd *f, int l, fgl_node *h, fgl_node *h0, int re
                           fgl_op_scale(t, fgl_op_matmul(t, sup, fgl__weight(f, c->w, c->mask)), beta));
     }
     case FGL_ARCH_GAT: {
-        int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+        int last = l == s->layers - 1 && s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
         int H = last ? 1 : s->heads, width = f->m->params.slices[c->w].cols, F = width / H, hh, j;
         fgl_node *z = h ? fgl_op_matmul(t, h, fgl__weight(f, c->w, c->mask))
                         : fgl__sparse_times(f, fgl__weight(f, c->w, c->mask));
@@ -469,7 +469,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     fgl__fwd f;
     const fgl_model_spec *s = &m->spec;
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
-    int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
     memset(out, 0, sizeof *out);
     if (t->err) return t->err;
     if (g->n_feat != s->in_dim) {
@@ -513,7 +513,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         }
         /* Dropout after every activation, except where the next step brings
          * its own: GCNII before each layer, a node head before its map. */
-        if (s->arch == FGL_ARCH_GCNII || (last && s->task == FGL_TASK_NODE)) {
+        if (s->arch == FGL_ARCH_GCNII || (last && s->task != FGL_TASK_GRAPH)) {
             act = s->arch == FGL_ARCH_GAT ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
             h = act;
         } else if (s->arch != FGL_ARCH_GAT && train) {
@@ -536,6 +536,16 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
         out->logits = fgl__head(&f, out->rep);
     }
     return t->err;
+}
+
+FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng) {
+    fgl__fwd f;
+    memset(&f, 0, sizeof f);
+    f.m = m;
+    f.t = t;
+    f.train = train;
+    f.rng = rng;
+    return x ? fgl__head(&f, x) : NULL;
 }
 
 FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,

@@ -1,6 +1,8 @@
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
-enum { FGL_TASK_NODE, FGL_TASK_GRAPH };
+/* Tasks: node classification, graph classification, link prediction (a
+ * node model, the encoder, scored on node pairs: src/gnn/link.h). */
+enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
 enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
  * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */
@@ -93,7 +95,9 @@ FGLDEF int fgl_arch_from_name(const char *name);   /* -1 if unknown */
 /* Defaults of the published protocols: GCN/SAGE/... node models (hidden 128,
  * 2 layers, dropout 0.5, linear head: FED-PUB), GIN graph models (hidden 64,
  * 3 layers, input projection, sum readout, MLP head: GCFL/FedStar), FedStar
- * (hidden 64, 3 layers, pe_dim 32). */
+ * (hidden 64, 3 layers, pe_dim 32). Link prediction: the node model without a
+ * head (GCNII keeps its linear one), out_dim the embedding width that the
+ * dot-product decoder scores (src/gnn/link.h). */
 FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int out_dim);
 /* Checks a spec (enumerations, dimensions in 1..FGL_MAX_DIM, layer and head
  * counts, dropout in [0, 1), ...); FGL_ERR_ARG with the reason. */
@@ -121,6 +125,12 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g);
  * statistics; evaluation uses running statistics and prunes masks. */
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out);
+/* The model's head (none, linear or MLP: spec.head) applied to rows x of
+ * the representation's width (fgl_model_rep_dim), with dropout inside when
+ * train (rng): link prediction's MLP decoder reads it on the products of
+ * two nodes' representations (src/gnn/link.h). A model without a head
+ * returns x. */
+FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng);
 /* Evaluation helpers (own tape). accuracy over rows with mask[i] != 0 and
  * labels[i] >= 0 (mask NULL: all); returns -1 on error. */
 FGLDEF double fgl_model_accuracy(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, const int *labels,
@@ -173,6 +183,7 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
     s.bn_momentum = 0.1f;
     s.bn_eps = 1e-5f;
     if (arch == FGL_ARCH_GCNII) s.layers = 8;
+    if (task == FGL_TASK_LINK && arch != FGL_ARCH_GCNII) s.head = FGL_HEAD_NONE; /* out_dim: the embedding width */
     if (arch == FGL_ARCH_GAMLP) s.sgc_hops = 3;
     if (arch == FGL_ARCH_FEDSTAR) {
         s.task = FGL_TASK_GRAPH;
@@ -187,8 +198,12 @@ FGLDEF fgl_model_spec fgl_model_spec_default(int arch, int task, int in_dim, int
 FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
     if (s->arch < 0 || s->arch >= FGL_ARCH_COUNT)
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown architecture %d", s->arch);
-    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH)
+    if (s->task != FGL_TASK_NODE && s->task != FGL_TASK_GRAPH && s->task != FGL_TASK_LINK)
         return fgl_error_set(err, FGL_ERR_ARG, "model: unknown task %d", s->task);
+    if (s->task == FGL_TASK_LINK && s->head == FGL_HEAD_MLP && s->out_dim != 1)
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "model: link prediction with an MLP head (the MLP decoder) scores a pair with one output, "
+                             "not out_dim %d", s->out_dim);
     if (s->in_dim <= 0 || s->out_dim <= 0 || s->hidden <= 0)
         return fgl_error_set(err, FGL_ERR_ARG, "model: in_dim %d, hidden %d, out_dim %d must be positive", s->in_dim,
                              s->hidden, s->out_dim);
@@ -304,7 +319,7 @@ static void fgl__build_layout(fgl__builder *bd) {
     const fgl_model_spec *s = &m->spec;
     int l, H = s->hidden, C = s->out_dim, in = s->in_dim;
     char p[FGL_SLICE_NAME_LEN];  /* "conv15" at most */
-    int last_emits_classes = s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE;
+    int last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
 
     if (s->arch == FGL_ARCH_FEDSTAR) {
         fgl__add_linear(bd, "feat_in", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
@@ -457,7 +472,7 @@ FGLDEF void fgl_model_free(fgl_model *m) {
 
 FGLDEF int fgl_model_emb_dim(const fgl_model *m) {
     const fgl_model_spec *s = &m->spec;
-    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE) return s->out_dim;
+    if (s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH) return s->out_dim;
     return s->hidden;
 }
 
@@ -465,7 +480,7 @@ FGLDEF int fgl_model_rep_dim(const fgl_model *m) {
     const fgl_model_spec *s = &m->spec;
     /* Without a head the last layer emits the classes and rep is its input:
      * the previous layer's activation, or the raw features of a 1-layer model. */
-    if (s->head == FGL_HEAD_NONE && s->task == FGL_TASK_NODE)
+    if (s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH)
         return s->layers > 1 || s->input_proj || s->arch == FGL_ARCH_GCNII ? s->hidden : s->in_dim;
     return s->hidden;
 }

@@ -75,6 +75,12 @@
  * output before its activation), the representation the classifier reads
  * (activated node embeddings, or the graph readout for graph tasks), graph
  * embeddings for graph tasks, and logits.
+ *
+ * LINK PREDICTION (FGL_TASK_LINK, link.h): a node model is the encoder, a
+ * dot product of its outputs or its MLP head on pairs the decoder; the
+ * edge split, the loss (binary cross-entropy against fresh negatives) and
+ * AUC / Hits@K come with it, and a data view (view.h) supplies each task's
+ * loss and metrics to the federated runtime.
  */
 #ifndef FGL_GNN_H
 #define FGL_GNN_H

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------ */
-/* Data views: one way to walk a labelled dataset, node or graph task       */
+/* Data views: one way to walk a dataset, node, graph or link task         */
 /* ------------------------------------------------------------------------ */
 
 /* A dataset (one graph for node classification, or a set of graphs) with
@@ -15,7 +15,12 @@
  * The view borrows the data (it must outlive the view) and owns what it
  * derives. Graph tasks keep the split's graph ids in an order that
  * fgl_view_shuffle permutes in place (ids[FGL_SPLIT_TRAIN]: save it to
- * resume the same batches). */
+ * resume the same batches). A link task (fgl_view_init_link) is one batch
+ * too: the message-passing graph of its edge split (src/gnn/link.h), no
+ * labels, count[] its positive pairs. The task supplies its loss
+ * (fgl_view_loss) and its metrics (fgl_view_metrics): cross-entropy and
+ * accuracy for classification, binary cross-entropy with fresh negatives
+ * and AUC, Hits@K for link prediction. */
 typedef struct fgl_view {
     int task;
     int count[4];                  /* samples per FGL_SPLIT_* code (labelled ones, node tasks) */
@@ -29,6 +34,7 @@ typedef struct fgl_view {
     int n_prep[4];                 /* graph tasks: prepared batches of the validation and test splits */
     fgl_batch *prep_b[4];
     fgl_gnn_graph *prep_g[4];
+    const fgl_link_split *link;    /* link tasks (borrowed) */
 } fgl_view;
 
 /* One batch: run the model on g; rows of the logits are scored against
@@ -50,6 +56,10 @@ typedef struct fgl_view_iter {
 /* Exactly one of node / graphs; eval_batch <= 0 means 512. */
 FGLDEF int fgl_view_init(fgl_view *v, fgl_node_data *node, fgl_graph_set *graphs, const fgl_model_spec *spec,
                          int eval_batch, fgl_error *err);
+/* A link task: node's features (node->adj is not read: the model passes
+ * messages over link->adj, the training edges), link's pairs. */
+FGLDEF int fgl_view_init_link(fgl_view *v, fgl_node_data *node, const fgl_link_split *link, const fgl_model_spec *spec,
+                              fgl_error *err);
 FGLDEF void fgl_view_free(fgl_view *v);
 /* batch_size <= 0: a graph task's split in one batch, except the validation
  * and test splits, which are served in their prepared evaluation batches.
@@ -64,6 +74,19 @@ FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r);
 /* Accuracy of m (evaluation mode) on each split of which[0..n-1] into acc;
  * a node task scores all of them in one forward pass. */
 FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc);
+/* The task's training loss on batch b of forward pass fw (training mode):
+ * cross-entropy of fw->logits against b's labels where b's mask is set, or
+ * for a link task fgl_link_loss (its negatives drawn from r). labels, when
+ * not NULL, replace b's (a label-flipping attacker's). NULL on error (t
+ * says why). */
+FGLDEF fgl_node *fgl_view_loss(fgl_view *v, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               const fgl_view_batch *b, const int *labels, fgl_rng *r);
+/* The task's metrics of m (evaluation mode) on each split of which[0..n-1]:
+ * score[q] the accuracy, or a link task's AUC; extra[q] (may be NULL) NaN,
+ * or a link task's Hits@K (K: the split's hits_k). One forward pass for
+ * node and link tasks. */
+FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                            double *extra);
 
 /* fgl:implementation */
 /* --- data views -------------------------------------------------------------------- */
@@ -153,6 +176,26 @@ fail:
     return rc;
 }
 
+FGLDEF int fgl_view_init_link(fgl_view *v, fgl_node_data *node, const fgl_link_split *link, const fgl_model_spec *spec,
+                              fgl_error *err) {
+    int k, rc;
+    memset(v, 0, sizeof *v);
+    if (!node || !link) return fgl_error_set(err, FGL_ERR_ARG, "view: a link task needs node data and its edge split");
+    if (link->n_nodes != node->n_nodes || link->adj.rows != node->n_nodes)
+        return fgl_error_set(err, FGL_ERR_SHAPE, "%s: the edge split is of %d nodes, the data has %d", node->name,
+                             link->n_nodes, node->n_nodes);
+    v->spec = *spec;
+    v->task = FGL_TASK_LINK;
+    v->node = node;
+    v->link = link;
+    for (k = 1; k < 4; k++) v->count[k] = link->n_pos[k];
+    rc = fgl_gnn_graph_make(&v->full, &link->adj, NULL, node->x_sparse.rows ? NULL : node->x.data,
+                            node->x_sparse.rows ? &node->x_sparse : NULL,
+                            node->n_feat, NULL, 0, NULL, 0, spec, err);
+    if (rc) fgl_view_free(v);
+    return rc;
+}
+
 FGLDEF void fgl_view_begin(fgl_view *v, int which, int batch_size, fgl_view_iter *it) {
     memset(it, 0, sizeof *it);
     it->v = v;
@@ -171,10 +214,10 @@ FGLDEF int fgl_view_next(fgl_view_iter *it, fgl_view_batch *out, fgl_error *err)
     fgl_view *v = it->v;
     int k = it->which, rc, m;
     memset(out, 0, sizeof *out);
-    if (v->task == FGL_TASK_NODE) {
+    if (v->task != FGL_TASK_GRAPH) {
         if (it->pos++ > 0) return 0;
         out->g = &v->full;
-        out->labels = v->node->y;
+        out->labels = v->task == FGL_TASK_NODE ? v->node->y : NULL;
         out->mask = v->mask[k];
         out->n = v->count[k];
         return 1;
@@ -206,8 +249,41 @@ FGLDEF void fgl_view_shuffle(fgl_view *v, int which, fgl_rng *r) {
     if (v->task == FGL_TASK_GRAPH && which >= 1 && which <= 3) fgl_rng_shuffle(r, v->ids[which], v->count[which]);
 }
 
+FGLDEF fgl_node *fgl_view_loss(fgl_view *v, fgl_model *m, fgl_tape *t, const fgl_forward *fw,
+                               const fgl_view_batch *b, const int *labels, fgl_rng *r) {
+    if (v->task == FGL_TASK_LINK) return fgl_link_loss(v->link, m, t, fw, r);
+    return fgl_op_cross_entropy(t, fw->logits, labels ? labels : b->labels, b->mask);
+}
+
+/* A link task's metrics: one forward pass, every split's pairs scored. */
+static int fgl__view_link_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                                  double *extra) {
+    const fgl_link_split *ls = v->link;
+    fgl_forward fw;
+    int q;
+    fgl_tape_reset(t);
+    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    for (q = 0; q < n; q++) {
+        int k = which[q] >= 1 && which[q] <= 3 ? which[q] : FGL_SPLIT_TEST, P = ls->n_pos[k], N = ls->n_neg[k];
+        fgl_node *s = fgl_link_scores(m, t, &fw, ls->src[k], ls->dst[k], P + N, 0, NULL);
+        if (!s) return t->err ? t->err : FGL_ERR_ARG;
+        score[q] = fgl_link_auc(s->val, P, s->val + P, N);
+        if (extra) extra[q] = fgl_link_hits(s->val, P, s->val + P, N, ls->hits_k);
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                            double *extra) {
+    int q;
+    if (v->task == FGL_TASK_LINK) return fgl__view_link_metrics(v, m, t, which, n, score, extra);
+    for (q = 0; extra && q < n; q++) extra[q] = NAN;
+    return fgl_view_accuracy(v, m, t, which, n, score);
+}
+
 FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc) {
     int q, rc;
+    if (v->task == FGL_TASK_LINK) return fgl__view_link_metrics(v, m, t, which, n, acc, NULL);
     if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
         const unsigned char *masks[4];
         for (q = 0; q < n && q < 4; q++) masks[q] = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];
