@@ -796,7 +796,7 @@ static int fgl__halo_one(const fgl_node_data *d, const int *part, int c, int hop
     for (r = 0; r < n; r++) {
         if (r < n_own) { /* as the client had them */
             out->y[r] = own->y ? own->y[r] : -1;
-            out->split[r] = own->split ? own->split[r] : FGL_SPLIT_NONE;
+            out->split[r] = own->split ? own->split[r] : (unsigned char)FGL_SPLIT_NONE;
             if (own->x.data)
                 memcpy(out->x.data + (size_t)r * (size_t)out->n_feat, own->x.data + (size_t)r * (size_t)out->n_feat,
                        sizeof(float) * (size_t)out->n_feat);
