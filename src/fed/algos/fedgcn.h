@@ -23,7 +23,10 @@
  * n_k its rows (own and halo); then FedAvg's 4 (n + 1) up and 4 n down per
  * round. The paper's homomorphic encryption of the exchange is not provided.
  * "x" and "gid" are RAW parts: no robust rule, DP or secure aggregation
- * covers them, and such a run is refused at its start (any hops). */
+ * covers them, and such a run is refused at its start (any hops). The
+ * exchange needs every client in round 1 (frac 1 then) and the clients'
+ * halo data in this process (FGL_MPI does not carry gid: a remote client
+ * runs 0-hop, and the exchange then fails naming the missing uploads). */
 
 enum { FGL__GCN_NONE, FGL__GCN_DUE, FGL__GCN_SENT }; /* the server's exchange state ("xch") */
 
