@@ -431,8 +431,9 @@ enum {
                                 clients (FedPG's receptive fields) */
     FGL_DIM_CLASS_HOPS = -8, /* C (H + 1): one row per class and hop */
     FGL_DIM_INPUT = -9,      /* the width of the model's input features (equal for all clients) */
-    FGL_DIM_NODES = -10      /* uploads only: the client's own node count (node tasks: the nodes of its
-                                graph; graph tasks: of all its graphs), so sizes differ between clients */
+    FGL_DIM_NODES = -10      /* the client's own node count (node tasks: the nodes of its graph; graph
+                                tasks: of all its graphs), so sizes differ between clients; a download
+                                part sized by it is written by the download hook (fgl_download_part) */
 };
 #define FGL_DIM_RULES 11     /* rules are 1 .. FGL_DIM_RULES - 1 below zero */
 /* A size given by an integer parameter of the algorithm (e.g. a number of
@@ -973,7 +974,7 @@ FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name)
 FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name);
 FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name);
 /* The download part of client i to write (download hook), sized by its
- * declaration; NULL on OOM. */
+ * declaration (a part sized by FGL_DIM_NODES: by client i's nodes); NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
 /* out = sum_i w_i up_i / sum_i w_i over the accepted uploads, w_i the
  * upload's FGL_SEND_WEIGHT part (equal weights without one). FGL_ERR_EMPTY
@@ -1566,6 +1567,9 @@ typedef struct fgl_split_config {
     int split_global;    /* node tasks: 1 draws the train/val/test split once on the whole graph (after the public
                             nodes are withheld), before the partition, and the clients inherit it (FED-PUB's code);
                             0 (default): each client splits its own nodes. Each client must get a training node */
+    int halo;            /* node tasks, disjoint splits: > 0 keeps every client's halo of that many hops, the nodes of
+                            other clients near its own with the edges to them (fgl_split_halo: FedGCN's data); 0
+                            (default): edges between clients are dropped */
     const int *part;     /* GIVEN: part[i] the client of node i (0..clients-1), for the dataset's nodes in its order
                             (after --lcc, the largest component's nodes in increasing original id); not copied */
     int part_n;          /* GIVEN: the entries of part, which must equal the dataset's nodes */
@@ -1839,6 +1843,7 @@ enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_a
     X(fedadagrad, fedopt)   \
     X(fedadam, fedopt)      \
     X(fedyogi, fedopt)      \
+    X(fedgcn, fedgcn)       \
     /* (every line above ends in a backslash: a new one goes here) */
 
 #ifdef __cplusplus
@@ -4977,9 +4982,17 @@ FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name) {
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
+    size_t n;
     FGL_ASSERT(p >= 0 && !m->decl[p].from); /* a part the download hook writes */
     if (p < 0) return NULL;
-    return fgl__msg_own(m, p, s->down_len[p]);
+    n = s->down_len[p];
+    if (fgl__per_client(&m->decl[p])) { /* sized by the client's nodes (FedGCN's halo) */
+        const fgl_part *d = &m->decl[p];
+        size_t nodes = (size_t)s->n_nodes[client];
+        n = (d->rows == FGL_DIM_NODES ? nodes : fgl_server_dim(s, d->rows)) *
+            (d->cols == FGL_DIM_NODES ? nodes : fgl_server_dim(s, d->cols));
+    }
+    return fgl__msg_own(m, p, n);
 }
 
 /* The weight of client i's accepted upload: its FGL_SEND_WEIGHT part, or 1. */
@@ -5976,9 +5989,10 @@ static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share,
         uses_rep |= q->rows == FGL_DIM_REP || q->cols == FGL_DIM_REP;
         uses_emb |= q->rows == FGL_DIM_EMB || q->cols == FGL_DIM_EMB;
         uses_input |= q->rows == FGL_DIM_INPUT || q->cols == FGL_DIM_INPUT;
-        if (p >= a->n_up && fgl__per_client(q))
+        if (p >= a->n_up && fgl__per_client(q) && q->from)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: download part '%s' is sized by the client's nodes; "
-                                 "per-client sizes are for uploads", a->name, q->name);
+                                 "such a part is written by the download hook, not sent from a server buffer",
+                                 a->name, q->name);
         rule[0] = q->rows;
         rule[1] = q->cols;
         for (k = 0; k < 2; k++) {
@@ -12029,6 +12043,247 @@ static fgl_algo fgl__fedyogi(void) {
     return fgl__fedopt_like("fedyogi", "Reddi et al. 2021: the mean update as a gradient for a server Yogi",
                             FGL__OPT_YOGI, 0.001);
 }
+/* --- FedGCN: cross-client neighbours' features, once, before training --------------- */
+/* Yao et al., NeurIPS 2023, "FedGCN: Convergence-Communication Tradeoffs in
+ * Federated Training of Graph Convolutional Networks". Clients hold their
+ * data with its halo (fgl_split_halo; fglrun --halo H): their own nodes, then
+ * the nodes of other clients within H hops of them, known by structure only
+ * (ids, the edges among all of them, the whole graph's degrees in the GCN
+ * matrix; features zero). hops 1 or 2 (-1, the default: the halo the data
+ * brings) makes round 1 the one-shot pre-training exchange:
+ *   up   "x"    n_k x F: the client's own nodes' features (halo rows zero),
+ *        "gid"  n_k:     every row's id in the whole graph (own g, halo -(g+1));
+ *   down "halo" n_k x F: the features of its halo rows, which the server takes
+ *        from the uploads of the clients that own those nodes (own rows zero),
+ *        sent with round 2's model, once.
+ * Round 1 trains nothing (the exchange comes before training); from round 2
+ * on the clients train the GCN on their rows as FedAvg does (theta averaged
+ * by samples, or alike: weights=equal, the authors' code). With the whole
+ * graph's degrees a GCN layer at an own node sums A_hat x over its whole
+ * neighbourhood, as on the whole graph: hops 1 gives the first layer's
+ * aggregate exactly, hops 2 a 2-layer GCN's output at own nodes exactly. hops
+ * 0 is FedAvg on the clients' own subgraphs (bit for bit: tested).
+ * Sent in the exchange: up 4 (F + 1) n_k, down 4 F n_k bytes per client,
+ * n_k its rows (own and halo); then FedAvg's 4 (n + 1) up and 4 n down per
+ * round. The paper's homomorphic encryption of the exchange is not provided.
+ * "x" and "gid" are RAW parts: no robust rule, DP or secure aggregation
+ * covers them, and such a run is refused at its start (any hops). The
+ * exchange needs every client in round 1 (frac 1 then) and the clients'
+ * halo data in this process (FGL_MPI does not carry gid: a remote client
+ * runs 0-hop, and the exchange then fails naming the missing uploads). */
+
+enum { FGL__GCN_NONE, FGL__GCN_DUE, FGL__GCN_SENT }; /* the server's exchange state ("xch") */
+
+/* The hops a client runs: the parameter, or (-1) the halo its data brings; -1 with an error recorded. */
+static int fgl__gcn_hops(fgl_client *c) {
+    const fgl_node_data *d = c->data.node;
+    int want = (int)fgl_get(c->set, "hops"), has = d && d->gid ? d->halo_hops : 0;
+    if (want < -1 || want > 2) {
+        fgl_client_fail(c, FGL_ERR_RANGE, "fedgcn: hops = %d, not -1 (the data's halo), 0, 1 or 2", want);
+        return -1;
+    }
+    if (want >= 0 && want != has) {
+        fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: hops = %d needs the clients' data with a halo of %d hops "
+                        "(fgl_split_halo; fglrun --halo %d); client %d's has %d", want, want, want, c->id, has);
+        return -1;
+    }
+    if (has > 2) {
+        fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: a halo of %d hops; FedGCN exchanges 0, 1 or 2", has);
+        return -1;
+    }
+    return has;
+}
+
+static int fgl__gcn_client_init(fgl_client *c) {
+    const fgl_node_data *d = c->data.node;
+    int h = fgl__gcn_hops(c);
+    int *state = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
+    float *x;
+    if (h < 0) return c->error;
+    if (!state) return FGL_ERR_NOMEM;
+    state[0] = h;
+    if (h == 0) return FGL_OK;
+    if (!d->x.data || d->x.cols != d->n_feat || d->n_own < 1 || d->n_own > d->n_nodes || d->n_nodes > (1 << 24))
+        return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's halo data needs dense features, own rows first "
+                               "and at most 2^24 rows", c->id);
+    x = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
+    if (!x) return FGL_ERR_NOMEM;
+    memcpy(x, d->x.data, sizeof(float) * (size_t)d->n_nodes * (size_t)d->n_feat);
+    c->data.full.x = x; /* the GCN reads its features from here: the halo rows once they arrive */
+    return FGL_OK;
+}
+
+static int fgl__gcn_train(fgl_client *c) {
+    if (fgl_ints(&c->store, "hops")[0] > 0 && c->round == 0) { /* the exchange round: nothing to train on yet */
+        c->steps = 0;
+        c->train_loss = 0;
+        return FGL_OK;
+    }
+    return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
+}
+
+static int fgl__gcn_upload(fgl_client *c) {
+    const fgl_node_data *d = c->data.node;
+    float *x, *gid;
+    int r;
+    if (fgl_ints(&c->store, "hops")[0] == 0 || c->round != 0) {
+        fgl_up_drop(c, "x");
+        fgl_up_drop(c, "gid");
+        return FGL_OK;
+    }
+    x = fgl_up(c, "x");
+    gid = fgl_up(c, "gid");
+    if (!x || !gid) return FGL_ERR_NOMEM;
+    memcpy(x, d->x.data, sizeof(float) * (size_t)d->n_nodes * (size_t)d->n_feat); /* halo rows: zero */
+    for (r = 0; r < d->n_nodes; r++) gid[r] = (float)(r < d->n_own ? d->gid[r] : -d->gid[r] - 1);
+    return FGL_OK;
+}
+
+static int fgl__gcn_receive(fgl_client *c) {
+    const fgl_node_data *d = c->data.node;
+    const float *h = fgl_down(c, "halo");
+    size_t F = (size_t)d->n_feat, own = (size_t)d->n_own;
+    int *state = fgl_ints(&c->store, "hops");
+    if (!h) return FGL_OK;
+    if (state[0] == 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: a halo arrived at a client without one");
+    memcpy(fgl_floats(&c->store, "xfull") + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
+    state[1] = 1;
+    return FGL_OK;
+}
+
+/* All clients' rows together. */
+static size_t fgl__gcn_rows(const fgl_server *s) {
+    size_t rows = 0;
+    int i;
+    for (i = 0; i < s->n_clients; i++) rows += (size_t)s->n_nodes[i];
+    return rows;
+}
+
+static int fgl__gcn_server_init(fgl_server *s) {
+    int rc = fgl__fedavg_server_init(s);
+    if (rc) return rc;
+    if (fgl_get(s->set, "hops") < -1 || fgl_get(s->set, "hops") > 2)
+        return fgl_server_fail(s, FGL_ERR_RANGE, "fedgcn: hops = %g, not -1, 0, 1 or 2", fgl_get(s->set, "hops"));
+    if (!fgl_new_ints(&s->store, "xch", 3)) return FGL_ERR_NOMEM; /* state, own rows sent, halo rows filled */
+    if (fgl_get(s->set, "hops") == 0) return FGL_OK;
+    /* every client's halo rows to send, at the offset of its rows among all clients' */
+    return fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT)) ? FGL_OK
+                                                                                                : FGL_ERR_NOMEM;
+}
+
+typedef struct fgl__gcn_owner {
+    int gid, client, row;
+} fgl__gcn_owner;
+
+static int fgl__gcn_owner_cmp(const void *a, const void *b) {
+    int x = ((const fgl__gcn_owner *)a)->gid, y = ((const fgl__gcn_owner *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+/* Round 1's uploads: every halo row's features from the upload of the client that owns the node. */
+static int fgl__gcn_exchange(fgl_server *s) {
+    size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n_own = 0, k = 0, filled = 0;
+    fgl__gcn_owner *own;
+    float *hx;
+    int i, r, senders = 0;
+    for (i = 0; i < s->n_clients; i++) senders += fgl_upload(s, i, "gid") != NULL;
+    if (senders == 0) return FGL_OK; /* no halo anywhere: FedAvg */
+    if (senders < s->n_clients)
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: the exchange needs every client's upload in round 1 (%d of "
+                               "%d arrived)", senders, s->n_clients);
+    hx = fgl_floats(&s->store, "hx"); /* there: a client sends only with hops 1 or 2, the server's parameter too */
+    for (i = 0; i < s->n_clients; i++) {
+        const float *g = fgl_upload(s, i, "gid");
+        for (r = 0; r < s->n_nodes[i]; r++) n_own += g[r] >= 0;
+    }
+    own = (fgl__gcn_owner *)fgl_scratch(&s->store, sizeof(fgl__gcn_owner) * FGL__MAX(n_own, 1));
+    if (!own) return FGL_ERR_NOMEM;
+    for (i = 0; i < s->n_clients; i++) {
+        const float *g = fgl_upload(s, i, "gid");
+        for (r = 0; r < s->n_nodes[i]; r++)
+            if (g[r] >= 0) {
+                own[k].gid = (int)g[r];
+                own[k].client = i;
+                own[k++].row = r;
+            }
+    }
+    qsort(own, n_own, sizeof *own, fgl__gcn_owner_cmp);
+    for (k = 1; k < n_own; k++)
+        if (own[k].gid == own[k - 1].gid)
+            return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: node %d is owned by clients %d and %d", own[k].gid,
+                                   own[k - 1].client, own[k].client);
+    memset(hx, 0, sizeof(float) * F * fgl__gcn_rows(s));
+    for (i = 0; i < s->n_clients; off += (size_t)s->n_nodes[i++]) {
+        const float *g = fgl_upload(s, i, "gid");
+        for (r = 0; r < s->n_nodes[i]; r++) {
+            fgl__gcn_owner key, *o;
+            if (g[r] >= 0) continue;
+            key.gid = (int)(-g[r] - 1);
+            o = (fgl__gcn_owner *)bsearch(&key, own, n_own, sizeof *own, fgl__gcn_owner_cmp);
+            if (!o)
+                return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: client %d's halo node %d has no owner", i, key.gid);
+            memcpy(hx + (off + (size_t)r) * F, fgl_upload(s, o->client, "x") + (size_t)o->row * F, sizeof(float) * F);
+            filled++;
+        }
+    }
+    fgl_ints(&s->store, "xch")[0] = FGL__GCN_DUE;
+    fgl_ints(&s->store, "xch")[1] = (int)n_own;
+    fgl_ints(&s->store, "xch")[2] = (int)filled;
+    return FGL_OK;
+}
+
+static int fgl__gcn_aggregate(fgl_server *s) {
+    int rc = fgl__fedavg_aggregate(s), *xch = fgl_ints(&s->store, "xch");
+    if (rc) return rc;
+    if (xch[0] == FGL__GCN_DUE) xch[0] = FGL__GCN_SENT; /* round 2's downloads carried it */
+    return s->round == 0 ? fgl__gcn_exchange(s) : FGL_OK;
+}
+
+static int fgl__gcn_download(fgl_server *s, int client, fgl_msg *down) {
+    size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n = (size_t)s->n_nodes[client] * F;
+    float *p;
+    int i;
+    (void)down;
+    if (fgl_ints(&s->store, "xch")[0] != FGL__GCN_DUE) return FGL_OK;
+    for (i = 0; i < client; i++) off += (size_t)s->n_nodes[i];
+    if (!(p = fgl_download_part(s, client, "halo"))) return FGL_ERR_NOMEM;
+    memcpy(p, fgl_floats(&s->store, "hx") + off * F, sizeof(float) * n);
+    return FGL_OK;
+}
+
+static void fgl__gcn_report(const fgl_observed *o, char *buf, size_t cap) {
+    const int *xch = fgl_observed_ints(o, "xch");
+    double rows = 0, F = (double)fgl_observed_dim(o, FGL_DIM_INPUT);
+    int i;
+    if (!xch) return;
+    for (i = 0; i < o->n_clients; i++) rows += o->n_nodes[i];
+    snprintf(buf, cap, "\"exchange\": \"%s\", \"exchange_own_rows\": %d, \"exchange_halo_rows\": %d, "
+             "\"exchange_bytes_up\": %.0f, \"exchange_bytes_down\": %.0f",
+             xch[0] == FGL__GCN_SENT ? "sent" : xch[0] == FGL__GCN_DUE ? "due" : "none", xch[1], xch[2],
+             xch[0] ? 4.0 * (F + 1) * rows : 0.0, xch[0] == FGL__GCN_SENT ? 4.0 * F * rows : 0.0);
+}
+
+static fgl_algo fgl__fedgcn(void) {
+    fgl_algo a = fgl__avg_base("fedgcn", "Yao et al. 2023: the halo's features sent once before training (0-, 1-, "
+                               "2-hop), then FedAvg on the clients' rows", FGL_G_ALL, "parameter groups averaged");
+    fgl_algo_param_add(&a, "hops", FGL_PARAM_INT, -1,
+                       "-1: the halo the clients' data brings (fglrun --halo H), else 0, 1 or 2, which it must be");
+    fgl_algo_param_add(&a, "weights", FGL_PARAM_INT, 0,
+                       "clients weighted by training samples (samples) or alike (equal: the authors' code)");
+    fgl_algo_param_choices(&a, "weights", "samples|equal");
+    fgl_algo_upload(&a, "x", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_INPUT, FGL_PART_OPTIONAL | FGL_PART_RAW);
+    fgl_algo_upload(&a, "gid", FGL_SEND_DATA, FGL_DIM_NODES, 1, FGL_PART_OPTIONAL | FGL_PART_RAW);
+    fgl_algo_download(&a, "halo", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_INPUT, FGL_PART_OPTIONAL, NULL);
+    a.client_init = fgl__gcn_client_init;
+    a.local_train = fgl__gcn_train;
+    a.upload = fgl__gcn_upload;
+    a.receive = fgl__gcn_receive;
+    a.server_init = fgl__gcn_server_init;
+    a.aggregate = fgl__gcn_aggregate;
+    a.download = fgl__gcn_download;
+    a.report = fgl__gcn_report;
+    return a;
+}
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -12420,6 +12675,9 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
     n -= public_nodes;
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", all->name, k, n);
+    if (cfg->halo && (how == FGL_PART_OVERLAP || cfg->halo < 0 || cfg->halo > 8))
+        return fgl_error_set(err, FGL_ERR_ARG, "a halo of %d hops: 1..8, and not with the overlapping split",
+                             cfg->halo);
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
@@ -12499,6 +12757,8 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
             rc = fgl_error_set(err, rc, "%s: cannot split client %d's nodes (%s)", full->name, i, fgl_result_name(rc));
         if (rc) goto done;
     }
+    if (cfg->halo > 0) /* after the clients' splits: their own rows keep what they drew */
+        rc = fgl_split_halo(full, part, k, cfg->halo, sc->node, err);
 done:
     FGL_FREE(part);
     FGL_FREE(whole.split);
@@ -12898,6 +13158,8 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         if (c.test_first && (c.keep_split || c.stratified || c.split_global))
             return fgl_error_set(err, FGL_ERR_ARG, "the test-first split replaces the random node split: not with "
                                  "a kept public split, a stratified one or a global one");
+        if (c.halo && c.test_first)
+            return fgl_error_set(err, FGL_ERR_ARG, "a halo and the test-first split cannot be combined");
         rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, &c, err);
         if (rc || !c.test_first) return rc;
         for (i = 0; i < sc->n_clients && !rc; i++)
@@ -12906,6 +13168,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         return rc;
     }
     if (c.test_first) return fgl_error_set(err, FGL_ERR_ARG, "the test-first split is for node classification");
+    if (c.halo) return fgl_error_set(err, FGL_ERR_ARG, "a halo (cross-client edges kept) is for node classification");
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
     if (c.split_global) return fgl_error_set(err, FGL_ERR_ARG, "a global node split is for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)

@@ -194,6 +194,13 @@ typedef struct fgl_node_data {
     int *y;                 /* n_nodes labels in 0..n_classes-1 (-1: unknown) */
     unsigned char *split;   /* n_nodes FGL_SPLIT_* codes, or NULL */
     fgl_csr adj_gcn;        /* cache: D^-1/2 (A + I) D^-1/2, rows == 0 until built */
+    /* A client's data with its halo (fgl_split_halo; NULL / 0 otherwise, as every other split leaves it):
+     * rows 0..n_own-1 are the client's own nodes, rows n_own.. its halo, the nodes of other clients within
+     * halo_hops hops of them, known by structure only (features zero, label -1, split NONE) until FedGCN's
+     * exchange fills their features in. gid[r] is row r's node id in the whole graph; the edges between own
+     * rows and halo rows are the cut edges, and adj_gcn is built with the whole graph's degrees. */
+    int *gid;
+    int n_own, halo_hops;
 } fgl_node_data;
 
 /* Many small graphs for graph classification. Graph g owns the nodes
@@ -376,6 +383,16 @@ FGLDEF int fgl_split_subgraphs(const fgl_node_data *d, const int *part, int k,
  * induced subgraph of nodes[ptr[c] .. ptr[c+1]-1] (distinct within a list). */
 FGLDEF int fgl_split_node_lists(const fgl_node_data *d, const int *ptr, const int *nodes, int k,
                                 fgl_node_data *clients, fgl_error *err);
+/* The split representation that keeps the cross-client edges (FedGCN's): clients[0..k-1], as
+ * fgl_split_subgraphs(d, part, k) made them (their own train/val/test splits drawn or not), each get
+ * their halo: the nodes of other clients within `hops` (1..8) hops of their own, appended after their
+ * own rows in increasing id order with the edges of d among all of them, features zero, label -1 and
+ * split NONE; gid (every row's id in d), n_own and halo_hops are set, features become dense, and adj_gcn
+ * is D^-1/2 (A + I) D^-1/2 with d's degrees, so that a GCN layer at an own row sums its whole
+ * neighbourhood as on d. The own rows keep their order, features, labels and split. hops 0 changes
+ * nothing. On error a client may hold its halo or not; fgl_node_data_free frees either. */
+FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int hops, fgl_node_data *clients,
+                          fgl_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Loaders and writers                                                      */
@@ -1181,6 +1198,7 @@ FGLDEF void fgl_node_data_free(fgl_node_data *d) {
     FGL_FREE(d->y);
     FGL_FREE(d->split);
     fgl_csr_free(&d->adj_gcn);
+    FGL_FREE(d->gid);
     memset(d, 0, sizeof *d);
 }
 
@@ -1789,6 +1807,145 @@ done:
     FGL_FREE(ptr);
     FGL_FREE(pos);
     FGL_FREE(nodes);
+    return rc;
+}
+
+/* --- the halo: cross-client edges kept (fgl_split_halo) ----------------------- */
+
+/* Client c of clients (own nodes: part c's, in increasing id) with its halo
+ * of `hops` hops: a new node data in out. mark: d->n_nodes ints, all -1 on
+ * entry and on return; list: room for d->n_nodes ints. */
+static int fgl__halo_one(const fgl_node_data *d, const int *part, int c, int hops, const fgl_node_data *own,
+                         const double *dinv, int *mark, int *list, fgl_node_data *out, fgl_error *err) {
+    const fgl_csr *a = &d->adj;
+    int n = 0, n_own, h, i, k, r, w, rc, lo;
+    for (i = 0; i < d->n_nodes; i++)
+        if (part[i] == c) {
+            mark[i] = n;
+            list[n++] = i;
+        }
+    n_own = n;
+    if (n_own != own->n_nodes) {
+        for (i = 0; i < n; i++) mark[list[i]] = -1;
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: client %d holds %d nodes, its part %d", d->name, c,
+                             own->n_nodes, n_own);
+    }
+    for (h = 0, lo = 0; h < hops; h++) { /* breadth first: the nodes first reached at hop h + 1 */
+        int hi = n;
+        for (r = lo; r < hi; r++)
+            for (k = a->indptr[list[r]]; k < a->indptr[list[r] + 1]; k++)
+                if (mark[a->indices[k]] < 0 && part[a->indices[k]] >= 0) { /* a node of no client: none to ask */
+                    mark[a->indices[k]] = 0; /* placed below, in increasing id */
+                    list[n++] = a->indices[k];
+                }
+        lo = hi;
+    }
+    /* the halo in increasing id order */
+    for (i = n_own + 1; i < n; i++) {
+        int v = list[i], j = i;
+        while (j > n_own && list[j - 1] > v) {
+            list[j] = list[j - 1];
+            j--;
+        }
+        list[j] = v;
+    }
+    rc = fgl_node_data_subgraph(d, list, n, out, err);
+    if (!rc && (rc = fgl_node_data_densify(out)) != FGL_OK) rc = fgl_error_set(err, rc, "%s: out of memory", d->name);
+    if (!rc && !(out->gid = FGL__G_NEW(int, FGL__MAX(n, 1))))
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", d->name);
+    if (!rc && (!out->split || !out->y)) { /* d without a split: the own rows' split comes from `own` */
+        FGL_FREE(out->split);
+        if (!(out->split = FGL__G_NEW(unsigned char, FGL__MAX(n, 1))))
+            rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", d->name);
+    }
+    if (!rc) rc = fgl_csr_init(&out->adj_gcn, n, n, out->adj.nnz + n, 1);
+    if (rc == FGL_ERR_NOMEM) rc = fgl_error_set(err, rc, "%s: out of memory", d->name);
+    for (i = 0; i < n; i++) mark[list[i]] = -1;
+    if (rc) {
+        fgl_node_data_free(out);
+        return rc;
+    }
+    memcpy(out->gid, list, sizeof(int) * (size_t)n);
+    out->n_own = n_own;
+    out->halo_hops = hops;
+    fgl__g_name_copy(out->name, own->name);
+    for (r = 0; r < n; r++) {
+        if (r < n_own) { /* as the client had them */
+            out->y[r] = own->y ? own->y[r] : -1;
+            out->split[r] = own->split ? own->split[r] : (unsigned char)FGL_SPLIT_NONE;
+            if (own->x.data)
+                memcpy(out->x.data + (size_t)r * (size_t)out->n_feat, own->x.data + (size_t)r * (size_t)out->n_feat,
+                       sizeof(float) * (size_t)out->n_feat);
+        } else { /* known by structure only */
+            out->y[r] = -1;
+            out->split[r] = FGL_SPLIT_NONE;
+            memset(out->x.data + (size_t)r * (size_t)out->n_feat, 0, sizeof(float) * (size_t)out->n_feat);
+        }
+    }
+    if (!own->split) { /* as `own` was: no split */
+        FGL_FREE(out->split);
+        out->split = NULL;
+    }
+    /* D^-1/2 (A + I) D^-1/2 with the whole graph's degrees (fgl_gcn_norm's arithmetic, its diagonal in order) */
+    w = 0;
+    for (r = 0; r < n; r++) {
+        int diag = 0;
+        double di = dinv[list[r]];
+        for (k = out->adj.indptr[r]; k < out->adj.indptr[r + 1]; k++) {
+            int j = out->adj.indices[k];
+            if (!diag && j > r) {
+                out->adj_gcn.indices[w] = r;
+                out->adj_gcn.values[w++] = (float)(di * di);
+                diag = 1;
+            }
+            out->adj_gcn.indices[w] = j;
+            out->adj_gcn.values[w++] = (float)(di * 1.0 * dinv[list[j]]);
+        }
+        if (!diag) {
+            out->adj_gcn.indices[w] = r;
+            out->adj_gcn.values[w++] = (float)(di * di);
+        }
+        out->adj_gcn.indptr[r + 1] = w;
+    }
+    return FGL_OK;
+}
+
+FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int hops, fgl_node_data *clients,
+                          fgl_error *err) {
+    int *mark, *list, c, i, rc = FGL_OK;
+    double *dinv;
+    if (hops == 0) return FGL_OK;
+    if (hops < 0 || hops > 8) return fgl_error_set(err, FGL_ERR_RANGE, "%s: halo of %d hops (0..8)", d->name, hops);
+    if (k <= 0 || !clients || (d->n_nodes > 0 && !part))
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients", d->name, k);
+    if (d->adj.values) return fgl_error_set(err, FGL_ERR_ARG, "%s: a halo needs an unweighted graph", d->name);
+    for (i = 0; i < d->n_nodes; i++)
+        if (part[i] < -1 || part[i] >= k)
+            return fgl_error_set(err, FGL_ERR_RANGE, "%s: node %d is in part %d, expected -1..%d", d->name, i, part[i],
+                                 k - 1);
+    for (c = 0; c < k; c++)
+        if (clients[c].gid) return fgl_error_set(err, FGL_ERR_ARG, "%s: client %d has a halo already", d->name, c);
+    mark = FGL__G_NEW(int, FGL__MAX(d->n_nodes, 1));
+    list = FGL__G_NEW(int, FGL__MAX(d->n_nodes, 1));
+    dinv = FGL__G_NEW(double, FGL__MAX(d->n_nodes, 1));
+    if (!mark || !list || !dinv) {
+        rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", d->name);
+        goto done;
+    }
+    for (i = 0; i < d->n_nodes; i++) {
+        mark[i] = -1;
+        dinv[i] = 1.0 / sqrt(1.0 + fgl__g_deg(&d->adj, i)); /* the I of A + I */
+    }
+    for (c = 0; c < k && !rc; c++) {
+        fgl_node_data ext;
+        if ((rc = fgl__halo_one(d, part, c, hops, &clients[c], dinv, mark, list, &ext, err))) break;
+        fgl_node_data_free(&clients[c]);
+        clients[c] = ext;
+    }
+done:
+    FGL_FREE(mark);
+    FGL_FREE(list);
+    FGL_FREE(dinv);
     return rc;
 }
 

@@ -79,6 +79,14 @@
 #               METIS clients: Local, FedAvg, FED-PUB with the dot-product
 #               decoder at the node protocol (100 rounds, 1 local epoch) and
 #               with 5 local epochs; the MLP decoder at 1 local epoch
+#   fedgcn      FedGCN under its authors' protocol (label Dirichlet beta over
+#               10 clients, 2-layer GCN hidden 16, no head, full-batch SGD lr 0.5
+#               wd 5e-4, 3 local steps, 100 training rounds, clients averaged
+#               alike, 0/1 features as stored) on Cora (train/val 140/500 nodes
+#               drawn at random once on the whole graph) and Computers (20/20%):
+#               Local and FedAvg (= FedGCN 0-hop) with the edges between clients
+#               dropped, FedGCN 1- and 2-hop (--halo: one more round, the
+#               exchange, which trains nothing); Cora at beta 1 and 10000
 #
 # sh bench/results.sh --list prints the sections (read from this script's
 # case arms: a section added below is listed, and run by make reproduce,
@@ -151,6 +159,20 @@ experiments() {
                 echo "fedpub|cora disjoint $k fedpub masks-only|--algo fedpub --data Cora --lcc --split metis --clients $k --set tau=0 --seeds $SEEDS"
                 echo "fedpub|cora disjoint $k fedpub authors-regularisers|--algo fedpub --data Cora --lcc --split metis --clients $k --set live_reg=0 --seeds $SEEDS"
                 echo "fedpub|cora disjoint $k fedpub l1-subgradient|--algo fedpub --data Cora --lcc --split metis --clients $k --set l1_prox=0 --seeds $SEEDS"
+            done ;;
+        fedgcn)
+            GCN="--clients 10 --split dirichlet --split-global --hidden 16 --layers 2 --head none --optim sgd --lr 0.5 --wd 5e-4 --local-epochs 3 --features raw"
+            for b in 1 10000; do
+                echo "fedgcn|Cora beta $b local|--algo local --data Cora --alpha $b --train-frac 0.0517 --val-frac 0.1846 $GCN --rounds 100 --seeds $SEEDS"
+                echo "fedgcn|Cora beta $b fedavg|--algo fedavg --data Cora --alpha $b --train-frac 0.0517 --val-frac 0.1846 $GCN --set weights=equal --rounds 100 --seeds $SEEDS"
+                for h in 1 2; do
+                    echo "fedgcn|Cora beta $b fedgcn $h-hop|--algo fedgcn --data Cora --alpha $b --train-frac 0.0517 --val-frac 0.1846 $GCN --set weights=equal --halo $h --rounds 101 --seeds $SEEDS"
+                done
+            done
+            echo "fedgcn|Computers beta 1 local|--algo local --data Computers --alpha 1 --train-frac 0.2 --val-frac 0.2 $GCN --rounds 100 --seeds $SEEDS"
+            echo "fedgcn|Computers beta 1 fedavg|--algo fedavg --data Computers --alpha 1 --train-frac 0.2 --val-frac 0.2 $GCN --set weights=equal --rounds 100 --seeds $SEEDS"
+            for h in 1 2; do
+                echo "fedgcn|Computers beta 1 fedgcn $h-hop|--algo fedgcn --data Computers --alpha 1 --train-frac 0.2 --val-frac 0.2 $GCN --set weights=equal --halo $h --rounds 101 --seeds $SEEDS"
             done ;;
         computers)
             for k in 5 10 20; do

@@ -161,6 +161,7 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.folds = o->folds;
     c.fold = fold;
     c.split_global = o->split_global;
+    c.halo = o->halo;
     if (o->partition_file) { /* the clients from a file (gpmetis's output): read whole, checked, then used */
         int rc, *part, k = 0;
         if (ds->task != FGL_TASK_NODE)

@@ -464,12 +464,18 @@ static void test_per_client_parts(void) {
     FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "width"), "width 0 must be refused, naming it: %s",
              run.err.msg);
     fgl_run_free(&run);
-    bad = fgl_algo_base("fedavg");
+    bad = fgl_algo_base("fedavg"); /* a download sized by the client's nodes: the download hook's (FedGCN's halo) */
     bad.name = "nodes-down";
     fgl_algo_download(&bad, "per", FGL_SEND_DATA, FGL_DIM_NODES, 1, FGL_PART_OPTIONAL, NULL);
     FT_CHECK(fgl_run_init(&run, &cfg, &bad, cd, 5, &err) == FGL_OK, "init");
-    FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "uploads"), "a per-client download must be "
-             "refused: %s", run.err.msg);
+    FT_CHECK(fgl_run_round(&run) == FGL_OK, "a per-client download the hook writes: %s", run.err.msg);
+    fgl_run_free(&run);
+    bad = fgl_algo_base("fedavg"); /* ... never one sent whole from a server buffer */
+    bad.name = "nodes-down-from";
+    fgl_algo_download(&bad, "per", FGL_SEND_DATA, FGL_DIM_NODES, 1, FGL_PART_OPTIONAL, "global");
+    FT_CHECK(fgl_run_init(&run, &cfg, &bad, cd, 5, &err) == FGL_OK, "init");
+    FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "download hook"),
+             "a per-client download from a server buffer must be refused: %s", run.err.msg);
     fgl_run_free(&run);
     fgl_scenario_free(&sc);
 }

@@ -77,6 +77,7 @@ typedef struct options {
     int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
     int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
     int split_global;    /* node tasks: the train/val/test split drawn on the whole graph before the partition */
+    int halo;            /* node tasks: each client keeps its halo of that many hops (FedGCN); 0: edges dropped */
     const char *partition_file; /* node tasks: the clients from a file of part ids (gpmetis's output) */
     const char *write_metis;    /* node tasks: write the graph in METIS's format to this file and stop */
     /* run records, progress, plots (the sections "run records", "progress" and "plots") */
@@ -754,6 +755,11 @@ static const opt_def opt_table[] = {
              "--split-global draws the node train/val/test split once on the whole graph (after --lcc) before the\n"
              "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits\n"
              "  its own.\n"),
+    ROW_NUM("halo", 'e', OPT_INT, 0, halo, 0, 8, 0, "H", "an integer in 0..8", NULL, NULL,
+            "--halo H (node tasks, disjoint splits): each client also holds its halo, the nodes of other clients\n"
+            "  within H hops of its own, by structure only (ids, edges, whole-graph degrees; features zero, no\n"
+            "  labels), which fedgcn's one-shot exchange fills in (fedgcn hops = H); default 0: edges between\n"
+            "  clients are dropped. Other algorithms would train on the halo's zero rows: run them without it.\n"),
     ROW_STR("partition-file", 'e', partition_file, "FILE", NULL, NULL,
             "--partition-file FILE takes the clients from FILE (--split given): line i holds the client (part id,\n"
             "  0..K-1) of node i, as gpmetis writes GRAPH.part.K; node i is the i-th node of the graph fglrun splits\n"

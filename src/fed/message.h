@@ -25,8 +25,9 @@ enum {
                                 clients (FedPG's receptive fields) */
     FGL_DIM_CLASS_HOPS = -8, /* C (H + 1): one row per class and hop */
     FGL_DIM_INPUT = -9,      /* the width of the model's input features (equal for all clients) */
-    FGL_DIM_NODES = -10      /* uploads only: the client's own node count (node tasks: the nodes of its
-                                graph; graph tasks: of all its graphs), so sizes differ between clients */
+    FGL_DIM_NODES = -10      /* the client's own node count (node tasks: the nodes of its graph; graph
+                                tasks: of all its graphs), so sizes differ between clients; a download
+                                part sized by it is written by the download hook (fgl_download_part) */
 };
 #define FGL_DIM_RULES 11     /* rules are 1 .. FGL_DIM_RULES - 1 below zero */
 /* A size given by an integer parameter of the algorithm (e.g. a number of

@@ -540,9 +540,10 @@ static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share,
         uses_rep |= q->rows == FGL_DIM_REP || q->cols == FGL_DIM_REP;
         uses_emb |= q->rows == FGL_DIM_EMB || q->cols == FGL_DIM_EMB;
         uses_input |= q->rows == FGL_DIM_INPUT || q->cols == FGL_DIM_INPUT;
-        if (p >= a->n_up && fgl__per_client(q))
+        if (p >= a->n_up && fgl__per_client(q) && q->from)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: download part '%s' is sized by the client's nodes; "
-                                 "per-client sizes are for uploads", a->name, q->name);
+                                 "such a part is written by the download hook, not sent from a server buffer",
+                                 a->name, q->name);
         rule[0] = q->rows;
         rule[1] = q->cols;
         for (k = 0; k < 2; k++) {

@@ -86,6 +86,9 @@ typedef struct fgl_split_config {
     int split_global;    /* node tasks: 1 draws the train/val/test split once on the whole graph (after the public
                             nodes are withheld), before the partition, and the clients inherit it (FED-PUB's code);
                             0 (default): each client splits its own nodes. Each client must get a training node */
+    int halo;            /* node tasks, disjoint splits: > 0 keeps every client's halo of that many hops, the nodes of
+                            other clients near its own with the edges to them (fgl_split_halo: FedGCN's data); 0
+                            (default): edges between clients are dropped */
     const int *part;     /* GIVEN: part[i] the client of node i (0..clients-1), for the dataset's nodes in its order
                             (after --lcc, the largest component's nodes in increasing original id); not copied */
     int part_n;          /* GIVEN: the entries of part, which must equal the dataset's nodes */
@@ -291,6 +294,9 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         return fgl_error_set(err, FGL_ERR_ARG, "%s: %d public nodes of %d", all->name, public_nodes, n);
     n -= public_nodes;
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d nodes", all->name, k, n);
+    if (cfg->halo && (how == FGL_PART_OVERLAP || cfg->halo < 0 || cfg->halo > 8))
+        return fgl_error_set(err, FGL_ERR_ARG, "a halo of %d hops: 1..8, and not with the overlapping split",
+                             cfg->halo);
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
@@ -370,6 +376,8 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
             rc = fgl_error_set(err, rc, "%s: cannot split client %d's nodes (%s)", full->name, i, fgl_result_name(rc));
         if (rc) goto done;
     }
+    if (cfg->halo > 0) /* after the clients' splits: their own rows keep what they drew */
+        rc = fgl_split_halo(full, part, k, cfg->halo, sc->node, err);
 done:
     FGL_FREE(part);
     FGL_FREE(whole.split);
@@ -769,6 +777,8 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         if (c.test_first && (c.keep_split || c.stratified || c.split_global))
             return fgl_error_set(err, FGL_ERR_ARG, "the test-first split replaces the random node split: not with "
                                  "a kept public split, a stratified one or a global one");
+        if (c.halo && c.test_first)
+            return fgl_error_set(err, FGL_ERR_ARG, "a halo and the test-first split cannot be combined");
         rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, &c, err);
         if (rc || !c.test_first) return rc;
         for (i = 0; i < sc->n_clients && !rc; i++)
@@ -777,6 +787,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
         return rc;
     }
     if (c.test_first) return fgl_error_set(err, FGL_ERR_ARG, "the test-first split is for node classification");
+    if (c.halo) return fgl_error_set(err, FGL_ERR_ARG, "a halo (cross-client edges kept) is for node classification");
     if (c.public_nodes) return fgl_error_set(err, FGL_ERR_ARG, "public nodes are for node classification");
     if (c.split_global) return fgl_error_set(err, FGL_ERR_ARG, "a global node split is for node classification");
     if (ds->task != FGL_TASK_GRAPH || ds->n_sets < 1)

@@ -148,7 +148,7 @@ FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name)
 FGLDEF size_t fgl_server_up_size(fgl_server *s, const char *name);
 FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name);
 /* The download part of client i to write (download hook), sized by its
- * declaration; NULL on OOM. */
+ * declaration (a part sized by FGL_DIM_NODES: by client i's nodes); NULL on OOM. */
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name);
 /* out = sum_i w_i up_i / sum_i w_i over the accepted uploads, w_i the
  * upload's FGL_SEND_WEIGHT part (equal weights without one). FGL_ERR_EMPTY
@@ -496,9 +496,17 @@ FGLDEF size_t fgl_server_down_size(fgl_server *s, const char *name) {
 FGLDEF float *fgl_download_part(fgl_server *s, int client, const char *name) {
     fgl_msg *m = &s->down[client];
     int p = fgl_msg_find(m, name);
+    size_t n;
     FGL_ASSERT(p >= 0 && !m->decl[p].from); /* a part the download hook writes */
     if (p < 0) return NULL;
-    return fgl__msg_own(m, p, s->down_len[p]);
+    n = s->down_len[p];
+    if (fgl__per_client(&m->decl[p])) { /* sized by the client's nodes (FedGCN's halo) */
+        const fgl_part *d = &m->decl[p];
+        size_t nodes = (size_t)s->n_nodes[client];
+        n = (d->rows == FGL_DIM_NODES ? nodes : fgl_server_dim(s, d->rows)) *
+            (d->cols == FGL_DIM_NODES ? nodes : fgl_server_dim(s, d->cols));
+    }
+    return fgl__msg_own(m, p, n);
 }
 
 /* The weight of client i's accepted upload: its FGL_SEND_WEIGHT part, or 1. */

@@ -20,6 +20,13 @@ typedef struct fgl_node_data {
     int *y;                 /* n_nodes labels in 0..n_classes-1 (-1: unknown) */
     unsigned char *split;   /* n_nodes FGL_SPLIT_* codes, or NULL */
     fgl_csr adj_gcn;        /* cache: D^-1/2 (A + I) D^-1/2, rows == 0 until built */
+    /* A client's data with its halo (fgl_split_halo; NULL / 0 otherwise, as every other split leaves it):
+     * rows 0..n_own-1 are the client's own nodes, rows n_own.. its halo, the nodes of other clients within
+     * halo_hops hops of them, known by structure only (features zero, label -1, split NONE) until FedGCN's
+     * exchange fills their features in. gid[r] is row r's node id in the whole graph; the edges between own
+     * rows and halo rows are the cut edges, and adj_gcn is built with the whole graph's degrees. */
+    int *gid;
+    int n_own, halo_hops;
 } fgl_node_data;
 
 /* Many small graphs for graph classification. Graph g owns the nodes
