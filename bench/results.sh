@@ -55,6 +55,9 @@
 #               FedAdagrad, FedAdam, FedYogi) at their defaults and over a
 #               sweep of the server rate eta, beside Local and FedAvg; and
 #               at their defaults with 5 local epochs
+#   fedbn       FedBN beside FedAvg, Local and the server optimizers on
+#               CHEM (FedStar's protocol, GIN with batch norm: --bn) and
+#               FedBN on Cora, 10 METIS clients (GCN; GIN with batch norm)
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
@@ -248,6 +251,17 @@ experiments() {
             for a in fedavg fedavgm fedadagrad fedadam fedyogi; do
                 echo "serveropt|cora 10 E5 $a|--algo $a $R --local-epochs 5"
             done ;;
+        fedbn)
+            # CHEM in FedStar's protocol (200 rounds of 1 epoch, batch 128, Adam 1e-3, wd 5e-4), the 3-layer GIN
+            # with batch norm in each layer's MLP (--bn), the convolutions shared (share=conv) as in the chem rows
+            for a in local fedavg fedbn fedavgm fedadagrad fedadam fedyogi; do
+                echo "fedbn|chem bn $a|--algo $a --data $CHEM --bn --set share=conv --seeds $SEEDS"
+            done
+            # Cora, 10 METIS clients (the serveropt rows): FedBN with the GCN (no batch norm: FedAvg's run) and
+            # with a GIN with batch norm beside FedAvg and Local on it
+            R="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            echo "fedbn|cora 10 fedbn|--algo fedbn $R"
+            for a in local fedavg fedbn; do echo "fedbn|cora 10 gin bn $a|--algo $a $R --model gin --bn"; done ;;
         honest)
             R="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS"
             for a in fedavg fedpub; do
