@@ -260,6 +260,8 @@ experiments() {
             for a in fedavg fedbn fedavgm fedadagrad fedadam fedyogi; do
                 echo "fedbn|chem bn $a|--algo $a $C --set share=conv"
             done
+            # the same GIN without batch norm (FedBN is FedAvg there)
+            echo "fedbn|chem fedavg|--algo fedavg --data $CHEM --rounds 100 --seeds $SEEDS --set share=conv"
             # Cora, 10 METIS clients (the serveropt rows): FedBN with the GCN (no batch norm: FedAvg's run) and
             # with a GIN with batch norm beside FedAvg and Local on it
             R="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
