@@ -46,7 +46,9 @@
  * weights means. A download part naming a server buffer ("global") is sent
  * as it is, or one row of it per client with FGL_PART_ROW; other parts are
  * written by the algorithm's download hook. The shared groups are the value
- * of the algorithm's first group-list parameter ("share"). A size may also
+ * of the algorithm's first group-list parameter ("share"), less the slices
+ * whose groups meet its group-list parameter "keep" if it declares one
+ * (FedBN keeps the batch norm local: src/fed/algo.h). A size may also
  * depend on the client (FGL_DIM_NODES: its node count, for uploads; the
  * server reads each client's with fgl_upload_size) or on an integer
  * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
@@ -169,6 +171,9 @@
  *              clients may run different backbones
  *   pfedgnn    a one-shot collaboration graph from anchor distances (distance
  *              completion, coarsening L_C = P L_G P^T), personalised mixing
+ *   fedavgm, fedadagrad, fedadam, fedyogi  FedAvg's uploads; the server
+ *              steps along the mean update with momentum / Adagrad / Adam / Yogi
+ *   fedbn      FedAvg less the batch norm, which stays on each client
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
@@ -536,6 +541,19 @@ typedef struct fgl_algo fgl_algo;
 typedef struct fgl_observed fgl_observed;
 
 enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+/* What travels and what stays local. An algorithm that sends model weights
+ * declares what it shares as its first group-list parameter (conventionally
+ * "share"), and may declare what stays local as a group-list parameter
+ * named "keep": a parameter slice is shared when its groups meet share and
+ * miss keep (fgl_slice_selected). Tags are sets (a GIN layer's batch-norm
+ * weights are CONV|NORM), so a share mask alone cannot leave them out; keep
+ * can (FedBN: share=all, keep=norm+bnstat). The runtime applies the pair
+ * everywhere the shared part appears: the size n of FGL_DIM_SHARED, the
+ * model parts of uploads and downloads (what is kept is neither sent nor
+ * overwritten), fgl_client_pack, fgl_received_at, the proximal gradient,
+ * and fgl_server_pack (the server's initial vector); the defences see the
+ * shared vector only. Checkpoints save whole models, so what is kept
+ * resumes with its client. */
 
 #define FGL_ALGO_MAX_PARAMS 24
 
@@ -843,6 +861,7 @@ struct fgl_client {
     const fgl_settings *set;     /* the algorithm's parameters */
     const fgl_algo *algo;
     unsigned share;              /* shared groups (0 when no weights travel) */
+    unsigned keep;               /* groups kept local: a slice is shared if it meets share and misses keep */
     fgl_span *span;              /* the shared floats of the model, in memory order */
     int n_span;
     size_t n_shared, n_trainable;
@@ -881,7 +900,7 @@ struct fgl_server {
     const fgl_fed_config *fed;
     const fgl_settings *set;
     const fgl_algo *algo;
-    unsigned share;
+    unsigned share, keep;        /* shared groups, groups kept local (as fgl_client's) */
     size_t n_shared, n_trainable;
     const fgl_params *init;      /* the common initial model (client 0's spec, the run seed) */
     const int *n_registered;     /* training samples each client registered at the start */
@@ -964,6 +983,9 @@ FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu);
 /* Server side. Client i's accepted upload part (NULL if the upload is
  * absent or rejected, or the part absent). */
 FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name);
+/* Pack the shared part (s->share less s->keep) of a model of the run's
+ * layout, e.g. s->init, into n_shared floats, as a model part carries it. */
+FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out);
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
@@ -1844,6 +1866,7 @@ enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_a
     X(fedadam, fedopt)      \
     X(fedyogi, fedopt)      \
     X(fedgcn, fedgcn)       \
+    X(fedbn, fedbn)         \
     /* (every line above ends in a backslash: a new one goes here) */
 
 #ifdef __cplusplus
@@ -2632,12 +2655,20 @@ FGLDEF int fgl_algo_shares_weights(const fgl_algo *a) {
     return 0;
 }
 
-/* The shared groups: the value of the first group-list parameter. */
+/* The shared groups: the value of the first group-list parameter not
+ * named "keep". */
 static unsigned fgl__share_of(const fgl_algo *a, const double *value) {
     int i;
     for (i = 0; i < a->n_params; i++)
-        if (a->params[i].type == FGL_PARAM_GROUPS) return (unsigned)value[i];
+        if (a->params[i].type == FGL_PARAM_GROUPS && strcmp(a->params[i].name, "keep") != 0)
+            return (unsigned)value[i];
     return FGL_G_ALL;
+}
+
+/* The groups kept local: the group-list parameter "keep", or none. */
+static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
+    int i = fgl__param_index(a, "keep");
+    return i >= 0 && a->params[i].type == FGL_PARAM_GROUPS ? (unsigned)value[i] : 0u;
 }
 
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
@@ -4816,6 +4847,10 @@ FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *
         memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
 }
 
+FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out) {
+    fgl_params_pack_except(ps, s->share, s->keep, out);
+}
+
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {
     const float *w0 = fgl_received(c);
     size_t j;
@@ -4842,7 +4877,7 @@ static int fgl__client_spans(fgl_client *c) {
     for (i = 0; i < ps->n && c->share; i++) {
         const fgl_slice *s = &ps->slices[ps->order[i]];
         size_t len = fgl_slice_size(s);
-        if (!(s->groups & c->share)) continue;
+        if (!fgl_slice_selected(s, c->share, c->keep)) continue;
         if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset &&
             c->span[n - 1].trainable == s->trainable) {
             c->span[n - 1].len += len;
@@ -5900,12 +5935,13 @@ FGLDEF void fgl_run_free(fgl_run *run) {
  * ones; specs: every client's prepared spec, the layouts built from them
  * (a spec like the one before, or like client 0's, has its layout), or
  * NULL: the clients' models as the start built them. */
-static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, const fgl_model_spec *specs) {
+static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, unsigned keep,
+                             const fgl_model_spec *specs) {
     const fgl_params *a = &ref->params;
     int i, sa, sb;
-    if (fgl_params_count(a, groups) == 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
-                             run->algo.name);
+    if (fgl_params_count_except(a, groups, keep) == 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups%s select no parameters of client 0's model",
+                             run->algo.name, keep ? " less those kept local" : "");
     for (i = 1; i < run->n_clients; i++) {
         const fgl_client *c = &run->clients[i];
         const fgl_params *b = &c->model.params;
@@ -5920,8 +5956,8 @@ static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups
         }
         sa = sb = 0;
         for (;;) {
-            while (sa < a->n && !(a->slices[a->order[sa]].groups & groups)) sa++;
-            while (sb < b->n && !(b->slices[b->order[sb]].groups & groups)) sb++;
+            while (sa < a->n && !fgl_slice_selected(&a->slices[a->order[sa]], groups, keep)) sa++;
+            while (sb < b->n && !fgl_slice_selected(&b->slices[b->order[sb]], groups, keep)) sb++;
             if (sa == a->n || sb == b->n) break;
             {
                 const fgl_slice *x = &a->slices[a->order[sa]], *y = &b->slices[b->order[sb]];
@@ -5956,8 +5992,8 @@ static fgl_model fgl__spec_model(const fgl_model_spec *spec) {
 /* The size rules' values; widths the messages use must agree across
  * clients. ref: client 0's model (its prepared spec), share: the shared
  * groups; specs: every client's prepared spec, or NULL: the clients' models. */
-static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, const fgl_model_spec *specs,
-                             fgl__dims *d) {
+static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, unsigned keep,
+                             const fgl_model_spec *specs, fgl__dims *d) {
     const fgl_algo *a = &run->algo;
     int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
     fgl_model m0 = fgl__spec_model(specs ? &specs[0] : &run->clients[0].model.spec);
@@ -5965,7 +6001,7 @@ static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share,
     if (share) { /* the shared layout, from client 0's prepared spec */
         const fgl_params *ps = &ref->params;
         for (i = 0; i < ps->n; i++)
-            if (ps->slices[i].groups & share) {
+            if (fgl_slice_selected(&ps->slices[i], share, keep)) {
                 d->shared += fgl_slice_size(&ps->slices[i]);
                 if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
             }
@@ -6355,6 +6391,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     fgl__dims dims;
     int i, rc, weights = fgl_algo_shares_weights(&run->algo);
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
     if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
@@ -6370,8 +6407,8 @@ static int fgl__run_check(fgl_run *run, int full) {
     if (!rc) rc = fgl__defences_check(run);
     if (!rc && full) {
         if (!(rc = fgl_model_init(&ref, &specs[0], run->cfg.seed, &run->err))) {
-            if (weights) rc = fgl__check_shared(run, &ref, share, specs);
-            if (!rc) rc = fgl__resolve_dims(run, &ref, share, specs, &dims);
+            if (weights) rc = fgl__check_shared(run, &ref, share, keep, specs);
+            if (!rc) rc = fgl__resolve_dims(run, &ref, share, keep, specs, &dims);
             fgl_model_free(&ref);
         }
     }
@@ -6386,6 +6423,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     fgl__dims dims;
     int i, p, rc, weights = fgl_algo_shares_weights(&run->algo), idle_parks = run->cfg.park_idle && run->cfg.frac < 1;
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
@@ -6400,6 +6438,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
+        c->keep = keep;
         if ((rc = fgl__prepared_spec(run, i, &spec))) return rc;
         /* the server's view of the setup: the common initial model (client 0's) */
         if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
@@ -6431,6 +6470,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->set = &run->set;
     s->algo = &run->algo;
     s->share = share;
+    s->keep = keep;
     s->init = &run->ref.params;
     s->n_registered = run->n_registered;
     s->n_nodes = run->n_nodes;
@@ -6439,7 +6479,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->up = run->up_view;
     s->down = run->down;
     /* (the shared layouts were checked before anything was built: fgl__run_check) */
-    if ((rc = fgl__resolve_dims(run, &run->ref, share, NULL, &dims))) return rc;
+    if ((rc = fgl__resolve_dims(run, &run->ref, share, keep, NULL, &dims))) return rc;
     s->n_shared = dims.shared;
     s->n_trainable = dims.trainable;
     for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);
@@ -7995,7 +8035,7 @@ static fgl_algo fgl__local(void) {
 static int fgl__avg_server_init(fgl_server *s) {
     float *g = fgl_new_floats(&s->store, "global", s->n_shared);
     if (!g) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, g); /* the common initial model */
+    fgl_server_pack(s, s->init, g); /* the common initial model */
     return FGL_OK;
 }
 
@@ -8144,7 +8184,7 @@ static int fgl__cv_server_init(fgl_server *s) {
     float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, theta); /* the common initial model */
+    fgl_server_pack(s, s->init, theta); /* the common initial model */
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
@@ -8533,7 +8573,7 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     meta[0] = 1;
     /* the server's initial model for everyone: the common initialisation
      * (the authors' clients all download one model) */
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -8550,7 +8590,8 @@ static int fgl__gcfl_upload(fgl_client *c) {
     }
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
-        if (sl->groups & c->share) sq += fgl_dot(fgl_slice_size(sl), ps->grad + sl->offset, ps->grad + sl->offset);
+        if (fgl_slice_selected(sl, c->share, c->keep))
+            sq += fgl_dot(fgl_slice_size(sl), ps->grad + sl->offset, ps->grad + sl->offset);
     }
     fgl_up(c, "gnorm")[0] = (float)sqrt(sq);
     return FGL_OK;
@@ -8786,7 +8827,7 @@ static int fgl__amp_server_init(fgl_server *s) {
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) { /* before any upload: everyone's cloud model is the common initialisation */
-        fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+        fgl_server_pack(s, s->init, theta + i * s->n_shared);
         memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
         xi[i * K + i] = 1.0f;
     }
@@ -8892,7 +8933,7 @@ static int fgl__pfg_server_init(fgl_server *s) {
     if (!(fgl_get(s->set, "alpha") > 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -8916,7 +8957,7 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     float *dw = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     unsigned char *rows = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
     if (!S || !cosm || !v || !x || !work || !norm || !w || !div || !init || !ups || !dw || !rows) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, init);
+    fgl_server_pack(s, s->init, init);
     fgl_server_gather(s, "theta", ups, NULL);
     for (i = 0; i < K; i++)
         if (s->up[i]) {
@@ -9482,7 +9523,7 @@ static int fgl__pub_server_init(fgl_server *s) {
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -9984,7 +10025,7 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
     fgl_new_tape(&s->store, "gae_tape");
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * n);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
     if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
         fgl_rng r;
@@ -11697,7 +11738,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl_new_ints(&s->store, "ready", 1);
     if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + (size_t)i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
     return FGL_OK;
 }
 
@@ -11950,7 +11991,7 @@ static int fgl__opt_server_init(fgl_server *s) {
     float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
     size_t j;
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, g); /* the common initial model */
+    fgl_server_pack(s, s->init, g); /* the common initial model */
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)fgl_get(s->set, "tau");
@@ -12282,6 +12323,32 @@ static fgl_algo fgl__fedgcn(void) {
     a.aggregate = fgl__gcn_aggregate;
     a.download = fgl__gcn_download;
     a.report = fgl__gcn_report;
+    return a;
+}
+/* --- FedBN: FedAvg with local batch norm ------------------------------------------------- */
+/* Li et al. 2021 ("FedBN: Federated Learning on Non-IID Features via Local
+ * Batch Normalization"): clients whose features are shifted (one domain
+ * each) keep their batch-norm layers, the affine scale and shift and the
+ * running mean and variance, and average everything else as in FedAvg. It
+ * is FedAvg's table with a keep-local mask: share (default all) less keep
+ * (default norm+bnstat) travels, selected slice by slice (a GIN layer's
+ * batch-norm weights are tagged CONV|NORM, so share=conv alone would send
+ * them; keep leaves them out). The runtime applies the pair everywhere
+ * (src/fed/algo.h, "What travels and what stays local"): a client never
+ * sends its batch norm and the download does not overwrite it, the server's
+ * vector holds only the rest, and checkpoints keep each client's own. On a
+ * model without batch norm (fgl's GCN; a GIN without --bn) nothing is kept
+ * and FedBN is FedAvg bit for bit (tested). Weights by training samples,
+ * or equal (weights=equal), and mu (FedProx's term) as in FedAvg.
+ * Sent: up 4 (n + 1), down 4 n bytes, n the shared floats less the batch
+ * norm's 4 per feature of each normalised layer. */
+
+static fgl_algo fgl__fedbn(void) {
+    fgl_algo a = fgl__fedavg();
+    a.name = "fedbn";
+    a.summary = "Li et al. 2021: FedAvg with the batch-norm layers (scale, shift, running statistics) kept local";
+    fgl_algo_param_add(&a, "keep", FGL_PARAM_GROUPS, (double)(FGL_G_NORM | FGL_G_BNSTAT),
+                       "parameter groups kept local even where share selects them (the batch norm)");
     return a;
 }
 /* --- the registry ------------------------------------------------------------------- */

@@ -55,6 +55,9 @@
 #               FedAdagrad, FedAdam, FedYogi) at their defaults and over a
 #               sweep of the server rate eta, beside Local and FedAvg; and
 #               at their defaults with 5 local epochs
+#   fedbn       FedBN beside FedAvg, Local and the server optimizers on
+#               CHEM (FedStar's protocol, GIN with batch norm: --bn) and
+#               FedBN on Cora, 10 METIS clients (GCN; GIN with batch norm)
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
@@ -274,6 +277,22 @@ experiments() {
             for a in fedavg fedavgm fedadagrad fedadam fedyogi; do
                 echo "serveropt|cora 10 E5 $a|--algo $a $R --local-epochs 5"
             done ;;
+        fedbn)
+            # CHEM in FedStar's protocol (1 local epoch, batch 128, Adam 1e-3, wd 5e-4) but 100 rounds, not 200
+            # (time), the 3-layer GIN with batch norm in each layer's MLP (--bn), the convolutions shared
+            # (share=conv) as in the chem rows
+            C="--data $CHEM --bn --rounds 100 --seeds $SEEDS"
+            echo "fedbn|chem bn local|--algo local $C"
+            for a in fedavg fedbn fedavgm fedadagrad fedadam fedyogi; do
+                echo "fedbn|chem bn $a|--algo $a $C --set share=conv"
+            done
+            # the same GIN without batch norm (FedBN is FedAvg there)
+            echo "fedbn|chem fedavg|--algo fedavg --data $CHEM --rounds 100 --seeds $SEEDS --set share=conv"
+            # Cora, 10 METIS clients (the serveropt rows): FedBN with the GCN (no batch norm: FedAvg's run) and
+            # with a GIN with batch norm beside FedAvg and Local on it
+            R="--data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
+            echo "fedbn|cora 10 fedbn|--algo fedbn $R"
+            for a in local fedavg fedbn; do echo "fedbn|cora 10 gin bn $a|--algo $a $R --model gin --bn"; done ;;
         honest)
             R="--data Cora --lcc --split metis --clients 10 --screen 0 --seeds $SEEDS"
             for a in fedavg fedpub; do

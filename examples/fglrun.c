@@ -74,6 +74,7 @@ static fgl_model_spec model_spec(const options *o, int arch, int task) {
     if (o->heads > 0) s.heads = o->heads;
     if (o->layers > 0) s.layers = o->layers;
     if (o->head >= 0) s.head = o->head;
+    if (o->bn) s.batch_norm = 1; /* GIN only: fgl_model_spec_check refuses it elsewhere */
     /* GCNII's output map is its classifier; graph tasks need a head after the readout */
     if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
     return s;
@@ -1098,6 +1099,8 @@ int fglrun_main(int argc, char **argv) {
     cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)sc.n_clients);
     res = (result *)calloc((size_t)o.n_algos, sizeof(result));
     rc = !cd || !res ? (fprintf(stderr, "fglrun: out of memory\n"), 1)
+         : o.bn && (tmpl.arch != FGL_ARCH_GIN || (o.n_archs > 0 && mixed_models(&o)))
+             ? (fprintf(stderr, "fglrun: --bn: batch norm is GIN's (--model gin), not %s's\n", fgl_arch_name(tmpl.arch)), 1)
          : client_specs(&o, &sc, &tmpl, ds.task, cd, &err) ? (fprintf(stderr, "fglrun: %s\n", err.msg), 1)
          /* every --algo against the data, the task, the models and the flags, before the first run */
          : check_runs(&o, cd, sc.n_clients, ds.task, &sc.pub);

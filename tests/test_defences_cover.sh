@@ -35,6 +35,7 @@ fi
 for algo in $algos; do
     case $algo in
         fedstar|gpfl) args="--task graph --data synthetic --clients 5 --rounds 3 --batch 32" ;;
+        fedbn) args="--task graph --data synthetic --clients 5 --rounds 3 --batch 32 --bn" ;; # batch norm to keep
         *) args="--data synthetic --clients 5 --rounds 3" ;;
     esac
     case $algo in gcfl*) args="$args --set warmup=1" ;; esac

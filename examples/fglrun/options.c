@@ -52,6 +52,7 @@ typedef struct options {
     char *slot_config[MAX_ITEMS];   /* with a sweep: each slot's own record (compact), so a row replays alone */
     const char *out_dir, *checkpoint;
     int info, json, quiet, lcc, eval_point, reset_optim;
+    int bn;              /* --bn: GIN with batch norm inside each MLP */
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
@@ -682,6 +683,7 @@ static const opt_def opt_table[] = {
     ROW_NUM("layers", 'e', OPT_INT, 0, layers, 1, FGL_MAX_LAYERS, -1, "L", NULL, NULL, r_arch_field, NULL),
     ROW_ENUM("head", 'e', head, -1, "none|linear|mlp", NULL, r_arch_field,
              "--head none: the last message-passing layer is the classifier (GCNII keeps its output map).\n"),
+    ROW_BOOL("bn", 'e', bn, "--bn puts batch norm inside each GIN layer's MLP (GIN only; FedBN keeps it local).\n"),
     ROW_BOOL("stratified", 'e', stratified,
              "--stratified splits each client's nodes per class (train/val/test keep the class proportions).\n"),
     ROW_NUM("rounds", 'e', OPT_INT, 0, rounds, 1, 1000000, -1, "R", "a positive integer", "50", r_rounds, NULL),

@@ -67,6 +67,14 @@ FGLDEF int fgl_params_clone(fgl_params *dst, const fgl_params *src);
 FGLDEF int fgl_params_same_layout(const fgl_params *a, const fgl_params *b);
 /* Number of floats in the slices whose groups intersect `groups`. */
 FGLDEF size_t fgl_params_count(const fgl_params *ps, unsigned groups);
+/* A selection with exceptions: the slices whose groups intersect `groups`
+ * and miss `except` (a slice carries several bits: a batch-norm weight of a
+ * GIN layer is CONV|NORM, so groups = CONV, except = NORM|BNSTAT selects the
+ * layer's linear maps without its batch norm). except = 0 is the plain
+ * selection. A federated run's shared part is this selection with the
+ * algorithm's share and keep masks (FedBN). */
+FGLDEF int fgl_slice_selected(const fgl_slice *s, unsigned groups, unsigned except);
+FGLDEF size_t fgl_params_count_except(const fgl_params *ps, unsigned groups, unsigned except);
 /* Vector arithmetic over the selected slices; sets must share a layout
  * (FGL_ERR_SHAPE otherwise). */
 FGLDEF int fgl_params_copy(fgl_params *dst, const fgl_params *src, unsigned groups);
@@ -96,6 +104,9 @@ FGLDEF int fgl_params_ranges(const fgl_params *ps, unsigned groups, int trainabl
 FGLDEF size_t fgl_params_pack(const fgl_params *ps, unsigned groups, float *out);
 FGLDEF size_t fgl_params_unpack(fgl_params *ps, unsigned groups, const float *in);
 FGLDEF size_t fgl_params_pack_grad(const fgl_params *ps, unsigned groups, float *out);
+/* The same over a selection with exceptions (fgl_slice_selected). */
+FGLDEF size_t fgl_params_pack_except(const fgl_params *ps, unsigned groups, unsigned except, float *out);
+FGLDEF size_t fgl_params_unpack_except(fgl_params *ps, unsigned groups, unsigned except, const float *in);
 /* Initialisers for one slice. */
 FGLDEF void fgl_params_fill(fgl_params *ps, int slice, float v);
 FGLDEF void fgl_params_uniform(fgl_params *ps, int slice, float lo, float hi, fgl_rng *r);
@@ -250,11 +261,19 @@ FGLDEF int fgl_params_same_layout(const fgl_params *a, const fgl_params *b) {
 
 #define FGL__SELECTED(s, g) (((s)->groups & (g)) != 0)
 
+FGLDEF int fgl_slice_selected(const fgl_slice *s, unsigned groups, unsigned except) {
+    return (s->groups & groups) != 0 && (s->groups & except) == 0;
+}
+
 FGLDEF size_t fgl_params_count(const fgl_params *ps, unsigned groups) {
+    return fgl_params_count_except(ps, groups, 0u);
+}
+
+FGLDEF size_t fgl_params_count_except(const fgl_params *ps, unsigned groups, unsigned except) {
     size_t n = 0;
     int i;
     for (i = 0; i < ps->n; i++)
-        if (FGL__SELECTED(&ps->slices[i], groups)) n += fgl_slice_size(&ps->slices[i]);
+        if (fgl_slice_selected(&ps->slices[i], groups, except)) n += fgl_slice_size(&ps->slices[i]);
     return n;
 }
 
@@ -352,12 +371,12 @@ FGLDEF int fgl_params_ranges(const fgl_params *ps, unsigned groups, int trainabl
 
 /* Copy the selected slices between a set's buffer and a packed vector, one
  * memcpy per run of contiguous slices. */
-static size_t fgl__pack(const fgl_params *ps, unsigned groups, float *buf, float *vec, int to_vec) {
+static size_t fgl__pack(const fgl_params *ps, unsigned groups, unsigned except, float *buf, float *vec, int to_vec) {
     size_t n = 0, start = 0, len = 0;
     int i;
     for (i = 0; i <= ps->n; i++) {
         const fgl_slice *s = i < ps->n ? &ps->slices[ps->order[i]] : NULL;
-        int sel = s && FGL__SELECTED(s, groups);
+        int sel = s && fgl_slice_selected(s, groups, except);
         if (sel && len && s->offset == start + len) {
             len += fgl_slice_size(s);
             continue;
@@ -377,15 +396,23 @@ static size_t fgl__pack(const fgl_params *ps, unsigned groups, float *buf, float
 }
 
 FGLDEF size_t fgl_params_pack(const fgl_params *ps, unsigned groups, float *out) {
-    return fgl__pack(ps, groups, ps->data, out, 1);
+    return fgl__pack(ps, groups, 0u, ps->data, out, 1);
 }
 
 FGLDEF size_t fgl_params_pack_grad(const fgl_params *ps, unsigned groups, float *out) {
-    return fgl__pack(ps, groups, ps->grad, out, 1);
+    return fgl__pack(ps, groups, 0u, ps->grad, out, 1);
 }
 
 FGLDEF size_t fgl_params_unpack(fgl_params *ps, unsigned groups, const float *in) {
-    return fgl__pack(ps, groups, ps->data, (float *)in, 0);
+    return fgl__pack(ps, groups, 0u, ps->data, (float *)in, 0);
+}
+
+FGLDEF size_t fgl_params_pack_except(const fgl_params *ps, unsigned groups, unsigned except, float *out) {
+    return fgl__pack(ps, groups, except, ps->data, out, 1);
+}
+
+FGLDEF size_t fgl_params_unpack_except(fgl_params *ps, unsigned groups, unsigned except, const float *in) {
+    return fgl__pack(ps, groups, except, ps->data, (float *)in, 0);
 }
 
 FGLDEF void fgl_params_fill(fgl_params *ps, int slice, float v) {

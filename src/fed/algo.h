@@ -9,6 +9,19 @@ typedef struct fgl_algo fgl_algo;
 typedef struct fgl_observed fgl_observed;
 
 enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
+/* What travels and what stays local. An algorithm that sends model weights
+ * declares what it shares as its first group-list parameter (conventionally
+ * "share"), and may declare what stays local as a group-list parameter
+ * named "keep": a parameter slice is shared when its groups meet share and
+ * miss keep (fgl_slice_selected). Tags are sets (a GIN layer's batch-norm
+ * weights are CONV|NORM), so a share mask alone cannot leave them out; keep
+ * can (FedBN: share=all, keep=norm+bnstat). The runtime applies the pair
+ * everywhere the shared part appears: the size n of FGL_DIM_SHARED, the
+ * model parts of uploads and downloads (what is kept is neither sent nor
+ * overwritten), fgl_client_pack, fgl_received_at, the proximal gradient,
+ * and fgl_server_pack (the server's initial vector); the defences see the
+ * shared vector only. Checkpoints save whole models, so what is kept
+ * resumes with its client. */
 
 #define FGL_ALGO_MAX_PARAMS 24
 
@@ -293,12 +306,20 @@ FGLDEF int fgl_algo_shares_weights(const fgl_algo *a) {
     return 0;
 }
 
-/* The shared groups: the value of the first group-list parameter. */
+/* The shared groups: the value of the first group-list parameter not
+ * named "keep". */
 static unsigned fgl__share_of(const fgl_algo *a, const double *value) {
     int i;
     for (i = 0; i < a->n_params; i++)
-        if (a->params[i].type == FGL_PARAM_GROUPS) return (unsigned)value[i];
+        if (a->params[i].type == FGL_PARAM_GROUPS && strcmp(a->params[i].name, "keep") != 0)
+            return (unsigned)value[i];
     return FGL_G_ALL;
+}
+
+/* The groups kept local: the group-list parameter "keep", or none. */
+static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
+    int i = fgl__param_index(a, "keep");
+    return i >= 0 && a->params[i].type == FGL_PARAM_GROUPS ? (unsigned)value[i] : 0u;
 }
 
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {

@@ -45,7 +45,9 @@
  * weights means. A download part naming a server buffer ("global") is sent
  * as it is, or one row of it per client with FGL_PART_ROW; other parts are
  * written by the algorithm's download hook. The shared groups are the value
- * of the algorithm's first group-list parameter ("share"). A size may also
+ * of the algorithm's first group-list parameter ("share"), less the slices
+ * whose groups meet its group-list parameter "keep" if it declares one
+ * (FedBN keeps the batch norm local: src/fed/algo.h). A size may also
  * depend on the client (FGL_DIM_NODES: its node count, for uploads; the
  * server reads each client's with fgl_upload_size) or on an integer
  * parameter (fgl_algo_param_dim): pFedGNN uploads n_i x K_a anchor
@@ -168,6 +170,9 @@
  *              clients may run different backbones
  *   pfedgnn    a one-shot collaboration graph from anchor distances (distance
  *              completion, coarsening L_C = P L_G P^T), personalised mixing
+ *   fedavgm, fedadagrad, fedadam, fedyogi  FedAvg's uploads; the server
+ *              steps along the mean update with momentum / Adagrad / Adam / Yogi
+ *   fedbn      FedAvg less the batch norm, which stays on each client
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node

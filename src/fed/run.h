@@ -451,12 +451,13 @@ FGLDEF void fgl_run_free(fgl_run *run) {
  * ones; specs: every client's prepared spec, the layouts built from them
  * (a spec like the one before, or like client 0's, has its layout), or
  * NULL: the clients' models as the start built them. */
-static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, const fgl_model_spec *specs) {
+static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups, unsigned keep,
+                             const fgl_model_spec *specs) {
     const fgl_params *a = &ref->params;
     int i, sa, sb;
-    if (fgl_params_count(a, groups) == 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups select no parameters of client 0's model",
-                             run->algo.name);
+    if (fgl_params_count_except(a, groups, keep) == 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: the shared groups%s select no parameters of client 0's model",
+                             run->algo.name, keep ? " less those kept local" : "");
     for (i = 1; i < run->n_clients; i++) {
         const fgl_client *c = &run->clients[i];
         const fgl_params *b = &c->model.params;
@@ -471,8 +472,8 @@ static int fgl__check_shared(fgl_run *run, const fgl_model *ref, unsigned groups
         }
         sa = sb = 0;
         for (;;) {
-            while (sa < a->n && !(a->slices[a->order[sa]].groups & groups)) sa++;
-            while (sb < b->n && !(b->slices[b->order[sb]].groups & groups)) sb++;
+            while (sa < a->n && !fgl_slice_selected(&a->slices[a->order[sa]], groups, keep)) sa++;
+            while (sb < b->n && !fgl_slice_selected(&b->slices[b->order[sb]], groups, keep)) sb++;
             if (sa == a->n || sb == b->n) break;
             {
                 const fgl_slice *x = &a->slices[a->order[sa]], *y = &b->slices[b->order[sb]];
@@ -507,8 +508,8 @@ static fgl_model fgl__spec_model(const fgl_model_spec *spec) {
 /* The size rules' values; widths the messages use must agree across
  * clients. ref: client 0's model (its prepared spec), share: the shared
  * groups; specs: every client's prepared spec, or NULL: the clients' models. */
-static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, const fgl_model_spec *specs,
-                             fgl__dims *d) {
+static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share, unsigned keep,
+                             const fgl_model_spec *specs, fgl__dims *d) {
     const fgl_algo *a = &run->algo;
     int i, p, uses_rep = 0, uses_emb = 0, uses_input = 0;
     fgl_model m0 = fgl__spec_model(specs ? &specs[0] : &run->clients[0].model.spec);
@@ -516,7 +517,7 @@ static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share,
     if (share) { /* the shared layout, from client 0's prepared spec */
         const fgl_params *ps = &ref->params;
         for (i = 0; i < ps->n; i++)
-            if (ps->slices[i].groups & share) {
+            if (fgl_slice_selected(&ps->slices[i], share, keep)) {
                 d->shared += fgl_slice_size(&ps->slices[i]);
                 if (ps->slices[i].trainable) d->trainable += fgl_slice_size(&ps->slices[i]);
             }
@@ -906,6 +907,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     fgl__dims dims;
     int i, rc, weights = fgl_algo_shares_weights(&run->algo);
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
     if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
@@ -921,8 +923,8 @@ static int fgl__run_check(fgl_run *run, int full) {
     if (!rc) rc = fgl__defences_check(run);
     if (!rc && full) {
         if (!(rc = fgl_model_init(&ref, &specs[0], run->cfg.seed, &run->err))) {
-            if (weights) rc = fgl__check_shared(run, &ref, share, specs);
-            if (!rc) rc = fgl__resolve_dims(run, &ref, share, specs, &dims);
+            if (weights) rc = fgl__check_shared(run, &ref, share, keep, specs);
+            if (!rc) rc = fgl__resolve_dims(run, &ref, share, keep, specs, &dims);
             fgl_model_free(&ref);
         }
     }
@@ -937,6 +939,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     fgl__dims dims;
     int i, p, rc, weights = fgl_algo_shares_weights(&run->algo), idle_parks = run->cfg.park_idle && run->cfg.frac < 1;
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
+    unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
     if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
@@ -951,6 +954,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         c->set = &run->set;
         c->algo = &run->algo;
         c->share = share;
+        c->keep = keep;
         if ((rc = fgl__prepared_spec(run, i, &spec))) return rc;
         /* the server's view of the setup: the common initial model (client 0's) */
         if (i == 0 && (rc = fgl_model_init(&run->ref, &spec, run->cfg.seed, &run->err))) return rc;
@@ -982,6 +986,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->set = &run->set;
     s->algo = &run->algo;
     s->share = share;
+    s->keep = keep;
     s->init = &run->ref.params;
     s->n_registered = run->n_registered;
     s->n_nodes = run->n_nodes;
@@ -990,7 +995,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->up = run->up_view;
     s->down = run->down;
     /* (the shared layouts were checked before anything was built: fgl__run_check) */
-    if ((rc = fgl__resolve_dims(run, &run->ref, share, NULL, &dims))) return rc;
+    if ((rc = fgl__resolve_dims(run, &run->ref, share, keep, NULL, &dims))) return rc;
     s->n_shared = dims.shared;
     s->n_trainable = dims.trainable;
     for (p = 0; p < run->algo.n_up; p++) s->up_len[p] = fgl__part_size(&dims, &run->algo.up[p]);

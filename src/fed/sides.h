@@ -17,6 +17,7 @@ struct fgl_client {
     const fgl_settings *set;     /* the algorithm's parameters */
     const fgl_algo *algo;
     unsigned share;              /* shared groups (0 when no weights travel) */
+    unsigned keep;               /* groups kept local: a slice is shared if it meets share and misses keep */
     fgl_span *span;              /* the shared floats of the model, in memory order */
     int n_span;
     size_t n_shared, n_trainable;
@@ -55,7 +56,7 @@ struct fgl_server {
     const fgl_fed_config *fed;
     const fgl_settings *set;
     const fgl_algo *algo;
-    unsigned share;
+    unsigned share, keep;        /* shared groups, groups kept local (as fgl_client's) */
     size_t n_shared, n_trainable;
     const fgl_params *init;      /* the common initial model (client 0's spec, the run seed) */
     const int *n_registered;     /* training samples each client registered at the start */
@@ -138,6 +139,9 @@ FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu);
 /* Server side. Client i's accepted upload part (NULL if the upload is
  * absent or rejected, or the part absent). */
 FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name);
+/* Pack the shared part (s->share less s->keep) of a model of the run's
+ * layout, e.g. s->init, into n_shared floats, as a model part carries it. */
+FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out);
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
@@ -330,6 +334,10 @@ FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *
         memcpy(ps->data + c->span[k].offset, in + c->span[k].packed, sizeof(float) * c->span[k].len);
 }
 
+FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out) {
+    fgl_params_pack_except(ps, s->share, s->keep, out);
+}
+
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {
     const float *w0 = fgl_received(c);
     size_t j;
@@ -356,7 +364,7 @@ static int fgl__client_spans(fgl_client *c) {
     for (i = 0; i < ps->n && c->share; i++) {
         const fgl_slice *s = &ps->slices[ps->order[i]];
         size_t len = fgl_slice_size(s);
-        if (!(s->groups & c->share)) continue;
+        if (!fgl_slice_selected(s, c->share, c->keep)) continue;
         if (n > 0 && c->span[n - 1].offset + c->span[n - 1].len == s->offset &&
             c->span[n - 1].trainable == s->trainable) {
             c->span[n - 1].len += len;

@@ -33,7 +33,7 @@ static int fgl__amp_server_init(fgl_server *s) {
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) { /* before any upload: everyone's cloud model is the common initialisation */
-        fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+        fgl_server_pack(s, s->init, theta + i * s->n_shared);
         memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
         xi[i * K + i] = 1.0f;
     }

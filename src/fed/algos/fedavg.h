@@ -10,7 +10,7 @@
 static int fgl__avg_server_init(fgl_server *s) {
     float *g = fgl_new_floats(&s->store, "global", s->n_shared);
     if (!g) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, g); /* the common initial model */
+    fgl_server_pack(s, s->init, g); /* the common initial model */
     return FGL_OK;
 }
 

@@ -36,7 +36,7 @@ static int fgl__opt_server_init(fgl_server *s) {
     float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
     size_t j;
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, g); /* the common initial model */
+    fgl_server_pack(s, s->init, g); /* the common initial model */
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)fgl_get(s->set, "tau");

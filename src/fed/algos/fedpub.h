@@ -58,7 +58,7 @@ static int fgl__pub_server_init(fgl_server *s) {
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 

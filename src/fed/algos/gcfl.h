@@ -55,7 +55,7 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     meta[0] = 1;
     /* the server's initial model for everyone: the common initialisation
      * (the authors' clients all download one model) */
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -72,7 +72,8 @@ static int fgl__gcfl_upload(fgl_client *c) {
     }
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
-        if (sl->groups & c->share) sq += fgl_dot(fgl_slice_size(sl), ps->grad + sl->offset, ps->grad + sl->offset);
+        if (fgl_slice_selected(sl, c->share, c->keep))
+            sq += fgl_dot(fgl_slice_size(sl), ps->grad + sl->offset, ps->grad + sl->offset);
     }
     fgl_up(c, "gnorm")[0] = (float)sqrt(sq);
     return FGL_OK;

@@ -363,7 +363,7 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
     fgl_new_tape(&s->store, "gae_tape");
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * n);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
     if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
         fgl_rng r;

@@ -32,5 +32,6 @@
     X(fedadam, fedopt)      \
     X(fedyogi, fedopt)      \
     X(fedgcn, fedgcn)       \
+    X(fedbn, fedbn)         \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */

@@ -872,7 +872,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl_new_ints(&s->store, "ready", 1);
     if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + (size_t)i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
     return FGL_OK;
 }
 

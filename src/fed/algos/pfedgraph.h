@@ -29,7 +29,7 @@ static int fgl__pfg_server_init(fgl_server *s) {
     if (!(fgl_get(s->set, "alpha") > 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -53,7 +53,7 @@ static int fgl__pfg_aggregate(fgl_server *s) {
     float *dw = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     unsigned char *rows = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
     if (!S || !cosm || !v || !x || !work || !norm || !w || !div || !init || !ups || !dw || !rows) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, init);
+    fgl_server_pack(s, s->init, init);
     fgl_server_gather(s, "theta", ups, NULL);
     for (i = 0; i < K; i++)
         if (s->up[i]) {

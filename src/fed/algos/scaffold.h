@@ -52,7 +52,7 @@ static int fgl__cv_server_init(fgl_server *s) {
     float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
-    fgl_params_pack(s->init, s->share, theta); /* the common initial model */
+    fgl_server_pack(s, s->init, theta); /* the common initial model */
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
