@@ -31,5 +31,6 @@
     X(fedadagrad, fedopt)   \
     X(fedadam, fedopt)      \
     X(fedyogi, fedopt)      \
+    X(fedsage, fedsage)     \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
