@@ -61,6 +61,9 @@
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
 #               (mu 0.01, 0.1, 1)
+#   fedsage     FedSage+ on Cora and Computers (0/1 features), 3 Louvain clients,
+#               GraphSage hidden 64, 5 local epochs: Local and FedAvg 20 rounds,
+#               FedSage+ 20 NeighGen rounds then 20 classifier rounds
 #   fedpg       FedPG's node protocol (10 METIS clients, per-class stratified
 #               20/40/40, 0/1 features, GAMLP hidden 64, 3 local epochs, Adam
 #               lr 1e-2 wd 5e-4, 100 rounds) on Cora and Computers (largest
@@ -328,6 +331,15 @@ experiments() {
             echo "fedprox|cora disjoint 10 E5 fedavg|--algo fedavg $C --local-epochs 5"
             for mu in 0.01 0.1 1; do
                 echo "fedprox|cora disjoint 10 E5 fedprox mu=$mu|--algo fedprox $C --local-epochs 5 --set mu=$mu"
+            done ;;
+        fedsage)
+            # FedSage+ (docs/algorithms.md): Louvain, 3 clients, GraphSage (hidden 64), 5 local epochs; 20 classifier
+            # rounds for all three (FedSage+ gets its 20 NeighGen rounds on top: --rounds 40)
+            for d in "Cora|cora" "Computers --features raw|computers"; do
+                D=${d%%|*}; L=${d##*|}
+                C="--data $D --split louvain --clients 3 --model sage --hidden 64 --local-epochs 5 --seeds $SEEDS"
+                for a in local fedavg; do echo "fedsage|$L louvain 3 $a|--algo $a $C --rounds 20"; done
+                echo "fedsage|$L louvain 3 fedsage|--algo fedsage $C --rounds 40"
             done ;;
         pipeline)
             P=--seeds\ 10

@@ -33,5 +33,6 @@
     X(fedyogi, fedopt)      \
     X(fedgcn, fedgcn)       \
     X(fedbn, fedbn)         \
+    X(fedsage, fedsage)     \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */

@@ -1,0 +1,326 @@
+/* Tests of FedSage+ (fedsage):
+ * - with no generated neighbours (num_pred = 0) it is FedAvg, bit for bit,
+ *   bytes included;
+ * - the mended graph holds the local graph plus k_v = min(P, round(n_v))
+ *   generated nodes per node v (recomputed from the generator), each linked
+ *   to v only, and its first rows are the client's own features;
+ * - NeighGen's feature losses fall on data where missing neighbours'
+ *   features are predictable (communities whose members share one feature
+ *   vector), the cross-client term included;
+ * - a checkpoint resumes bit for bit in the NeighGen phase and in the
+ *   classifier phase;
+ * - end to end on Cora (fgl's synthetic data where Cora is missing) over 3
+ *   Louvain clients with GraphSage beside Local and FedAvg, with
+ *   thread-count determinism.
+ * Resuming (every algorithm) is also in test_fed.c, the defences'
+ * covered-or-refused check in tests/test_defences_cover.sh. */
+#include "../fgl_fed.h"
+#include "ft.h"
+#include "ft_fed.h"
+#include <math.h>
+
+static fgl_dataset nodes;
+
+/* Small generator sizes keep the suite quick. */
+static const char *const small[] = {"latent", "16", "gen_hidden", "32", "cross", "12", NULL};
+
+static int sage_clients(const fgl_dataset *d, int k, fgl_scenario *sc, fgl_client_data *cd) {
+    fgl_error err;
+    fgl_split_config split = fgl_split_default();
+    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, 1, 1);
+    spec.hidden = 32;
+    split.how = FGL_PART_LOUVAIN;
+    split.clients = k;
+    if (fgl_scenario_make(sc, d, &split, &err)) {
+        FT_CHECK(0, "scenario: %s", err.msg);
+        return 0;
+    }
+    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) {
+        FT_CHECK(0, "scenario clients: %s", err.msg);
+        fgl_scenario_free(sc);
+        return 0;
+    }
+    return 1;
+}
+
+/* sets joined: a then b (each NULL-terminated pairs), into out (cap entries). */
+static const char *const *join(const char *const *a, const char *const *b, const char **out, int cap) {
+    int n = 0;
+    for (; a && *a && n + 2 < cap; a += 2) out[n++] = a[0], out[n++] = a[1];
+    for (; b && *b && n + 2 < cap; b += 2) out[n++] = b[0], out[n++] = b[1];
+    out[n] = NULL;
+    return out;
+}
+
+static void test_no_generation_is_fedavg(void) {
+    static const char *const none[] = {"num_pred", "0", NULL};
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run a, b;
+    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    cfg.rounds = 4;
+    cfg.local_epochs = 2;
+    if (ft_run_rounds(&a, &cfg, "fedavg", cd, 3, 4, NULL)) {
+        if (ft_run_rounds(&b, &cfg, "fedsage", cd, 3, 4, none)) {
+            FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b), "fedsage num_pred=0 differs from fedavg");
+            FT_CHECK(a.bytes_up == b.bytes_up && a.bytes_down == b.bytes_down, "fedsage num_pred=0 sends what fedavg "
+                     "sends (%.0f/%.0f up)", (double)b.bytes_up, (double)a.bytes_up);
+            fgl_run_free(&b);
+        }
+        fgl_run_free(&a);
+    }
+    { /* and with generated neighbours it is not FedAvg (the check above can fail) */
+        static const char *const gen[] = {"gen_rounds", "1", NULL};
+        const char *sets[16];
+        cfg.rounds = 4;
+        if (ft_run_rounds(&a, &cfg, "fedavg", cd, 3, 3, NULL)) {
+            if (ft_run_rounds(&b, &cfg, "fedsage", cd, 3, 4, join(small, gen, sets, 16))) {
+                FT_CHECK(!ft_same_models(&a, &b), "fedsage with generated neighbours equals fedavg");
+                fgl_run_free(&b);
+            }
+            fgl_run_free(&a);
+        }
+    }
+    fgl_scenario_free(&sc);
+}
+
+static void test_mended_graph(void) {
+    /* 2 x 10 steps at a higher rate: dGen predicts some missing neighbours by then */
+    static const char *const gen[] = {"gen_rounds", "2", "num_pred", "3", "gen_steps", "10", "gen_lr", "0.01", NULL};
+    const char *sets[16];
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run run;
+    int i;
+    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    cfg.rounds = 3;
+    cfg.local_epochs = 1;
+    if (!ft_run_rounds(&run, &cfg, "fedsage", cd, 3, 3, join(small, gen, sets, 16))) {
+        fgl_scenario_free(&sc);
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        fgl_client *c = &run.clients[i];
+        const fgl_gnn_graph *g = fgl__fedsage_mended(c);
+        const fgl_node_data *nd = cd[i].node;
+        int n = nd->n_nodes, v, p, G = 0, bad = 0, *kv = (int *)malloc(sizeof(int) * (size_t)n);
+        if (!kv || !g) {
+            FT_CHECK(0, "client %d: %s", i, kv ? "no mended graph after the NeighGen rounds" : "out of memory");
+            free(kv);
+            continue;
+        }
+        FT_CHECK(fgl__fedsage_counts(c, kv) == FGL_OK, "client %d: counts", i);
+        for (v = 0; v < n; v++) G += kv[v];
+        FT_CHECK(g->n_nodes == n + G && fgl_ints(&c->store, "mend")[0] == G, "client %d: %d nodes, %d + %d expected", i,
+                 g->n_nodes, n, G);
+        FT_CHECK(G > 0 && G <= 3 * n, "client %d: %d generated nodes for %d nodes, at most 3 each", i, G, n);
+        FT_CHECK(g->adj->nnz == nd->adj.nnz + 2 * G, "client %d: %d edges, %d + 2 x %d expected", i, g->adj->nnz,
+                 nd->adj.nnz, G);
+        /* node v's generated nodes follow in order, each linked to v alone, unlabelled and never trained on */
+        for (v = 0, G = n; v < n && g->n_nodes > n; v++)
+            for (p = 0; p < kv[v] && G < g->n_nodes; p++, G++) {
+                const fgl_csr *A = g->adj;
+                bad += A->indptr[G + 1] - A->indptr[G] != 1 || A->indices[A->indptr[G]] != v;
+            }
+        FT_CHECK(!bad, "client %d: %d generated nodes not linked to their node alone", i, bad);
+        for (v = 0; v < n && !bad; v++) { /* the first n rows are the client's own features */
+            int j;
+            for (j = 0; j < nd->n_feat; j++) {
+                float x = nd->x.data ? FGL_AT(&nd->x, v, j) : 0.0f;
+                if (!nd->x.data) {
+                    int q;
+                    for (q = nd->x_sparse.indptr[v]; q < nd->x_sparse.indptr[v + 1]; q++)
+                        if (nd->x_sparse.indices[q] == j) x = nd->x_sparse.values ? nd->x_sparse.values[q] : 1.0f;
+                }
+                bad += g->x[(size_t)v * g->n_feat + j] != x;
+            }
+        }
+        FT_CHECK(!bad, "client %d: the mended graph's first %d rows are not the client's features", i, n);
+        free(kv);
+    }
+    fgl_run_free(&run);
+    fgl_scenario_free(&sc);
+}
+
+/* n_comm communities of `per` nodes; a node links to the 2 nodes either
+ * side of it on its community's ring; its features are its community's
+ * one-hot vector and its label its community. */
+static int communities(fgl_node_data *d, int n_comm, int per) {
+    int n = n_comm * per, i, k, e = 0, *r = (int *)malloc(sizeof(int) * (size_t)n * 4);
+    int *c = (int *)malloc(sizeof(int) * (size_t)n * 4);
+    fgl_error err;
+    int rc = FGL_ERR_NOMEM;
+    fgl_node_data_init(d);
+    snprintf(d->name, sizeof d->name, "communities");
+    d->n_nodes = n;
+    d->n_feat = n_comm;
+    d->n_classes = n_comm;
+    d->y = (int *)malloc(sizeof(int) * (size_t)n);
+    d->split = (unsigned char *)malloc((size_t)n);
+    if (!r || !c || !d->y || !d->split || fgl_tensor_init(&d->x, n, n_comm)) goto done;
+    for (i = 0; i < n; i++) {
+        int cm = i / per, j = i % per;
+        FGL_AT(&d->x, i, cm) = 1.0f;
+        d->y[i] = cm;
+        d->split[i] = i % 5 == 0 ? FGL_SPLIT_TRAIN : i % 5 == 1 ? FGL_SPLIT_VAL : FGL_SPLIT_TEST;
+        for (k = 1; k <= 2; k++) {
+            r[e] = i, c[e++] = cm * per + (j + k) % per;
+            r[e] = i, c[e++] = cm * per + (j + per - k) % per;
+        }
+    }
+    rc = fgl_csr_from_coo(n, n, e, r, c, NULL, 0, &d->adj, &err);
+done:
+    free(r);
+    free(c);
+    return rc;
+}
+
+static void test_neighgen_loss_falls(void) {
+    static const char *const sets[] = {"gen_rounds", "40", "num_pred", "3", "latent", "16", "gen_hidden", "32",
+                                       "cross", "12", "gen_lr", "0.01", "gen_steps", "20", NULL};
+    fgl_node_data d[2];
+    fgl_client_data cd[2];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run run;
+    int i;
+    if (communities(&d[0], 6, 20) || communities(&d[1], 6, 20)) {
+        FT_CHECK(0, "community graphs");
+        fgl_node_data_free(&d[0]);
+        fgl_node_data_free(&d[1]);
+        return;
+    }
+    for (i = 0; i < 2; i++) {
+        memset(&cd[i], 0, sizeof cd[i]);
+        cd[i].node = &d[i];
+        cd[i].spec = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, 6, 6);
+        cd[i].spec.hidden = 16;
+    }
+    cfg.rounds = 40;
+    cfg.local_epochs = 1;
+    if (ft_run_rounds(&run, &cfg, "fedsage", cd, 2, 2, sets)) { /* the cross term starts in round 3 */
+        double l0[2][3] = {{0}}, l1[2][3] = {{0}}; /* means over rounds 3-7 and 36-40 (single steps are noisy) */
+        double first = run.stats[0].train_loss, last = 0;
+        int ok = 1, j;
+        while (ok && run.round < 40) {
+            ok = fgl_run_round(&run) == FGL_OK;
+            for (i = 0; ok && i < 2; i++)
+                for (j = 0; j < 3; j++) {
+                    double v = fgl_floats(&run.clients[i].store, "losses")[j] / 5;
+                    if (run.round <= 7) l0[i][j] += v;
+                    if (run.round > 35) l1[i][j] += v;
+                }
+        }
+        FT_CHECK(ok, "round %d: %s", run.round, run.err.msg);
+        for (i = 37; i < 40; i++) last += run.stats[i].train_loss / 3;
+        printf("#   NeighGen loss: round 1 %.4f, rounds 38-40 %.4f\n", first, last);
+        FT_CHECK(isfinite(last) && last < 0.8 * first, "NeighGen's loss fell from %.4f to %.4f only", first, last);
+        for (i = 0; i < 2; i++) {
+            printf("#   client %d: rounds 3-7 -> 36-40: L_d %.4f -> %.4f, L_f %.4f -> %.4f, L_x %.4f -> %.4f\n", i,
+                   l0[i][0], l1[i][0], l0[i][1], l1[i][1], l0[i][2], l1[i][2]);
+            /* the features are predictable (a node's missing neighbours share its vector), the counts are not
+             * (which ring neighbours are hidden is random): L_d may only level off */
+            FT_CHECK(l1[i][1] < 0.9 * l0[i][1] && l1[i][0] < 1.05 * l0[i][0],
+                     "client %d: L_d %.4f -> %.4f, L_f %.4f -> %.4f", i, l0[i][0], l1[i][0], l0[i][1], l1[i][1]);
+            FT_CHECK(l0[i][2] > 0 && l1[i][2] < 0.9 * l0[i][2], "client %d: the cross term %.4f -> %.4f", i, l0[i][2],
+                     l1[i][2]);
+        }
+        fgl_run_free(&run);
+    }
+    fgl_node_data_free(&d[0]);
+    fgl_node_data_free(&d[1]);
+}
+
+/* Run `rounds` straight, and `cut` + save + load + the rest: the same bits. */
+static void resume_at(fgl_client_data *cd, int k, int rounds, int cut, const char *const *sets) {
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run full, part, resumed;
+    fgl_error err;
+    char path[256], why[128] = "";
+    int r, ok;
+    snprintf(path, sizeof path, "/tmp/fgl_test_fedsage_%d_%lx.ckpt", cut, (unsigned long)(uintptr_t)cd);
+    cfg.rounds = rounds;
+    cfg.local_epochs = 2;
+    if (!ft_run_rounds(&full, &cfg, "fedsage", cd, k, rounds, sets)) return;
+    if (!ft_run_rounds(&part, &cfg, "fedsage", cd, k, cut, sets)) {
+        fgl_run_free(&full);
+        return;
+    }
+    ok = fgl_run_save(&part, path, &err) == FGL_OK;
+    FT_CHECK(ok, "save: %s", err.msg);
+    fgl_run_free(&part);
+    if (ok && ft_run_rounds(&resumed, &cfg, "fedsage", cd, k, 0, sets)) {
+        ok = fgl_run_load(&resumed, path, &err) == FGL_OK;
+        FT_CHECK(ok, "load: %s", err.msg);
+        for (r = resumed.round; ok && r < rounds; r++) ok = fgl_run_round(&resumed) == FGL_OK;
+        FT_CHECK(ok, "resumed round: %s", resumed.err.msg);
+        FT_CHECK(!ok || ft_same_run(&full, &resumed, why, sizeof why), "resumed at round %d of %d differs: %s", cut,
+                 rounds, why);
+        fgl_run_free(&resumed);
+    }
+    remove(path);
+    fgl_run_free(&full);
+}
+
+static void test_resume(void) {
+    static const char *const gen[] = {"gen_rounds", "4", NULL};
+    const char *sets[16];
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    join(small, gen, sets, 16);
+    resume_at(cd, 3, 7, 3, sets); /* inside NeighGen: answers in flight on both sides */
+    resume_at(cd, 3, 7, 5, sets); /* inside the classifier phase: the mended graph rebuilt */
+    fgl_scenario_free(&sc);
+}
+
+/* Cora: 7 classes, chance 14%; the bar is the one the other end-to-end
+ * tests hold baselines to (0.40), the numbers printed beside Local and FedAvg. */
+static void test_end_to_end(void) {
+    static const char *const names[] = {"local", "fedavg", "fedsage"};
+    static const char *const gen[] = {"gen_rounds", "3", NULL};
+    const char *sets[16];
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    int a;
+    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    join(small, gen, sets, 16);
+    cfg.local_epochs = 5;
+    cfg.threads = 2;
+    printf("#   %s: %-10s %8s %8s\n", nodes.label, "algorithm", "best", "last");
+    for (a = 0; a < 3; a++) {
+        fgl_run run, one;
+        fgl_run_summary s;
+        int extra = a == 2 ? 3 : 0; /* FedSage+ gets its NeighGen rounds on top */
+        cfg.rounds = (ft_quick() ? 3 : 15) + extra;
+        if (!ft_run_rounds(&run, &cfg, names[a], cd, 3, cfg.rounds, a == 2 ? sets : NULL)) continue;
+        fgl_run_summarize(&run, &s);
+        printf("#   %s: %-10s %7.2f%% %7.2f%%\n", nodes.label, names[a], 100 * s.best_test, 100 * s.last_test);
+        if (!ft_quick()) FT_CHECK(s.best_test > 0.40, "%s: best mean test accuracy %.3f", names[a], s.best_test);
+        if (a == 2) { /* the same bits on one thread */
+            fgl_fed_config c1 = cfg;
+            c1.threads = 1;
+            if (ft_run_rounds(&one, &c1, names[a], cd, 3, cfg.rounds, sets)) {
+                FT_CHECK(ft_same_history(&run, &one) && ft_same_models(&run, &one), "%s: 1 and 2 threads differ",
+                         names[a]);
+                fgl_run_free(&one);
+            }
+        }
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
+int main(void) {
+    int real = ft_node_data(&nodes);
+    printf("# data: %s (%s)\n", nodes.label, real ? "real" : "synthetic");
+    FT_RUN(test_no_generation_is_fedavg);
+    FT_RUN(test_mended_graph);
+    FT_RUN(test_neighgen_loss_falls);
+    FT_RUN(test_resume);
+    FT_RUN(test_end_to_end);
+    fgl_dataset_free(&nodes);
+    return ft_finish();
+}
