@@ -12809,7 +12809,7 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
     memcpy(d->m_x, d->x, sizeof(float) * (size_t)n * (size_t)F);
     for (i = 0; i < n; i++) d->m_y[i] = nd->y[i];
     for (i = n; i < N; i++) d->m_y[i] = -1;
-    memcpy(d->m_mask, c->data.mask[FGL_SPLIT_TRAIN], (size_t)n);
+    if (n > 0) memcpy(d->m_mask, c->data.mask[FGL_SPLIT_TRAIN], (size_t)n);
     for (i = 0; i < n; i++) {
         int k;
         for (k = A->indptr[i]; k < A->indptr[i + 1]; k++) r[e] = i, cc[e++] = A->indices[k];
@@ -13026,7 +13026,12 @@ static const fgl_algo *fgl__algo_lookup(const char *name) {
 
 FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
     const fgl_algo *a = fgl__algo_lookup(name);
-    if (!a && name) snprintf(fgl__reg()->missed, sizeof fgl__reg()->missed, "%s", name);
+    if (!a && name) { /* a longer name is cut (copied by hand: snprintf's cut is a -Wformat-truncation warning) */
+        char *m = fgl__reg()->missed;
+        size_t k;
+        for (k = 0; name[k] && k + 1 < sizeof fgl__reg()->missed; k++) m[k] = name[k];
+        m[k] = 0;
+    }
     return a;
 }
 

@@ -61,7 +61,9 @@
 
 #include "fglrun/json.c"
 #include "fglrun/options.c"
+#ifndef FGL_MPI /* under MPI the launcher owns the processes and their wait policy */
 #include "fglrun/wait.c"
+#endif
 
 /* --- models ---------------------------------------------------------------------------- */
 

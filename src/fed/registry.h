@@ -39,7 +39,12 @@ static const fgl_algo *fgl__algo_lookup(const char *name) {
 
 FGLDEF const fgl_algo *fgl_algo_find(const char *name) {
     const fgl_algo *a = fgl__algo_lookup(name);
-    if (!a && name) snprintf(fgl__reg()->missed, sizeof fgl__reg()->missed, "%s", name);
+    if (!a && name) { /* a longer name is cut (copied by hand: snprintf's cut is a -Wformat-truncation warning) */
+        char *m = fgl__reg()->missed;
+        size_t k;
+        for (k = 0; name[k] && k + 1 < sizeof fgl__reg()->missed; k++) m[k] = name[k];
+        m[k] = 0;
+    }
     return a;
 }
 

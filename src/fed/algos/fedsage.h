@@ -457,7 +457,7 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
     memcpy(d->m_x, d->x, sizeof(float) * (size_t)n * (size_t)F);
     for (i = 0; i < n; i++) d->m_y[i] = nd->y[i];
     for (i = n; i < N; i++) d->m_y[i] = -1;
-    memcpy(d->m_mask, c->data.mask[FGL_SPLIT_TRAIN], (size_t)n);
+    if (n > 0) memcpy(d->m_mask, c->data.mask[FGL_SPLIT_TRAIN], (size_t)n);
     for (i = 0; i < n; i++) {
         int k;
         for (k = A->indptr[i]; k < A->indptr[i + 1]; k++) r[e] = i, cc[e++] = A->indices[k];
