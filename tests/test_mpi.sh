@@ -56,7 +56,7 @@ same() { # label, reference JSON, MPI JSON, stderr
 }
 ALGOS=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' ',')
 NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//")
-GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//") # pfedgnn: node classification only
+GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//" -e "s/,fedgcn//" -e "s/,fedsage//") # node classification only
 NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmup=1 --set gcflplus.warmup=1"
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"

@@ -219,6 +219,14 @@ static void fgl__gcn_report(const fgl_observed *o, char *buf, size_t cap) {
              xch[0] ? 4.0 * (F + 1) * rows : 0.0, xch[0] == FGL__GCN_SENT ? 4.0 * F * rows : 0.0);
 }
 
+/* The exchange is of node features over a node graph's cut edges: a graph-classification client has neither (its
+ * receive hook would read a halo that does not exist). */
+static int fgl__gcn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    (void)set;
+    if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedgcn: node classification only");
+    return FGL_OK;
+}
+
 static fgl_algo fgl__fedgcn(void) {
     fgl_algo a = fgl__avg_base("fedgcn", "Yao et al. 2023: the halo's features sent once before training (0-, 1-, "
                                "2-hop), then FedAvg on the clients' rows", FGL_G_ALL, "parameter groups averaged");
@@ -238,5 +246,6 @@ static fgl_algo fgl__fedgcn(void) {
     a.aggregate = fgl__gcn_aggregate;
     a.download = fgl__gcn_download;
     a.report = fgl__gcn_report;
+    a.prepare_spec = fgl__gcn_spec;
     return a;
 }
