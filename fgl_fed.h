@@ -6547,7 +6547,7 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2], hits[2];
+    double acc[2], hits[2] = {NAN, NAN}; /* NaN unless a link task's metrics fill them */
     if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
     c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
@@ -12169,9 +12169,17 @@ static int fgl__gcn_client_init(fgl_client *c) {
     if (!state) return FGL_ERR_NOMEM;
     state[0] = h;
     if (h == 0) return FGL_OK;
-    if (!d->x.data || d->x.cols != d->n_feat || d->n_own < 1 || d->n_own > d->n_nodes || d->n_nodes > (1 << 24))
-        return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's halo data needs dense features, own rows first "
-                               "and at most 2^24 rows", c->id);
+    if (!d->x.data || d->x.cols != d->n_feat || d->n_own < 1 || d->n_own > d->n_nodes || d->n_nodes > (1 << 24) ||
+        !d->gid)
+        return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's halo data needs dense features, own rows first, "
+                               "their node ids and at most 2^24 rows", c->id);
+    {   /* node ids travel as floats: exact below 2^24 */
+        int r;
+        for (r = 0; r < d->n_nodes; r++)
+            if (d->gid[r] < 0 || d->gid[r] >= (1 << 24))
+                return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's row %d has node id %d (0 .. 2^24 - 1)",
+                                       c->id, r, d->gid[r]);
+    }
     x = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
     if (!x) return FGL_ERR_NOMEM;
     memcpy(x, d->x.data, sizeof(float) * (size_t)d->n_nodes * (size_t)d->n_feat);
@@ -12208,9 +12216,11 @@ static int fgl__gcn_upload(fgl_client *c) {
 static int fgl__gcn_receive(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     const float *h = fgl_down(c, "halo");
-    size_t F = (size_t)d->n_feat, own = (size_t)d->n_own;
+    size_t F, own;
     int *state = fgl_ints(&c->store, "hops");
     if (!h) return FGL_OK;
+    F = (size_t)d->n_feat;
+    own = (size_t)d->n_own;
     if (state[0] == 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: a halo arrived at a client without one");
     memcpy(fgl_floats(&c->store, "xfull") + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
     state[1] = 1;
@@ -12252,7 +12262,7 @@ static int fgl__gcn_exchange(fgl_server *s) {
     fgl__gcn_owner *own;
     float *hx;
     int i, r, senders = 0;
-    for (i = 0; i < s->n_clients; i++) senders += fgl_upload(s, i, "gid") != NULL;
+    for (i = 0; i < s->n_clients; i++) senders += fgl_upload(s, i, "gid") != NULL && fgl_upload(s, i, "x") != NULL;
     if (senders == 0) return FGL_OK; /* no halo anywhere: FedAvg */
     if (senders < s->n_clients)
         return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: the exchange needs every client's upload in round 1 (%d of "
@@ -12260,7 +12270,11 @@ static int fgl__gcn_exchange(fgl_server *s) {
     hx = fgl_floats(&s->store, "hx"); /* there: a client sends only with hops 1 or 2, the server's parameter too */
     for (i = 0; i < s->n_clients; i++) {
         const float *g = fgl_upload(s, i, "gid");
-        for (r = 0; r < s->n_nodes[i]; r++) n_own += g[r] >= 0;
+        for (r = 0; r < s->n_nodes[i]; r++) {
+            if (!(g[r] > -16777217.0f && g[r] < 16777216.0f) || g[r] != (float)(int)g[r]) /* NaN, huge, fractional */
+                return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: client %d's row %d carries node id %g", i, r, g[r]);
+            n_own += g[r] >= 0;
+        }
     }
     own = (fgl__gcn_owner *)fgl_scratch(&s->store, sizeof(fgl__gcn_owner) * FGL__MAX(n_own, 1));
     if (!own) return FGL_ERR_NOMEM;
@@ -12334,6 +12348,9 @@ static void fgl__gcn_report(const fgl_observed *o, char *buf, size_t cap) {
 static int fgl__gcn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     (void)set;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedgcn: node classification only");
+    if (spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GAMLP) /* they propagate the features once, before */
+        return fgl_error_set(err, FGL_ERR_ARG, "fedgcn: not with %s (its features are propagated before the "
+                             "exchange fills the halo in)", spec->arch == FGL_ARCH_SGC ? "sgc" : "gamlp");
     return FGL_OK;
 }
 

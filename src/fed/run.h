@@ -1038,7 +1038,7 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2], hits[2];
+    double acc[2], hits[2] = {NAN, NAN}; /* NaN unless a link task's metrics fill them */
     if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
     c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];

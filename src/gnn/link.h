@@ -139,8 +139,8 @@ FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o
     if (!(o->val >= 0 && o->test >= 0 && o->val + o->test < 1))
         return fgl_error_set(err, FGL_ERR_ARG, "link split: validation %g and test %g: fractions >= 0 summing below 1",
                              o->val, o->test);
-    if (o->eval_neg < 0 || o->hits_k < 1)
-        return fgl_error_set(err, FGL_ERR_ARG, "link split: eval_neg %d (>= 0), hits_k %d (>= 1)", o->eval_neg,
+    if (o->eval_neg < 0 || o->eval_neg > 100000000 || o->hits_k < 1)
+        return fgl_error_set(err, FGL_ERR_ARG, "link split: eval_neg %d (0 .. 1e8), hits_k %d (>= 1)", o->eval_neg,
                              o->hits_k);
     if (n < 2) return fgl_error_set(err, FGL_ERR_EMPTY, "link split: %s has %d node(s)", d->name, n);
     for (i = 0; i < n; i++)
