@@ -1631,7 +1631,8 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
  * contiguous blocks (client i on the (1 + floor(i L / K))-th of the L live
  * worker ranks), several per rank, OpenMP inside a rank. Rank 0 builds the
  * run as usual (it holds the data only to send each rank its own clients'
- * share), then:
+ * share: node data, with its halo if it has one and a link client's edge
+ * split, or graph sets), then:
  *       if (rank == 0) {
  *           fgl_run_init(&run, &cfg, algo, cd, K, &err);
  *           fgl_mpi_distribute(&run, MPI_COMM_WORLD, NULL, &err);
@@ -14010,6 +14011,12 @@ static void fgl__put_node_data(fgl_bytes *b, const fgl_node_data *d) {
     fgl__put_ints(b, d->y, n);
     fgl_bytes_put_u64(b, d->split ? (uint64_t)n : 0);
     if (d->split) fgl_bytes_put(b, d->split, n);
+    fgl_bytes_put_u32(b, d->gid ? 1u : 0u); /* a halo (fgl_split_halo): ids, own rows, hops, whole-graph norm */
+    if (!d->gid) return;
+    fgl__put_ints(b, d->gid, n);
+    fgl_bytes_put_u32(b, (uint32_t)d->n_own);
+    fgl_bytes_put_u32(b, (uint32_t)d->halo_hops);
+    fgl__put_csr(b, &d->adj_gcn);
 }
 
 static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
@@ -14032,6 +14039,75 @@ static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
     d->y = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
     d->split = (unsigned char *)fgl__get_array(r, 1, (uint64_t)d->n_nodes);
     if (!r->err && (!d->y || d->adj.rows != d->n_nodes)) r->err = FGL_ERR_FORMAT;
+    if (!r->err && fgl_reader_u32(r) && !r->err) {
+        uint32_t own, hops;
+        int i;
+        d->gid = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
+        own = fgl_reader_u32(r);
+        hops = fgl_reader_u32(r);
+        if (r->err || !d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
+        d->n_own = (int)own;
+        d->halo_hops = (int)hops;
+        for (i = 0; i < d->n_nodes; i++)
+            if (d->gid[i] < 0) return r->err = FGL_ERR_FORMAT;
+        if (!fgl__get_csr(r, &d->adj_gcn) && (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes))
+            r->err = FGL_ERR_FORMAT;
+    }
+    return r->err;
+}
+
+/* A link client's edge split (fgl_link_split_make's result): its pairs and
+ * sizes; the receiver rebuilds the training graph from the training pairs
+ * and checks the checksum, so a split arrives exactly as it left. */
+static void fgl__put_link_split(fgl_bytes *b, const fgl_link_split *ls) {
+    int k;
+    fgl_bytes_put_u32(b, (uint32_t)ls->n_nodes);
+    fgl_bytes_put_u32(b, (uint32_t)ls->hits_k);
+    for (k = FGL_SPLIT_TRAIN; k <= FGL_SPLIT_TEST; k++) {
+        fgl_bytes_put_u32(b, (uint32_t)ls->n_pos[k]);
+        fgl_bytes_put_u32(b, (uint32_t)ls->n_neg[k]);
+        fgl__put_ints(b, ls->src[k], (size_t)ls->n_pos[k] + (size_t)ls->n_neg[k]);
+        fgl__put_ints(b, ls->dst[k], (size_t)ls->n_pos[k] + (size_t)ls->n_neg[k]);
+    }
+    fgl_bytes_put_u64(b, ls->sum);
+}
+
+/* Into *ls (zeroed first; freed on error) for node data of n_nodes nodes. */
+static int fgl__get_link_split(fgl_reader *r, int n_nodes, fgl_link_split *ls) {
+    uint32_t nn, hk;
+    int k, i;
+    memset(ls, 0, sizeof *ls);
+    nn = fgl_reader_u32(r);
+    hk = fgl_reader_u32(r);
+    if (r->err || nn != (uint32_t)n_nodes || nn < 2 || hk < 1 || hk > (uint32_t)INT_MAX) return r->err = FGL_ERR_FORMAT;
+    ls->n_nodes = (int)nn;
+    ls->hits_k = (int)hk;
+    for (k = FGL_SPLIT_TRAIN; k <= FGL_SPLIT_TEST && !r->err; k++) {
+        uint32_t np = fgl_reader_u32(r), ng = fgl_reader_u32(r);
+        uint64_t n = (uint64_t)np + ng;
+        if (r->err || np > (uint32_t)INT_MAX || ng > (uint32_t)INT_MAX || n > (uint64_t)INT_MAX ||
+            (k == FGL_SPLIT_TRAIN && (ng != 0 || np < 1))) {
+            r->err = FGL_ERR_FORMAT;
+            break;
+        }
+        ls->n_pos[k] = (int)np;
+        ls->n_neg[k] = (int)ng;
+        ls->src[k] = (int *)fgl__get_array(r, 4, n);
+        ls->dst[k] = (int *)fgl__get_array(r, 4, n);
+        if (!r->err && n && (!ls->src[k] || !ls->dst[k])) r->err = FGL_ERR_FORMAT;
+        for (i = 0; !r->err && i < (int)n; i++) /* node ids of this graph; a positive pair has src < dst */
+            if (ls->src[k][i] < 0 || ls->src[k][i] >= n_nodes || ls->dst[k][i] < 0 || ls->dst[k][i] >= n_nodes ||
+                (i < (int)np && ls->src[k][i] >= ls->dst[k][i]))
+                r->err = FGL_ERR_FORMAT;
+    }
+    if (!r->err && fgl_reader_u64(r) != fgl__link_sum(ls)) r->err = FGL_ERR_FORMAT;
+    if (!r->err && fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
+                                        ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL))
+        r->err = FGL_ERR_FORMAT;
+    if (r->err) {
+        fgl_link_split_free(ls);
+        memset(ls, 0, sizeof *ls);
+    } else ls->sum = fgl__link_sum(ls);
     return r->err;
 }
 
@@ -14604,6 +14680,8 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c = &run->clients[id];
         c->val_acc = fgl__get_f64(r);
         c->test_acc = fgl__get_f64(r);
+        c->val_hits = fgl__get_f64(r);
+        c->test_hits = fgl__get_f64(r);
         c->tape.err = (int)fgl_reader_u32(r);
         fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
     }
@@ -14620,7 +14698,10 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
     fgl__mpi_put_downloads(run, t);
     for (i = 0; evaluated && i < run->n_clients; i++) /* what does not arrive stays a failure */
-        if (!run->clients[i].local) run->clients[i].val_acc = run->clients[i].test_acc = -1;
+        if (!run->clients[i].local) {
+            run->clients[i].val_acc = run->clients[i].test_acc = -1;
+            run->clients[i].val_hits = run->clients[i].test_hits = NAN;
+        }
     return fgl__mpi_exchange(run, t, FGL__MC_FINISH, evaluated ? fgl__mpi_read_evals : NULL);
 }
 
@@ -14829,8 +14910,11 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
             const fgl_client *c = &run->clients[i];
             if (t->host[i] != r) continue;
             fgl_bytes_put_u32(b, c->data.node ? 1u : 2u);
-            if (c->data.node) fgl__put_node_data(b, c->data.node);
-            else fgl__put_graph_set(b, c->data.graphs);
+            if (c->data.node) {
+                fgl__put_node_data(b, c->data.node);
+                fgl_bytes_put_u32(b, c->data.link ? 1u : 0u); /* a link client's edge split travels with it */
+                if (c->data.link) fgl__put_link_split(b, c->data.link);
+            } else fgl__put_graph_set(b, c->data.graphs);
         }
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_INIT, NULL);
@@ -15101,6 +15185,8 @@ static void fgl__worker_drop(fgl__worker *w) {
         for (i = 0; w->cd && i < w->K; i++) {
             if (w->cd[i].node) fgl_node_data_free(w->cd[i].node);
             if (w->cd[i].graphs) fgl_graph_set_free(w->cd[i].graphs);
+            if (w->cd[i].link) fgl_link_split_free((fgl_link_split *)w->cd[i].link); /* ours: it arrived */
+            FGL_FREE((void *)w->cd[i].link);
             FGL_FREE(w->cd[i].node);
             FGL_FREE(w->cd[i].graphs);
         }
@@ -15160,8 +15246,13 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         uint32_t kind;
         if (remote[i].remote) continue;
         kind = fgl_reader_u32(r);
-        if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL)
-            fgl__get_node_data(r, w->cd[i].node);
+        if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL) {
+            fgl_link_split *ls;
+            if (fgl__get_node_data(r, w->cd[i].node) || !fgl_reader_u32(r) || r->err) continue;
+            if (!(ls = (fgl_link_split *)fgl__zalloc(sizeof(fgl_link_split)))) r->err = FGL_ERR_NOMEM;
+            else if (fgl__get_link_split(r, w->cd[i].node->n_nodes, ls)) FGL_FREE(ls);
+            else w->cd[i].link = ls;
+        }
         else if (kind == 2 && (w->cd[i].graphs = (fgl_graph_set *)fgl__zalloc(sizeof(fgl_graph_set))) != NULL)
             fgl__get_graph_set(r, w->cd[i].graphs);
         else if (!r->err)
@@ -15373,6 +15464,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl_bytes_put_u32(&w->out, (uint32_t)i);
         fgl__put_f64(&w->out, c->val_acc);
         fgl__put_f64(&w->out, c->test_acc);
+        fgl__put_f64(&w->out, c->val_hits);
+        fgl__put_f64(&w->out, c->test_hits);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
         fgl_bytes_put_str(&w->out, c->tape.msg);
     }

@@ -1050,11 +1050,8 @@ int fglrun_main(int argc, char **argv) {
         return bad("--partition-file gives the clients; it cannot be combined with --split %s", fgl_part_name(o.split));
     if (o.split == FGL_PART_GIVEN && !o.partition_file) return bad("--split given needs --partition-file FILE%s", "");
     if (o.halo > 0) { /* the halo's rows are zero until FedGCN's exchange fills them: any other algorithm would train
-                       * on them as they are, and the wire to MPI ranks does not carry the node ids they need */
+                       * on them as they are */
         int a;
-#ifdef FGL_MPI
-        return bad("--halo: not over MPI (the clients' node ids do not travel to the ranks)%s", "");
-#endif
         for (a = 0; a < o.n_algos; a++)
             if (strcmp(o.algos[a], "fedgcn"))
                 return bad("--halo is FedGCN's data: %s would train on the halo's zero rows (run it without --halo)",

@@ -978,22 +978,27 @@ static void usage(FILE *f) {
     fprintf(f, "\n`fglrun --algo NAME --help` lists an algorithm's --set parameters.\n");
 }
 
+/* param p's default as --set takes it */
+static void algo_param_default(const fgl_algo_param *p, char *buf, size_t cap) {
+    if (p->type == FGL_PARAM_GROUPS) fgl_groups_format((unsigned)p->def, buf, cap);
+    else if (p->choices) fgl_algo_param_format(p, p->def, buf, cap);
+    else snprintf(buf, cap, "%g", p->def);
+}
+
 static void print_algo_help(const fgl_algo *a) {
-    int i;
+    int i, w = 10; /* the defaults' column: as wide as the widest */
+    char buf[128];
     printf("%s: %s\nparameters (--set key=value):\n", a->name, a->summary);
     for (i = 0; i < a->n_params; i++) {
+        algo_param_default(&a->params[i], buf, sizeof buf);
+        if ((int)strlen(buf) > w) w = (int)strlen(buf);
+    }
+    for (i = 0; i < a->n_params; i++) {
         const fgl_algo_param *p = &a->params[i];
-        if (p->type == FGL_PARAM_GROUPS) {
-            char buf[128];
-            fgl_groups_format((unsigned)p->def, buf, sizeof buf);
-            printf("  %-18s %-10s %s\n", p->name, buf, p->help);
-        } else if (p->choices) {
-            char buf[64];
-            fgl_algo_param_format(p, p->def, buf, sizeof buf);
-            printf("  %-18s %-10s %s (%s)\n", p->name, buf, p->help, p->choices);
-        } else {
-            printf("  %-18s %-10g %s\n", p->name, p->def, p->help);
-        }
+        algo_param_default(p, buf, sizeof buf);
+        if (p->choices && p->type != FGL_PARAM_GROUPS)
+            printf("  %-18s %-*s %s (%s)\n", p->name, w, buf, p->help, p->choices);
+        else printf("  %-18s %-*s %s\n", p->name, w, buf, p->help);
     }
     if (!a->n_params) printf("  (none)\n");
 }

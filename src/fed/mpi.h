@@ -6,7 +6,8 @@
  * contiguous blocks (client i on the (1 + floor(i L / K))-th of the L live
  * worker ranks), several per rank, OpenMP inside a rank. Rank 0 builds the
  * run as usual (it holds the data only to send each rank its own clients'
- * share), then:
+ * share: node data, with its halo if it has one and a link client's edge
+ * split, or graph sets), then:
  *       if (rank == 0) {
  *           fgl_run_init(&run, &cfg, algo, cd, K, &err);
  *           fgl_mpi_distribute(&run, MPI_COMM_WORLD, NULL, &err);
@@ -566,6 +567,8 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c = &run->clients[id];
         c->val_acc = fgl__get_f64(r);
         c->test_acc = fgl__get_f64(r);
+        c->val_hits = fgl__get_f64(r);
+        c->test_hits = fgl__get_f64(r);
         c->tape.err = (int)fgl_reader_u32(r);
         fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
     }
@@ -582,7 +585,10 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
     fgl__mpi_put_downloads(run, t);
     for (i = 0; evaluated && i < run->n_clients; i++) /* what does not arrive stays a failure */
-        if (!run->clients[i].local) run->clients[i].val_acc = run->clients[i].test_acc = -1;
+        if (!run->clients[i].local) {
+            run->clients[i].val_acc = run->clients[i].test_acc = -1;
+            run->clients[i].val_hits = run->clients[i].test_hits = NAN;
+        }
     return fgl__mpi_exchange(run, t, FGL__MC_FINISH, evaluated ? fgl__mpi_read_evals : NULL);
 }
 
@@ -791,8 +797,11 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
             const fgl_client *c = &run->clients[i];
             if (t->host[i] != r) continue;
             fgl_bytes_put_u32(b, c->data.node ? 1u : 2u);
-            if (c->data.node) fgl__put_node_data(b, c->data.node);
-            else fgl__put_graph_set(b, c->data.graphs);
+            if (c->data.node) {
+                fgl__put_node_data(b, c->data.node);
+                fgl_bytes_put_u32(b, c->data.link ? 1u : 0u); /* a link client's edge split travels with it */
+                if (c->data.link) fgl__put_link_split(b, c->data.link);
+            } else fgl__put_graph_set(b, c->data.graphs);
         }
     }
     rc = fgl__mpi_exchange(run, t, FGL__MC_INIT, NULL);

@@ -91,6 +91,12 @@ static void fgl__put_node_data(fgl_bytes *b, const fgl_node_data *d) {
     fgl__put_ints(b, d->y, n);
     fgl_bytes_put_u64(b, d->split ? (uint64_t)n : 0);
     if (d->split) fgl_bytes_put(b, d->split, n);
+    fgl_bytes_put_u32(b, d->gid ? 1u : 0u); /* a halo (fgl_split_halo): ids, own rows, hops, whole-graph norm */
+    if (!d->gid) return;
+    fgl__put_ints(b, d->gid, n);
+    fgl_bytes_put_u32(b, (uint32_t)d->n_own);
+    fgl_bytes_put_u32(b, (uint32_t)d->halo_hops);
+    fgl__put_csr(b, &d->adj_gcn);
 }
 
 static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
@@ -113,6 +119,75 @@ static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
     d->y = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
     d->split = (unsigned char *)fgl__get_array(r, 1, (uint64_t)d->n_nodes);
     if (!r->err && (!d->y || d->adj.rows != d->n_nodes)) r->err = FGL_ERR_FORMAT;
+    if (!r->err && fgl_reader_u32(r) && !r->err) {
+        uint32_t own, hops;
+        int i;
+        d->gid = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
+        own = fgl_reader_u32(r);
+        hops = fgl_reader_u32(r);
+        if (r->err || !d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
+        d->n_own = (int)own;
+        d->halo_hops = (int)hops;
+        for (i = 0; i < d->n_nodes; i++)
+            if (d->gid[i] < 0) return r->err = FGL_ERR_FORMAT;
+        if (!fgl__get_csr(r, &d->adj_gcn) && (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes))
+            r->err = FGL_ERR_FORMAT;
+    }
+    return r->err;
+}
+
+/* A link client's edge split (fgl_link_split_make's result): its pairs and
+ * sizes; the receiver rebuilds the training graph from the training pairs
+ * and checks the checksum, so a split arrives exactly as it left. */
+static void fgl__put_link_split(fgl_bytes *b, const fgl_link_split *ls) {
+    int k;
+    fgl_bytes_put_u32(b, (uint32_t)ls->n_nodes);
+    fgl_bytes_put_u32(b, (uint32_t)ls->hits_k);
+    for (k = FGL_SPLIT_TRAIN; k <= FGL_SPLIT_TEST; k++) {
+        fgl_bytes_put_u32(b, (uint32_t)ls->n_pos[k]);
+        fgl_bytes_put_u32(b, (uint32_t)ls->n_neg[k]);
+        fgl__put_ints(b, ls->src[k], (size_t)ls->n_pos[k] + (size_t)ls->n_neg[k]);
+        fgl__put_ints(b, ls->dst[k], (size_t)ls->n_pos[k] + (size_t)ls->n_neg[k]);
+    }
+    fgl_bytes_put_u64(b, ls->sum);
+}
+
+/* Into *ls (zeroed first; freed on error) for node data of n_nodes nodes. */
+static int fgl__get_link_split(fgl_reader *r, int n_nodes, fgl_link_split *ls) {
+    uint32_t nn, hk;
+    int k, i;
+    memset(ls, 0, sizeof *ls);
+    nn = fgl_reader_u32(r);
+    hk = fgl_reader_u32(r);
+    if (r->err || nn != (uint32_t)n_nodes || nn < 2 || hk < 1 || hk > (uint32_t)INT_MAX) return r->err = FGL_ERR_FORMAT;
+    ls->n_nodes = (int)nn;
+    ls->hits_k = (int)hk;
+    for (k = FGL_SPLIT_TRAIN; k <= FGL_SPLIT_TEST && !r->err; k++) {
+        uint32_t np = fgl_reader_u32(r), ng = fgl_reader_u32(r);
+        uint64_t n = (uint64_t)np + ng;
+        if (r->err || np > (uint32_t)INT_MAX || ng > (uint32_t)INT_MAX || n > (uint64_t)INT_MAX ||
+            (k == FGL_SPLIT_TRAIN && (ng != 0 || np < 1))) {
+            r->err = FGL_ERR_FORMAT;
+            break;
+        }
+        ls->n_pos[k] = (int)np;
+        ls->n_neg[k] = (int)ng;
+        ls->src[k] = (int *)fgl__get_array(r, 4, n);
+        ls->dst[k] = (int *)fgl__get_array(r, 4, n);
+        if (!r->err && n && (!ls->src[k] || !ls->dst[k])) r->err = FGL_ERR_FORMAT;
+        for (i = 0; !r->err && i < (int)n; i++) /* node ids of this graph; a positive pair has src < dst */
+            if (ls->src[k][i] < 0 || ls->src[k][i] >= n_nodes || ls->dst[k][i] < 0 || ls->dst[k][i] >= n_nodes ||
+                (i < (int)np && ls->src[k][i] >= ls->dst[k][i]))
+                r->err = FGL_ERR_FORMAT;
+    }
+    if (!r->err && fgl_reader_u64(r) != fgl__link_sum(ls)) r->err = FGL_ERR_FORMAT;
+    if (!r->err && fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
+                                        ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL))
+        r->err = FGL_ERR_FORMAT;
+    if (r->err) {
+        fgl_link_split_free(ls);
+        memset(ls, 0, sizeof *ls);
+    } else ls->sum = fgl__link_sum(ls);
     return r->err;
 }
 

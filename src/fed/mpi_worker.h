@@ -73,6 +73,8 @@ static void fgl__worker_drop(fgl__worker *w) {
         for (i = 0; w->cd && i < w->K; i++) {
             if (w->cd[i].node) fgl_node_data_free(w->cd[i].node);
             if (w->cd[i].graphs) fgl_graph_set_free(w->cd[i].graphs);
+            if (w->cd[i].link) fgl_link_split_free((fgl_link_split *)w->cd[i].link); /* ours: it arrived */
+            FGL_FREE((void *)w->cd[i].link);
             FGL_FREE(w->cd[i].node);
             FGL_FREE(w->cd[i].graphs);
         }
@@ -132,8 +134,13 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         uint32_t kind;
         if (remote[i].remote) continue;
         kind = fgl_reader_u32(r);
-        if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL)
-            fgl__get_node_data(r, w->cd[i].node);
+        if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL) {
+            fgl_link_split *ls;
+            if (fgl__get_node_data(r, w->cd[i].node) || !fgl_reader_u32(r) || r->err) continue;
+            if (!(ls = (fgl_link_split *)fgl__zalloc(sizeof(fgl_link_split)))) r->err = FGL_ERR_NOMEM;
+            else if (fgl__get_link_split(r, w->cd[i].node->n_nodes, ls)) FGL_FREE(ls);
+            else w->cd[i].link = ls;
+        }
         else if (kind == 2 && (w->cd[i].graphs = (fgl_graph_set *)fgl__zalloc(sizeof(fgl_graph_set))) != NULL)
             fgl__get_graph_set(r, w->cd[i].graphs);
         else if (!r->err)
@@ -345,6 +352,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl_bytes_put_u32(&w->out, (uint32_t)i);
         fgl__put_f64(&w->out, c->val_acc);
         fgl__put_f64(&w->out, c->test_acc);
+        fgl__put_f64(&w->out, c->val_hits);
+        fgl__put_f64(&w->out, c->test_hits);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
         fgl_bytes_put_str(&w->out, c->tape.msg);
     }

@@ -74,6 +74,11 @@ FGLDEF double fgl_link_auc(const float *pos, int n_pos, const float *neg, int n_
  * negatives. NaN when there are no positives, k < 1, or a score is NaN. */
 FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n_neg, int k);
 
+/* fgl:private */
+/* ls->sum: FNV-1a over the split's pairs, with K of Hits@K (fgl_link_split_make's, and the check of a
+ * split that arrived over MPI). */
+FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls);
+
 /* fgl:implementation */
 /* --- link prediction -------------------------------------------------------------- */
 
@@ -126,10 +131,21 @@ static int fgl__link_draw(const fgl_csr *adj, int n, fgl_rng *r, int tries, int 
     return -1;
 }
 
+FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls) {
+    uint64_t h = 0x4c494e4bull;
+    int i, k;
+    for (k = 1; k < 4; k++)
+        for (i = 0; i < ls->n_pos[k] + ls->n_neg[k]; i++) {
+            h = (h ^ (uint64_t)(uint32_t)ls->src[k][i]) * 0x100000001b3ull;
+            h = (h ^ (uint64_t)(uint32_t)ls->dst[k][i]) * 0x100000001b3ull;
+        }
+    return h ^ (uint64_t)ls->hits_k;
+}
+
 FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o, uint64_t seed, fgl_link_split *ls,
                                fgl_error *err) {
     fgl_link_options def = fgl_link_options_default();
-    uint64_t *keys = NULL, h = 0x4c494e4bull;
+    uint64_t *keys = NULL;
     int n, E = 0, i, j, k, rc = FGL_OK, cut[4];
     fgl_rng r;
     memset(ls, 0, sizeof *ls);
@@ -200,12 +216,7 @@ FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o
     if ((rc = fgl_graph_from_edges(n, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN], ls->n_pos[FGL_SPLIT_TRAIN],
                                    FGL_EDGES_SYMMETRIZE, &ls->adj, err)))
         goto done;
-    for (k = 1; k < 4; k++) /* FNV-1a over the pairs */
-        for (i = 0; i < ls->n_pos[k] + ls->n_neg[k]; i++) {
-            h = (h ^ (uint64_t)(uint32_t)ls->src[k][i]) * 0x100000001b3ull;
-            h = (h ^ (uint64_t)(uint32_t)ls->dst[k][i]) * 0x100000001b3ull;
-        }
-    ls->sum = h ^ (uint64_t)ls->hits_k;
+    ls->sum = fgl__link_sum(ls);
 done:
     FGL_FREE(keys);
     if (rc) fgl_link_split_free(ls);
