@@ -287,9 +287,11 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 /* The per-round CSV: its header, and round r of run as rows (a row per
  * client). names (NULL: none): each client's dataset, when each client is
  * one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...), in a last
- * column "dataset". */
-static void csv_header(FILE *f, const char *const *names) {
-    fprintf(f, "round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down%s\n", names ? ",dataset" : "");
+ * column "dataset". link (--task link): the run's accuracy is the AUC, and
+ * its columns say so (val_auc, test_auc). */
+static void csv_header(FILE *f, const char *const *names, int link) {
+    fprintf(f, "round,client,train_loss,%s,bytes_up,bytes_down%s\n", link ? "val_auc,test_auc" : "val_acc,test_acc",
+            names ? ",dataset" : "");
 }
 
 static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names) {
@@ -304,7 +306,7 @@ static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *nam
 }
 
 static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
-                            const char *const *names) {
+                            const char *const *names, int link) {
     char path[1024];
     FILE *f;
     int r;
@@ -313,7 +315,7 @@ static void write_round_csv(const char *dir, const char *algo, uint64_t seed, co
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return;
     }
-    csv_header(f, names);
+    csv_header(f, names, link);
     for (r = 0; r < run->round; r++) csv_round(f, run, r, names);
     fclose(f);
 }
@@ -755,7 +757,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", fname, fold);
         else snprintf(name, sizeof name, "%s", fname);
         if (ok) client_order(cd, K, order, dom, share);
-        write_round_csv(o->out_dir, name, seed, &run, names);
+        write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK);
         write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
         free(order);
         free(dom);

@@ -1,7 +1,8 @@
 /* ft_fed.h - setup shared by the federated tests (test_fed*.c): the data
  * (a real dataset when FGL_DATA has it, fgl's synthetic generators
  * otherwise, so the runtime is tested on every machine), clients over it, a
- * run driven for some rounds, and bitwise comparisons of two runs. Include
+ * run driven for some rounds, bitwise comparisons of two runs, and an
+ * end-to-end comparison of algorithms (ft_end_to_end). Include
  * after fgl_fed.h (with FGL_IMPLEMENTATION) and ft.h. */
 #ifndef FT_FED_H
 #define FT_FED_H
@@ -284,6 +285,52 @@ static inline double ft_majority_baseline(const fgl_scenario *sc) {
         free(cnt);
     }
     return sum / sc->n_clients;
+}
+
+/* One algorithm of an end-to-end comparison (ft_end_to_end). */
+typedef struct ft_e2e_algo {
+    const char *name;
+    int rounds;               /* rounds it runs */
+    const char *const *sets;  /* its parameters (NULL-terminated key, value pairs), or NULL */
+    int one_thread_too;       /* 1: run again on one thread, which must give the same bits */
+} ft_e2e_algo;
+
+/* End to end: each of algos[0..n-1] over cd[0..k-1] with cfg (cfg->threads
+ * above 1 for the thread check), one line each of its best and last mean
+ * test accuracy under `label`; outside quick runs (ft_quick) its best above
+ * `bar`. s[a] is algorithm a's summary (zeroed when it did not run); with
+ * `inspect`, inspect(a, run, ud) sees each run before it is freed. Returns
+ * the number of algorithms that ran (one that failed has failed the test). */
+static inline int ft_end_to_end(const char *label, const ft_e2e_algo *algos, int n, const fgl_fed_config *cfg,
+                                fgl_client_data *cd, int k, double bar, fgl_run_summary *s,
+                                void (*inspect)(int a, const fgl_run *run, void *ud), void *ud) {
+    int a, ran = 0;
+    printf("#   %s: %-12s %8s %8s\n", label, "algorithm", "best", "last");
+    for (a = 0; a < n; a++) {
+        fgl_fed_config c = *cfg;
+        fgl_run run, one;
+        memset(&s[a], 0, sizeof s[a]);
+        c.rounds = algos[a].rounds;
+        if (!ft_run_rounds(&run, &c, algos[a].name, cd, k, c.rounds, algos[a].sets)) continue;
+        ran++;
+        fgl_run_summarize(&run, &s[a]);
+        printf("#   %s: %-12s %7.2f%% %7.2f%%\n", label, algos[a].name, 100 * s[a].best_test, 100 * s[a].last_test);
+        if (!ft_quick())
+            FT_CHECK(s[a].best_test > bar, "%s: best mean test accuracy %.3f, not above %.3f", algos[a].name,
+                     s[a].best_test, bar);
+        if (algos[a].one_thread_too) {
+            fgl_fed_config c1 = c;
+            c1.threads = 1;
+            if (ft_run_rounds(&one, &c1, algos[a].name, cd, k, c.rounds, algos[a].sets)) {
+                FT_CHECK(ft_same_history(&run, &one) && ft_same_models(&run, &one), "%s: 1 and %d threads differ",
+                         algos[a].name, c.threads);
+                fgl_run_free(&one);
+            }
+        }
+        if (inspect) inspect(a, &run, ud);
+        fgl_run_free(&run);
+    }
+    return ran;
 }
 
 #endif

@@ -161,30 +161,19 @@ static void test_end_to_end(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    ft_e2e_algo algos[6];
+    fgl_run_summary s[6];
     int a;
     if (!ft_node_clients(&nodes, 5, 32, &sc, cd)) return;
-    cfg.rounds = ft_quick() ? 3 : 20;
     cfg.local_epochs = 5;
     cfg.threads = 2;
-    printf("#   %s: %-12s %8s %8s\n", nodes.label, "algorithm", "best", "last");
     for (a = 0; a < 6; a++) {
-        fgl_run run, one;
-        fgl_run_summary s;
-        if (!ft_run_rounds(&run, &cfg, names[a], cd, 5, cfg.rounds, NULL)) continue;
-        fgl_run_summarize(&run, &s);
-        printf("#   %s: %-12s %7.2f%% %7.2f%%\n", nodes.label, names[a], 100 * s.best_test, 100 * s.last_test);
-        if (!ft_quick()) FT_CHECK(s.best_test > 0.40, "%s: best mean test accuracy %.3f", names[a], s.best_test);
-        if (a >= 2) { /* the same bits on one thread */
-            fgl_fed_config c1 = cfg;
-            c1.threads = 1;
-            if (ft_run_rounds(&one, &c1, names[a], cd, 5, cfg.rounds, NULL)) {
-                FT_CHECK(ft_same_history(&run, &one) && ft_same_models(&run, &one), "%s: 1 and 2 threads differ",
-                         names[a]);
-                fgl_run_free(&one);
-            }
-        }
-        fgl_run_free(&run);
+        algos[a].name = names[a];
+        algos[a].rounds = ft_quick() ? 3 : 20;
+        algos[a].sets = NULL;
+        algos[a].one_thread_too = a >= 2; /* the server optimizers: the same bits on one thread */
     }
+    ft_end_to_end(nodes.label, algos, 6, &cfg, cd, 5, 0.40, s, NULL, NULL);
     fgl_scenario_free(&sc);
 }
 

@@ -12,8 +12,10 @@
  * - a keep that leaves nothing shared is refused when the run is checked;
  * - saved and resumed, a FedBN run ends with the uninterrupted run's bits;
  *   1 and 2 threads give the same bits;
- * - DP and secure aggregation cover it (noise reaches the shared part only;
- *   the sum is exact up to fixed point), on synthetic graphs.
+ * - DP and secure aggregation cover it (noise reaches the shared part only,
+ *   which a spy that must see downloads checks; the uploads the server
+ *   receives are masked and the sum is exact up to fixed point), on
+ *   synthetic graphs.
  * Data: fgl's synthetic graph set (clients over a Dirichlet split) for the
  * batch-norm model; Cora or fgl's synthetic nodes for the GCN. */
 #include "../fgl_fed.h"
@@ -30,6 +32,7 @@ static const unsigned BN = FGL_G_NORM | FGL_G_BNSTAT;
 static float *at_receive[K], *after_train[K];
 static size_t spy_size;
 static int spy_rounds[K], spy_overwritten[K]; /* trainings seen; downloads that changed the batch norm */
+static int spy_checked[K];                    /* downloads compared with the client's last training */
 static int (*spy_inner_receive)(fgl_client *c), (*spy_inner_upload)(fgl_client *c);
 
 static int spy_receive(fgl_client *c) {
@@ -37,7 +40,7 @@ static int spy_receive(fgl_client *c) {
     int i;
     if (c->id >= K || ps->size != spy_size) return fgl_client_fail(c, FGL_ERR_ARG, "spy: unexpected client");
     if (spy_rounds[c->id] > 0) /* the batch norm as the client's last training left it? */
-        for (i = 0; i < ps->n; i++) {
+        for (spy_checked[c->id]++, i = 0; i < ps->n; i++) {
             const fgl_slice *s = &ps->slices[i];
             if (!(s->groups & BN)) continue;
             if (memcmp(ps->data + s->offset, after_train[c->id] + s->offset, sizeof(float) * fgl_slice_size(s)))
@@ -69,7 +72,7 @@ static void spy_reset(size_t size) {
         free(after_train[i]);
         at_receive[i] = (float *)calloc(size, sizeof(float));
         after_train[i] = (float *)calloc(size, sizeof(float));
-        spy_rounds[i] = spy_overwritten[i] = 0;
+        spy_rounds[i] = spy_overwritten[i] = spy_checked[i] = 0;
     }
 }
 
@@ -352,43 +355,82 @@ static void test_resume_and_threads(void) {
     fgl_scenario_free(&sc);
 }
 
-/* Secure aggregation: the server's vector within fixed point of the plain run's; DP with huge noise changes
- * the models, and its noise never writes the batch norm (at every download it is as training left it). */
+/* Secure aggregation: every round unmasked, what the server received
+ * (each client's last upload) masked - neither the plain run's floats nor
+ * their fixed-point encoding - and the server's vector within fixed point of
+ * the plain run's; DP with huge noise changes the models, and its noise
+ * never writes the batch norm (at every download after the first it is as
+ * training left it). */
 static void test_defences_cover(void) {
     fgl_scenario sc;
     fgl_client_data cd[K];
     fgl_fed_config cfg = graph_cfg(2);
     fgl_run plain, masked, loud;
+    ft_seen plain_up, masked_up;
     fgl_algo a = spied(*fgl_algo_find("fedbn"));
     if (!bn_clients(&sc, cd)) return;
     cfg.secrets.from_seed = 1;
     cfg.secrets.seed = 5;
-    if (ft_run_rounds(&plain, &cfg, "fedbn", cd, K, cfg.rounds, NULL)) {
+    if (ft_run_rounds_seen(&plain, &cfg, "fedbn", cd, K, cfg.rounds, &plain_up)) {
         fgl_fed_config s = cfg, d = cfg;
         s.secagg.on = 1;
         s.robust.screen = 0;
-        if (ft_run_rounds(&masked, &s, "fedbn", cd, K, cfg.rounds, NULL)) {
-            const float *g0 = fgl_floats(&plain.server.store, "global"), *g1 = fgl_floats(&masked.server.store, "global");
-            double worst = 0;
-            size_t j;
+        if (ft_run_rounds_seen(&masked, &s, "fedbn", cd, K, cfg.rounds, &masked_up)) {
+            const float *g0 = fgl_floats(&plain.server.store, "global");
+            const float *g1 = fgl_floats(&masked.server.store, "global");
+            double worst = 0, N = 0, scale = ldexp(1.0, s.secagg.frac_bits);
+            size_t j, n = masked.server.n_shared, same = 0, near = 0, seen = 0;
+            int i, r;
             for (j = 0; j < plain.server.n_shared; j++)
                 if (fabs((double)g0[j] - g1[j]) > worst) worst = fabs((double)g0[j] - g1[j]);
             FT_CHECK(worst < 1e-4, "secure aggregation: the global model differs by %g from the plain mean's", worst);
+            for (r = 0; r < cfg.rounds; r++)
+                FT_CHECK(!masked.stats[r].secagg_failed && !plain.stats[r].secagg_failed,
+                         "round %d: secure aggregation unmasked %d (masked run), failed %d (plain run)", r + 1,
+                         !masked.stats[r].secagg_failed, plain.stats[r].secagg_failed);
+            FT_CHECK(fgl_upload(&masked.server, 0, "theta") == NULL, "the server reads client 0's masked upload");
+            /* the masked words against the plain run's uploads: bit for bit, and as fixed point (n_i / N) theta_i
+             * 2^frac_bits, which the masks take uniformly over the ring: within 2^16 of it by chance with
+             * probability 2^-15 a word; unmasked, every word is within a few units (the runs' models differ by
+             * the fixed point's rounding only) */
+            for (i = 0; i < K; i++) N += masked.n_registered[i];
+            for (i = 0; i < K; i++) {
+                double wn = masked.n_registered[i] / N;
+                if (!plain_up.theta[i] || !masked_up.theta[i]) continue;
+                for (j = 0; j < n; j++) {
+                    uint32_t w, enc = (uint32_t)(int32_t)llround(wn * plain_up.theta[i][j] * scale);
+                    memcpy(&w, &masked_up.theta[i][j], 4);
+                    same += !memcmp(&masked_up.theta[i][j], &plain_up.theta[i][j], sizeof(float));
+                    near += (int32_t)(w - enc) > -65536 && (int32_t)(w - enc) < 65536;
+                }
+                seen++;
+            }
+            printf("#   secagg: %zu of %zu uploaded words equal the plain upload's, %zu near its fixed point; "
+                   "global within %.3g\n", same, seen * n, near, worst);
+            FT_CHECK(seen == K && n > 0, "uploads seen from %zu of %d clients (%zu floats each)", seen, K, n);
+            FT_CHECK(same == 0 && near <= seen * n / 1000,
+                     "masking: %zu uploaded words are the plain upload's, %zu of %zu near its fixed point", same, near,
+                     seen * n);
             fgl_run_free(&masked);
         }
+        ft_seen_free(&masked_up);
         d.dp.clip = 1;
         d.dp.noise = 1000;
         d.robust.screen = 0;
         spy_reset(plain.clients[0].model.params.size);
         if (ft_run_algo(&loud, &d, &a, cd, K, cfg.rounds, NULL)) {
-            int i, over = 0;
+            int i, over = 0, checked = 0;
             FT_CHECK(!ft_same_models(&plain, &loud), "dp noise 1000 left the models alone");
-            for (i = 0; i < K; i++) over += spy_overwritten[i];
-            FT_CHECK(over == 0, "dp: %d downloads wrote into a client's batch norm", over);
+            for (i = 0; i < K; i++) over += spy_overwritten[i], checked += spy_checked[i];
+            /* every client's download after each round (the first, of the initial model, has nothing to compare) */
+            FT_CHECK(checked == K * cfg.rounds, "dp: %d downloads compared with the last training, %d expected",
+                     checked, K * cfg.rounds);
+            FT_CHECK(over == 0, "dp: %d of %d downloads wrote into a client's batch norm", over, checked);
             fgl_run_free(&loud);
         }
         fgl_run_free(&plain);
     }
+    ft_seen_free(&plain_up);
     fgl_scenario_free(&sc);
 }
 

@@ -10,7 +10,8 @@
  * - a checkpoint resumes bit for bit in the NeighGen phase and in the
  *   classifier phase;
  * - end to end on Cora (fgl's synthetic data where Cora is missing) over 3
- *   Louvain clients with GraphSage beside Local and FedAvg, with
+ *   Louvain clients with GraphSage beside Local and FedAvg: it trains on
+ *   graphs with generated nodes and scores within 5 points of FedAvg, with
  *   thread-count determinism.
  * Resuming (every algorithm) is also in test_fed.c, the defences'
  * covered-or-refused check in tests/test_defences_cover.sh. */
@@ -275,40 +276,56 @@ static void test_resume(void) {
     fgl_scenario_free(&sc);
 }
 
+/* The generated nodes in each client's mended graph (-1: none built), seen by ft_end_to_end's inspect. */
+static int e2e_generated[3];
+static void e2e_inspect(int a, const fgl_run *run, void *ud) {
+    int i;
+    (void)ud;
+    for (i = 0; a == 2 && i < 3 && i < run->n_clients; i++)
+        e2e_generated[i] = fgl__fedsage_mended(&run->clients[i]) ? fgl_ints(&run->clients[i].store, "mend")[0] : -1;
+}
+
 /* Cora: 7 classes, chance 14%; the bar is the one the other end-to-end
- * tests hold baselines to (0.40), the numbers printed beside Local and FedAvg. */
+ * tests hold baselines to (0.40), the numbers printed beside Local and
+ * FedAvg. NeighGen trains 3 rounds of 10 steps at rate 0.01 (as in
+ * test_mended_graph), up to 2 generated neighbours a node: with the
+ * defaults' single step at 0.001, dGen still predicted no missing neighbour
+ * for any Cora node after 3 rounds (seeds 1 to 8; one client of one seed
+ * excepted), and FedSage+ here was FedAvg on the unmended graphs. Checked:
+ * - the classifier trained on mended graphs: every client's holds generated
+ *   nodes (seeds 1 to 8: 1317 to 1679 per client on Cora, 1806 to 2382 on
+ *   the synthetic data);
+ * - FedSage+'s best mean test accuracy within 5 points of FedAvg's. Over
+ *   seeds 1 to 8, best FedSage+ - best FedAvg: Cora -2.8 to +2.1 points
+ *   (mean -0.9), synthetic -1.5 to -0.1 (mean -1.0); 5 points is nearly
+ *   twice the worst gap. (The run is seeded: 1 and 2 threads give the same
+ *   numbers, which the one-thread rerun checks. An fGen left untrained,
+ *   lambda_f = alpha = 0, scored within this margin too: the check catches
+ *   a broken classifier phase, not a weak generator.) */
 static void test_end_to_end(void) {
-    static const char *const names[] = {"local", "fedavg", "fedsage"};
-    static const char *const gen[] = {"gen_rounds", "3", NULL};
+    static const char *const gen[] = {"gen_rounds", "3", "gen_steps", "10", "gen_lr", "0.01", "num_pred", "2", NULL};
     const char *sets[16];
     fgl_scenario sc;
     fgl_client_data cd[3];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
-    int a;
+    ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fedsage", 0, NULL, 1}};
+    fgl_run_summary s[3];
+    int a, i;
     if (!sage_clients(&nodes, 3, &sc, cd)) return;
-    join(small, gen, sets, 16);
+    algos[2].sets = join(small, gen, sets, 16);
     cfg.local_epochs = 5;
     cfg.threads = 2;
-    printf("#   %s: %-10s %8s %8s\n", nodes.label, "algorithm", "best", "last");
-    for (a = 0; a < 3; a++) {
-        fgl_run run, one;
-        fgl_run_summary s;
-        int extra = a == 2 ? 3 : 0; /* FedSage+ gets its NeighGen rounds on top */
-        cfg.rounds = (ft_quick() ? 3 : 15) + extra;
-        if (!ft_run_rounds(&run, &cfg, names[a], cd, 3, cfg.rounds, a == 2 ? sets : NULL)) continue;
-        fgl_run_summarize(&run, &s);
-        printf("#   %s: %-10s %7.2f%% %7.2f%%\n", nodes.label, names[a], 100 * s.best_test, 100 * s.last_test);
-        if (!ft_quick()) FT_CHECK(s.best_test > 0.40, "%s: best mean test accuracy %.3f", names[a], s.best_test);
-        if (a == 2) { /* the same bits on one thread */
-            fgl_fed_config c1 = cfg;
-            c1.threads = 1;
-            if (ft_run_rounds(&one, &c1, names[a], cd, 3, cfg.rounds, sets)) {
-                FT_CHECK(ft_same_history(&run, &one) && ft_same_models(&run, &one), "%s: 1 and 2 threads differ",
-                         names[a]);
-                fgl_run_free(&one);
-            }
-        }
-        fgl_run_free(&run);
+    for (a = 0; a < 3; a++) algos[a].rounds = (ft_quick() ? 3 : 15) + (a == 2 ? 3 : 0); /* + NeighGen's rounds */
+    for (i = 0; i < 3; i++) e2e_generated[i] = -1;
+    if (ft_end_to_end(nodes.label, algos, 3, &cfg, cd, 3, 0.40, s, e2e_inspect, NULL) == 3) {
+        printf("#   %s: fedsage's mended graphs: %d, %d, %d generated nodes\n", nodes.label, e2e_generated[0],
+               e2e_generated[1], e2e_generated[2]);
+        for (i = 0; i < 3; i++)
+            FT_CHECK(e2e_generated[i] > 0, "fedsage: client %d's classifier trained on %s", i,
+                     e2e_generated[i] < 0 ? "no mended graph" : "a mended graph without generated nodes");
+        if (!ft_quick())
+            FT_CHECK(s[2].best_test >= s[1].best_test - 0.05, "fedsage: best mean test accuracy %.4f, fedavg's %.4f",
+                     s[2].best_test, s[1].best_test);
     }
     fgl_scenario_free(&sc);
 }

@@ -22,7 +22,10 @@
 #    beside plain accuracy, which they leave unchanged) are recorded with their
 #    values and replayed identically by --config;
 #  - FedPG's val_centres=1 warns and marks its result ("label_leakage"),
-#    and it and target_scale=authors are recorded and replayed.
+#    and it and target_scale=authors are recorded and replayed;
+#  - --task link: AUC and Hits@K in the result, resume and replay, the
+#    per-round CSV's columns val_auc, test_auc and the plots' labels AUC;
+#    a class method refused with the reason.
 # Usage: tests/test_fglrun.sh BUILD_DIR (holding fglrun and tests/user_fglrun)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -397,6 +400,31 @@ else echo "not ok - fglrun --task link: result or resume"; sed 's/^/#   /' "$tmp
 if $FGLRUN --config "$tmp/link.json" --json --quiet > "$tmp/linkrep.json" 2> "$tmp/err" &&
    [ "$(strip $tmp/link.json)" = "$(strip $tmp/linkrep.json)" ]; then echo "ok - fglrun --task link replays from its record"
 else echo "not ok - fglrun --task link replay"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# the run's accuracy is the AUC, and --out says so: the per-round CSV's columns val_auc, test_auc (as the rounds
+# go, and at the end), the plots' labels; a node run keeps val_acc, test_acc and "accuracy"
+lo="--task link --data synthetic --clients 4 --rounds 2 --algo fedavg --link-neg 200 --quiet"
+rm -rf "$tmp/lout" "$tmp/lstop" "$tmp/nout" "$tmp/lsck"
+$FGLRUN $lo --out "$tmp/lout" > /dev/null 2> "$tmp/err"
+$FGLRUN $lo --out "$tmp/lstop" --checkpoint "$tmp/lsck" --stop-after 1 > /dev/null 2>> "$tmp/err"
+$FGLRUN --data synthetic --clients 4 --rounds 2 --algo fedavg --quiet --out "$tmp/nout" > /dev/null 2>> "$tmp/err"
+hl=round,client,train_loss,val_auc,test_auc,bytes_up,bytes_down
+hn=round,client,train_loss,val_acc,test_acc,bytes_up,bytes_down
+if [ "$(head -n 1 "$tmp/lout/fedavg_seed1_rounds.csv" 2> /dev/null)" = "$hl" ] &&
+   [ "$(head -n 1 "$tmp/lstop/fedavg_seed1_rounds.csv" 2> /dev/null)" = "$hl" ] &&
+   [ "$(head -n 1 "$tmp/nout/fedavg_seed1_rounds.csv" 2> /dev/null)" = "$hn" ] &&
+   grep -q '>validation AUC (%)</text>' "$tmp/lout/curves.svg" && grep -q '>Test AUC</text>' "$tmp/lout/curves.svg" &&
+   grep -q '>Per-client AUC (fairness)</text>' "$tmp/lout/clients.svg" &&
+   grep -q '>test AUC (%)</text>' "$tmp/lout/clients.svg" &&
+   ! grep -q 'accuracy' "$tmp/lout/curves.svg" "$tmp/lout/clients.svg" &&
+   grep -q '>validation accuracy (%)</text>' "$tmp/nout/curves.svg" &&
+   grep -q '>Per-client accuracy (fairness)</text>' "$tmp/nout/clients.svg"; then
+    echo "ok - fglrun --task link --out: CSV columns val_auc, test_auc; the plots say AUC (a node run's: accuracy)"
+else
+    echo "not ok - fglrun --task link --out: CSV header" \
+         "'$(head -n 1 "$tmp/lout/fedavg_seed1_rounds.csv" 2> /dev/null)' (stopped run" \
+         "'$(head -n 1 "$tmp/lstop/fedavg_seed1_rounds.csv" 2> /dev/null)'), the plots' labels AUC"
+    sed 's/^/#   /' "$tmp/err" | head -3
+fi
 if $FGLRUN --task link --data synthetic --clients 4 --rounds 2 --algo fedproto > /dev/null 2> "$tmp/err"; then
     echo "not ok - fedproto on --task link must be refused"
 elif grep -q "not for link prediction" "$tmp/err"; then echo "ok - fedproto refused on --task link, with the reason"

@@ -2,8 +2,10 @@
  * Hits@K against hand-computed values (ties included), the edge split
  * (disjoint, complete, deterministic, negatives that are not edges), the
  * decoders' gradients, Local / FedAvg / FED-PUB end to end on stochastic
- * block models (AUC well above 0.5), resume bit for bit,
- * and the algorithms that cannot run a link task refused by name. */
+ * block models (AUC well above 0.5), resume bit for bit, the algorithms
+ * that cannot run a link task (an explicit list) refused by name with their
+ * reason, and every other registered algorithm running two link rounds
+ * with a finite AUC. */
 #include "../fgl_fed.h"
 #include <math.h>
 #include "ft.h"
@@ -343,12 +345,39 @@ static void test_resume(void) {
     fixture_free(&f);
 }
 
-/* Every registered algorithm either runs two rounds of a link task or is
- * refused at fgl_run_init with an error that names the reason; the class
- * methods and the label-flipping attack by name. */
+/* The algorithms that refuse a link task, each with the words its refusal
+ * must hold and why:
+ * - fedproto, fedtgp, gpfl, fedpg exchange per-class data (prototypes,
+ *   class counts: a message part sized by the classes), and a link task has
+ *   no classes: fgl_run_init's link check (src/fed/run.h) refuses them by
+ *   name (GPFL, graph classification only, meets that check first);
+ * - fedstar is graph classification only (its structure encoder is over
+ *   whole graphs: src/fed/algos/fedavg.h);
+ * - pfedgnn, fedgcn and fedsage are node classification only: pFedGNN
+ *   coarsens the clients' node sets into a client graph for a node
+ *   classifier, FedGCN exchanges node features over the cut edges into a
+ *   halo, FedSage+ generates missing neighbours for a node classifier
+ *   (their prepare_spec checks, src/fed/algos/).
+ * Every other registered algorithm must run a link task: one added later
+ * that neither runs nor is listed here fails the test. */
+static const struct {
+    const char *name, *says;
+} link_refused[] = {{"fedproto", "not for link prediction"}, {"fedtgp", "not for link prediction"},
+                    {"gpfl", "not for link prediction"},     {"fedpg", "not for link prediction"},
+                    {"fedstar", "graph classification only"}, {"pfedgnn", "node classification only"},
+                    {"fedgcn", "node classification only"},   {"fedsage", "node classification only"}};
+#define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
+
+/* Every registered algorithm either is listed above and refused at
+ * fgl_run_init with its reason, or runs two rounds of a link task to the
+ * end with a finite AUC in [0, 1] for validation and test; the
+ * label-flipping attack is refused by name. */
 static void test_refusals(void) {
     fixture f;
-    int i, ran = 0, refused = 0;
+    int i, j, ran = 0, refused = 0;
+    for (j = 0; j < N_LINK_REFUSED; j++)
+        FT_CHECK(fgl_algo_find(link_refused[j].name) != NULL, "%s is listed as refusing but is not registered",
+                 link_refused[j].name);
     if (!fixture_make(&f, 0)) {
         fixture_free(&f);
         return;
@@ -358,24 +387,43 @@ static void test_refusals(void) {
         fgl_fed_config cfg = link_cfg(2);
         fgl_run run;
         fgl_error err;
-        if (fgl_run_init(&run, &cfg, a, f.cd, K, &err)) {
-            int classes = !strcmp(a->name, "fedproto") || !strcmp(a->name, "fedtgp") || !strcmp(a->name, "fedpg");
-            refused++;
-            printf("#   %s refused: %s\n", a->name, err.msg);
-            FT_CHECK(!classes || strstr(err.msg, "not for link prediction"), "%s: refused as a class method: %s",
-                     a->name, err.msg);
+        const char *says = NULL;
+        int rc, r, ok = 1;
+        for (j = 0; j < N_LINK_REFUSED; j++)
+            if (!strcmp(a->name, link_refused[j].name)) says = link_refused[j].says;
+        rc = fgl_run_init(&run, &cfg, a, f.cd, K, &err);
+        if (says) { /* listed: refused, with the reason */
+            FT_CHECK(rc == FGL_ERR_ARG && strstr(err.msg, a->name) && strstr(err.msg, says),
+                     "%s: refused with \"%s\" expected, got rc %d: %s", a->name, says, rc,
+                     rc ? err.msg : "it ran");
+            if (rc == FGL_OK) fgl_run_free(&run);
+            else {
+                refused++;
+                printf("#   %s refused: %s\n", a->name, err.msg);
+            }
             continue;
         }
-        FT_CHECK(strcmp(a->name, "fedproto") && strcmp(a->name, "fedtgp") && strcmp(a->name, "fedpg") &&
-                     strcmp(a->name, "fedstar") && strcmp(a->name, "gpfl"),
-                 "%s runs a link task", a->name);
-        FT_CHECK(fgl_run_round(&run) == FGL_OK && fgl_run_round(&run) == FGL_OK, "%s: two rounds: %s", a->name,
-                 run.err.msg);
-        FT_CHECK(!isnan(run.stats[1].test_acc), "%s: a test AUC", a->name);
-        ran++;
+        if (rc) { /* not listed: it must run */
+            FT_CHECK(0, "%s refuses a link task but is not listed as refusing: %s", a->name, err.msg);
+            continue;
+        }
+        for (r = 0; r < 2 && ok; r++) {
+            ok = fgl_run_round(&run) == FGL_OK;
+            FT_CHECK(ok, "%s: link round %d: %s", a->name, r + 1, run.err.msg);
+        }
+        if (ok) {
+            double v = run.stats[1].val_acc, t = run.stats[1].test_acc;
+            FT_CHECK(run.round == 2, "%s: %d rounds done of 2", a->name, run.round);
+            FT_CHECK(isfinite(v) && v >= 0 && v <= 1 && isfinite(t) && t >= 0 && t <= 1,
+                     "%s: round 2's validation AUC %g, test AUC %g: finite, in [0, 1]", a->name, v, t);
+            ran++;
+        }
         fgl_run_free(&run);
     }
     printf("#   %d algorithms run link prediction, %d refuse it\n", ran, refused);
+    FT_CHECK(ran + refused == fgl_algo_count() && refused == N_LINK_REFUSED,
+             "%d of %d registered algorithms ran, %d of the %d listed were refused", ran, fgl_algo_count(), refused,
+             N_LINK_REFUSED);
     {
         fgl_fed_config cfg = link_cfg(2);
         fgl_run run;

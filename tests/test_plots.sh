@@ -15,7 +15,8 @@
 # (two folds: a heatmap per fold, rows ordered by dominant label), clients
 # named by their datasets (five tiny TU sets with long names: the names
 # stand upright under the clients), and two identical curves (FedProx with
-# one local step is FedAvg to the bit) that stay visible.
+# one local step is FedAvg to the bit) that stay visible, and a link-prediction
+# run (--task link: its plots say AUC, not accuracy).
 # Skipped, with a "skip" line, when Chromium is not installed
 # (apt-get install -y chromium). PLOTS_KEEP=DIR keeps the PNGs to look at.
 # Usage: tests/test_plots.sh BUILD_DIR (holding fglrun)
@@ -48,6 +49,7 @@ run const --algo fedpub --clients 5 --rounds 2 --set tau=0
 run wide --algo fedpub --clients 60 --rounds 2
 run folds --algo gpfl,fedavg --task graph --split dirichlet-equal --clients 12 --rounds 3 --batch 32 --folds 2
 run same --algo fedavg,fedprox --clients 4 --rounds 4 --local-epochs 1
+run link --task link --algo local,fedavg --clients 4 --rounds 3 --seeds 2 --link-neg 200
 # five tiny TU datasets (40 graphs each: cycles and stars) named long enough to stand upright
 for n in BENZENE_RINGS CYCLIC_TOXIN STAR_POLYMER LONG_NAME_DATASET SHORT; do
     mkdir -p "$tmp/tu/tu/$n"
@@ -71,7 +73,7 @@ fi
 for f in many/curves.svg many/clients.svg many/bytes.svg many/fedpub_seed1_matrix.svg gaps/curves.svg \
          const/fedpub_seed1_matrix.svg wide/fedpub_seed1_matrix.svg wide/clients.svg folds/curves.svg \
          folds/clients.svg folds/gpfl_fold1_seed1_matrix.svg names/clients.svg names/fedpub_seed1_matrix.svg \
-         same/curves.svg; do
+         same/curves.svg link/curves.svg link/clients.svg; do
     svg=$tmp/$f
     tag=$(echo "$f" | tr / _ | sed 's/\.svg$//')
     if [ ! -s "$svg" ]; then echo "not ok - plot $f: not written"; continue; fi
@@ -165,4 +167,13 @@ if grep -q 'rotate(-90)" text-anchor="end" font-size="11">LONG_NAME_DATASET</tex
     echo "ok - clients named by their datasets in clients.svg (upright) and the heatmap"
 else
     echo "not ok - clients named by their datasets in the plots"
+fi
+# a link-prediction run's plots say AUC (the run's accuracy is the AUC), in the axes, the titles and the subtitles
+if grep -q '>validation AUC (%)</text>' "$tmp/link/curves.svg" 2> /dev/null &&
+   grep -q '>Test AUC</text>' "$tmp/link/curves.svg" &&
+   grep -q '>Per-client AUC (fairness)</text>' "$tmp/link/clients.svg" &&
+   ! grep -q accuracy "$tmp/link/curves.svg" "$tmp/link/clients.svg"; then
+    echo "ok - a link-prediction run's plots are labelled AUC"
+else
+    echo "not ok - a link-prediction run's plots are labelled AUC"
 fi

@@ -662,7 +662,8 @@ static const opt_def opt_table[] = {
              "  validation and test scored against max(positives, --link-neg N) fixed negatives (1000), a GCN\n"
              "  encoder and --decoder dot (embeddings of --link-dim D, 64) or mlp; binary cross-entropy against\n"
              "  fresh negatives every epoch; test_acc is the AUC (mean over clients weighted by their test edges),\n"
-             "  test_hits Hits@--hits-k (50).\n"),
+             "  test_hits Hits@--hits-k (50); with --out the per-round CSV's columns are val_auc, test_auc and the\n"
+             "  plots say AUC.\n"),
     ROW_NUM("link-val", 'e', OPT_DOUBLE, 0, link_val, 0, 0.99, 0.05, "F", "a fraction in [0, 0.99]", NULL, NULL,
             NULL),
     ROW_NUM("link-test", 'e', OPT_DOUBLE, 0, link_test, 0, 0.99, 0.10, "F", "a fraction in [0, 0.99]", NULL, NULL,

@@ -250,7 +250,8 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
     double *x = (double *)malloc(sizeof(double) * R), *m = (double *)malloc(sizeof(double) * R),
            *lo = (double *)malloc(sizeof(double) * R), *hi = (double *)malloc(sizeof(double) * R);
     double ymin = 100, ymax = 0;
-    char labels[MAX_ITEMS][160], sub[600];
+    char labels[MAX_ITEMS][160], sub[600], ylabel[64], title[64];
+    const char *metric = o->task == FGL_TASK_LINK ? "AUC" : "accuracy"; /* --task link: the run's accuracy is the AUC */
     int W = 1000, H = 470, which[MAX_ITEMS];
     FILE *f;
     chart c[2];
@@ -278,7 +279,7 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
         if (ymax > 100) ymax = 100;
     }
     if (!(f = svg_open(o->out_dir, "curves.svg", W, H))) goto done;
-    snprintf(sub, sizeof sub, "%s. Mean client accuracy each round; line: mean over %d %s%s%s%s", what, seeds,
+    snprintf(sub, sizeof sub, "%s. Mean client %s each round; line: mean over %d %s%s%s%s", what, metric, seeds,
              o->folds ? "run" : "seed", seeds > 1 ? "s" : "", seeds > 1 ? ", band: lowest to highest " : "",
              seeds > 1 ? (o->folds ? "run" : "seed") : "");
     plot_header(f, W, "Learning curves", sub);
@@ -293,8 +294,9 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
         c[p].y0 = ymin - 0.03 * (ymax - ymin); /* a margin: lines at the extremes stay off the frame */
         c[p].y1 = ymax + 0.03 * (ymax - ymin);
         c[p].ylog = 0;
-        ch_axes(&c[p], "round", p ? "test accuracy (%)" : "validation accuracy (%)",
-                p ? "Test accuracy" : "Validation accuracy", 1);
+        snprintf(ylabel, sizeof ylabel, "%s %s (%%)", p ? "test" : "validation", metric);
+        snprintf(title, sizeof title, "%s %s", p ? "Test" : "Validation", metric);
+        ch_axes(&c[p], "round", ylabel, title, 1);
         if (!p && o->folds) /* cross-validation keeps no validation set */
             svg_text(f, c[p].px + c[p].pw / 2, c[p].py + c[p].ph / 2, "middle", 12, "fill=\"#555\"",
                      "no validation set (--folds: cross-validation)");
@@ -341,7 +343,8 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
            *hi = (double *)calloc((size_t)A * K, sizeof(double)), *xs = (double *)calloc((size_t)K, sizeof(double)),
            *ys = (double *)calloc((size_t)K, sizeof(double));
     double ymin = 100, ymax = 0, step, name_w = 0, extra = 0;
-    char labels[MAX_ITEMS][160], sub[600], buf[96];
+    char labels[MAX_ITEMS][160], sub[600], buf[96], ylabel[64];
+    const char *metric = o->task == FGL_TASK_LINK ? "AUC" : "accuracy"; /* --task link: the run's accuracy is the AUC */
     int W = 1000, H = 480, which[MAX_ITEMS], vertical = 0;
     const char *const *names = dots ? pg->names : NULL; /* clients that are datasets: named by them */
     FILE *f;
@@ -382,10 +385,12 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
     if (ymin < 0) ymin = 0;
     if (ymax > 100) ymax = 100;
     if (!(f = svg_open(o->out_dir, "clients.svg", W, H))) goto done;
-    snprintf(sub, sizeof sub, "%s. Test accuracy of each client at the last round; mean over %d %s%s%s%s", what, seeds,
-             o->folds ? "run" : "seed", seeds > 1 ? "s" : "", seeds > 1 ? ", whisker: lowest to highest " : "",
+    snprintf(sub, sizeof sub, "%s. Test %s of each client at the last round; mean over %d %s%s%s%s", what, metric,
+             seeds, o->folds ? "run" : "seed", seeds > 1 ? "s" : "", seeds > 1 ? ", whisker: lowest to highest " : "",
              seeds > 1 ? (o->folds ? "run" : "seed") : "");
-    plot_header(f, W, "Per-client accuracy (fairness)", sub);
+    snprintf(ylabel, sizeof ylabel, "Per-client %s (fairness)", metric);
+    plot_header(f, W, ylabel, sub);
+    snprintf(ylabel, sizeof ylabel, "test %s (%%)", metric);
     for (i = 0; i < 2; i++) {
         c[i].f = f;
         c[i].px = 80 + i * 470;
@@ -446,8 +451,10 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
             }
         svg_text(f, c[0].px + c[0].pw / 2, c[0].py + c[0].ph + 34 + extra, "middle", 12, NULL,
                  names ? "client (its dataset)" : "client");
-        fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">test accuracy "
-                   "(%%)</text>\n", c[0].px - 44, c[0].py + c[0].ph / 2);
+        fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">",
+                c[0].px - 44, c[0].py + c[0].ph / 2);
+        svg_esc(f, ylabel);
+        fputs("</text>\n", f);
         svg_text(f, c[0].px, c[0].py - 8, "start", 13, "font-weight=\"bold\"", "By client");
     } else { /* too many clients to tell apart: the sorted view takes the whole width */
         c[1].px = 80;
@@ -456,7 +463,7 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
     /* right: sorted, worst first */
     c[1].x0 = 1;
     c[1].x1 = K > 1 ? K : 2;
-    ch_axes(&c[1], "client rank (worst first)", "test accuracy (%)", "Sorted, worst client first", 1);
+    ch_axes(&c[1], "client rank (worst first)", ylabel, "Sorted, worst client first", 1);
     for (i = 0; i < K; i++) xs[i] = i + 1;
     for (a = 0; a < A; a++) {
         double sum = 0, sq = 0;

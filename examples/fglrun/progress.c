@@ -188,7 +188,7 @@ static void progress_begin(const options *o, const char *algo, const char *file,
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
-            csv_header(pg->csv, pg->names);
+            csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK);
             for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names);
             fflush(pg->csv);
         } else {
