@@ -7205,6 +7205,12 @@ static uint64_t fgl__data_sum(const fgl_node_data *nd, const fgl_graph_set *gs) 
         fgl__put_csr_sum(&b, &nd->adj);
         fgl__put_sum(&b, nd->x.data, nd->x.data ? sizeof(float) * fgl_tensor_size(&nd->x) : 0);
         if (nd->x_sparse.rows) fgl__put_csr_sum(&b, &nd->x_sparse);
+        if (nd->gid) { /* a halo (fgl_split_halo): its ids, own rows, hops, the whole graph's GCN norm */
+            fgl_bytes_put_u32(&b, (uint32_t)nd->n_own);
+            fgl_bytes_put_u32(&b, (uint32_t)nd->halo_hops);
+            fgl__put_sum(&b, nd->gid, sizeof(int) * n);
+            fgl__put_csr_sum(&b, &nd->adj_gcn);
+        }
     } else if (gs) {
         fgl_bytes_put_u32(&b, (uint32_t)gs->n_graphs);
         fgl_bytes_put_u32(&b, (uint32_t)gs->n_nodes);
@@ -12135,9 +12141,8 @@ static fgl_algo fgl__fedyogi(void) {
  * round. The paper's homomorphic encryption of the exchange is not provided.
  * "x" and "gid" are RAW parts: no robust rule, DP or secure aggregation
  * covers them, and such a run is refused at its start (any hops). The
- * exchange needs every client in round 1 (frac 1 then) and the clients'
- * halo data in this process (FGL_MPI does not carry gid: a remote client
- * runs 0-hop, and the exchange then fails naming the missing uploads). */
+ * exchange needs every client in round 1 (frac 1 then); under FGL_MPI the
+ * halo travels with each rank's clients' data. */
 
 enum { FGL__GCN_NONE, FGL__GCN_DUE, FGL__GCN_SENT }; /* the server's exchange state ("xch") */
 
@@ -14020,7 +14025,7 @@ static void fgl__put_node_data(fgl_bytes *b, const fgl_node_data *d) {
 }
 
 static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
-    uint32_t xr, xc;
+    uint32_t xr, xc, halo;
     fgl_node_data_init(d);
     fgl_reader_str(r, d->name, sizeof d->name);
     d->n_nodes = (int)fgl_reader_u32(r);
@@ -14039,18 +14044,24 @@ static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
     d->y = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
     d->split = (unsigned char *)fgl__get_array(r, 1, (uint64_t)d->n_nodes);
     if (!r->err && (!d->y || d->adj.rows != d->n_nodes)) r->err = FGL_ERR_FORMAT;
-    if (!r->err && fgl_reader_u32(r) && !r->err) {
+    halo = r->err ? 0 : fgl_reader_u32(r);
+    if (!r->err && halo > 1) r->err = FGL_ERR_FORMAT;
+    if (!r->err && halo) { /* checked here for shape; the data's checksum (fgl__data_sum) covers its values */
         uint32_t own, hops;
         int i;
         d->gid = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
         own = fgl_reader_u32(r);
         hops = fgl_reader_u32(r);
-        if (r->err || !d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
+        if (r->err) return r->err;
+        if (!d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
         d->n_own = (int)own;
         d->halo_hops = (int)hops;
         for (i = 0; i < d->n_nodes; i++)
             if (d->gid[i] < 0) return r->err = FGL_ERR_FORMAT;
-        if (!fgl__get_csr(r, &d->adj_gcn) && (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes))
+        /* fgl_split_halo's norm: every edge and a diagonal per row, with values */
+        if (!fgl__get_csr(r, &d->adj_gcn) &&
+            (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes || !d->adj_gcn.values ||
+             (int64_t)d->adj_gcn.nnz != (int64_t)d->adj.nnz + d->n_nodes))
             r->err = FGL_ERR_FORMAT;
     }
     return r->err;
@@ -14101,9 +14112,9 @@ static int fgl__get_link_split(fgl_reader *r, int n_nodes, fgl_link_split *ls) {
                 r->err = FGL_ERR_FORMAT;
     }
     if (!r->err && fgl_reader_u64(r) != fgl__link_sum(ls)) r->err = FGL_ERR_FORMAT;
-    if (!r->err && fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
-                                        ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL))
-        r->err = FGL_ERR_FORMAT;
+    if (!r->err)
+        r->err = fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
+                                      ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL);
     if (r->err) {
         fgl_link_split_free(ls);
         memset(ls, 0, sizeof *ls);
@@ -14234,8 +14245,8 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 4u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
-                                4: QUIT is confirmed */
+#define FGL__MPI_PROTOCOL 5u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies */
 
 enum {
     FGL__MC_INIT = 1,
@@ -15248,7 +15259,9 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         kind = fgl_reader_u32(r);
         if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL) {
             fgl_link_split *ls;
-            if (fgl__get_node_data(r, w->cd[i].node) || !fgl_reader_u32(r) || r->err) continue;
+            uint32_t link = fgl__get_node_data(r, w->cd[i].node) ? 0 : fgl_reader_u32(r);
+            if (!r->err && link > 1) r->err = FGL_ERR_FORMAT;
+            if (r->err || !link) continue;
             if (!(ls = (fgl_link_split *)fgl__zalloc(sizeof(fgl_link_split)))) r->err = FGL_ERR_NOMEM;
             else if (fgl__get_link_split(r, w->cd[i].node->n_nodes, ls)) FGL_FREE(ls);
             else w->cd[i].link = ls;

@@ -44,6 +44,12 @@ static uint64_t fgl__data_sum(const fgl_node_data *nd, const fgl_graph_set *gs) 
         fgl__put_csr_sum(&b, &nd->adj);
         fgl__put_sum(&b, nd->x.data, nd->x.data ? sizeof(float) * fgl_tensor_size(&nd->x) : 0);
         if (nd->x_sparse.rows) fgl__put_csr_sum(&b, &nd->x_sparse);
+        if (nd->gid) { /* a halo (fgl_split_halo): its ids, own rows, hops, the whole graph's GCN norm */
+            fgl_bytes_put_u32(&b, (uint32_t)nd->n_own);
+            fgl_bytes_put_u32(&b, (uint32_t)nd->halo_hops);
+            fgl__put_sum(&b, nd->gid, sizeof(int) * n);
+            fgl__put_csr_sum(&b, &nd->adj_gcn);
+        }
     } else if (gs) {
         fgl_bytes_put_u32(&b, (uint32_t)gs->n_graphs);
         fgl_bytes_put_u32(&b, (uint32_t)gs->n_nodes);

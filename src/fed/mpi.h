@@ -121,8 +121,8 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 4u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
-                                4: QUIT is confirmed */
+#define FGL__MPI_PROTOCOL 5u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies */
 
 enum {
     FGL__MC_INIT = 1,

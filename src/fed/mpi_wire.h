@@ -100,7 +100,7 @@ static void fgl__put_node_data(fgl_bytes *b, const fgl_node_data *d) {
 }
 
 static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
-    uint32_t xr, xc;
+    uint32_t xr, xc, halo;
     fgl_node_data_init(d);
     fgl_reader_str(r, d->name, sizeof d->name);
     d->n_nodes = (int)fgl_reader_u32(r);
@@ -119,18 +119,24 @@ static int fgl__get_node_data(fgl_reader *r, fgl_node_data *d) {
     d->y = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
     d->split = (unsigned char *)fgl__get_array(r, 1, (uint64_t)d->n_nodes);
     if (!r->err && (!d->y || d->adj.rows != d->n_nodes)) r->err = FGL_ERR_FORMAT;
-    if (!r->err && fgl_reader_u32(r) && !r->err) {
+    halo = r->err ? 0 : fgl_reader_u32(r);
+    if (!r->err && halo > 1) r->err = FGL_ERR_FORMAT;
+    if (!r->err && halo) { /* checked here for shape; the data's checksum (fgl__data_sum) covers its values */
         uint32_t own, hops;
         int i;
         d->gid = (int *)fgl__get_array(r, 4, (uint64_t)d->n_nodes);
         own = fgl_reader_u32(r);
         hops = fgl_reader_u32(r);
-        if (r->err || !d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
+        if (r->err) return r->err;
+        if (!d->gid || own > (uint32_t)d->n_nodes || hops < 1 || hops > 8) return r->err = FGL_ERR_FORMAT;
         d->n_own = (int)own;
         d->halo_hops = (int)hops;
         for (i = 0; i < d->n_nodes; i++)
             if (d->gid[i] < 0) return r->err = FGL_ERR_FORMAT;
-        if (!fgl__get_csr(r, &d->adj_gcn) && (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes))
+        /* fgl_split_halo's norm: every edge and a diagonal per row, with values */
+        if (!fgl__get_csr(r, &d->adj_gcn) &&
+            (d->adj_gcn.rows != d->n_nodes || d->adj_gcn.cols != d->n_nodes || !d->adj_gcn.values ||
+             (int64_t)d->adj_gcn.nnz != (int64_t)d->adj.nnz + d->n_nodes))
             r->err = FGL_ERR_FORMAT;
     }
     return r->err;
@@ -181,9 +187,9 @@ static int fgl__get_link_split(fgl_reader *r, int n_nodes, fgl_link_split *ls) {
                 r->err = FGL_ERR_FORMAT;
     }
     if (!r->err && fgl_reader_u64(r) != fgl__link_sum(ls)) r->err = FGL_ERR_FORMAT;
-    if (!r->err && fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
-                                        ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL))
-        r->err = FGL_ERR_FORMAT;
+    if (!r->err)
+        r->err = fgl_graph_from_edges(n_nodes, ls->src[FGL_SPLIT_TRAIN], ls->dst[FGL_SPLIT_TRAIN],
+                                      ls->n_pos[FGL_SPLIT_TRAIN], FGL_EDGES_SYMMETRIZE, &ls->adj, NULL);
     if (r->err) {
         fgl_link_split_free(ls);
         memset(ls, 0, sizeof *ls);

@@ -136,7 +136,9 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
         kind = fgl_reader_u32(r);
         if (kind == 1 && (w->cd[i].node = (fgl_node_data *)fgl__zalloc(sizeof(fgl_node_data))) != NULL) {
             fgl_link_split *ls;
-            if (fgl__get_node_data(r, w->cd[i].node) || !fgl_reader_u32(r) || r->err) continue;
+            uint32_t link = fgl__get_node_data(r, w->cd[i].node) ? 0 : fgl_reader_u32(r);
+            if (!r->err && link > 1) r->err = FGL_ERR_FORMAT;
+            if (r->err || !link) continue;
             if (!(ls = (fgl_link_split *)fgl__zalloc(sizeof(fgl_link_split)))) r->err = FGL_ERR_NOMEM;
             else if (fgl__get_link_split(r, w->cd[i].node->n_nodes, ls)) FGL_FREE(ls);
             else w->cd[i].link = ls;

@@ -24,9 +24,8 @@
  * round. The paper's homomorphic encryption of the exchange is not provided.
  * "x" and "gid" are RAW parts: no robust rule, DP or secure aggregation
  * covers them, and such a run is refused at its start (any hops). The
- * exchange needs every client in round 1 (frac 1 then) and the clients'
- * halo data in this process (FGL_MPI does not carry gid: a remote client
- * runs 0-hop, and the exchange then fails naming the missing uploads). */
+ * exchange needs every client in round 1 (frac 1 then); under FGL_MPI the
+ * halo travels with each rank's clients' data. */
 
 enum { FGL__GCN_NONE, FGL__GCN_DUE, FGL__GCN_SENT }; /* the server's exchange state ("xch") */
 
