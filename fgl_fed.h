@@ -14280,6 +14280,31 @@ static void fgl__mpi_nap(int *us) {
     if (*us < 2000) *us *= 2;
 }
 
+/* The body of a message whose envelope MPI_Iprobe saw, received without
+ * waiting past `wait` seconds: a rank that dies after its envelope arrived
+ * never delivers the body (Open MPI's shared-memory transport then fails
+ * its copy out of the dead sender, "Read -1 ... errno = 3"), and a blocking
+ * MPI_Recv would hold rank 0 for ever. FGL_OK when the body is in *buf;
+ * else the receive is given up and *buf, which MPI may still write to, is
+ * left to MPI (set to NULL here, never freed). */
+static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait) {
+    MPI_Request q;
+    int flag = 0, nap = 50;
+    double t0 = fgl_now();
+    if (MPI_Irecv(*buf, count, MPI_BYTE, src, tag, comm, &q) != MPI_SUCCESS) return FGL_ERR_IO; /* *buf: ours */
+    for (;;) {
+        if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
+        if (flag) return FGL_OK;
+        if (fgl_now() - t0 > wait) {
+            MPI_Request_free(&q);
+            break;
+        }
+        fgl__mpi_nap(&nap);
+    }
+    *buf = NULL;
+    return FGL_ERR_IO;
+}
+
 static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
     b->len = 0;
     b->err = 0;
@@ -14463,9 +14488,9 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout)) {
                 FGL_FREE(buf);
-                fgl__mpi_lose(run, t, r, "MPI failed receiving its reply");
+                fgl__mpi_lose(run, t, r, "its reply began but did not arrive within the timeout");
                 pending--;
                 continue;
             }
@@ -14851,7 +14876,7 @@ static void fgl__mpi_free(fgl_run *run) {
                 MPI_Get_count(&status, MPI_BYTE, &count);
                 buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
                 if (!buf) break;
-                flag = MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, t->comm, MPI_STATUS_IGNORE) == MPI_SUCCESS;
+                flag = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, 1.0) == FGL_OK;
                 FGL_FREE(buf);
             }
         }
@@ -15078,7 +15103,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
             MPI_Get_count(&status, MPI_BYTE, &count);
             if (!(buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 4)))) break;
             got = 1;
-            if (MPI_Recv(buf, count, MPI_BYTE, r, FGL__MPI_REPLY, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, comm, cs && cs->gone[r] ? 1.0 : wait)) {
                 done[r] = 2;
                 left--;
             } else if (count >= 4) {

@@ -235,9 +235,9 @@ fault() {
     wait $job 2> /dev/null
 }
 # --enable-recovery: Open MPI 4 keeps the job when a process dies; its mpirun then exits 0 whatever its
-# processes return (rank 0's status is in its last line). A job that stalls after the signal is the known
-# gap README describes ("When a rank fails"): it is reported, and the case runs once more; a second
-# stall fails the test
+# processes return (rank 0's status is in its last line). A job that stalls after the signal (README, "When a
+# rank fails": seen twice before rank 0 received replies with a timeout) is reported and the case runs once
+# more; a second stall fails the test
 fault_again() {
     out=$(fault "$@")
     case $out in
