@@ -1669,6 +1669,11 @@ typedef struct fgl_mpi_options {
     int fail_rank, fail_round;   /* a simulated fault: rank fail_rank (0: none) stops answering from
                                     round fail_round (1-based) on; fail_round 0: from the run's start
                                     (it never answers the run's description) */
+    int fail_exit;               /* 1: instead, that rank posts the start of a large reply and ends its
+                                    process (_Exit, status 70), as a process killed in mid-send: the
+                                    server sees a reply begin whose body never comes. For tests of
+                                    the server under mpirun --enable-recovery (plain mpirun ends the
+                                    job); fgl never ends a process otherwise */
 } fgl_mpi_options;
 
 typedef struct fgl_mpi_stats {
@@ -1678,7 +1683,7 @@ typedef struct fgl_mpi_stats {
     size_t bytes_data;                   /* the clients' data and the run's description, at the start */
     double t_exchange;                   /* server seconds from posting commands to the last reply */
     double t_remote;                     /* sum over exchanges of the slowest rank's own seconds */
-    char note[256];                      /* the first lost rank, which clients, and why */
+    char note[256];                      /* each lost rank, which clients, and why ("; " between; cut at 255) */
 } fgl_mpi_stats;
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
@@ -14245,8 +14250,9 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 5u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
-                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies */
+#define FGL__MPI_PROTOCOL 6u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
+                                6: INIT carries the simulated fault's fail_exit */
 
 enum {
     FGL__MC_INIT = 1,
@@ -14404,13 +14410,21 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             if (first < 0) first = i;
             last = i;
         }
-    if (t->st.lost_ranks++) return;
-    if (t->starting)
-        snprintf(t->st.note, sizeof t->st.note, "rank %d lost as the run started: %s; its clients went to the others",
-                 rank, why);
-    else
-        snprintf(t->st.note, sizeof t->st.note, "rank %d (clients %d-%d) lost in round %d: %s", rank, first, last,
-                 run->round + 1, why);
+    { /* appended to the note, "; " between, as far as it holds */
+        char *note = t->st.note;
+        size_t at = strlen(note);
+        if (t->st.lost_ranks++ > 0) {
+            if (at + 3 >= sizeof t->st.note) return;
+            memcpy(note + at, "; ", 3);
+            at += 2;
+        }
+        if (t->starting)
+            snprintf(note + at, sizeof t->st.note - at,
+                     "rank %d lost as the run started: %s; its clients went to the others", rank, why);
+        else
+            snprintf(note + at, sizeof t->st.note - at, "rank %d (clients %d-%d) lost in round %d: %s", rank, first,
+                     last, run->round + 1, why);
+    }
 }
 
 /* Poll (napping) until rank r's last send completes: FGL_OK, or the rank
@@ -14465,7 +14479,9 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
         pending++;
     }
     while (pending > 0) {
-        int got = 0;
+        /* the deadline is read before the pass, so that each rank is probed once after it: a pass can take
+           the timeout itself (a body that never comes), and a reply that arrived meanwhile is not late */
+        int got = 0, late = fgl_now() - t0 > t->opt.timeout;
         for (r = 1; r < t->size; r++) {
             int flag = 0, count = 0;
             MPI_Status status;
@@ -14520,7 +14536,7 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             FGL_FREE(buf);
         }
         if (pending == 0) break;
-        if (fgl_now() - t0 > t->opt.timeout) {
+        if (late) {
             char why[64];
             snprintf(why, sizeof why, "no answer within %g s", t->opt.timeout);
             for (r = 1; r < t->size; r++)
@@ -14932,6 +14948,7 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_rank);
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_round);
+        fgl_bytes_put_u32(b, (uint32_t)(t->opt.fail_exit != 0));
         fgl_bytes_put_u32(b, (uint32_t)K);
         for (i = 0; i < K; i++) {
             const fgl_client *c = &run->clients[i];
@@ -15085,7 +15102,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
     }
     while (left > 0) {
         int got = 0;
-        double el;
+        double el = fgl_now() - t0; /* before the pass, as in fgl__mpi_exchange: a body's wait delays no other rank */
         for (r = 1; r < size; r++) {
             int flag = 0, count = 0;
             MPI_Status status;
@@ -15115,7 +15132,6 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
             }
             FGL_FREE(buf);
         }
-        el = fgl_now() - t0;
         for (r = 1; r < size; r++)
             if (!done[r] && el > (cs && cs->gone[r] ? 1.0 : wait)) {
                 done[r] = 2;
@@ -15156,6 +15172,7 @@ FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank) {
  * before the next reply is built, so that it never blocks on a server that
  * is gone. */
 #ifdef FGL_MPI
+#include <stdlib.h> /* _Exit: the simulated fault fail_exit only */
 
 /* --- the workers' side ------------------------------------------------------------- */
 
@@ -15168,6 +15185,7 @@ typedef struct fgl__worker {
     int K;
     fgl_client_data *cd;        /* K; the hosted clients' data owned here */
     int fail, fail_round;       /* the simulated fault: this rank's, from that round (0: the start) */
+    int fail_exit;              /* it ends the process in mid-reply instead of going silent */
     int silent;                 /* it is under way */
     int trained_round;          /* the round whose participants run->trained marks */
     unsigned char *load;        /* the checkpoint part checked, kept for the commit */
@@ -15235,12 +15253,30 @@ static void fgl__worker_drop(fgl__worker *w) {
     w->silent = 0;
 }
 
+/* The simulated fault with fail_exit: post the start of a reply to this
+ * command (a valid header, then 1 MiB the server cannot read as a body) and
+ * end the process while MPI is still sending it, as a rank killed then. */
+static void fgl__worker_exit_midreply(fgl__worker *w, uint32_t kind, uint32_t run_id, int round) {
+    size_t size = (size_t)1 << 20; /* large enough for MPI to send it in parts */
+    unsigned char *pad = (unsigned char *)fgl__zalloc(size);
+    int flag = 0;
+    if (pad && fgl__worker_settle(w) == FGL_OK) {
+        fgl__mpi_begin(&w->out, kind, run_id, round);
+        fgl_bytes_put_u32(&w->out, 0);
+        fgl_bytes_put_str(&w->out, "");
+        fgl__put_f64(&w->out, 0);
+        fgl_bytes_put(&w->out, pad, size);
+        if (!w->out.err && fgl__worker_send(w) == FGL_OK) MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE);
+    }
+    _Exit(70);
+}
+
 static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     char name[64];
     fgl_fed_config cfg;
     const fgl_algo *algo;
     fgl__remote *remote = NULL;
-    uint32_t proto, spec_size, threads, park, fail_rank, fail_round, K, i;
+    uint32_t proto, spec_size, threads, park, fail_rank, fail_round, fail_exit, K, i;
     int rc = FGL_OK;
     proto = fgl_reader_u32(r);
     spec_size = fgl_reader_u32(r);
@@ -15254,6 +15290,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     park = fgl_reader_u32(r);
     fail_rank = fgl_reader_u32(r);
     fail_round = fgl_reader_u32(r);
+    fail_exit = fgl_reader_u32(r);
     K = fgl_reader_u32(r);
     if (r->err || K == 0 || K > (uint32_t)(r->len - r->pos) / (24 + sizeof(fgl_model_spec)))
         return fgl_error_set(err, FGL_ERR_FORMAT, "a malformed run description");
@@ -15263,6 +15300,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     cfg.park_idle = park <= 2 ? (int)park : 0;
     w->fail = (int)fail_rank == w->rank;
     w->fail_round = (int)fail_round;
+    w->fail_exit = fail_exit == 1;
     w->cd = (fgl_client_data *)fgl__zalloc(sizeof(fgl_client_data) * K);
     w->K = (int)K;
     remote = (fgl__remote *)fgl__zalloc(sizeof(fgl__remote) * K);
@@ -15659,7 +15697,10 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
             FGL_FREE(msg); /* a command for a run this rank does not hold: nothing to answer */
             continue;
         }
-        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
+        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) {
+            if (w.fail_exit) fgl__worker_exit_midreply(&w, kind, run_id, round);
+            w.silent = 1;
+        }
         if (w.silent) { /* the simulated fault: hears, never answers, until the run ends */
             FGL_FREE(msg);
             continue;
@@ -15730,6 +15771,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
         }
         FGL_FREE(msg);
         if (kind == FGL__MC_INIT && !rc && w.fail && w.fail_round == 0) { /* the fault from the start */
+            if (w.fail_exit) fgl__worker_exit_midreply(&w, kind, run_id, round);
             w.silent = 1;
             continue;
         }

@@ -640,6 +640,13 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     for (r = run.round; r < cfg.rounds; r++) {
         if (fgl_run_round(&run)) {
             progress_end(o);
+#ifdef FGL_MPI
+            { /* the ranks lost on the way, and why (the error may be that every client is) */
+                fgl_mpi_stats ms;
+                fgl_mpi_stats_get(&run, &ms);
+                if (ms.note[0]) fprintf(stderr, "\nfglrun: %s seed %llu: %s", label, (unsigned long long)seed, ms.note);
+            }
+#endif
             fprintf(stderr, "\nfglrun: %s\n", run.err.msg);
             fgl_run_free(&run);
             proto_free();

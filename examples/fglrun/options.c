@@ -348,13 +348,19 @@ static int p_set(options *o, const char *v, char *msg, size_t cap) {
 
 #ifdef FGL_MPI
 static int p_mpi_fail(options *o, const char *v, char *msg, size_t cap) {
-    char rr[64], *colon;
+    char rr[64], *colon, *mode = NULL;
     snprintf(rr, sizeof rr, "%s", v);
     colon = strchr(rr, ':');
-    if (colon) *colon = 0;
+    if (colon) {
+        *colon = 0;
+        mode = strchr(colon + 1, ':');
+    }
+    if (mode) *mode++ = 0;
+    o->mpi.fail_exit = mode != NULL;
     if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) ||
-        !parse_int(colon + 1, 0, 1000000, &o->mpi.fail_round))
-        return fail(msg, cap, "--mpi-fail takes RANK:ROUND (a rank >= 1, a round >= 0), not '%s'", v);
+        !parse_int(colon + 1, 0, 1000000, &o->mpi.fail_round) || (mode && strcmp(mode, "exit") != 0))
+        return fail(msg, cap, "--mpi-fail takes RANK:ROUND or RANK:ROUND:exit (a rank >= 1, a round >= 0), not '%s'",
+                    v);
     return 0;
 }
 #endif
@@ -627,7 +633,7 @@ static void r_data_dir(const opt_def *d, const rec_ctx *c, rec_item *it) {
 static void r_mpi_fail(const opt_def *d, const rec_ctx *c, rec_item *it) {
     char v[64];
     (void)d;
-    snprintf(v, sizeof v, "%d:%d", c->o->mpi.fail_rank, c->o->mpi.fail_round);
+    snprintf(v, sizeof v, "%d:%d%s", c->o->mpi.fail_rank, c->o->mpi.fail_round, c->o->mpi.fail_exit ? ":exit" : "");
     rec_put(it, 's', c->o->mpi.fail_rank > 0 ? v : NULL, 'z', NULL);
 }
 #endif
@@ -828,8 +834,9 @@ static const opt_def opt_table[] = {
     ROW_NUM("mpi-timeout", 'r', OPT_DOUBLE, OPT_LIB, mpi.timeout, 1e-3, 1e9, 0, "S", "seconds > 0", NULL, NULL,
             "--mpi-timeout S: seconds a rank may take to answer before its clients are left out (default 300);\n"
             "  --mpi-fail RANK:ROUND simulates a fault: that rank stops answering from that round on\n"
-            "  (ROUND 0: from the run's start, so its clients go to the other ranks).\n"),
-    ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
+            "  (ROUND 0: from the run's start, so its clients go to the other ranks); RANK:ROUND:exit: it\n"
+            "  starts a reply and ends its process mid-send instead (for an mpirun that outlives a dead rank).\n"),
+    ROW_CUSTOM("mpi-fail", 'r', 0, mpi.fail_rank, 0, "RANK:ROUND[:exit]", NULL, NULL, p_mpi_fail, r_mpi_fail, NULL),
 #endif
     /* prints the version and the commit fglrun was built from, and exits */
     {"version", 'v', OPT_BOOL, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL},

@@ -44,6 +44,11 @@ typedef struct fgl_mpi_options {
     int fail_rank, fail_round;   /* a simulated fault: rank fail_rank (0: none) stops answering from
                                     round fail_round (1-based) on; fail_round 0: from the run's start
                                     (it never answers the run's description) */
+    int fail_exit;               /* 1: instead, that rank posts the start of a large reply and ends its
+                                    process (_Exit, status 70), as a process killed in mid-send: the
+                                    server sees a reply begin whose body never comes. For tests of
+                                    the server under mpirun --enable-recovery (plain mpirun ends the
+                                    job); fgl never ends a process otherwise */
 } fgl_mpi_options;
 
 typedef struct fgl_mpi_stats {
@@ -53,7 +58,7 @@ typedef struct fgl_mpi_stats {
     size_t bytes_data;                   /* the clients' data and the run's description, at the start */
     double t_exchange;                   /* server seconds from posting commands to the last reply */
     double t_remote;                     /* sum over exchanges of the slowest rank's own seconds */
-    char note[256];                      /* the first lost rank, which clients, and why */
+    char note[256];                      /* each lost rank, which clients, and why ("; " between; cut at 255) */
 } fgl_mpi_stats;
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
@@ -121,8 +126,9 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 5u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
-                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies */
+#define FGL__MPI_PROTOCOL 6u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+                                4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
+                                6: INIT carries the simulated fault's fail_exit */
 
 enum {
     FGL__MC_INIT = 1,
@@ -280,13 +286,21 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             if (first < 0) first = i;
             last = i;
         }
-    if (t->st.lost_ranks++) return;
-    if (t->starting)
-        snprintf(t->st.note, sizeof t->st.note, "rank %d lost as the run started: %s; its clients went to the others",
-                 rank, why);
-    else
-        snprintf(t->st.note, sizeof t->st.note, "rank %d (clients %d-%d) lost in round %d: %s", rank, first, last,
-                 run->round + 1, why);
+    { /* appended to the note, "; " between, as far as it holds */
+        char *note = t->st.note;
+        size_t at = strlen(note);
+        if (t->st.lost_ranks++ > 0) {
+            if (at + 3 >= sizeof t->st.note) return;
+            memcpy(note + at, "; ", 3);
+            at += 2;
+        }
+        if (t->starting)
+            snprintf(note + at, sizeof t->st.note - at,
+                     "rank %d lost as the run started: %s; its clients went to the others", rank, why);
+        else
+            snprintf(note + at, sizeof t->st.note - at, "rank %d (clients %d-%d) lost in round %d: %s", rank, first,
+                     last, run->round + 1, why);
+    }
 }
 
 /* Poll (napping) until rank r's last send completes: FGL_OK, or the rank
@@ -341,7 +355,9 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
         pending++;
     }
     while (pending > 0) {
-        int got = 0;
+        /* the deadline is read before the pass, so that each rank is probed once after it: a pass can take
+           the timeout itself (a body that never comes), and a reply that arrived meanwhile is not late */
+        int got = 0, late = fgl_now() - t0 > t->opt.timeout;
         for (r = 1; r < t->size; r++) {
             int flag = 0, count = 0;
             MPI_Status status;
@@ -396,7 +412,7 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             FGL_FREE(buf);
         }
         if (pending == 0) break;
-        if (fgl_now() - t0 > t->opt.timeout) {
+        if (late) {
             char why[64];
             snprintf(why, sizeof why, "no answer within %g s", t->opt.timeout);
             for (r = 1; r < t->size; r++)
@@ -808,6 +824,7 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_rank);
         fgl_bytes_put_u32(b, (uint32_t)t->opt.fail_round);
+        fgl_bytes_put_u32(b, (uint32_t)(t->opt.fail_exit != 0));
         fgl_bytes_put_u32(b, (uint32_t)K);
         for (i = 0; i < K; i++) {
             const fgl_client *c = &run->clients[i];
@@ -961,7 +978,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
     }
     while (left > 0) {
         int got = 0;
-        double el;
+        double el = fgl_now() - t0; /* before the pass, as in fgl__mpi_exchange: a body's wait delays no other rank */
         for (r = 1; r < size; r++) {
             int flag = 0, count = 0;
             MPI_Status status;
@@ -991,7 +1008,6 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
             }
             FGL_FREE(buf);
         }
-        el = fgl_now() - t0;
         for (r = 1; r < size; r++)
             if (!done[r] && el > (cs && cs->gone[r] ? 1.0 : wait)) {
                 done[r] = 2;

@@ -8,6 +8,7 @@
  * before the next reply is built, so that it never blocks on a server that
  * is gone. */
 #ifdef FGL_MPI
+#include <stdlib.h> /* _Exit: the simulated fault fail_exit only */
 
 /* --- the workers' side ------------------------------------------------------------- */
 
@@ -20,6 +21,7 @@ typedef struct fgl__worker {
     int K;
     fgl_client_data *cd;        /* K; the hosted clients' data owned here */
     int fail, fail_round;       /* the simulated fault: this rank's, from that round (0: the start) */
+    int fail_exit;              /* it ends the process in mid-reply instead of going silent */
     int silent;                 /* it is under way */
     int trained_round;          /* the round whose participants run->trained marks */
     unsigned char *load;        /* the checkpoint part checked, kept for the commit */
@@ -87,12 +89,30 @@ static void fgl__worker_drop(fgl__worker *w) {
     w->silent = 0;
 }
 
+/* The simulated fault with fail_exit: post the start of a reply to this
+ * command (a valid header, then 1 MiB the server cannot read as a body) and
+ * end the process while MPI is still sending it, as a rank killed then. */
+static void fgl__worker_exit_midreply(fgl__worker *w, uint32_t kind, uint32_t run_id, int round) {
+    size_t size = (size_t)1 << 20; /* large enough for MPI to send it in parts */
+    unsigned char *pad = (unsigned char *)fgl__zalloc(size);
+    int flag = 0;
+    if (pad && fgl__worker_settle(w) == FGL_OK) {
+        fgl__mpi_begin(&w->out, kind, run_id, round);
+        fgl_bytes_put_u32(&w->out, 0);
+        fgl_bytes_put_str(&w->out, "");
+        fgl__put_f64(&w->out, 0);
+        fgl_bytes_put(&w->out, pad, size);
+        if (!w->out.err && fgl__worker_send(w) == FGL_OK) MPI_Test(&w->req, &flag, MPI_STATUS_IGNORE);
+    }
+    _Exit(70);
+}
+
 static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     char name[64];
     fgl_fed_config cfg;
     const fgl_algo *algo;
     fgl__remote *remote = NULL;
-    uint32_t proto, spec_size, threads, park, fail_rank, fail_round, K, i;
+    uint32_t proto, spec_size, threads, park, fail_rank, fail_round, fail_exit, K, i;
     int rc = FGL_OK;
     proto = fgl_reader_u32(r);
     spec_size = fgl_reader_u32(r);
@@ -106,6 +126,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     park = fgl_reader_u32(r);
     fail_rank = fgl_reader_u32(r);
     fail_round = fgl_reader_u32(r);
+    fail_exit = fgl_reader_u32(r);
     K = fgl_reader_u32(r);
     if (r->err || K == 0 || K > (uint32_t)(r->len - r->pos) / (24 + sizeof(fgl_model_spec)))
         return fgl_error_set(err, FGL_ERR_FORMAT, "a malformed run description");
@@ -115,6 +136,7 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
     cfg.park_idle = park <= 2 ? (int)park : 0;
     w->fail = (int)fail_rank == w->rank;
     w->fail_round = (int)fail_round;
+    w->fail_exit = fail_exit == 1;
     w->cd = (fgl_client_data *)fgl__zalloc(sizeof(fgl_client_data) * K);
     w->K = (int)K;
     remote = (fgl__remote *)fgl__zalloc(sizeof(fgl__remote) * K);
@@ -511,7 +533,10 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
             FGL_FREE(msg); /* a command for a run this rank does not hold: nothing to answer */
             continue;
         }
-        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) w.silent = 1;
+        if (kind == FGL__MC_TRAIN && w.fail && w.fail_round > 0 && round + 1 >= w.fail_round) {
+            if (w.fail_exit) fgl__worker_exit_midreply(&w, kind, run_id, round);
+            w.silent = 1;
+        }
         if (w.silent) { /* the simulated fault: hears, never answers, until the run ends */
             FGL_FREE(msg);
             continue;
@@ -582,6 +607,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
         }
         FGL_FREE(msg);
         if (kind == FGL__MC_INIT && !rc && w.fail && w.fail_round == 0) { /* the fault from the start */
+            if (w.fail_exit) fgl__worker_exit_midreply(&w, kind, run_id, round);
             w.silent = 1;
             continue;
         }
