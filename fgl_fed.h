@@ -1650,7 +1650,8 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
  * the workers find them by name.
  *
  * Faults. A rank that does not answer within the timeout (dead, stopped,
- * hung, or sending garbage) is lost: its clients are left out of the rounds
+ * hung, or sending garbage; a reply that begins but whose body does not
+ * come within another timeout, too) is lost: its clients are left out of the rounds
  * (counted in fgl_round_stats.n_lost) and of the accuracy means, and the
  * run goes on; checkpoints need every client, so the last one written
  * before the loss restarts the whole job. A lost rank stays lost on that
@@ -1683,7 +1684,7 @@ typedef struct fgl_mpi_stats {
     size_t bytes_data;                   /* the clients' data and the run's description, at the start */
     double t_exchange;                   /* server seconds from posting commands to the last reply */
     double t_remote;                     /* sum over exchanges of the slowest rank's own seconds */
-    char note[256];                      /* each lost rank, which clients, and why ("; " between; cut at 255) */
+    char note[256];                      /* each lost rank, which clients, and why (" | " between; those that fit) */
 } fgl_mpi_stats;
 
 FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
@@ -14291,24 +14292,30 @@ static void fgl__mpi_nap(int *us) {
  * never delivers the body (Open MPI's shared-memory transport then fails
  * its copy out of the dead sender, "Read -1 ... errno = 3"), and a blocking
  * MPI_Recv would hold rank 0 for ever. FGL_OK when the body is in *buf;
- * else the receive is given up and *buf, which MPI may still write to, is
- * left to MPI (set to NULL here, never freed). */
+ * FGL_ERR_EMPTY when it did not come within `wait`, FGL_ERR_IO when MPI
+ * failed. Then the receive is given up and *buf, which MPI may still write
+ * to, is left to MPI (set to NULL here, never freed), except when MPI_Irecv
+ * itself failed (*buf stays the caller's). Polls every 50-100 us for the
+ * first second (a transport that moves data only inside MPI calls, such
+ * as TCP, needs them often), then with growing naps. */
 static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait) {
     MPI_Request q;
-    int flag = 0, nap = 50;
-    double t0 = fgl_now();
+    int flag = 0, nap = 50, rc = FGL_ERR_IO;
+    double t0 = fgl_now(), el;
     if (MPI_Irecv(*buf, count, MPI_BYTE, src, tag, comm, &q) != MPI_SUCCESS) return FGL_ERR_IO; /* *buf: ours */
     for (;;) {
         if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         if (flag) return FGL_OK;
-        if (fgl_now() - t0 > wait) {
-            MPI_Request_free(&q);
+        if ((el = fgl_now() - t0) > wait) {
+            rc = FGL_ERR_EMPTY;
             break;
         }
+        if (el < 1) nap = 50;
         fgl__mpi_nap(&nap);
     }
+    if (q != MPI_REQUEST_NULL) MPI_Request_free(&q);
     *buf = NULL;
-    return FGL_ERR_IO;
+    return rc;
 }
 
 static void fgl__mpi_begin(fgl_bytes *b, uint32_t kind, uint32_t run_id, int round) {
@@ -14410,20 +14417,20 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             if (first < 0) first = i;
             last = i;
         }
-    { /* appended to the note, "; " between, as far as it holds */
-        char *note = t->st.note;
-        size_t at = strlen(note);
-        if (t->st.lost_ranks++ > 0) {
-            if (at + 3 >= sizeof t->st.note) return;
-            memcpy(note + at, "; ", 3);
-            at += 2;
-        }
+    { /* appended to the note, " | " between; an entry that does not fit whole is left out */
+        char one[sizeof t->st.note], *note = t->st.note;
+        size_t at = strlen(note), n;
         if (t->starting)
-            snprintf(note + at, sizeof t->st.note - at,
-                     "rank %d lost as the run started: %s; its clients went to the others", rank, why);
+            snprintf(one, sizeof one, "rank %d lost as the run started: %s; its clients went to the others", rank, why);
         else
-            snprintf(note + at, sizeof t->st.note - at, "rank %d (clients %d-%d) lost in round %d: %s", rank, first,
-                     last, run->round + 1, why);
+            snprintf(one, sizeof one, "rank %d (clients %d-%d) lost in round %d: %s", rank, first, last, run->round + 1,
+                     why);
+        n = strlen(one);
+        if (t->st.lost_ranks++ == 0) memcpy(note, one, n + 1);
+        else if (at + 3 + n < sizeof t->st.note) {
+            memcpy(note + at, " | ", 3);
+            memcpy(note + at + 3, one, n + 1);
+        }
     }
 }
 
@@ -14453,7 +14460,7 @@ static int fgl__mpi_settle(fgl_run *run, fgl__mpi *t, int r, double deadline) {
  * or that MPI fails to reach, is lost; a rank that reports an error fails
  * the run. Nothing here blocks: sends are MPI_Isend, waits are polls. */
 static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_handler handler) {
-    double t0 = fgl_now(), slowest = 0;
+    double t0 = fgl_now(), t_sent, slowest = 0;
     int r, pending = 0, nap = 50, rc = FGL_OK;
     for (r = 1; r < t->size; r++) {
         fgl_bytes *b = &t->out[r];
@@ -14469,7 +14476,7 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
             continue;
         }
         /* its last command was answered, so that send completes at once; a rank lost here is lost */
-        if (fgl__mpi_settle(run, t, r, t0 + t->opt.timeout)) continue;
+        if (fgl__mpi_settle(run, t, r, fgl_now() + t->opt.timeout)) continue;
         if (MPI_Isend(b->data, (int)b->len, MPI_BYTE, r, FGL__MPI_CMD, t->comm, &t->req[r]) != MPI_SUCCESS) {
             t->req[r] = MPI_REQUEST_NULL;
             fgl__mpi_lose(run, t, r, "MPI could not send it a command");
@@ -14478,12 +14485,13 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
         t->st.bytes_sent += b->len;
         pending++;
     }
+    t_sent = fgl_now(); /* the deadline counts from here, whatever settling the sends took */
     while (pending > 0) {
         /* the deadline is read before the pass, so that each rank is probed once after it: a pass can take
            the timeout itself (a body that never comes), and a reply that arrived meanwhile is not late */
-        int got = 0, late = fgl_now() - t0 > t->opt.timeout;
+        int got = 0, late = fgl_now() - t_sent > t->opt.timeout;
         for (r = 1; r < t->size; r++) {
-            int flag = 0, count = 0;
+            int flag = 0, count = 0, rc_body;
             MPI_Status status;
             unsigned char *buf;
             fgl_reader rd;
@@ -14504,9 +14512,10 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout)) {
+            if ((rc_body = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout))) {
                 FGL_FREE(buf);
-                fgl__mpi_lose(run, t, r, "its reply began but did not arrive within the timeout");
+                fgl__mpi_lose(run, t, r, rc_body == FGL_ERR_EMPTY ? "its reply began but did not arrive within the "
+                                                                    "timeout" : "MPI failed receiving its reply");
                 pending--;
                 continue;
             }
@@ -15596,9 +15605,9 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     return FGL_OK;
 }
 
-/* The next command from rank 0 (napping between polls): NULL, with *rc
- * FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed, or rank 0 is gone), when none
- * can be had. */
+/* The next command from rank 0 (napping between polls, for its envelope
+ * and for its body): NULL, with *rc FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed,
+ * or the program's check says rank 0 is gone), when none can be had. */
 static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
     int flag = 0, count = 0, nap = 50;
     MPI_Status status;
@@ -15621,10 +15630,24 @@ static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
         *rc = FGL_ERR_NOMEM;
         return NULL;
     }
-    if (MPI_Recv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-        FGL_FREE(buf);
-        *rc = FGL_ERR_IO;
-        return NULL;
+    { /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
+        MPI_Request q;
+        double t0 = fgl_now();
+        if (MPI_Irecv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, &q) != MPI_SUCCESS) {
+            FGL_FREE(buf);
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
+        for (;;) {
+            if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
+                if (q != MPI_REQUEST_NULL) MPI_Request_free(&q); /* buf stays with MPI, which may still write it */
+                *rc = FGL_ERR_IO;
+                return NULL;
+            }
+            if (flag) break;
+            if (fgl_now() - t0 < 1) nap = 50; /* as fgl__mpi_recv_body: data may move only inside MPI calls */
+            fgl__mpi_nap(&nap);
+        }
     }
     *len = (size_t)count;
     return buf;

@@ -919,7 +919,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
 #ifdef FGL_MPI
     /* what crossed MPI (per run: means over seeds) beside the counted bytes_up / bytes_down above; the
-       ranks lost and the clients left out with them, summed over the runs, and the last loss */
+       ranks lost and the clients left out with them, summed over the runs, and the losses of the last run that had any */
     fprintf(f, ", \"mpi\": {\"ranks\": %d, \"bytes_up\": %zu, \"bytes_down\": %zu, \"bytes_start\": %zu, "
                "\"seconds_exchange\": %.3f, \"seconds_remote\": %.3f, \"lost_ranks\": %d, \"lost_clients\": %d",
             res->mpi.ranks, res->mpi.bytes_received / (size_t)res->n, res->mpi.bytes_sent / (size_t)res->n,

@@ -23,6 +23,7 @@
 #  - a rank that ends its process in the middle of a reply (--mpi-fail
 #    2:5:exit) is lost and no other rank with it: the bits of that rank
 #    going silent in the same round;
+#  - rank 0 killed under --enable-recovery: the workers on its host leave;
 #  - the JSON's "mpi" member counts at least the bytes the run counted;
 #  - fglrun_mpi records every flag of its --help (--mpi-timeout and --mpi-fail
 #    with the run control), and --config replays fglrun's record under
@@ -258,9 +259,14 @@ fault "SIGSTOP on rank 2 under plain mpirun (MPI_Abort once everything is writte
 # bits of the same rank going silent from round 5 (--mpi-fail 2:5). Whether the body goes missing is a race with
 # rank 0's polling (7 in 8 here): up to 4 tries, each checked; a skip if none lost the body
 args="--algo fedavg --data synthetic --clients 6 --rounds 8 --mpi-timeout 2 --json --quiet"
-$MPIRUN -np 3 $B/fglrun_mpi $args --mpi-fail 2:5 > "$tmp/silent.json" 2> "$tmp/err"
+$MPIRUN -np 3 $B/fglrun_mpi $args --mpi-fail 2:5 > "$tmp/silent.json" 2> "$tmp/err"; rc=$?
 midbody=0; bad=
+if [ $rc != 4 ] || ! grep -q '"lost_ranks": 1, "lost_clients": 3, "lost": "rank 2 (clients 3-5) lost in round 5: no answer' \
+   "$tmp/silent.json"; then
+    bad="the reference (rank 2 silent from round 5) exited $rc"
+fi
 for try in 1 2 3 4; do
+    [ -n "$bad" ] && break
     timeout -k 5 120 $MPIRUN --enable-recovery -np 3 $B/fglrun_mpi $args --mpi-fail 2:5:exit > "$tmp/exit.json" \
         2> "$tmp/err"; rc=$?
     if [ $rc != 0 ] || ! grep -q "exit status 4" "$tmp/err" || grep -q "every client is lost" "$tmp/err" ||
@@ -280,6 +286,33 @@ else
     echo "skip - a rank that ends in mid-reply # its body arrived (malformed) in each of 4 tries, so the wait on a" \
          "missing body was not exercised (each try: lost, the other rank kept, the silent rank's bits)"
 fi
+# rank 0 (the server) killed under --enable-recovery: the workers, on its host here, see its process gone (fglrun's
+# check, about once a second) and leave; the job ends by itself
+d="$tmp/fault_kill0"
+mkdir -p "$d"
+( timeout -k 5 300 $MPIRUN --enable-recovery -np 3 $B/fglrun_mpi --algo fedavg --data synthetic --clients 6 --rounds 200 \
+    --mpi-timeout $T --json --quiet --out "$d" > "$d/out.json" 2> "$d/err"; echo $? > "$d/rc" ) &
+job=$!
+victim=
+wait_rounds "$d" 3 && victim=$(rank_pid "$d" 0)
+if [ -n "$victim" ] && kill -KILL $victim; then
+    start=$(date +%s)
+    if wait_gone "$d" 30; then
+        took=$(($(date +%s) - start))
+        if [ -z "$(pgrep -f -- "$d")" ] && [ "$(grep -c 'the server (rank 0) is gone' "$d/err")" = 2 ]; then
+            echo "ok - SIGKILL on rank 0 under mpirun --enable-recovery: both workers saw the server gone and left," \
+                 "the job ended ${took} s after the signal"
+        else
+            echo "not ok - SIGKILL on rank 0 under --enable-recovery: processes left or workers silent (${took} s)"
+            grep -v "PMIX ERROR" "$d/err" | sed 's/^/#   /' | head -5
+        fi
+    else
+        echo "not ok - SIGKILL on rank 0 under mpirun --enable-recovery: the job did not end within 30 s"
+        grep -v "PMIX ERROR" "$d/err" | sed 's/^/#   /' | head -5
+    fi
+else echo "not ok - SIGKILL on rank 0 under mpirun --enable-recovery: rank 0 was not found running"; fi
+cleanup "$d"
+wait $job 2> /dev/null
 # plain mpirun and SIGKILL: Open MPI ends the job at once; the last checkpoint and progress.json remain,
 # and resuming gives the bits of a run never interrupted
 d="$tmp/fault_kill_plain"

@@ -348,19 +348,21 @@ static int p_set(options *o, const char *v, char *msg, size_t cap) {
 
 #ifdef FGL_MPI
 static int p_mpi_fail(options *o, const char *v, char *msg, size_t cap) {
-    char rr[64], *colon, *mode = NULL;
-    snprintf(rr, sizeof rr, "%s", v);
-    colon = strchr(rr, ':');
+    char rr[64], *colon = NULL, *mode = NULL;
+    if (strlen(v) < sizeof rr) {
+        strcpy(rr, v);
+        colon = strchr(rr, ':');
+    }
     if (colon) {
         *colon = 0;
         mode = strchr(colon + 1, ':');
     }
     if (mode) *mode++ = 0;
-    o->mpi.fail_exit = mode != NULL;
     if (!colon || !parse_int(rr, 1, 1000000, &o->mpi.fail_rank) ||
         !parse_int(colon + 1, 0, 1000000, &o->mpi.fail_round) || (mode && strcmp(mode, "exit") != 0))
         return fail(msg, cap, "--mpi-fail takes RANK:ROUND or RANK:ROUND:exit (a rank >= 1, a round >= 0), not '%s'",
                     v);
+    o->mpi.fail_exit = mode != NULL;
     return 0;
 }
 #endif

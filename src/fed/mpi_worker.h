@@ -432,9 +432,9 @@ static int fgl__worker_load(fgl__worker *w, fgl_reader *r, int round, const unsi
     return FGL_OK;
 }
 
-/* The next command from rank 0 (napping between polls): NULL, with *rc
- * FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed, or rank 0 is gone), when none
- * can be had. */
+/* The next command from rank 0 (napping between polls, for its envelope
+ * and for its body): NULL, with *rc FGL_ERR_NOMEM or FGL_ERR_IO (MPI failed,
+ * or the program's check says rank 0 is gone), when none can be had. */
 static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
     int flag = 0, count = 0, nap = 50;
     MPI_Status status;
@@ -457,10 +457,24 @@ static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
         *rc = FGL_ERR_NOMEM;
         return NULL;
     }
-    if (MPI_Recv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-        FGL_FREE(buf);
-        *rc = FGL_ERR_IO;
-        return NULL;
+    { /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
+        MPI_Request q;
+        double t0 = fgl_now();
+        if (MPI_Irecv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, &q) != MPI_SUCCESS) {
+            FGL_FREE(buf);
+            *rc = FGL_ERR_IO;
+            return NULL;
+        }
+        for (;;) {
+            if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
+                if (q != MPI_REQUEST_NULL) MPI_Request_free(&q); /* buf stays with MPI, which may still write it */
+                *rc = FGL_ERR_IO;
+                return NULL;
+            }
+            if (flag) break;
+            if (fgl_now() - t0 < 1) nap = 50; /* as fgl__mpi_recv_body: data may move only inside MPI calls */
+            fgl__mpi_nap(&nap);
+        }
     }
     *len = (size_t)count;
     return buf;
