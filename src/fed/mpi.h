@@ -120,7 +120,9 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
  * length (0: absent) and the floats' bits. Waiting polls (MPI_Iprobe) with
  * growing naps, so a waiting process leaves the cores to those computing;
  * every send is MPI_Isend, tested with the same naps until it completes or
- * its rank is given up, so no side blocks on a process that died or stopped.
+ * its rank is given up, and every body whose envelope arrived is received
+ * with MPI_Irecv, tested every 50-100 us for a second, then with the naps,
+ * so no side blocks on a process that died or stopped.
  * The server keeps, with each communicator (an MPI attribute), which ranks
  * it lost and the longest timeout of its runs. */
 #ifdef FGL_MPI
