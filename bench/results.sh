@@ -57,7 +57,7 @@
 #               at their defaults with 5 local epochs
 #   fedbn       FedBN beside FedAvg, Local and the server optimizers on
 #               CHEM (FedStar's protocol, GIN with batch norm: --bn; 100 and
-#               200 rounds) and
+#               200 rounds; the optimizers' eta swept at 100) and
 #               FedBN on Cora, 10 METIS clients (GCN; GIN with batch norm)
 #   fedprox     Cora, 10 METIS clients: FedProx against FedAvg with 1 local
 #               epoch (one full-batch step a round: identical) and with 5
@@ -308,6 +308,12 @@ experiments() {
             echo "fedbn|chem bn local|--algo local $C"
             for a in fedavg fedbn fedavgm fedadagrad fedadam fedyogi; do
                 echo "fedbn|chem bn $a|--algo $a $C --set share=conv"
+            done
+            # the server rate eta around each optimizer's default (chosen on Cora), 100 rounds
+            for e in 0.03 0.3; do echo "fedbn|chem bn fedavgm eta=$e|--algo fedavgm $C --set share=conv --set eta=$e"; done
+            for e in 0.01 1; do echo "fedbn|chem bn fedadagrad eta=$e|--algo fedadagrad $C --set share=conv --set eta=$e"; done
+            for a in fedadam fedyogi; do
+                for e in 0.0001 0.01; do echo "fedbn|chem bn $a eta=$e|--algo $a $C --set share=conv --set eta=$e"; done
             done
             # the same GIN without batch norm (FedBN is FedAvg there)
             echo "fedbn|chem fedavg|--algo fedavg --data $CHEM --rounds 100 --seeds $SEEDS --set share=conv"
