@@ -14301,8 +14301,11 @@ static void fgl__mpi_nap(int *us) {
  * to, is left to MPI (set to NULL here, never freed), except when MPI_Irecv
  * itself failed (*buf stays the caller's). Polls every 50-100 us for the
  * first second (a transport that moves data only inside MPI calls, such
- * as TCP, needs them often), then with growing naps. */
-static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait) {
+ * as TCP, needs them often), then with growing naps. gone (NULL: none),
+ * asked between polls, ends the wait early when it says the sender is gone
+ * (FGL_ERR_IO): a worker's check on rank 0. */
+static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait,
+                              int (*gone)(void *ctx), void *ctx) {
     MPI_Request q;
     int flag = 0, nap = 50, rc = FGL_ERR_IO;
     double t0 = fgl_now(), el;
@@ -14310,6 +14313,7 @@ static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, 
     for (;;) {
         if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         if (flag) return FGL_OK;
+        if (gone && gone(ctx)) break;
         if ((el = fgl_now() - t0) > wait) {
             rc = FGL_ERR_EMPTY;
             break;
@@ -14516,7 +14520,7 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            if ((rc_body = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout))) {
+            if ((rc_body = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout, NULL, NULL))) {
                 FGL_FREE(buf);
                 fgl__mpi_lose(run, t, r, rc_body == FGL_ERR_EMPTY ? "its reply began but did not arrive within the "
                                                                     "timeout" : "MPI failed receiving its reply");
@@ -14905,7 +14909,7 @@ static void fgl__mpi_free(fgl_run *run) {
                 MPI_Get_count(&status, MPI_BYTE, &count);
                 buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
                 if (!buf) break;
-                flag = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, 1.0) == FGL_OK;
+                flag = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, 1.0, NULL, NULL) == FGL_OK;
                 FGL_FREE(buf);
             }
         }
@@ -15133,7 +15137,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
             MPI_Get_count(&status, MPI_BYTE, &count);
             if (!(buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 4)))) break;
             got = 1;
-            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, comm, cs && cs->gone[r] ? 1.0 : wait)) {
+            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, comm, cs && cs->gone[r] ? 1.0 : wait, NULL, NULL)) {
                 done[r] = 2;
                 left--;
             } else if (count >= 4) {
@@ -15219,6 +15223,8 @@ static int fgl__worker_alone(fgl__worker *w) {
     w->next_check = now + 1;
     return w->gone = !w->server_alive(w->ctx);
 }
+
+static int fgl__worker_alone_cb(void *w) { return fgl__worker_alone((fgl__worker *)w); }
 
 /* Post w->out to the server (it is taken while the rank waits for the next
  * command: fgl__worker_settle before w->out changes). FGL_OK or FGL_ERR_IO. */
@@ -15634,24 +15640,11 @@ static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
         *rc = FGL_ERR_NOMEM;
         return NULL;
     }
-    { /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
-        MPI_Request q;
-        double t0 = fgl_now();
-        if (MPI_Irecv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, &q) != MPI_SUCCESS) {
-            FGL_FREE(buf);
-            *rc = FGL_ERR_IO;
-            return NULL;
-        }
-        for (;;) {
-            if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
-                if (q != MPI_REQUEST_NULL) MPI_Request_free(&q); /* buf stays with MPI, which may still write it */
-                *rc = FGL_ERR_IO;
-                return NULL;
-            }
-            if (flag) break;
-            if (fgl_now() - t0 < 1) nap = 50; /* as fgl__mpi_recv_body: data may move only inside MPI calls */
-            fgl__mpi_nap(&nap);
-        }
+    /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
+    if ((*rc = fgl__mpi_recv_body(&buf, count, 0, FGL__MPI_CMD, w->comm, HUGE_VAL, fgl__worker_alone_cb, w))) {
+        FGL_FREE(buf); /* NULL when MPI kept it */
+        *rc = FGL_ERR_IO;
+        return NULL;
     }
     *len = (size_t)count;
     return buf;

@@ -175,8 +175,11 @@ static void fgl__mpi_nap(int *us) {
  * to, is left to MPI (set to NULL here, never freed), except when MPI_Irecv
  * itself failed (*buf stays the caller's). Polls every 50-100 us for the
  * first second (a transport that moves data only inside MPI calls, such
- * as TCP, needs them often), then with growing naps. */
-static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait) {
+ * as TCP, needs them often), then with growing naps. gone (NULL: none),
+ * asked between polls, ends the wait early when it says the sender is gone
+ * (FGL_ERR_IO): a worker's check on rank 0. */
+static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, MPI_Comm comm, double wait,
+                              int (*gone)(void *ctx), void *ctx) {
     MPI_Request q;
     int flag = 0, nap = 50, rc = FGL_ERR_IO;
     double t0 = fgl_now(), el;
@@ -184,6 +187,7 @@ static int fgl__mpi_recv_body(unsigned char **buf, int count, int src, int tag, 
     for (;;) {
         if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) break;
         if (flag) return FGL_OK;
+        if (gone && gone(ctx)) break;
         if ((el = fgl_now() - t0) > wait) {
             rc = FGL_ERR_EMPTY;
             break;
@@ -390,7 +394,7 @@ static int fgl__mpi_exchange(fgl_run *run, fgl__mpi *t, uint32_t kind, fgl__mpi_
                 pending--;
                 continue;
             }
-            if ((rc_body = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout))) {
+            if ((rc_body = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, t->opt.timeout, NULL, NULL))) {
                 FGL_FREE(buf);
                 fgl__mpi_lose(run, t, r, rc_body == FGL_ERR_EMPTY ? "its reply began but did not arrive within the "
                                                                     "timeout" : "MPI failed receiving its reply");
@@ -779,7 +783,7 @@ static void fgl__mpi_free(fgl_run *run) {
                 MPI_Get_count(&status, MPI_BYTE, &count);
                 buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 1));
                 if (!buf) break;
-                flag = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, 1.0) == FGL_OK;
+                flag = fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, t->comm, 1.0, NULL, NULL) == FGL_OK;
                 FGL_FREE(buf);
             }
         }
@@ -1007,7 +1011,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
             MPI_Get_count(&status, MPI_BYTE, &count);
             if (!(buf = (unsigned char *)FGL_MALLOC((size_t)FGL__MAX(count, 4)))) break;
             got = 1;
-            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, comm, cs && cs->gone[r] ? 1.0 : wait)) {
+            if (fgl__mpi_recv_body(&buf, count, r, FGL__MPI_REPLY, comm, cs && cs->gone[r] ? 1.0 : wait, NULL, NULL)) {
                 done[r] = 2;
                 left--;
             } else if (count >= 4) {

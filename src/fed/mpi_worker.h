@@ -43,6 +43,8 @@ static int fgl__worker_alone(fgl__worker *w) {
     return w->gone = !w->server_alive(w->ctx);
 }
 
+static int fgl__worker_alone_cb(void *w) { return fgl__worker_alone((fgl__worker *)w); }
+
 /* Post w->out to the server (it is taken while the rank waits for the next
  * command: fgl__worker_settle before w->out changes). FGL_OK or FGL_ERR_IO. */
 static int fgl__worker_send(fgl__worker *w) {
@@ -457,24 +459,11 @@ static unsigned char *fgl__mpi_wait(fgl__worker *w, size_t *len, int *rc) {
         *rc = FGL_ERR_NOMEM;
         return NULL;
     }
-    { /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
-        MPI_Request q;
-        double t0 = fgl_now();
-        if (MPI_Irecv(buf, count, MPI_BYTE, 0, FGL__MPI_CMD, w->comm, &q) != MPI_SUCCESS) {
-            FGL_FREE(buf);
-            *rc = FGL_ERR_IO;
-            return NULL;
-        }
-        for (;;) {
-            if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || (!flag && fgl__worker_alone(w))) {
-                if (q != MPI_REQUEST_NULL) MPI_Request_free(&q); /* buf stays with MPI, which may still write it */
-                *rc = FGL_ERR_IO;
-                return NULL;
-            }
-            if (flag) break;
-            if (fgl_now() - t0 < 1) nap = 50; /* as fgl__mpi_recv_body: data may move only inside MPI calls */
-            fgl__mpi_nap(&nap);
-        }
+    /* the body, polled like the envelope: a rank 0 that dies in mid-send must not hold this rank for ever */
+    if ((*rc = fgl__mpi_recv_body(&buf, count, 0, FGL__MPI_CMD, w->comm, HUGE_VAL, fgl__worker_alone_cb, w))) {
+        FGL_FREE(buf); /* NULL when MPI kept it */
+        *rc = FGL_ERR_IO;
+        return NULL;
     }
     *len = (size_t)count;
     return buf;
