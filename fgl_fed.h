@@ -642,6 +642,19 @@ struct fgl_algo {
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
+    /* 1: the aggregate hook reads the model and delta uploads only through
+     * fgl_server_mean (never fgl_upload, fgl_server_gather or the s->up
+     * messages), so that what it publishes is a function of the means the
+     * runtime defends. Under DP and secure aggregation the runtime enforces
+     * this for every table: the hook is handed no upload at all (s->up[i]
+     * NULL, s->n_accepted 0), fgl_server_mean gives the noised (DP) or
+     * unmasked (secure) mean, and a DP round whose hook did not take the
+     * noised mean of every model or delta part fails. A program's own
+     * aggregate hook is refused under DP and secure aggregation unless its
+     * table sets this, so that a rule written against the uploads (a
+     * median over fgl_upload) is refused at the start rather than handed
+     * nothing; the built-in tables need not set it. */
+    int mean_only;
     /* Which member of a family of algorithms sharing hooks this table is, set
      * by its builder and read by the hooks (c->algo->variant), never inferred
      * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The
@@ -805,7 +818,10 @@ FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *sha
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
  * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
  * multiplier cfg.dp.noise; orders 1.25 to 10.75 in steps of 0.25, and the
- * integers 11 to 1024); NaN without DP, +Inf without noise. */
+ * integers 11 to 1024); NaN without DP, +Inf without noise. Reported only
+ * when every round done released every model and delta value with noise
+ * (fgl_round_stats.dp_draws counts them): else NaN (a round resumed from a
+ * checkpoint of a build that did not count them). */
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
 /* Renyi DP of one round of the sampled Gaussian mechanism at order
  * alpha > 1 (integer: the binomial expansion; fractional: the series of
@@ -923,6 +939,11 @@ struct fgl_server {
     size_t secagg_len;
     const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
                                     party that adds the noise) */
+    const float *dp_release[FGL_MSG_MAX_PARTS];   /* DP: this round's noised mean of each model or delta
+                                                     upload part, computed by the runtime before the
+                                                     aggregate hook, which fgl_server_mean hands out
+                                                     (runtime-private) */
+    unsigned char dp_taken[FGL_MSG_MAX_PARTS];    /* DP: the hook took part p's release this round */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
                                     rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
@@ -1147,6 +1168,9 @@ typedef struct fgl_round_stats {
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
+    long long dp_draws;                     /* DP: noise values drawn into the round's release (every value of
+                                               every model and delta part when the round was noised; -1: not
+                                               counted, a checkpoint of an older build) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones); a link task's val_acc
                                                and test_acc are AUC, its means weighted by the split's positive
                                                pairs */
@@ -1190,6 +1214,7 @@ struct fgl_run {
     unsigned char *lost;         /* per client: its host stopped answering (a transport's timeout) */
     struct fgl__sa *sa;          /* secure aggregation: the server's side of the round */
     unsigned char dp_key[32];    /* DP: the server's secret key (noise, participation); never saved */
+    float *dp_out[FGL_MSG_MAX_PARTS];   /* DP: the round's release of each model or delta part (server.dp_release) */
     int rejected_total;
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
@@ -3611,8 +3636,14 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
     return best;
 }
 
+static long long fgl__dp_round_draws(const fgl_run *run);
+
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
+    int r;
     if (!(run->cfg.dp.clip > 0)) return NAN;
+    if (run->cfg.dp.noise > 0) /* the accountant counts rounds that released the sampled Gaussian: all, or no epsilon */
+        for (r = 0; r < run->round; r++)
+            if (run->stats[r].dp_draws != fgl__dp_round_draws(run)) return NAN;
     return fgl__dp_epsilon((double)run->cfg.frac, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
 }
 
@@ -4183,6 +4214,50 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     return FGL_OK;
 }
 
+/* DP-FedAvg's release of weights part p (n floats) in this round:
+ *   base + (sum_i clip_C(u_i) + N(0, (sigma C)^2 I)) / (q K)
+ * over the accepted uploads u_i (each update clipped again here, so the
+ * bound holds whatever a client sent), q = cfg.frac, K the clients. base is
+ * the model the participants' updates start from (a model part), or zero (a
+ * delta part); in a round without participants the update is the noise
+ * alone, added to empty_base (a model part: the model the server holds).
+ * The noise comes from the server's secret DP key, one stream per (round,
+ * part). */
+static int fgl__dp_mean(fgl_server *s, int p, float *out, size_t n, const float *empty_base) {
+    const fgl_fed_config *cfg = s->fed;
+    const fgl_part *d = &s->algo->up[p];
+    const float *base = NULL;
+    int K = s->n_clients, i;
+    double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
+    double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+    size_t k;
+    if (!acc) return FGL_ERR_NOMEM;
+    for (i = 0; i < K; i++) {
+        const fgl_msg *u = s->up[i];
+        const float *x, *ref;
+        double norm, f = 1;
+        if (!u || !u->part[p]) continue;
+        x = u->part[p];
+        ref = fgl__ref_of(&s->down[i], d);
+        norm = fgl__joint_update_norm(s->algo, u, &s->down[i]);
+        if (!base) base = ref;
+        else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
+                                   "from different models (one mean of them is defined)");
+        if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
+        for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
+    }
+    if (!base && d->kind == FGL_SEND_MODEL) base = empty_base; /* no participant: the noise alone */
+    if (sd > 0) {
+        double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+        if (!z) return FGL_ERR_NOMEM;
+        fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
+        for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+    }
+    for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
+    return FGL_OK;
+}
+
 /* The robust, DP or secure mean of a weights part p over the accepted
  * uploads (a robust rule: fgl__rule_mix with one row). */
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) {
@@ -4205,32 +4280,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
-    if (cfg->dp.clip > 0) { /* DP-FedAvg: base + (sum_i clip(u_i) + N(0, (sigma C)^2)) / (q K) */
-        const fgl_part *d = &s->algo->up[p];
-        const float *base = NULL;
-        double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
-        for (j = 0; j < m; j++) { /* each update clipped again here: the bound holds whatever a client sent */
-            const fgl_msg *u = s->up[idx[j]];
-            const float *x = u->part[p], *ref = fgl__ref_of(&s->down[idx[j]], d);
-            double norm = fgl__joint_update_norm(s->algo, u, &s->down[idx[j]]), f = 1;
-            if (!base) base = ref;
-            else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
-                return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
-                                       "from different models (one mean of them is defined)");
-            if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
-            for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
-        }
-        /* no participant: the update is the noise alone, applied to the model out holds (for a model part) */
-        if (!base && d->kind == FGL_SEND_MODEL) base = out;
-        if (sd > 0) {
-            double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
-            if (!z) return FGL_ERR_NOMEM;
-            fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
-            for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
-        }
-        for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
-        return FGL_OK;
-    }
+    if (cfg->dp.clip > 0) return fgl__dp_mean(s, p, out, n, out);
     if (m == 0) return FGL_ERR_EMPTY;
     { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
        */
@@ -4240,6 +4290,79 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
             w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
         return fgl__rule_mix(s, p, n, NULL, w, NULL, 1, out, NULL, 1);
     }
+}
+
+/* The download part that sends the model the server holds, whole (a part
+ * `from` a server buffer, not a row per client), or -1: DP needs it to
+ * release a round without participants. */
+static int fgl__model_source(const fgl_algo *a) {
+    int q;
+    for (q = 0; q < a->n_down; q++)
+        if (a->down[q].kind == FGL_SEND_MODEL && a->down[q].from && !(a->down[q].flags & FGL_PART_ROW)) return q;
+    return -1;
+}
+
+/* The noise values a DP round draws when every model and delta part is
+ * noised: the parts' sizes. */
+static long long fgl__dp_round_draws(const fgl_run *run) {
+    long long n = 0;
+    int p;
+    for (p = 0; p < run->algo.n_up; p++)
+        if (fgl__weights_part(&run->algo.up[p])) n += (long long)run->server.up_len[p];
+    return n;
+}
+
+/* DP by mechanism, before the aggregate hook: the runtime releases the
+ * noised mean (fgl__dp_mean) of every model and delta part, in every round,
+ * participants or not, and counts the noise values drawn (st->dp_draws);
+ * the hook is then handed no upload, only these releases (fgl_server_mean),
+ * so whatever it publishes is a function of them. A round without
+ * participants adds the noise to the model the server holds (the buffer the
+ * model download is sent from). */
+static int fgl__dp_release(fgl_run *run, fgl_round_stats *st) {
+    fgl_server *s = &run->server;
+    const fgl_algo *a = &run->algo;
+    const float *model = NULL;
+    int p, q = fgl__model_source(a), rc;
+    st->dp_draws = 0;
+    if (q >= 0) {
+        fgl__entry *e = fgl__store_find(&s->store, a->down[q].from, FGL__E_FLOATS);
+        if (e && e->n == s->down_len[q]) model = (const float *)e->p;
+    }
+    for (p = 0; p < a->n_up; p++) {
+        size_t n = s->up_len[p];
+        s->dp_release[p] = NULL;
+        s->dp_taken[p] = 0;
+        if (!fgl__weights_part(&a->up[p])) continue;
+        if (a->up[p].kind == FGL_SEND_MODEL && (!model || s->down_len[q] != n))
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: %s holds no model of %lu floats to "
+                                   "release '%s' from", a->name, (unsigned long)n, a->up[p].name);
+        if (!run->dp_out[p] && !(run->dp_out[p] = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n, 1))))
+            return fgl_server_fail(s, FGL_ERR_NOMEM, "differential privacy: out of memory");
+        rc = fgl__dp_mean(s, p, run->dp_out[p], n, model);
+        fgl_tape_reset(&s->store.scratch);
+        if (rc) return s->error ? s->error : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
+        s->dp_release[p] = run->dp_out[p];
+        if (run->cfg.dp.noise > 0) st->dp_draws += (long long)n;
+    }
+    return FGL_OK;
+}
+
+/* After the hook: every release was taken (fgl_server_mean), else the
+ * round's models do not come from the noised means and the run stops,
+ * naming the part. The releases end with the round. */
+static int fgl__dp_released(fgl_run *run) {
+    fgl_server *s = &run->server;
+    int p, missed = -1;
+    for (p = 0; p < run->algo.n_up; p++) {
+        if (s->dp_release[p] && !s->dp_taken[p] && missed < 0) missed = p;
+        s->dp_release[p] = NULL;
+    }
+    if (missed >= 0)
+        return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the aggregate hook did not take the noised mean "
+                               "of '%s' (fgl_server_mean); under DP the released models must come from it, so "
+                               "the run stops", run->algo.up[missed].name);
+    return FGL_OK;
 }
 
 static void fgl__dims_fill(const fgl__dims *d, size_t *out) {
@@ -5075,14 +5198,28 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
     double wsum = 0, *acc;
     size_t j, n = 0;
     int i, p = -1;
+    if (s->fed->dp.clip > 0 || s->fed->secagg.on) { /* the hook sees no upload: the runtime's mean of the part */
+        const char *priv = s->fed->dp.clip > 0 ? "differential privacy" : "secure aggregation";
+        for (p = 0; p < s->algo->n_up && strcmp(s->algo->up[p].name, part) != 0; p++) continue;
+        if (p == s->algo->n_up) return fgl_server_fail(s, FGL_ERR_ARG, "%s uploads no part '%s'", s->algo->name, part);
+        if (!fgl__weights_part(&s->algo->up[p]))
+            return fgl_server_fail(s, FGL_ERR_ARG, "%s: no mean of '%s' is released (it carries no model weights)",
+                                   priv, part);
+        if (s->fed->secagg.on) return fgl__defended_mean(s, p, out, s->up_len[p]);
+        if (!s->dp_release[p])
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the noised mean of '%s' exists during the "
+                                   "aggregate hook only", part);
+        memcpy(out, s->dp_release[p], sizeof(float) * s->up_len[p]);
+        s->dp_taken[p] = 1;
+        return FGL_OK;
+    }
     for (i = 0; i < s->n_clients && p < 0; i++)
         if (s->up[i]) p = fgl_msg_find(s->up[i], part);
     if (p < 0) return FGL_ERR_EMPTY;
     if (fgl__per_client(&s->algo->up[p])) return FGL_ERR_SHAPE; /* sizes differ between clients */
     for (i = 0; i < s->n_clients; i++)
         if (s->up[i] && s->up[i]->part[p]) n = s->up[i]->len[p];
-    if (fgl__weights_part(&s->algo->up[p]) &&
-        (s->fed->robust.rule != FGL_ROBUST_MEAN || s->fed->dp.clip > 0 || s->fed->secagg.on))
+    if (fgl__weights_part(&s->algo->up[p]) && s->fed->robust.rule != FGL_ROBUST_MEAN)
         return fgl__defended_mean(s, p, out, n);
     acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
     if (!acc) return FGL_ERR_NOMEM;
@@ -5939,6 +6076,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->n_nodes);
     FGL_FREE(run->up_len_of);
     FGL_FREE(run->up_view);
+    for (i = 0; i < FGL_MSG_MAX_PARTS; i++) FGL_FREE(run->dp_out[i]);
     FGL_FREE(run->down);
     FGL_FREE(run->accepted);
     FGL_FREE(run->checked);
@@ -6260,6 +6398,18 @@ static int fgl__defences_check(fgl_run *run) {
                              "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
                              priv, a->name);
+    if ((c->dp.clip > 0 || c->secagg.on) && (fgl__user_hooks(a) & FGL__HOOK_AGGREGATE) && !a->mean_only)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s: refused: %s's aggregate hook is the program's own: under %s a hook is handed no "
+                             "upload, only the %s mean (fgl_server_mean), so a rule built on it declares "
+                             "mean_only = 1 in its table (a rule over the uploads, such as a median, cannot run)",
+                             priv, a->name, c->dp.clip > 0 ? "DP" : "it", c->dp.clip > 0 ? "noised" : "unmasked");
+    if (c->dp.clip > 0 && n_model > 0 && fgl__model_source(a) < 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "differential privacy: refused: %s sends no model from one server buffer (a download "
+                             "model part `from` a buffer, not a row per client), which a round without "
+                             "participants adds its noise to",
+                             a->name);
     if (c->dp.clip > 0 && data >= 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
@@ -6755,6 +6905,11 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->n_clipped = 0;
     s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
+    if (run->cfg.dp.clip > 0 && fgl__dp_release(run, st)) return fgl__server_error(run, s->error, "noise");
+    if (run->cfg.dp.clip > 0 || run->cfg.secagg.on) { /* the hook is handed the runtime's means, no upload */
+        for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL;
+        if (run->cfg.dp.clip > 0) s->n_accepted = 0; /* who took part is the mechanism's secret */
+    }
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
         fgl_tape_reset(&s->store.scratch);
@@ -6763,6 +6918,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
             return fgl__server_error(run, rc, "aggregation");
     }
+    if (run->cfg.dp.clip > 0 && fgl__dp_released(run)) return fgl__server_error(run, s->error, "aggregation");
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;
     st->n_fallback = s->n_fallback;
@@ -7181,8 +7337,8 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 4u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
-                              4: Hits@K per round (link prediction) */
+#define FGL__RUN_VERSION 5u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -7441,6 +7597,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl_bytes_put_u32(&b, (uint32_t)st->n_dropped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_lost);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_fallback);
+        fgl_bytes_put_u64(&b, (uint64_t)st->dp_draws);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_up);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_down);
         fgl__put_f64(&b, st->train_loss);
@@ -7616,6 +7773,7 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.n_dropped = (int)fgl_reader_u32(r);
         st.n_lost = (int)fgl_reader_u32(r);
         st.n_fallback = version >= 3 ? (int)fgl_reader_u32(r) : 0; /* version 2 counted none */
+        st.dp_draws = version >= 5 ? (long long)fgl_reader_u64(r) : -1; /* before version 5: not counted */
         st.bytes_up = (size_t)fgl_reader_u64(r);
         st.bytes_down = (size_t)fgl_reader_u64(r);
         st.train_loss = fgl__get_f64(r);
@@ -7677,6 +7835,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 4u, &r, path, NULL)) version = 4u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);

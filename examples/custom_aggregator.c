@@ -12,6 +12,12 @@
  * round's accepted uploads (fgl_upload returns NULL for a client left out or
  * rejected) and its own state, nothing of the clients.
  *
+ * A median needs every upload, which differential privacy and secure
+ * aggregation hide from the server: under those a run of this rule is
+ * refused at its start. A rule built on the defended mean instead (it takes
+ * fgl_server_mean and transforms the result, as a server optimizer does)
+ * declares `mean_only = 1` and runs under both.
+ *
  * Registered by name, the rule also runs in fglrun (see fglrun.c's top
  * comment: a program that registers algorithms and calls fglrun_main).
  * Without data (no Cora under data_dir) it runs on fgl's synthetic graph.
@@ -37,6 +43,7 @@ static int median_aggregate(fgl_server *s) {
     for (j = 0; j < s->n_shared; j++) {
         for (i = 0, n = 0; i < s->n_clients; i++)
             if (fgl_upload(s, i, "theta")) col[n++] = fgl_upload(s, i, "theta")[j];
+        if (n == 0) return FGL_OK; /* no upload readable: keep the model */
         qsort(col, (size_t)n, sizeof(float), cmp_float);
         global[j] = n % 2 ? col[n / 2] : 0.5f * (col[n / 2 - 1] + col[n / 2]);
     }

@@ -169,6 +169,7 @@ static inline int ft_run_algo_seen(fgl_run *run, const fgl_fed_config *cfg, cons
     }
     wrapped = *a;
     ft__seen_inner = a->aggregate;
+    wrapped.mean_only = 1; /* the spy reads the clients' uploads, not the server's view (which DP empties) */
     wrapped.aggregate = ft__seen_aggregate;
     ft__seen_run = run;
     ft__seen = seen;

@@ -32,7 +32,22 @@ if [ -z "$FGL_TEST_LONG" ]; then
          "make test-long (FGL_TEST_LONG=1) takes every one"
     algos="fedavg gcfl fedstar fedpub"
 fi
+# and rules of a program's own (tests/user_fglrun.c), always: "median" (examples/custom_aggregator.c's rule
+# over fgl_upload) and "trimmed" must be refused under DP and secure aggregation; "heavyball" (mean_only,
+# a momentum on the defended mean) defended by both; "ignorer" (declares mean_only, publishes its own model)
+# must stop in its first DP round, naming the part whose noised mean it did not take
+algos="$algos user:median user:trimmed user:heavyball user:ignorer"
 for algo in $algos; do
+    FGLRUN=$B/fglrun
+    case $algo in user:*) FGLRUN=$B/tests/user_fglrun; algo=${algo#user:} ;; esac
+    if [ "$algo" = ignorer ]; then
+        run ign --algo ignorer --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=1; r=$?
+        if [ $r -ne 0 ] && grep -q "round 1, .*did not take the noised mean of 'theta'" "$tmp/ign.err" && [ ! -s "$tmp/ign.json" ]
+        then echo "ok - ignorer --dp stopped in round 1: $(grep -o "did not take[^;]*" "$tmp/ign.err")"
+        else echo "not ok - ignorer --dp (a hook publishing a model of its own) was not stopped (rc $r)"
+             sed 's/^/#   /' "$tmp/ign.err" | head -3; fi
+        continue
+    fi
     case $algo in
         fedstar|gpfl) args="--task graph --data synthetic --clients 5 --rounds 3 --batch 32" ;;
         fedbn) args="--task graph --data synthetic --clients 5 --rounds 3 --batch 32 --bn" ;; # batch norm to keep
@@ -70,6 +85,7 @@ for algo in $algos; do
     else
         echo "not ok - $algo --secagg: test_acc $(acc "$tmp/sec.json") against $(acc "$tmp/plain.json") unmasked"
     fi
+    case $algo in median|trimmed|heavyball) continue ;; esac # the rules of the program's own: DP and secagg only
     # a robust rule
     run att "$@" --attack scale:100 --attackers 0.2 --screen 0; ra=$?
     run med "$@" --attack scale:100 --attackers 0.2 --screen 0 --robust median; rm_=$?

@@ -1400,6 +1400,130 @@ static void test_dp_mechanism(void) {
     fgl_scenario_free(&sc);
 }
 
+/* DP on every path (issue 48): every round releases theta + noise, with
+ * participants or without (an empty round: the noise alone, sigma C / (q K),
+ * on the unchanged model); the aggregate hook sees no upload and nobody's
+ * participation, only the noised mean; a program's own hook that does not
+ * declare mean_only is refused at the start, one that declares it and
+ * publishes something else fails the round; epsilon only when every round
+ * was noised. */
+static int dpview_uploads, dpview_accepted, dpview_calls;
+static int dpview_aggregate(fgl_server *s) {
+    int i, rc;
+    dpview_calls++;
+    for (i = 0; i < s->n_clients; i++) dpview_uploads += s->up[i] != NULL || fgl_upload(s, i, "theta") != NULL;
+    dpview_accepted += s->n_accepted;
+    rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    return rc == FGL_ERR_EMPTY ? FGL_OK : rc;
+}
+static int dpignore_aggregate(fgl_server *s) {
+    (void)s;
+    return FGL_OK; /* ignores its inputs: the model stays */
+}
+
+/* 1 when a run of a over cd[0..4] is refused before its first round (at
+ * fgl_run_init or fgl_run_start), the message in msg. */
+static int dp_refused(const fgl_fed_config *cfg, const fgl_algo *a, fgl_client_data *cd, char msg[600]) {
+    fgl_run run;
+    fgl_error err;
+    int rc = fgl_run_init(&run, cfg, a, cd, 5, &err);
+    if (rc) {
+        snprintf(msg, 600, "%s", err.msg);
+        return rc == FGL_ERR_ARG;
+    }
+    rc = fgl_run_start(&run);
+    snprintf(msg, 600, "%s", rc ? run.err.msg : "started");
+    fgl_run_free(&run);
+    return rc == FGL_ERR_ARG;
+}
+
+static void test_dp_every_round(void) {
+    char msg[600];
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_fed_config cfg = short_cfg(30);
+    fgl_run run;
+    fgl_error err;
+    fgl_algo view = *fgl_algo_find("fedavg"), ignore = view;
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    cfg.frac = 0.2f; /* K 5, q 0.2: about a third of the rounds draw nobody */
+    cfg.dp.clip = 1;
+    cfg.dp.noise = 5;
+    cfg.local_epochs = 1;
+    cfg.secrets.from_seed = 1;
+    cfg.secrets.seed = 11;
+    view.name = "dpview";
+    view.aggregate = dpview_aggregate;
+    view.mean_only = 1;
+    if (fgl_run_init(&run, &cfg, &view, cd, 5, &err) == FGL_OK) {
+        size_t n = 0, k;
+        int r, empty = 0, moved = 0;
+        double sq = 0, want = 5.0 * 1.0 / (0.2 * 5);
+        float *before = NULL;
+        for (r = 0; r < cfg.rounds; r++) {
+            const float *g;
+            if (r == 0 && fgl_run_start(&run)) break;
+            if (!before) {
+                n = run.server.n_shared;
+                before = (float *)malloc(sizeof(float) * n);
+            }
+            g = fgl_floats(&run.server.store, "global");
+            memcpy(before, g, sizeof(float) * n);
+            if (fgl_run_round(&run)) {
+                FT_CHECK(0, "round %d: %s", r + 1, run.err.msg);
+                break;
+            }
+            g = fgl_floats(&run.server.store, "global");
+            FT_CHECK(run.stats[r].dp_draws == (long long)n, "round %d: %lld noise values drawn, %zu parameters",
+                     r + 1, run.stats[r].dp_draws, n);
+            if (run.stats[r].n_part != 0) continue;
+            empty++;
+            moved += memcmp(before, g, sizeof(float) * n) != 0;
+            for (k = 0; k < n; k++) sq += ((double)g[k] - before[k]) * ((double)g[k] - before[k]);
+        }
+        printf("#   DP, K 5, q 0.2, noise 5, clip 1: %d of %d rounds drew nobody; the model moved in %d of them\n",
+               empty, cfg.rounds, moved);
+        FT_CHECK(empty >= 3, "only %d empty rounds in %d (about a third expected)", empty, cfg.rounds);
+        FT_CHECK(moved == empty, "an empty round released the model without noise (%d of %d moved)", moved, empty);
+        if (empty > 0) {
+            double sd = sqrt(sq / ((double)n * empty));
+            printf("#   empty rounds' noise: std %.4g over %d x %zu values, sigma C / (q K) = %.4g\n", sd, empty, n,
+                   want);
+            FT_NEAR(sd / want, 1.0, 0.05, "empty rounds: noise std sigma C / (q K)");
+        }
+        FT_CHECK(dpview_calls == cfg.rounds && dpview_uploads == 0 && dpview_accepted == 0,
+                 "the hook saw %d uploads and %d accepted over %d calls (none expected)", dpview_uploads,
+                 dpview_accepted, dpview_calls);
+        FT_CHECK(isfinite(fgl_run_dp_epsilon(&run, 1e-5)), "epsilon reported when every round was noised");
+        run.stats[3].dp_draws = -1; /* a round not counted (an older build's checkpoint): no epsilon */
+        FT_CHECK(isnan(fgl_run_dp_epsilon(&run, 1e-5)), "epsilon withheld when a round's noise is not counted");
+        free(before);
+        fgl_run_free(&run);
+    } else
+        FT_CHECK(0, "dpview: %s", err.msg);
+    /* a program's own hook: refused unless it declares mean_only; declared and ignoring the mean: fails */
+    ignore.name = "dpignore";
+    ignore.aggregate = dpignore_aggregate;
+    FT_CHECK(dp_refused(&cfg, &ignore, cd, msg) && strstr(msg, "mean_only") && strstr(msg, "differential privacy: refused"),
+             "an undeclared hook under DP: %s", msg);
+    ignore.mean_only = 1;
+    cfg.frac = 1;
+    if (fgl_run_init(&run, &cfg, &ignore, cd, 5, &err) == FGL_OK) {
+        int rc = fgl_run_round(&run);
+        FT_CHECK(rc != FGL_OK && strstr(run.err.msg, "did not take the noised mean of 'theta'"),
+                 "a declared hook that ignores the noised mean: %s", rc ? run.err.msg : "ran");
+        FT_CHECK(isnan(fgl_run_dp_epsilon(&run, 1e-5)) || run.round == 0, "no round counted");
+        fgl_run_free(&run);
+    }
+    cfg.dp.clip = 0;
+    cfg.secagg.on = 1;
+    cfg.robust.screen = 0;
+    ignore.mean_only = 0;
+    FT_CHECK(dp_refused(&cfg, &ignore, cd, msg) && strstr(msg, "secure aggregation: refused"),
+             "an undeclared hook under secure aggregation: %s", msg);
+    fgl_scenario_free(&sc);
+}
+
 /* The noise the server adds has standard deviation noise x clip / n: the
  * DP aggregate minus the plain mean of the same clipped updates. */
 static void test_dp_noise_and_clipping(void) {
@@ -1541,7 +1665,7 @@ static int spy_aggregate(fgl_server *s) {
     double N = 0, scale = ldexp(1.0, s->fed->secagg.frac_bits), e = 0, size = 0, e_seed = 0;
     uint32_t *v;
     float *truth;
-    if (r >= 3 || !s->up[0] || pm < 0) return spy_inner(s);
+    if (r >= 3 || !run->accepted[0] || pm < 0) return spy_inner(s); /* (s->up is empty: the server's view) */
     n = c->up.len[pm];
     v = (uint32_t *)malloc(sizeof(uint32_t) * (n + 1));
     truth = (float *)malloc(sizeof(float) * n);
@@ -1602,6 +1726,7 @@ static void test_secagg_server_view(void) {
         cfg.secrets.seed = 99;
         spy_inner = spy.aggregate;
         spy.aggregate = spy_aggregate;
+        spy.mean_only = 1; /* it reads the run's messages, as an eavesdropper on the server would */
         spy_run = &run;
         spy_rounds = 0;
         memset(spy_err, 0, sizeof spy_err);
@@ -1681,6 +1806,7 @@ int main(void) {
     FT_RUN(test_dp_noise_and_clipping);
     FT_RUN(test_dp_accountant_independent);
     FT_RUN(test_dp_mechanism);
+    FT_RUN(test_dp_every_round);
     FT_RUN(test_secagg);
     FT_RUN(test_secagg_server_view);
     FT_RUN(test_resume_with_defences);

@@ -94,8 +94,73 @@ static int scribble_aggregate(fgl_server *s) {
     return rc;
 }
 
+/* Three rules of a user's own under DP and secure aggregation
+ * (tests/test_defences_cover.sh): "median" is examples/custom_aggregator.c's
+ * coordinate median over fgl_upload, which those defences refuse at the
+ * start (it does not declare mean_only); "heavyball" is a DP-aware rule
+ * (mean_only: it reads the uploads through fgl_server_mean only, then adds
+ * a server momentum: post-processing of the noised mean); "ignorer"
+ * declares mean_only but publishes its own model without taking the mean,
+ * which a DP run must refuse in its first round, naming the part. */
+static int median_aggregate(fgl_server *s) {
+    float *global = fgl_floats(&s->store, "global");
+    float *col = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)s->n_clients);
+    size_t j;
+    int i, n;
+    if (!col) return FGL_ERR_NOMEM;
+    for (j = 0; j < s->n_shared; j++) {
+        for (i = 0, n = 0; i < s->n_clients; i++)
+            if (fgl_upload(s, i, "theta")) col[n++] = fgl_upload(s, i, "theta")[j];
+        if (n == 0) return FGL_OK; /* nothing to take the median of: keep the model */
+        qsort(col, (size_t)n, sizeof(float), cmp_float);
+        global[j] = n % 2 ? col[n / 2] : 0.5f * (col[n / 2 - 1] + col[n / 2]);
+    }
+    return FGL_OK;
+}
+
+static int heavyball_aggregate(fgl_server *s) {
+    float *global = fgl_floats(&s->store, "global"), *v = fgl_floats(&s->store, "velocity");
+    float *mean = (float *)fgl_scratch(&s->store, sizeof(float) * s->n_shared);
+    size_t j;
+    int rc;
+    if (!mean) return FGL_ERR_NOMEM;
+    if ((rc = fgl_server_mean(s, "theta", mean)) != FGL_OK) return rc == FGL_ERR_EMPTY ? FGL_OK : rc;
+    for (j = 0; j < s->n_shared; j++) {
+        v[j] = 0.5f * v[j] + (mean[j] - global[j]);
+        global[j] += v[j];
+    }
+    return FGL_OK;
+}
+
+static int heavyball_init(fgl_server *s) {
+    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    if (!g || !fgl_new_floats(&s->store, "velocity", s->n_shared)) return FGL_ERR_NOMEM;
+    fgl_server_pack(s, s->init, g);
+    return FGL_OK;
+}
+
+static int ignorer_aggregate(fgl_server *s) {
+    float *global = fgl_floats(&s->store, "global");
+    size_t j;
+    for (j = 0; j < s->n_shared; j++) global[j] *= 0.99f; /* a model of its own, no mean taken */
+    return FGL_OK;
+}
+
 int main(int argc, char **argv) {
-    fgl_algo a = fgl_algo_base("fedavg"), w = a;
+    fgl_algo a = fgl_algo_base("fedavg"), w = a, m = a, h = a, g = a;
+    m.name = "median";
+    m.summary = "FedAvg with a coordinate-wise median (examples/custom_aggregator.c)";
+    m.aggregate = median_aggregate;
+    h.name = "heavyball";
+    h.summary = "FedAvg with server momentum 0.5 on the mean (DP-aware: mean_only)";
+    h.aggregate = heavyball_aggregate;
+    h.server_init = heavyball_init;
+    h.mean_only = 1;
+    g.name = "ignorer";
+    g.summary = "declares mean_only, then publishes a model of its own";
+    g.aggregate = ignorer_aggregate;
+    g.mean_only = 1;
+    if (fgl_algo_register(&m) || fgl_algo_register(&h) || fgl_algo_register(&g)) return 1;
     w.name = "scribble";
     w.summary = "FedAvg whose hooks write into what they received (a test of the runtime's refusal)";
     fgl_algo_param_add(&w, "where", FGL_PARAM_INT, 0, "0 nowhere, 1 receive, 2 training, 3 upload, 4 eval_model, "

@@ -110,6 +110,19 @@ struct fgl_algo {
      * observes: the refusal must come before the clients clip, mask or spend
      * privacy, i.e. before the first aggregation could show that it mixes. */
     int mixes;
+    /* 1: the aggregate hook reads the model and delta uploads only through
+     * fgl_server_mean (never fgl_upload, fgl_server_gather or the s->up
+     * messages), so that what it publishes is a function of the means the
+     * runtime defends. Under DP and secure aggregation the runtime enforces
+     * this for every table: the hook is handed no upload at all (s->up[i]
+     * NULL, s->n_accepted 0), fgl_server_mean gives the noised (DP) or
+     * unmasked (secure) mean, and a DP round whose hook did not take the
+     * noised mean of every model or delta part fails. A program's own
+     * aggregate hook is refused under DP and secure aggregation unless its
+     * table sets this, so that a rule written against the uploads (a
+     * median over fgl_upload) is refused at the start rather than handed
+     * nothing; the built-in tables need not set it. */
+    int mean_only;
     /* Which member of a family of algorithms sharing hooks this table is, set
      * by its builder and read by the hooks (c->algo->variant), never inferred
      * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The

@@ -14,8 +14,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 4u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
-                              4: Hits@K per round (link prediction) */
+#define FGL__RUN_VERSION 5u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -274,6 +274,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl_bytes_put_u32(&b, (uint32_t)st->n_dropped);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_lost);
         fgl_bytes_put_u32(&b, (uint32_t)st->n_fallback);
+        fgl_bytes_put_u64(&b, (uint64_t)st->dp_draws);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_up);
         fgl_bytes_put_u64(&b, (uint64_t)st->bytes_down);
         fgl__put_f64(&b, st->train_loss);
@@ -449,6 +450,7 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.n_dropped = (int)fgl_reader_u32(r);
         st.n_lost = (int)fgl_reader_u32(r);
         st.n_fallback = version >= 3 ? (int)fgl_reader_u32(r) : 0; /* version 2 counted none */
+        st.dp_draws = version >= 5 ? (long long)fgl_reader_u64(r) : -1; /* before version 5: not counted */
         st.bytes_up = (size_t)fgl_reader_u64(r);
         st.bytes_down = (size_t)fgl_reader_u64(r);
         st.train_loss = fgl__get_f64(r);
@@ -510,6 +512,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if ((rc = fgl_file_read(path, &data, &len, err))) return rc;
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 4u, &r, path, NULL)) version = 4u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);

@@ -2,7 +2,10 @@
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
  * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
  * multiplier cfg.dp.noise; orders 1.25 to 10.75 in steps of 0.25, and the
- * integers 11 to 1024); NaN without DP, +Inf without noise. */
+ * integers 11 to 1024); NaN without DP, +Inf without noise. Reported only
+ * when every round done released every model and delta value with noise
+ * (fgl_round_stats.dp_draws counts them): else NaN (a round resumed from a
+ * checkpoint of a build that did not count them). */
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
 /* Renyi DP of one round of the sampled Gaussian mechanism at order
  * alpha > 1 (integer: the binomial expansion; fractional: the series of
@@ -97,8 +100,14 @@ FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double d
     return best;
 }
 
+static long long fgl__dp_round_draws(const fgl_run *run);
+
 FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta) {
+    int r;
     if (!(run->cfg.dp.clip > 0)) return NAN;
+    if (run->cfg.dp.noise > 0) /* the accountant counts rounds that released the sampled Gaussian: all, or no epsilon */
+        for (r = 0; r < run->round; r++)
+            if (run->stats[r].dp_draws != fgl__dp_round_draws(run)) return NAN;
     return fgl__dp_epsilon((double)run->cfg.frac, run->cfg.dp.noise, run->round, delta > 0 ? delta : run->cfg.dp.delta);
 }
 
@@ -669,6 +678,50 @@ static int fgl__rule_mix(fgl_server *s, int p, size_t n, const float *held, cons
     return FGL_OK;
 }
 
+/* DP-FedAvg's release of weights part p (n floats) in this round:
+ *   base + (sum_i clip_C(u_i) + N(0, (sigma C)^2 I)) / (q K)
+ * over the accepted uploads u_i (each update clipped again here, so the
+ * bound holds whatever a client sent), q = cfg.frac, K the clients. base is
+ * the model the participants' updates start from (a model part), or zero (a
+ * delta part); in a round without participants the update is the noise
+ * alone, added to empty_base (a model part: the model the server holds).
+ * The noise comes from the server's secret DP key, one stream per (round,
+ * part). */
+static int fgl__dp_mean(fgl_server *s, int p, float *out, size_t n, const float *empty_base) {
+    const fgl_fed_config *cfg = s->fed;
+    const fgl_part *d = &s->algo->up[p];
+    const float *base = NULL;
+    int K = s->n_clients, i;
+    double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
+    double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+    size_t k;
+    if (!acc) return FGL_ERR_NOMEM;
+    for (i = 0; i < K; i++) {
+        const fgl_msg *u = s->up[i];
+        const float *x, *ref;
+        double norm, f = 1;
+        if (!u || !u->part[p]) continue;
+        x = u->part[p];
+        ref = fgl__ref_of(&s->down[i], d);
+        norm = fgl__joint_update_norm(s->algo, u, &s->down[i]);
+        if (!base) base = ref;
+        else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
+                                   "from different models (one mean of them is defined)");
+        if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
+        for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
+    }
+    if (!base && d->kind == FGL_SEND_MODEL) base = empty_base; /* no participant: the noise alone */
+    if (sd > 0) {
+        double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
+        if (!z) return FGL_ERR_NOMEM;
+        fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
+        for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+    }
+    for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
+    return FGL_OK;
+}
+
 /* The robust, DP or secure mean of a weights part p over the accepted
  * uploads (a robust rule: fgl__rule_mix with one row). */
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) {
@@ -691,32 +744,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         for (k = 0; k < n; k++) out[k] = (float)((double)(int32_t)sum[k] / scale / tw);
         return FGL_OK;
     }
-    if (cfg->dp.clip > 0) { /* DP-FedAvg: base + (sum_i clip(u_i) + N(0, (sigma C)^2)) / (q K) */
-        const fgl_part *d = &s->algo->up[p];
-        const float *base = NULL;
-        double qK = (double)cfg->frac * K, sd = (double)cfg->dp.noise * cfg->dp.clip / qK;
-        for (j = 0; j < m; j++) { /* each update clipped again here: the bound holds whatever a client sent */
-            const fgl_msg *u = s->up[idx[j]];
-            const float *x = u->part[p], *ref = fgl__ref_of(&s->down[idx[j]], d);
-            double norm = fgl__joint_update_norm(s->algo, u, &s->down[idx[j]]), f = 1;
-            if (!base) base = ref;
-            else if (ref != base && (!ref || memcmp(ref, base, sizeof(float) * n) != 0))
-                return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the participants' updates start "
-                                       "from different models (one mean of them is defined)");
-            if (norm > cfg->dp.clip) f = cfg->dp.clip / norm;
-            for (k = 0; k < n; k++) acc[k] += f * ((double)x[k] - (ref ? (double)ref[k] : 0.0));
-        }
-        /* no participant: the update is the noise alone, applied to the model out holds (for a model part) */
-        if (!base && d->kind == FGL_SEND_MODEL) base = out;
-        if (sd > 0) {
-            double *z = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
-            if (!z) return FGL_ERR_NOMEM;
-            fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
-            for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
-        }
-        for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
-        return FGL_OK;
-    }
+    if (cfg->dp.clip > 0) return fgl__dp_mean(s, p, out, n, out);
     if (m == 0) return FGL_ERR_EMPTY;
     { /* a robust rule: one row over the accepted uploads, equal weights as published (the sample counts for NORMCLIP)
        */
@@ -726,6 +754,79 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
             w[idx[j]] = cfg->robust.rule == FGL_ROBUST_NORMCLIP ? fgl__upload_weight(s->up[idx[j]], 0) : 1.0;
         return fgl__rule_mix(s, p, n, NULL, w, NULL, 1, out, NULL, 1);
     }
+}
+
+/* The download part that sends the model the server holds, whole (a part
+ * `from` a server buffer, not a row per client), or -1: DP needs it to
+ * release a round without participants. */
+static int fgl__model_source(const fgl_algo *a) {
+    int q;
+    for (q = 0; q < a->n_down; q++)
+        if (a->down[q].kind == FGL_SEND_MODEL && a->down[q].from && !(a->down[q].flags & FGL_PART_ROW)) return q;
+    return -1;
+}
+
+/* The noise values a DP round draws when every model and delta part is
+ * noised: the parts' sizes. */
+static long long fgl__dp_round_draws(const fgl_run *run) {
+    long long n = 0;
+    int p;
+    for (p = 0; p < run->algo.n_up; p++)
+        if (fgl__weights_part(&run->algo.up[p])) n += (long long)run->server.up_len[p];
+    return n;
+}
+
+/* DP by mechanism, before the aggregate hook: the runtime releases the
+ * noised mean (fgl__dp_mean) of every model and delta part, in every round,
+ * participants or not, and counts the noise values drawn (st->dp_draws);
+ * the hook is then handed no upload, only these releases (fgl_server_mean),
+ * so whatever it publishes is a function of them. A round without
+ * participants adds the noise to the model the server holds (the buffer the
+ * model download is sent from). */
+static int fgl__dp_release(fgl_run *run, fgl_round_stats *st) {
+    fgl_server *s = &run->server;
+    const fgl_algo *a = &run->algo;
+    const float *model = NULL;
+    int p, q = fgl__model_source(a), rc;
+    st->dp_draws = 0;
+    if (q >= 0) {
+        fgl__entry *e = fgl__store_find(&s->store, a->down[q].from, FGL__E_FLOATS);
+        if (e && e->n == s->down_len[q]) model = (const float *)e->p;
+    }
+    for (p = 0; p < a->n_up; p++) {
+        size_t n = s->up_len[p];
+        s->dp_release[p] = NULL;
+        s->dp_taken[p] = 0;
+        if (!fgl__weights_part(&a->up[p])) continue;
+        if (a->up[p].kind == FGL_SEND_MODEL && (!model || s->down_len[q] != n))
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: %s holds no model of %lu floats to "
+                                   "release '%s' from", a->name, (unsigned long)n, a->up[p].name);
+        if (!run->dp_out[p] && !(run->dp_out[p] = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n, 1))))
+            return fgl_server_fail(s, FGL_ERR_NOMEM, "differential privacy: out of memory");
+        rc = fgl__dp_mean(s, p, run->dp_out[p], n, model);
+        fgl_tape_reset(&s->store.scratch);
+        if (rc) return s->error ? s->error : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
+        s->dp_release[p] = run->dp_out[p];
+        if (run->cfg.dp.noise > 0) st->dp_draws += (long long)n;
+    }
+    return FGL_OK;
+}
+
+/* After the hook: every release was taken (fgl_server_mean), else the
+ * round's models do not come from the noised means and the run stops,
+ * naming the part. The releases end with the round. */
+static int fgl__dp_released(fgl_run *run) {
+    fgl_server *s = &run->server;
+    int p, missed = -1;
+    for (p = 0; p < run->algo.n_up; p++) {
+        if (s->dp_release[p] && !s->dp_taken[p] && missed < 0) missed = p;
+        s->dp_release[p] = NULL;
+    }
+    if (missed >= 0)
+        return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the aggregate hook did not take the noised mean "
+                               "of '%s' (fgl_server_mean); under DP the released models must come from it, so "
+                               "the run stops", run->algo.up[missed].name);
+    return FGL_OK;
 }
 
 static void fgl__dims_fill(const fgl__dims *d, size_t *out) {

@@ -10,6 +10,9 @@ typedef struct fgl_round_stats {
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
+    long long dp_draws;                     /* DP: noise values drawn into the round's release (every value of
+                                               every model and delta part when the round was noised; -1: not
+                                               counted, a checkpoint of an older build) */
     double train_loss, val_acc, test_acc;   /* means over clients (loss: accepted ones); a link task's val_acc
                                                and test_acc are AUC, its means weighted by the split's positive
                                                pairs */
@@ -53,6 +56,7 @@ struct fgl_run {
     unsigned char *lost;         /* per client: its host stopped answering (a transport's timeout) */
     struct fgl__sa *sa;          /* secure aggregation: the server's side of the round */
     unsigned char dp_key[32];    /* DP: the server's secret key (noise, participation); never saved */
+    float *dp_out[FGL_MSG_MAX_PARTS];   /* DP: the round's release of each model or delta part (server.dp_release) */
     int rejected_total;
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
@@ -423,6 +427,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->n_nodes);
     FGL_FREE(run->up_len_of);
     FGL_FREE(run->up_view);
+    for (i = 0; i < FGL_MSG_MAX_PARTS; i++) FGL_FREE(run->dp_out[i]);
     FGL_FREE(run->down);
     FGL_FREE(run->accepted);
     FGL_FREE(run->checked);
@@ -744,6 +749,18 @@ static int fgl__defences_check(fgl_run *run) {
                              "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
                              priv, a->name);
+    if ((c->dp.clip > 0 || c->secagg.on) && (fgl__user_hooks(a) & FGL__HOOK_AGGREGATE) && !a->mean_only)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s: refused: %s's aggregate hook is the program's own: under %s a hook is handed no "
+                             "upload, only the %s mean (fgl_server_mean), so a rule built on it declares "
+                             "mean_only = 1 in its table (a rule over the uploads, such as a median, cannot run)",
+                             priv, a->name, c->dp.clip > 0 ? "DP" : "it", c->dp.clip > 0 ? "noised" : "unmasked");
+    if (c->dp.clip > 0 && n_model > 0 && fgl__model_source(a) < 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "differential privacy: refused: %s sends no model from one server buffer (a download "
+                             "model part `from` a buffer, not a row per client), which a round without "
+                             "participants adds its noise to",
+                             a->name);
     if (c->dp.clip > 0 && data >= 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
@@ -1239,6 +1256,11 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     s->n_clipped = 0;
     s->n_fallback = 0;
     for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
+    if (run->cfg.dp.clip > 0 && fgl__dp_release(run, st)) return fgl__server_error(run, s->error, "noise");
+    if (run->cfg.dp.clip > 0 || run->cfg.secagg.on) { /* the hook is handed the runtime's means, no upload */
+        for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL;
+        if (run->cfg.dp.clip > 0) s->n_accepted = 0; /* who took part is the mechanism's secret */
+    }
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
         fgl_tape_reset(&s->store.scratch);
@@ -1247,6 +1269,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
             return fgl__server_error(run, rc, "aggregation");
     }
+    if (run->cfg.dp.clip > 0 && fgl__dp_released(run)) return fgl__server_error(run, s->error, "aggregation");
     st->n_clipped = s->n_clipped;
     s->secagg_sum = NULL;
     st->n_fallback = s->n_fallback;

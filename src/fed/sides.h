@@ -79,6 +79,11 @@ struct fgl_server {
     size_t secagg_len;
     const unsigned char *dp_key; /* DP: the server's secret noise key (runtime-private; the server is the
                                     party that adds the noise) */
+    const float *dp_release[FGL_MSG_MAX_PARTS];   /* DP: this round's noised mean of each model or delta
+                                                     upload part, computed by the runtime before the
+                                                     aggregate hook, which fgl_server_mean hands out
+                                                     (runtime-private) */
+    unsigned char dp_taken[FGL_MSG_MAX_PARTS];    /* DP: the hook took part p's release this round */
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
                                     rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
@@ -530,14 +535,28 @@ static int fgl__server_mean(fgl_server *s, const char *part, float *out, int equ
     double wsum = 0, *acc;
     size_t j, n = 0;
     int i, p = -1;
+    if (s->fed->dp.clip > 0 || s->fed->secagg.on) { /* the hook sees no upload: the runtime's mean of the part */
+        const char *priv = s->fed->dp.clip > 0 ? "differential privacy" : "secure aggregation";
+        for (p = 0; p < s->algo->n_up && strcmp(s->algo->up[p].name, part) != 0; p++) continue;
+        if (p == s->algo->n_up) return fgl_server_fail(s, FGL_ERR_ARG, "%s uploads no part '%s'", s->algo->name, part);
+        if (!fgl__weights_part(&s->algo->up[p]))
+            return fgl_server_fail(s, FGL_ERR_ARG, "%s: no mean of '%s' is released (it carries no model weights)",
+                                   priv, part);
+        if (s->fed->secagg.on) return fgl__defended_mean(s, p, out, s->up_len[p]);
+        if (!s->dp_release[p])
+            return fgl_server_fail(s, FGL_ERR_ARG, "differential privacy: the noised mean of '%s' exists during the "
+                                   "aggregate hook only", part);
+        memcpy(out, s->dp_release[p], sizeof(float) * s->up_len[p]);
+        s->dp_taken[p] = 1;
+        return FGL_OK;
+    }
     for (i = 0; i < s->n_clients && p < 0; i++)
         if (s->up[i]) p = fgl_msg_find(s->up[i], part);
     if (p < 0) return FGL_ERR_EMPTY;
     if (fgl__per_client(&s->algo->up[p])) return FGL_ERR_SHAPE; /* sizes differ between clients */
     for (i = 0; i < s->n_clients; i++)
         if (s->up[i] && s->up[i]->part[p]) n = s->up[i]->len[p];
-    if (fgl__weights_part(&s->algo->up[p]) &&
-        (s->fed->robust.rule != FGL_ROBUST_MEAN || s->fed->dp.clip > 0 || s->fed->secagg.on))
+    if (fgl__weights_part(&s->algo->up[p]) && s->fed->robust.rule != FGL_ROBUST_MEAN)
         return fgl__defended_mean(s, p, out, n);
     acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(n, 1));
     if (!acc) return FGL_ERR_NOMEM;
