@@ -155,17 +155,69 @@ static void jp_ws(jparse *j) {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
 }
 
+/* The length of the well-formed UTF-8 sequence at p (before end), or 0:
+ * no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
+static int utf8_len(const unsigned char *p, const unsigned char *end) {
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;      /* overlong */
+        else if (c == 0xED) hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;      /* overlong */
+        else if (c == 0xF4) hi = 0x8F; /* past U+10FFFF */
+    } else
+        return 0;
+    if (end - p < n) return 0;
+    for (i = 1; i < n; i++) {
+        if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) return 0;
+    }
+    return n;
+}
+
+/* Four hex digits of a \u escape at j->p, or -1. */
+static long jp_hex4(jparse *j) {
+    long code = 0;
+    int i;
+    if (j->end - j->p < 4) return -1;
+    for (i = 0; i < 4; i++) {
+        int h = (unsigned char)*j->p++;
+        code = code * 16 + (h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+                            : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -100000);
+    }
+    return code < 0 ? -1 : code;
+}
+
+/* A string (RFC 8259): UTF-8 only, the standard escapes, \u escapes of
+ * whole surrogate pairs; NUL refused (the value becomes a C string, which
+ * it would cut). */
 static int jp_string(jparse *j, char **out) {
     sbuf b = {0, 0, 0, 0};
+    const char *why = NULL;
     j->p++; /* the opening quote */
     sb_puts(&b, "");
-    while (j->p < j->end && *j->p != '"') {
-        unsigned c = (unsigned char)*j->p++;
+    while (!why && j->p < j->end && *j->p != '"') {
+        unsigned c = (unsigned char)*j->p;
         char u[4];
         if (c < 0x20) {
-            free(b.s);
-            return jp_fail(j, "control character in a string");
+            why = "control character in a string";
+            break;
         }
+        if (c >= 0x80) { /* a multi-byte character, copied whole when well formed */
+            int n = utf8_len((const unsigned char *)j->p, (const unsigned char *)j->end);
+            if (!n) {
+                why = "invalid UTF-8 in a string";
+                break;
+            }
+            sb_putn(&b, j->p, (size_t)n);
+            j->p += n;
+            continue;
+        }
+        j->p++;
         if (c == '\\') {
             if (j->p >= j->end) break;
             c = (unsigned char)*j->p++;
@@ -175,16 +227,32 @@ static int jp_string(jparse *j, char **out) {
             else if (c == 'r') c = 13;
             else if (c == 't') c = 9;
             else if (c == 'u') {
-                unsigned code = 0;
-                int i;
-                for (i = 0; i < 4; i++) {
-                    int h = j->p < j->end ? *j->p++ : 0;
-                    code = code * 16 + (unsigned)(h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                                                  : h >= 'A' && h <= 'F' ? h - 'A' + 10 : 99);
-                    if (code >= 0x10000) {
-                        free(b.s);
-                        return jp_fail(j, "bad \\u escape");
+                long code = jp_hex4(j);
+                if (code < 0) {
+                    why = "bad \\u escape";
+                    break;
+                }
+                if (code >= 0xDC00 && code <= 0xDFFF) {
+                    why = "\\u escape of a lone low surrogate";
+                    break;
+                }
+                if (code >= 0xD800 && code <= 0xDBFF) { /* a high surrogate: its low half must follow */
+                    long lo;
+                    if (j->end - j->p < 6 || j->p[0] != '\\' || j->p[1] != 'u') {
+                        why = "\\u escape of a lone high surrogate";
+                        break;
                     }
+                    j->p += 2;
+                    lo = jp_hex4(j);
+                    if (lo < 0xDC00 || lo > 0xDFFF) {
+                        why = "\\u escape of a lone high surrogate";
+                        break;
+                    }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (lo - 0xDC00);
+                }
+                if (code == 0) {
+                    why = "NUL (\\u0000) in a string";
+                    break;
                 }
                 if (code < 0x80) {
                     u[0] = (char)code;
@@ -193,32 +261,44 @@ static int jp_string(jparse *j, char **out) {
                     u[0] = (char)(0xC0 | (code >> 6));
                     u[1] = (char)(0x80 | (code & 63));
                     sb_putn(&b, u, 2);
-                } else {
+                } else if (code < 0x10000) {
                     u[0] = (char)(0xE0 | (code >> 12));
                     u[1] = (char)(0x80 | ((code >> 6) & 63));
                     u[2] = (char)(0x80 | (code & 63));
                     sb_putn(&b, u, 3);
+                } else {
+                    u[0] = (char)(0xF0 | (code >> 18));
+                    u[1] = (char)(0x80 | ((code >> 12) & 63));
+                    u[2] = (char)(0x80 | ((code >> 6) & 63));
+                    u[3] = (char)(0x80 | (code & 63));
+                    sb_putn(&b, u, 4);
                 }
                 continue;
             } else if (c != '"' && c != '\\' && c != '/') {
-                free(b.s);
-                return jp_fail(j, "bad escape in a string");
+                why = "bad escape in a string";
+                break;
             }
         }
         u[0] = (char)c;
         sb_putn(&b, u, 1);
     }
-    if (j->p >= j->end) {
+    if (!why && j->p >= j->end) why = "unterminated string";
+    if (!why && b.oom) why = "out of memory";
+    if (why) {
         free(b.s);
-        return jp_fail(j, "unterminated string");
+        return jp_fail(j, why);
     }
     j->p++;
-    if (b.oom) {
-        free(b.s);
-        return jp_fail(j, "out of memory");
-    }
     *out = b.s;
     return 0;
+}
+
+static const jv *jv_get(const jv *o, const char *key) {
+    int i;
+    if (!o || o->t != 'o') return NULL;
+    for (i = 0; i < o->n; i++)
+        if (!strcmp(o->k[i], key)) return &o->v[i];
+    return NULL;
 }
 
 static int jp_value(jparse *j, jv *v);
@@ -253,6 +333,10 @@ static int jp_container(jparse *j, jv *v, char close) {
         if (v->t == 'o') {
             if (j->p >= j->end || *j->p != '"') return jp_fail(j, "expected a member name");
             if (jp_string(j, &key)) return -1;
+            if (jv_get(v, key)) { /* RFC 8259's names SHOULD be unique: which one counts is a reader's guess */
+                free(key);
+                return jp_fail(j, "a member name given twice");
+            }
             jp_ws(j);
             if (j->p >= j->end || *j->p != ':') {
                 free(key);
@@ -289,15 +373,34 @@ static int jp_value(jparse *j, jv *v) {
         v->t = 's';
         rc = jp_string(j, &v->s);
     } else if (*j->p == '-' || (*j->p >= '0' && *j->p <= '9')) {
-        const char *q = j->p;
-        char *end;
-        while (q < j->end && strchr("+-0123456789.eE", *q)) q++;
+        /* RFC 8259: -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
+        const char *q = j->p, *e = j->end;
+        int ok = 1;
+#define JP_DIGITS(q) ((q) < e && *(q) >= '0' && *(q) <= '9')
+        if (q < e && *q == '-') q++;
+        if (q < e && *q == '0') q++;
+        else if (JP_DIGITS(q))
+            while (JP_DIGITS(q)) q++;
+        else
+            ok = 0;
+        if (ok && q < e && *q == '.') {
+            q++;
+            ok = JP_DIGITS(q);
+            while (JP_DIGITS(q)) q++;
+        }
+        if (ok && q < e && (*q == 'e' || *q == 'E')) {
+            q++;
+            if (q < e && (*q == '+' || *q == '-')) q++;
+            ok = JP_DIGITS(q);
+            while (JP_DIGITS(q)) q++;
+        }
+        if (ok && q < e && (strchr("+-.eE", *q) || (*q >= '0' && *q <= '9'))) ok = 0; /* 012, 1.2.3 */
+#undef JP_DIGITS
+        if (!ok) return jp_fail(j, "bad number");
         v->t = 'n';
         if (!(v->s = (char *)malloc((size_t)(q - j->p) + 1))) return jp_fail(j, "out of memory");
         memcpy(v->s, j->p, (size_t)(q - j->p));
         v->s[q - j->p] = 0;
-        strtod(v->s, &end);
-        if (*end) return jp_fail(j, "bad number");
         j->p = q;
         rc = 0;
     } else {
@@ -335,11 +438,4 @@ static int jv_parse(const char *text, size_t len, jv *out, char *err) {
     return -1;
 }
 
-static const jv *jv_get(const jv *o, const char *key) {
-    int i;
-    if (!o || o->t != 'o') return NULL;
-    for (i = 0; i < o->n; i++)
-        if (!strcmp(o->k[i], key)) return &o->v[i];
-    return NULL;
-}
 
