@@ -399,7 +399,8 @@ static int replay_check(const options *o, const result *res) {
         if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
         return 0;
     }
-    fprintf(stderr, "fglrun: the replay of %s differs from the record\n", rp->what);
+    fprintf(stderr, "fglrun: the replay of %s differs from the record%s\n", rp->what,
+            rp->secret_seed && !o->secret_seed_set ? " (it was run with --secret-seed S: give it again)" : "");
     return 1;
 }
 
