@@ -564,10 +564,33 @@ static int run_setup(const options *o, int slot, const fgl_algo *algo, const fgl
     return 0;
 }
 
+/* With --secret-seed, each slot's run label (fgl_secrets_config.label,
+ * made by check_runs; run_one adds the fold): "fglrun ALGO", then each
+ * parameter whose value differs from its default as "name=value" (%.17g),
+ * as the run set up holds them ("fglrun fedpub tau=3"). The values, not the
+ * flags that gave them: a replay (--config, or --row LABEL of a sweep)
+ * gets the same label, the rows of a sweep different ones, so that no two
+ * runs of one invocation share their keys, masks or noise (the run seed is
+ * in the key too). */
+static char secret_labels[MAX_ITEMS][FGL_SECRETS_LABEL];
+
+static int secret_label(const fgl_run *run, char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "fglrun %s", run->algo.name);
+    int i;
+    for (i = 0; i < run->algo.n_params && n < cap; i++)
+        if (run->set.value[i] != run->algo.params[i].def)
+            n += (size_t)snprintf(out + n, cap - n, " %s=%.17g", run->algo.params[i].name, run->set.value[i]);
+    if (n < cap) return 0;
+    fprintf(stderr, "fglrun: --secret-seed: %s's parameters make a run label longer than %d bytes (nothing was run)\n",
+            run->algo.name, (int)cap - 1);
+    return 1;
+}
+
 /* Every algorithm of --algo checked against the data, its task, the
  * models and the flags before the first run (fgl_run_init, then
  * fgl_run_check with the --set values): a combination that cannot run is
- * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's). */
+ * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's).
+ * Makes the slots' secret_labels. */
 static int check_runs(const options *o, fgl_client_data *cd, int K, int task, const fgl_node_data *pub) {
     static const char note[] = " (nothing was run: every --algo is checked before the first run)";
     int a, rc;
@@ -577,6 +600,7 @@ static int check_runs(const options *o, fgl_client_data *cd, int K, int task, co
         if ((rc = run_setup(o, a, NULL, &cfg, cd, K, pub, &run, note))) return rc;
         rc = fgl_run_check(&run);
         if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
+        else if (o->secret_seed_set && secret_label(&run, secret_labels[a], sizeof secret_labels[a])) rc = 1;
         else if (label_leak(&run)) /* even with --quiet: the numbers are not honest ones */
             fprintf(stderr, "fglrun: warning: %s: %s\n", run.algo.name, label_leak(&run));
         fgl_run_free(&run);
@@ -597,6 +621,15 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     fgl_algo wrapped;
     char ckpt[1024], fname[96];
     int r, k;
+    if (cfg.secrets.from_seed) { /* the slot's label (check_runs), and the fold: every run its own secrets */
+        size_t n = (size_t)snprintf(cfg.secrets.label, sizeof cfg.secrets.label, "%s", secret_labels[slot]);
+        if (o->folds) n += (size_t)snprintf(cfg.secrets.label + n, sizeof cfg.secrets.label - n, " fold=%d", fold);
+        if (n >= sizeof cfg.secrets.label) {
+            fprintf(stderr, "fglrun: --secret-seed: the run label of %s fold %d is longer than %d bytes\n", label, fold,
+                    (int)sizeof cfg.secrets.label - 1);
+            return 1;
+        }
+    }
     ckpt[0] = 0;
     for (k = 0; (fname[k] = label[k] == ' ' ? '_' : label[k]) != 0; k++) {} /* in file names: fedpub_tau=3 */
     if (proto_on(o)) { /* the measures of fglrun/protocol.c: the algorithm's eval_model, wrapped */
