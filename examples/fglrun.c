@@ -436,7 +436,8 @@ typedef struct result {
     size_t up, down;
     int rejected, screened, clipped, dropped, fallback, n;
     int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
-    int *part_round;                      /* participants per round, summed over seeds */
+    int *part_run;                        /* participants per round, per run: part_run[idx * rounds + r] */
+    int part_runs, part_rounds;           /* runs part_run holds, rounds a run */
     int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
@@ -767,14 +768,22 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->clipped_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->fallback_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
-        res->part_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
     }
-    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round && res->part_round;
-         k++) {
+    if (idx >= res->part_runs) { /* a row of participants per run: DP's figures are per run (like epsilon) */
+        int *p = (int *)realloc(res->part_run, sizeof(int) * (size_t)(idx + 1) * (size_t)cfg.rounds);
+        if (p) {
+            memset(p + (size_t)res->part_runs * cfg.rounds, 0,
+                   sizeof(int) * (size_t)(idx + 1 - res->part_runs) * (size_t)cfg.rounds);
+            res->part_run = p;
+            res->part_runs = idx + 1;
+            res->part_rounds = cfg.rounds;
+        }
+    }
+    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round; k++) {
         res->rejected_round[k] += run.stats[k].n_rejected;
         res->clipped_round[k] += run.stats[k].n_clipped;
         res->fallback_round[k] += run.stats[k].n_fallback;
-        res->part_round[k] += run.stats[k].n_part;
+        if (idx < res->part_runs) res->part_run[(size_t)idx * cfg.rounds + k] = run.stats[k].n_part;
         res->secagg_failed += run.stats[k].secagg_failed;
     }
     res->n = idx + 1;
@@ -825,7 +834,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
                         const result *res) {
     const char *algo = o->algos[slot];
     double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
-    int i;
+    int i, j;
     /* with cross-validation there is no validation set: the last round is reported */
     const double *sel = o->folds ? res->last : res->best;
     mean_std(sel, res->n, &bm, &bs);
@@ -931,8 +940,14 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
         fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
         if (o->secagg.on) fprintf(f, ", \"secagg_rounds_not_unmasked\": %d", res->secagg_failed);
+        /* one list per run, in the order of dp_epsilon's (a run's participation is its own, not a sum) */
         fprintf(f, ", \"participants_per_round\": [");
-        for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
+        for (j = 0; j < res->n && j < res->part_runs; j++) {
+            fprintf(f, "%s[", j ? ", " : "");
+            for (i = 0; i < res->part_rounds; i++)
+                fprintf(f, "%s%d", i ? ", " : "", res->part_run[(size_t)j * res->part_rounds + i]);
+            fprintf(f, "]");
+        }
         fprintf(f, "]");
     }
     if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0) { /* honest clients only, beside all of them */
@@ -1263,7 +1278,7 @@ int fglrun_main(int argc, char **argv) {
     for (a = 0; a < o.n_algos; a++) {
         free(res[a].rejected_round);
         free(res[a].clipped_round);
-        free(res[a].part_round);
+        free(res[a].part_run);
         free(res[a].fallback_round);
     }
     free(res);
