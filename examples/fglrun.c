@@ -284,18 +284,34 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 
 /* --- outputs ---------------------------------------------------------------------------- */
 
+/* Per-client outputs (the CSV's rows per client, clients.svg, the client
+ * matrix): under --dp only with --per-client-records, as they name the
+ * clients the secret Poisson draw chose each round (README, Privacy). */
+static int per_client_out(const options *o) { return !(o->dp.clip > 0) || o->per_client_records; }
+
 /* The per-round CSV: its header, and round r of run as rows (a row per
- * client). names (NULL: none): each client's dataset, when each client is
- * one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...), in a last
- * column "dataset". link (--task link): the run's accuracy is the AUC, and
- * its columns say so (val_auc, test_auc). */
-static void csv_header(FILE *f, const char *const *names, int link) {
+ * client; agg: one row, the round's aggregates, as under --dp without
+ * --per-client-records). names (NULL: none): each client's dataset, when
+ * each client is one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...),
+ * in a last column "dataset". link (--task link): the run's accuracy is the
+ * AUC, and its columns say so (val_auc, test_auc). */
+static void csv_header(FILE *f, const char *const *names, int link, int agg) {
+    if (agg) {
+        fprintf(f, "round,participants,train_loss,%s,bytes_up,bytes_down\n", link ? "val_auc,test_auc" : "val_acc,test_acc");
+        return;
+    }
     fprintf(f, "round,client,train_loss,%s,bytes_up,bytes_down%s\n", link ? "val_auc,test_auc" : "val_acc,test_acc",
             names ? ",dataset" : "");
 }
 
-static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names) {
+static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names, int agg) {
     int i;
+    if (agg) { /* the means over clients (loss: over the accepted uploads) and the round's bytes */
+        const fgl_round_stats *st = &run->stats[r];
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, st->n_part, st->train_loss, st->val_acc, st->test_acc,
+                st->bytes_up, st->bytes_down);
+        return;
+    }
     for (i = 0; i < run->n_clients; i++) {
         size_t k = (size_t)r * run->n_clients + i;
         fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
@@ -306,7 +322,7 @@ static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *nam
 }
 
 static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
-                            const char *const *names, int link) {
+                            const char *const *names, int link, int agg) {
     char path[1024];
     FILE *f;
     int r;
@@ -315,8 +331,8 @@ static void write_round_csv(const char *dir, const char *algo, uint64_t seed, co
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return;
     }
-    csv_header(f, names, link);
-    for (r = 0; r < run->round; r++) csv_round(f, run, r, names);
+    csv_header(f, names, link, agg);
+    for (r = 0; r < run->round; r++) csv_round(f, run, r, names, agg);
     fclose(f);
 }
 
@@ -806,8 +822,8 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", fname, fold);
         else snprintf(name, sizeof name, "%s", fname);
         if (ok) client_order(cd, K, order, dom, share);
-        write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK);
-        write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
+        write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK, !per_client_out(o));
+        if (per_client_out(o)) write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
         free(order);
         free(dom);
         free(share);

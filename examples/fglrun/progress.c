@@ -188,8 +188,8 @@ static void progress_begin(const options *o, const char *algo, const char *file,
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
-            csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK);
-            for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names);
+            csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK, !per_client_out(o));
+            for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
             fflush(pg->csv);
         } else {
             fprintf(stderr, "fglrun: cannot write %s\n", path);
@@ -215,7 +215,7 @@ static void progress_round(const options *o, const fgl_run *run) {
     fmt_time(e1, sizeof e1, el);
     fmt_time(e2, sizeof e2, eta);
     if (pg->csv) {
-        csv_round(pg->csv, run, r, pg->names);
+        csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
         fflush(pg->csv);
     }
     if (o->quiet) {
