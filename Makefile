@@ -224,13 +224,14 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 # The test programs, fglrun end to end, the first hour's frictions, faults,
 # the defences, the sides apart (compile failures, refusals in one process
 # and under MPI), the cryptography against libsodium (skipped without it),
-# fglrun's sweeps and the `make data` test. test_fglrun.sh and
+# fglrun's sweeps, what fglrun's records say of a run's secrets and clients
+# (test_privacy_records.sh) and the `make data` test. test_fglrun.sh and
 # test_defences_cover.sh take a few algorithms here, every one with
 # FGL_TEST_LONG=1 (make test-long).
 SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_sides.sh\ build \
              tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/test_pipeline.sh\ build \
-             tests/data_check.sh
+             tests/test_privacy_records.sh\ build tests/data_check.sh
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 9 builds),

@@ -133,7 +133,8 @@
  * a threshold below which a round is not unmasked). Their secrets come from
  * the operating system's entropy on their owner's side, never from
  * cfg.seed and never saved; cfg.secrets.from_seed derives them from a
- * secret seed for simulations that must repeat.
+ * secret seed, the run seed and cfg.secrets.label (the run's name: give
+ * each run of one secret seed its own) for simulations that must repeat.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in
@@ -341,9 +342,20 @@ typedef struct fgl_secagg_config {
  * A simulation that must repeat may derive them from a secret seed instead;
  * whoever knows that seed can then remove the masks and the noise. Records
  * say which ("secrets": "os-entropy" or "reproducible"), never the seed. */
+#define FGL_SECRETS_LABEL 256 /* bytes of fgl_secrets_config.label, its NUL included */
 typedef struct fgl_secrets_config {
     int from_seed;       /* 0: the operating system's entropy; 1: derived from seed */
     uint64_t seed;
+    /* With from_seed: the run's name among the runs that share the secret
+     * seed (a NUL-terminated string, "" included; not secret: checkpoints
+     * and transports carry it). The secrets are derived from the seed, the
+     * run seed (cfg.seed) and this label, so runs that differ in either get
+     * unrelated keys, masks and noise: give every run of one secret seed its
+     * own label (fglrun: the algorithm, its parameters and the fold), and the
+     * same label again to repeat a run. Two runs with one seed, one run seed
+     * and one label share every secret: subtracting their masked uploads
+     * gives the difference of their models. */
+    char label[FGL_SECRETS_LABEL];
 } fgl_secrets_config;
 
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
@@ -1785,7 +1797,9 @@ enum {
     FGL__SECRET_SA_COIN = 0x5341434e,  /* "SACN": the coins of its Shamir polynomials */
     FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
     FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
-    FGL__SA_MASK = 0x53414d4b          /* "SAMK": the nonce label of mask streams */
+    FGL__SA_MASK = 0x53414d4b,         /* "SAMK": the nonce label of mask streams */
+    FGL__SECRET_LABEL_LEN = 0x4c424c4e,   /* "LBLN": the run label's length, first link of the key's chain */
+    FGL__SECRET_LABEL_BLOCK = 0x4c424c42  /* "LBLB": a block of 8 bytes of the run label */
 };
 
 #define FGL__SA_PK 64                                 /* a participant's two public keys */
@@ -2051,6 +2065,12 @@ static void fgl__put_config(fgl_bytes *b, const fgl_fed_config *c) {
     fgl__put_f64(b, c->secagg.dropout);
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.threshold);
     fgl_bytes_put_u32(b, (uint32_t)c->secrets.from_seed); /* never the seed (a transport sends it apart) */
+    if (c->secrets.from_seed) { /* the label (not secret): it decides the secrets with the seed */
+        char label[FGL_SECRETS_LABEL];
+        memcpy(label, c->secrets.label, sizeof label);
+        label[sizeof label - 1] = 0;
+        fgl_bytes_put_str(b, label);
+    }
 }
 
 #ifdef FGL_MPI /* only the MPI workers read a configuration back */
@@ -2092,6 +2112,7 @@ static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
     c->secagg.dropout = (float)fgl__get_f64(r);
     c->secagg.threshold = (int)fgl_reader_u32(r);
     c->secrets.from_seed = (int)fgl_reader_u32(r);
+    if (c->secrets.from_seed) fgl_reader_str(r, c->secrets.label, sizeof c->secrets.label);
 }
 #endif
 
@@ -4392,22 +4413,56 @@ static uint32_t fgl__get_le32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The key of a run's secrets under cfg->secrets.from_seed: k0 = the
+ * secret seed (8 bytes, little-endian), the run seed (8) and "fgl secret
+ * seed" (15, then a zero byte); then the run label (cfg->secrets.label, n
+ * bytes, at most FGL_SECRETS_LABEL - 1) absorbed by a chain of the KDF,
+ * each link keyed by the one before:
+ *   k1 = KDF(k0, "LBLN", n, 0),  k(i+2) = KDF(k(i+1), "LBLB", w(2i), w(2i+1))
+ * for the label's blocks of 8 bytes i = 0 .. ceil(n / 8) - 1 (the last
+ * padded with zeros; w the little-endian 32-bit words). The KDF is a PRF
+ * (ChaCha20 keyed by the chain over the nonce), and the inputs are
+ * prefix-free (the length comes first, so two labels differ in a link
+ * the chain reaches), so the cascade is a PRF of the label keyed by k0
+ * (Bellare, Canetti, Krawczyk 1996): distinct labels give unrelated keys,
+ * and nothing short of k0 (S and the run seed) gives any. The labels of the
+ * links ("LBLN", "LBLB") are none of the purposes above. */
+static void fgl__secret_key(const fgl_fed_config *cfg, unsigned char k[32]) {
+    const char *label = cfg->secrets.label;
+    unsigned char next[32];
+    uint32_t n = 0, i;
+    int j;
+    memset(k, 0, 32);
+    for (j = 0; j < 8; j++) { /* the run seed too: runs of several model seeds draw apart */
+        k[j] = (unsigned char)(cfg->secrets.seed >> (8 * j));
+        k[8 + j] = (unsigned char)(cfg->seed >> (8 * j));
+    }
+    memcpy(k + 16, "fgl secret seed", 15);
+    while (n < FGL_SECRETS_LABEL - 1 && label[n]) n++;
+    fgl_kdf(next, k, FGL__SECRET_LABEL_LEN, n, 0);
+    memcpy(k, next, 32);
+    for (i = 0; i < n; i += 8) {
+        unsigned char blk[8];
+        uint32_t m = n - i < 8 ? n - i : 8;
+        memset(blk, 0, sizeof blk);
+        memcpy(blk, label + i, m);
+        fgl_kdf(next, k, FGL__SECRET_LABEL_BLOCK, fgl__get_le32(blk), fgl__get_le32(blk + 4));
+        memcpy(k, next, 32);
+    }
+    memset(next, 0, sizeof next);
+}
+
 /* 32 secret bytes for (purpose, a, b): from the operating system's entropy
  * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
- * the KDF of a key made from the secret seed and the run seed:
- * reproducible, and as secret as the secret seed. */
+ * the KDF of the run's key (fgl__secret_key: the secret seed, the run seed
+ * and the run label): reproducible, and as secret as the secret seed. */
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err) {
     if (cfg->secrets.from_seed) {
         unsigned char k[32];
-        int i;
-        memset(k, 0, sizeof k);
-        for (i = 0; i < 8; i++) { /* the run seed too: runs of several model seeds draw apart */
-            k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
-            k[8 + i] = (unsigned char)(cfg->seed >> (8 * i));
-        }
-        memcpy(k + 16, "fgl secret seed", 15);
+        fgl__secret_key(cfg, k);
         fgl_kdf(out, k, purpose, a, b);
+        memset(k, 0, sizeof k);
         return FGL_OK;
     }
     return fgl_os_entropy(out, 32, err);
@@ -14398,7 +14453,8 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
  *           -> each hosted one's public keys; 2 all public keys -> its
  *           sealed shares; 3 the survivors and the shares sealed to each
  *           hosted survivor -> its revealed shares. The secrets stay on
- *           the rank (the secret seed, when the run has one, comes in INIT)
+ *           the rank (the secret seed, when the run has one, comes in
+ *           INIT; its run label with the configuration)
  *   END (no reply)
  *   QUIT                                               -> a bare header
  * A download or upload is, per client, its id and per declared part a u64
@@ -14414,9 +14470,10 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 6u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 7u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
-                                6: INIT carries the simulated fault's fail_exit */
+                                6: INIT carries the simulated fault's fail_exit;
+                                7: the configuration carries the secrets' run label (with a secret seed) */
 
 enum {
     FGL__MC_INIT = 1,

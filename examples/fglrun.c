@@ -284,18 +284,34 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 
 /* --- outputs ---------------------------------------------------------------------------- */
 
+/* Per-client outputs (the CSV's rows per client, clients.svg, the client
+ * matrix): under --dp only with --per-client-records, as they name the
+ * clients the secret Poisson draw chose each round (README, Privacy). */
+static int per_client_out(const options *o) { return !(o->dp.clip > 0) || o->per_client_records; }
+
 /* The per-round CSV: its header, and round r of run as rows (a row per
- * client). names (NULL: none): each client's dataset, when each client is
- * one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...), in a last
- * column "dataset". link (--task link): the run's accuracy is the AUC, and
- * its columns say so (val_auc, test_auc). */
-static void csv_header(FILE *f, const char *const *names, int link) {
+ * client; agg: one row, the round's aggregates, as under --dp without
+ * --per-client-records). names (NULL: none): each client's dataset, when
+ * each client is one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...),
+ * in a last column "dataset". link (--task link): the run's accuracy is the
+ * AUC, and its columns say so (val_auc, test_auc). */
+static void csv_header(FILE *f, const char *const *names, int link, int agg) {
+    if (agg) {
+        fprintf(f, "round,participants,train_loss,%s,bytes_up,bytes_down\n", link ? "val_auc,test_auc" : "val_acc,test_acc");
+        return;
+    }
     fprintf(f, "round,client,train_loss,%s,bytes_up,bytes_down%s\n", link ? "val_auc,test_auc" : "val_acc,test_acc",
             names ? ",dataset" : "");
 }
 
-static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names) {
+static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names, int agg) {
     int i;
+    if (agg) { /* the means over clients (loss: over the accepted uploads) and the round's bytes */
+        const fgl_round_stats *st = &run->stats[r];
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, st->n_part, st->train_loss, st->val_acc, st->test_acc,
+                st->bytes_up, st->bytes_down);
+        return;
+    }
     for (i = 0; i < run->n_clients; i++) {
         size_t k = (size_t)r * run->n_clients + i;
         fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
@@ -306,7 +322,7 @@ static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *nam
 }
 
 static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
-                            const char *const *names, int link) {
+                            const char *const *names, int link, int agg) {
     char path[1024];
     FILE *f;
     int r;
@@ -315,8 +331,8 @@ static void write_round_csv(const char *dir, const char *algo, uint64_t seed, co
         fprintf(stderr, "fglrun: cannot write %s\n", path);
         return;
     }
-    csv_header(f, names, link);
-    for (r = 0; r < run->round; r++) csv_round(f, run, r, names);
+    csv_header(f, names, link, agg);
+    for (r = 0; r < run->round; r++) csv_round(f, run, r, names, agg);
     fclose(f);
 }
 
@@ -436,7 +452,8 @@ typedef struct result {
     size_t up, down;
     int rejected, screened, clipped, dropped, fallback, n;
     int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
-    int *part_round;                      /* participants per round, summed over seeds */
+    int *part_run;                        /* participants per round, per run: part_run[idx * rounds + r] */
+    int part_runs, part_rounds;           /* runs part_run holds, rounds a run */
     int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
@@ -564,10 +581,33 @@ static int run_setup(const options *o, int slot, const fgl_algo *algo, const fgl
     return 0;
 }
 
+/* With --secret-seed, each slot's run label (fgl_secrets_config.label,
+ * made by check_runs; run_one adds the fold): "fglrun ALGO", then each
+ * parameter whose value differs from its default as "name=value" (%.17g),
+ * as the run set up holds them ("fglrun fedpub tau=3"). The values, not the
+ * flags that gave them: a replay (--config, or --row LABEL of a sweep)
+ * gets the same label, the rows of a sweep different ones, so that no two
+ * runs of one invocation share their keys, masks or noise (the run seed is
+ * in the key too). */
+static char secret_labels[MAX_ITEMS][FGL_SECRETS_LABEL];
+
+static int secret_label(const fgl_run *run, char *out, size_t cap) {
+    size_t n = (size_t)snprintf(out, cap, "fglrun %s", run->algo.name);
+    int i;
+    for (i = 0; i < run->algo.n_params && n < cap; i++)
+        if (run->set.value[i] != run->algo.params[i].def)
+            n += (size_t)snprintf(out + n, cap - n, " %s=%.17g", run->algo.params[i].name, run->set.value[i]);
+    if (n < cap) return 0;
+    fprintf(stderr, "fglrun: --secret-seed: %s's parameters make a run label longer than %d bytes (nothing was run)\n",
+            run->algo.name, (int)cap - 1);
+    return 1;
+}
+
 /* Every algorithm of --algo checked against the data, its task, the
  * models and the flags before the first run (fgl_run_init, then
  * fgl_run_check with the --set values): a combination that cannot run is
- * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's). */
+ * refused at once, not after the runs before it. 0, 1 or 2 (run_setup's).
+ * Makes the slots' secret_labels. */
 static int check_runs(const options *o, fgl_client_data *cd, int K, int task, const fgl_node_data *pub) {
     static const char note[] = " (nothing was run: every --algo is checked before the first run)";
     int a, rc;
@@ -577,6 +617,7 @@ static int check_runs(const options *o, fgl_client_data *cd, int K, int task, co
         if ((rc = run_setup(o, a, NULL, &cfg, cd, K, pub, &run, note))) return rc;
         rc = fgl_run_check(&run);
         if (rc) fprintf(stderr, "fglrun: %s%s\n", run.err.msg, note);
+        else if (o->secret_seed_set && secret_label(&run, secret_labels[a], sizeof secret_labels[a])) rc = 1;
         else if (label_leak(&run)) /* even with --quiet: the numbers are not honest ones */
             fprintf(stderr, "fglrun: warning: %s: %s\n", run.algo.name, label_leak(&run));
         fgl_run_free(&run);
@@ -597,6 +638,15 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     fgl_algo wrapped;
     char ckpt[1024], fname[96];
     int r, k;
+    if (cfg.secrets.from_seed) { /* the slot's label (check_runs), and the fold: every run its own secrets */
+        size_t n = (size_t)snprintf(cfg.secrets.label, sizeof cfg.secrets.label, "%s", secret_labels[slot]);
+        if (o->folds) n += (size_t)snprintf(cfg.secrets.label + n, sizeof cfg.secrets.label - n, " fold=%d", fold);
+        if (n >= sizeof cfg.secrets.label) {
+            fprintf(stderr, "fglrun: --secret-seed: the run label of %s fold %d is longer than %d bytes\n", label, fold,
+                    (int)sizeof cfg.secrets.label - 1);
+            return 1;
+        }
+    }
     ckpt[0] = 0;
     for (k = 0; (fname[k] = label[k] == ' ' ? '_' : label[k]) != 0; k++) {} /* in file names: fedpub_tau=3 */
     if (proto_on(o)) { /* the measures of fglrun/protocol.c: the algorithm's eval_model, wrapped */
@@ -734,14 +784,22 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->clipped_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
         res->fallback_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
-        res->part_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));
     }
-    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round && res->part_round;
-         k++) {
+    if (idx >= res->part_runs) { /* a row of participants per run: DP's figures are per run (like epsilon) */
+        int *p = (int *)realloc(res->part_run, sizeof(int) * (size_t)(idx + 1) * (size_t)cfg.rounds);
+        if (p) {
+            memset(p + (size_t)res->part_runs * cfg.rounds, 0,
+                   sizeof(int) * (size_t)(idx + 1 - res->part_runs) * (size_t)cfg.rounds);
+            res->part_run = p;
+            res->part_runs = idx + 1;
+            res->part_rounds = cfg.rounds;
+        }
+    }
+    for (k = 0; k < run.round && res->rejected_round && res->clipped_round && res->fallback_round; k++) {
         res->rejected_round[k] += run.stats[k].n_rejected;
         res->clipped_round[k] += run.stats[k].n_clipped;
         res->fallback_round[k] += run.stats[k].n_fallback;
-        res->part_round[k] += run.stats[k].n_part;
+        if (idx < res->part_runs) res->part_run[(size_t)idx * cfg.rounds + k] = run.stats[k].n_part;
         res->secagg_failed += run.stats[k].secagg_failed;
     }
     res->n = idx + 1;
@@ -764,8 +822,8 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", fname, fold);
         else snprintf(name, sizeof name, "%s", fname);
         if (ok) client_order(cd, K, order, dom, share);
-        write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK);
-        write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
+        write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK, !per_client_out(o));
+        if (per_client_out(o)) write_matrix(o->out_dir, name, seed, &run, ok ? order : NULL, ok ? dom : NULL, names);
         free(order);
         free(dom);
         free(share);
@@ -792,7 +850,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
                         const result *res) {
     const char *algo = o->algos[slot];
     double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
-    int i;
+    int i, j;
     /* with cross-validation there is no validation set: the last round is reported */
     const double *sel = o->folds ? res->last : res->best;
     mean_std(sel, res->n, &bm, &bs);
@@ -898,8 +956,14 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
         fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
         if (o->secagg.on) fprintf(f, ", \"secagg_rounds_not_unmasked\": %d", res->secagg_failed);
+        /* one list per run, in the order of dp_epsilon's (a run's participation is its own, not a sum) */
         fprintf(f, ", \"participants_per_round\": [");
-        for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
+        for (j = 0; j < res->n && j < res->part_runs; j++) {
+            fprintf(f, "%s[", j ? ", " : "");
+            for (i = 0; i < res->part_rounds; i++)
+                fprintf(f, "%s%d", i ? ", " : "", res->part_run[(size_t)j * res->part_rounds + i]);
+            fprintf(f, "]");
+        }
         fprintf(f, "]");
     }
     if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0) { /* honest clients only, beside all of them */
@@ -1230,7 +1294,7 @@ int fglrun_main(int argc, char **argv) {
     for (a = 0; a < o.n_algos; a++) {
         free(res[a].rejected_round);
         free(res[a].clipped_round);
-        free(res[a].part_round);
+        free(res[a].part_run);
         free(res[a].fallback_round);
     }
     free(res);

@@ -66,6 +66,7 @@ typedef struct options {
     fgl_secagg_config secagg;
     uint64_t secret_seed;       /* --secret-seed S (never recorded) */
     int secret_seed_set;
+    int per_client_records;     /* --per-client-records: per-client outputs under --dp too (they reveal who took part) */
 #ifdef FGL_MPI
     fgl_mpi_options mpi;
 #endif
@@ -824,6 +825,11 @@ static const opt_def opt_table[] = {
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_STR("write-metis", 'r', write_metis, "FILE", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),
+    ROW_BOOL("per-client-records", 'r', per_client_records,
+             "--per-client-records: under --dp, --out writes per-client outputs too (each round's CSV a row per client,\n"
+             "  clients.svg, the client matrix). They reveal which clients the secret Poisson draw chose in each round\n"
+             "  (the others' bytes and loss are 0) to whoever reads the files; without it, under --dp the round's CSV\n"
+             "  holds the round's aggregates only, and no per-client file is written.\n"),
     ROW_BOOL("config-run-control", 'r', config_run_control,
              "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
              "  file holds among its \"flags\" (or \"args\"); without it they are ignored with a note: a record says\n"

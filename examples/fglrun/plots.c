@@ -8,7 +8,8 @@
  *              to the highest seed;
  * clients.svg  each client's test accuracy at the last round (mean over
  *              seeds, a whisker from the lowest to the highest seed), and the
- *              same sorted, worst client first (fairness);
+ *              same sorted, worst client first (fairness); under --dp only
+ *              with --per-client-records;
  * bytes.svg    megabytes sent (up + down) so far, per round, per algorithm;
  * ALGO_seedS_matrix.svg  an algorithm's client-to-client matrix (heatmap).
  * tests/test_plots.sh renders each in headless Chromium and checks that no
@@ -562,7 +563,7 @@ static void write_plots(const options *o, const progress *pg) {
     snprintf(what, sizeof what, "%s, %s split, %d clients, %d rounds", pg->ds->label,
              o->public_split ? "public" : fgl_part_name(pg->split), pg->K, pg->rounds);
     plot_curves(o, pg, what);
-    plot_clients(o, pg, what);
+    if (per_client_out(o)) plot_clients(o, pg, what); /* under --dp, only with --per-client-records */
     plot_bytes(o, pg, what);
 }
 

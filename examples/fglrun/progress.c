@@ -188,8 +188,8 @@ static void progress_begin(const options *o, const char *algo, const char *file,
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         if ((pg->csv = fopen(path, "w"))) {
-            csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK);
-            for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names);
+            csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK, !per_client_out(o));
+            for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
             fflush(pg->csv);
         } else {
             fprintf(stderr, "fglrun: cannot write %s\n", path);
@@ -215,7 +215,7 @@ static void progress_round(const options *o, const fgl_run *run) {
     fmt_time(e1, sizeof e1, el);
     fmt_time(e2, sizeof e2, eta);
     if (pg->csv) {
-        csv_round(pg->csv, run, r, pg->names);
+        csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
         fflush(pg->csv);
     }
     if (o->quiet) {
@@ -399,7 +399,8 @@ static int replay_check(const options *o, const result *res) {
         if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
         return 0;
     }
-    fprintf(stderr, "fglrun: the replay of %s differs from the record\n", rp->what);
+    fprintf(stderr, "fglrun: the replay of %s differs from the record%s\n", rp->what,
+            rp->secret_seed && !o->secret_seed_set ? " (it was run with --secret-seed S: give it again)" : "");
     return 1;
 }
 

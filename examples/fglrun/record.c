@@ -214,12 +214,25 @@ static void rec_member(sbuf *b, int *first, int pretty, const char *key) {
 }
 
 /* The record as JSON (pretty: one member a line, for DIR/config); argv: the
- * command as typed. NULL when out of memory. */
+ * command as typed, but the value of --secret-seed, written REDACTED (the
+ * arguments read as parse_args reads them: a flag that takes a value is
+ * followed by it). NULL when out of memory. */
 static char *record_json(const run_record *r, const options *o, int argc, char **argv, int pretty) {
     sbuf b = {0, 0, 0, 0}, cmd = {0, 0, 0, 0};
     int i, first = 1;
     for (i = 0; i < argc; i++) { /* the command, quoted for a shell where needed */
+        int k = i ? opt_lookup(argv[i]) : -1;
         if (i) sb_puts(&cmd, " ");
+        if (k >= 0 && opt_table[k].type != OPT_BOOL && opt_table[k].kind != 'h' && opt_table[k].kind != 'v' &&
+            i + 1 < argc) { /* a flag and its value (parse_args's reading) */
+            sb_puts(&cmd, argv[i]);
+            sb_puts(&cmd, " ");
+            i++;
+            if (!strcmp(opt_table[k].name, "secret-seed")) { /* never the secret seed (README, Secrets) */
+                sb_puts(&cmd, "REDACTED");
+                continue;
+            }
+        }
         if (argv[i][0] && !argv[i][strcspn(argv[i], " \t\n\"'\\$`*?&|;<>(){}[]#~!")]) {
             sb_puts(&cmd, argv[i]);
         } else {
@@ -323,6 +336,7 @@ typedef struct replay {
     int argc, n_sets;   /* --set arguments made from the record (they come first in options.sets) */
     int changed;        /* the command line changes the experiment (not only run control) */
     int data_differ;    /* data files the record read are missing here or differ (replay_check_files) */
+    int secret_seed;    /* the record's run had --secret-seed (its value is in no record) */
     char what[1200];    /* "FILE" or "FILE, row LABEL", for messages */
 } replay;
 
@@ -568,6 +582,10 @@ static int config_reparse(int argc, char **argv, options *o) {
     }
     o->n_sets = k;
     o->rp = rp;
+    { /* a record of a run with --secret-seed: S is in no record, so only the command line can give it again */
+        const jv *run = cfg && cfg->t == 'o' ? jv_get(cfg, "run") : NULL, *ss = run ? jv_get(run, "secret-seed") : NULL;
+        rp->secret_seed = ss && ss->t == 's'; /* said by replay_check_files */
+    }
     return 0;
 oom:
     fprintf(stderr, "fglrun: out of memory\n");
@@ -577,10 +595,15 @@ oom:
 
 /* With --config: are the data files those the record read? Each one that
  * is missing or differs is said, and marks the replay (replay_check: then
- * it is no replay of the record, whatever the result). */
+ * it is no replay of the record, whatever the result). A record of a run
+ * with --secret-seed replayed without it is said too. */
 static void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
+    if (o->rp && o->rp->secret_seed && !o->secret_seed_set) /* here: after fglrun/wait.c's exec, said once */
+        fprintf(stderr, "fglrun: %s was run with --secret-seed S, which no record holds: give --secret-seed S again "
+                        "on the command line to repeat its secrets (without it they come from the system's entropy, "
+                        "and a run with --dp does not repeat)\n", o->rp->what);
     for (i = 0; fs && fs->t == 'a' && i < fs->n; i++) {
         const jv *p = jv_get(&fs->v[i], "path"), *h = jv_get(&fs->v[i], "fnv1a64");
         char path[1600], now[20];

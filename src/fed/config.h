@@ -106,9 +106,20 @@ typedef struct fgl_secagg_config {
  * A simulation that must repeat may derive them from a secret seed instead;
  * whoever knows that seed can then remove the masks and the noise. Records
  * say which ("secrets": "os-entropy" or "reproducible"), never the seed. */
+#define FGL_SECRETS_LABEL 256 /* bytes of fgl_secrets_config.label, its NUL included */
 typedef struct fgl_secrets_config {
     int from_seed;       /* 0: the operating system's entropy; 1: derived from seed */
     uint64_t seed;
+    /* With from_seed: the run's name among the runs that share the secret
+     * seed (a NUL-terminated string, "" included; not secret: checkpoints
+     * and transports carry it). The secrets are derived from the seed, the
+     * run seed (cfg.seed) and this label, so runs that differ in either get
+     * unrelated keys, masks and noise: give every run of one secret seed its
+     * own label (fglrun: the algorithm, its parameters and the fold), and the
+     * same label again to repeat a run. Two runs with one seed, one run seed
+     * and one label share every secret: subtracting their masked uploads
+     * gives the difference of their models. */
+    char label[FGL_SECRETS_LABEL];
 } fgl_secrets_config;
 
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
@@ -271,6 +282,12 @@ static void fgl__put_config(fgl_bytes *b, const fgl_fed_config *c) {
     fgl__put_f64(b, c->secagg.dropout);
     fgl_bytes_put_u32(b, (uint32_t)c->secagg.threshold);
     fgl_bytes_put_u32(b, (uint32_t)c->secrets.from_seed); /* never the seed (a transport sends it apart) */
+    if (c->secrets.from_seed) { /* the label (not secret): it decides the secrets with the seed */
+        char label[FGL_SECRETS_LABEL];
+        memcpy(label, c->secrets.label, sizeof label);
+        label[sizeof label - 1] = 0;
+        fgl_bytes_put_str(b, label);
+    }
 }
 
 #ifdef FGL_MPI /* only the MPI workers read a configuration back */
@@ -312,6 +329,7 @@ static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
     c->secagg.dropout = (float)fgl__get_f64(r);
     c->secagg.threshold = (int)fgl_reader_u32(r);
     c->secrets.from_seed = (int)fgl_reader_u32(r);
+    if (c->secrets.from_seed) fgl_reader_str(r, c->secrets.label, sizeof c->secrets.label);
 }
 #endif
 

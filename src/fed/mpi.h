@@ -113,7 +113,8 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
  *           -> each hosted one's public keys; 2 all public keys -> its
  *           sealed shares; 3 the survivors and the shares sealed to each
  *           hosted survivor -> its revealed shares. The secrets stay on
- *           the rank (the secret seed, when the run has one, comes in INIT)
+ *           the rank (the secret seed, when the run has one, comes in
+ *           INIT; its run label with the configuration)
  *   END (no reply)
  *   QUIT                                               -> a bare header
  * A download or upload is, per client, its id and per declared part a u64
@@ -129,9 +130,10 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 6u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 7u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
-                                6: INIT carries the simulated fault's fail_exit */
+                                6: INIT carries the simulated fault's fail_exit;
+                                7: the configuration carries the secrets' run label (with a secret seed) */
 
 enum {
     FGL__MC_INIT = 1,

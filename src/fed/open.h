@@ -132,7 +132,8 @@
  * a threshold below which a round is not unmasked). Their secrets come from
  * the operating system's entropy on their owner's side, never from
  * cfg.seed and never saved; cfg.secrets.from_seed derives them from a
- * secret seed for simulations that must repeat.
+ * secret seed, the run seed and cfg.secrets.label (the run's name: give
+ * each run of one secret seed its own) for simulations that must repeat.
  *
  * AN ALGORITHM IS A TABLE BUILT BY NAME (valid C99 and C++11):
  *       fgl_algo a = fgl_algo_base("fedavg");          // extend a built-in

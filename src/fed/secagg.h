@@ -40,7 +40,9 @@ enum {
     FGL__SECRET_SA_COIN = 0x5341434e,  /* "SACN": the coins of its Shamir polynomials */
     FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
     FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
-    FGL__SA_MASK = 0x53414d4b          /* "SAMK": the nonce label of mask streams */
+    FGL__SA_MASK = 0x53414d4b,         /* "SAMK": the nonce label of mask streams */
+    FGL__SECRET_LABEL_LEN = 0x4c424c4e,   /* "LBLN": the run label's length, first link of the key's chain */
+    FGL__SECRET_LABEL_BLOCK = 0x4c424c42  /* "LBLB": a block of 8 bytes of the run label */
 };
 
 #define FGL__SA_PK 64                                 /* a participant's two public keys */
@@ -90,22 +92,56 @@ static uint32_t fgl__get_le32(const unsigned char *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The key of a run's secrets under cfg->secrets.from_seed: k0 = the
+ * secret seed (8 bytes, little-endian), the run seed (8) and "fgl secret
+ * seed" (15, then a zero byte); then the run label (cfg->secrets.label, n
+ * bytes, at most FGL_SECRETS_LABEL - 1) absorbed by a chain of the KDF,
+ * each link keyed by the one before:
+ *   k1 = KDF(k0, "LBLN", n, 0),  k(i+2) = KDF(k(i+1), "LBLB", w(2i), w(2i+1))
+ * for the label's blocks of 8 bytes i = 0 .. ceil(n / 8) - 1 (the last
+ * padded with zeros; w the little-endian 32-bit words). The KDF is a PRF
+ * (ChaCha20 keyed by the chain over the nonce), and the inputs are
+ * prefix-free (the length comes first, so two labels differ in a link
+ * the chain reaches), so the cascade is a PRF of the label keyed by k0
+ * (Bellare, Canetti, Krawczyk 1996): distinct labels give unrelated keys,
+ * and nothing short of k0 (S and the run seed) gives any. The labels of the
+ * links ("LBLN", "LBLB") are none of the purposes above. */
+static void fgl__secret_key(const fgl_fed_config *cfg, unsigned char k[32]) {
+    const char *label = cfg->secrets.label;
+    unsigned char next[32];
+    uint32_t n = 0, i;
+    int j;
+    memset(k, 0, 32);
+    for (j = 0; j < 8; j++) { /* the run seed too: runs of several model seeds draw apart */
+        k[j] = (unsigned char)(cfg->secrets.seed >> (8 * j));
+        k[8 + j] = (unsigned char)(cfg->seed >> (8 * j));
+    }
+    memcpy(k + 16, "fgl secret seed", 15);
+    while (n < FGL_SECRETS_LABEL - 1 && label[n]) n++;
+    fgl_kdf(next, k, FGL__SECRET_LABEL_LEN, n, 0);
+    memcpy(k, next, 32);
+    for (i = 0; i < n; i += 8) {
+        unsigned char blk[8];
+        uint32_t m = n - i < 8 ? n - i : 8;
+        memset(blk, 0, sizeof blk);
+        memcpy(blk, label + i, m);
+        fgl_kdf(next, k, FGL__SECRET_LABEL_BLOCK, fgl__get_le32(blk), fgl__get_le32(blk + 4));
+        memcpy(k, next, 32);
+    }
+    memset(next, 0, sizeof next);
+}
+
 /* 32 secret bytes for (purpose, a, b): from the operating system's entropy
  * (purpose, a and b only label the call), or, with cfg->secrets.from_seed,
- * the KDF of a key made from the secret seed and the run seed:
- * reproducible, and as secret as the secret seed. */
+ * the KDF of the run's key (fgl__secret_key: the secret seed, the run seed
+ * and the run label): reproducible, and as secret as the secret seed. */
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err) {
     if (cfg->secrets.from_seed) {
         unsigned char k[32];
-        int i;
-        memset(k, 0, sizeof k);
-        for (i = 0; i < 8; i++) { /* the run seed too: runs of several model seeds draw apart */
-            k[i] = (unsigned char)(cfg->secrets.seed >> (8 * i));
-            k[8 + i] = (unsigned char)(cfg->seed >> (8 * i));
-        }
-        memcpy(k + 16, "fgl secret seed", 15);
+        fgl__secret_key(cfg, k);
         fgl_kdf(out, k, purpose, a, b);
+        memset(k, 0, sizeof k);
         return FGL_OK;
     }
     return fgl_os_entropy(out, 32, err);
