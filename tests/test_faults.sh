@@ -16,6 +16,9 @@
 #  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
 #  - run-control options in a --config file (out, checkpoint under "flags",
 #    or in "args") are ignored with a note unless --config-run-control;
+#    a config cannot redirect: a "flags" member that is no option, or whose
+#    value is not of the option's type (a switch given "--out"), is refused,
+#    and the reader refuses what RFC 8259 does;
 #  - a replay on data that differ from the record's is not called identical
 #    and exits with status 3;
 #  - secure aggregation: a client whose value leaves the fixed-point ring
@@ -171,6 +174,38 @@ if [ ! -e "$tmp/evil2" ] && grep -q "option --out from" "$tmp/err" && grep -q "o
 else echo "not ok - --config: run control in args"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 if $FGLRUN --config-run-control $Q --quiet > /dev/null 2>&1; then echo "not ok - --config-run-control without --config must be refused"
 else echo "ok - --config-run-control needs --config"; fi
+# --- a config cannot redirect (issue 49): each "flags" member is an option of the table with a value of its
+# type, passed as one argument; the reader is RFC 8259 strict (numbers, UTF-8, surrogates, NUL, repeated names) ---
+mkdir -p "$tmp/victim"
+i=0; bad=0
+for cfg in '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"lcc":"--out","VICTIM":"--stratified"}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"lcc":"--checkpoint","VICTIM/ck":"--stratified"}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"lcc":1,"--out":"VICTIM"}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"stratified":"true"}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":"3 --out VICTIM","rounds":1}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"out VICTIM":true}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"help":true}}' \
+           '{"flags":{"algo":["fedavg","--out","VICTIM"],"data":"synthetic","clients":3,"rounds":1}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":012}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1.}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":+1}}' \
+           '{"flags":{"algo":"fedavg\u0000--out","data":"synthetic","clients":3,"rounds":1}}' \
+           '{"flags":{"algo":"fedavg\ud800","data":"synthetic","clients":3,"rounds":1}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1,"rounds":2}}' \
+           '{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1},"flags":{"algo":"fedprox"}}' \
+           "$(printf '{"flags":{"algo":"fedavg\\"\377","data":"synthetic","clients":3,"rounds":1}}')" \
+           "$(printf '\357\273\277{"flags":{"algo":"fedavg","data":"synthetic","clients":3,"rounds":1}}')"; do
+    i=$((i + 1))
+    printf '%s' "$cfg" | sed "s|VICTIM|$tmp/victim|g" > "$tmp/inj$i.json"
+    if $FGLRUN --config "$tmp/inj$i.json" --quiet > /dev/null 2> "$tmp/inj$i.err"; then
+        bad=$((bad + 1)); echo "#   config $i ran: $cfg"
+    elif ! grep -q 'refused\|not one JSON record' "$tmp/inj$i.err"; then
+        bad=$((bad + 1)); echo "#   config $i: $(head -c 160 "$tmp/inj$i.err")"
+    fi
+done
+if [ $bad = 0 ] && [ -z "$(ls "$tmp/victim")" ]; then
+    echo "ok - --config: $i hostile configs (a switch given a flag as value, unknown or nested members, bad numbers, NUL, surrogates, invalid UTF-8, BOM, repeated names) refused, nothing written elsewhere"
+else echo "not ok - --config: $bad of $i hostile configs not refused; written: $(ls "$tmp/victim" | tr '\n' ' ')"; fi
 
 # --- a replay on different data is not identical ---
 if $FGLRUN --config "$tmp/ds.json" --quiet > /dev/null 2> "$tmp/err"; then echo "ok - the dataset's record replays (same data)"

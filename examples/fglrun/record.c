@@ -489,21 +489,39 @@ static int config_reparse(int argc, char **argv, options *o) {
     if (replay_arg(rp, argv[0], NULL, NULL)) goto oom;
     if (cfg && cfg->t == 'o' && jv_get(cfg, "flags") && jv_get(cfg, "flags")->t == 'o') {
         const jv *fl = jv_get(cfg, "flags"), *pa = jv_get(cfg, "params"), *data = jv_get(cfg, "data");
-        for (i = 0; i < fl->n; i++) {
+        for (i = 0; i < fl->n; i++) { /* typed by the option table: a value is one argument, never a flag */
             const jv *v = &fl->v[i];
+            const char *why = NULL;
             char flag[80];
-            snprintf(flag, sizeof flag, "--%s", fl->k[i]);
-            if (v->t == 'z' || (v->t == 'b' && !strcmp(v->s, "false"))) continue;
-            if (replay_run_control(rp, o, flag)) continue; /* where to write, how to run: the command line's */
-            if (v->t == 'b') {
-                if (replay_arg(rp, flag, NULL, NULL)) goto oom;
-            } else if (v->t == 's' || v->t == 'n') {
-                if (replay_arg(rp, flag, NULL, NULL) || replay_arg(rp, v->s, NULL, NULL)) goto oom;
-            } else {
-                fprintf(stderr, "fglrun: --config %s: flag %s has a value that is not a string or a number\n", rp->what, flag);
+            int kk;
+            size_t len = strlen(fl->k[i]);
+            if (len + 3 > sizeof flag) why = "is no option";
+            else {
+                flag[0] = flag[1] = '-';
+                memcpy(flag + 2, fl->k[i], len + 1);
+            }
+            kk = why ? -1 : opt_lookup(flag);
+            if (!why && (kk < 0 || opt_table[kk].kind == 'h' || opt_table[kk].kind == 'v')) why = "is no option a record holds";
+            else if (!why && opt_table[kk].type == OPT_BOOL && v->t != 'b' && v->t != 'z')
+                why = "is a switch: its value must be true, false or null";
+            else if (!why && opt_table[kk].type != OPT_BOOL && v->t != 's' && v->t != 'n' && v->t != 'z')
+                why = "takes a value: a string or a number (or null)";
+            else if (!why && v->t == 'n' && (opt_table[kk].type == OPT_STR || opt_table[kk].type == OPT_ENUM))
+                why = "takes a string";
+            else if (!why && v->t == 's' &&
+                     (opt_table[kk].type == OPT_INT || opt_table[kk].type == OPT_U64 ||
+                      opt_table[kk].type == OPT_DOUBLE || opt_table[kk].type == OPT_FLOAT))
+                why = "takes a number";
+            if (why) {
+                fprintf(stderr, "fglrun: --config %s: \"flags\" member '%s' %s; refused (nothing was run)\n", rp->what,
+                        fl->k[i], why);
                 replay_free(rp);
                 return 2;
             }
+            if (v->t == 'z' || (v->t == 'b' && !strcmp(v->s, "false"))) continue;
+            if (replay_run_control(rp, o, flag)) continue; /* where to write, how to run: the command line's */
+            if (replay_arg(rp, flag, NULL, NULL)) goto oom;
+            if (v->t != 'b' && replay_arg(rp, v->s, NULL, NULL)) goto oom;
         }
         /* algorithm parameters that differ from this build's defaults */
         for (i = 0; pa && pa->t == 'o' && i < pa->n; i++) {
