@@ -43,7 +43,9 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -60,6 +62,7 @@
 #define MAX_SWEEP_KEYS 4   /* swept --set keys per algorithm */
 
 #include "fglrun/json.c"
+#include "fglrun/files.c"
 #include "fglrun/options.c"
 #ifndef FGL_MPI /* under MPI the launcher owns the processes and their wait policy */
 #include "fglrun/wait.c"
@@ -324,16 +327,13 @@ static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *nam
 static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
                             const char *const *names, int link, int agg) {
     char path[1024];
-    FILE *f;
+    outfile w;
     int r;
     snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", dir, algo, (unsigned long long)seed);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "fglrun: cannot write %s\n", path);
-        return;
-    }
-    csv_header(f, names, link, agg);
-    for (r = 0; r < run->round; r++) csv_round(f, run, r, names, agg);
-    fclose(f);
+    if (!out_open(&w, path)) return;
+    csv_header(w.f, names, link, agg);
+    for (r = 0; r < run->round; r++) csv_round(w.f, run, r, names, agg);
+    out_commit(&w);
 }
 
 /* Each client's dominant label (the most frequent among its labelled
@@ -379,17 +379,17 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
     int K = run->n_clients, i, j;
     float *m = run->algo.client_matrix ? (float *)malloc(sizeof(float) * (size_t)K * (size_t)K) : NULL;
     char path[1024];
-    FILE *f;
+    outfile w;
     if (!m) return;
     if (fgl_run_client_matrix(run, m) != FGL_OK) {
         free(m);
         return;
     }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.csv", dir, algo, (unsigned long long)seed);
-    if ((f = fopen(path, "w"))) {
+    if (out_open(&w, path)) {
         for (i = 0; i < K; i++)
-            for (j = 0; j < K; j++) fprintf(f, "%.6g%c", m[i * K + j], j + 1 < K ? ',' : '\n');
-        fclose(f);
+            for (j = 0; j < K; j++) fprintf(w.f, "%.6g%c", m[i * K + j], j + 1 < K ? ',' : '\n');
+        out_commit(&w);
     }
     snprintf(path, sizeof path, "%s/%s_seed%llu_matrix.svg", dir, algo, (unsigned long long)seed);
     svg_heatmap(path, algo, run->round, m, K, order, dom, names);
@@ -415,7 +415,9 @@ typedef struct progress {
     curves *cv;              /* per algorithm */
     long total, done, ran;   /* rounds of all runs; completed (resumed ones too); run by this process */
     double t0, t_last, t_ran;   /* start; the last round's end; seconds spent in rounds */
-    FILE *csv;               /* the current run's per-round CSV (--out) */
+    FILE *csv;               /* the current run's per-round CSV (--out), a line a round */
+    char csv_path[1300];
+    int csv_failed;          /* a line of it could not be written: the run stops (fglrun/files.c) */
     int tty, every, bar;     /* progress bar on stderr; a line every N rounds; a bar is on screen */
     int final;               /* the final result is being written (it carries the record) */
     const char *algo;        /* the run under way */
@@ -702,9 +704,29 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
             proto_free();
             return 1;
         }
-        if (o->checkpoint && checkpoint_due(o, r + 1, cfg.rounds) && checkpoint_save(&run, ckpt, &err))
-            fprintf(stderr, "fglrun: %s\n", err.msg);
+        if (o->checkpoint && checkpoint_due(o, r + 1, cfg.rounds) && checkpoint_save(&run, ckpt, &err)) {
+            progress_end(o); /* a run whose checkpoints are lost fails: --checkpoint promised them */
+            fprintf(stderr, "fglrun: %s seed %llu, round %d: %s; the run stops (the previous checkpoint, if any, "
+                            "is kept)\n", label, (unsigned long long)seed, r + 1, err.msg);
+            fgl_run_free(&run);
+            proto_free();
+            return 1;
+        }
         progress_round(o, &run);
+        if (write_errors && o->pg && o->pg->csv_failed) { /* the live CSV could not be written: the record is lost */
+            progress_end(o);
+            fgl_run_free(&run);
+            proto_free();
+            return 1;
+        }
+        if (fglrun_signal && r + 1 < cfg.rounds) {
+            progress_end(o);
+            fprintf(stderr, "fglrun: %s seed %llu interrupted after round %d%s%s\n", label, (unsigned long long)seed,
+                    r + 1, o->checkpoint ? "; the same command resumes it from " : "", o->checkpoint ? ckpt : "");
+            fgl_run_free(&run);
+            proto_free();
+            return 5;
+        }
         if (o->stop_after && r + 1 == o->stop_after && r + 1 < cfg.rounds) {
             progress_end(o);
             if (!o->quiet) fprintf(stderr, "fglrun: %s seed %llu stopped after round %d; %s resumes it\n", label,
@@ -1063,11 +1085,12 @@ static void print_table(const options *o, const result *res, int runs) {
  * finished run, and "status": "failed". */
 static void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K, int rounds) {
     FILE *jf = NULL;
+    outfile w;
     char path[1200];
     int a, k, first;
     if (o->out_dir) {
         snprintf(path, sizeof path, "%s/result.json", o->out_dir);
-        if (!(jf = fopen(path, "w"))) fprintf(stderr, "fglrun: cannot write %s\n", path);
+        jf = out_open(&w, path);
     }
     for (k = 0; k < 2; k++) {
         FILE *f = k ? jf : o->json ? stdout : NULL;
@@ -1089,7 +1112,7 @@ static void write_results(const options *o, const result *res, const fgl_dataset
         }
         fprintf(f, "\n");
     }
-    if (jf) fclose(jf);
+    if (jf) out_commit(&w);
 }
 
 
@@ -1187,7 +1210,18 @@ int fglrun_main(int argc, char **argv) {
          : client_specs(&o, &sc, &tmpl, ds.task, cd, &err) ? (fprintf(stderr, "fglrun: %s\n", err.msg), 1)
          /* every --algo against the data, the task, the models and the flags, before the first run */
          : check_runs(&o, cd, sc.n_clients, ds.task, &sc.pub);
-    if (!rc && o.out_dir && out_dir_prepare(o.out_dir)) rc = 1; /* parents created; fglrun's old files removed */
+    if (!rc && o.out_dir && out_dir_prepare(o.out_dir)) rc = 1; /* locked, parents created; fglrun's old files removed */
+    if (!rc && o.checkpoint) { /* one fglrun at a time on a checkpoint (and the ones derived from its name) */
+        char lock[1100];
+        snprintf(lock, sizeof lock, "%s.lock", o.checkpoint);
+        if (take_lock(lock, o.checkpoint)) rc = 1;
+    }
+#ifndef FGL_MPI /* (under MPI, mpirun forwards signals to every rank: the default action ends the job) */
+    if (!rc) {
+        signal(SIGINT, on_stop_signal);
+        signal(SIGTERM, on_stop_signal);
+    }
+#endif
     if (rc) {
         free(cd);
         free(res);
@@ -1261,7 +1295,22 @@ int fglrun_main(int argc, char **argv) {
             }
     }
     if (rc == 3) rc = 0;
-    progress_finish(&pg, &o, stopped ? "stopped" : rc ? "failed" : "complete");
+    progress_finish(&pg, &o, stopped ? "stopped" : rc == 5 ? "interrupted" : rc ? "failed" : "complete");
+    if (rc == 5) { /* a signal: what finished is not reported (a partial experiment), progress.json says so */
+        for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
+        free(o.config_json);
+        free(o.config_pretty);
+        replay_free(o.rp);
+        progress_free(&pg);
+        free(res);
+        free(labsim);
+        free(names);
+        free(cd);
+        link_free();
+        fgl_scenario_free(&sc);
+        fgl_dataset_free(&ds);
+        return 128 + fglrun_signal;
+    }
     if (stopped) { /* partial runs: nothing to report until they are resumed */
         for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
         free(o.config_json);
@@ -1287,6 +1336,11 @@ int fglrun_main(int argc, char **argv) {
     if (finished && (o.json || o.out_dir)) write_results(&o, res, &ds, split, sc.n_clients, rounds);
     if (finished && o.out_dir) write_plots(&o, &pg);
     if (!rc) rc = replay_check(&o, res);
+    if (write_errors) { /* every file that could be written is; the command fails */
+        fprintf(stderr, "fglrun: %d file%s could not be written (above); exit status 1\n", write_errors,
+                write_errors > 1 ? "s" : "");
+        if (!rc || rc == 3) rc = 1;
+    }
     progress_free(&pg);
     free(o.config_json);
     free(o.config_pretty);

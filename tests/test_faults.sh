@@ -21,6 +21,12 @@
 #    and the reader refuses what RFC 8259 does;
 #  - a replay on data that differ from the record's is not called identical
 #    and exits with status 3;
+#  - nothing half-written (issue 49): --out on a 16 KiB tmpfs (or, where
+#    mounting is not allowed, under a 2 KiB file-size limit) writes whole
+#    files or none, says each failure and exits 1; a checkpoint that does not
+#    fit, or whose directory is missing, stops the run; a second fglrun on a
+#    used --out or checkpoint is refused; SIGTERM stops after the round with
+#    progress.json "interrupted" and exit status 143;
 #  - secure aggregation: a client whose value leaves the fixed-point ring
 #    withholds its upload (rejected, charged to it) and the round is still
 #    unmasked; an explicit --screen with --secagg is refused.
@@ -229,3 +235,46 @@ if $FGLRUN --algo fedavg $S --secagg --screen 10 --quiet > /dev/null 2> "$tmp/er
     echo "not ok - --secagg --screen 10 must be refused"
 elif grep -q "norm screening" "$tmp/err"; then echo "ok - --secagg --screen K is refused (the masks hide the norms)"
 else echo "not ok - --secagg --screen 10: $(head -c 200 "$tmp/err")"; fi
+
+# --- nothing half-written, nothing lost silently (issue 49): every file goes to a temporary file, fsync'ed and
+# renamed; a write that fails is said and fails the command; one fglrun at a time per --out and checkpoint ---
+small=$tmp/small; mkdir -p "$small"
+if [ -z "$FGL_TEST_NO_MOUNT" ] && mount -t tmpfs -o size=16k tmpfs "$small" 2> /dev/null; then how="a 16 KiB tmpfs"; lim=
+else how="a 2 KiB file-size limit"; lim=4; fi
+full() { # COMMAND...: run it on the small file system (or under the file-size limit)
+    if [ -n "$lim" ]; then ( trap '' XFSZ; ulimit -f "$lim"; "$@" ); else "$@"; fi
+}
+full $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 3 --quiet --out "$small/o" > /dev/null 2> "$tmp/full.err"
+rc=$?
+if [ $rc = 1 ] && grep -q "cannot write $small/o/.*: \(No space left\|File too large\)" "$tmp/full.err" &&
+   grep -q "could not be written (above); exit status 1" "$tmp/full.err" && ! ls "$small/o" | grep -q '\.tmp\.' &&
+   { [ ! -e "$small/o/result.json" ] || "$JS" -q "$small/o/result.json"; } &&
+   { [ ! -e "$small/o/curves.svg" ] || grep -q '</svg>' "$small/o/curves.svg"; }; then
+    echo "ok - --out on $how: the files that fit are whole, the others said, no temporary file left, exit status 1"
+else echo "not ok - --out on $how: exit status $rc"; sed 's/^/#   /' "$tmp/full.err" | head -4; ls -la "$small/o" | sed 's/^/#   /'; fi
+full $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 3 --quiet --checkpoint "$small/ck" > /dev/null 2> "$tmp/ckf.err"
+rc=$?
+if [ $rc != 0 ] && grep -q "the run stops (the previous checkpoint, if any, is kept)" "$tmp/ckf.err" &&
+   ! ls "$small" | grep -q 'ck\.tmp'; then
+    echo "ok - a checkpoint that does not fit ($how) stops the run (exit status $rc), no temporary file left"
+else echo "not ok - a checkpoint on $how: exit status $rc"; sed 's/^/#   /' "$tmp/ckf.err" | head -3; ls -la "$small" | sed 's/^/#   /'; fi
+[ -z "$lim" ] && umount "$small"
+if $FGLRUN --algo fedavg $S --quiet --checkpoint "$tmp/no/such/dir/ck" > /dev/null 2> "$tmp/ckn.err"; then
+    echo "not ok - --checkpoint into a missing directory must fail"
+else echo "ok - --checkpoint into a missing directory fails: $(head -n 1 "$tmp/ckn.err" | cut -c 1-120)"; fi
+# two fglruns on one --out, or one checkpoint: the second is refused and the first's files stay
+$FGLRUN --algo fedavg --data synthetic:20000 --clients 5 --rounds 100000 --quiet --out "$tmp/shared" \
+    --checkpoint "$tmp/shared.ck" --checkpoint-every 1000 > /dev/null 2> "$tmp/first.err" &
+first=$!
+i=0; while [ ! -s "$tmp/shared/progress.json" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+$FGLRUN --algo fedavg $S --quiet --out "$tmp/shared" > /dev/null 2> "$tmp/second.err"; r1=$?
+$FGLRUN --algo fedavg $S --quiet --checkpoint "$tmp/shared.ck" > /dev/null 2> "$tmp/third.err"; r2=$?
+if [ $r1 = 1 ] && [ $r2 = 1 ] && grep -q "is in use by another fglrun (process [0-9]*): refused" "$tmp/second.err" &&
+   grep -q "is in use by another fglrun" "$tmp/third.err" && [ -e "$tmp/shared/config" ]; then
+    echo "ok - a second fglrun on the same --out or checkpoint is refused, naming the first's process"
+else echo "not ok - a second fglrun on a used --out ($r1) or checkpoint ($r2)"; cat "$tmp/second.err" "$tmp/third.err" | sed 's/^/#   /' | head -4; fi
+# SIGTERM: the run stops after its round, progress.json says "interrupted", exit status 128 + 15
+kill -TERM $first; wait $first; rc=$?
+if [ $rc = 143 ] && grep -q '"status": "interrupted"' "$tmp/shared/progress.json" && grep -q "interrupted after round" "$tmp/first.err"; then
+    echo "ok - SIGTERM: the run stops after its round, progress.json says interrupted, exit status 143"
+else echo "not ok - SIGTERM: exit status $rc, $(head -c 60 "$tmp/shared/progress.json")"; sed 's/^/#   /' "$tmp/first.err" | head -3; fi

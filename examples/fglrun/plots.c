@@ -78,14 +78,15 @@ static void svg_begin(FILE *f, int w, int h) {
                "fill=\"#222\">\n<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", w, h, w, h);
 }
 
+/* One SVG is written at a time, to a temporary file that svg_close renames
+ * over the plot (fglrun/files.c). */
+static outfile svg_out;
+
 static FILE *svg_open(const char *dir, const char *name, int w, int h) {
     char path[1200];
     FILE *f;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    if (!(f = fopen(path, "w"))) {
-        fprintf(stderr, "fglrun: cannot write %s\n", path);
-        return NULL;
-    }
+    if (!(f = out_open(&svg_out, path))) return NULL;
     svg_begin(f, w, h);
     return f;
 }
@@ -325,7 +326,7 @@ static void plot_curves(const options *o, const progress *pg, const char *what) 
     }
     legend(f, 80, 420, W - 100, labels, which, nl, 0);
     fprintf(f, "</svg>\n");
-    fclose(f);
+    out_commit(&svg_out);
 done:
     free(x);
     free(m);
@@ -486,7 +487,7 @@ static void plot_clients(const options *o, const progress *pg, const char *what)
     }
     legend(f, 80, 430 + extra, W - 100, labels, which, nl, 1);
     fprintf(f, "</svg>\n");
-    fclose(f);
+    out_commit(&svg_out);
 done:
     free(mean);
     free(lo);
@@ -549,7 +550,7 @@ static void plot_bytes(const options *o, const progress *pg, const char *what) {
     }
     legend(f, 90, 420, W - 110, labels, which, nl, 0);
     fprintf(f, "</svg>\n");
-    fclose(f);
+    out_commit(&svg_out);
 done:
     free(x);
     free(m);
@@ -612,7 +613,7 @@ static void svg_heatmap(const char *path, const char *algo, int round, const flo
     if (W < 40 + text_w(sub, 12)) W = (int)(40 + text_w(sub, 12));
     H = top + side + 56;
     if (H < top + 160) H = top + 160;
-    if (!(f = fopen(path, "w"))) return;
+    if (!(f = out_open(&svg_out, path))) return;
     svg_begin(f, W, H);
     plot_header(f, W, title, sub);
     for (i = 0; i < K; i++) {
@@ -659,6 +660,6 @@ static void svg_heatmap(const char *path, const char *algo, int round, const flo
         }
     }
     fprintf(f, "</svg>\n");
-    fclose(f);
+    out_commit(&svg_out);
 }
 

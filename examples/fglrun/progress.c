@@ -75,6 +75,11 @@ static int out_dir_prepare(const char *dir) {
         fprintf(stderr, "fglrun: --out %s: not a directory it can read (%s)\n", dir, strerror(errno));
         return 1;
     }
+    snprintf(path, sizeof path, "%s/.fglrun.lock", dir);
+    if (take_lock(path, dir)) { /* another fglrun writes there: its files stay */
+        closedir(d);
+        return 1;
+    }
     while ((e = readdir(d)))
         if (out_file_ours(e->d_name)) {
             snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
@@ -104,26 +109,30 @@ static void progress_init(progress *pg, options *o, result *res, const fgl_datas
     o->pg = pg;
     if (o->out_dir) { /* (fglrun's files of an earlier run there were removed: out_dir_prepare) */
         char path[1200];
-        FILE *f;
         snprintf(path, sizeof path, "%s/config", o->out_dir);
-        if (o->config_pretty && (f = fopen(path, "w"))) {
-            fputs(o->config_pretty, f);
-            fclose(f);
-        }
+        if (o->config_pretty) out_text(path, o->config_pretty);
     }
+}
+
+/* The live CSV's lines to the disk; a failure is said once and stops the run. */
+static void csv_flush(progress *pg) {
+    int e = flush_to_disk(pg->csv);
+    if (!e || pg->csv_failed) return;
+    write_failed(pg->csv_path, strerror(e));
+    pg->csv_failed = 1;
 }
 
 /* DIR/progress.json, atomically. */
 static void progress_write(const options *o, const char *status) {
     const progress *pg = o->pg;
-    char path[1200], tmp[1300], eta[32];
+    char path[1200], eta[32];
+    outfile w;
     FILE *f;
     int a, first = 1;
     double el = now_s() - pg->t0;
     if (!o->out_dir) return;
     snprintf(path, sizeof path, "%s/progress.json", o->out_dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (!(f = fopen(tmp, "w"))) return;
+    if (!(f = out_open(&w, path))) return;
     fprintf(f, "{\"status\": \"%s\", \"rounds_done\": %ld, \"rounds_total\": %ld, \"elapsed_seconds\": %.1f", status,
             pg->done, pg->total, el);
     if (pg->ran > 0 && !strcmp(status, "running")) {
@@ -161,8 +170,7 @@ static void progress_write(const options *o, const char *status) {
     fprintf(f, "]");
     config_member(f, o);
     fprintf(f, "}\n");
-    if (fclose(f) == 0) rename(tmp, path);
-    else remove(tmp);
+    out_commit(&w);
 }
 
 /* A run begins (or resumes at run->round). algo: its label; file: the label
@@ -187,12 +195,14 @@ static void progress_begin(const options *o, const char *algo, const char *file,
                      (unsigned long long)seed);
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
+        snprintf(pg->csv_path, sizeof pg->csv_path, "%s", path);
         if ((pg->csv = fopen(path, "w"))) {
             csv_header(pg->csv, pg->names, o->task == FGL_TASK_LINK, !per_client_out(o));
             for (r = 0; r < run->round; r++) csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
-            fflush(pg->csv);
+            csv_flush(pg);
         } else {
-            fprintf(stderr, "fglrun: cannot write %s\n", path);
+            write_failed(path, strerror(errno));
+            pg->csv_failed = 1;
         }
     }
 }
@@ -216,7 +226,7 @@ static void progress_round(const options *o, const fgl_run *run) {
     fmt_time(e2, sizeof e2, eta);
     if (pg->csv) {
         csv_round(pg->csv, run, r, pg->names, !per_client_out(o));
-        fflush(pg->csv);
+        csv_flush(pg);
     }
     if (o->quiet) {
         /* nothing on the terminal */
@@ -316,10 +326,25 @@ static int checkpoint_due(const options *o, int done, int rounds) {
 
 static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err) {
     char tmp[1100];
-    int rc;
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if ((rc = fgl_run_save(run, tmp, err))) return rc;
-    if (rename(tmp, path)) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot rename to %s", tmp, path);
+    int rc, fd;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if ((rc = fgl_run_save(run, tmp, err))) {
+        remove(tmp); /* (a partial file: a full disk) */
+        return rc;
+    }
+    if ((fd = open(tmp, O_RDONLY)) < 0 || fsync(fd) != 0) { /* on the disk before it replaces the last one */
+        int e = errno;
+        if (fd >= 0) close(fd);
+        remove(tmp);
+        return fgl_error_set(err, FGL_ERR_IO, "%s: cannot sync it to the disk (%s)", tmp, strerror(e));
+    }
+    close(fd);
+    if (rename(tmp, path)) {
+        int e = errno;
+        remove(tmp);
+        return fgl_error_set(err, FGL_ERR_IO, "%s: cannot rename it to %s (%s)", tmp, path, strerror(e));
+    }
+    sync_dir_of(path);
     return FGL_OK;
 }
 
