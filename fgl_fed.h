@@ -323,8 +323,12 @@ typedef struct fgl_dp_config {
  * and its masking-key share if not, never both; with fewer than t survivors
  * the round is not unmasked (counted; the models stay) and the run goes on.
  * The server side sees public keys, encrypted shares, masked uploads,
- * revealed shares and the sum. A client whose value leaves the ring's range
- * withholds its upload (rejected, charged to it). */
+ * revealed shares and the sum. The 32-bit ring must hold the SUM of the
+ * round's n participants: a client one of whose weighted values (n_i / N) v
+ * exceeds floor((2^31 - 1) / n) / 2^frac_bits in magnitude withholds its
+ * upload (rejected, charged to it, and counted in
+ * fgl_round_stats.n_out_of_range with its reason in the client's msg);
+ * nothing wraps. */
 typedef struct fgl_secagg_config {
     int on;
     int frac_bits;       /* fixed-point fraction bits (20) */
@@ -836,6 +840,18 @@ FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ * The ring is Z / 2^32 (32-bit words, one per value, carried in a float's
+ * bits), the fixed point x 2^frac_bits. It must not wrap in the SUM: with
+ * n participants, a client encodes a weighted value x = (n_i / N) v only if
+ * |x 2^frac_bits| <= floor((2^31 - 1) / n), so that any sum of at most n
+ * such words stays in [-(2^31 - 1), 2^31 - 1] and decodes exactly as a
+ * signed word. A client one of whose values (or its weight) is outside
+ * that range (or not finite) withholds its whole upload: the server counts
+ * it rejected and out of range (fgl_round_stats.n_out_of_range), its
+ * message says which value; nothing is ever wrapped. Honest weights sum to
+ * at most 1, so the bound is on the models: about 2^(31 - frac_bits) / n in
+ * (n_i / N) v, 2048 / n at the default 20 bits (a lower
+ * fgl_secagg_config.frac_bits widens it, at the cost of precision).
  * Every secret is fresh each round (a revealed s_sk unmasks nothing later)
  * and is held by its client only (under a transport: on the client's host;
  * nothing of it is checkpointed). The server side's state, below, is what
@@ -1144,6 +1160,9 @@ typedef struct fgl_round_stats {
     int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
     int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
                                                survivors than its threshold): the models stayed */
+    int n_out_of_range;                     /* secure aggregation: uploads their clients withheld because a
+                                               weighted value left the ring's per-client range (counted among
+                                               the rejected too; not checkpointed: --secagg is never) */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
@@ -1257,6 +1276,7 @@ typedef struct fgl_run_summary {
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
+    int out_of_range;             /* secure aggregation: uploads withheld out of the ring's range (rejected) */
     int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
     int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
     double seconds, t_train, t_server, t_eval;
@@ -4199,6 +4219,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         if (!sum || s->algo->up[p].kind != FGL_SEND_MODEL) return FGL_ERR_EMPTY; /* the round was not unmasked */
         if (s->secagg_len != n) return fgl_server_fail(s, FGL_ERR_SHAPE, "secure aggregation: the sum has %lu values, "
                                                        "the part %lu", (unsigned long)s->secagg_len, (unsigned long)n);
+        /* each of the m <= K survivors encoded |x| <= floor((2^31 - 1) / K) (secagg.h): the sum is a signed word */
         tw = (double)(int32_t)sum[n] / scale;
         if (!(tw > 0))
             return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);
@@ -4263,6 +4284,14 @@ static void fgl__put_le32(unsigned char *p, uint32_t v) {
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
+}
+
+/* The message of a client that withheld its upload out of the ring's range
+ * (c->msg travels with the upload under a transport; the server counts it). */
+#define FGL__SA_RANGE_MSG "secure aggregation: out of the ring's range"
+
+static int fgl__sa_out_of_range(const fgl_client *c) {
+    return !c->error && strncmp(c->msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
 }
 
 static uint32_t fgl__get_le32(const unsigned char *p) {
@@ -4464,14 +4493,17 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
 
 /* Step 3 (after the upload hook and the attack and DP transforms): the
  * model and weight parts become (n_i / N) theta_i and n_i / N in the ring,
- * masked. A client without the round's keys, or whose value leaves the
- * ring, withholds its upload (no masked value leaves it unprotected). */
+ * masked. A client without the round's keys, or one of whose values is
+ * outside the range that keeps the sum of the round's n participants from
+ * wrapping (|x| 2^frac_bits <= floor((2^31 - 1) / n), see the top), withholds
+ * its upload (no masked value leaves it unprotected; the second says why in
+ * c->msg, and the server counts it). */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
     struct fgl__sa_client *q = c->sa;
     int pm = -1, pw = -1, p, b;
-    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
+    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn, lim;
     uint32_t *v;
     float *xm, *xw;
     size_t n, k;
@@ -4488,13 +4520,24 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
     if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
     wn = c->up.part[pw][0] / N;
+    lim = floor(2147483647.0 / q->n); /* n words of at most lim in magnitude sum to at most 2^31 - 1 */
     for (k = 0; k <= n; k++) {
         double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
-        if (!(fabs(val) < 2147483647.0)) { /* out of the ring (or not finite): withheld, and rejected */
+        if (!(fabs(val) <= lim)) { /* the sum could wrap (or not finite): withheld, rejected, counted */
+            if (k < n)
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": model value %lu times n_i/N = %g is %g, beyond the %g each of %d "
+                         "participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         (unsigned long)k, wn, wn * c->up.part[pm][k], lim / scale, q->n, cfg->secagg.frac_bits);
+            else
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": its weight n_i/N = %g (sample count %g of N = %g) is beyond the %g "
+                         "each of %d participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         wn, (double)c->up.part[pw][0], N, lim / scale, q->n, cfg->secagg.frac_bits);
             fgl__msg_clear(&c->up);
             return FGL_OK;
         }
-        v[k] = (uint32_t)(int32_t)llround(val);
+        v[k] = (uint32_t)(int32_t)llround(val); /* |llround(val)| <= lim: no overflow */
     }
     fgl__add_stream(v, n + 1, q->self, q->round, 1);
     for (b = 0; b < q->n; b++) {
@@ -6739,6 +6782,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         if (!run->accepted[c->id]) {
             rejected++;
             run->rejected_by[c->id]++;
+            st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
         } else {
             loss += c->train_loss;
             n_ok++;
@@ -6937,6 +6981,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->screened += st->n_screened;
         s->clipped += st->n_clipped;
         s->dropped += st->n_dropped;
+        s->out_of_range += st->n_out_of_range;
         s->lost += st->n_lost;
         s->fallback += st->n_fallback;
     }

@@ -438,6 +438,7 @@ typedef struct result {
     int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
     int *part_round;                      /* participants per round, summed over seeds */
     int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
+    int secagg_range;                     /* uploads withheld out of secure aggregation's ring range, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
 #ifdef FGL_MPI
@@ -707,6 +708,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     res->screened += s.screened;
     res->clipped += s.clipped;
     res->dropped += s.dropped;
+    res->secagg_range += s.out_of_range;
     res->fallback += s.fallback;
     res->eps[idx] = fgl_run_dp_epsilon(&run, 0);
     res->lost += s.lost;
@@ -897,7 +899,9 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     }
     if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
         fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
-        if (o->secagg.on) fprintf(f, ", \"secagg_rounds_not_unmasked\": %d", res->secagg_failed);
+        if (o->secagg.on)
+            fprintf(f, ", \"secagg_rounds_not_unmasked\": %d, \"secagg_uploads_out_of_range\": %d", res->secagg_failed,
+                    res->secagg_range);
         fprintf(f, ", \"participants_per_round\": [");
         for (i = 0; i < rounds && res->part_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->part_round[i]);
         fprintf(f, "]");

@@ -1523,6 +1523,71 @@ static void test_secagg(void) {
     fgl_scenario_free(&sc);
 }
 
+/* The ring cannot wrap in the sum: five clients each claiming a sample
+ * count of 3000, at the frac_bits where one of them alone fits the 32-bit
+ * ring (2^30 <= 3000 / N 2^frac_bits < 2^31) but five do not, used to wrap
+ * the weight total (decoded negative or wrong). Now each client's value
+ * must fit a fifth of the ring: all five withhold, each counted rejected
+ * and out of range with its reason, the round is not unmasked and the
+ * model stays. With one such client of the five, only it is refused and
+ * the other four are unmasked. */
+static void test_secagg_sum_cannot_wrap(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_run run;
+    int fb, i, f;
+    double N = 0;
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    {
+        fgl_fed_config c0 = short_cfg(1);
+        if (!ft_run_rounds(&run, &c0, "fedavg", cd, 5, 0, NULL)) return;
+        for (i = 0; i < 5; i++) N += run.n_registered[i];
+        fgl_run_free(&run);
+    }
+    fb = (int)floor(log2(2147483648.0 * N / 3000));
+    FT_CHECK(fb >= 1 && fb <= 30, "frac_bits %d for N = %g", fb, N);
+    if (fb < 1 || fb > 30) goto done;
+    for (f = 0; f < 2; f++) { /* f 0: all five attack; f 1: one of them */
+        fgl_fed_config cfg = short_cfg(1);
+        const float *g;
+        float *init;
+        size_t n, k;
+        int same = 1, msgs = 0;
+        cfg.secagg.on = 1;
+        cfg.robust.screen = 0;
+        cfg.secagg.frac_bits = fb;
+        cfg.secagg.threshold = 3;
+        cfg.attack.kind = FGL_ATTACK_COUNT;
+        cfg.attack.arg = 3000;
+        cfg.attack.frac = f ? 0.2f : 1.0f;
+        if (!ft_run_rounds(&run, &cfg, "fedavg", cd, 5, 1, NULL)) continue;
+        n = run.clients[0].n_shared;
+        g = fgl_floats(&run.server.store, "global");
+        init = (float *)malloc(sizeof(float) * n);
+        fgl_params_pack(run.server.init, run.server.share, init);
+        for (k = 0; k < n; k++) same &= g[k] == init[k];
+        for (i = 0; i < 5; i++)
+            msgs += run.attacker[i] && strstr(run.clients[i].msg, "out of the ring's range") &&
+                    strstr(run.clients[i].msg, "upload withheld");
+        printf("#   secagg, %d of 5 clients with count 3000 (N %g, frac_bits %d): %d rejected, %d out of range, %s; "
+               "e.g. '%s'\n",
+               f ? 1 : 5, N, fb, run.stats[0].n_rejected, run.stats[0].n_out_of_range,
+               run.stats[0].secagg_failed ? "not unmasked" : "unmasked", run.clients[run.attacker[0] ? 0 : 1].msg);
+        FT_CHECK(run.stats[0].n_rejected == (f ? 1 : 5) && run.stats[0].n_out_of_range == (f ? 1 : 5),
+                 "rejected %d, out of range %d", run.stats[0].n_rejected, run.stats[0].n_out_of_range);
+        FT_CHECK(msgs == (f ? 1 : 5), "%d attackers said why", msgs);
+        FT_CHECK(run.stats[0].secagg_failed == !f, "round unmasked: %d", !run.stats[0].secagg_failed);
+        FT_CHECK(f ? !same : same, "the model %s", same ? "stayed" : "moved");
+        for (k = 0; k < n; k++)
+            if (!isfinite(g[k])) break;
+        FT_CHECK(k == n, "the global model is finite");
+        free(init);
+        fgl_run_free(&run);
+    }
+done:
+    fgl_scenario_free(&sc);
+}
+
 /* What a server-side hook can do with what the server holds: every
  * client's masked upload (decoded as if it were plain), the run seed, the
  * sum. Its best guess of a client's model is off by more than the model's
@@ -1683,6 +1748,7 @@ int main(void) {
     FT_RUN(test_dp_mechanism);
     FT_RUN(test_secagg);
     FT_RUN(test_secagg_server_view);
+    FT_RUN(test_secagg_sum_cannot_wrap);
     FT_RUN(test_resume_with_defences);
     fgl_dataset_free(&nodes);
     return ft_finish();

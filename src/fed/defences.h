@@ -685,6 +685,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         if (!sum || s->algo->up[p].kind != FGL_SEND_MODEL) return FGL_ERR_EMPTY; /* the round was not unmasked */
         if (s->secagg_len != n) return fgl_server_fail(s, FGL_ERR_SHAPE, "secure aggregation: the sum has %lu values, "
                                                        "the part %lu", (unsigned long)s->secagg_len, (unsigned long)n);
+        /* each of the m <= K survivors encoded |x| <= floor((2^31 - 1) / K) (secagg.h): the sum is a signed word */
         tw = (double)(int32_t)sum[n] / scale;
         if (!(tw > 0))
             return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);

@@ -7,6 +7,9 @@ typedef struct fgl_round_stats {
     int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
     int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
                                                survivors than its threshold): the models stayed */
+    int n_out_of_range;                     /* secure aggregation: uploads their clients withheld because a
+                                               weighted value left the ring's per-client range (counted among
+                                               the rejected too; not checkpointed: --secagg is never) */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
@@ -120,6 +123,7 @@ typedef struct fgl_run_summary {
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
+    int out_of_range;             /* secure aggregation: uploads withheld out of the ring's range (rejected) */
     int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
     int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
     double seconds, t_train, t_server, t_eval;
@@ -1223,6 +1227,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         if (!run->accepted[c->id]) {
             rejected++;
             run->rejected_by[c->id]++;
+            st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
         } else {
             loss += c->train_loss;
             n_ok++;
@@ -1421,6 +1426,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->screened += st->n_screened;
         s->clipped += st->n_clipped;
         s->dropped += st->n_dropped;
+        s->out_of_range += st->n_out_of_range;
         s->lost += st->n_lost;
         s->fallback += st->n_fallback;
     }

@@ -22,6 +22,18 @@
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ * The ring is Z / 2^32 (32-bit words, one per value, carried in a float's
+ * bits), the fixed point x 2^frac_bits. It must not wrap in the SUM: with
+ * n participants, a client encodes a weighted value x = (n_i / N) v only if
+ * |x 2^frac_bits| <= floor((2^31 - 1) / n), so that any sum of at most n
+ * such words stays in [-(2^31 - 1), 2^31 - 1] and decodes exactly as a
+ * signed word. A client one of whose values (or its weight) is outside
+ * that range (or not finite) withholds its whole upload: the server counts
+ * it rejected and out of range (fgl_round_stats.n_out_of_range), its
+ * message says which value; nothing is ever wrapped. Honest weights sum to
+ * at most 1, so the bound is on the models: about 2^(31 - frac_bits) / n in
+ * (n_i / N) v, 2048 / n at the default 20 bits (a lower
+ * fgl_secagg_config.frac_bits widens it, at the cost of precision).
  * Every secret is fresh each round (a revealed s_sk unmasks nothing later)
  * and is held by its client only (under a transport: on the client's host;
  * nothing of it is checkpointed). The server side's state, below, is what
@@ -84,6 +96,14 @@ static void fgl__put_le32(unsigned char *p, uint32_t v) {
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
+}
+
+/* The message of a client that withheld its upload out of the ring's range
+ * (c->msg travels with the upload under a transport; the server counts it). */
+#define FGL__SA_RANGE_MSG "secure aggregation: out of the ring's range"
+
+static int fgl__sa_out_of_range(const fgl_client *c) {
+    return !c->error && strncmp(c->msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
 }
 
 static uint32_t fgl__get_le32(const unsigned char *p) {
@@ -285,14 +305,17 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
 
 /* Step 3 (after the upload hook and the attack and DP transforms): the
  * model and weight parts become (n_i / N) theta_i and n_i / N in the ring,
- * masked. A client without the round's keys, or whose value leaves the
- * ring, withholds its upload (no masked value leaves it unprotected). */
+ * masked. A client without the round's keys, or one of whose values is
+ * outside the range that keeps the sum of the round's n participants from
+ * wrapping (|x| 2^frac_bits <= floor((2^31 - 1) / n), see the top), withholds
+ * its upload (no masked value leaves it unprotected; the second says why in
+ * c->msg, and the server counts it). */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
     struct fgl__sa_client *q = c->sa;
     int pm = -1, pw = -1, p, b;
-    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
+    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn, lim;
     uint32_t *v;
     float *xm, *xw;
     size_t n, k;
@@ -309,13 +332,24 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
     if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
     wn = c->up.part[pw][0] / N;
+    lim = floor(2147483647.0 / q->n); /* n words of at most lim in magnitude sum to at most 2^31 - 1 */
     for (k = 0; k <= n; k++) {
         double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
-        if (!(fabs(val) < 2147483647.0)) { /* out of the ring (or not finite): withheld, and rejected */
+        if (!(fabs(val) <= lim)) { /* the sum could wrap (or not finite): withheld, rejected, counted */
+            if (k < n)
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": model value %lu times n_i/N = %g is %g, beyond the %g each of %d "
+                         "participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         (unsigned long)k, wn, wn * c->up.part[pm][k], lim / scale, q->n, cfg->secagg.frac_bits);
+            else
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": its weight n_i/N = %g (sample count %g of N = %g) is beyond the %g "
+                         "each of %d participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         wn, (double)c->up.part[pw][0], N, lim / scale, q->n, cfg->secagg.frac_bits);
             fgl__msg_clear(&c->up);
             return FGL_OK;
         }
-        v[k] = (uint32_t)(int32_t)llround(val);
+        v[k] = (uint32_t)(int32_t)llround(val); /* |llround(val)| <= lim: no overflow */
     }
     fgl__add_stream(v, n + 1, q->self, q->round, 1);
     for (b = 0; b < q->n; b++) {
