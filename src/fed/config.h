@@ -99,7 +99,8 @@ typedef struct fgl_secagg_config {
     int frac_bits;       /* fixed-point fraction bits (20) */
     float dropout;       /* probability that a participant drops out after masking (simulation) */
     int threshold;       /* t: survivors needed to unmask a round (0: a majority of the round's
-                            participants, at least 2) */
+                            participants, at least 2); otherwise more than half of a round's
+                            participants and at most all of them (fgl__secagg_check) */
 } fgl_secagg_config;
 
 /* Where a run's secrets come from: secure aggregation's keys, self-masks

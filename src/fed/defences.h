@@ -714,6 +714,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
             if (!z) return FGL_ERR_NOMEM;
             fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
             for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+            fgl__crypto_wipe(z, sizeof(double) * n); /* the noise drawn: whoever had it could remove it */
         }
         for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
         return FGL_OK;

@@ -445,6 +445,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->client_loss);
     FGL_FREE(run->client_up);
     FGL_FREE(run->client_down);
+    fgl__crypto_wipe(run->dp_key, sizeof run->dp_key); /* the server's DP key */
     memset(run, 0, sizeof *run);
 }
 
@@ -718,7 +719,7 @@ static int fgl__phase_receive(fgl_run *run) {
 static int fgl__defences_check(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1;
+    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
     const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
@@ -792,17 +793,9 @@ static int fgl__defences_check(fgl_run *run) {
                                  "secure aggregation hides the update norms that norm screening (robust.screen "
                                  "%g) needs: turn screening off (0) to use it",
                                  (double)c->robust.screen);
-        if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
-                                 (double)c->secagg.dropout);
         if (run->transport && !run->transport->secagg)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
-        if (c->secagg.threshold != 0 && (c->secagg.threshold < 2 || c->secagg.threshold > run->n_clients))
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: threshold %d must be 0 (a majority of each round) or in "
-                                 "[2, %d] (the clients)",
-                                 c->secagg.threshold, run->n_clients);
+        if ((rc = fgl__secagg_check(run))) return rc;
     }
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
