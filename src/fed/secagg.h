@@ -22,6 +22,12 @@
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ * t is more than half of the round's n participants (fgl__secagg_check,
+ * fgl__sa_threshold): with t <= n/2 a server that tells half of them that
+ * client i dropped and the other half that it survived gets t shares of
+ * both its s_sk and its b. A peer's public key of small order (X25519 with
+ * it gives all zeros) is refused in step 2. Secrets are wiped after use
+ * with fgl__crypto_wipe, which a compiler cannot drop.
  * The ring is Z / 2^32 (32-bit words, one per value, carried in a float's
  * bits), the fixed point x 2^frac_bits. It must not wrap in the SUM: with
  * n participants, a client encodes a weighted value x = (n_i / N) v only if
