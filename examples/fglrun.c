@@ -457,6 +457,7 @@ typedef struct result {
     int *part_run;                        /* participants per round, per run: part_run[idx * rounds + r] */
     int part_runs, part_rounds;           /* runs part_run holds, rounds a run */
     int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
+    int secagg_range;                     /* uploads withheld out of secure aggregation's ring range, over seeds */
     int defended;                         /* a defence, attack or privacy option is on */
     int lost;                             /* uploads lost with an MPI rank that stopped answering */
 #ifdef FGL_MPI
@@ -779,6 +780,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     res->screened += s.screened;
     res->clipped += s.clipped;
     res->dropped += s.dropped;
+    res->secagg_range += s.out_of_range;
     res->fallback += s.fallback;
     res->eps[idx] = fgl_run_dp_epsilon(&run, 0);
     res->lost += s.lost;
@@ -977,7 +979,9 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     }
     if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
         fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
-        if (o->secagg.on) fprintf(f, ", \"secagg_rounds_not_unmasked\": %d", res->secagg_failed);
+        if (o->secagg.on)
+            fprintf(f, ", \"secagg_rounds_not_unmasked\": %d, \"secagg_uploads_out_of_range\": %d", res->secagg_failed,
+                    res->secagg_range);
         /* one list per run, in the order of dp_epsilon's (a run's participation is its own, not a sum) */
         fprintf(f, ", \"participants_per_round\": [");
         for (j = 0; j < res->n && j < res->part_runs; j++) {

@@ -7,6 +7,8 @@
  * the secret, fewer do not, bad arguments refused); the operating system's
  * entropy. tests/test_crypto_sodium.sh compares with libsodium on random
  * inputs. */
+#include <time.h>
+
 #include "../fgl_fed.h"
 #include "ft.h"
 
@@ -698,6 +700,80 @@ static void test_os_entropy(void) {
     free(big);
 }
 
+/* The device path refuses what is not a character device giving random
+ * bytes: a regular file in /dev/urandom's place (which would hand out the
+ * same bytes from offset 0 on every call: equal secrets), /dev/zero, a
+ * missing path; the real device gives different bytes on every call. The
+ * path is a parameter of the private reader only: fgl_os_entropy's is
+ * fixed (getrandom on Linux, else /dev/urandom). */
+static void test_entropy_device_checks(void) {
+#ifdef FGL__ENTROPY_DEVICE
+    char path[64];
+    unsigned char a[32], b[32], zero[32];
+    fgl_error err;
+    FILE *f;
+    int rc;
+    snprintf(path, sizeof path, "/tmp/fgl_test_entropy_%lu.bin", (unsigned long)time(NULL));
+    if (!(f = fopen(path, "wb"))) {
+        FT_CHECK(0, "cannot write %s", path);
+        return;
+    }
+    fwrite("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 1, 64, f);
+    fclose(f);
+    memset(&err, 0, sizeof err);
+    rc = fgl__entropy_device(path, a, 32, &err);
+    printf("#   a regular file: %s\n", err.msg);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(err.msg, "not a character device"), "a regular file refused (rc %d: %s)", rc,
+             err.msg);
+    remove(path);
+    memset(&err, 0, sizeof err);
+    rc = fgl__entropy_device("/dev/zero", a, 32, &err);
+    printf("#   /dev/zero: %s\n", err.msg);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(err.msg, "zero bytes"), "/dev/zero refused (rc %d: %s)", rc, err.msg);
+    memset(&err, 0, sizeof err);
+    rc = fgl__entropy_device("/nonexistent/fgl/urandom", a, 32, &err);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(err.msg, "cannot be opened"), "a missing device refused (rc %d: %s)", rc,
+             err.msg);
+    memset(zero, 0, sizeof zero);
+    FT_CHECK(fgl__entropy_device("/dev/urandom", a, 32, &err) == FGL_OK, "/dev/urandom: %s", err.msg);
+    FT_CHECK(fgl__entropy_device("/dev/urandom", b, 32, &err) == FGL_OK, "/dev/urandom: %s", err.msg);
+    FT_CHECK(memcmp(a, b, 32) != 0 && memcmp(a, zero, 32) != 0, "two reads of the device differ");
+#else
+    printf("#   no POSIX entropy device here\n");
+#endif
+}
+
+/* A pair key with a public key of small order (u = 0, 1, p - 1, p, p + 1,
+ * the last two non-canonical) is refused, its output zeroed: X25519 gives
+ * all zeros, a "secret" anybody knows. A proper key agrees on both ends. */
+static void test_pair_key_refuses_small_order(void) {
+    unsigned char sk[32], sk2[32], pk[32], pk2[32], u[32], out[32], out2[32], zero[32];
+    fgl_rng r;
+    int i, refused = 0;
+    fgl_rng_init(&r, 7, 0);
+    random_bytes(&r, sk, 32);
+    random_bytes(&r, sk2, 32);
+    memset(zero, 0, 32);
+    for (i = 0; i < 5; i++) {
+        memset(u, 0, 32);
+        if (i == 1) u[0] = 1;
+        if (i >= 2) { /* p - 1, p, p + 1: p = 2^255 - 19 */
+            memset(u, 0xff, 32);
+            u[31] = 0x7f;
+            u[0] = (unsigned char)(0xed - 1 + (i - 2));
+        }
+        memset(out, 0xaa, 32);
+        refused += fgl__pair_key(out, sk, u, FGL__SA_PAIR, 1, 2) == FGL_ERR_ARG && memcmp(out, zero, 32) == 0;
+    }
+    FT_CHECK(refused == 5, "%d of 5 small-order keys refused", refused);
+    fgl_x25519_public(pk, sk);
+    fgl_x25519_public(pk2, sk2);
+    FT_CHECK(fgl__pair_key(out, sk, pk2, FGL__SA_PAIR, 1, 2) == FGL_OK &&
+                 fgl__pair_key(out2, sk2, pk, FGL__SA_PAIR, 2, 1) == FGL_OK && memcmp(out, out2, 32) == 0 &&
+                 memcmp(out, zero, 32) != 0,
+             "a proper pair agrees");
+}
+
 int main(void) {
     FT_RUN(test_x25519_rfc7748_vectors);
     FT_RUN(test_x25519_iterated);
@@ -719,5 +795,7 @@ int main(void) {
     FT_RUN(test_shamir_refuses);
     FT_RUN(test_shamir_coins);
     FT_RUN(test_os_entropy);
+    FT_RUN(test_entropy_device_checks);
+    FT_RUN(test_pair_key_refuses_small_order);
     return ft_finish();
 }

@@ -227,8 +227,9 @@ else echo "not ok - a replay on changed data: exit status $rc"; sed 's/^/#   /' 
 
 # --- secure aggregation: an out-of-range client is rejected and charged, the round still unmasked ---
 if $FGLRUN --algo fedavg $S --secagg --attack scale:1e9 --attackers 0.1 --json --quiet > "$tmp/sa.json" 2> "$tmp/err" &&
-   grep -q '"rejected_per_round": \[1, 1, 1\]' "$tmp/sa.json" && grep -q '"secagg_rounds_not_unmasked": 0' "$tmp/sa.json"; then
-    echo "ok - --secagg with a client scaled by 1e9: it withholds its upload (rejected, 1 a round), the others are unmasked"
+   grep -q '"rejected_per_round": \[1, 1, 1\]' "$tmp/sa.json" && grep -q '"secagg_rounds_not_unmasked": 0' "$tmp/sa.json" &&
+   grep -q '"secagg_uploads_out_of_range": 3' "$tmp/sa.json"; then
+    echo "ok - --secagg with a client scaled by 1e9: it withholds its upload (rejected and out of range, 1 a round), the others are unmasked"
 else echo "not ok - --secagg with an out-of-range client"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 # and an explicit --screen is refused with it (masks hide the norms), the default one turned off
 if $FGLRUN --algo fedavg $S --secagg --screen 10 --quiet > /dev/null 2> "$tmp/err"; then

@@ -1597,8 +1597,8 @@ static void test_secagg(void) {
         fgl_fed_config c2 = cfg;
         c2.secagg.on = 1;
         c2.robust.screen = 0;
-        c2.secagg.dropout = d ? 0.3f : 0;
-        c2.secagg.threshold = d == 2 ? 10 : 2; /* d 2: every participant needed, some drop: not unmasked */
+        c2.secagg.dropout = d == 2 ? 0.3f : d ? 0.1f : 0;
+        c2.secagg.threshold = d == 2 ? 10 : 6; /* d 2: every participant needed, some drop: not unmasked */
         if (ft_run_rounds(&sec, &c2, "fedavg", cd, 10, 1, NULL)) {
             size_t n = plain.clients[0].n_shared, k, extra_up, extra_down;
             const float *g = fgl_floats(&sec.server.store, "global");
@@ -1644,6 +1644,154 @@ static void test_secagg(void) {
     }
     ft_seen_free(&plain_up);
     fgl_run_free(&plain);
+    fgl_scenario_free(&sc);
+}
+
+/* The ring cannot wrap in the sum: five clients each claiming a sample
+ * count of 3000, at the frac_bits where one of them alone fits the 32-bit
+ * ring (2^30 <= 3000 / N 2^frac_bits < 2^31) but five do not, used to wrap
+ * the weight total (decoded negative or wrong). Now each client's value
+ * must fit a fifth of the ring: all five withhold, each counted rejected
+ * and out of range with its reason, the round is not unmasked and the
+ * model stays. With one such client of the five, only it is refused and
+ * the other four are unmasked. */
+static void test_secagg_sum_cannot_wrap(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_run run;
+    int fb, i, f;
+    double N = 0;
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    {
+        fgl_fed_config c0 = short_cfg(1);
+        if (!ft_run_rounds(&run, &c0, "fedavg", cd, 5, 0, NULL)) return;
+        for (i = 0; i < 5; i++) N += run.n_registered[i];
+        fgl_run_free(&run);
+    }
+    fb = (int)floor(log2(2147483648.0 * N / 3000));
+    FT_CHECK(fb >= 1 && fb <= 30, "frac_bits %d for N = %g", fb, N);
+    if (fb < 1 || fb > 30) goto done;
+    for (f = 0; f < 2; f++) { /* f 0: all five attack; f 1: one of them */
+        fgl_fed_config cfg = short_cfg(1);
+        const float *g;
+        float *init;
+        size_t n, k;
+        int same = 1, msgs = 0;
+        cfg.secagg.on = 1;
+        cfg.robust.screen = 0;
+        cfg.secagg.frac_bits = fb;
+        cfg.secagg.threshold = 3;
+        cfg.attack.kind = FGL_ATTACK_COUNT;
+        cfg.attack.arg = 3000;
+        cfg.attack.frac = f ? 0.2f : 1.0f;
+        if (!ft_run_rounds(&run, &cfg, "fedavg", cd, 5, 1, NULL)) continue;
+        n = run.clients[0].n_shared;
+        g = fgl_floats(&run.server.store, "global");
+        init = (float *)malloc(sizeof(float) * n);
+        fgl_params_pack(run.server.init, run.server.share, init);
+        for (k = 0; k < n; k++) same &= g[k] == init[k];
+        for (i = 0; i < 5; i++)
+            msgs += run.attacker[i] && strstr(run.clients[i].msg, "out of the ring's range") &&
+                    strstr(run.clients[i].msg, "upload withheld");
+        printf("#   secagg, %d of 5 clients with count 3000 (N %g, frac_bits %d): %d rejected, %d out of range, %s; "
+               "e.g. '%s'\n",
+               f ? 1 : 5, N, fb, run.stats[0].n_rejected, run.stats[0].n_out_of_range,
+               run.stats[0].secagg_failed ? "not unmasked" : "unmasked", run.clients[run.attacker[0] ? 0 : 1].msg);
+        FT_CHECK(run.stats[0].n_rejected == (f ? 1 : 5) && run.stats[0].n_out_of_range == (f ? 1 : 5),
+                 "rejected %d, out of range %d", run.stats[0].n_rejected, run.stats[0].n_out_of_range);
+        FT_CHECK(msgs == (f ? 1 : 5), "%d attackers said why", msgs);
+        FT_CHECK(run.stats[0].secagg_failed == !f, "round unmasked: %d", !run.stats[0].secagg_failed);
+        FT_CHECK(f ? !same : same, "the model %s", same ? "stayed" : "moved");
+        for (k = 0; k < n; k++)
+            if (!isfinite(g[k])) break;
+        FT_CHECK(k == n, "the global model is finite");
+        free(init);
+        fgl_run_free(&run);
+    }
+done:
+    fgl_scenario_free(&sc);
+}
+
+/* A peer's public key of small order (u = 1: X25519 with it gives all
+ * zeros), as its share-encryption key or as its masking key: the client
+ * refuses it in step 2 with a message naming the peer, and seals no share
+ * for anyone. */
+static void test_secagg_refuses_small_order_keys(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[4];
+    fgl_run run;
+    fgl_fed_config cfg = short_cfg(1);
+    int ids[4] = {0, 1, 2, 3}, which, a;
+    unsigned char pks[4 * 64], ct[4 * (12 + 2 * FGL_SHARE_BYTES + 16)], zero[sizeof ct];
+    if (!ft_node_clients(&nodes, 4, 16, &sc, cd)) return;
+    cfg.secagg.on = 1;
+    cfg.robust.screen = 0;
+    memset(zero, 0, sizeof zero);
+    if (!ft_run_rounds(&run, &cfg, "fedavg", cd, 4, 0, NULL)) goto done;
+    for (which = 0; which < 3; which++) { /* 0: a proper round; 1: client 2's c key small; 2: its s key */
+        fgl_client *c = &run.clients[0];
+        int rc, ok = 1;
+        for (a = 0; a < 4; a++) {
+            run.clients[a].error = 0;
+            run.clients[a].msg[0] = 0;
+            ok &= fgl__sa_keys(&run, &run.clients[a], 0, 4, ids, pks + 64 * a) == FGL_OK;
+        }
+        FT_CHECK(ok, "keys drawn");
+        if (which) {
+            memset(pks + 64 * 2 + (which == 2 ? 32 : 0), 0, 32);
+            pks[64 * 2 + (which == 2 ? 32 : 0)] = 1;
+        }
+        memset(ct, 0xaa, sizeof ct);
+        rc = fgl__sa_share(&run, c, pks, 3, ct);
+        if (which) printf("#   small-order %s key: %s\n", which == 1 ? "encryption" : "masking", c->msg);
+        if (!which)
+            FT_CHECK(rc == FGL_OK && !c->error, "a proper round shares: %s", c->msg);
+        else
+            FT_CHECK(rc == FGL_ERR_ARG && c->error && strstr(c->msg, "client 2") && strstr(c->msg, "small order") &&
+                         memcmp(ct, zero, sizeof ct) == 0,
+                     "the %s key of small order refused (rc %d: %s), nothing sealed", which == 1 ? "c" : "s", rc,
+                     c->msg);
+    }
+    for (a = 0; a < 4; a++) run.clients[a].error = 0;
+    fgl_run_free(&run);
+done:
+    fgl_scenario_free(&sc);
+}
+
+/* The threshold T against the K participants a round (Bonawitz et al.'s
+ * t > n/2, else a server lying about who survived rebuilds a client's two
+ * secrets from two halves): T <= K/2 refused with the reason, T > K
+ * refused, K/2 < T <= K and 0 (a majority) accepted; with frac, K is the
+ * round's participants, not the clients. */
+static void test_secagg_threshold_bound(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    static const struct {
+        float frac;
+        int t, ok;
+    } cases[] = {{1, 0, 1}, {1, 2, 0}, {1, 5, 0}, {1, 6, 1}, {1, 10, 1}, {1, 11, 0}, {0.4f, 2, 0}, {0.4f, 3, 1},
+                 {0.4f, 4, 1}, {0.4f, 5, 0}};
+    size_t i;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fgl_fed_config cfg = short_cfg(1);
+        fgl_run run;
+        fgl_error err;
+        int rc;
+        cfg.secagg.on = 1;
+        cfg.robust.screen = 0;
+        cfg.frac = cases[i].frac;
+        cfg.secagg.threshold = cases[i].t;
+        memset(&err, 0, sizeof err);
+        rc = fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 10, &err);
+        if (!rc) fgl_run_free(&run);
+        if (!cases[i].ok && cases[i].t == 5) printf("#   T 5 of 10: %s\n", err.msg);
+        FT_CHECK((rc == FGL_OK) == cases[i].ok, "frac %g, threshold %d: %s (%s)", (double)cases[i].frac, cases[i].t,
+                 rc ? "refused" : "accepted", err.msg);
+        FT_CHECK(cases[i].ok || (strstr(err.msg, "threshold") &&
+                                 (cases[i].t > 10 * cases[i].frac || strstr(err.msg, "t > n/2"))),
+                 "the reason: %s", err.msg);
+    }
     fgl_scenario_free(&sc);
 }
 
@@ -1720,7 +1868,7 @@ static void test_secagg_server_view(void) {
         int r;
         cfg.secagg.on = 1;
         cfg.robust.screen = 0;
-        cfg.secagg.threshold = 2;
+        cfg.secagg.threshold = 0; /* a majority */
         cfg.secagg.dropout = d & 1 ? 0.3f : 0;
         cfg.secrets.from_seed = (d & 2) != 0;
         cfg.secrets.seed = 99;
@@ -1809,6 +1957,9 @@ int main(void) {
     FT_RUN(test_dp_every_round);
     FT_RUN(test_secagg);
     FT_RUN(test_secagg_server_view);
+    FT_RUN(test_secagg_sum_cannot_wrap);
+    FT_RUN(test_secagg_refuses_small_order_keys);
+    FT_RUN(test_secagg_threshold_bound);
     FT_RUN(test_resume_with_defences);
     fgl_dataset_free(&nodes);
     return ft_finish();

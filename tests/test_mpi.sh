@@ -66,7 +66,7 @@ GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 -
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
 ROBUST_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --robust median --attack alie --attackers 0.34"
 DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=0.5 --secret-seed 3"
-SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3 --secagg-threshold 3"
+SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3 --secagg-threshold 4"
 # link prediction: the clients' edge splits travel to the ranks, Hits@K comes back with the AUC; every
 # algorithm but those that refuse a link task (tests/test_link.c lists them with their reasons)
 LINK_ALGOS=$(echo "$ALGOS" | tr ',' '\n' | grep -vxE 'fedproto|fedtgp|gpfl|fedpg|fedstar|pfedgnn|fedgcn|fedsage' |

@@ -725,15 +725,15 @@ static const opt_def opt_table[] = {
                "--attack signflip[:L]|scale:L|noise:S|labelflip|nan|count:N|alie makes a fraction --attackers F of the\n"
                "  clients (drawn from the seed) attack. --dp is DP-FedAvg: each client takes part with probability --frac,\n"
                "  clips its update to C, the server adds noise Z C / (frac K) to the sum over frac K (epsilon reported);\n"
-               "  --secagg masks uploads (X25519, ChaCha20, Shamir t-of-n: --secagg-threshold T, default a majority of each\n"
-               "  round) so the server sees their sum only (--secagg-dropout: simulated dropouts; norm screening is off).\n"
+               "  --secagg masks uploads (X25519, ChaCha20, Shamir t-of-n: --secagg-threshold T > half a round's participants,\n"
+               "  default a majority) so the server sees their sum only (--secagg-dropout: simulated dropouts; screening off).\n"
                "  An algorithm a defence would not cover is refused at the start (see README). Their secrets come from the\n"
                "  system's entropy; --secret-seed S derives them from S instead (reproducible; whoever knows S can undo them).\n"),
     ROW_NUM("attackers", 'e', OPT_FLOAT, OPT_LIB, attack.frac, 0, 1, 0, "F", "a fraction in [0, 1]", NULL, NULL, NULL),
     ROW_CUSTOM("dp", 'e', 0, dp, 0, "clip=C,noise=Z[,delta=D]", NULL, NULL, p_dp, r_dp, NULL),
     ROW_BOOL("secagg", 'e', secagg.on, NULL),
     ROW_NUM("secagg-dropout", 'e', OPT_FLOAT, OPT_LIB, secagg.dropout, 0, 1, 0, "P", "a fraction in [0, 1]", NULL, NULL, NULL),
-    ROW_NUM("secagg-threshold", 'e', OPT_INT, OPT_LIB, secagg.threshold, 0, 100000, 0, "T", "0 (a majority) or an integer >= 2",
+    ROW_NUM("secagg-threshold", 'e', OPT_INT, OPT_LIB, secagg.threshold, 0, 100000, 0, "T", "0 (a majority) or more than half of a round's participants",
             NULL, NULL, NULL),
     ROW_NUM("folds", 'e', OPT_INT, OPT_NULL, folds, 2, 1000, 0, "F", "an integer >= 2", NULL, NULL,
             "--folds F: stratified F-fold cross-validation inside every client (graph tasks; train on F-1 folds,\n"

@@ -88,14 +88,19 @@ typedef struct fgl_dp_config {
  * and its masking-key share if not, never both; with fewer than t survivors
  * the round is not unmasked (counted; the models stay) and the run goes on.
  * The server side sees public keys, encrypted shares, masked uploads,
- * revealed shares and the sum. A client whose value leaves the ring's range
- * withholds its upload (rejected, charged to it). */
+ * revealed shares and the sum. The 32-bit ring must hold the SUM of the
+ * round's n participants: a client one of whose weighted values (n_i / N) v
+ * exceeds floor((2^31 - 1) / n) / 2^frac_bits in magnitude withholds its
+ * upload (rejected, charged to it, and counted in
+ * fgl_round_stats.n_out_of_range with its reason in the client's msg);
+ * nothing wraps. */
 typedef struct fgl_secagg_config {
     int on;
     int frac_bits;       /* fixed-point fraction bits (20) */
     float dropout;       /* probability that a participant drops out after masking (simulation) */
     int threshold;       /* t: survivors needed to unmask a round (0: a majority of the round's
-                            participants, at least 2) */
+                            participants, at least 2); otherwise more than half of a round's
+                            participants and at most all of them (fgl__secagg_check) */
 } fgl_secagg_config;
 
 /* Where a run's secrets come from: secure aggregation's keys, self-masks

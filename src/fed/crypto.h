@@ -33,9 +33,15 @@
  * them against the RFCs' test vectors, and tests/test_crypto_sodium.sh
  * against libsodium on random inputs where it is installed. */
 
-/* n bytes of the operating system's entropy into buf: /dev/urandom, or on
- * Windows rand_s (the C runtime's interface to the system generator). There
- * is no weaker fallback: without a source this fails with FGL_ERR_IO. */
+/* n bytes of the operating system's entropy into buf: on Linux getrandom(2)
+ * where the C library declares it (the kernel's generator, waiting only
+ * until it is seeded at boot); otherwise, and on a kernel without the call,
+ * /dev/urandom, opened afresh each time and refused (fail closed) unless it
+ * is a character device that gives not only zeros: a regular file bound
+ * over it would hand out the same bytes from offset 0 on every call, i.e.
+ * equal "secrets"; on Windows rand_s (the C runtime's interface to the
+ * system generator). There is no weaker fallback: without a source this
+ * fails with FGL_ERR_IO and says why. */
 FGLDEF int fgl_os_entropy(void *buf, size_t n, fgl_error *err);
 
 /* ChaCha20 (RFC 8439, section 2.4): out = in XOR the keystream of key and
@@ -106,6 +112,12 @@ FGLDEF int fgl_shamir_split(unsigned char *shares, const unsigned char secret[32
 FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *shares, const uint32_t *xs, int t);
 
 /* fgl:private */
+#if !defined(_WIN32) && (defined(__unix__) || defined(__APPLE__))
+#define FGL__ENTROPY_DEVICE 1
+/* n bytes from the device at path (fgl_os_entropy's is /dev/urandom, fixed:
+ * the path is a parameter for the tests only), with its checks. */
+FGL__PRIVATE int fgl__entropy_device(const char *path, void *buf, size_t n, fgl_error *err);
+#endif
 FGL__PRIVATE uint64_t fgl__gf61_mul(uint64_t a, uint64_t b);
 FGL__PRIVATE uint64_t fgl__gf61_inv(uint64_t a);
 /* fgl:implementation */
@@ -127,9 +139,55 @@ static void *(*const volatile fgl__crypto_memset)(void *, int, size_t) = memset;
 
 static void fgl__crypto_wipe(void *p, size_t n) { fgl__crypto_memset(p, 0, n); }
 
+#ifdef FGL__ENTROPY_DEVICE
+FGL__PRIVATE int fgl__entropy_device(const char *path, void *buf, size_t n, fgl_error *err) {
+    unsigned char *p = (unsigned char *)buf, any = 0;
+    size_t want = n, k;
+    struct stat st;
+    int fd;
+    if (n == 0) return FGL_OK;
+#ifdef O_CLOEXEC
+    do fd = open(path, O_RDONLY | O_CLOEXEC); /* no child process inherits it */
+    while (fd < 0 && errno == EINTR);
+#else
+    do fd = open(path, O_RDONLY);
+    while (fd < 0 && errno == EINTR);
+#endif
+    if (fd < 0)
+        return fgl_error_set(err, FGL_ERR_IO, "no source of operating-system entropy: %s cannot be opened (%s)", path,
+                             strerror(errno));
+    if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) { /* the opened file itself, not the name again */
+        close(fd);
+        return fgl_error_set(err, FGL_ERR_IO,
+                             "%s is not a character device (a file in its place would give the same bytes on every "
+                             "read, so equal secrets): refused as the source of operating-system entropy",
+                             path);
+    }
+    while (n > 0) {
+        ssize_t got = read(fd, p, n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            int e = got < 0 ? errno : 0;
+            close(fd);
+            fgl__crypto_wipe(buf, want - n);
+            return fgl_error_set(err, FGL_ERR_IO, "%s: %s before the %lu bytes asked for were read", path,
+                                 e ? strerror(e) : "end of file", (unsigned long)want);
+        }
+        p += got;
+        n -= (size_t)got;
+    }
+    close(fd);
+    for (k = 0; k < want; k++) any |= ((unsigned char *)buf)[k];
+    if (want >= 16 && !any) /* 2^-128 by chance: /dev/zero or the like in its place */
+        return fgl_error_set(err, FGL_ERR_IO, "%s gave %lu zero bytes: refused as the source of operating-system "
+                             "entropy", path, (unsigned long)want);
+    return FGL_OK;
+}
+#endif
+
 FGLDEF int fgl_os_entropy(void *buf, size_t n, fgl_error *err) {
-    unsigned char *p = (unsigned char *)buf;
 #ifdef _WIN32
+    unsigned char *p = (unsigned char *)buf;
     unsigned int v = 0;
     while (n > 0) {
         size_t k = n < sizeof v ? n : sizeof v;
@@ -141,25 +199,28 @@ FGLDEF int fgl_os_entropy(void *buf, size_t n, fgl_error *err) {
     }
     fgl__crypto_wipe(&v, sizeof v);
     return FGL_OK;
-#else
-    FILE *f;
-    if (n == 0) return FGL_OK;
-    if (!(f = fopen("/dev/urandom", "rb")))
-        return fgl_error_set(err, FGL_ERR_IO, "no source of operating-system entropy (/dev/urandom) on this system");
-    setvbuf(f, NULL, _IONBF, 0); /* unbuffered: no copy of the bytes left in a stdio buffer */
+#elif defined(FGL__ENTROPY_DEVICE)
+    unsigned char *p = (unsigned char *)buf;
+#ifdef FGL__HAVE_GETRANDOM
     while (n > 0) {
-        size_t got = fread(p, 1, n, f);
-        if (got == 0) {
-            int failed = ferror(f);
-            fclose(f);
-            return fgl_error_set(err, FGL_ERR_IO, "/dev/urandom: %s before the %lu bytes asked for were read",
-                                 failed ? "a read error" : "end of file", (unsigned long)n);
-        }
+        ssize_t got = getrandom(p, n, 0);
+        if (got < 0 && errno == EINTR) continue;
+#ifdef ENOSYS
+        if (got < 0 && errno == ENOSYS) break; /* a kernel before 3.17: the device */
+#endif
+        if (got <= 0)
+            return fgl_error_set(err, FGL_ERR_IO, "no operating-system entropy: getrandom failed (%s)",
+                                 got < 0 ? strerror(errno) : "no bytes");
         p += got;
-        n -= got;
+        n -= (size_t)got;
     }
-    fclose(f);
-    return FGL_OK;
+    if (n == 0) return FGL_OK;
+#endif
+    return fgl__entropy_device("/dev/urandom", p, n, err);
+#else
+    (void)buf;
+    (void)n;
+    return fgl_error_set(err, FGL_ERR_IO, "no source of operating-system entropy on this system");
 #endif
 }
 
@@ -513,7 +574,7 @@ FGLDEF int fgl_aead_open(unsigned char *pt, const unsigned char *ct, size_t n, c
     fgl__aead_tag(want, ct, n, aad, n_aad, key, nonce);
     for (i = 0; i < 16; i++) diff |= (unsigned)(want[i] ^ tag[i]); /* every byte, whatever the first differing one */
     if (diff) {
-        if (n) memset(pt, 0, n);
+        if (n) fgl__crypto_wipe(pt, n);
         return -1;
     }
     fgl_chacha20_xor(pt, ct, n, key, nonce, 1);

@@ -717,6 +717,7 @@ static int fgl__dp_mean(fgl_server *s, int p, float *out, size_t n, const float 
         if (!z) return FGL_ERR_NOMEM;
         fgl__secret_normals(s->dp_key, FGL__SECRET_DP_NOISE, (uint32_t)s->round, (uint32_t)p, z, n);
         for (k = 0; k < n; k++) acc[k] += sd * qK * z[k];
+        fgl__crypto_wipe(z, sizeof(double) * n); /* the noise drawn: whoever had it could remove it */
     }
     for (k = 0; k < n; k++) out[k] = (float)((base ? (double)base[k] : 0.0) + acc[k] / qK);
     return FGL_OK;
@@ -738,6 +739,7 @@ FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n) 
         if (!sum || s->algo->up[p].kind != FGL_SEND_MODEL) return FGL_ERR_EMPTY; /* the round was not unmasked */
         if (s->secagg_len != n) return fgl_server_fail(s, FGL_ERR_SHAPE, "secure aggregation: the sum has %lu values, "
                                                        "the part %lu", (unsigned long)s->secagg_len, (unsigned long)n);
+        /* each of the m <= K survivors encoded |x| <= floor((2^31 - 1) / K) (secagg.h): the sum is a signed word */
         tw = (double)(int32_t)sum[n] / scale;
         if (!(tw > 0))
             return fgl_server_fail(s, FGL_ERR_RANGE, "secure aggregation: the decoded weight total is %g", tw);

@@ -351,6 +351,7 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             fgl_bytes_put_u32(&w->out, (uint32_t)ok);
             if (ok) fgl_bytes_put(&w->out, rev, (size_t)n * FGL__SA_REV);
         }
+        fgl__crypto_wipe(rev, (size_t)n * FGL__SA_REV); /* revealed shares */
         FGL_FREE(rev);
         return FGL_OK;
     }

@@ -254,6 +254,29 @@ extern "C" {
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if !defined(_WIN32) && (defined(__unix__) || defined(__APPLE__))
+/* crypto.h's entropy: the character device, read with POSIX calls that
+ * declare no feature macro (open, fstat, read, close), and on Linux
+ * getrandom(2) where the C library has <sys/random.h> (glibc 2.25, musl
+ * 1.1.20); define FGL_NO_GETRANDOM to read the device only. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#if defined(__linux__) && !defined(FGL_NO_GETRANDOM)
+#if defined(__has_include)
+#if __has_include(<sys/random.h>)
+#define FGL__HAVE_GETRANDOM 1
+#endif
+#elif defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 25))
+#define FGL__HAVE_GETRANDOM 1
+#endif
+#endif
+#ifdef FGL__HAVE_GETRANDOM
+#include <sys/random.h>
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {

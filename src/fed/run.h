@@ -7,6 +7,9 @@ typedef struct fgl_round_stats {
     int n_screened, n_clipped, n_dropped;   /* rejected for their norm; clipped by NORMCLIP; secagg dropouts */
     int secagg_failed;                      /* 1: secure aggregation could not unmask the round (fewer
                                                survivors than its threshold): the models stayed */
+    int n_out_of_range;                     /* secure aggregation: uploads their clients withheld because a
+                                               weighted value left the ring's per-client range (counted among
+                                               the rejected too; not checkpointed: --secagg is never) */
     int n_lost;                             /* participants whose host stopped answering (a transport) */
     int n_fallback;                         /* robust aggregations that had too few accepted uploads for
                                                the rule's parameter and fell back (fgl_server_mix) */
@@ -124,6 +127,7 @@ typedef struct fgl_run_summary {
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
     int screened, clipped, dropped;
+    int out_of_range;             /* secure aggregation: uploads withheld out of the ring's range (rejected) */
     int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
     int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
     double seconds, t_train, t_server, t_eval;
@@ -446,6 +450,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->client_loss);
     FGL_FREE(run->client_up);
     FGL_FREE(run->client_down);
+    fgl__crypto_wipe(run->dp_key, sizeof run->dp_key); /* the server's DP key */
     memset(run, 0, sizeof *run);
 }
 
@@ -719,7 +724,7 @@ static int fgl__phase_receive(fgl_run *run) {
 static int fgl__defences_check(fgl_run *run) {
     const fgl_fed_config *c = &run->cfg;
     const fgl_algo *a = &run->algo;
-    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1;
+    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
     const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
@@ -805,17 +810,9 @@ static int fgl__defences_check(fgl_run *run) {
                                  "secure aggregation hides the update norms that norm screening (robust.screen "
                                  "%g) needs: turn screening off (0) to use it",
                                  (double)c->robust.screen);
-        if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))", c->secagg.frac_bits,
-                                 (double)c->secagg.dropout);
         if (run->transport && !run->transport->secagg)
             return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
-        if (c->secagg.threshold != 0 && (c->secagg.threshold < 2 || c->secagg.threshold > run->n_clients))
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: threshold %d must be 0 (a majority of each round) or in "
-                                 "[2, %d] (the clients)",
-                                 c->secagg.threshold, run->n_clients);
+        if ((rc = fgl__secagg_check(run))) return rc;
     }
     if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
         return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
@@ -1240,6 +1237,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         if (!run->accepted[c->id]) {
             rejected++;
             run->rejected_by[c->id]++;
+            st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
         } else {
             loss += c->train_loss;
             n_ok++;
@@ -1444,6 +1442,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->screened += st->n_screened;
         s->clipped += st->n_clipped;
         s->dropped += st->n_dropped;
+        s->out_of_range += st->n_out_of_range;
         s->lost += st->n_lost;
         s->fallback += st->n_fallback;
     }

@@ -22,6 +22,24 @@
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ * t is more than half of the round's n participants (fgl__secagg_check,
+ * fgl__sa_threshold): with t <= n/2 a server that tells half of them that
+ * client i dropped and the other half that it survived gets t shares of
+ * both its s_sk and its b. A peer's public key of small order (X25519 with
+ * it gives all zeros) is refused in step 2. Secrets are wiped after use
+ * with fgl__crypto_wipe, which a compiler cannot drop.
+ * The ring is Z / 2^32 (32-bit words, one per value, carried in a float's
+ * bits), the fixed point x 2^frac_bits. It must not wrap in the SUM: with
+ * n participants, a client encodes a weighted value x = (n_i / N) v only if
+ * |x 2^frac_bits| <= floor((2^31 - 1) / n), so that any sum of at most n
+ * such words stays in [-(2^31 - 1), 2^31 - 1] and decodes exactly as a
+ * signed word. A client one of whose values (or its weight) is outside
+ * that range (or not finite) withholds its whole upload: the server counts
+ * it rejected and out of range (fgl_round_stats.n_out_of_range), its
+ * message says which value; nothing is ever wrapped. Honest weights sum to
+ * at most 1, so the bound is on the models: about 2^(31 - frac_bits) / n in
+ * (n_i / N) v, 2048 / n at the default 20 bits (a lower
+ * fgl_secagg_config.frac_bits widens it, at the cost of precision).
  * Every secret is fresh each round (a revealed s_sk unmasks nothing later)
  * and is held by its client only (under a transport: on the client's host;
  * nothing of it is checkpointed). The server side's state, below, is what
@@ -57,6 +75,7 @@ struct fgl__sa_client {
     unsigned char c_sk[32], s_sk[32], self[32];
     unsigned char *pk;            /* n x 64: their public keys (c, s) */
     unsigned char *enc;           /* n x 32: the share-encryption key with each (one X25519 each, kept) */
+    unsigned char *mask;          /* n x 32: the pairwise mask key with each (derived with enc, step 2) */
     unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
 };
 
@@ -76,8 +95,11 @@ struct fgl__sa {
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err);
 FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key[32], int round, int sign);
-FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
-                                uint32_t label, int i, int j);
+FGL__PRIVATE int fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                               uint32_t label, int i, int j);
+FGL__PRIVATE int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids,
+                              unsigned char pk[FGL__SA_PK]);
+FGL__PRIVATE int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct);
 /* fgl:implementation */
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
 
@@ -86,6 +108,14 @@ static void fgl__put_le32(unsigned char *p, uint32_t v) {
     p[1] = (unsigned char)(v >> 8);
     p[2] = (unsigned char)(v >> 16);
     p[3] = (unsigned char)(v >> 24);
+}
+
+/* The message of a client that withheld its upload out of the ring's range
+ * (c->msg travels with the upload under a transport; the server counts it). */
+#define FGL__SA_RANGE_MSG "secure aggregation: out of the ring's range"
+
+static int fgl__sa_out_of_range(const fgl_client *c) {
+    return !c->error && strncmp(c->msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
 }
 
 static uint32_t fgl__get_le32(const unsigned char *p) {
@@ -141,7 +171,7 @@ FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[
         unsigned char k[32];
         fgl__secret_key(cfg, k);
         fgl_kdf(out, k, purpose, a, b);
-        memset(k, 0, sizeof k);
+        fgl__crypto_wipe(k, sizeof k);
         return FGL_OK;
     }
     return fgl_os_entropy(out, 32, err);
@@ -176,7 +206,7 @@ static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uin
             out[k++] = r * cos(th);
             if (k < n) out[k++] = r * sin(th);
         }
-    }
+    }    fgl__crypto_wipe(w, sizeof w); /* the noise's words */
 }
 
 /* v[k] += sign x the k-th word of the mask stream of key in round r. */
@@ -195,16 +225,26 @@ FGL__PRIVATE void fgl__add_stream(uint32_t *v, size_t n, const unsigned char key
         else
             for (q = 0; q < m; q++) v[k + q] -= w[q];
         k += m;
-    }
+    }    fgl__crypto_wipe(w, sizeof w); /* the mask's words */
 }
 
-/* A key both ends of a pair derive from their X25519 secret (i < j). */
-FGL__PRIVATE void fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
-                                uint32_t label, int i, int j) {
-    unsigned char shared[32];
+/* A key both ends of a pair derive from their X25519 secret (i < j).
+ * FGL_ERR_ARG (out zeroed) when that secret is all zeros: pk is of small
+ * order, so the "shared" key would be one anybody knows (RFC 7748, section
+ * 6.1); the caller refuses the peer. The test reads every byte. */
+FGL__PRIVATE int fgl__pair_key(unsigned char out[32], const unsigned char sk[32], const unsigned char pk[32],
+                               uint32_t label, int i, int j) {
+    unsigned char shared[32], any = 0;
+    int k;
     fgl_x25519(shared, sk, pk);
+    for (k = 0; k < 32; k++) any |= shared[k];
+    if (!any) {
+        fgl__crypto_wipe(out, 32);
+        return FGL_ERR_ARG;
+    }
     fgl_kdf(out, shared, label, (uint32_t)(i < j ? i : j), (uint32_t)(i < j ? j : i));
-    memset(shared, 0, sizeof shared);
+    fgl__crypto_wipe(shared, sizeof shared);
+    return FGL_OK;
 }
 
 static void fgl__sa_client_free(fgl_client *c) {
@@ -212,9 +252,11 @@ static void fgl__sa_client_free(fgl_client *c) {
     if (!q) return;
     FGL_FREE(q->ids);
     FGL_FREE(q->pk);
-    if (q->enc) memset(q->enc, 0, (size_t)q->n * 32);
+    if (q->enc) fgl__crypto_wipe(q->enc, (size_t)q->n * 32);
+    if (q->mask) fgl__crypto_wipe(q->mask, (size_t)q->n * 32);
     FGL_FREE(q->enc);
-    memset(q, 0, sizeof *q); /* the round's secrets go */
+    FGL_FREE(q->mask);
+    fgl__crypto_wipe(q, sizeof *q); /* the round's secrets go (keys, self-mask seed, own shares) */
     FGL_FREE(q);
     c->sa = NULL;
 }
@@ -225,22 +267,57 @@ static void fgl__sa_free(struct fgl__sa *sa) {
     FGL_FREE(sa->pk);
     FGL_FREE(sa->ct);
     FGL_FREE(sa->alive);
+    if (sa->rev) fgl__crypto_wipe(sa->rev, (size_t)sa->n * sa->n * FGL__SA_REV); /* revealed shares */
     FGL_FREE(sa->rev);
     FGL_FREE(sa->has_rev);
     FGL_FREE(sa->sum);
     FGL_FREE(sa);
 }
 
-/* The threshold for n participants: cfg's, or a majority (at least 2). */
+/* The threshold for a round of n participants: cfg's, or a majority; never
+ * n / 2 or below (see fgl__secagg_check), at least 2. A round with fewer
+ * than t participants is not unmasked. */
 static int fgl__sa_threshold(const fgl_fed_config *cfg, int n) {
-    int t = cfg->secagg.threshold ? cfg->secagg.threshold : n / 2 + 1;
+    int t = cfg->secagg.threshold > n / 2 ? cfg->secagg.threshold : n / 2 + 1;
     return t < 2 ? 2 : t;
+}
+
+/* Secure aggregation's parameters, checked when the run is set up
+ * (fgl__defences_check; the algorithm's uploads and the transport are
+ * checked there): the fixed point, the simulated dropouts, and the threshold T
+ * against the K participants of a round (the clients times frac, as
+ * fgl__sample_participants draws them): 0 (a majority of each round) or
+ * K/2 < T <= K. Bonawitz et al. (2017) need t > n/2 against a server that
+ * lies about who survived: with t <= n/2 it can tell one half of the
+ * participants that client i dropped (they reveal shares of its masking
+ * key) and the other half that it survived (they reveal shares of its
+ * self-mask seed), rebuild both, and read i's upload. */
+static int fgl__secagg_check(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    int T = c->secagg.threshold, K = FGL__MAX(1, FGL__MIN((int)(c->frac * run->n_clients + 0.5f), run->n_clients));
+    if (c->secagg.frac_bits < 1 || c->secagg.frac_bits > 30 || !(c->secagg.dropout >= 0 && c->secagg.dropout < 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: frac_bits %d (1..30), dropout %g ([0, 1))",
+                             c->secagg.frac_bits, (double)c->secagg.dropout);
+    if (T != 0 && (T < 2 || T > K))
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "secure aggregation: threshold %d must be 0 (a majority of each round) or in [%d, %d] "
+                             "(a round has %d participants: %d clients, frac %g)",
+                             T, FGL__MAX(2, K / 2 + 1), K, K, run->n_clients, (double)c->frac);
+    if (T != 0 && T <= K / 2)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "secure aggregation: threshold %d is at most half of the %d participants a round (%d "
+                             "clients, frac %g): a server that tells half of them a client dropped and the other half "
+                             "it survived would rebuild both its masking key and its self-mask seed and read its upload "
+                             "(Bonawitz et al. 2017 need t > n/2); use %d to %d, or 0 for a majority",
+                             T, K, run->n_clients, (double)c->frac, K / 2 + 1, K);
+    return FGL_OK;
 }
 
 /* --- the client's steps (where the client lives) --------------------------------- */
 
 /* Step 1: fresh keys for the round among the n participants ids; pk out. */
-static int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids, unsigned char pk[FGL__SA_PK]) {
+FGL__PRIVATE int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids,
+                              unsigned char pk[FGL__SA_PK]) {
     struct fgl__sa_client *q;
     fgl_error e;
     int a, rc;
@@ -271,7 +348,7 @@ static int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int
 
 /* Step 2: the participants' public keys in (n x 64), threshold t; out:
  * n sealed pairs of shares (its own slot zero). */
-static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct) {
+FGL__PRIVATE int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct) {
     struct fgl__sa_client *q = c->sa;
     unsigned char coin[32], *sh = NULL, pt[FGL__SA_PT], key[32], nonce[12];
     fgl_error e;
@@ -281,6 +358,7 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
     q->t = t;
     if (!(q->pk = (unsigned char *)FGL_MALLOC((size_t)q->n * FGL__SA_PK)) ||
         !(q->enc = (unsigned char *)FGL_MALLOC((size_t)q->n * 32)) ||
+        !(q->mask = (unsigned char *)fgl__zalloc((size_t)q->n * 32)) ||
         !(sh = (unsigned char *)FGL_MALLOC((size_t)q->n * 2 * FGL_SHARE_BYTES))) {
         FGL_FREE(sh);
         return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
@@ -290,6 +368,8 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
         (rc = fgl_shamir_split(sh, q->s_sk, t, q->n, coin)) ||
         (rc = fgl__secret_bytes(&run->cfg, coin, FGL__SECRET_SA_COIN + 1, (uint32_t)c->id, (uint32_t)q->round, &e)) ||
         (rc = fgl_shamir_split(sh + (size_t)q->n * FGL_SHARE_BYTES, q->self, t, q->n, coin))) {
+        fgl__crypto_wipe(coin, sizeof coin);
+        fgl__crypto_wipe(sh, (size_t)q->n * 2 * FGL_SHARE_BYTES);
         FGL_FREE(sh);
         return fgl_client_fail(c, rc, "secure aggregation: %s", e.msg[0] ? e.msg : "cannot share the secrets");
     }
@@ -306,29 +386,41 @@ static int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, 
         fgl__put_le32(pt + 8, (uint32_t)q->round);
         memcpy(pt + 12, sh + (size_t)a * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
         memcpy(pt + 12 + FGL_SHARE_BYTES, sh + (size_t)(q->n + a) * FGL_SHARE_BYTES, FGL_SHARE_BYTES);
-        fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]);
+        if (fgl__pair_key(key, q->c_sk, q->pk + (size_t)a * FGL__SA_PK, FGL__SA_ENC, c->id, q->ids[a]) ||
+            fgl__pair_key(q->mask + (size_t)a * 32, q->s_sk, q->pk + (size_t)a * FGL__SA_PK + 32, FGL__SA_PAIR, c->id,
+                          q->ids[a])) {
+            rc = fgl_client_fail(c, FGL_ERR_ARG,
+                                 "secure aggregation: client %d's public key is of small order (X25519 with it gives "
+                                 "all zeros, a secret anybody knows): refused",
+                                 q->ids[a]);
+            memset(ct, 0, (size_t)q->n * FGL__SA_CT); /* no share leaves for anyone */
+            break;
+        }
         memcpy(q->enc + (size_t)a * 32, key, 32);
         fgl__nonce(nonce, FGL__SA_ENC, (uint32_t)q->round, (uint32_t)c->id); /* one per direction */
         fgl_aead_seal(out, out + FGL__SA_PT, pt, FGL__SA_PT, NULL, 0, key, nonce); /* (from, to, round) inside */
     }
-    memset(pt, 0, sizeof pt);
-    memset(key, 0, sizeof key);
-    memset(coin, 0, sizeof coin);
-    memset(sh, 0, (size_t)q->n * 2 * FGL_SHARE_BYTES);
+    fgl__crypto_wipe(pt, sizeof pt);
+    fgl__crypto_wipe(key, sizeof key);
+    fgl__crypto_wipe(coin, sizeof coin);
+    fgl__crypto_wipe(sh, (size_t)q->n * 2 * FGL_SHARE_BYTES);
     FGL_FREE(sh);
-    return FGL_OK;
+    return rc;
 }
 
 /* Step 3 (after the upload hook and the attack and DP transforms): the
  * model and weight parts become (n_i / N) theta_i and n_i / N in the ring,
- * masked. A client without the round's keys, or whose value leaves the
- * ring, withholds its upload (no masked value leaves it unprotected). */
+ * masked. A client without the round's keys, or one of whose values is
+ * outside the range that keeps the sum of the round's n participants from
+ * wrapping (|x| 2^frac_bits <= floor((2^31 - 1) / n), see the top), withholds
+ * its upload (no masked value leaves it unprotected; the second says why in
+ * c->msg, and the server counts it). */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
     struct fgl__sa_client *q = c->sa;
     int pm = -1, pw = -1, p, b;
-    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn;
+    double N = 0, scale = ldexp(1.0, cfg->secagg.frac_bits), wn, lim;
     uint32_t *v;
     float *xm, *xw;
     size_t n, k;
@@ -336,7 +428,7 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
         if (a->up[p].kind == FGL_SEND_MODEL) pm = p;
         if (a->up[p].kind == FGL_SEND_WEIGHT) pw = p;
     }
-    if (!q || !q->pk || q->round != run->round || pm < 0 || pw < 0 || !c->up.part[pm] || !c->up.part[pw]) {
+    if (!q || !q->pk || !q->mask || q->round != run->round || pm < 0 || pw < 0 || !c->up.part[pm] || !c->up.part[pw]) {
         fgl__msg_clear(&c->up);
         return FGL_OK;
     }
@@ -345,22 +437,28 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     v = (uint32_t *)fgl_scratch(&c->store, sizeof(uint32_t) * (n + 1));
     if (!v) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
     wn = c->up.part[pw][0] / N;
+    lim = floor(2147483647.0 / q->n); /* n words of at most lim in magnitude sum to at most 2^31 - 1 */
     for (k = 0; k <= n; k++) {
         double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
-        if (!(fabs(val) < 2147483647.0)) { /* out of the ring (or not finite): withheld, and rejected */
+        if (!(fabs(val) <= lim)) { /* the sum could wrap (or not finite): withheld, rejected, counted */
+            if (k < n)
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": model value %lu times n_i/N = %g is %g, beyond the %g each of %d "
+                         "participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         (unsigned long)k, wn, wn * c->up.part[pm][k], lim / scale, q->n, cfg->secagg.frac_bits);
+            else
+                snprintf(c->msg, sizeof c->msg,
+                         FGL__SA_RANGE_MSG ": its weight n_i/N = %g (sample count %g of N = %g) is beyond the %g "
+                         "each of %d participants may add at %d fraction bits without the sum wrapping: upload withheld",
+                         wn, (double)c->up.part[pw][0], N, lim / scale, q->n, cfg->secagg.frac_bits);
             fgl__msg_clear(&c->up);
             return FGL_OK;
         }
-        v[k] = (uint32_t)(int32_t)llround(val);
+        v[k] = (uint32_t)(int32_t)llround(val); /* |llround(val)| <= lim: no overflow */
     }
     fgl__add_stream(v, n + 1, q->self, q->round, 1);
-    for (b = 0; b < q->n; b++) {
-        unsigned char key[32];
-        if (b == q->me) continue;
-        fgl__pair_key(key, q->s_sk, q->pk + (size_t)b * FGL__SA_PK + 32, FGL__SA_PAIR, c->id, q->ids[b]);
-        fgl__add_stream(v, n + 1, key, q->round, q->ids[b] > c->id ? 1 : -1);
-        memset(key, 0, sizeof key);
-    }
+    for (b = 0; b < q->n; b++) /* the pair keys of step 2 (each checked there) */
+        if (b != q->me) fgl__add_stream(v, n + 1, q->mask + (size_t)b * 32, q->round, q->ids[b] > c->id ? 1 : -1);
     if (!(xm = fgl__msg_write(&c->up, pm)) || !(xw = fgl__msg_write(&c->up, pw)))
         return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
     memcpy(xm, v, sizeof(uint32_t) * n); /* ring values carried as 4 bytes each */
@@ -399,8 +497,8 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
         else
             memcpy(out, pt + 12 + (alive[a] ? FGL_SHARE_BYTES : 0), FGL_SHARE_BYTES);
     }
-    memset(pt, 0, sizeof pt);
-    memset(key, 0, sizeof key);
+    fgl__crypto_wipe(pt, sizeof pt);
+    fgl__crypto_wipe(key, sizeof key);
     fgl__sa_client_free(c);
     return rc;
 }
@@ -494,6 +592,7 @@ static int fgl__sa_combine(const struct fgl__sa *sa, int b, unsigned char secret
             xs[k++] = (uint32_t)(a + 1);
         }
     rc = k < sa->t ? FGL_ERR_EMPTY : fgl_shamir_combine(secret, buf, xs, sa->t);
+    fgl__crypto_wipe(buf, (size_t)sa->t * FGL_SHARE_BYTES);
     if (buf != sh) FGL_FREE(buf);
     if (xs != xs_small) FGL_FREE(xs);
     return rc;
@@ -581,6 +680,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     for (b = 0; b < n; b++) { /* the survivors' self-masks; the dropped ones' masks with the survivors */
         unsigned char secret[32];
         if (fgl__sa_combine(sa, b, secret)) { /* too few reveals arrived (a host lost while revealing) */
+            fgl__crypto_wipe(secret, sizeof secret);
             st->secagg_failed = 1;
             return FGL_OK;
         }
@@ -590,12 +690,18 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
             for (a = 0; a < n; a++) {
                 unsigned char key[32];
                 if (!sa->alive[a]) continue;
-                fgl__pair_key(key, secret, sa->pk + (size_t)a * FGL__SA_PK + 32, FGL__SA_PAIR, sa->ids[a], sa->ids[b]);
+                if (fgl__pair_key(key, secret, sa->pk + (size_t)a * FGL__SA_PK + 32, FGL__SA_PAIR, sa->ids[a],
+                                  sa->ids[b])) { /* its peers refused it in step 2: cannot happen in a round that got here */
+                    fgl__crypto_wipe(secret, sizeof secret);
+                    return fgl_error_set(&run->err, FGL_ERR_FORMAT, "secure aggregation: client %d's public key is "
+                                         "of small order", sa->ids[a]);
+                }
                 /* survivor a added + the pair's stream if its id is the lower */
                 fgl__add_stream(sa->sum, len + 1, key, sa->round, sa->ids[a] < sa->ids[b] ? -1 : 1);
+                fgl__crypto_wipe(key, sizeof key);
             }
         }
-        memset(secret, 0, sizeof secret);
+        fgl__crypto_wipe(secret, sizeof secret);
     }
     run->server.secagg_sum = sa->sum;
     run->server.secagg_len = len;
