@@ -46,7 +46,7 @@
 #               ALIE, NaN): FedAvg and FED-PUB under every robust rule, the
 #               honest clients' accuracy recorded beside all clients'
 #   privacy     DP-FedAvg (clip 1) on Cora, 10 METIS clients (noise 0 to 4, all
-#               clients each round and Poisson q = 0.5) and on CHEM (FedAvg,
+#               clients each round, Poisson q = 0.5 and 0.2) and on CHEM (FedAvg,
 #               GIN convolutions shared; noise 0.5 to 2); secure aggregation's
 #               cost on Cora with 10 and 100 METIS clients (10 rounds). The
 #               secrets from --secret-seed 1, so that the rows replay (a
@@ -345,6 +345,9 @@ experiments() {
             done
             for z in 0.5 1 2; do
                 echo "privacy|cora 10 fedavg dp clip 1 noise $z q 0.5|--algo fedavg $P --frac 0.5 --dp clip=1,noise=$z"
+            done
+            for z in 0.5 1 2; do # q 0.2 of 10 clients: about one round in nine draws nobody (0.8^10)
+                echo "privacy|cora 10 fedavg dp clip 1 noise $z q 0.2|--algo fedavg $P --frac 0.2 --dp clip=1,noise=$z"
             done
             H="--data $CHEM --set share=conv --screen 0 --seeds $SEEDS --secret-seed 1"
             echo "privacy|chem fedavg no dp|--algo fedavg $H"

@@ -12,7 +12,8 @@
 #    DIR/result.json of a plain, a multi-algorithm, a multi-seed, a robust, an
 #    attacked, a DP (noise 0 and > 0), a secure-aggregation and a resumed run,
 #    DIR/config, DIR/progress.json, --info, a report hook that prints nan, and
-#    a dataset whose name holds a quote and a backslash;
+#    a dataset whose name holds a quote and a backslash, a sweep, and names
+#    (--out, the dataset) that are not UTF-8 (U+FFFD in the JSON and SVG);
 #  - with --seeds N, dp_epsilon (it composes over runs) is one figure per run.
 #  - run-control options in a --config file (out, checkpoint under "flags",
 #    or in "args") are ignored with a note unless --config-run-control;
@@ -155,6 +156,21 @@ D="--algo fedavg --data $tmp/ds/$name --clients 3 --rounds 2"
 if $FGLRUN $D --json --quiet > "$tmp/ds.json" 2> "$tmp/err" && grep -qF '"data": "q\"uo\\te"' "$tmp/ds.json"; then
     json "a dataset named with a quote and a backslash" "$tmp/ds.json"
 else echo "not ok - a dataset named $name"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+
+run_json "a sweep (two rows of one algorithm: its parameters recorded once)" "$tmp/sweep" --algo fedavg,fedprox $Q --set fedprox.mu=0.01,0.1
+# names that are not UTF-8 (an --out directory, a dataset of bytes \377\376): the JSON and the plots stay valid
+bn=$(printf 'b\377\376d')
+mkds "$tmp/ds/$bn" "$bn"
+if $FGLRUN --algo fedavg --data "$tmp/ds/$bn" --clients 3 --rounds 2 --json --quiet --out "$tmp/o$bn" > "$tmp/bn.json" 2> "$tmp/err"; then
+    json "names that are not UTF-8 (--json, result.json, config, progress.json)" "$tmp/bn.json" "$tmp/o$bn/result.json" "$tmp/o$bn/config" "$tmp/o$bn/progress.json"
+    bad=
+    for f in "$tmp/o$bn"/*.svg; do
+        iconv -f UTF-8 -t UTF-8 "$f" > /dev/null 2>&1 || bad="$bad $(basename "$f")(UTF-8)"
+        LC_ALL=C grep -q "$(printf '[\001-\010\013\014\016-\037]')" "$f" && bad="$bad $(basename "$f")(control)"
+    done
+    if [ -z "$bad" ]; then echo "ok - names that are not UTF-8: the SVG plots are UTF-8 without control characters (XML 1.0)"
+    else echo "not ok - names that are not UTF-8 in the plots:$bad"; fi
+else echo "not ok - a dataset named with bytes that are not UTF-8"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 
 # --- multi-seed summaries: epsilon composes over runs, it is reported per run ---
 if grep -q '"dp_epsilon": \[[0-9.e+]*, [0-9.e+]*\], "dp_epsilon_note": "one per run: the 2 runs' "$tmp/dp1.json" &&

@@ -39,19 +39,51 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
     sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* s as a JSON string, quoted and escaped. */
+/* The length of the well-formed UTF-8 sequence at p (before end), or 0:
+ * no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
+static int utf8_len(const unsigned char *p, const unsigned char *end) {
+    unsigned c = p[0], lo = 0x80, hi = 0xBF;
+    int n, i;
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0) lo = 0xA0;      /* overlong */
+        else if (c == 0xED) hi = 0x9F; /* surrogates */
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0) lo = 0x90;      /* overlong */
+        else if (c == 0xF4) hi = 0x8F; /* past U+10FFFF */
+    } else
+        return 0;
+    if (end - p < n) return 0;
+    for (i = 1; i < n; i++) {
+        if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) return 0;
+    }
+    return n;
+}
+
+/* s as a JSON string, quoted and escaped; a byte that is not part of
+ * well-formed UTF-8 (a file name of another encoding) becomes U+FFFD, the
+ * replacement character, so that the text stays JSON (RFC 8259). */
 static void sb_json_str(sbuf *b, const char *s) {
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
     sb_puts(b, "\"");
-    for (; *s; s++) {
+    while (*s) {
         unsigned char c = (unsigned char)*s;
+        int n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s, end);
         if (c == '"' || c == '\\') {
             char e[3] = {'\\', (char)c, 0};
             sb_puts(b, e);
         } else if (c < 0x20) {
             sb_printf(b, "\\u%04x", c);
+        } else if (!n) {
+            sb_puts(b, "\\ufffd");
+            n = 1;
         } else {
-            sb_putn(b, s, 1);
+            sb_putn(b, s, (size_t)n);
         }
+        s += n;
     }
     sb_puts(b, "\"");
 }
@@ -153,30 +185,6 @@ static int jp_fail(jparse *j, const char *what) {
 
 static void jp_ws(jparse *j) {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r')) j->p++;
-}
-
-/* The length of the well-formed UTF-8 sequence at p (before end), or 0:
- * no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
-static int utf8_len(const unsigned char *p, const unsigned char *end) {
-    unsigned c = p[0], lo = 0x80, hi = 0xBF;
-    int n, i;
-    if (c < 0x80) return 1;
-    if (c >= 0xC2 && c <= 0xDF) n = 2;
-    else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0;      /* overlong */
-        else if (c == 0xED) hi = 0x9F; /* surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90;      /* overlong */
-        else if (c == 0xF4) hi = 0x8F; /* past U+10FFFF */
-    } else
-        return 0;
-    if (end - p < n) return 0;
-    for (i = 1; i < n; i++) {
-        if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xBF)) return 0;
-    }
-    return n;
 }
 
 /* Four hex digits of a \u escape at j->p, or -1. */

@@ -53,13 +53,22 @@ static double text_w(const char *s, double px) {
 }
 
 /* Text content, escaped for XML. */
+/* Text for XML: the markup characters escaped, and what XML 1.0 cannot
+ * hold (control characters, bytes that are not well-formed UTF-8) replaced
+ * by U+FFFD, so that a plot of a file name in another encoding stays a
+ * well-formed document. */
 static void svg_esc(FILE *f, const char *s) {
-    for (; *s; s++) {
-        if (*s == '&') fputs("&amp;", f);
-        else if (*s == '<') fputs("&lt;", f);
-        else if (*s == '>') fputs("&gt;", f);
-        else if (*s == '"') fputs("&quot;", f);
-        else fputc(*s, f);
+    const unsigned char *end = (const unsigned char *)s + strlen(s);
+    while (*s) {
+        unsigned char c = (unsigned char)*s;
+        int n = c < 0x80 ? 1 : utf8_len((const unsigned char *)s, end);
+        if (c == '&') fputs("&amp;", f);
+        else if (c == '<') fputs("&lt;", f);
+        else if (c == '>') fputs("&gt;", f);
+        else if (c == '"') fputs("&quot;", f);
+        else if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || !n) fputs("\xef\xbf\xbd", f);
+        else fwrite(s, 1, (size_t)n, f);
+        s += n ? n : 1;
     }
 }
 

@@ -143,6 +143,9 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
     /* every parameter of every chosen algorithm, as --set leaves it */
     for (a = 0; a < o->n_algos; a++) {
         const fgl_algo *al = fgl_algo_find(o->algos[a]);
+        int b;
+        for (b = 0; b < a && strcmp(o->algos[b], o->algos[a]); b++) continue;
+        if (b < a) continue; /* a sweep's rows of one algorithm: its parameters once (a name twice is no JSON) */
         for (i = 0; al && i < al->n_params && r->n_param < REC_MAX * 2; i++) {
             const fgl_algo_param *p = &al->params[i];
             rec_item *it = &r->param[r->n_param++];
