@@ -103,7 +103,13 @@
  *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
  *
  * LOADERS
- *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may
+ *   Files are read whole and parsed from memory, by fgl_file_read_bounded:
+ *   regular files only (a directory, device or FIFO is refused before it is
+ *   opened), of at most fgl_file_max() bytes each (1 GiB, FGL_MAX_FILE_BYTES:
+ *   the environment variable of that name changes it, e.g.
+ *   FGL_MAX_FILE_BYTES=4G), refused from their length before anything is
+ *   read, and text: a NUL byte is an error found as the file is read, 1 MiB
+ *   at a time (a 2 GB file of zeros fails in its first block). Numbers may
  *   be separated by blanks, tabs or one comma; CRLF line ends, trailing
  *   blanks and blank lines at the end of a file are accepted; a blank line
  *   in the middle is an error. Errors say "path:line: problem" and use:
@@ -111,15 +117,18 @@
  *                     (optional ones too) is not a regular file (no line);
  *     FGL_ERR_PARSE   a token that is not the number expected;
  *     FGL_ERR_RANGE   an id, label or code outside its range, a label or a
- *                     declared feature count over its cap (below);
+ *                     declared feature count over its cap (below), a file
+ *                     over the bound (no line);
  *     FGL_ERR_NONFINITE  a value that is NaN or does not fit a float, or
  *                     summed duplicate triplets that do not;
  *     FGL_ERR_FORMAT  a file shorter than its own header/structure says
  *                     (truncated), a missing value, an empty middle line,
  *                     graph ids out of order, an edge joining two TU
- *                     graphs, a repeated LINQS id;
+ *                     graphs, a repeated LINQS id, a NUL byte (binary
+ *                     data);
  *     FGL_ERR_SHAPE   counts that disagree between files or between rows;
  *     FGL_ERR_EMPTY   no nodes / no graphs / no features.
+ *     FGL_ERR_ARG     FGL_MAX_FILE_BYTES set to something not a byte count.
  *   Choices: self loops in edge files are dropped, duplicate edges merged and
  *   every edge list symmetrised (graphs satisfy the contract). TU
  *   edge and graph attribute/label files are ignored. TU graph labels and
@@ -682,7 +691,12 @@ FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error
  * parts are 0..max id, each holding a node. *k_out (may be NULL) gets the
  * number of parts. Blank lines, signs other than a leading '-', text after
  * the number and ids outside the range are errors naming the line. All or
- * nothing: part (n ints) is written only when the whole file is valid. */
+ * nothing: part (n ints) is written only when the whole file is valid.
+ * Only a regular file is read (a directory, device or FIFO is FGL_ERR_IO,
+ * told before it is opened), of at most 64 bytes a line: a file longer than
+ * 64 n bytes (or fgl_file_max()) is FGL_ERR_RANGE before a byte is read,
+ * and a line is refused at its 64th character, so what is read is bounded
+ * by n even where the length is not known. */
 FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_out, fgl_error *err);
 
 /* ------------------------------------------------------------------------ */
@@ -819,6 +833,9 @@ extern "C" {
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h> /* regular files only: the loaders, fgl_read_partition */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -2053,7 +2070,9 @@ FGLDEF int fgl_split_indices(const unsigned char *split, int n, int code, int *o
 /* --- text parsing --------------------------------------------------------- */
 
 /* A whole text file in memory (NUL-terminated) with a cursor and the line
- * number for messages. */
+ * number for messages. Read by fgl_file_read_bounded: a regular file of at
+ * most fgl_file_max() bytes, without a NUL byte (a file of zeros fails at
+ * its first block instead of being read whole). */
 typedef struct fgl__g_txt {
     const char *path;
     char *own;          /* path, when the cursor owns it (fgl__g_txt_open_in) */
@@ -2082,7 +2101,7 @@ static int fgl__g_txt_open(fgl__g_txt *t, const char *path, fgl_error *err) {
     t->path = path;
     t->err = err;
     t->line = 1;
-    rc = fgl_file_read(path, &data, &len, err);
+    rc = fgl_file_read_bounded(path, 0, 1, &data, &len, err); /* regular, bounded, text */
     if (rc) return rc;
     nb = FGL__G_RESIZE(unsigned char, data, len + 1);
     if (!nb) {
@@ -2344,13 +2363,20 @@ static int fgl__g_txt_open_optional(fgl__g_txt *t, const char *dir, const char *
     int rc = fgl__g_txt_open_in(t, dir, name, suffix, err);
     if (rc == FGL_ERR_IO) {
         char *path = fgl__g_path(dir, name, suffix);
+        int there;
+#if defined(__unix__) || defined(__APPLE__)
+        struct stat st; /* not fopen: it blocks on a FIFO without a writer */
+        there = path && stat(path, &st) == 0;
+#else
         FILE *f = path ? fopen(path, "rb") : NULL;
+        there = f != NULL;
+        if (f) fclose(f);
+#endif
         FGL_FREE(path);
-        if (!f) {
+        if (!there) {
             fgl_error_clear(err);
             return 0;
         }
-        fclose(f);
     }
     return rc ? rc : 1;
 }
@@ -5647,6 +5673,19 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
     char buf[64];
     if (!path || n < 1 || k < 0 || !part)
         return fgl_error_set(err, FGL_ERR_ARG, "read_partition: no file, %d nodes, %d parts", n, k);
+#if defined(__unix__) || defined(__APPLE__)
+    { /* a FIFO would block fopen, a device never end: regular files only, bounded by n lines of 64 bytes */
+        struct stat st;
+        double most = 64.0 * (double)n, cap = (double)fgl_file_max();
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return fgl_error_set(err, FGL_ERR_IO, "partition file '%s' is not a regular file (%s)", path,
+                                 S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        if (stat(path, &st) == 0 && ((double)st.st_size > most || (cap > 0 && (double)st.st_size > cap)))
+            return fgl_error_set(err, FGL_ERR_RANGE, "partition file '%s' has %.0f bytes, more than %d lines (the "
+                                 "graph's nodes) of at most 64 bytes%s", path, (double)st.st_size, n,
+                                 (double)st.st_size > most ? "" : " or the FGL_MAX_FILE_BYTES bound");
+    }
+#endif
     if (!(f = fopen(path, "r"))) return fgl_error_set(err, FGL_ERR_IO, "partition file '%s' cannot be opened", path);
     tmp = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
     if (!tmp) {
@@ -5659,7 +5698,10 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
         char *end;
         while ((c = fgetc(f)) != EOF && c != '\n')
             if (len + 1 < sizeof buf) buf[len++] = (char)c;
-            else len = sizeof buf; /* too long: kept as the mark of a bad line */
+            else {
+                len = sizeof buf; /* too long: the mark of a bad line, told now (the line may never end) */
+                break;
+            }
         if (c == EOF && len == 0) break; /* the end, after the last newline */
         line++;
         if (len > 0 && len < sizeof buf && buf[len - 1] == '\r') len--; /* a file written on Windows */

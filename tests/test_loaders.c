@@ -812,6 +812,164 @@ static void test_hostile_labels(void) {
     write_node();
 }
 
+/* ------------------------------------------------------------------------ */
+/* Bounded readers (issue 49)                                               */
+/* ------------------------------------------------------------------------ */
+
+/* A sparse file of 2 GiB (no disk) named file; 0 if the system refuses. */
+static int put_sparse(const char *file, long long bytes) {
+    const char *path = tmp_path(file);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), ok, i, known = 0;
+    if (fd < 0) return 0;
+    ok = ftruncate(fd, (off_t)bytes) == 0;
+    close(fd);
+    for (i = 0; i < n_written; i++) known |= strcmp(written[i], path) == 0;
+    if (!known && n_written < 128) strcpy(written[n_written++], path);
+    return ok;
+}
+
+/* Every reader refuses a file over the bound (FGL_MAX_FILE_BYTES, here set
+ * low), a file that is not regular (a FIFO must not block, /dev/zero must
+ * not be read for ever) and a text file holding a NUL byte; a 2 GiB sparse
+ * file used to take 2.1 GB of memory and 12-21 s before "line 1". */
+static void test_bounded_readers(void) {
+    fgl_node_data d;
+    fgl_error e;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    double t0, secs;
+    int rc;
+    /* the bound and its variable */
+    unsetenv("FGL_MAX_FILE_BYTES");
+    FT_CHECK(fgl_file_max() == FGL_MAX_FILE_BYTES, "default bound %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "3k", 1);
+    FT_CHECK(fgl_file_max() == 3072, "3k: %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "2G", 1);
+    FT_CHECK(fgl_file_max() == ((size_t)2 << 30) || sizeof(size_t) < 8, "2G: %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "12x", 1);
+    FT_CHECK(fgl_file_max() == 0, "12x is no bound: %zu", fgl_file_max());
+    write_node();
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_ARG && strstr(e.msg, "FGL_MAX_FILE_BYTES='12x'"), "a bad bound is said: %s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    setenv("FGL_MAX_FILE_BYTES", "20", 1); /* N.labels (8 bytes) fits, N.features (30) does not */
+    node_hostile("N.features", NODE_FILES[0][1], FGL_ERR_RANGE, "over the bound of 20 bytes");
+    rc = fgl_file_read(tmp_path("N.features"), &data, &len, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && !data && strstr(e.msg, "FGL_MAX_FILE_BYTES"), "file_read: %s", e.msg);
+    setenv("FGL_MAX_FILE_BYTES", "30", 1); /* exactly the file: read */
+    rc = fgl_file_read(tmp_path("N.features"), &data, &len, &e);
+    FT_CHECK(rc == FGL_OK && len == 30, "a file of exactly the bound: %s", e.msg);
+    free(data);
+    data = NULL;
+    unsetenv("FGL_MAX_FILE_BYTES");
+    /* a NUL byte in a text file: its line, at once */
+    write_node();
+    put_file_n("N.labels", "0\n1\n\0002\n1\n", 9);
+    memset(&d, 0x5a, sizeof d);
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_FORMAT && strstr(e.msg, "N.labels:3: a NUL byte") && all_zero(&d, sizeof d), "NUL: %s",
+             e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_node();
+    { /* N.labels of 2 GiB, sparse: refused by its length, reading nothing */
+        if (!put_sparse("N.labels", (long long)2 << 30)) FT_SKIP("cannot make a sparse file");
+        memset(&d, 0x5a, sizeof d);
+        ft_alloc_reset();
+        t0 = fgl_now();
+        rc = fgl_load_node(tmp_dir, "N", &d, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse N.labels, default bound: %s in %.6f s\n", fgl_result_name(rc), secs);
+        hostile_check("2 GiB sparse labels", rc, &e, FGL_ERR_RANGE, "2147483648 bytes, over the bound", &d, sizeof d,
+                      secs);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        /* the bound raised: the first 1 MiB block holds a NUL, nothing more is read */
+        setenv("FGL_MAX_FILE_BYTES", "4G", 1);
+        memset(&d, 0x5a, sizeof d);
+        ft_alloc_reset();
+        max_alloc = ((size_t)1 << 20) + 64;
+        t0 = fgl_now();
+        rc = fgl_load_node(tmp_dir, "N", &d, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse N.labels, FGL_MAX_FILE_BYTES=4G: %s in %.6f s, largest allocation %zu bytes\n",
+               fgl_result_name(rc), secs, ft_alloc_largest);
+        if (sizeof(size_t) >= 8)
+            hostile_check("2 GiB sparse labels, bound 4G", rc, &e, FGL_ERR_FORMAT, "N.labels:1: a NUL byte", &d,
+                          sizeof d, secs);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        max_alloc = HOSTILE_MAX_ALLOC;
+        unsetenv("FGL_MAX_FILE_BYTES");
+        write_node();
+    }
+    { /* a FIFO without a writer: refused, not waited on (the alarm ends a hang) */
+        const char *fifo = tmp_path("Q.features");
+        FT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+        alarm(20);
+        t0 = fgl_now();
+        rc = fgl_file_read(fifo, &data, &len, &e);
+        FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file") && fgl_now() - t0 < 1.0, "FIFO: %s", e.msg);
+        put_file("Q.labels", NODE_FILES[1][1]);
+        put_file("Q.edges", NODE_FILES[2][1]);
+        rc = fgl_load_node(tmp_dir, "Q", &d, &e);
+        FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "Q.features: not a regular file"), "FIFO features: %s", e.msg);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        alarm(0);
+        remove(fifo);
+        del_file("Q.labels");
+        del_file("Q.edges");
+    }
+    rc = fgl_file_read("/dev/zero", &data, &len, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file"), "/dev/zero: %s", e.msg);
+}
+
+/* fgl_read_partition (fglrun --partition-file) hung on /dev/zero and on a
+ * FIFO, and took 16.8 s on a 2 GB sparse file before "line 1: too long":
+ * it now refuses non-regular files before opening them, files longer than
+ * 64 bytes a node, and a line at its 64th character. */
+static void test_partition_file_bounded(void) {
+    int part[6], k = 0, rc;
+    fgl_error e;
+    double t0, secs;
+    char *text = (char *)malloc(400);
+    alarm(20);
+    t0 = fgl_now();
+    rc = fgl_read_partition("/dev/zero", 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file") && fgl_now() - t0 < 1.0, "/dev/zero: %s", e.msg);
+    FT_CHECK(mkfifo(tmp_path("part.fifo"), 0600) == 0, "mkfifo");
+    rc = fgl_read_partition(tmp_path("part.fifo"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file"), "FIFO: %s", e.msg);
+    remove(tmp_path("part.fifo"));
+    rc = fgl_read_partition(tmp_dir, 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "a directory"), "directory: %s", e.msg);
+    alarm(0);
+    if (put_sparse("part.sparse", (long long)2 << 30)) {
+        t0 = fgl_now();
+        rc = fgl_read_partition(tmp_path("part.sparse"), 6, 0, part, &k, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse partition file: %s in %.6f s\n", fgl_result_name(rc), secs);
+        FT_CHECK(rc == FGL_ERR_RANGE && strstr(e.msg, "2147483648 bytes, more than 6 lines") && secs < 1.0,
+                 "2 GiB sparse: %s (%.2f s)", e.msg, secs);
+        del_file("part.sparse");
+    }
+    /* 6 lines of 64 bytes fit; one byte more does not */
+    memset(text, ' ', 384);
+    text[0] = '0', text[63] = '\n', text[64] = '1', text[127] = '\n', text[128] = '2', text[191] = '\n';
+    text[192] = '0', text[255] = '\n', text[256] = '1', text[319] = '\n', text[320] = '2', text[383] = '\n';
+    put_file_n("part.txt", text, 384);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_OK && k == 3 && part[5] == 2, "6 lines of 64 bytes: %s", e.msg);
+    text[384] = '\n';
+    put_file_n("part.txt", text, 385);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && strstr(e.msg, "385 bytes"), "385 bytes: %s", e.msg);
+    /* a long line ends the read at its 64th character */
+    memset(text, '0', 300);
+    put_file_n("part.txt", text, 300);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_PARSE && strstr(e.msg, "line 1: too long"), "a long line: %s", e.msg);
+    del_file("part.txt");
+    free(text);
+}
+
 /* Duplicate sparse triplets are summed; two finite values can sum to +Inf,
  * which used to be accepted (finiteness was checked before summing). */
 static void test_hostile_duplicate_sum(void) {
@@ -1003,6 +1161,8 @@ int main(void) {
     FT_RUN(test_csv_small);
     FT_RUN(test_hostile_node_count);
     FT_RUN(test_hostile_labels);
+    FT_RUN(test_bounded_readers);
+    FT_RUN(test_partition_file_bounded);
     FT_RUN(test_hostile_duplicate_sum);
     FT_RUN(test_hostile_directory);
     FT_RUN(test_hostile_tu_attributes);

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------ */
 /* Numeric arrays (.npy files and unpickled numpy arrays)                   */
@@ -690,11 +691,10 @@ done:
 
 static int npy_member(const char *src, const char *member, npy *a, int required, fgl_error *err) {
     char path[1024];
-    FILE *f;
+    struct stat st;
     snprintf(path, sizeof path, "%s/%s.npy", src, member);
     memset(a, 0, sizeof *a);
-    if (!required && !(f = fopen(path, "rb"))) return 1; /* absent */
-    if (!required) fclose(f);
+    if (!required && stat(path, &st) != 0) return 1; /* absent (stat, not fopen: a FIFO would block it) */
     return npy_read(path, a, err) == FGL_OK ? 0 : -1;
 }
 

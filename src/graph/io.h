@@ -45,7 +45,9 @@ FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err);
 /* --- text parsing --------------------------------------------------------- */
 
 /* A whole text file in memory (NUL-terminated) with a cursor and the line
- * number for messages. */
+ * number for messages. Read by fgl_file_read_bounded: a regular file of at
+ * most fgl_file_max() bytes, without a NUL byte (a file of zeros fails at
+ * its first block instead of being read whole). */
 typedef struct fgl__g_txt {
     const char *path;
     char *own;          /* path, when the cursor owns it (fgl__g_txt_open_in) */
@@ -74,7 +76,7 @@ static int fgl__g_txt_open(fgl__g_txt *t, const char *path, fgl_error *err) {
     t->path = path;
     t->err = err;
     t->line = 1;
-    rc = fgl_file_read(path, &data, &len, err);
+    rc = fgl_file_read_bounded(path, 0, 1, &data, &len, err); /* regular, bounded, text */
     if (rc) return rc;
     nb = FGL__G_RESIZE(unsigned char, data, len + 1);
     if (!nb) {
@@ -336,13 +338,20 @@ static int fgl__g_txt_open_optional(fgl__g_txt *t, const char *dir, const char *
     int rc = fgl__g_txt_open_in(t, dir, name, suffix, err);
     if (rc == FGL_ERR_IO) {
         char *path = fgl__g_path(dir, name, suffix);
+        int there;
+#if defined(__unix__) || defined(__APPLE__)
+        struct stat st; /* not fopen: it blocks on a FIFO without a writer */
+        there = path && stat(path, &st) == 0;
+#else
         FILE *f = path ? fopen(path, "rb") : NULL;
+        there = f != NULL;
+        if (f) fclose(f);
+#endif
         FGL_FREE(path);
-        if (!f) {
+        if (!there) {
             fgl_error_clear(err);
             return 0;
         }
-        fclose(f);
     }
     return rc ? rc : 1;
 }

@@ -102,7 +102,13 @@
  *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
  *
  * LOADERS
- *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may
+ *   Files are read whole and parsed from memory, by fgl_file_read_bounded:
+ *   regular files only (a directory, device or FIFO is refused before it is
+ *   opened), of at most fgl_file_max() bytes each (1 GiB, FGL_MAX_FILE_BYTES:
+ *   the environment variable of that name changes it, e.g.
+ *   FGL_MAX_FILE_BYTES=4G), refused from their length before anything is
+ *   read, and text: a NUL byte is an error found as the file is read, 1 MiB
+ *   at a time (a 2 GB file of zeros fails in its first block). Numbers may
  *   be separated by blanks, tabs or one comma; CRLF line ends, trailing
  *   blanks and blank lines at the end of a file are accepted; a blank line
  *   in the middle is an error. Errors say "path:line: problem" and use:
@@ -110,15 +116,18 @@
  *                     (optional ones too) is not a regular file (no line);
  *     FGL_ERR_PARSE   a token that is not the number expected;
  *     FGL_ERR_RANGE   an id, label or code outside its range, a label or a
- *                     declared feature count over its cap (below);
+ *                     declared feature count over its cap (below), a file
+ *                     over the bound (no line);
  *     FGL_ERR_NONFINITE  a value that is NaN or does not fit a float, or
  *                     summed duplicate triplets that do not;
  *     FGL_ERR_FORMAT  a file shorter than its own header/structure says
  *                     (truncated), a missing value, an empty middle line,
  *                     graph ids out of order, an edge joining two TU
- *                     graphs, a repeated LINQS id;
+ *                     graphs, a repeated LINQS id, a NUL byte (binary
+ *                     data);
  *     FGL_ERR_SHAPE   counts that disagree between files or between rows;
  *     FGL_ERR_EMPTY   no nodes / no graphs / no features.
+ *     FGL_ERR_ARG     FGL_MAX_FILE_BYTES set to something not a byte count.
  *   Choices: self loops in edge files are dropped, duplicate edges merged and
  *   every edge list symmetrised (graphs satisfy the contract). TU
  *   edge and graph attribute/label files are ignored. TU graph labels and
@@ -190,6 +199,9 @@ extern "C" {
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h> /* regular files only: the loaders, fgl_read_partition */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
