@@ -435,6 +435,8 @@ static const char *TU_FILES[][2] = {
     {"T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0\n1,1\n2, 2\n"},
 };
 
+#define TU_ZERO_ATTR "0, 0\n0,0\n 0.0, -0\n0,0\n0,0\n0,0\n"
+
 static void write_tu(void) {
     int i;
     for (i = 0; i < 5; i++) put_file(TU_FILES[i][0], TU_FILES[i][1]);
@@ -803,13 +805,86 @@ static void test_hostile_labels(void) {
         if (rc == FGL_OK) fgl_node_data_free(&d);
     }
     write_csv();
-    /* the largest label allowed still loads */
+    /* the largest label under the cap is refused too: 4 labels cannot use
+     * half of 2^20 classes (issue 49: a stray label is not a class) */
+    node_hostile("N.labels", "0\n1048575\n2\n1\n", FGL_ERR_RANGE, "label 1048575: the labels make 1048576 classes");
+}
+
+/* Labels that make classes no node has, or no class at all (issue 49): one
+ * label 99 in a copy of Cora made 100 classes (accuracy 32.2 -> 22.2), all
+ * labels -1 gave "out_dim 0 must be positive" much later. Both loaders that
+ * take labels as they are refuse them naming the file (and line); a few
+ * empty classes still load. */
+static void test_label_sanity(void) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    /* 7 used classes and a stray 99: 100 classes, 92 empty */
     write_node();
-    put_file("N.labels", "0\n1048575\n2\n1\n");
+    put_file("N.features", "9 3\n1 0 0\n0 1 0\n0 0 1\n1 1 0\n1 0 0\n0 1 0\n0 0 1\n1 1 1\n1 0 1\n");
+    put_file("N.labels", "0\n1\n2\n3\n4\n99\n5\n6\n0\n");
+    put_file("N.edges", "0 1\n");
+    del_file("N.split");
     rc = fgl_load_node(tmp_dir, "N", &d, &e);
-    FT_CHECK(rc == FGL_OK && d.n_classes == FGL_MAX_CLASSES, "label %d: %s", FGL_MAX_CLASSES - 1, e.msg);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "N.labels", 6) && strstr(e.msg, "label 99") &&
+                 strstr(e.msg, "100 classes but only 8 hold a node") && strstr(e.msg, "classes 7..98"),
+             "a stray label 99: %s (%s)", fgl_result_name(rc), e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* a few empty classes load (a client's nodes saved alone): 0 2 5 of 6 */
+    put_file("N.labels", "0\n2\n5\n0\n2\n5\n0\n2\n-1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_OK && d.n_classes == 6, "classes 0, 2, 5: %s (%d classes)", e.msg, rc ? 0 : d.n_classes);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* nothing labelled */
+    put_file("N.labels", "-1\n-1\n-1\n-1\n-1\n-1\n-1\n-1\n-1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "N.labels") && strstr(e.msg, "all 9 labels are -1"),
+             "all unlabelled: %s (%s)", fgl_result_name(rc), e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* negative labels other than -1: the file and line */
+    put_file("N.labels", "0\n1\n2\n-5\n0\n1\n2\n0\n1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "N.labels", 4) && strstr(e.msg, "label -5"), "label -5: %s", e.msg);
     if (rc == FGL_OK) fgl_node_data_free(&d);
     write_node();
+    /* CSV: the same rules */
+    write_csv();
+    put_file("node-label.csv", "0\n99\n1\n");
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "node-label.csv", 2) && strstr(e.msg, "classes 2..98"), "csv 99: %s",
+             e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    put_file("node-label.csv", "-1\n-1\n-1\n");
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "all 3 labels are -1"), "csv unlabelled: %s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_csv();
+}
+
+/* Features that are all zero carry nothing (issue 49: accepted without a
+ * word): refused by every loader, naming the file. */
+static void test_all_zero_features(void) {
+    fgl_node_data d;
+    fgl_graph_set s;
+    fgl_error e;
+    int rc;
+    node_expect_error("N.features", "4 3\n0 0 0\n0 0 0\n0.0 0 0\n0 -0 0\n", FGL_ERR_EMPTY, 0);
+    node_expect_error("N.features", "4 3 0\n", FGL_ERR_EMPTY, 0);
+    node_expect_error("N.features", "4 3 2\n0 0 0\n2 1 0\n", FGL_ERR_EMPTY, 0);
+    write_node();
+    put_file("N.features", "4 3\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "N.features") && strstr(e.msg, "every feature value"), "%s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_node();
+    linqs_expect_error("L.content", "p1\t0\t0\tB\np2\t0\t0\tA\n", FGL_ERR_EMPTY, 0);
+    csv_expect_error("node-feat.csv", "0,0\n0,0\n0,0\n", FGL_ERR_EMPTY, "node-feat.csv", 0);
+    write_tu();
+    put_file("T_node_attributes.txt", TU_ZERO_ATTR);
+    rc = fgl_load_tu(tmp_dir, "T", &s, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "T_node_attributes.txt"), "TU attributes: %s", e.msg);
+    if (rc == FGL_OK) fgl_graph_set_free(&s);
+    write_tu();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1161,6 +1236,8 @@ int main(void) {
     FT_RUN(test_csv_small);
     FT_RUN(test_hostile_node_count);
     FT_RUN(test_hostile_labels);
+    FT_RUN(test_label_sanity);
+    FT_RUN(test_all_zero_features);
     FT_RUN(test_bounded_readers);
     FT_RUN(test_partition_file_bounded);
     FT_RUN(test_hostile_duplicate_sum);
