@@ -976,7 +976,8 @@ static void test_bounded_readers(void) {
         write_node();
     }
     { /* a FIFO without a writer: refused, not waited on (the alarm ends a hang) */
-        const char *fifo = tmp_path("Q.features");
+        char fifo[320]; /* tmp_path's buffer is overwritten by the next call */
+        snprintf(fifo, sizeof fifo, "%s", tmp_path("Q.features"));
         FT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
         alarm(20);
         t0 = fgl_now();
