@@ -300,8 +300,29 @@ FGLDEF int fgl_reader_str(fgl_reader *r, char *buf, size_t cap);
 /* 64-bit FNV-1a checksum. */
 FGLDEF uint64_t fgl_checksum64(const void *p, size_t n);
 /* Whole-file helpers; the read buffer is released with FGL_FREE. Only
- * regular files are read: a directory, device or pipe is FGL_ERR_IO. */
+ * regular files are read: a directory, device or pipe is FGL_ERR_IO (told
+ * before the file is opened, so a FIFO without a writer does not block).
+ * Every file fgl reads whole (these, every dataset loader, checkpoints,
+ * parameter files) is bounded: a file longer than fgl_file_max() bytes is
+ * FGL_ERR_RANGE, told from its length before anything is read or
+ * allocated. */
 FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fgl_error *err);
+/* The bound: the environment variable FGL_MAX_FILE_BYTES when it is set
+ * (a positive integer, optionally followed by k, M or G for 2^10, 2^20,
+ * 2^30: FGL_MAX_FILE_BYTES=4G), else FGL_MAX_FILE_BYTES as compiled
+ * (default 1 GiB; the largest file of the bundled datasets is 21 MB).
+ * 0 when the variable is set to something else: the readers then refuse to
+ * read and say why. */
+#ifndef FGL_MAX_FILE_BYTES
+#define FGL_MAX_FILE_BYTES ((size_t)1 << 30)
+#endif
+FGLDEF size_t fgl_file_max(void);
+/* fgl_file_read with the bound max (0: fgl_file_max()). text != 0: the file
+ * must be text: a NUL byte is FGL_ERR_FORMAT "PATH:LINE: a NUL byte ...",
+ * found as the file is read, a block of 1 MiB at a time (a file of zeros,
+ * e.g. a sparse file, fails at its first block, whatever its length). */
+FGLDEF int fgl_file_read_bounded(const char *path, size_t max, int text, unsigned char **data, size_t *len,
+                                 fgl_error *err);
 FGLDEF int fgl_file_write(const char *path, const void *data, size_t len, fgl_error *err);
 
 /* Frame a payload as  magic(4) version(u32) length(u64) payload checksum(u64).
@@ -784,6 +805,7 @@ FGL__PRIVATE void fgl__rng_skip_block(fgl_rng *r);
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h> /* getenv (fgl_file_max), whatever the allocator */
 #include <string.h>
 #include <time.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -2178,58 +2200,114 @@ FGLDEF uint64_t fgl_checksum64(const void *p, size_t n) {
     return h;
 }
 
-FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fgl_error *err) {
+FGLDEF size_t fgl_file_max(void) {
+    const char *e = getenv("FGL_MAX_FILE_BYTES"), *p;
+    unsigned long long v = 0, unit = 1;
+    if (!e) return FGL_MAX_FILE_BYTES;
+    for (p = e; *p >= '0' && *p <= '9'; p++)
+        if ((v = v * 10 + (unsigned long long)(*p - '0')) >= (1ull << 50)) return 0;
+    if (p == e) return 0;
+    if (*p == 'k' || *p == 'K') unit = 1ull << 10;
+    else if (*p == 'm' || *p == 'M') unit = 1ull << 20;
+    else if (*p == 'g' || *p == 'G') unit = 1ull << 30;
+    if (unit > 1) p++;
+    if (*p || v == 0) return 0;
+    if (v >= (unsigned long long)((size_t)-1 / 2) / unit) return (size_t)-1 / 2; /* no bound, in effect */
+    return (size_t)(v * unit);
+}
+
+/* The line (1-based) of byte at in buf. */
+static long fgl__line_of(const unsigned char *buf, size_t at) {
+    long line = 1;
+    size_t i;
+    for (i = 0; i < at; i++) line += buf[i] == '\n';
+    return line;
+}
+
+FGLDEF int fgl_file_read_bounded(const char *path, size_t max, int text, unsigned char **data, size_t *len,
+                                 fgl_error *err) {
     FILE *f;
     unsigned char *buf = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, whole = 0, block = (size_t)1 << 20;
     long size;
     *data = NULL;
     *len = 0;
+    if (max > (size_t)-1 / 2) max = (size_t)-1 / 2; /* max + 1 below must not wrap */
+    if (max == 0 && (max = fgl_file_max()) == 0)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: FGL_MAX_FILE_BYTES='%s' is not a byte count (a positive integer, "
+                             "optionally with k, M or G)", path, getenv("FGL_MAX_FILE_BYTES"));
 #if defined(__unix__) || defined(__APPLE__)
     { /* A directory opens and "seeks" to LLONG_MAX on Linux; a device or a
-       * pipe may never end. Only regular files are read. */
+       * pipe may never end, and opening a FIFO blocks until a writer comes.
+       * Only regular files are read, and only up to the bound. */
         struct stat st;
-        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        int known = stat(path, &st) == 0;
+        if (known && !S_ISREG(st.st_mode))
             return fgl_error_set(err, FGL_ERR_IO, "%s: not a regular file (%s)", path,
                                  S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        if (known && st.st_size > 0 && (unsigned long long)st.st_size > (unsigned long long)max)
+            return fgl_error_set(err, FGL_ERR_RANGE, "%s: %llu bytes, over the bound of %llu bytes on one file "
+                                 "(FGL_MAX_FILE_BYTES; set it higher to read this file)", path,
+                                 (unsigned long long)st.st_size, (unsigned long long)max);
     }
 #endif
     f = fopen(path, "rb");
     if (!f) return fgl_error_set(err, FGL_ERR_IO, "%s: cannot open for reading", path);
-    /* Size the buffer from the file's length (one pass over the pages
-     * instead of copies at every doubling); +1 so reaching the end needs no
-     * growth. A length beyond half the address space is not a file's (a
-     * directory on a system without stat above). A file that grows while it
-     * is read still works: the loop below grows the buffer as needed. */
+    /* The buffer is sized from the file's length (no copies at every
+     * doubling), +1 so reaching the end needs no growth, once its first
+     * block has been read and checked: a text file of zeros fails holding
+     * 1 MiB, not its length. A length beyond the bound is refused (a
+     * directory on a system without stat above reports a huge one). A file
+     * that grows while it is read still works, up to the bound: the buffer
+     * then doubles. */
     if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-        if ((unsigned long)size >= (size_t)-1 / 2) {
+        if ((unsigned long)size > max) {
             fclose(f);
-            return fgl_error_set(err, FGL_ERR_IO, "%s: not a regular file (length %ld)", path, size);
+            return fgl_error_set(err, FGL_ERR_RANGE, "%s: %ld bytes, over the bound of %llu bytes on one file "
+                                 "(FGL_MAX_FILE_BYTES; set it higher to read this file)", path, size,
+                                 (unsigned long long)max);
         }
-        cap = (size_t)size + 1;
-        buf = (unsigned char *)FGL_MALLOC(cap);
-        if (!buf) {
-            fclose(f);
-            return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory reading %ld bytes", path, size);
-        }
+        whole = (size_t)size + 1;
     } else {
         clearerr(f);
         rewind(f);
     }
-    for (;;) {
-        size_t got;
+    for (;;) { /* blocks of at most 1 MiB, each checked as it comes */
+        size_t got, want;
         if (n == cap) {
-            size_t nc = cap ? cap * 2 : 65536;
-            unsigned char *nb = (unsigned char *)FGL_REALLOC(buf, nc);
+            size_t nc = whole > cap ? (cap == 0 && whole > block ? block : whole) : cap ? cap * 2 : 65536;
+            unsigned char *nb;
+            if (n > max) {
+                FGL_FREE(buf);
+                fclose(f);
+                return fgl_error_set(err, FGL_ERR_RANGE, "%s: more than the bound of %llu bytes on one file "
+                                     "(FGL_MAX_FILE_BYTES; set it higher to read this file)", path,
+                                     (unsigned long long)max);
+            }
+            if (nc > max + 1) nc = max + 1; /* > n: n <= max here */
+            nb = (unsigned char *)FGL_REALLOC(buf, nc);
             if (!nb) {
                 FGL_FREE(buf);
                 fclose(f);
-                return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory reading", path);
+                return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory reading %llu bytes", path,
+                                     (unsigned long long)nc);
             }
             buf = nb;
             cap = nc;
         }
-        got = fread(buf + n, 1, cap - n, f);
+        want = cap - n < block ? cap - n : block;
+        got = fread(buf + n, 1, want, f);
+        if (text && got) {
+            const unsigned char *z = (const unsigned char *)memchr(buf + n, 0, got);
+            if (z) {
+                size_t at = (size_t)(z - buf);
+                long line = fgl__line_of(buf, at);
+                FGL_FREE(buf);
+                fclose(f);
+                return fgl_error_set(err, FGL_ERR_FORMAT, "%s:%ld: a NUL byte (at byte %llu): binary data, "
+                                     "not a text file", path, line, (unsigned long long)at);
+            }
+        }
         n += got;
         if (got == 0) break;
     }
@@ -2239,9 +2317,18 @@ FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fg
         return fgl_error_set(err, FGL_ERR_IO, "%s: read error", path);
     }
     fclose(f);
+    if (n > max) {
+        FGL_FREE(buf);
+        return fgl_error_set(err, FGL_ERR_RANGE, "%s: more than the bound of %llu bytes on one file "
+                             "(FGL_MAX_FILE_BYTES; set it higher to read this file)", path, (unsigned long long)max);
+    }
     *data = buf;
     *len = n;
     return FGL_OK;
+}
+
+FGLDEF int fgl_file_read(const char *path, unsigned char **data, size_t *len, fgl_error *err) {
+    return fgl_file_read_bounded(path, 0, 0, data, len, err);
 }
 
 FGLDEF int fgl_file_write(const char *path, const void *data, size_t len, fgl_error *err) {

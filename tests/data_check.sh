@@ -160,6 +160,30 @@ t_syn_damage() {
 }
 check "synthetic: damaged Planetoid and .npy files end in clean errors, never a crash" t_syn_damage
 
+# issue 49: a label -5 in labels.npy was turned into -1 (unlabelled), and a
+# malformed attr_matrix.npy was reported as missing; both are named now
+t_npz_named() {
+    rm -rf "$tmp/nn" "$tmp/no" && mkdir -p "$tmp/nn" "$tmp/no" && unzip -q -o "$S/mirror/syn_npz.npz" -d "$tmp/nn" ||
+        return 1
+    cp "$tmp/nn/labels.npy" "$tmp/labels.orig"
+    hl=$(od -An -tu1 -j8 -N2 "$tmp/nn/labels.npy" | awk '{ print $1 + 256 * $2 }')
+    printf '\373\377\377\377\377\377\377\377' | dd of="$tmp/nn/labels.npy" bs=1 seek=$((10 + hl + 8)) conv=notrunc 2> /dev/null
+    if "$conv" npz "$tmp/nn" "$tmp/no" D > /dev/null 2> "$tmp/err"; then echo "label -5 accepted"; return 1; fi
+    cat "$tmp/err"
+    grep -q 'labels.npy: label -5 of node 1 (class ids are 0-based, -1 = unlabelled)' "$tmp/err" || return 1
+    cp "$tmp/labels.orig" "$tmp/nn/labels.npy"
+    rm -f "$tmp/nn"/attr_data.npy "$tmp/nn"/attr_indices.npy "$tmp/nn"/attr_indptr.npy "$tmp/nn"/attr_shape.npy
+    printf 'not an array\n' > "$tmp/nn/attr_matrix.npy"
+    if "$conv" npz "$tmp/nn" "$tmp/no" D > /dev/null 2> "$tmp/err"; then echo "bad attr_matrix accepted"; return 1; fi
+    cat "$tmp/err"
+    grep -q 'attr_matrix.npy: not a .npy file' "$tmp/err" && ! grep -q 'neither' "$tmp/err" || return 1
+    rm -f "$tmp/nn/attr_matrix.npy"
+    "$conv" npz "$tmp/nn" "$tmp/no" D > /dev/null 2> "$tmp/err"
+    cat "$tmp/err"
+    grep -q 'neither attr_data.npy (CSR features) nor attr_matrix.npy (dense) is there' "$tmp/err"
+}
+check "synthetic: fgl_convert npz names a label -5 and a malformed attr_matrix.npy (not missing)" t_npz_named
+
 t_syn_all() {
     syn_fetch "$S/out" && syn_same "$S/out"
 }

@@ -435,6 +435,8 @@ static const char *TU_FILES[][2] = {
     {"T_node_attributes.txt", " 1.5, 2\n 0.25,-3\n1e2, 4\n0,0\n1,1\n2, 2\n"},
 };
 
+#define TU_ZERO_ATTR "0, 0\n0,0\n 0.0, -0\n0,0\n0,0\n0,0\n"
+
 static void write_tu(void) {
     int i;
     for (i = 0; i < 5; i++) put_file(TU_FILES[i][0], TU_FILES[i][1]);
@@ -803,13 +805,245 @@ static void test_hostile_labels(void) {
         if (rc == FGL_OK) fgl_node_data_free(&d);
     }
     write_csv();
-    /* the largest label allowed still loads */
+    /* the largest label under the cap is refused too: 4 labels cannot use
+     * half of 2^20 classes (issue 49: a stray label is not a class) */
+    node_hostile("N.labels", "0\n1048575\n2\n1\n", FGL_ERR_RANGE, "label 1048575: the labels make 1048576 classes");
+}
+
+/* Labels that make classes no node has, or no class at all (issue 49): one
+ * label 99 in a copy of Cora made 100 classes (accuracy 32.2 -> 22.2), all
+ * labels -1 gave "out_dim 0 must be positive" much later. Both loaders that
+ * take labels as they are refuse them naming the file (and line); a few
+ * empty classes still load. */
+static void test_label_sanity(void) {
+    fgl_node_data d;
+    fgl_error e;
+    int rc;
+    /* 7 used classes and a stray 99: 100 classes, 92 empty */
     write_node();
-    put_file("N.labels", "0\n1048575\n2\n1\n");
+    put_file("N.features", "9 3\n1 0 0\n0 1 0\n0 0 1\n1 1 0\n1 0 0\n0 1 0\n0 0 1\n1 1 1\n1 0 1\n");
+    put_file("N.labels", "0\n1\n2\n3\n4\n99\n5\n6\n0\n");
+    put_file("N.edges", "0 1\n");
+    del_file("N.split");
     rc = fgl_load_node(tmp_dir, "N", &d, &e);
-    FT_CHECK(rc == FGL_OK && d.n_classes == FGL_MAX_CLASSES, "label %d: %s", FGL_MAX_CLASSES - 1, e.msg);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "N.labels", 6) && strstr(e.msg, "label 99") &&
+                 strstr(e.msg, "100 classes but only 8 hold a node") && strstr(e.msg, "classes 7..98"),
+             "a stray label 99: %s (%s)", fgl_result_name(rc), e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* a few empty classes load (a client's nodes saved alone): 0 2 5 of 6 */
+    put_file("N.labels", "0\n2\n5\n0\n2\n5\n0\n2\n-1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_OK && d.n_classes == 6, "classes 0, 2, 5: %s (%d classes)", e.msg, rc ? 0 : d.n_classes);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* nothing labelled */
+    put_file("N.labels", "-1\n-1\n-1\n-1\n-1\n-1\n-1\n-1\n-1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "N.labels") && strstr(e.msg, "all 9 labels are -1"),
+             "all unlabelled: %s (%s)", fgl_result_name(rc), e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    /* negative labels other than -1: the file and line */
+    put_file("N.labels", "0\n1\n2\n-5\n0\n1\n2\n0\n1\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "N.labels", 4) && strstr(e.msg, "label -5"), "label -5: %s", e.msg);
     if (rc == FGL_OK) fgl_node_data_free(&d);
     write_node();
+    /* CSV: the same rules */
+    write_csv();
+    put_file("node-label.csv", "0\n99\n1\n");
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && msg_has(&e, "node-label.csv", 2) && strstr(e.msg, "classes 2..98"), "csv 99: %s",
+             e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    put_file("node-label.csv", "-1\n-1\n-1\n");
+    rc = load_csv_tmp(&d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "all 3 labels are -1"), "csv unlabelled: %s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_csv();
+}
+
+/* Features that are all zero carry nothing (issue 49: accepted without a
+ * word): refused by every loader, naming the file. */
+static void test_all_zero_features(void) {
+    fgl_node_data d;
+    fgl_graph_set s;
+    fgl_error e;
+    int rc;
+    node_expect_error("N.features", "4 3\n0 0 0\n0 0 0\n0.0 0 0\n0 -0 0\n", FGL_ERR_EMPTY, 0);
+    node_expect_error("N.features", "4 3 0\n", FGL_ERR_EMPTY, 0);
+    node_expect_error("N.features", "4 3 2\n0 0 0\n2 1 0\n", FGL_ERR_EMPTY, 0);
+    write_node();
+    put_file("N.features", "4 3\n0 0 0\n0 0 0\n0 0 0\n0 0 0\n");
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "N.features") && strstr(e.msg, "every feature value"), "%s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_node();
+    linqs_expect_error("L.content", "p1\t0\t0\tB\np2\t0\t0\tA\n", FGL_ERR_EMPTY, 0);
+    csv_expect_error("node-feat.csv", "0,0\n0,0\n0,0\n", FGL_ERR_EMPTY, "node-feat.csv", 0);
+    write_tu();
+    put_file("T_node_attributes.txt", TU_ZERO_ATTR);
+    rc = fgl_load_tu(tmp_dir, "T", &s, &e);
+    FT_CHECK(rc == FGL_ERR_EMPTY && strstr(e.msg, "T_node_attributes.txt"), "TU attributes: %s", e.msg);
+    if (rc == FGL_OK) fgl_graph_set_free(&s);
+    write_tu();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Bounded readers (issue 49)                                               */
+/* ------------------------------------------------------------------------ */
+
+/* A sparse file of 2 GiB (no disk) named file; 0 if the system refuses. */
+static int put_sparse(const char *file, long long bytes) {
+    const char *path = tmp_path(file);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), ok, i, known = 0;
+    if (fd < 0) return 0;
+    ok = ftruncate(fd, (off_t)bytes) == 0;
+    close(fd);
+    for (i = 0; i < n_written; i++) known |= strcmp(written[i], path) == 0;
+    if (!known && n_written < 128) strcpy(written[n_written++], path);
+    return ok;
+}
+
+/* Every reader refuses a file over the bound (FGL_MAX_FILE_BYTES, here set
+ * low), a file that is not regular (a FIFO must not block, /dev/zero must
+ * not be read for ever) and a text file holding a NUL byte; a 2 GiB sparse
+ * file used to take 2.1 GB of memory and 12-21 s before "line 1". */
+static void test_bounded_readers(void) {
+    fgl_node_data d;
+    fgl_error e;
+    unsigned char *data = NULL;
+    size_t len = 0;
+    double t0, secs;
+    int rc;
+    /* the bound and its variable */
+    unsetenv("FGL_MAX_FILE_BYTES");
+    FT_CHECK(fgl_file_max() == FGL_MAX_FILE_BYTES, "default bound %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "3k", 1);
+    FT_CHECK(fgl_file_max() == 3072, "3k: %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "2G", 1);
+    FT_CHECK(fgl_file_max() == ((size_t)2 << 30) || sizeof(size_t) < 8, "2G: %zu", fgl_file_max());
+    setenv("FGL_MAX_FILE_BYTES", "12x", 1);
+    FT_CHECK(fgl_file_max() == 0, "12x is no bound: %zu", fgl_file_max());
+    write_node();
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_ARG && strstr(e.msg, "FGL_MAX_FILE_BYTES='12x'"), "a bad bound is said: %s", e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    setenv("FGL_MAX_FILE_BYTES", "20", 1); /* N.labels (8 bytes) fits, N.features (30) does not */
+    node_hostile("N.features", NODE_FILES[0][1], FGL_ERR_RANGE, "over the bound of 20 bytes");
+    rc = fgl_file_read(tmp_path("N.features"), &data, &len, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && !data && strstr(e.msg, "FGL_MAX_FILE_BYTES"), "file_read: %s", e.msg);
+    setenv("FGL_MAX_FILE_BYTES", "30", 1); /* exactly the file: read */
+    rc = fgl_file_read(tmp_path("N.features"), &data, &len, &e);
+    FT_CHECK(rc == FGL_OK && len == 30, "a file of exactly the bound: %s", e.msg);
+    free(data);
+    data = NULL;
+    unsetenv("FGL_MAX_FILE_BYTES");
+    /* a NUL byte in a text file: its line, at once */
+    write_node();
+    put_file_n("N.labels", "0\n1\n\0002\n1\n", 9);
+    memset(&d, 0x5a, sizeof d);
+    rc = fgl_load_node(tmp_dir, "N", &d, &e);
+    FT_CHECK(rc == FGL_ERR_FORMAT && strstr(e.msg, "N.labels:3: a NUL byte") && all_zero(&d, sizeof d), "NUL: %s",
+             e.msg);
+    if (rc == FGL_OK) fgl_node_data_free(&d);
+    write_node();
+    { /* N.labels of 2 GiB, sparse: refused by its length, reading nothing */
+        if (!put_sparse("N.labels", (long long)2 << 30)) FT_SKIP("cannot make a sparse file");
+        memset(&d, 0x5a, sizeof d);
+        ft_alloc_reset();
+        t0 = fgl_now();
+        rc = fgl_load_node(tmp_dir, "N", &d, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse N.labels, default bound: %s in %.6f s\n", fgl_result_name(rc), secs);
+        hostile_check("2 GiB sparse labels", rc, &e, FGL_ERR_RANGE, "2147483648 bytes, over the bound", &d, sizeof d,
+                      secs);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        /* the bound raised: the first 1 MiB block holds a NUL, nothing more is read */
+        setenv("FGL_MAX_FILE_BYTES", "4G", 1);
+        memset(&d, 0x5a, sizeof d);
+        ft_alloc_reset();
+        max_alloc = ((size_t)1 << 20) + 64;
+        t0 = fgl_now();
+        rc = fgl_load_node(tmp_dir, "N", &d, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse N.labels, FGL_MAX_FILE_BYTES=4G: %s in %.6f s, largest allocation %zu bytes\n",
+               fgl_result_name(rc), secs, ft_alloc_largest);
+        if (sizeof(size_t) >= 8)
+            hostile_check("2 GiB sparse labels, bound 4G", rc, &e, FGL_ERR_FORMAT, "N.labels:1: a NUL byte", &d,
+                          sizeof d, secs);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        max_alloc = HOSTILE_MAX_ALLOC;
+        unsetenv("FGL_MAX_FILE_BYTES");
+        write_node();
+    }
+    { /* a FIFO without a writer: refused, not waited on (the alarm ends a hang) */
+        char fifo[320]; /* tmp_path's buffer is overwritten by the next call */
+        snprintf(fifo, sizeof fifo, "%s", tmp_path("Q.features"));
+        FT_CHECK(mkfifo(fifo, 0600) == 0, "mkfifo %s", fifo);
+        alarm(20);
+        t0 = fgl_now();
+        rc = fgl_file_read(fifo, &data, &len, &e);
+        FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file") && fgl_now() - t0 < 1.0, "FIFO: %s", e.msg);
+        put_file("Q.labels", NODE_FILES[1][1]);
+        put_file("Q.edges", NODE_FILES[2][1]);
+        rc = fgl_load_node(tmp_dir, "Q", &d, &e);
+        FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "Q.features: not a regular file"), "FIFO features: %s", e.msg);
+        if (rc == FGL_OK) fgl_node_data_free(&d);
+        alarm(0);
+        remove(fifo);
+        del_file("Q.labels");
+        del_file("Q.edges");
+    }
+    rc = fgl_file_read("/dev/zero", &data, &len, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file"), "/dev/zero: %s", e.msg);
+}
+
+/* fgl_read_partition (fglrun --partition-file) hung on /dev/zero and on a
+ * FIFO, and took 16.8 s on a 2 GB sparse file before "line 1: too long":
+ * it now refuses non-regular files before opening them, files longer than
+ * 64 bytes a node, and a line at its 64th character. */
+static void test_partition_file_bounded(void) {
+    int part[6], k = 0, rc;
+    fgl_error e;
+    double t0, secs;
+    char *text = (char *)malloc(400);
+    alarm(20);
+    t0 = fgl_now();
+    rc = fgl_read_partition("/dev/zero", 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file") && fgl_now() - t0 < 1.0, "/dev/zero: %s", e.msg);
+    FT_CHECK(mkfifo(tmp_path("part.fifo"), 0600) == 0, "mkfifo");
+    rc = fgl_read_partition(tmp_path("part.fifo"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "not a regular file"), "FIFO: %s", e.msg);
+    remove(tmp_path("part.fifo"));
+    rc = fgl_read_partition(tmp_dir, 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_IO && strstr(e.msg, "a directory"), "directory: %s", e.msg);
+    alarm(0);
+    if (put_sparse("part.sparse", (long long)2 << 30)) {
+        t0 = fgl_now();
+        rc = fgl_read_partition(tmp_path("part.sparse"), 6, 0, part, &k, &e);
+        secs = fgl_now() - t0;
+        printf("#   2 GiB sparse partition file: %s in %.6f s\n", fgl_result_name(rc), secs);
+        FT_CHECK(rc == FGL_ERR_RANGE && strstr(e.msg, "2147483648 bytes, more than 6 lines") && secs < 1.0,
+                 "2 GiB sparse: %s (%.2f s)", e.msg, secs);
+        del_file("part.sparse");
+    }
+    /* 6 lines of 64 bytes fit; one byte more does not */
+    memset(text, ' ', 384);
+    text[0] = '0', text[63] = '\n', text[64] = '1', text[127] = '\n', text[128] = '2', text[191] = '\n';
+    text[192] = '0', text[255] = '\n', text[256] = '1', text[319] = '\n', text[320] = '2', text[383] = '\n';
+    put_file_n("part.txt", text, 384);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_OK && k == 3 && part[5] == 2, "6 lines of 64 bytes: %s", e.msg);
+    text[384] = '\n';
+    put_file_n("part.txt", text, 385);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_RANGE && strstr(e.msg, "385 bytes"), "385 bytes: %s", e.msg);
+    /* a long line ends the read at its 64th character */
+    memset(text, '0', 300);
+    put_file_n("part.txt", text, 300);
+    rc = fgl_read_partition(tmp_path("part.txt"), 6, 0, part, &k, &e);
+    FT_CHECK(rc == FGL_ERR_PARSE && strstr(e.msg, "line 1: too long"), "a long line: %s", e.msg);
+    del_file("part.txt");
+    free(text);
 }
 
 /* Duplicate sparse triplets are summed; two finite values can sum to +Inf,
@@ -1003,6 +1237,10 @@ int main(void) {
     FT_RUN(test_csv_small);
     FT_RUN(test_hostile_node_count);
     FT_RUN(test_hostile_labels);
+    FT_RUN(test_label_sanity);
+    FT_RUN(test_all_zero_features);
+    FT_RUN(test_bounded_readers);
+    FT_RUN(test_partition_file_bounded);
     FT_RUN(test_hostile_duplicate_sum);
     FT_RUN(test_hostile_directory);
     FT_RUN(test_hostile_tu_attributes);

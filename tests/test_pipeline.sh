@@ -7,6 +7,7 @@
 #    --clients that disagrees are refused with the file and line named,
 #    exit status 1 (the data's kind of error), before any run; flags that
 #    contradict it (--split louvain, --split given without a file) exit 2;
+#    /dev/zero, a FIFO and a 2 GB sparse file are refused at once (issue 49);
 #  - --split-global: the same seed gives the same bits, at 1 and 2 threads;
 #    the per-client split gives other numbers;
 #  - fedavg --set weights=equal gives another result than the default on
@@ -52,6 +53,21 @@ sed '5s/.*/7/' "$tmp/p3" > "$tmp/bad"; bad_file "an id out of range" "line 5: pa
 sed 's/^1$/2/' "$tmp/p3" > "$tmp/bad"; bad_file "an empty part" "part 1 of 0..2 holds no node"
 sed '9s/.*/two/' "$tmp/p3" > "$tmp/bad"; bad_file "garbage" "line 9: 'two' is not a part id"
 cp "$tmp/p3" "$tmp/bad"; bad_file "a --clients that disagrees" "outside 0..1" --clients 2
+# issue 49: /dev/zero and a FIFO hung (no output for 60 s), a 2 GB sparse file
+# took 16.8 s; each is refused at once (timeout: a hang fails, not blocks)
+hostile_file() { # NAME FILE EXPECTED-TEXT
+    if command -v timeout > /dev/null; then to="timeout 20"; else to=; fi
+    $to $FGLRUN --algo fedavg $D --partition-file "$2" > "$tmp/out" 2> "$tmp/err"; st=$?
+    if [ $st -eq 1 ] && grep -q -- "$3" "$tmp/err" && [ ! -s "$tmp/out" ]; then ok "fglrun --partition-file refuses $1 at once"
+    else nok "fglrun --partition-file refuses $1 at once (status $st)"; fi
+}
+hostile_file /dev/zero /dev/zero "is not a regular file (a device, pipe or socket)"
+if mkfifo "$tmp/fifo" 2> /dev/null; then hostile_file "a FIFO" "$tmp/fifo" "is not a regular file"
+else echo "skip - fglrun --partition-file refuses a FIFO (mkfifo failed)"; fi
+if truncate -s 2G "$tmp/sparse" 2> /dev/null; then
+    hostile_file "a 2 GB sparse file" "$tmp/sparse" "2147483648 bytes, more than 600 lines"
+    rm -f "$tmp/sparse"
+else echo "skip - fglrun --partition-file refuses a 2 GB sparse file (truncate failed)"; fi
 # contradicting flags: usage errors, status 2
 $FGLRUN --algo fedavg $D --split louvain --partition-file "$tmp/p3" > /dev/null 2> "$tmp/err"; st=$?
 if [ $st -eq 2 ] && grep -q "cannot be combined with --split louvain" "$tmp/err"; then ok "fglrun --partition-file with --split louvain: exit 2"

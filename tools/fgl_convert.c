@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------------------ */
 /* Numeric arrays (.npy files and unpickled numpy arrays)                   */
@@ -344,7 +345,8 @@ static int mat_from_dense(mat *m, const nd *x, const char *what, fgl_error *err)
     return FGL_OK;
 }
 
-/* Class of each row of y: a 1-D array of integers, or a 2-D one-hot (or
+/* Class of each row of y: a 1-D array of integers (-1 = unlabelled, any
+ * other negative value an error naming its node), or a 2-D one-hot (or
  * score) matrix whose row argmax is the class; a row of zeros is -1. */
 static int labels_from(const nd *y, int *out, long long n, const char *what, fgl_error *err) {
     long long i, j;
@@ -356,7 +358,10 @@ static int labels_from(const nd *y, int *out, long long n, const char *what, fgl
             long long c = nd_i64(y, i, &bad);
             if (bad || c > INT_MAX)
                 return fgl_error_set(err, FGL_ERR_RANGE, "%s: label %lld is not a class id", what, i);
-            out[i] = c < 0 ? -1 : (int)c;
+            if (c < -1)
+                return fgl_error_set(err, FGL_ERR_RANGE, "%s: label %lld of node %lld (class ids are 0-based, -1 = "
+                                     "unlabelled)", what, c, i);
+            out[i] = (int)c;
         } else {
             double best = 0;
             out[i] = -1;
@@ -690,11 +695,10 @@ done:
 
 static int npy_member(const char *src, const char *member, npy *a, int required, fgl_error *err) {
     char path[1024];
-    FILE *f;
+    struct stat st;
     snprintf(path, sizeof path, "%s/%s.npy", src, member);
     memset(a, 0, sizeof *a);
-    if (!required && !(f = fopen(path, "rb"))) return 1; /* absent */
-    if (!required) fclose(f);
+    if (!required && stat(path, &st) != 0) return 1; /* absent (stat, not fopen: a FIFO would block it) */
     return npy_read(path, a, err) == FGL_OK ? 0 : -1;
 }
 
@@ -735,10 +739,12 @@ static int convert_npz(const char *src, const char *out, const char *name, fgl_e
     if (have_attr == 0) {
         for (i = 1; i < 4; i++)
             if (npy_member(src, attr_names[i], &attr[i], 1, err)) goto fail;
-    } else if (npy_member(src, "attr_matrix", &am, 1, err)) {
-        fgl_error_set(err, FGL_ERR_IO, "%s: neither attr_data.npy (CSR features) nor attr_matrix.npy (dense) is there",
-                      src);
-        goto fail;
+    } else {
+        int have_am = npy_member(src, "attr_matrix", &am, 0, err);
+        if (have_am > 0)
+            fgl_error_set(err, FGL_ERR_IO, "%s: neither attr_data.npy (CSR features) nor attr_matrix.npy (dense) is "
+                          "there", src);
+        if (have_am) goto fail; /* absent, or there but malformed (npy_read said how) */
     }
     r = shape_of(&adj[3], 0, &bad);
     if (bad || r != shape_of(&adj[3], 1, &bad) || bad || r > INT_MAX) {

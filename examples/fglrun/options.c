@@ -212,12 +212,29 @@ static int fail(char *msg, size_t cap, const char *fmt, const char *a) {
 
 static void usage(FILE *f);
 
+/* A refusal of the command line: the reason, and one line pointing at the
+ * help (the whole text buries the reason). */
 static int bad(const char *fmt, const char *a) {
     fprintf(stderr, "fglrun: ");
     fprintf(stderr, fmt, a);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
+    fprintf(stderr, "\n(fglrun --help lists the options; fglrun --algo NAME --help an algorithm's parameters)\n");
     return 2;
+}
+
+/* The edit distance of a and b (short words: option names), capped at 9. */
+static int edit_distance(const char *a, const char *b) {
+    int la = (int)strlen(a), lb = (int)strlen(b), i, j, d[40][40];
+    if (la >= 40 || lb >= 40) return 9;
+    for (i = 0; i <= la; i++) d[i][0] = i;
+    for (j = 0; j <= lb; j++) d[0][j] = j;
+    for (i = 1; i <= la; i++)
+        for (j = 1; j <= lb; j++) {
+            int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c) c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c) c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb] < 9 ? d[la][lb] : 9;
 }
 
 /* A --data value: at most MAX_ITEMS comma-separated items, none empty; a
@@ -931,7 +948,10 @@ static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_
     case OPT_STR: *(const char **)(void *)p = v; return 0;
     default: return d->parse(o, v, msg, cap);
     }
-    if (d->what) snprintf(msg, cap, "--%s needs %s, not '%s'", d->name, d->what, v);
+    if (d->what && (d->type == OPT_DOUBLE || d->type == OPT_FLOAT))
+        snprintf(msg, cap, "--%s needs %s (%g to %g), not '%s'", d->name, d->what, d->lo, d->hi, v);
+    else if (d->what)
+        snprintf(msg, cap, "--%s needs %s (%.0f to %.0f), not '%s'", d->name, d->what, d->lo, d->hi, v);
     else snprintf(msg, cap, "--%s needs an integer in %.0f..%.0f, not '%s'", d->name, d->lo, d->hi, v);
     return 1;
 }
@@ -1027,7 +1047,19 @@ static int parse_args(int argc, char **argv, options *o) {
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         int k = opt_lookup(a);
-        if (k < 0) return bad("unknown option '%s'", a);
+        if (k < 0) { /* the nearest option, when one is near (--round: --rounds) */
+            int q, best = -1, bd = 9;
+            for (q = 0; !strncmp(a, "--", 2) && q < N_OPTS; q++) {
+                int e = edit_distance(a + 2, opt_table[q].name);
+                if (e < bd) bd = e, best = q;
+            }
+            if (best >= 0 && bd <= 2 && bd < (int)strlen(a + 2)) {
+                fprintf(stderr, "fglrun: unknown option '%s'; did you mean --%s?\n", a, opt_table[best].name);
+                fprintf(stderr, "(fglrun --help lists the options)\n");
+                return 2;
+            }
+            return bad("unknown option '%s'", a);
+        }
         if (opt_table[k].kind == 'h') {
             if (o->n_algos == 1 && fgl_algo_find(o->algos[0])) print_algo_help(fgl_algo_find(o->algos[0]));
             else usage(stdout);

@@ -158,6 +158,7 @@ extern "C" {
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h> /* getenv (fgl_file_max), whatever the allocator */
 #include <string.h>
 #include <time.h>
 #if defined(__unix__) || defined(__APPLE__)

@@ -45,7 +45,9 @@ FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err);
 /* --- text parsing --------------------------------------------------------- */
 
 /* A whole text file in memory (NUL-terminated) with a cursor and the line
- * number for messages. */
+ * number for messages. Read by fgl_file_read_bounded: a regular file of at
+ * most fgl_file_max() bytes, without a NUL byte (a file of zeros fails at
+ * its first block instead of being read whole). */
 typedef struct fgl__g_txt {
     const char *path;
     char *own;          /* path, when the cursor owns it (fgl__g_txt_open_in) */
@@ -74,7 +76,7 @@ static int fgl__g_txt_open(fgl__g_txt *t, const char *path, fgl_error *err) {
     t->path = path;
     t->err = err;
     t->line = 1;
-    rc = fgl_file_read(path, &data, &len, err);
+    rc = fgl_file_read_bounded(path, 0, 1, &data, &len, err); /* regular, bounded, text */
     if (rc) return rc;
     nb = FGL__G_RESIZE(unsigned char, data, len + 1);
     if (!nb) {
@@ -336,13 +338,20 @@ static int fgl__g_txt_open_optional(fgl__g_txt *t, const char *dir, const char *
     int rc = fgl__g_txt_open_in(t, dir, name, suffix, err);
     if (rc == FGL_ERR_IO) {
         char *path = fgl__g_path(dir, name, suffix);
+        int there;
+#if defined(__unix__) || defined(__APPLE__)
+        struct stat st; /* not fopen: it blocks on a FIFO without a writer */
+        there = path && stat(path, &st) == 0;
+#else
         FILE *f = path ? fopen(path, "rb") : NULL;
+        there = f != NULL;
+        if (f) fclose(f);
+#endif
         FGL_FREE(path);
-        if (!f) {
+        if (!there) {
             fgl_error_clear(err);
             return 0;
         }
-        fclose(f);
     }
     return rc ? rc : 1;
 }
@@ -438,6 +447,18 @@ static int fgl__g_read_rows(fgl__g_txt *t, float *x, int n, int w, const fgl__g_
     if (rc < 0) return rc;
     if (row != n) return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "%d %s for %d %s", row, words->rows, n, words->owners);
     return FGL_OK;
+}
+
+/* FGL_ERR_EMPTY when none of the k values x holds is non-zero: n rows of w
+ * features (or attributes) that are all 0 carry nothing to learn from, a
+ * failed conversion more likely than data. */
+static int fgl__g_nonzero(const char *path, const float *x, size_t k, int n, int w, const char *what,
+                          fgl_error *err) {
+    size_t i;
+    for (i = 0; i < k; i++)
+        if (x[i] != 0.0f) return FGL_OK;
+    return fgl_error_set(err, FGL_ERR_EMPTY, "%s: every %s value of the %d nodes x %d %ss is 0: nothing to learn "
+                         "from (a failed conversion?)", path, what, n, w, what);
 }
 
 /* --- TU loader ------------------------------------------------------------ */
@@ -599,6 +620,7 @@ FGLDEF int fgl_load_tu(const char *dir, const char *name, fgl_graph_set *out, fg
         attr = FGL__G_NEW2(float, N, w);
         if (!attr) goto nomem;
         if ((rc = fgl__g_read_rows(&t, attr, N, w, &words)) != 0) goto fail;
+        if ((rc = fgl__g_nonzero(t.path, attr, (size_t)N * (size_t)w, N, w, "attribute", err)) != 0) goto fail;
         out->node_attr = attr;
         out->n_node_attr = w;
         attr = NULL;
@@ -636,10 +658,53 @@ static int fgl__g_check_label(fgl__g_txt *t, int v) {
     return FGL_OK;
 }
 
+/* The classes of labels y (n nodes, line i + 1 of t's file is node i):
+ * n_classes = max + 1, so a stray label (99 among 0..6) would make classes
+ * no node has. Refused: no node labelled (all -1); more classes 0..max
+ * without a node than with one, naming the first line of the label above
+ * the widest run of empty classes. A few empty classes are accepted (a
+ * client's nodes saved alone may miss some classes; 1-based ids leave
+ * class 0 empty): the node layout does not declare its class count, so they
+ * cannot be told from data. The cursor's line is left as found. */
+static int fgl__g_check_classes(fgl__g_txt *t, const int *y, int n, int *n_classes) {
+    int *v, m = 0, i, used = 0, lo = -1, hi = -1, prev = -1, rc = FGL_OK;
+    if (!(v = FGL__G_NEW(int, n > 0 ? n : 1))) return fgl_error_set(t->err, FGL_ERR_NOMEM, "%s: out of memory", t->path);
+    for (i = 0; i < n; i++)
+        if (y[i] >= 0) v[m++] = y[i];
+    if (m == 0) {
+        FGL_FREE(v);
+        return fgl_error_set(t->err, FGL_ERR_EMPTY, "%s: no node is labelled: all %d labels are -1 (unknown)", t->path,
+                             n);
+    }
+    fgl__g_sort_ints(v, (size_t)m);
+    for (i = 0; i < m; i++) {
+        if (i > 0 && v[i] == v[i - 1]) continue;
+        used++;
+        if (v[i] - prev - 1 > hi - lo - 1) lo = prev, hi = v[i]; /* the widest run of empty classes so far */
+        prev = v[i];
+    }
+    *n_classes = v[m - 1] + 1;
+    FGL_FREE(v);
+    if (*n_classes - used > used) {
+        int line = t->line;
+        char range[64];
+        if (lo + 1 == hi - 1) snprintf(range, sizeof range, "class %d", lo + 1);
+        else snprintf(range, sizeof range, "classes %d..%d", lo + 1, hi - 1);
+        for (i = 0; i < n && y[i] != hi; i++) {}
+        t->line = i + 1;
+        rc = fgl__g_txt_fail(t, FGL_ERR_RANGE, "label %d: the labels make %d classes but only %d hold a node (none "
+                             "has %s): a stray label? (class ids are 0-based; at least half of the classes 0..C-1 "
+                             "must hold a node)", hi, *n_classes, used, range);
+        t->line = line;
+    }
+    return rc;
+}
+
 /* Labels: one integer per line (fgl__g_check_label), exactly n lines, into
- * y (room for min(n, lines of the file)); n_classes = max + 1. */
+ * y (room for min(n, lines of the file)); fgl__g_check_classes, n_classes =
+ * max + 1. */
 static int fgl__g_read_labels(fgl__g_txt *t, int n, int *y, int *n_classes) {
-    int rc, cnt = 0, mx = -1;
+    int rc, cnt = 0;
     while ((rc = fgl__g_txt_more(t)) > 0) {
         int v;
         if (cnt >= n) return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "more labels than the %d nodes", n);
@@ -647,12 +712,10 @@ static int fgl__g_read_labels(fgl__g_txt *t, int n, int *y, int *n_classes) {
         if ((rc = fgl__g_check_label(t, v)) != 0) return rc;
         if ((rc = fgl__g_txt_eol(t)) != 0) return rc;
         y[cnt++] = v;
-        if (v > mx) mx = v;
     }
     if (rc < 0) return rc;
     if (cnt != n) return fgl__g_txt_fail(t, FGL_ERR_SHAPE, "%d labels for %d nodes", cnt, n);
-    *n_classes = mx + 1;
-    return FGL_OK;
+    return fgl__g_check_classes(t, y, n, n_classes);
 }
 
 /* Edges "u v" (0-based, < n) -> a symmetric graph without self loops. */
@@ -839,6 +902,9 @@ FGLDEF int fgl_load_node(const char *dir, const char *name, fgl_node_data *out, 
     out->n_nodes = n;
     out->n_feat = f;
     if ((rc = fgl__g_read_features_body(&tf, n, f, nnz, out)) != 0) goto fail;
+    rc = nnz < 0 ? fgl__g_nonzero(tf.path, out->x.data, (size_t)n * (size_t)f, n, f, "feature", err)
+                 : fgl__g_nonzero(tf.path, out->x_sparse.values, (size_t)out->x_sparse.nnz, n, f, "feature", err);
+    if (rc) goto fail;
     fgl__g_txt_close(&tf);
     fgl__g_txt_close(&t);
     if ((rc = fgl__g_txt_open_in(&t, dir, name, ".edges", err)) != 0 ||
@@ -1144,6 +1210,10 @@ FGLDEF int fgl_load_linqs(const char *dir, const char *name, fgl_node_data *out,
         rc = fgl__g_txt_fail(&tc, FGL_ERR_EMPTY, "no nodes: the dataset is empty");
         goto fail;
     }
+    if (col.n == 0) { /* only non-zero values were kept */
+        rc = fgl__g_nonzero(tc.path, NULL, 0, n, F, "feature", err);
+        goto fail;
+    }
     /* id table; duplicates are an error */
     {
         uint32_t size = 16;
@@ -1239,7 +1309,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
                         fgl_node_data *out, fgl_error *err) {
     static const fgl__g_rows_words words = {"feature value", "values", "row", "feature rows", "labels"};
     fgl__g_txt t;
-    int rc, n = 0, i, w = 0, mx = -1;
+    int rc, n = 0, i, w = 0;
     memset(out, 0, sizeof *out);
     memset(&t, 0, sizeof t);
     if (!edge_path || !feat_path || !label_path)
@@ -1250,14 +1320,13 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
     for (i = 0; i < n; i++) {
         t.line = i + 1;
         if ((rc = fgl__g_check_label(&t, out->y[i])) != 0) goto fail;
-        if (out->y[i] > mx) mx = out->y[i];
     }
     if (n == 0) {
         rc = fgl__g_txt_fail(&t, FGL_ERR_EMPTY, "no labels: the dataset is empty");
         goto fail;
     }
+    if ((rc = fgl__g_check_classes(&t, out->y, n, &out->n_classes)) != 0) goto fail;
     out->n_nodes = n;
-    out->n_classes = mx + 1;
     fgl__g_txt_close(&t);
     /* features: the first row sets the width */
     if ((rc = fgl__g_txt_open(&t, feat_path, err)) != 0) goto fail;
@@ -1275,6 +1344,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
         goto fail;
     }
     if ((rc = fgl__g_read_rows(&t, out->x.data, n, w, &words)) != 0) goto fail;
+    if ((rc = fgl__g_nonzero(t.path, out->x.data, (size_t)n * (size_t)w, n, w, "feature", err)) != 0) goto fail;
     out->n_feat = w;
     fgl__g_txt_close(&t);
     /* edges */

@@ -102,7 +102,13 @@
  *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
  *
  * LOADERS
- *   Files are read whole (fgl_file_read) and parsed from memory. Numbers may
+ *   Files are read whole and parsed from memory, by fgl_file_read_bounded:
+ *   regular files only (a directory, device or FIFO is refused before it is
+ *   opened), of at most fgl_file_max() bytes each (1 GiB, FGL_MAX_FILE_BYTES:
+ *   the environment variable of that name changes it, e.g.
+ *   FGL_MAX_FILE_BYTES=4G), refused from their length before anything is
+ *   read, and text: a NUL byte is an error found as the file is read, 1 MiB
+ *   at a time (a 2 GB file of zeros fails in its first block). Numbers may
  *   be separated by blanks, tabs or one comma; CRLF line ends, trailing
  *   blanks and blank lines at the end of a file are accepted; a blank line
  *   in the middle is an error. Errors say "path:line: problem" and use:
@@ -110,22 +116,33 @@
  *                     (optional ones too) is not a regular file (no line);
  *     FGL_ERR_PARSE   a token that is not the number expected;
  *     FGL_ERR_RANGE   an id, label or code outside its range, a label or a
- *                     declared feature count over its cap (below);
+ *                     declared feature count over its cap (below), labels
+ *                     that leave most classes empty (below), a file over
+ *                     the bound (no line);
  *     FGL_ERR_NONFINITE  a value that is NaN or does not fit a float, or
  *                     summed duplicate triplets that do not;
  *     FGL_ERR_FORMAT  a file shorter than its own header/structure says
  *                     (truncated), a missing value, an empty middle line,
  *                     graph ids out of order, an edge joining two TU
- *                     graphs, a repeated LINQS id;
+ *                     graphs, a repeated LINQS id, a NUL byte (binary
+ *                     data);
  *     FGL_ERR_SHAPE   counts that disagree between files or between rows;
- *     FGL_ERR_EMPTY   no nodes / no graphs / no features.
+ *     FGL_ERR_EMPTY   no nodes / no graphs / no features; features (or TU
+ *                     node attributes) that are all 0; node-layout or CSV
+ *                     labels that are all -1 (no node labelled; no line).
+ *     FGL_ERR_ARG     FGL_MAX_FILE_BYTES set to something not a byte count.
  *   Choices: self loops in edge files are dropped, duplicate edges merged and
  *   every edge list symmetrised (graphs satisfy the contract). TU
  *   edge and graph attribute/label files are ignored. TU graph labels and
  *   node labels are remapped to 0..C-1 in sorted order of the raw values;
- *   node-layout labels are 0-based already (-1 = unknown), n_classes =
- *   max + 1. LINQS cites naming an id absent from .content are dropped and
- *   counted.
+ *   node-layout and CSV labels are 0-based already (-1 = unknown; any other
+ *   negative label is an error), n_classes = max + 1: labels that leave
+ *   more of the classes 0..max without a node than with one (a stray 99
+ *   among 0..6 would make 100 classes) are refused, naming the line of the
+ *   label above the widest run of empty classes; a few empty classes load
+ *   (a client's nodes saved alone may miss some; these files do not declare
+ *   their class count). LINQS cites naming an id absent from .content are
+ *   dropped and counted.
  *   Hostile files: no size a file announces is trusted for allocation until
  *   something else confirms it. Counts come from lines actually read (so
  *   from the file's length); the node layout's header is checked against
@@ -190,6 +207,9 @@ extern "C" {
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/stat.h> /* regular files only: the loaders, fgl_read_partition */
+#endif
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,7 +17,12 @@ FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error
  * parts are 0..max id, each holding a node. *k_out (may be NULL) gets the
  * number of parts. Blank lines, signs other than a leading '-', text after
  * the number and ids outside the range are errors naming the line. All or
- * nothing: part (n ints) is written only when the whole file is valid. */
+ * nothing: part (n ints) is written only when the whole file is valid.
+ * Only a regular file is read (a directory, device or FIFO is FGL_ERR_IO,
+ * told before it is opened), of at most 64 bytes a line: a file longer than
+ * 64 n bytes (or fgl_file_max()) is FGL_ERR_RANGE before a byte is read,
+ * and a line is refused at its 64th character, so what is read is bounded
+ * by n even where the length is not known. */
 FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_out, fgl_error *err);
 
 /* fgl:private */
@@ -53,6 +58,19 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
     char buf[64];
     if (!path || n < 1 || k < 0 || !part)
         return fgl_error_set(err, FGL_ERR_ARG, "read_partition: no file, %d nodes, %d parts", n, k);
+#if defined(__unix__) || defined(__APPLE__)
+    { /* a FIFO would block fopen, a device never end: regular files only, bounded by n lines of 64 bytes */
+        struct stat st;
+        double most = 64.0 * (double)n, cap = (double)fgl_file_max();
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            return fgl_error_set(err, FGL_ERR_IO, "partition file '%s' is not a regular file (%s)", path,
+                                 S_ISDIR(st.st_mode) ? "a directory" : "a device, pipe or socket");
+        if (stat(path, &st) == 0 && ((double)st.st_size > most || (cap > 0 && (double)st.st_size > cap)))
+            return fgl_error_set(err, FGL_ERR_RANGE, "partition file '%s' has %.0f bytes, more than %d lines (the "
+                                 "graph's nodes) of at most 64 bytes%s", path, (double)st.st_size, n,
+                                 (double)st.st_size > most ? "" : " or the FGL_MAX_FILE_BYTES bound");
+    }
+#endif
     if (!(f = fopen(path, "r"))) return fgl_error_set(err, FGL_ERR_IO, "partition file '%s' cannot be opened", path);
     tmp = (int *)FGL_MALLOC(sizeof(int) * (size_t)n);
     if (!tmp) {
@@ -65,7 +83,10 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
         char *end;
         while ((c = fgetc(f)) != EOF && c != '\n')
             if (len + 1 < sizeof buf) buf[len++] = (char)c;
-            else len = sizeof buf; /* too long: kept as the mark of a bad line */
+            else {
+                len = sizeof buf; /* too long: the mark of a bad line, told now (the line may never end) */
+                break;
+            }
         if (c == EOF && len == 0) break; /* the end, after the last newline */
         line++;
         if (len > 0 && len < sizeof buf && buf[len - 1] == '\r') len--; /* a file written on Windows */
