@@ -465,6 +465,7 @@ typedef struct result {
 #endif
     char report[512];
     char leak[160];                       /* a reproduction option that trains on held-out labels ("": none) */
+    char other_build[200];                /* a run resumed from another build's checkpoint: that build ("": none) */
 } result;
 
 /* A parameter whose non-zero value trains on labels the protocol holds out
@@ -680,6 +681,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     if (o->checkpoint) {
         checkpoint_path(o, fname, seed, fold, ckpt, sizeof ckpt);
         if (file_exists(ckpt)) {
+            run.allow_other_build = o->allow_other_build;
             if (fgl_run_load(&run, ckpt, &err)) {
                 fprintf(stderr, "fglrun: %s\n", err.msg);
                 fgl_run_free(&run);
@@ -687,6 +689,11 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
                 return 1;
             }
             if (!o->quiet) fprintf(stderr, "fglrun: resumed %s at round %d\n", ckpt, run.round);
+            if (run.other_build[0]) { /* said even with --quiet, and recorded */
+                fprintf(stderr, "fglrun: %s was written by another build (%s; this one: %s): the result is neither "
+                                "build's and is marked so in the record\n", ckpt, run.other_build, fgl_build_id());
+                snprintf(res->other_build, sizeof res->other_build, "%s", run.other_build);
+            }
         }
     }
     progress_begin(o, label, fname, seed, fold, &run);
@@ -938,6 +945,10 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     if (res->leak[0]) { /* marked, so that a table cannot show it as an honest number */
         fprintf(f, ", \"label_leakage\": ");
         json_str(f, res->leak);
+    }
+    if (res->other_build[0]) { /* --allow-other-build: its bits are neither build's */
+        fprintf(f, ", \"resumed_from_other_build\": ");
+        json_str(f, res->other_build);
     }
     if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
         double rm, rs;

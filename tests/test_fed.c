@@ -466,6 +466,40 @@ static void test_checkpoint_refusals(void) {
         fgl_run_free(&run);
     }
     free(data);
+    data = NULL;
+    /* another build's checkpoint (its recorded identity changed, the frame's checksum made anew): refused
+     * naming both builds, accepted with allow_other_build and then said in other_build */
+    FT_CHECK(ft_run_rounds(&part, &cfg, "fedprox", cd, 5, 2, NULL) && fgl_run_save(&part, path, &err) == FGL_OK,
+             "save: %s", err.msg);
+    fgl_run_free(&part);
+    if (fgl_file_read(path, &data, &len, &err) == FGL_OK && len > 32) {
+        const char *id = fgl_build_id();
+        size_t n = strlen(id), at;
+        uint64_t sum;
+        FILE *f;
+        for (at = 16; at + n <= len - 8 && memcmp(data + at, id, n) != 0; at++) continue;
+        FT_CHECK(at + n <= len - 8, "the checkpoint records the build '%s'", id);
+        if (at + n <= len - 8) {
+            data[at] = (unsigned char)'G'; /* "fgl ..." -> "Ggl ...": another build */
+            sum = fgl_checksum64(data + 8, len - 16);
+            for (k = 0; k < 8; k++) data[len - 8 + k] = (unsigned char)(sum >> (8 * k));
+            if ((f = fopen(path, "wb"))) {
+                fwrite(data, 1, len, f);
+                fclose(f);
+            }
+            if (ft_run_rounds(&run, &cfg, "fedprox", cd, 5, 0, NULL)) {
+                FT_CHECK(fgl_run_load(&run, path, &err) == FGL_ERR_SHAPE && strstr(err.msg, "another build") &&
+                             strstr(err.msg, "Ggl") && strstr(err.msg, id),
+                         "another build's checkpoint must be refused, naming both: %s", err.msg);
+                FT_CHECK(run.round == 0, "the run was touched");
+                run.allow_other_build = 1;
+                FT_CHECK(fgl_run_load(&run, path, &err) == FGL_OK && run.round == 2 && !strncmp(run.other_build, "Ggl", 3),
+                         "allowed: loaded (%s), other_build '%s'", err.msg, run.other_build);
+                fgl_run_free(&run);
+            }
+        }
+    }
+    free(data);
     remove(path);
     fgl_scenario_free(&sc);
 }

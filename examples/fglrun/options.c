@@ -85,6 +85,7 @@ typedef struct options {
     /* run records, progress, plots (the sections "run records", "progress" and "plots") */
     const char *config, *row;   /* --config FILE, --row LABEL */
     int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
+    int allow_other_build;      /* --allow-other-build: resume a checkpoint another build wrote (recorded) */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
     int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
@@ -847,6 +848,10 @@ static const opt_def opt_table[] = {
              "  clients.svg, the client matrix). They reveal which clients the secret Poisson draw chose in each round\n"
              "  (the others' bytes and loss are 0) to whoever reads the files; without it, under --dp the round's CSV\n"
              "  holds the round's aggregates only, and no per-client file is written.\n"),
+    ROW_BOOL("allow-other-build", 'r', allow_other_build,
+             "--allow-other-build resumes a --checkpoint written by another build of fgl (another compiler, other\n"
+             "  instruction sets or fast math: it may round differently, so the result matches neither build's bits);\n"
+             "  without it such a checkpoint is refused. The record then says \"resumed_from_other_build\".\n"),
     ROW_BOOL("config-run-control", 'r', config_run_control,
              "--config-run-control obeys run-control flags (--out, --checkpoint, --threads ...) that the --config\n"
              "  file holds among its \"flags\" (or \"args\"); without it they are ignored with a note: a record says\n"

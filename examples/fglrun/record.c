@@ -450,31 +450,19 @@ static int config_reparse(int argc, char **argv, options *o) {
     replay *rp = (replay *)calloc(1, sizeof *rp);
     const char *path = o->config, *row = o->row;
     const jv *rec, *res, *cfg = NULL, *args = NULL;
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    FILE *f;
+    unsigned char *data = NULL;
+    char *text;
+    size_t len = 0;
+    fgl_error ferr;
     int rc, i, k, n, value;
     if (!rp) return 1;
-    if (!(f = fopen(path, "rb"))) {
-        fprintf(stderr, "fglrun: --config %s: cannot read it\n", path);
+    /* a regular text file within a bound (64 MiB: the largest bench/results file is under 1 MiB) */
+    if (fgl_file_read_bounded(path, (size_t)64 << 20, 1, &data, &len, &ferr)) {
+        fprintf(stderr, "fglrun: --config: %s\n", ferr.msg);
         free(rp);
         return 2;
     }
-    for (;;) { /* the whole file */
-        size_t got;
-        if (len + 4096 + 1 > cap) {
-            char *p = (char *)realloc(text, cap = 2 * cap + 8192);
-            if (!p) break;
-            text = p;
-        }
-        if (!(got = fread(text + len, 1, 4096, f))) break;
-        len += got;
-    }
-    fclose(f);
-    if (!text) {
-        free(rp);
-        return 1;
-    }
+    text = (char *)data;
     snprintf(rp->what, sizeof rp->what, "%s%s%s", path, row ? ", row " : "", row ? row : "");
     rc = replay_find(rp, text, len, path, row);
     free(text);

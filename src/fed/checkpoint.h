@@ -6,12 +6,76 @@
  * run's secrets are never in it: with DP from the system's entropy a
  * resumed run draws new noise (the same only with cfg.secrets from a seed),
  * and a secure-aggregation run whose clients live in other processes is
- * not saved at all (the file would hold every client's state). */
+ * not saved at all (the file would hold every client's state).
+ * The file also records the build that wrote it (fgl_build_id): another
+ * build may round differently (other instruction sets, fast math, another
+ * compiler), so that the resumed run would match neither build's bits;
+ * fgl_run_load refuses a checkpoint of another build (or of one that did not
+ * record it) unless run->allow_other_build is set, and then copies the
+ * other build's identity into run->other_build for the record. */
 FGLDEF int fgl_run_save(const fgl_run *run, const char *path, fgl_error *err);
 FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
+/* The identity of this build of the library, as far as it decides a run's
+ * floating-point bits: the library version, the compiler and its version,
+ * the instruction sets compiled for, fast math, and FGL_BUILD_FLAGS when
+ * the build defines it (a string: the compiler flags). Thread counts, MPI
+ * and OpenMP give the same bits and are not in it. */
+FGLDEF const char *fgl_build_id(void);
 
 /* fgl:implementation */
 /* --- checkpoints ----------------------------------------------------------------- */
+
+#define FGL__STR2(x) #x
+#define FGL__STR(x) FGL__STR2(x)
+#if defined(__clang__)
+#define FGL__BUILD_CC "clang " __clang_version__
+#elif defined(__GNUC__)
+#define FGL__BUILD_CC "gcc " __VERSION__
+#elif defined(_MSC_VER)
+#define FGL__BUILD_CC "msvc " FGL__STR(_MSC_VER)
+#else
+#define FGL__BUILD_CC "cc"
+#endif
+#ifdef __AVX512F__
+#define FGL__BUILD_AVX512 " avx512f"
+#else
+#define FGL__BUILD_AVX512 ""
+#endif
+#ifdef __AVX2__
+#define FGL__BUILD_AVX2 " avx2"
+#else
+#define FGL__BUILD_AVX2 ""
+#endif
+#ifdef __FMA__
+#define FGL__BUILD_FMA " fma"
+#else
+#define FGL__BUILD_FMA ""
+#endif
+#ifdef __AVX__
+#define FGL__BUILD_AVX " avx"
+#else
+#define FGL__BUILD_AVX ""
+#endif
+#if defined(__ARM_NEON) || defined(__aarch64__)
+#define FGL__BUILD_NEON " neon"
+#else
+#define FGL__BUILD_NEON ""
+#endif
+#if defined(__FAST_MATH__)
+#define FGL__BUILD_FAST " fast-math"
+#else
+#define FGL__BUILD_FAST ""
+#endif
+#ifdef FGL_BUILD_FLAGS
+#define FGL__BUILD_FLAGS "; flags " FGL_BUILD_FLAGS
+#else
+#define FGL__BUILD_FLAGS ""
+#endif
+
+FGLDEF const char *fgl_build_id(void) {
+    return "fgl " FGL_VERSION "; " FGL__BUILD_CC ";" FGL__BUILD_AVX512 FGL__BUILD_AVX2 FGL__BUILD_AVX FGL__BUILD_FMA
+           FGL__BUILD_NEON FGL__BUILD_FAST FGL__BUILD_FLAGS;
+}
 
 #define FGL__RUN_MAGIC "FGLR"
 #define FGL__RUN_VERSION 5u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
@@ -259,6 +323,7 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
     fgl_bytes_put_u64(&b, fgl__fingerprint(run));
     fgl_bytes_put_u32(&b, (uint32_t)run->started);
     fgl_bytes_put_u32(&b, (uint32_t)run->round);
+    fgl_bytes_put_str(&b, fgl_build_id()); /* (version 5 on) */
     fgl_bytes_put_u64(&b, (uint64_t)run->bytes_up);
     fgl_bytes_put_u64(&b, (uint64_t)run->bytes_down);
     fgl_bytes_put_u32(&b, (uint32_t)run->rejected_total);
@@ -503,7 +568,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     unsigned char *data;
     size_t len, rounds;
     fgl_reader r, body;
-    char name[64];
+    char name[64], build[200];
     uint32_t K, R, version = FGL__RUN_VERSION;
     uint64_t seed, fp;
     int rc, started, i;
@@ -521,6 +586,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     fp = fgl_reader_u64(&r);
     started = (int)fgl_reader_u32(&r);
     rounds = fgl_reader_u32(&r);
+    build[0] = 0;
+    if (version >= 5) fgl_reader_str(&r, build, sizeof build);
     if (r.err) {
         rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint header truncated", path);
         goto done;
@@ -537,6 +604,12 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (fp != fgl__fingerprint(run)) {
         rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint of a different run: the configuration, the algorithm's "
                            "parameters, a model spec or the data differ", path);
+        goto done;
+    }
+    if (strcmp(build, fgl_build_id()) != 0 && !run->allow_other_build) {
+        rc = fgl_error_set(err, FGL_ERR_SHAPE, "%s: checkpoint of another build (%s; this one: %s): the resumed run "
+                           "would match neither build's bits (allow it explicitly: fglrun --allow-other-build)", path,
+                           build[0] ? build : "a build that did not record itself", fgl_build_id());
         goto done;
     }
     if (rounds > (size_t)run->cfg.rounds || (!started && rounds > 0)) {
@@ -582,6 +655,8 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
             goto done;
         }
     }
+    if (strcmp(build, fgl_build_id()) != 0) /* allowed: said in the run for its record */
+        snprintf(run->other_build, sizeof run->other_build, "%s", build[0] ? build : "(not recorded)");
 done:
     FGL_FREE(remote);
     FGL_FREE(data);

@@ -70,6 +70,8 @@ struct fgl_run {
     double t_start;
     fgl_error err;
     int role;                    /* FGL__ROLE_*: what this process does of the run (a transport splits it) */
+    int allow_other_build;       /* fgl_run_load: accept a checkpoint of another build (fgl_build_id) */
+    char other_build[200];       /* the other build a resumed checkpoint came from ("": this one) */
     struct fgl__transport *transport;   /* clients hosted elsewhere and how to reach them (NULL: all here) */
 };
 
