@@ -120,9 +120,11 @@ static int take_lock(const char *path, const char *what) {
  * and exits with 128 + the signal; a second signal ends it at once. */
 static volatile sig_atomic_t fglrun_signal;
 
+#ifndef FGL_MPI /* (under MPI, mpirun forwards signals to every rank: their default action ends the job) */
 static void on_stop_signal(int sig) {
     static const char msg[] = "\nfglrun: stopping after this round (a second signal stops at once)\n";
     fglrun_signal = sig;
     signal(sig, SIG_DFL);
     if (write(2, msg, sizeof msg - 1) < 0) fglrun_signal = sig; /* (nothing to do if stderr is gone) */
 }
+#endif
