@@ -504,6 +504,34 @@ static void test_checkpoint_refusals(void) {
     fgl_scenario_free(&sc);
 }
 
+/* A client without test samples has no test accuracy: NaN in the history,
+ * left out of the round's mean (it counted as 0 and pulled the mean down). */
+static void test_empty_test_set(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run run;
+    int q, moved = 0;
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    for (q = 0; q < cd[0].node->n_nodes; q++) /* client 0's test nodes become validation nodes */
+        if (cd[0].node->split[q] == FGL_SPLIT_TEST) {
+            cd[0].node->split[q] = FGL_SPLIT_VAL;
+            moved++;
+        }
+    cfg.rounds = 1;
+    FT_CHECK(moved > 0, "client 0 had test nodes");
+    if (ft_run_rounds(&run, &cfg, "fedavg", cd, 5, 1, NULL)) {
+        double sum = 0;
+        int i;
+        for (i = 1; i < 5; i++) sum += run.client_test[i];
+        FT_CHECK(isnan(run.client_test[0]), "client 0 without test nodes: test accuracy %g (NaN expected)",
+                 run.client_test[0]);
+        FT_NEAR(run.stats[0].test_acc, sum / 4, 1e-12, "the round's test mean over the 4 clients with test nodes");
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* Graph clients shuffle their training order every epoch: a resumed run
  * must draw the same mini-batches (FedAvg on graphs). */
 static void test_graph_checkpoint_resume_is_exact(void) {
@@ -1209,6 +1237,7 @@ int main(void) {
     FT_RUN(test_every_algorithm_resumes_exactly);
     FT_RUN(test_unregistered_state_is_caught);
     FT_RUN(test_checkpoint_refusals);
+    FT_RUN(test_empty_test_set);
     FT_RUN(test_graph_checkpoint_resume_is_exact);
     FT_RUN(test_partial_participation);
     FT_RUN(test_parked_clients_change_nothing);

@@ -1345,7 +1345,7 @@ static void fgl__phase_eval(fgl_run *run) {
  * client, NaN for a round not evaluated) into the history. */
 static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
     double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0;
-    int i, n = 0, link = run->clients[0].task == FGL_TASK_LINK;
+    int i, n = 0, n_tested = 0, link = run->clients[0].task == FGL_TASK_LINK;
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
         if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
@@ -1359,7 +1359,8 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
                                  "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
                                  c->tape.msg);
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
-        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated ? c->test_acc : NAN;
+        /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
+        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
         if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
             if (c->n_val > 0) {
                 vsum += c->n_val * c->val_acc;
@@ -1373,7 +1374,10 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
             }
         } else {
             vsum += c->val_acc;
-            tsum += c->test_acc;
+            if (c->n_test > 0) {
+                tsum += c->test_acc;
+                n_tested++;
+            }
         }
     }
     if (n == 0)
@@ -1386,7 +1390,7 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
     } else {
         st->val_acc = evaluated ? vsum / n : NAN;
-        st->test_acc = evaluated ? tsum / n : NAN;
+        st->test_acc = evaluated && n_tested > 0 ? tsum / n_tested : NAN; /* no test set anywhere: none */
         st->val_hits = st->test_hits = NAN;
     }
     return FGL_OK;
