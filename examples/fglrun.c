@@ -514,6 +514,7 @@ static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     if (o->lr >= 0) cfg.optim.lr = (float)o->lr;
     if (o->wd >= 0) cfg.optim.weight_decay = (float)o->wd;
     cfg.frac = (float)o->frac;
+    cfg.mem_limit = o->mem_limit_gb * 1e9;
     cfg.seed = seed;
     cfg.threads = o->threads;
     cfg.park_idle = o->park_idle;

@@ -28,6 +28,9 @@
 #    fit, or whose directory is missing, stops the run; a second fglrun on a
 #    used --out or checkpoint is refused; SIGTERM stops after the round with
 #    progress.json "interrupted" and exit status 143;
+#  - estimates before allocation: --hidden 1000000 refused at once with the
+#    memory it needs, --mem-limit obeyed; command-line refusals name the
+#    allowed range (or the nearest option) in two lines;
 #  - secure aggregation: a client whose value leaves the fixed-point ring
 #    withholds its upload (rejected, charged to it) and the round is still
 #    unmasked; an explicit --screen with --secagg is refused.
@@ -295,3 +298,28 @@ kill -TERM $first; wait $first; rc=$?
 if [ $rc = 143 ] && grep -q '"status": "interrupted"' "$tmp/shared/progress.json" && grep -q "interrupted after round" "$tmp/first.err"; then
     echo "ok - SIGTERM: the run stops after its round, progress.json says interrupted, exit status 143"
 else echo "not ok - SIGTERM: exit status $rc, $(head -c 60 "$tmp/shared/progress.json")"; sed 's/^/#   /' "$tmp/first.err" | head -3; fi
+
+# --- estimates before allocation, and refusals that name the range (issue 49, item 8) ---
+t0=$(date +%s)
+$FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 1 --hidden 1000000 --quiet > /dev/null 2> "$tmp/mem.err"; rc=$?
+t1=$(date +%s)
+if [ $rc != 0 ] && grep -q "the models need at least [0-9.e+]* GB .*above the limit" "$tmp/mem.err" && [ $((t1 - t0)) -le 5 ]; then
+    echo "ok - --hidden 1000000 is refused before anything is built ($((t1 - t0)) s): $(grep -o 'need at least [0-9.e+]* GB' "$tmp/mem.err")"
+else echo "not ok - --hidden 1000000: exit status $rc after $((t1 - t0)) s"; sed 's/^/#   /' "$tmp/mem.err" | head -2; fi
+if ! $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 1 --hidden 256 --mem-limit 0.001 --quiet > /dev/null 2> "$tmp/mem.err" &&
+   grep -q "above the limit of 0.001 GB" "$tmp/mem.err" &&
+   $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 1 --hidden 256 --mem-limit 1 --quiet > /dev/null 2>&1; then
+    echo "ok - --mem-limit: 0.001 GB refuses a 256-wide model of 5 clients, 1 GB runs it"
+else echo "not ok - --mem-limit"; sed 's/^/#   /' "$tmp/mem.err" | head -2; fi
+n_bad=0
+for args in "--hidden 16777216" "--rounds 99999999999" "--seeds 100000" "--round 10"; do
+    $FGLRUN $args > /dev/null 2> "$tmp/ref.err"; rc=$?
+    lines=$(wc -l < "$tmp/ref.err")
+    case $args in
+        "--round 10") grep -q "did you mean --rounds" "$tmp/ref.err" || n_bad=$((n_bad + 1)) ;;
+        *) grep -q "([0-9.e+-]* to [0-9.e+-]*)" "$tmp/ref.err" || n_bad=$((n_bad + 1)) ;;
+    esac
+    [ $rc = 2 ] && [ "$lines" -le 2 ] || { n_bad=$((n_bad + 1)); echo "#   $args: status $rc, $lines lines"; }
+done
+if [ $n_bad = 0 ]; then echo "ok - command-line refusals name the allowed range (or the nearest option) in two lines, not the whole help"
+else echo "not ok - command-line refusals ($n_bad wrong)"; fi

@@ -86,6 +86,7 @@ typedef struct options {
     const char *config, *row;   /* --config FILE, --row LABEL */
     int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
     int allow_other_build;      /* --allow-other-build: resume a checkpoint another build wrote (recorded) */
+    double mem_limit_gb;        /* --mem-limit GB: what a run's models may need (0: the machine's memory) */
     int checkpoint_every;       /* --checkpoint-every N (0: every round) */
     int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
     int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
@@ -848,6 +849,10 @@ static const opt_def opt_table[] = {
              "  clients.svg, the client matrix). They reveal which clients the secret Poisson draw chose in each round\n"
              "  (the others' bytes and loss are 0) to whoever reads the files; without it, under --dp the round's CSV\n"
              "  holds the round's aggregates only, and no per-client file is written.\n"),
+    ROW_NUM("mem-limit", 'r', OPT_DOUBLE, 0, mem_limit_gb, 0, 1e9, 0, "GB", "a number of GB >= 0", NULL, NULL,
+            "--mem-limit GB refuses, before anything is built, a run whose models need more than GB gigabytes\n"
+            "  (a lower bound: each client's parameters four times over, and the widest client's activations);\n"
+            "  0 (the default): this machine's memory.\n"),
     ROW_BOOL("allow-other-build", 'r', allow_other_build,
              "--allow-other-build resumes a --checkpoint written by another build of fgl (another compiler, other\n"
              "  instruction sets or fast math: it may round differently, so the result matches neither build's bits);\n"

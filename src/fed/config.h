@@ -157,6 +157,11 @@ typedef struct fgl_fed_config {
                                memory holds the active clients only. Results do not
                                change (fgl_run_unpark gives a caller an idle client's
                                state). Default 0 */
+    double mem_limit;       /* bytes the run may need (0: this machine's memory, where it can be
+                               told): a run whose models need more, by the lower bound
+                               fgl_run_check computes before building any (every client's
+                               parameters four times: values, gradients, two optimizer
+                               moments; the widest client's activations), is refused */
     int eval_batch;         /* graph tasks: graphs per evaluation batch */
     int eval_after_train;   /* 1: evaluate a client right after its local training
                                (FED-PUB's code); 0: after it applies the server's
