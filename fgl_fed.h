@@ -1202,6 +1202,10 @@ struct fgl__intact {
     uint64_t shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
 };
 
+/* --- the memory a run needs, estimated before anything is built ------------------- */
+/* fgl_run_check (run.h) refuses a run whose models would not fit
+ * (cfg.mem_limit) before it allocates the first of them. */
+
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -6062,35 +6066,6 @@ static fgl_model *fgl__eval_model(fgl_run *run, fgl_client *c) {
                   c->down.decl[p].name);
     return NULL;
 }
-/* --- runs: setup ------------------------------------------------------------------- */
-
-/* What this process does of a run: all of it, the server with every
- * client hosted elsewhere, or the hosted clients of a run whose server is
- * elsewhere. */
-enum { FGL__ROLE_ALL, FGL__ROLE_SERVER, FGL__ROLE_CLIENTS };
-
-/* A transport runs the client side of a run in other processes (FGL_MPI
- * is one). The runtime calls it where a round crosses between the sides;
- * each call returns FGL_OK or an error in run->err. A host that stops
- * answering is the transport's to detect: it marks its clients in
- * run->lost and the run goes on without them. */
-struct fgl__transport {
-    int (*start)(fgl_run *run);                  /* the first downloads are built: remote clients start, receive */
-    int (*train)(fgl_run *run);                  /* remote participants train: their uploads arrive in c->up */
-    int (*finish)(fgl_run *run, int evaluated);  /* next downloads out; remote evaluations in (c->val_acc ...) */
-    int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
-    int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
-    int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
-    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 3 (reveal)
-                                                    for the remote participants (run->sa) */
-    void (*free)(fgl_run *run);
-};
-
-/* Secure aggregation's step for the participants hosted elsewhere. */
-static int fgl__sa_transport(fgl_run *run, int step) {
-    return run->transport && run->transport->secagg ? run->transport->secagg(run, step) : FGL_OK;
-}
-
 /* The machine's memory in bytes, or 0 where it cannot be told. */
 static double fgl__machine_memory(void) {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
@@ -6128,6 +6103,34 @@ static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs) {
                          "(cfg.mem_limit%s; fglrun --mem-limit): use a smaller model or fewer clients",
                          4.0 * (4 * params + acts) / 1e9, run->n_clients, widest, limit / 1e9,
                          run->cfg.mem_limit > 0 ? "" : ": this machine's memory");
+}
+/* --- runs: setup ------------------------------------------------------------------- */
+
+/* What this process does of a run: all of it, the server with every
+ * client hosted elsewhere, or the hosted clients of a run whose server is
+ * elsewhere. */
+enum { FGL__ROLE_ALL, FGL__ROLE_SERVER, FGL__ROLE_CLIENTS };
+
+/* A transport runs the client side of a run in other processes (FGL_MPI
+ * is one). The runtime calls it where a round crosses between the sides;
+ * each call returns FGL_OK or an error in run->err. A host that stops
+ * answering is the transport's to detect: it marks its clients in
+ * run->lost and the run goes on without them. */
+struct fgl__transport {
+    int (*start)(fgl_run *run);                  /* the first downloads are built: remote clients start, receive */
+    int (*train)(fgl_run *run);                  /* remote participants train: their uploads arrive in c->up */
+    int (*finish)(fgl_run *run, int evaluated);  /* next downloads out; remote evaluations in (c->val_acc ...) */
+    int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
+    int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
+    int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
+    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 3 (reveal)
+                                                    for the remote participants (run->sa) */
+    void (*free)(fgl_run *run);
+};
+
+/* Secure aggregation's step for the participants hosted elsewhere. */
+static int fgl__sa_transport(fgl_run *run, int step) {
+    return run->transport && run->transport->secagg ? run->transport->secagg(run, step) : FGL_OK;
 }
 
 /* A client hosted by another process (FGL_MPI): what it registered. */
@@ -6654,6 +6657,7 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
 
 static int fgl__sample_participants(fgl_run *run, int round);
 static void fgl__trim_idle(fgl_run *run);
+static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs); /* (budget.h) */
 
 /* Server side: round `round`'s participants are drawn, and only they get
  * a download (all clients when cfg.frac is 1; with DP, a Poisson draw that

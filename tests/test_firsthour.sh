@@ -35,7 +35,7 @@ if [ $st = 2 ] && grep -q "unknown algorithm 'FedAvg'; did you mean 'fedavg'?" "
     echo "ok - --algo FedAvg: exit status 2, 'did you mean fedavg?'"
 else echo "not ok - --algo FedAvg (status $st): $(head -n 1 "$tmp/err")"; fi
 $FGLRUN --algo fedavg --lr 0 $S > /dev/null 2> "$tmp/err"; st=$?
-if [ $st = 2 ] && grep -q -- "--lr needs a number > 0, not '0'" "$tmp/err"; then echo "ok - --lr 0: exit status 2, the range said"
+if [ $st = 2 ] && grep -q -- "--lr needs a number > 0 (at most 1e+06), not '0'" "$tmp/err"; then echo "ok - --lr 0: exit status 2, the range said"
 else echo "not ok - --lr 0 (status $st): $(head -n 1 "$tmp/err")"; fi
 $FGLRUN --algo fedprx $S > /dev/null 2> "$tmp/err"
 if grep -q "did you mean 'fedprox'" "$tmp/err"; then echo "ok - --algo fedprx: 'did you mean fedprox?'"

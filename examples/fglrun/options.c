@@ -958,10 +958,9 @@ static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_
     case OPT_STR: *(const char **)(void *)p = v; return 0;
     default: return d->parse(o, v, msg, cap);
     }
-    if (d->what && (d->type == OPT_DOUBLE || d->type == OPT_FLOAT))
-        snprintf(msg, cap, "--%s needs %s (%g to %g), not '%s'", d->name, d->what, d->lo, d->hi, v);
-    else if (d->what)
-        snprintf(msg, cap, "--%s needs %s (%.0f to %.0f), not '%s'", d->name, d->what, d->lo, d->hi, v);
+    if (d->what) /* the description, and the largest value it takes */
+        snprintf(msg, cap, "--%s needs %s (at most %.*g), not '%s'", d->name, d->what,
+                 d->type == OPT_DOUBLE || d->type == OPT_FLOAT ? 6 : 20, d->hi, v);
     else snprintf(msg, cap, "--%s needs an integer in %.0f..%.0f, not '%s'", d->name, d->lo, d->hi, v);
     return 1;
 }
