@@ -64,6 +64,7 @@
 #include "fglrun/json.c"
 #include "fglrun/files.c"
 #include "fglrun/options.c"
+#include "fglrun/homophily.c"
 #ifndef FGL_MPI /* under MPI the launcher owns the processes and their wait policy */
 #include "fglrun/wait.c"
 #endif
@@ -227,6 +228,9 @@ static void split_statistics(const fgl_scenario *sc, int C, double *clustering, 
 static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split) {
     int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
     double clustering, jsd, jsdist;
+    fgl_homophily hg, *hc = NULL; /* node data: the homophily of the graph and of each client */
+    sbuf hb = {0, 0, 0, 0};
+    if (homophily_compute(ds, sc, &hg, &hc)) hc = NULL;
     printf("{\"data\": ");
     json_str(stdout, ds->label);
     printf(", \"task\": \"%s\", \"split\": \"%s\", \"clients\": %d", ds->task == FGL_TASK_NODE ? "node" : "graph",
@@ -247,6 +251,11 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
         json_num(stdout, "%.4f", clustering);
         if (sc->edge_cut >= 0) printf(", \"edge_cut\": %ld", sc->edge_cut);
         if (sc->pub.n_nodes > 0) printf(", \"public_nodes\": %d", sc->pub.n_nodes);
+        if (hc) { /* the graph's, and the spread over the clients (each client's in per_client) */
+            homophily_json(&hb, &hg, hc, sc->n_clients, 0);
+            if (hb.s && !hb.oom) printf(", \"homophily\": %s", hb.s);
+            free(hb.s);
+        }
     } else {
         long graphs = 0, edges = 0;
         for (i = 0; i < ds->n_sets; i++) {
@@ -265,6 +274,12 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
             json_num(stdout, "%.4f", fgl_graph_mean_clustering(&d->adj));
+            if (hc) {
+                sbuf cb = {0, 0, 0, 0};
+                homophily_members(&cb, &hc[i]);
+                if (cb.s && !cb.oom) printf(", \"homophily\": {%s}", cb.s);
+                free(cb.s);
+            }
             printf("}");
         } else {
             const fgl_graph_set *g = &sc->graphs[i];
@@ -283,6 +298,7 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
         }
     }
     printf("]}\n");
+    free(hc);
 }
 
 /* --- outputs ---------------------------------------------------------------------------- */
@@ -432,6 +448,8 @@ typedef struct progress {
  * copies of it were built, before any run (0: unknown): the JSON's
  * data_rss_mb, so that peak_rss_mb - data_rss_mb is the runs' own. */
 static double data_rss_mb;
+/* Node data: the record's "homophily" member (fglrun/homophily.c), made once before the runs; NULL otherwise. */
+static char *homophily_rec;
 
 static void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
                            const fgl_run *run);
@@ -943,6 +961,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
         if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
         if (data_rss_mb > 0) fprintf(f, ", \"data_rss_mb\": %.1f", data_rss_mb);
     }
+    if (homophily_rec) fprintf(f, ", \"homophily\": %s", homophily_rec);
     if (res->leak[0]) { /* marked, so that a table cannot show it as an honest number */
         fprintf(f, ", \"label_leakage\": ");
         json_str(f, res->leak);
@@ -1269,6 +1288,7 @@ int fglrun_main(int argc, char **argv) {
         for (a = 0; o.n_swept && a < o.n_algos; a++) record_slot(rec, &o, a, &ds, &sc, rounds, argc, argv);
         free(rec);
     }
+    if (ds.task == FGL_TASK_NODE) homophily_rec = homophily_record(&ds, &sc, per_client_out(&o));
     progress_init(&pg, &o, res, &ds, split, sc.n_clients, rounds, n_folds * o.seeds);
     if (split == FGL_PART_PER_DATASET && sc.graphs &&
         (names = (const char **)malloc(sizeof(char *) * (size_t)sc.n_clients))) {
@@ -1316,6 +1336,8 @@ int fglrun_main(int argc, char **argv) {
         for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
         free(o.config_json);
         free(o.config_pretty);
+        free(homophily_rec);
+        homophily_rec = NULL;
         replay_free(o.rp);
         progress_free(&pg);
         free(res);
@@ -1331,6 +1353,8 @@ int fglrun_main(int argc, char **argv) {
         for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
         free(o.config_json);
         free(o.config_pretty);
+        free(homophily_rec);
+        homophily_rec = NULL;
         replay_free(o.rp);
         progress_free(&pg);
         free(res);
@@ -1360,6 +1384,8 @@ int fglrun_main(int argc, char **argv) {
     progress_free(&pg);
     free(o.config_json);
     free(o.config_pretty);
+    free(homophily_rec);
+    homophily_rec = NULL;
     replay_free(o.rp);
     for (a = 0; a < o.n_algos; a++) {
         free(res[a].rejected_round);

@@ -137,6 +137,14 @@ json "a stopped run's progress.json" "$tmp/stopped/progress.json"
 run_json "a resumed run" "$tmp/resumed" --algo fedavg $Q --checkpoint "$tmp/ck"
 if $FGLRUN --algo fedavg $Q --info > "$tmp/info.json" 2> "$tmp/err"; then json "--info" "$tmp/info.json"
 else echo "not ok - --info failed"; fi
+# node data: "homophily" (fglrun/homophily.c) in --info (the graph's with the clients' spread, and each of the 4
+# clients' in per_client) and in the record (with per-client arrays, but not under --dp: per-client outputs);
+# none for a graph task
+if [ "$(grep -o '"homophily": {"edge": ' "$tmp/info.json" | wc -l)" -eq 5 ] && grep -q '"clients_summary": {"edge": {"min": ' "$tmp/info.json" &&
+   grep -q '"homophily": {"edge": .*"clients": {"edge": \[[-0-9.null]*, [-0-9.null]*, [-0-9.null]*, [-0-9.null]*\]' "$tmp/plain.json" &&
+   grep -q '"homophily": {"edge": ' "$tmp/dp0.json" && ! grep -q '"clients": {"edge"' "$tmp/dp0.json" &&
+   ! grep -q '"homophily"' "$tmp/graph.json"; then echo "ok - homophily in --info and the node task's record"
+else echo "not ok - homophily in --info or the record: $(grep -o '"homophily": {[^}]*' "$tmp/info.json" | head -2)"; fi
 if $USER --algo trimmed $Q --json --quiet > "$tmp/user.json" 2> "$tmp/err" &&
    grep -q '"trimmed_undefined": \[null, null\], "trimmed_note": "nan stays text"' "$tmp/user.json"; then
     json "a report hook printing nan and -inf (null in figures, text in strings)" "$tmp/user.json"

@@ -93,8 +93,9 @@
  *     communities with community-specific label mixes for node
  *     classification; graph classes that differ in structure);
  *   - graph properties (density, degree statistics, entropy, scale-free
- *     exponent, closeness, clustering, homophily) and FedStar's DSE / RWSE
- *     structure encodings;
+ *     exponent, closeness, clustering) and FedStar's DSE / RWSE structure
+ *     encodings; homophily (edge, node, adjusted, class-insensitive, label
+ *     informativeness) of a graph and of each part of a partition;
  *   - partitions: a multilevel k-way min-edge-cut partitioner in the METIS
  *     style, Louvain communities, random balanced; federated splits:
  *     FED-PUB's overlapping split, Dirichlet label skew, IID; a graph written

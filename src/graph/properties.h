@@ -21,11 +21,7 @@
  *   clustering        c_i = 2 T_i / (d_i (d_i - 1)), T_i the triangles
  *                     through i, 0 if d_i < 2; the average is over all N
  *                     nodes (zeros included).
- *   edge homophily    share of edges whose two ends have the same label.
- *   node homophily    mean over nodes with degree >= 1 of the share of
- *                     their neighbours that have their label.
- *   Homophilies skip nodes with a negative (unknown) label and the edges
- *   touching them; 0 when nothing is left. */
+ * Edge and node homophily, and the measures beside them: homophily.h. */
 FGLDEF double fgl_graph_density(const fgl_csr *adj);
 FGLDEF double fgl_graph_avg_degree(const fgl_csr *adj);
 FGLDEF double fgl_graph_degree_variance(const fgl_csr *adj);
@@ -36,8 +32,6 @@ FGLDEF double fgl_graph_scale_free_exponent(const fgl_csr *adj);
 FGLDEF int fgl_graph_closeness(const fgl_csr *adj, double *out, double *avg);
 /* Local clustering of every node into local (may be NULL), mean into avg. */
 FGLDEF int fgl_graph_clustering(const fgl_csr *adj, double *local, double *avg);
-FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels);
-FGLDEF double fgl_node_homophily(const fgl_csr *adj, const int *labels);
 
 /* GPFL's six properties of one graph (plus clustering), in one call. */
 typedef struct fgl_graph_props {
@@ -164,41 +158,6 @@ FGLDEF int fgl_graph_clustering(const fgl_csr *adj, double *local, double *avg) 
     if (avg) *avg = sum / n;
     FGL_FREE(mark);
     return FGL_OK;
-}
-
-FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels) {
-    long long same = 0, all = 0;
-    int i, k;
-    for (i = 0; i < adj->rows; i++) {
-        if (labels[i] < 0) continue;
-        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
-            int j = adj->indices[k];
-            if (j == i || labels[j] < 0) continue;
-            all++;
-            same += labels[j] == labels[i];
-        }
-    }
-    return all ? (double)same / (double)all : 0.0;
-}
-
-FGLDEF double fgl_node_homophily(const fgl_csr *adj, const int *labels) {
-    double sum = 0;
-    int i, k, counted = 0;
-    for (i = 0; i < adj->rows; i++) {
-        int all = 0, same = 0;
-        if (labels[i] < 0) continue;
-        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
-            int j = adj->indices[k];
-            if (j == i || labels[j] < 0) continue;
-            all++;
-            same += labels[j] == labels[i];
-        }
-        if (all) {
-            sum += (double)same / all;
-            counted++;
-        }
-    }
-    return counted ? sum / counted : 0.0;
 }
 
 FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_error *err) {
