@@ -14027,8 +14027,10 @@ done:
  * aggregations (the extractor); the model stays as received. */
 static int fgl__ada_train(fgl_client *c) {
     const float *done = fgl_down(c, "done");
-    if (done && (int)done[0] >= c->fed->rounds - 1)
+    if (done && (int)done[0] >= c->fed->rounds - 1) {
+        c->train_loss = 0; /* the global model does not train (the loss a resumed client would not have) */
         return fgl_ints(&c->store, "state")[0] ? FGL_OK : fgl__ada_personalise(c);
+    }
     return fgl_client_train(c, &c->model, &c->optim, NULL);
 }
 
