@@ -357,7 +357,9 @@ static void test_resume(void) {
  *   coarsens the clients' node sets into a client graph for a node
  *   classifier, FedGCN exchanges node features over the cut edges into a
  *   halo, FedSage+ generates missing neighbours for a node classifier
- *   (their prepare_spec checks, src/fed/algos/).
+ *   (their prepare_spec checks, src/fed/algos/); AdaFGL too: its step 2
+ *   classifies nodes with modules fed by soft labels, and evaluates class
+ *   scores (eval_scores).
  * Every other registered algorithm must run a link task: one added later
  * that neither runs nor is listed here fails the test. */
 static const struct {
@@ -365,7 +367,8 @@ static const struct {
 } link_refused[] = {{"fedproto", "not for link prediction"}, {"fedtgp", "not for link prediction"},
                     {"gpfl", "not for link prediction"},     {"fedpg", "not for link prediction"},
                     {"fedstar", "graph classification only"}, {"pfedgnn", "node classification only"},
-                    {"fedgcn", "node classification only"},   {"fedsage", "node classification only"}};
+                    {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
+                    {"adafgl", "node classification only"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 
 /* Every registered algorithm either is listed above and refused at

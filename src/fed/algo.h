@@ -89,6 +89,14 @@ struct fgl_algo {
     fgl_train_hooks train;
     int (*upload)(fgl_client *c);           /* fill the DATA parts of c->up (c->model's parameters: read only) */
     fgl_model *(*eval_model)(fgl_client *c);   /* NULL: c->model */
+    /* Node tasks: a prediction that no single model gives (AdaFGL's mixture
+     * of modules): the client's class scores, c->data.node's nodes x the
+     * model's classes, row-major, the argmax of a row being the node's
+     * prediction; the runtime scores them on the validation and test nodes
+     * as the model's logits. NULL (or a hook returning NULL): the model
+     * (eval_model or c->model) is evaluated. Memory the client owns (its
+     * store), read only by the runtime. */
+    const float *(*eval_scores)(fgl_client *c);
     /* Server side: state (fgl_new_* on s->store), then every round: */
     int (*server_init)(fgl_server *s);
     int (*aggregate)(fgl_server *s);

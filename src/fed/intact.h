@@ -158,6 +158,21 @@ static int fgl__uploads_intact(fgl_run *run) {
                            run->part[bad], run->clients[run->part[bad]].up.decl[p].name);
 }
 
+/* Client c's eval_scores hook, checked as eval_model below. */
+static const float *fgl__eval_scores(fgl_run *run, fgl_client *c) {
+    uint64_t before[FGL_MSG_MAX_PARTS];
+    int p, check = (run->intact.user_hooks & FGL__HOOK_EVAL) != 0;
+    const float *sc;
+    if (check) fgl__down_sums(run, c, before);
+    sc = run->algo.eval_scores(c);
+    if (!check || (p = fgl__down_changed(run, c, before)) < 0 || !fgl__first_written(run)) return sc;
+    fgl_tape_fail(&c->tape, FGL_ERR_ARG,
+                  "the eval_scores hook wrote into download part '%s', which clients read only (fgl_down_copy gives "
+                  "a writable copy)",
+                  c->down.decl[p].name);
+    return NULL;
+}
+
 /* Client c's eval_model hook, checked when it is the program's own: the
  * last download it may reach (an idle client's may view server buffers
  * changed since) summed before the call and checked after. NULL with the

@@ -111,7 +111,7 @@ FGLDEF int fgl_algo_register(const fgl_algo *a) {
 
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
     const fgl__registry *r = fgl__reg();
-    int i, ours[8] = {0}; /* the slot's hook is a built-in table's */
+    int i, ours[9] = {0}; /* the slot's hook is a built-in table's */
     unsigned user = 0;
     for (i = 0; i < r->n_builtin; i++) {
         const fgl_algo *b = &r->algo[i];
@@ -123,13 +123,14 @@ FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
         ours[5] |= a->upload == b->upload;
         ours[6] |= a->eval_model == b->eval_model;
         ours[7] |= a->aggregate == b->aggregate;
+        ours[8] |= a->eval_scores == b->eval_scores;
     }
     if (a->receive && !ours[0]) user |= FGL__HOOK_RECEIVE;
     if ((a->local_train && !ours[1]) || (a->train.loss && !ours[2]) || (a->train.grad && !ours[3]) ||
         (a->train.after_step && !ours[4]))
         user |= FGL__HOOK_TRAIN;
     if (a->upload && !ours[5]) user |= FGL__HOOK_UPLOAD;
-    if (a->eval_model && !ours[6]) user |= FGL__HOOK_EVAL;
+    if ((a->eval_model && !ours[6]) || (a->eval_scores && !ours[8])) user |= FGL__HOOK_EVAL;
     if (a->aggregate && !ours[7]) user |= FGL__HOOK_AGGREGATE;
     return user;
 }

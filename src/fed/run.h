@@ -1053,10 +1053,40 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 }
 
 /* Validation and test accuracy of the model a client deploys. */
+/* The accuracy of class scores (n x C) on the nodes of mask with a label:
+ * -1 when it has none (as fgl_model_evaluate). */
+static double fgl__scores_accuracy(const float *sc, int n, int C, const int *y, const unsigned char *mask) {
+    int i, k, hit = 0, count = 0;
+    for (i = 0; i < n; i++) {
+        const float *r = sc + (size_t)i * (size_t)C;
+        int best = 0;
+        if ((mask && !mask[i]) || y[i] < 0) continue;
+        for (k = 1; k < C; k++)
+            if (r[k] > r[best]) best = k;
+        hit += best == y[i];
+        count++;
+    }
+    return count ? (double)hit / count : -1;
+}
+
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
-    fgl_model *m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
+    fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
     double acc[2], hits[2] = {NAN, NAN}; /* NaN unless a link task's metrics fill them */
+    if (run->algo.eval_scores && c->data.task == FGL_TASK_NODE && c->data.node) {
+        const float *sc = fgl__eval_scores(run, c); /* checked: intact.h */
+        if (sc) {
+            int q;
+            for (q = 0; q < 2; q++)
+                acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, c->model.spec.out_dim, c->data.node->y,
+                                              c->data.mask[which[q]]);
+            c->val_acc = acc[0];
+            c->test_acc = acc[1];
+            c->val_hits = c->test_hits = NAN;
+            return;
+        }
+    }
+    m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
     if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
     c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
