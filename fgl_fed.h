@@ -7877,6 +7877,10 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         int q;
         for (q = 0; q < 15; q++) fgl_bytes_put_u32(&b, (uint32_t)ints[q]);
         fgl_bytes_put_f32s(&b, fl, 7);
+        if (s->residual || s->norm) { /* only then: the checkpoints of models without them keep their sums */
+            fgl_bytes_put_u32(&b, (uint32_t)s->residual);
+            fgl_bytes_put_u32(&b, (uint32_t)s->norm);
+        }
         /* a link client's edge split is part of its data */
         fgl_bytes_put_u64(&b, !cl->local ? cl->data_sum
                                          : fgl__data_sum(nd, gs) ^ (cl->data.link ? cl->data.link->sum : 0));

@@ -81,6 +81,8 @@ static fgl_model_spec model_spec(const options *o, int arch, int task) {
     if (o->layers > 0) s.layers = o->layers;
     if (o->head >= 0) s.head = o->head;
     if (o->bn) s.batch_norm = 1; /* GIN only: fgl_model_spec_check refuses it elsewhere */
+    s.residual = o->residual;    /* node models gcn, gin, sage, gat, mlp: fgl_model_spec_check refuses others */
+    s.norm = o->norm;
     /* GCNII's output map is its classifier; graph tasks need a head after the readout */
     if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
     return s;

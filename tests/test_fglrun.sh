@@ -158,6 +158,13 @@ else echo "not ok - fglrun --folds 3 with two algorithms"; sed 's/^/#   /' "$tmp
 if $FGLRUN --algo gpfl $cv --folds 3 --fold 1 --seeds 2 > "$tmp/cvr1.json" 2> "$tmp/err"; then
     replay "gpfl --folds 3 --fold 1 --seeds 2" "$tmp/cvr1.json" '"folds": 3, "fold": 1' '"runs": 2'
 else echo "not ok - fglrun --folds 3 --fold 1 --seeds 2"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# the backbone options (issue 52): recorded, replayed bit for bit, and they change the result
+bb="--algo fedbn --data synthetic --clients 3 --rounds 2 --model sage --json --quiet"
+if $FGLRUN $bb --residual --norm batch > "$tmp/bb.json" 2> "$tmp/err" && $FGLRUN $bb > "$tmp/bb0.json" 2>> "$tmp/err"; then
+    replay "fedbn sage --residual --norm batch" "$tmp/bb.json" '"residual": true, "norm": "batch"' \
+        '"residual": false, "norm": "none"'
+    if [ "$(strip $tmp/bb.json)" = "$(strip $tmp/bb0.json)" ]; then echo "not ok - --residual --norm batch changes nothing"; fi
+else echo "not ok - fglrun --residual --norm batch"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 pn="--algo pfedgnn --data synthetic --clients 4 --rounds 3 --public-nodes 120 --json --quiet"
 if $FGLRUN $pn --optim sgd --momentum 0.9 --hidden 16 --head none > "$tmp/pn.json" 2> "$tmp/err" &&
    $FGLRUN $pn > "$tmp/pn_adam.json" 2>> "$tmp/err"; then

@@ -247,6 +247,145 @@ static void test_gradients_node_models(void) {
     toy_free(&t);
 }
 
+/* The backbone options (spec.residual, spec.norm: model.h) on every node
+ * architecture that takes them, dense and sparse input, with and without a
+ * head; each gradient-checked in training and evaluation mode (batch norm's
+ * running statistics held still by check_arch). */
+static void test_gradients_backbones(void) {
+    static const int archs[] = {FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_GAT, FGL_ARCH_MLP};
+    static const char *norm_names[] = {"none", "layer", "batch"};
+    static const struct {
+        int residual, norm, sparse, head;
+    } cases[] = {
+        {1, FGL_NORM_NONE, 0, FGL_HEAD_LINEAR},
+        {1, FGL_NORM_LAYER, 1, FGL_HEAD_LINEAR},
+        {1, FGL_NORM_BATCH, 0, FGL_HEAD_MLP},
+        {0, FGL_NORM_LAYER, 0, FGL_HEAD_LINEAR},
+        {0, FGL_NORM_BATCH, 1, FGL_HEAD_NONE},
+    };
+    toy t;
+    int a, k;
+    toy_make(&t, 9, 4, 3, 1, 8); /* seed 5 (the other checks') puts ReLU kinks within the differences' reach
+                                      of in_proj.b in one case (the four estimates straddle the analytic value) */
+    for (a = 0; a < (int)(sizeof archs / sizeof archs[0]); a++)
+        for (k = 0; k < (int)(sizeof cases / sizeof cases[0]); k++) {
+            char what[96];
+            fgl_model_spec s = small_spec(archs[a], FGL_TASK_NODE, &t);
+            s.residual = cases[k].residual;
+            s.norm = cases[k].norm;
+            s.head = cases[k].head;
+            s.layers = 3;
+            s.hidden = 8; /* layer norm over 5 ReLU outputs, few of them non-zero, is too sharp for the differences */
+            s.input_dropout = cases[k].sparse ? 0.2f : 0.0f;
+            snprintf(what, sizeof what, "%s node%s norm %s%s%s", fgl_arch_name(archs[a]),
+                     s.residual ? " residual" : "", norm_names[s.norm], cases[k].sparse ? " sparse" : "",
+                     s.head == FGL_HEAD_NONE ? " no-head" : s.head == FGL_HEAD_MLP ? " mlp-head" : "");
+            check_arch(what, s, &t, cases[k].sparse);
+        }
+    toy_free(&t);
+}
+
+/* What the options build: SAGE is the separate ego/neighbour layer (root
+ * and neighbour maps); the norm's parameters carry the groups model.h says
+ * (FedBN's keep = norm|bnstat addresses them); a residual block whose
+ * layer outputs 0 passes h through (node_emb = ReLU(x W_in + b_in), and
+ * rep = layer norm of it); options off leave the layout as it was; and the
+ * spec check refuses the combinations the options do not take. */
+static void test_backbone_layout(void) {
+    toy t;
+    fgl_model m, plain;
+    fgl_model_spec s;
+    fgl_error err;
+    fgl_gnn_graph g;
+    fgl_tape tp;
+    fgl_forward out;
+    int i, l, rc, n_norm = 0, n_stat = 0;
+    toy_make(&t, 9, 4, 3, 1, 5);
+    s = small_spec(FGL_ARCH_SAGE, FGL_TASK_NODE, &t);
+    FT_CHECK(fgl_model_init(&plain, &s, 3, &err) == FGL_OK, "plain: %s", err.msg);
+    s.residual = 1;
+    s.norm = FGL_NORM_BATCH;
+    FT_CHECK(fgl_model_init(&m, &s, 3, &err) == FGL_OK, "residual batch: %s", err.msg);
+    for (i = 0; i < m.params.n; i++) {
+        const fgl_slice *sl = &m.params.slices[i];
+        if (strstr(sl->name, "norm.g") || strstr(sl->name, "norm.b")) {
+            n_norm++;
+            FT_CHECK(sl->groups == (FGL_G_CONV | FGL_G_NORM) && sl->trainable, "%s: groups %#x", sl->name, sl->groups);
+        }
+        if (strstr(sl->name, "norm.mean") || strstr(sl->name, "norm.var")) {
+            n_stat++;
+            FT_CHECK(sl->groups == (FGL_G_CONV | FGL_G_BNSTAT) && !sl->trainable, "%s: groups %#x", sl->name, sl->groups);
+        }
+    }
+    /* 2 layers and the output: gain and bias each, and batch norm's two statistics */
+    FT_CHECK(n_norm == 6 && n_stat == 6, "norm slices %d, statistics %d", n_norm, n_stat);
+    FT_CHECK(m.in_proj.w >= 0 && m.params.slices[m.in_proj.w].groups == FGL_G_FEATURE, "residual: input projection");
+    for (l = 0; l < s.layers; l++)
+        FT_CHECK(m.conv[l].w >= 0 && m.conv[l].w2 >= 0 && m.params.slices[m.conv[l].w].rows == s.hidden &&
+                     !strcmp(m.params.slices[m.conv[l].w2].name, l ? "conv1.root.w" : "conv0.root.w"),
+                 "sage layer %d: neighbour and root maps, hidden -> hidden", l);
+    fgl_model_free(&m);
+    { /* options off: the layout of before (no slice added); defaults off */
+        fgl_model_spec d = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 4, 3);
+        FT_CHECK(d.residual == 0 && d.norm == FGL_NORM_NONE, "defaults on");
+        FT_CHECK(plain.params.n == 8 && plain.in_proj.w < 0 && plain.out_norm.nrm_g < 0, "plain SAGE: %d slices",
+                 plain.params.n);
+    }
+    fgl_model_free(&plain);
+    /* a residual block whose layer outputs 0 passes h through */
+    s = small_spec(FGL_ARCH_GCN, FGL_TASK_NODE, &t);
+    s.residual = 1;
+    s.norm = FGL_NORM_LAYER;
+    rc = fgl_model_init(&m, &s, 3, &err);
+    FT_CHECK(rc == FGL_OK, "residual gcn: %s", err.msg);
+    if (!rc) {
+        fgl_tape_init(&tp);
+        for (l = 0; l < s.layers; l++) {
+            fgl_params_fill(&m.params, m.conv[l].w, 0.0f);
+            fgl_params_fill(&m.params, m.conv[l].b, 0.0f);
+        }
+        rc = fgl_gnn_graph_make(&g, &t.adj, NULL, t.x, NULL, t.f, NULL, 0, NULL, 0, &s, &err);
+        FT_CHECK(rc == FGL_OK && fgl_model_forward(&m, &tp, &g, 0, NULL, &out) == FGL_OK, "forward");
+        if (!rc && out.node_emb) {
+            const float *W = fgl_params_data(&m.params, m.in_proj.w), *b = fgl_params_data(&m.params, m.in_proj.b);
+            double worst = 0, worst_ln = 0;
+            int v, j, q;
+            for (v = 0; v < t.n; v++) {
+                double e[64], mean = 0, var = 0;
+                for (j = 0; j < s.hidden; j++) {
+                    double z = b[j];
+                    for (q = 0; q < t.f; q++) z += (double)t.x[v * t.f + q] * W[q * s.hidden + j];
+                    e[j] = z > 0 ? z : 0;
+                    mean += e[j] / s.hidden;
+                    worst = fmax(worst, fabs(e[j] - out.node_emb->val[v * s.hidden + j]));
+                }
+                for (j = 0; j < s.hidden; j++) var += (e[j] - mean) * (e[j] - mean) / s.hidden;
+                for (j = 0; j < s.hidden; j++)
+                    worst_ln = fmax(worst_ln, fabs((e[j] - mean) / sqrt(var + s.bn_eps) - out.rep->val[v * s.hidden + j]));
+            }
+            FT_CHECK(worst < 1e-5 && worst_ln < 1e-3, "zero blocks: node_emb off by %g, rep by %g", worst, worst_ln);
+        }
+        fgl_gnn_graph_free(&g);
+        fgl_tape_free(&tp);
+        fgl_model_free(&m);
+    }
+    /* refused: an architecture or a task without the options, residual without a head */
+    s = small_spec(FGL_ARCH_GCNII, FGL_TASK_NODE, &t);
+    s.residual = 1;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "gcnii"), "gcnii residual: %s", err.msg);
+    s = small_spec(FGL_ARCH_GIN, FGL_TASK_GRAPH, &t);
+    s.norm = FGL_NORM_LAYER;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "graph"), "graph task norm: %s", err.msg);
+    s = small_spec(FGL_ARCH_GCN, FGL_TASK_NODE, &t);
+    s.residual = 1;
+    s.head = FGL_HEAD_NONE;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "head"), "residual no head: %s", err.msg);
+    s.head = FGL_HEAD_LINEAR;
+    s.norm = 3;
+    FT_CHECK(fgl_model_init(&m, &s, 1, &err) == FGL_ERR_ARG && strstr(err.msg, "norm"), "norm 3: %s", err.msg);
+    toy_free(&t);
+}
+
 /* Every backbone FedPG mixes (node: GCN, single-head GAT, GraphSAGE, SGC,
  * GCNII, GAMLP; graph: GIN and the others) exposes, with norm_rep, a
  * representation of the same width d = hidden whose rows have unit length,
@@ -598,6 +737,42 @@ static void test_save_load(void) {
         FT_CHECK(b.spec.norm_rep == 0 && b.spec.masked == 1 && memcmp(a.params.data, b.params.data, sizeof(float) * a.params.size) == 0,
                  "version 2 file read wrongly");
     }
+    { /* version 4: residual and norm saved and read back; a version-3 file (before them) reads them as 0 */
+        fgl_model_spec r = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, 7, 2);
+        fgl_model c;
+        fgl_bytes by;
+        size_t mark;
+        int ints[16] = {FGL_ARCH_GCN, FGL_TASK_NODE, 7, 16, 2, 2, 0, FGL_HEAD_LINEAR, 0, 0, 0, 8, 2, 0, 0, 0}, i;
+        float fl[7] = {0.5f, 0.0f, 0.1f, 0.5f, 1e-3f, 0.1f, 1e-5f};
+        r.hidden = 16;
+        r.residual = 1;
+        r.norm = FGL_NORM_BATCH;
+        FT_CHECK(fgl_model_init(&c, &r, 5, &err) == FGL_OK, "init: %s", err.msg);
+        fgl_params_fill(&c.params, c.conv[1].nrm_var, 2.5f); /* statistics travel too */
+        FT_CHECK(fgl_model_save(&c, path, &err) == FGL_OK, "save: %s", err.msg);
+        FT_CHECK(fgl_model_load(&b, path, &err) == FGL_OK, "load version 4: %s", err.msg);
+        FT_CHECK(fgl_params_same_layout(&c.params, &b.params) &&
+                     memcmp(c.params.data, b.params.data, sizeof(float) * c.params.size) == 0 &&
+                     memcmp(&c.spec, &b.spec, sizeof c.spec) == 0 && b.spec.residual == 1 && b.spec.norm == FGL_NORM_BATCH,
+                 "version 4: loaded model differs");
+        fgl_model_free(&c);
+        r = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 7, 2);
+        r.hidden = 16;
+        fgl_model_init(&c, &r, 6, &err);
+        fgl_bytes_init(&by);
+        fgl_frame_begin(&by, "FGLM", 3u, &mark);
+        for (i = 0; i < 16; i++) fgl_bytes_put_u32(&by, (uint32_t)ints[i]);
+        fgl_bytes_put_f32s(&by, fl, 7);
+        fgl_params_write(&c.params, &by);
+        fgl_frame_end(&by, mark);
+        FT_CHECK(fgl_file_write(path, by.data, by.len, &err) == FGL_OK, "write: %s", err.msg);
+        fgl_bytes_free(&by);
+        FT_CHECK(fgl_model_load(&b, path, &err) == FGL_OK, "version 3: %s", err.msg);
+        FT_CHECK(b.spec.residual == 0 && b.spec.norm == FGL_NORM_NONE && b.spec.hidden == 16 &&
+                     memcmp(c.params.data, b.params.data, sizeof(float) * c.params.size) == 0,
+                 "version 3 file read wrongly");
+        fgl_model_free(&c);
+    }
     remove(path);
     fgl_model_free(&a);
     fgl_model_free(&b);
@@ -651,6 +826,8 @@ static void test_forged_model_file(void) {
         {5, 1000u, "layers"},               /* 1000 layers */
         {14, 7u, "masked = 7"},             /* a flag that is not 0 or 1 */
         {15, 2u, "norm_rep = 2"},           /* the flag of version 3 */
+        {23, 2u, "residual = 2"},           /* version 4's two ints, after the 7 floats */
+        {24, 9u, "norm = 9"},
     };
     memcpy(&nan_bits, &nan_f, 4);
     s.hidden = 4;
@@ -1210,6 +1387,8 @@ int main(void) {
     fgl_tape_init(&gc_tape);
     FT_RUN(test_gradients_node_models);
     FT_RUN(test_gradients_graph_models);
+    FT_RUN(test_gradients_backbones);
+    FT_RUN(test_backbone_layout);
     FT_RUN(test_normalized_embeddings);
     FT_RUN(test_gamlp_hops);
     FT_RUN(test_masked_gcn_and_pruning);

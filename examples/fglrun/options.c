@@ -53,6 +53,7 @@ typedef struct options {
     const char *out_dir, *checkpoint;
     int info, json, quiet, lcc, eval_point, reset_optim;
     int bn;              /* --bn: GIN with batch norm inside each MLP */
+    int residual, norm;  /* --residual, --norm none|layer|batch: spec.residual, spec.norm (node models) */
     int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
     int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
     double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
@@ -713,6 +714,13 @@ static const opt_def opt_table[] = {
     ROW_ENUM("head", 'e', head, -1, "none|linear|mlp", NULL, r_arch_field,
              "--head none: the last message-passing layer is the classifier (GCNII keeps its output map).\n"),
     ROW_BOOL("bn", 'e', bn, "--bn puts batch norm inside each GIN layer's MLP (GIN only; FedBN keeps it local).\n"),
+    ROW_BOOL("residual", 'e', residual,
+             "--residual (node models gcn, gin, sage, gat, mlp; a head): an input projection to --hidden, then each\n"
+             "  layer a residual block h <- h + Dropout(Act(Conv(Norm(h)))) (Platonov et al., ICLR 2023; sage is\n"
+             "  their separate ego/neighbour weights). --norm layer|batch normalises every hidden representation\n"
+             "  before a layer or the head reads it (layer norm per node, batch norm per feature; unlike --bn,\n"
+             "  GIN's inside its MLP); their gains and biases are the norm group (FedBN keeps them local).\n"),
+    ROW_ENUM("norm", 'e', norm, 0, "none|layer|batch", NULL, NULL, NULL),
     ROW_BOOL("stratified", 'e', stratified,
              "--stratified splits each client's nodes per class (train/val/test keep the class proportions).\n"),
     ROW_NUM("rounds", 'e', OPT_INT, 0, rounds, 1, 1000000, -1, "R", "a positive integer", "50", r_rounds, NULL),

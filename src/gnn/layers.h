@@ -464,6 +464,61 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
     return t->err;
 }
 
+/* spec.norm on h with the slots' parameters (layer or batch norm; eps
+ * bn_eps); h itself where the slots have none. */
+static fgl_node *fgl__norm_slots(fgl__fwd *f, const fgl_layer_slots *c, fgl_node *h) {
+    const fgl_model_spec *s = &f->m->spec;
+    if (!h || c->nrm_g < 0) return h;
+    if (s->norm == FGL_NORM_BATCH)
+        return fgl_op_batch_norm(f->t, h, fgl__p(f, c->nrm_g), fgl__p(f, c->nrm_b),
+                                 fgl_params_data(&f->m->params, c->nrm_mean), fgl_params_data(&f->m->params, c->nrm_var),
+                                 s->bn_momentum, s->bn_eps, f->train);
+    return fgl_op_layer_norm(f->t, h, fgl__p(f, c->nrm_g), fgl__p(f, c->nrm_b), s->bn_eps);
+}
+
+/* The node models with spec.residual or spec.norm (the block form is in
+ * model.h, at the spec's fields); a path of its own, so that a model
+ * without them runs the code (and gets the bits) it ran before. */
+static int fgl__backbone_forward(fgl__fwd *f, fgl_forward *out) {
+    fgl_model *m = f->m;
+    const fgl_model_spec *s = &m->spec;
+    fgl_tape *t = f->t;
+    fgl_node *h, *z = NULL, *pre = NULL;
+    int l, gat = s->arch == FGL_ARCH_GAT, last_emits_classes = s->head == FGL_HEAD_NONE;
+    h = fgl__dense_input(f); /* NULL for sparse input */
+    if (m->in_proj.w >= 0) {
+        h = fgl__first(f, h, m->in_proj.w, m->in_proj.b, m->in_proj.mask);
+        if (s->residual) h = f->train ? fgl_op_relu_dropout(t, h, s->dropout, f->rng) : fgl_op_relu(t, h);
+    }
+    for (l = 0; l < s->layers; l++) {
+        int last = l == s->layers - 1;
+        z = fgl__norm_slots(f, &m->conv[l], h);
+        /* the last layer is the classifier: its (normalised) input is the representation */
+        if (last && last_emits_classes && s->norm_rep && z) z = fgl_op_l2_normalize_rows(t, z, 0);
+        pre = fgl__conv(f, l, z, NULL, 0);
+        if (last && last_emits_classes) break;
+        if (s->residual || !last) { /* Dropout(Act(.)): ReLU and dropout in one pass */
+            fgl_node *d = gat ? fgl__dropout(f, fgl_op_elu(t, pre, 1.0f), s->dropout)
+                        : f->train ? fgl_op_relu_dropout(t, pre, s->dropout, f->rng)
+                                   : fgl_op_relu(t, pre);
+            h = s->residual ? fgl_op_add(t, h, d) : d; /* h <- h + Dropout(Act(Conv(Norm(h)))) */
+        } else { /* the last layer of a plain model: the head brings its own dropout */
+            h = gat ? fgl_op_elu(t, pre, 1.0f) : fgl_op_relu(t, pre);
+        }
+    }
+    if (last_emits_classes) {
+        out->node_emb = pre;
+        out->rep = z;
+        out->logits = pre;
+        return t->err;
+    }
+    out->node_emb = s->residual ? h : pre;
+    out->rep = fgl__norm_slots(f, &m->out_norm, h);
+    if (s->norm_rep) out->rep = fgl_op_l2_normalize_rows(t, out->rep, 0);
+    out->logits = fgl__head(f, out->rep);
+    return t->err;
+}
+
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out) {
     fgl__fwd f;
@@ -486,6 +541,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     f.train = train;
     f.rng = rng;
     if (s->arch == FGL_ARCH_FEDSTAR) return fgl__fedstar_forward(&f, out);
+    if (s->residual || s->norm) return fgl__backbone_forward(&f, out);
 
     h = fgl__dense_input(&f); /* NULL for sparse input */
     if (m->in_proj.w >= 0) {

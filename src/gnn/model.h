@@ -7,6 +7,8 @@ enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
  * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */
 enum { FGL_HEAD_NONE, FGL_HEAD_LINEAR, FGL_HEAD_MLP };
+/* Normalisation of the hidden representations (fgl_model_spec.norm). */
+enum { FGL_NORM_NONE, FGL_NORM_LAYER, FGL_NORM_BATCH };
 
 #define FGL_MAX_LAYERS 16
 #define FGL_MAX_HEADS 32
@@ -36,6 +38,47 @@ typedef struct fgl_model_spec {
     float mask_prune;    /* evaluation: |mask| below this is 0 */
     float bn_momentum, bn_eps;
     int norm_rep;        /* 1: rep (what the classifier reads) is L2-normalised per row */
+    /* Backbone options of node models (Platonov et al., ICLR 2023: plain GNNs
+     * with skip connections and normalisation are strong under heterophily);
+     * GCN, GIN, SAGE, GAT and MLP only, node and link tasks; both 0 by
+     * default (the model, its parameters and its bits as without them). The
+     * separate ego/neighbour weights of that paper are SAGE's layer as it is:
+     * h' = mean_{u in N(v)} h_u W_neigh + h_v W_root + b (PyG's SAGEConv).
+     *
+     * residual: an input projection h = Dropout(ReLU(x W_in + b_in)) to the
+     * hidden width, then every layer l is a block
+     *     h <- h + Dropout(Act(Conv_l(Norm_l(h))))
+     * (Act: ReLU, GAT's ELU; Conv_l the architecture's layer, hidden ->
+     * hidden, holding the block's one linear map), and the head reads
+     * rep = Norm_out(h). This is the pre-norm residual block of Platonov et
+     * al.'s code (ResidualModuleWrapper: x + module(norm(x)); input linear,
+     * dropout, activation; output norm and linear), with two simplifications,
+     * so that the options combine with the library's layers unchanged (their
+     * parameters, masks and groups): their module is the aggregation then a
+     * two-layer feed-forward net with GELU (Linear, Dropout, GELU, Linear,
+     * Dropout) where ours is the layer's own linear map(s) then ReLU and
+     * dropout; and the head is the model's (--head linear: dropout then a
+     * linear map; theirs has no dropout before it). A node task needs a head
+     * (the blocks keep the hidden width). node_emb is h after the last
+     * block, before Norm_out.
+     *
+     * norm: FGL_NORM_LAYER (per row, learned gain and bias per hidden
+     * feature) or FGL_NORM_BATCH (per column; running statistics for
+     * evaluation), applied to every hidden representation before a map reads
+     * it: each layer's input when it is hidden (every layer with residual or
+     * an input projection, else every layer but the first, which reads the
+     * raw features), and rep before the head (none when the last layer emits
+     * the classes). Without residual that is h <- Dropout(Act(Conv_l(Norm_l(h)))).
+     * eps is bn_eps, the batch norm's momentum bn_momentum.
+     * Parameter groups: Norm_l's gain and bias are FGL_G_CONV | FGL_G_NORM
+     * and its running statistics FGL_G_CONV | FGL_G_BNSTAT, as GIN's batch
+     * norm; Norm_out's likewise (CONV: rep is the body's output, so methods
+     * that share the body and keep the head, or compare representations,
+     * treat it as body). FGL_G_NORM is "normalisation affine parameters",
+     * layer norm's included: FedBN (keep = norm|bnstat) keeps them local,
+     * keep = bnstat shares a layer norm's gain and bias. */
+    int residual;
+    int norm;            /* FGL_NORM_* */
 } fgl_model_spec;
 
 /* Slot indices (into the parameter set) of one layer; -1 where unused. */
@@ -45,12 +88,14 @@ typedef struct fgl_layer_slots {
     int bn_g, bn_b, bn_mean, bn_var;
     int eps;                 /* GIN epsilon */
     int att;                 /* GAT attention vectors, 2 x (heads * head_dim): src, dst */
+    int nrm_g, nrm_b, nrm_mean, nrm_var; /* spec.norm on the layer's input (mean, var: batch norm) */
 } fgl_layer_slots;
 
 typedef struct fgl_model {
     fgl_model_spec spec;
     fgl_params params;
     fgl_layer_slots in_proj, pe_proj, node_out, head;
+    fgl_layer_slots out_norm;  /* spec.norm on rep (its nrm_* slots) */
     /* spec.layers entries each (one allocation, owned): conv[l] is layer l,
      * sconv[l] FedStar's structure layer l. Allocated, not fixed arrays of
      * FGL_MAX_LAYERS: a federated run holds a model per client (10,000 in
@@ -232,6 +277,18 @@ FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
         return fgl_error_set(err, FGL_ERR_ARG, "model: FedStar is a graph model with pe_dim > 0");
     if (s->arch == FGL_ARCH_GCNII && s->head == FGL_HEAD_NONE)
         return fgl_error_set(err, FGL_ERR_ARG, "model: GCNII needs an output head");
+    if ((s->residual != 0 && s->residual != 1) || s->norm < FGL_NORM_NONE || s->norm > FGL_NORM_BATCH)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: residual %d (0 or 1), norm %d (FGL_NORM_*)", s->residual,
+                             s->norm);
+    if ((s->residual || s->norm) &&
+        (s->task == FGL_TASK_GRAPH || !(s->arch == FGL_ARCH_GCN || s->arch == FGL_ARCH_GIN || s->arch == FGL_ARCH_SAGE ||
+                                        s->arch == FGL_ARCH_GAT || s->arch == FGL_ARCH_MLP)))
+        return fgl_error_set(err, FGL_ERR_ARG,
+                             "model: residual blocks and normalisation are options of the node models gcn, gin, sage, "
+                             "gat and mlp, not of %s (%s task)", fgl_arch_name(s->arch),
+                             s->task == FGL_TASK_GRAPH ? "graph" : s->task == FGL_TASK_LINK ? "link" : "node");
+    if (s->residual && s->head == FGL_HEAD_NONE)
+        return fgl_error_set(err, FGL_ERR_ARG, "model: residual blocks keep the hidden width: they need a head");
     return FGL_OK;
 }
 
@@ -240,6 +297,7 @@ FGLDEF int fgl_model_spec_check(const fgl_model_spec *s, fgl_error *err) {
 static void fgl__slots_clear(fgl_layer_slots *s) {
     s->w = s->b = s->mask = s->w2 = s->b2 = s->mask2 = -1;
     s->bn_g = s->bn_b = s->bn_mean = s->bn_var = s->eps = s->att = -1;
+    s->nrm_g = s->nrm_b = s->nrm_mean = s->nrm_var = -1;
 }
 
 /* Weight init kinds: Glorot for GCN/GAT weights (as PyG), fan-in uniform for
@@ -304,6 +362,21 @@ static void fgl__add_bn(fgl__builder *bd, const char *prefix, int width, unsigne
     s->bn_var = fgl__add(bd, name, 1, width, group | FGL_G_BNSTAT, 0);
 }
 
+/* spec.norm's parameters, prefix.g and prefix.b (FGL_G_NORM), and for
+ * batch norm prefix.mean and prefix.var (FGL_G_BNSTAT, not trained). */
+static void fgl__add_norm(fgl__builder *bd, const char *prefix, int width, unsigned group, fgl_layer_slots *s) {
+    char name[FGL__NAME_BUF];
+    snprintf(name, sizeof name, "%s.g", prefix);
+    s->nrm_g = fgl__add(bd, name, 1, width, group | FGL_G_NORM, 1);
+    snprintf(name, sizeof name, "%s.b", prefix);
+    s->nrm_b = fgl__add(bd, name, 1, width, group | FGL_G_NORM, 1);
+    if (bd->m->spec.norm != FGL_NORM_BATCH) return;
+    snprintf(name, sizeof name, "%s.mean", prefix);
+    s->nrm_mean = fgl__add(bd, name, 1, width, group | FGL_G_BNSTAT, 0);
+    snprintf(name, sizeof name, "%s.var", prefix);
+    s->nrm_var = fgl__add(bd, name, 1, width, group | FGL_G_BNSTAT, 0);
+}
+
 static void fgl__add_head(fgl__builder *bd, int in, fgl_layer_slots *h) {
     const fgl_model_spec *s = &bd->m->spec;
     if (s->head == FGL_HEAD_LINEAR) {
@@ -320,6 +393,7 @@ static void fgl__build_layout(fgl__builder *bd) {
     int l, H = s->hidden, C = s->out_dim, in = s->in_dim;
     char p[FGL_SLICE_NAME_LEN];  /* "conv15" at most */
     int last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
+    int proj = s->input_proj || s->arch == FGL_ARCH_GCNII || s->residual; /* in_proj: the layers read width H */
 
     if (s->arch == FGL_ARCH_FEDSTAR) {
         fgl__add_linear(bd, "feat_in", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
@@ -338,7 +412,7 @@ static void fgl__build_layout(fgl__builder *bd) {
         return;
     }
     if (s->arch == FGL_ARCH_GAMLP) m->hop_att = fgl__add(bd, "hop_att", in, 1, FGL_G_FEATURE, 1);
-    if (s->input_proj || s->arch == FGL_ARCH_GCNII) {
+    if (proj) {
         fgl__add_linear(bd, "in_proj", in, H, FGL_G_FEATURE, 1, &m->in_proj.w, &m->in_proj.b, &m->in_proj.mask);
         in = H;
     }
@@ -346,6 +420,11 @@ static void fgl__build_layout(fgl__builder *bd) {
         fgl_layer_slots *c = &m->conv[l];
         int out = (l == s->layers - 1 && last_emits_classes) ? C : H;
         snprintf(p, sizeof p, "conv%d", l);
+        if (s->norm && (l > 0 || proj)) { /* the layer reads a hidden representation */
+            char q[FGL__NAME_BUF];
+            snprintf(q, sizeof q, "conv%d.norm", l);
+            fgl__add_norm(bd, q, H, FGL_G_CONV, c);
+        }
         switch (s->arch) {
         case FGL_ARCH_GCN:
         case FGL_ARCH_SGC:
@@ -386,6 +465,7 @@ static void fgl__build_layout(fgl__builder *bd) {
         }
         in = out;
     }
+    if (s->norm && !last_emits_classes) fgl__add_norm(bd, "out_norm", in, FGL_G_CONV, &m->out_norm);
     fgl__add_head(bd, in, &m->head);
 }
 
@@ -412,6 +492,14 @@ static void fgl__init_slots(fgl_model *m, fgl_layer_slots *s, int kind, fgl_rng 
         fgl_params_fill(&m->params, s->bn_mean, 0.0f);
         fgl_params_fill(&m->params, s->bn_var, 1.0f);
     }
+    if (s->nrm_g >= 0) { /* no draws: the other parameters' values do not depend on spec.norm */
+        fgl_params_fill(&m->params, s->nrm_g, 1.0f);
+        fgl_params_fill(&m->params, s->nrm_b, 0.0f);
+    }
+    if (s->nrm_mean >= 0) {
+        fgl_params_fill(&m->params, s->nrm_mean, 0.0f);
+        fgl_params_fill(&m->params, s->nrm_var, 1.0f);
+    }
     if (s->eps >= 0) fgl_params_fill(&m->params, s->eps, 0.0f);
     if (s->att >= 0) fgl_params_glorot(&m->params, s->att, r);
 }
@@ -431,6 +519,7 @@ FGLDEF void fgl_model_reset_params(fgl_model *m, uint64_t seed) {
     }
     fgl__init_slots(m, &m->node_out, FGL__INIT_FAN_IN, &r);
     fgl__init_slots(m, &m->head, FGL__INIT_FAN_IN, &r);
+    fgl__init_slots(m, &m->out_norm, FGL__INIT_FAN_IN, &r); /* fills only */
     if (m->hop_att >= 0)
         fgl_params_fan_in_uniform(&m->params, m->hop_att, s->in_dim, &r); /* last: other models' draws unchanged */
 }
@@ -447,6 +536,7 @@ FGLDEF int fgl_model_init(fgl_model *m, const fgl_model_spec *spec, uint64_t see
     fgl__slots_clear(&m->pe_proj);
     fgl__slots_clear(&m->node_out);
     fgl__slots_clear(&m->head);
+    fgl__slots_clear(&m->out_norm);
     m->hop_att = -1;
     m->conv = (fgl_layer_slots *)FGL_MALLOC(sizeof(fgl_layer_slots) * 2 * (size_t)spec->layers);
     if (!m->conv) return fgl_error_set(err, FGL_ERR_NOMEM, "model: out of memory for %d layers", spec->layers);

@@ -10,7 +10,8 @@ FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
 
 /* fgl:private */
-#define FGL__MODEL_VERSION 3u /* 2: parameter values in grouped memory order; 3: + norm_rep (2 still read) */
+#define FGL__MODEL_VERSION 4u /* 2: parameter values in grouped memory order; 3: + norm_rep; 4: + residual, norm
+                                 (after the floats; 2 and 3 still read) */
 /* fgl:implementation */
 /* --- save / load ---------------------------------------------------------------- */
 
@@ -34,10 +35,13 @@ FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b) {
     fgl__put_f(b, s->mask_prune);
     fgl__put_f(b, s->bn_momentum);
     fgl__put_f(b, s->bn_eps);
+    fgl_bytes_put_u32(b, (uint32_t)s->residual);
+    fgl_bytes_put_u32(b, (uint32_t)s->norm);
     fgl_params_write(&m->params, b);
 }
 
-/* Reads a model written as file format `version` (2 has no norm_rep).
+/* Reads a model written as file format `version` (2 has no norm_rep, 2 and
+ * 3 no residual and norm: 0).
  * Everything the spec says is checked before the model is built (its flags,
  * floats and fgl_model_spec_check), then the parameter set it implies is
  * counted without allocating and compared with the bytes left: only a spec
@@ -48,7 +52,7 @@ static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_er
     static const char *float_names[7] = {"dropout", "input_dropout", "gcnii_alpha", "gcnii_lambda",
                                          "mask_prune", "bn_momentum", "bn_eps"};
     fgl_model_spec s;
-    int ints[16], i, rc, n_ints = version >= 3 ? 16 : 15;
+    int ints[16], i, rc, n_ints = version >= 3 ? 16 : 15, residual = 0, norm = FGL_NORM_NONE;
     float fl[7];
     fgl_model tmp;
     fgl_layer_slots scratch[2 * FGL_MAX_LAYERS];
@@ -59,7 +63,14 @@ static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_er
     ints[15] = 0;
     for (i = 0; i < n_ints; i++) ints[i] = (int)fgl_reader_u32(r);
     fgl_reader_f32s(r, fl, 7);
+    if (version >= 4) {
+        residual = (int)fgl_reader_u32(r);
+        norm = (int)fgl_reader_u32(r);
+    }
     if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "model: truncated spec");
+    if ((residual != 0 && residual != 1) || norm < FGL_NORM_NONE || norm > FGL_NORM_BATCH)
+        return fgl_error_set(err, FGL_ERR_FORMAT, "model: stored residual = %d (0 or 1), norm = %d (0..2)", residual,
+                             norm);
     for (i = 0; i < 5; i++)
         if (ints[flag_at[i]] != 0 && ints[flag_at[i]] != 1)
             return fgl_error_set(err, FGL_ERR_FORMAT, "model: stored flag %s = %d, expected 0 or 1", flag_names[i],
@@ -75,6 +86,8 @@ static int fgl__model_read(fgl_model *m, fgl_reader *r, unsigned version, fgl_er
     s.dropout = fl[0]; s.input_dropout = fl[1]; s.gcnii_alpha = fl[2]; s.gcnii_lambda = fl[3];
     s.mask_prune = fl[4]; s.bn_momentum = fl[5]; s.bn_eps = fl[6];
     s.norm_rep = ints[15];
+    s.residual = residual;
+    s.norm = norm;
     if (fgl_model_spec_check(&s, &why) != FGL_OK)
         return fgl_error_set(err, FGL_ERR_FORMAT, "model: invalid stored spec: %s",
                              strncmp(why.msg, "model: ", 7) == 0 ? why.msg + 7 : why.msg);
@@ -131,6 +144,7 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
     if (rc) return rc;
     rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, NULL);
     if (!rc) rc = fgl__model_read(m, &r, FGL__MODEL_VERSION, err);
+    else if (!fgl_frame_open(data, len, FGL__MODEL_MAGIC, 3u, &r, path, NULL)) rc = fgl__model_read(m, &r, 3u, err);
     else if (!fgl_frame_open(data, len, FGL__MODEL_MAGIC, 2u, &r, path, NULL)) rc = fgl__model_read(m, &r, 2u, err);
     else rc = fgl_frame_open(data, len, FGL__MODEL_MAGIC, FGL__MODEL_VERSION, &r, path, err); /* the error */
     if (rc && err && strncmp(err->msg, path, strlen(path)) != 0) { /* name the file */
