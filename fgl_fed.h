@@ -1627,13 +1627,21 @@ typedef struct fgl_dataset {
     int n_sets;
     char label[256];     /* "Cora", "MUTAG,BZR,...", "synthetic" */
     char features[64];   /* how the node features were prepared */
+    /* node task: the fixed splits the data carries (the heterophilous .npz files: 10), split s's FGL_SPLIT_* code of
+     * node i at fixed_splits[s * node.n_nodes + i] (after --lcc, of the component's nodes); NULL and 0 for none.
+     * fgl_split_config.use_fixed_split picks one. */
+    unsigned char *fixed_splits;
+    int n_fixed_splits;
 } fgl_dataset;
 
 /* names: a dataset ("Cora", "PROTEINS"), a comma list of graph datasets (one
  * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
  * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
  * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
- * (the node layout) and dir/tu/NAME (TU format); dir NULL or "": the data
+ * (the node layout), dir/tu/NAME (TU format) and dir/heterophilous/NAME.npz
+ * (fgl_load_npz: Platonov et al.'s chameleon_filtered, actor, tolokers, ...,
+ * with their ten fixed splits in ds->fixed_splits; a name ending in .npz is
+ * that file); dir NULL or "": the data
  * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
  * directory), and a name not found says every directory tried; a name with a '/' is the
  * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
@@ -1641,8 +1649,9 @@ typedef struct fgl_dataset {
  * A name not found whose case differs from a dataset that is there (cora
  * for Cora) gets the right name suggested in the error. task: FGL_TASK_NODE,
  * FGL_TASK_GRAPH, or -1 (whatever the data is). opt NULL: the defaults.
- * Node features: binarised if they are counts, then row-normalised (unless
- * raw_features); graph sets: one-hot node labels (one-hot degree when the
+ * Node features: binarised if they are counts (non-negative integers, some
+ * over 1), then row-normalised (unless raw_features; features with negative
+ * values, as the heterophilous sets' embeddings, are kept as stored); graph sets: one-hot node labels (one-hot degree when the
  * set has none, as IMDB) and FedStar's structure encodings. */
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
                             const fgl_dataset_options *opt, uint64_t seed, fgl_error *err);
@@ -1696,6 +1705,11 @@ typedef struct fgl_split_config {
     const int *part;     /* GIVEN: part[i] the client of node i (0..clients-1), for the dataset's nodes in its order
                             (after --lcc, the largest component's nodes in increasing original id); not copied */
     int part_n;          /* GIVEN: the entries of part, which must equal the dataset's nodes */
+    int use_fixed_split; /* node tasks, 1: the dataset's fixed split fixed_split (0..ds->n_fixed_splits-1) gives every
+                            node its role, as one global split that the clients inherit (as split_global, but the
+                            data's: train/val fractions, stratified and the split seed do not apply); 0 (default):
+                            splits are drawn */
+    int fixed_split;
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -14533,10 +14547,14 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         }
         /* the centralised baseline can keep a split the data brings (Planetoid) */
         if (how == FGL_PART_NONE && keep_split && sc->node[i].split) continue;
-        if (cfg->split_global) { /* inherited: each client must have something to train on */
+        if (cfg->split_global || cfg->use_fixed_split) { /* inherited: each client must have something to train on */
             if (fgl_split_indices(sc->node[i].split, sc->node[i].n_nodes, FGL_SPLIT_TRAIN, NULL) == 0) {
-                rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no training node from the "
-                                   "global split", full->name, i, k);
+                if (cfg->use_fixed_split)
+                    rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no training node of fixed "
+                                       "split %d", full->name, i, k, cfg->fixed_split);
+                else
+                    rc = fgl_error_set(err, FGL_ERR_EMPTY, "%s: client %d of %d received no training node from the "
+                                       "global split", full->name, i, k);
                 goto done;
             }
             continue;
@@ -14681,6 +14699,7 @@ FGLDEF fgl_dataset_options fgl_dataset_default(void) {
 FGLDEF void fgl_dataset_free(fgl_dataset *ds) {
     int i;
     fgl_node_data_free(&ds->node);
+    FGL_FREE(ds->fixed_splits);
     for (i = 0; i < ds->n_sets; i++) fgl_graph_set_free(&ds->sets[i]);
     memset(ds, 0, sizeof *ds);
 }
@@ -14706,19 +14725,54 @@ static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_
     fgl_node_data *d = &ds->node;
     int counts = 0, rc;
     size_t k;
+    int negative = 0, fractional = 0;
     if (o->lcc) { /* FED-PUB's code keeps the largest connected component */
         fgl_node_data lcc;
+        int n_old = d->n_nodes;
         fgl_node_data_init(&lcc);
         if ((rc = fgl_node_data_largest_component(d, &lcc, err))) return rc;
+        if (ds->fixed_splits) { /* the fixed splits of the component's nodes (kept in increasing id order) */
+            int *nodes = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n_old, 1)), cnt, s, i;
+            unsigned char *fs = (unsigned char *)FGL_MALLOC((size_t)ds->n_fixed_splits * (size_t)FGL__MAX(lcc.n_nodes, 1));
+            cnt = nodes && fs ? fgl_graph_largest_component(&d->adj, nodes) : -1;
+            if (cnt != lcc.n_nodes) {
+                FGL_FREE(nodes);
+                FGL_FREE(fs);
+                fgl_node_data_free(&lcc);
+                return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", d->name);
+            }
+            for (s = 0; s < ds->n_fixed_splits; s++)
+                for (i = 0; i < cnt; i++)
+                    fs[(size_t)s * (size_t)cnt + (size_t)i] = ds->fixed_splits[(size_t)s * (size_t)n_old + (size_t)nodes[i]];
+            FGL_FREE(nodes);
+            FGL_FREE(ds->fixed_splits);
+            ds->fixed_splits = fs;
+        }
         fgl_node_data_free(d);
         *d = lcc;
     }
+    /* counts (non-negative integers, some over 1: CS) are binarised; signed values (embeddings) are kept */
     if (d->x_sparse.rows && d->x_sparse.values)
-        for (k = 0; k < (size_t)d->x_sparse.nnz && !counts; k++) counts = d->x_sparse.values[k] > 1;
+        for (k = 0; k < (size_t)d->x_sparse.nnz; k++) {
+            float v = d->x_sparse.values[k];
+            counts |= v > 1;
+            negative |= v < 0;
+            fractional |= v != (float)floor(v);
+        }
     if (d->x.data)
-        for (k = 0; k < fgl_tensor_size(&d->x) && !counts; k++) counts = d->x.data[k] > 1;
+        for (k = 0; k < fgl_tensor_size(&d->x); k++) {
+            float v = d->x.data[k];
+            counts |= v > 1;
+            negative |= v < 0;
+            fractional |= v != (float)floor(v);
+        }
+    counts = counts && !negative && !fractional;
     if (counts && (rc = fgl_node_data_binarize_features(d)))
         return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
+    if (negative) { /* row sums of signed values may be 0 or tiny: no row normalisation */
+        snprintf(ds->features, sizeof ds->features, "as stored (signed values)");
+        return FGL_OK;
+    }
     if (!o->raw_features && (rc = fgl_node_data_normalize_features(d)))
         return fgl_error_set(err, rc, "%s: cannot normalise features", d->name);
     snprintf(ds->features, sizeof ds->features, "%s", o->raw_features ? (counts ? "binarised" : "as stored")
@@ -14737,12 +14791,21 @@ static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, f
 }
 
 /* Where dataset `name` lives: a name with a '/' is its own directory (its
- * last component the dataset's name), else dir/node/NAME or dir/tu/NAME.
- * Writes the directory and the bare name; returns FGL_TASK_NODE or
- * FGL_TASK_GRAPH for the layout found, -1 for none. */
+ * last component the dataset's name), else dir/node/NAME or dir/tu/NAME;
+ * a name ending in .npz is that file, else dir/heterophilous/NAME.npz.
+ * Writes the directory (the file for .npz) and the bare name; returns
+ * FGL_TASK_NODE or FGL_TASK_GRAPH for the layout found, FGL__WHERE_NPZ for
+ * an .npz, -1 for none. */
+#define FGL__WHERE_NPZ 100
 static int fgl__dataset_where(const char *dir, const char *name, char *where, size_t cap, char *base, size_t base_cap) {
     char path[1400];
     const char *slash = strrchr(name, '/');
+    size_t nl = strlen(name);
+    if (nl > 4 && !strcmp(name + nl - 4, ".npz")) {
+        snprintf(where, cap, "%s", name);
+        snprintf(base, base_cap, "%.*s", (int)(nl - 4 - (size_t)(slash ? slash + 1 - name : 0)), slash ? slash + 1 : name);
+        return fgl__readable(where) ? FGL__WHERE_NPZ : -1;
+    }
     if (slash) {
         size_t len = strlen(name);
         while (len > 1 && name[len - 1] == '/') len--; /* "data/node/Cora/" */
@@ -14760,7 +14823,9 @@ static int fgl__dataset_where(const char *dir, const char *name, char *where, si
     if (fgl__readable(path)) return FGL_TASK_NODE;
     snprintf(where, cap, "%s/tu/%s", dir, name);
     snprintf(path, sizeof path, "%s/%s_A.txt", where, name);
-    return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+    if (fgl__readable(path)) return FGL_TASK_GRAPH;
+    snprintf(where, cap, "%s/heterophilous/%s.npz", dir, name);
+    return fgl__readable(where) ? FGL__WHERE_NPZ : -1;
 }
 
 static char fgl__ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
@@ -14770,7 +14835,9 @@ static char fgl__ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 
 static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
     static const char *known[] = {"Cora", "CiteSeer", "PubMed", "CS", "Physics", "Computers", "Photo", "ogbn-arxiv",
                                   "MUTAG", "PTC_MR", "BZR", "COX2", "DHFR", "AIDS", "NCI1", "PROTEINS", "ENZYMES",
-                                  "DD", "COLLAB", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY", "Yeast"};
+                                  "DD", "COLLAB", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY", "Yeast",
+                                  "chameleon_filtered", "squirrel_filtered", "actor", "tolokers", "roman_empire",
+                                  "amazon_ratings", "minesweeper", "questions", "cornell", "texas", "wisconsin"};
     char where[1100], base[256];
     size_t i, k;
     for (i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -14839,6 +14906,20 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         name[len] = 0;
         p += len + (p[len] == ',');
         found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
+        if (found == FGL__WHERE_NPZ) {
+            if (strchr(names, ','))
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
+                                   base);
+            else if (task == FGL_TASK_GRAPH)
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
+            else {
+                ds->task = FGL_TASK_NODE;
+                if (!(rc = fgl_load_npz(path, &ds->node, &ds->fixed_splits, &ds->n_fixed_splits, err)))
+                    rc = fgl__prepare_node(ds, &o, err);
+                snprintf(ds->label, sizeof ds->label, "%s", base);
+            }
+            continue;
+        }
         if (found == FGL_TASK_NODE) {
             if (strchr(names, ','))
                 rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
@@ -14857,6 +14938,8 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
             if (*hint)
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir,
                                    hint);
+            else if (strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".npz"))
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset file '%s' not found", name);
             else if (strchr(name, '/'))
                 rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
                                    "%s_A.txt (TU format)", path, base, base);
@@ -14867,9 +14950,9 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
                     snprintf(tried, sizeof tried, "the directory given%s",
                              fgl__is_dir(dir) ? "" : ", which does not exist");
                 rc = fgl_error_set(err, FGL_ERR_IO,
-                                   "dataset '%s' not found as %s/node/%s or %s/tu/%s (%s): set FGL_DATA=DIR, or fetch "
-                                   "it into ./data with `make data DATASETS=%s` in fgl's repository",
-                                   name, dir, name, dir, name, tried, name);
+                                   "dataset '%s' not found as %s/node/%s, %s/tu/%s or %s/heterophilous/%s.npz (%s): set "
+                                   "FGL_DATA=DIR, or fetch it into ./data with `make data DATASETS=%s` in fgl's "
+                                   "repository", name, dir, name, dir, name, dir, name, tried, name);
             }
             break;
         }
@@ -14957,6 +15040,20 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
                                  "a kept public split, a stratified one or a global one");
         if (c.halo && c.test_first)
             return fgl_error_set(err, FGL_ERR_ARG, "a halo and the test-first split cannot be combined");
+        if (c.use_fixed_split) { /* the data's split s for every node: the clients inherit it */
+            fgl_node_data fixed = ds->node; /* shares ds's arrays but the split */
+            if (ds->n_fixed_splits < 1)
+                return fgl_error_set(err, FGL_ERR_ARG, "%s has no fixed splits (the heterophilous .npz datasets carry "
+                                     "ten)", ds->label);
+            if (c.fixed_split < 0 || c.fixed_split >= ds->n_fixed_splits)
+                return fgl_error_set(err, FGL_ERR_ARG, "%s: fixed split %d: it has splits 0..%d", ds->label,
+                                     c.fixed_split, ds->n_fixed_splits - 1);
+            if (c.split_global || c.keep_split || c.test_first || c.stratified)
+                return fgl_error_set(err, FGL_ERR_ARG, "%s: a fixed split gives every node its role: not with a "
+                                     "global, kept, test-first or stratified split", ds->label);
+            fixed.split = ds->fixed_splits + (size_t)c.fixed_split * (size_t)ds->node.n_nodes;
+            return fgl__scenario_subgraphs(sc, &fixed, how, k, tr, va, &c, err);
+        }
         rc = fgl__scenario_subgraphs(sc, &ds->node, how, k, tr, va, &c, err);
         if (rc || !c.test_first) return rc;
         for (i = 0; i < sc->n_clients && !rc; i++)

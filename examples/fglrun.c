@@ -171,6 +171,8 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.fold = fold;
     c.split_global = o->split_global;
     c.halo = o->halo;
+    c.use_fixed_split = o->n_fixed > 0; /* `fold` is then the fixed split's index */
+    c.fixed_split = fold;
     if (o->partition_file) { /* the clients from a file (gpmetis's output): read whole, checked, then used */
         int rc, *part, k = 0;
         if (ds->task != FGL_TASK_NODE)
@@ -513,8 +515,11 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
 static void checkpoint_path(const options *o, const char *algo, uint64_t seed, int fold, char *out, size_t cap) {
-    if (o->n_algos == 1 && o->seeds == 1 && (!o->folds || o->fold >= 0)) snprintf(out, cap, "%s", o->checkpoint);
+    if (o->n_algos == 1 && o->seeds == 1 && (!o->folds || o->fold >= 0) && (!o->n_fixed || o->split_index >= 0))
+        snprintf(out, cap, "%s", o->checkpoint);
     else if (o->folds) snprintf(out, cap, "%s.%s.fold%d.seed%llu", o->checkpoint, algo, fold, (unsigned long long)seed);
+    else if (o->n_fixed)
+        snprintf(out, cap, "%s.%s.split%d.seed%llu", o->checkpoint, algo, fold, (unsigned long long)seed);
     else snprintf(out, cap, "%s.%s.seed%llu", o->checkpoint, algo, (unsigned long long)seed);
 }
 
@@ -666,6 +671,8 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     if (cfg.secrets.from_seed) { /* the slot's label (check_runs), and the fold: every run its own secrets */
         size_t n = (size_t)snprintf(cfg.secrets.label, sizeof cfg.secrets.label, "%s", secret_labels[slot]);
         if (o->folds) n += (size_t)snprintf(cfg.secrets.label + n, sizeof cfg.secrets.label - n, " fold=%d", fold);
+        else if (o->n_fixed && n < sizeof cfg.secrets.label)
+            n += (size_t)snprintf(cfg.secrets.label + n, sizeof cfg.secrets.label - n, " split=%d", fold);
         if (n >= sizeof cfg.secrets.label) {
             fprintf(stderr, "fglrun: --secret-seed: the run label of %s fold %d is longer than %d bytes\n", label, fold,
                     (int)sizeof cfg.secrets.label - 1);
@@ -872,6 +879,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         const char *const *names = o->pg ? o->pg->names : NULL;
         int ok = order && dom && share && !names; /* clients that are datasets: in their order, by name */
         if (o->folds) snprintf(name, sizeof name, "%s_fold%d", fname, fold);
+        else if (o->n_fixed) snprintf(name, sizeof name, "%s_split%d", fname, fold);
         else snprintf(name, sizeof name, "%s", fname);
         if (ok) client_order(cd, K, order, dom, share);
         write_round_csv(o->out_dir, name, seed, &run, names, o->task == FGL_TASK_LINK, !per_client_out(o));
@@ -882,6 +890,9 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     }
     if (!o->quiet && !o->json && o->folds)
         printf("  %-10s fold %d seed %llu: last %.2f%%\n", label, fold, (unsigned long long)seed, 100 * s.last_test);
+    else if (!o->quiet && !o->json && o->n_fixed && (o->seeds > 1 || o->split_index < 0))
+        printf("  %-10s split %d seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", label, fold,
+               (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
     else if (!o->quiet && !o->json && o->seeds > 1)
         printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", label,
                (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
@@ -930,6 +941,8 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     fprintf(f, ", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, \"seed\": %llu, \"split_seed\": %llu, ", K, rounds,
             o->seeds, (unsigned long long)o->seed, (unsigned long long)o->split_seed);
     if (o->folds) fprintf(f, "\"folds\": %d, \"fold\": %d, \"runs\": %d, ", o->folds, o->fold, res->n);
+    if (o->n_fixed) fprintf(f, "\"fixed_splits\": %d, \"split_index\": %d, \"runs\": %d, ", o->n_fixed, o->split_index,
+                            res->n);
     fprintf(f, "\"test_acc_mean\": ");
     json_num(f, "%.6f", bm);
     fprintf(f, ", \"test_acc_std\": ");
@@ -1108,6 +1121,11 @@ static void print_table(const options *o, const result *res, int runs) {
         printf("(%s %d seed%s of the clients' test AUC and Hits@%d, means weighted by their test edges, at the round "
                "of best validation AUC and at the last round)\n", runs > 1 ? "mean +- std over" : "one run:", runs,
                runs > 1 ? "s" : "", o->hits_k);
+    else if (o->n_fixed)
+        printf("(%s %d of the data's %d fixed split%s x %d seed%s (%d run%s) of the mean client test accuracy, at "
+               "the round of best mean %s accuracy and at the last round)\n", runs > 1 ? "mean +- std over" : "one run:",
+               runs / o->seeds, o->n_fixed, o->n_fixed > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "", runs,
+               runs > 1 ? "s" : "", o->val_public ? "public-node" : "validation");
     else if (runs > 1)
         printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean %s "
                "accuracy and at the last round)\n", runs, o->val_public ? "public-node" : "validation");
@@ -1213,8 +1231,30 @@ int fglrun_main(int argc, char **argv) {
         return rc ? 1 : 0;
     }
     if (ds.n_sets > 1 && !opt_given(&o, "split-seed")) o.split_seed = (uint64_t)fedstar_split_seed;
-    n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : 1;
-    if (make_scenario(&o, o.fold > 0 ? o.fold : 0, &ds, &sc, &err)) {
+    { /* the data's fixed splits (the heterophilous sets' ten): one run each, unless a drawn split is asked for */
+        int drawn = o.split_global || o.stratified || o.test_first || o.public_split || opt_given(&o, "train-frac") ||
+                    opt_given(&o, "val-frac");
+        int fixed = ds.task == FGL_TASK_NODE && o.task != FGL_TASK_LINK ? ds.n_fixed_splits : 0;
+        const char *why = NULL;
+        if (o.split_index >= 0 && !fixed) why = "has no fixed splits";
+        else if (o.split_index >= fixed) why = "has fewer fixed splits";
+        else if (o.split_index >= 0 && drawn) why = "";
+        if (why) {
+            if (*why) fprintf(stderr, "fglrun: --split-index %d: %s %s (%d)\n", o.split_index, ds.label, why, fixed);
+            else fprintf(stderr, "fglrun: --split-index %d: a fixed split gives every node its role: not with "
+                         "--split-global, --train-frac, --val-frac, --stratified, --test-first or --public-split\n",
+                         o.split_index);
+            fgl_dataset_free(&ds);
+            replay_free(o.rp);
+            return 1;
+        }
+        o.n_fixed = drawn ? 0 : fixed;
+        if (drawn && fixed && !o.quiet && !o.json)
+            printf("fglrun: note: %s's %d fixed splits are not used: a drawn split was asked for\n", ds.label, fixed);
+    }
+    n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : o.n_fixed ? (o.split_index >= 0 ? 1 : o.n_fixed) : 1;
+    if (make_scenario(&o, o.fold > 0 ? o.fold : o.n_fixed && o.split_index >= 0 ? o.split_index : 0, &ds, &sc,
+                      &err)) {
         fprintf(stderr, "fglrun: %s\n", err.msg);
         fgl_dataset_free(&ds);
         replay_free(o.rp);
@@ -1306,12 +1346,17 @@ int fglrun_main(int argc, char **argv) {
         if (o.task == FGL_TASK_LINK)
             printf(", %g%%/%g%% of each client's edges for validation/test, %s decoder", 100 * o.link_val,
                    100 * o.link_test, o.decoder == 1 ? "MLP" : "dot-product");
+        else if (o.n_fixed && o.split_index >= 0)
+            printf(", the data's fixed split %d of %d (every node's role; --split-index)", o.split_index, o.n_fixed);
+        else if (o.n_fixed)
+            printf(", each of the data's %d fixed splits in turn (every node's role; --split-index K runs one)",
+                   o.n_fixed);
         else if (!o.public_split)
             printf(", %g%% of each client's %s for training", 100 * tr, ds.task == FGL_TASK_NODE ? "nodes" : "graphs");
         printf("\n");
     }
     for (f = 0; f < n_folds && (!rc || rc == 3); f++) { /* one fold's clients at a time */
-        int fold = o.folds ? (o.fold >= 0 ? o.fold : f) : 0;
+        int fold = o.folds ? (o.fold >= 0 ? o.fold : f) : o.n_fixed ? (o.split_index >= 0 ? o.split_index : f) : 0;
         if (f > 0) {
             fgl_scenario_free(&sc);
             if (make_scenario(&o, fold, &ds, &sc, &err)) {

@@ -317,7 +317,7 @@ check "real: make data DATASETS=\"Cora MUTAG\" from a re-zipped mirror verifies 
 check "real: mirror of the 12 datasets in their original formats" build_real_mirror
 t_real() {
     # shellcheck disable=SC2086
-    FGL_DATA=$R/out FGL_DATA_URL=file://$R/mirror FGL_CONVERT=$conv "$fetch" || return 1
+    FGL_DATA=$R/out FGL_DATA_URL=file://$R/mirror FGL_CONVERT=$conv "$fetch" $REAL || return 1
     for n in MUTAG PTC_MR BZR COX2 DHFR AIDS NCI1 PROTEINS IMDB-BINARY; do
         same_tree "$src/tu/$n" "$R/out/tu/$n" || return 1
     done
@@ -326,3 +326,21 @@ t_real() {
     done
 }
 check "real: make data from the mirror passes tools/datasets.sha256; every dataset byte-identical to \$FGL_DATA" t_real
+HET="chameleon_filtered actor tolokers"
+t_het() { # the heterophilous .npz files, installed as published (their sums: the publisher's files)
+    rm -rf "$tmp/het" && mkdir -p "$tmp/het/m" || return 1
+    for n in $HET; do cp "$src/heterophilous/$n.npz" "$tmp/het/m/" || return 1; done
+    # shellcheck disable=SC2086
+    FGL_DATA=$tmp/het/out FGL_DATA_URL=file://$tmp/het/m FGL_CONVERT=$conv "$fetch" $HET > "$tmp/het.out" 2>&1
+    rc=$?
+    cat "$tmp/het.out"
+    [ $rc -eq 0 ] && grep -q 'chameleon_filtered: 890 nodes, 8854 undirected edges, 2325 features, 5 classes, 10 fixed splits; 1 files verified' "$tmp/het.out" || return 1
+    for n in $HET; do cmp "$src/heterophilous/$n.npz" "$tmp/het/out/heterophilous/$n.npz" || return 1; done
+    printf 'x' >> "$tmp/het/m/actor.npz" && rm -f "$tmp/het/out/.fgl/actor.done" "$tmp/het/out/.fgl/downloads/actor.npz" &&
+        ! FGL_DATA=$tmp/het/out FGL_DATA_URL=file://$tmp/het/m FGL_CONVERT=$conv "$fetch" actor > "$tmp/het2.out" 2>&1 &&
+        cat "$tmp/het2.out" && grep -q 'actor' "$tmp/het2.out" && cmp "$src/heterophilous/actor.npz" "$tmp/het/out/heterophilous/actor.npz"
+}
+if [ -r "$src/heterophilous/chameleon_filtered.npz" ] && [ -r "$src/heterophilous/actor.npz" ] &&
+    [ -r "$src/heterophilous/tolokers.npz" ]; then
+    check "real: make data of the three heterophilous .npz from a mirror: checked by fgl_load_npz, verified, installed as published; an altered one refused" t_het
+else echo "skip - make data of the heterophilous .npz files # no data: $src/heterophilous/chameleon_filtered.npz"; fi

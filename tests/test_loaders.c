@@ -1206,6 +1206,455 @@ static void test_fuzz_node(void) {
 static void test_fuzz_linqs(void) { fuzz_files(FZ_LINQS, LINQS_FILES, 2, write_linqs); }
 static void test_fuzz_csv(void) { fuzz_files(FZ_CSV, CSV_FILES, 3, write_csv); }
 
+/* ------------------------------------------------------------------------ */
+/* .npz: zip + DEFLATE + .npy (fgl_load_npz), on archives written here       */
+/* ------------------------------------------------------------------------ */
+
+/* A byte buffer. */
+typedef struct zbuf {
+    unsigned char b[1 << 16];
+    size_t n;
+} zbuf;
+
+static void zb_put(zbuf *z, const void *p, size_t n) {
+    if (z->n + n > sizeof z->b) return;
+    memcpy(z->b + z->n, p, n);
+    z->n += n;
+}
+static void zb_u16(zbuf *z, unsigned v) {
+    unsigned char b[2] = {(unsigned char)v, (unsigned char)(v >> 8)};
+    zb_put(z, b, 2);
+}
+static void zb_u32(zbuf *z, uint32_t v) {
+    unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16), (unsigned char)(v >> 24)};
+    zb_put(z, b, 4);
+}
+
+/* A .npy file (format 1.0) of dtype descr and shape text ("(3, 2)") with the
+ * data bytes. */
+static void npy_make(zbuf *z, const char *descr, const char *shape, const void *data, size_t n) {
+    char h[256];
+    int len = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape);
+    z->n = 0;
+    while ((10 + len + 1) % 64) h[len++] = ' ';
+    h[len++] = '\n';
+    zb_put(z, "\x93NUMPY\x01\x00", 8);
+    zb_u16(z, (unsigned)len);
+    zb_put(z, h, (size_t)len);
+    zb_put(z, data, n);
+}
+
+/* Bits into a DEFLATE stream, least significant first. */
+typedef struct zbits {
+    zbuf *z;
+    uint32_t acc;
+    int n;
+} zbits;
+static void zbits_put(zbits *w, uint32_t v, int k) {
+    int i;
+    for (i = 0; i < k; i++) {
+        w->acc |= ((v >> i) & 1u) << w->n;
+        if (++w->n == 8) {
+            unsigned char c = (unsigned char)w->acc;
+            zb_put(w->z, &c, 1);
+            w->acc = 0;
+            w->n = 0;
+        }
+    }
+}
+/* A Huffman code of k bits: most significant bit first. */
+static void zbits_code(zbits *w, uint32_t code, int k) {
+    while (k-- > 0) zbits_put(w, (code >> k) & 1u, 1);
+}
+static void zbits_fixed_lit(zbits *w, int sym) {
+    if (sym < 144) zbits_code(w, 0x30u + (uint32_t)sym, 8);
+    else if (sym < 256) zbits_code(w, 0x190u + (uint32_t)(sym - 144), 9);
+    else if (sym < 280) zbits_code(w, (uint32_t)(sym - 256), 7);
+    else zbits_code(w, 0xc0u + (uint32_t)(sym - 280), 8);
+}
+
+/* src deflated into out with the fixed codes: literals, and runs of one
+ * byte as a literal then matches at distance 1 (lengths 3..258), so the
+ * overlapping copy is exercised. */
+static void deflate_fixed(const unsigned char *src, size_t n, zbuf *out) {
+    static const unsigned short base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                            31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const unsigned char extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                            2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    zbits w;
+    size_t i = 0;
+    out->n = 0;
+    w.z = out;
+    w.acc = 0;
+    w.n = 0;
+    zbits_put(&w, 1, 1); /* BFINAL */
+    zbits_put(&w, 1, 2); /* fixed */
+    while (i < n) {
+        size_t run = 1;
+        zbits_fixed_lit(&w, src[i]);
+        while (i + run < n && src[i + run] == src[i]) run++;
+        i++;
+        run--;
+        while (run >= 3) {
+            int len = run > 258 ? 258 : (int)run, c = 28;
+            if (run - (size_t)len > 0 && run - (size_t)len < 3) len -= 3; /* leave a remainder of 0 or >= 3 */
+            while (base[c] > len) c--;
+            zbits_fixed_lit(&w, 257 + c);
+            zbits_put(&w, (uint32_t)(len - base[c]), extra[c]);
+            zbits_code(&w, 0, 5); /* distance code 0: distance 1 */
+            i += (size_t)len;
+            run -= (size_t)len;
+        }
+        while (run-- > 0) zbits_fixed_lit(&w, src[i++]);
+    }
+    zbits_fixed_lit(&w, 256);
+    while (w.n) zbits_put(&w, 0, 1);
+}
+
+/* A zip of the members (name, bytes), stored (method 0) or deflated with
+ * the fixed codes (method 8), with the central directory. */
+typedef struct zmember {
+    const char *name;
+    zbuf data;
+} zmember;
+static zbuf zip_out;
+static void zip_make(zmember *m, int k, int method) {
+    static zbuf packed[8];
+    size_t off[8], cd;
+    int i;
+    zbuf *z = &zip_out;
+    z->n = 0;
+    for (i = 0; i < k; i++) {
+        zbuf *p = &packed[i];
+        uint32_t crc = fgl_crc32(0, m[i].data.b, m[i].data.n);
+        if (method == 8) deflate_fixed(m[i].data.b, m[i].data.n, p);
+        else {
+            p->n = 0;
+            zb_put(p, m[i].data.b, m[i].data.n);
+        }
+        off[i] = z->n;
+        zb_u32(z, 0x04034b50u);
+        zb_u16(z, 20), zb_u16(z, 0), zb_u16(z, (unsigned)method), zb_u16(z, 0), zb_u16(z, 0x21);
+        zb_u32(z, crc), zb_u32(z, (uint32_t)p->n), zb_u32(z, (uint32_t)m[i].data.n);
+        zb_u16(z, (unsigned)strlen(m[i].name)), zb_u16(z, 0);
+        zb_put(z, m[i].name, strlen(m[i].name));
+        zb_put(z, p->b, p->n);
+    }
+    cd = z->n;
+    for (i = 0; i < k; i++) {
+        zb_u32(z, 0x02014b50u);
+        zb_u16(z, 20), zb_u16(z, 20), zb_u16(z, 0), zb_u16(z, (unsigned)method), zb_u16(z, 0), zb_u16(z, 0x21);
+        zb_u32(z, fgl_crc32(0, m[i].data.b, m[i].data.n)), zb_u32(z, (uint32_t)packed[i].n),
+            zb_u32(z, (uint32_t)m[i].data.n);
+        zb_u16(z, (unsigned)strlen(m[i].name)), zb_u16(z, 0), zb_u16(z, 0), zb_u16(z, 0), zb_u16(z, 0);
+        zb_u32(z, 0), zb_u32(z, (uint32_t)off[i]);
+        zb_put(z, m[i].name, strlen(m[i].name));
+    }
+    zb_u32(z, 0x06054b50u);
+    zb_u16(z, 0), zb_u16(z, 0), zb_u16(z, (unsigned)k), zb_u16(z, (unsigned)k);
+    zb_u32(z, (uint32_t)(z->n - 12 - cd)), zb_u32(z, (uint32_t)cd);
+    zb_u16(z, 0);
+}
+
+/* The members of a small heterophilous-style dataset: 5 nodes, 3 features,
+ * 2 classes, 5 edges (one self loop, one duplicate in the other
+ * direction), 2 splits. Each field may be replaced by a test. */
+static zmember npz_m[6];
+static void npz_members(void) {
+    static const float x[15] = {1, 0, 0.5f, 0, 1, 0, 1, 1, 0, 0, 0, 2, 0.25f, 0, 0};
+    static const int64_t y[5] = {0, 1, 0, 1, 1};
+    static const int64_t e[10] = {0, 1, 1, 2, 2, 3, 3, 3, 1, 0}; /* (0,1) (1,2) (2,3) (3,3) (1,0) */
+    static const unsigned char tr[10] = {1, 1, 0, 0, 0, 0, 0, 1, 1, 0};
+    static const unsigned char va[10] = {0, 0, 1, 0, 0, 1, 0, 0, 0, 0};
+    static const unsigned char te[10] = {0, 0, 0, 1, 1, 0, 1, 0, 0, 1};
+    npz_m[0].name = "node_features.npy";
+    npy_make(&npz_m[0].data, "<f4", "(5, 3)", x, sizeof x);
+    npz_m[1].name = "node_labels.npy";
+    npy_make(&npz_m[1].data, "<i8", "(5,)", y, sizeof y);
+    npz_m[2].name = "edges.npy";
+    npy_make(&npz_m[2].data, "<i8", "(5, 2)", e, sizeof e);
+    npz_m[3].name = "train_masks.npy";
+    npy_make(&npz_m[3].data, "|b1", "(2, 5)", tr, sizeof tr);
+    npz_m[4].name = "val_masks.npy";
+    npy_make(&npz_m[4].data, "|b1", "(2, 5)", va, sizeof va);
+    npz_m[5].name = "test_masks.npy";
+    npy_make(&npz_m[5].data, "|b1", "(2, 5)", te, sizeof te);
+}
+
+static int load_npz_tmp(int k, int method, fgl_node_data *d, unsigned char **sp, int *ns, fgl_error *e) {
+    zip_make(npz_m, k, method);
+    put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+    return fgl_load_npz(tmp_path("t.npz"), d, sp, ns, e);
+}
+
+/* Known vectors (computed once with zlib, kept here: no Python at test
+ * time): a dynamic-Huffman stream and a stored block. */
+static const unsigned char dyn_vec[226] = {
+    0x15,0x90,0xc7,0x01,0xc0,0x30,0x08,0x03,0x17,0xd2,0x83,0x66,0xca,0xfe,0x8b,0xe5,0xf2,0x22,0x31,0x42,0xcd,0xe4,
+    0x2a,0x9d,0xbc,0x15,0x4f,0xd9,0xaa,0x53,0x97,0xd6,0xe5,0x66,0xf2,0x60,0x56,0xb1,0x05,0x71,0x40,0xc0,0xc4,0x63,
+    0xee,0x29,0xa3,0xc0,0x73,0x0d,0xae,0x8a,0xb9,0xa5,0x17,0xa7,0x37,0xad,0x06,0xd7,0xcc,0xe1,0x7f,0x78,0x5f,0xf6,
+    0x07,0xee,0xc0,0xc7,0xe8,0x42,0xfe,0x0e,0xb6,0x55,0x1c,0x4c,0x13,0x30,0x0c,0xd7,0xa5,0xb6,0x54,0x73,0x31,0x3d,
+    0xda,0x17,0xba,0x64,0x8f,0x89,0x08,0x85,0x63,0xd0,0x11,0x33,0xa0,0x86,0x08,0x73,0xf8,0x5f,0xde,0x8f,0x7d,0xe2,
+    0xb3,0x7e,0x7f,0x0b,0x63,0x12,0xc4,0x80,0xa0,0x9f,0x40,0x5e,0xea,0x66,0xc9,0x84,0x62,0x0e,0xbe,0x17,0x0a,0x57,
+    0x13,0x78,0xc0,0x9e,0x87,0x88,0xe5,0xbf,0x19,0xe2,0xd6,0xb1,0x2a,0xd3,0x30,0xef,0x8f,0x6f,0xa8,0x63,0xb8,0x9c,
+    0xb3,0x81,0xb2,0x30,0xf6,0xab,0x8f,0xa2,0xa8,0xcc,0x31,0x84,0xda,0x34,0x46,0x58,0xf9,0xdf,0x8c,0x3d,0x1a,0x59,
+    0x5a,0x48,0x6d,0x1b,0xd9,0x80,0x62,0x0a,0xc1,0x26,0xcf,0x12,0x1d,0x5f,0xc1,0x67,0xe1,0xbb,0x49,0xb9,0x30,0x61,
+    0x3d,0xa8,0xba,0x36,0xd4,0x47,0x4f,0x8e,0x36,0x17,0xf9,0x10,0x58,0x62,0x40,0x9a,0x24,0xec,0xdf,0xe2,0xa3,0xdd,
+    0xa5,0xd1,0x54,0xd0,0xd9,0x07};
+
+static void test_inflate_vectors(void) {
+    static const unsigned char stored[18] = {0x01, 0x0d, 0x00, 0xf2, 0xff, 's', 't', 'o', 'r',
+                                             'e',  'd',  ' ',  'b',  'l',  'o', 'c', 'k', '!'};
+    unsigned char text[600], out[600], bad[226];
+    zbuf z;
+    size_t n = 0;
+    int i, broke = 0, refused = 0;
+    fgl_error e;
+    FT_CHECK(fgl_crc32(0, "123456789", 9) == 0xcbf43926u, "CRC-32 check value");
+    for (i = 0; i < 120; i++) n += (size_t)sprintf((char *)text + n, "%d,", i * i % 997);
+    FT_CHECK(n == 456 && fgl_crc32(0, text, n) == 0x2fc6fb5au, "the vector's text");
+    FT_CHECK(fgl_inflate(dyn_vec, sizeof dyn_vec, out, n, "dyn", &e) == FGL_OK && !memcmp(out, text, n),
+             "dynamic Huffman vector: %s", e.msg);
+    FT_CHECK(fgl_inflate(stored, sizeof stored, out, 13, "stored", &e) == FGL_OK && !memcmp(out, "stored block!", 13),
+             "stored vector: %s", e.msg);
+    FT_CHECK(fgl_inflate(dyn_vec, sizeof dyn_vec, out, n - 1, "dyn", &e) == FGL_ERR_FORMAT &&
+                 strstr(e.msg, "more data than"), "one byte short of room: %s", e.msg);
+    FT_CHECK(fgl_inflate(dyn_vec, sizeof dyn_vec, out, n + 1, "dyn", &e) == FGL_ERR_FORMAT &&
+                 strstr(e.msg, "456 bytes where the member declares 457"), "one byte too many: %s", e.msg);
+    FT_CHECK(fgl_inflate(stored, 17, out, 13, "stored", &e) == FGL_ERR_FORMAT && strstr(e.msg, "truncated"),
+             "truncated stored block: %s", e.msg);
+    for (i = 0; i < (int)sizeof dyn_vec; i++) /* every truncation */
+        if (fgl_inflate(dyn_vec, (size_t)i, out, n, "dyn", &e) != FGL_ERR_FORMAT || !strstr(e.msg, "dyn: corrupt"))
+            broke++;
+    FT_CHECK(broke == 0, "%d truncations of the dynamic stream not refused", broke);
+    for (i = 0; i < 2000; i++) { /* the Huffman tables (the first ~40 bytes) and the data, a bit flipped */
+        int at = i < 1000 ? i % 40 : i % 226, bit = (i / 40) % 8, rc;
+        memcpy(bad, dyn_vec, sizeof bad);
+        bad[at] ^= (unsigned char)(1u << bit);
+        rc = fgl_inflate(bad, sizeof bad, out, n, "dyn", &e);
+        refused += rc != FGL_OK;
+        if (rc != FGL_OK && (rc != FGL_ERR_FORMAT || !strstr(e.msg, "dyn: corrupt"))) broke++;
+    }
+    FT_CHECK(broke == 0 && refused > 1000, "flipped bits: %d refused, %d broke the contract", refused, broke);
+    bad[0] = 0x07; /* BFINAL, type 3 */
+    FT_CHECK(fgl_inflate(bad, 1, out, n, "dyn", &e) == FGL_ERR_FORMAT && strstr(e.msg, "reserved"), "%s", e.msg);
+    /* the fixed-code encoder above against the decoder: literals and long runs */
+    for (i = 0; i < 600; i++) text[i] = (unsigned char)(i < 300 ? 7 : i < 420 ? i : 0);
+    deflate_fixed(text, 600, &z);
+    FT_CHECK(z.n < 300 && fgl_inflate(z.b, z.n, out, 600, "fixed", &e) == FGL_OK && !memcmp(out, text, 600),
+             "fixed codes with matches (%zu bytes): %s", z.n, e.msg);
+}
+
+static void test_npz_small(void) {
+    fgl_node_data d;
+    fgl_error e;
+    unsigned char *sp = NULL;
+    int ns = 0, method, rc;
+    for (method = 0; method <= 8; method += 8) {
+        npz_members();
+        rc = load_npz_tmp(6, method, &d, &sp, &ns, &e);
+        FT_CHECK(rc == FGL_OK, "method %d: %s", method, e.msg);
+        if (rc) continue;
+        FT_CHECK(!strcmp(d.name, "t") && d.n_nodes == 5 && d.n_feat == 3 && d.n_classes == 2, "%s: %d x %d, %d classes",
+                 d.name, d.n_nodes, d.n_feat, d.n_classes);
+        FT_CHECK(fgl_graph_num_edges(&d.adj) == 3 && d.adj.nnz == 6, "3 edges both ways (self loop dropped, duplicate "
+                 "merged): %d", fgl_graph_num_edges(&d.adj));
+        FT_CHECK(fgl_node_data_validate(&d, &e) == FGL_OK, "%s", e.msg);
+        FT_CHECK(d.x.data[2] == 0.5f && d.x.data[12] == 0.25f && d.y[3] == 1 && d.split == NULL, "values");
+        FT_CHECK(ns == 2 && sp && sp[0] == FGL_SPLIT_TRAIN && sp[2] == FGL_SPLIT_VAL && sp[3] == FGL_SPLIT_TEST &&
+                     sp[5 + 0] == FGL_SPLIT_VAL && sp[5 + 2] == FGL_SPLIT_TRAIN && sp[5 + 4] == FGL_SPLIT_TEST,
+                 "two fixed splits");
+        free(sp);
+        fgl_node_data_free(&d);
+    }
+    /* without masks: no splits */
+    npz_members();
+    FT_CHECK(load_npz_tmp(3, 8, &d, &sp, &ns, &e) == FGL_OK && ns == 0 && !sp, "no masks, no splits: %s", e.msg);
+    fgl_node_data_free(&d);
+}
+
+/* One altered member: refused, with the member and the message fragment. */
+static void npz_refused(int k, const char *want, const char *why) {
+    fgl_node_data d;
+    fgl_error e;
+    unsigned char *sp = (unsigned char *)1;
+    int ns = 7, rc = load_npz_tmp(k, 8, &d, &sp, &ns, &e);
+    FT_CHECK(rc != FGL_OK && strstr(e.msg, "t.npz") && strstr(e.msg, want) && all_zero(&d, sizeof d) && !sp && !ns,
+             "%s: rc %s, '%s' (want '%s')", why, fgl_result_name(rc), e.msg, want);
+    if (!rc) fgl_node_data_free(&d);
+    npz_members();
+}
+
+static void test_npz_errors(void) {
+    static const float nan_x[15] = {1, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0};
+    float xs[15];
+    int64_t v[10];
+    unsigned char m[10];
+    npz_members();
+    v[0] = 0, v[1] = 1, v[2] = 1, v[3] = 1, v[4] = 9;
+    npy_make(&npz_m[1].data, "<i8", "(5,)", v, 40);
+    npz_refused(6, "node 4: label 9: the labels make 10 classes but only 3", "a stray label");
+    v[4] = -2;
+    npy_make(&npz_m[1].data, "<i8", "(5,)", v, 40);
+    npz_refused(6, "node_labels.npy: node 4: label -2", "label -2");
+    npy_make(&npz_m[1].data, "<i8", "(4,)", v, 32);
+    npz_refused(6, "node_features.npy: shape (5, 3)", "features for 5 nodes, 4 labels");
+    memcpy(xs, nan_x, sizeof xs);
+    xs[7] = (float)NAN;
+    npy_make(&npz_m[0].data, "<f4", "(5, 3)", xs, sizeof xs);
+    npz_refused(6, "node 2, feature 1: nan", "NaN feature");
+    npy_make(&npz_m[0].data, "<f4", "(15,)", nan_x, sizeof nan_x);
+    npz_refused(6, "expected (5, features)", "1-D features");
+    v[0] = 0, v[1] = 1, v[2] = 1, v[3] = 5;
+    npy_make(&npz_m[2].data, "<i8", "(2, 2)", v, 32);
+    npz_refused(6, "edges.npy: edge 1 joins node 5, outside 0..4", "edge out of range");
+    v[3] = -1;
+    npy_make(&npz_m[2].data, "<i8", "(2, 2)", v, 32);
+    npz_refused(6, "edge 1 joins node -1", "negative node id");
+    npy_make(&npz_m[2].data, "<i8", "(2, 5)", v, 80);
+    npz_refused(6, "expected (edges, 2) (this one is transposed)", "transposed edges");
+    npy_make(&npz_m[2].data, "<i8", "(5, 2)", v, 40);
+    npz_refused(6, "edges.npy: 40 data bytes for 10 elements", "short data");
+    npy_make(&npz_m[2].data, "<U8", "(5, 2)", v, 80);
+    npz_refused(6, "dtype '<U8'", "a string dtype");
+    memset(m, 1, sizeof m);
+    npy_make(&npz_m[3].data, "|b1", "(2, 4)", m, 8);
+    npz_refused(6, "train_masks.npy: shape (2, 4)", "masks of 4 nodes");
+    npy_make(&npz_m[3].data, "|b1", "(1, 5)", m, 5);
+    npz_refused(6, "val_masks.npy: 2 splits, train_masks.npy has 1", "masks of 1 and 2 splits");
+    npy_make(&npz_m[3].data, "|b1", "(2, 5)", m, 10);
+    npz_refused(6, "the masks of a split must not overlap", "a node both train and val");
+    memset(m, 0, sizeof m);
+    npy_make(&npz_m[3].data, "|b1", "(2, 5)", m, 10);
+    npz_refused(6, "split 0 has 0 training", "a split without training nodes");
+    npz_refused(4, "has 1 of the three masks but not val_masks.npy", "one of the three masks");
+    npz_refused(2, "no member edges.npy", "no edges member");
+    { /* a member with method 12 (bzip2), an encrypted one, zip64 */
+        fgl_node_data d;
+        fgl_error e;
+        zip_make(npz_m, 6, 8);
+        {
+            size_t cd = (size_t)zip_out.b[zip_out.n - 6] | (size_t)zip_out.b[zip_out.n - 5] << 8 |
+                        (size_t)zip_out.b[zip_out.n - 4] << 16;
+            unsigned char keep = zip_out.b[cd + 10];
+            zip_out.b[cd + 10] = 12;
+            put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+            FT_CHECK(fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e) == FGL_ERR_UNSUPPORTED &&
+                         strstr(e.msg, "member node_features.npy is compressed with method 12"), "%s", e.msg);
+            zip_out.b[cd + 10] = keep;
+            zip_out.b[cd + 8] |= 1;
+            put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+            FT_CHECK(fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e) == FGL_ERR_UNSUPPORTED &&
+                         strstr(e.msg, "is encrypted"), "%s", e.msg);
+            zip_out.b[cd + 8] &= 0xfe;
+            memset(zip_out.b + cd + 20, 0xff, 4);
+            put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+            FT_CHECK(fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e) == FGL_ERR_UNSUPPORTED &&
+                         strstr(e.msg, "zip64"), "%s", e.msg);
+            zip_make(npz_m, 6, 8); /* a corrupt CRC */
+            zip_out.b[cd + 16] ^= 1;
+            put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+            FT_CHECK(fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e) == FGL_ERR_FORMAT &&
+                         strstr(e.msg, "CRC-32"), "%s", e.msg);
+        }
+        put_file("t.npz", "not a zip");
+        FT_CHECK(fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e) == FGL_ERR_FORMAT &&
+                     strstr(e.msg, "not a zip archive"), "%s", e.msg);
+        FT_CHECK(fgl_load_npz(tmp_dir, &d, NULL, NULL, &e) == FGL_ERR_IO && strstr(e.msg, "not a regular file"),
+                 "a directory: %s", e.msg);
+    }
+}
+
+/* Every truncation and random bytes changed in a deflated and a stored
+ * archive: refused with a message, or loaded and valid; never a crash. */
+static void test_fuzz_npz(void) {
+    static zbuf orig;
+    fgl_rng r;
+    int method, bad = 0, ok = 0, runs = 0;
+    long cut, it;
+    fgl_rng_init(&r, 52, 8);
+    for (method = 0; method <= 8; method += 8) {
+        npz_members();
+        zip_make(npz_m, 6, method);
+        orig = zip_out;
+        for (cut = 0; cut < (long)orig.n; cut += (method ? 1 : 3)) {
+            fgl_node_data d;
+            fgl_error e;
+            int rc;
+            put_file_n("t.npz", (const char *)orig.b, cut);
+            rc = fgl_load_npz(tmp_path("t.npz"), &d, NULL, NULL, &e);
+            bad += rc == FGL_OK || !e.msg[0] || !all_zero(&d, sizeof d);
+            runs++;
+        }
+        for (it = 0; it < 400; it++) {
+            fgl_node_data d;
+            fgl_error e;
+            unsigned char *sp = NULL;
+            int rc, k, ns = 0;
+            zip_out = orig;
+            for (k = 0; k < 1 + (int)fgl_rng_below(&r, 3); k++)
+                zip_out.b[fgl_rng_below(&r, (uint64_t)orig.n)] ^= (unsigned char)(1 + fgl_rng_below(&r, 255));
+            put_file_n("t.npz", (const char *)zip_out.b, (long)zip_out.n);
+            rc = fgl_load_npz(tmp_path("t.npz"), &d, &sp, &ns, &e);
+            if (rc) bad += !e.msg[0] || !all_zero(&d, sizeof d) || sp || ns;
+            else bad += fgl_node_data_validate(&d, &e) != FGL_OK;
+            ok += rc == FGL_OK;
+            runs++;
+            free(sp);
+            fgl_node_data_free(&d);
+        }
+    }
+    FT_CHECK(bad == 0, "%d of %d fuzzed archives broke the contract", bad, runs);
+    FT_CHECK(ok < runs, "fuzzing refused some (%d loaded of %d)", ok, runs);
+}
+
+/* The three files of $FGL_DATA/heterophilous against the README table,
+ * with their ten splits (fgl_dataset_load by name and the splits in use:
+ * tests/test_fglrun.sh). */
+static void test_heterophilous_match_readme(void) {
+    static const struct {
+        const char *name;
+        int nodes, edges, feat, classes;
+    } ex[] = {{"chameleon_filtered", 890, 8854, 2325, 5}, {"actor", 7600, 26659, 932, 5}, {"tolokers", 11758, 519000, 10, 2}};
+    size_t i;
+    FT_NEED_DATA("heterophilous/chameleon_filtered.npz");
+    FT_NEED_DATA("heterophilous/actor.npz");
+    FT_NEED_DATA("heterophilous/tolokers.npz");
+    for (i = 0; i < 3; i++) {
+        char rel[128];
+        fgl_node_data d;
+        fgl_error e;
+        unsigned char *sp = NULL;
+        int ns = 0, rc, s, sane = 1;
+        double t0 = fgl_now(), t;
+        snprintf(rel, sizeof rel, "heterophilous/%s.npz", ex[i].name);
+        rc = fgl_load_npz(ft_data_path(rel), &d, &sp, &ns, &e);
+        t = fgl_now() - t0;
+        FT_CHECK(rc == FGL_OK, "%s: %s", ex[i].name, e.msg);
+        if (rc) continue;
+        printf("#   %s: %d nodes, %d edges, %d features, %d classes, %d splits; loaded in %.0f ms\n", d.name,
+               d.n_nodes, fgl_graph_num_edges(&d.adj), d.n_feat, d.n_classes, ns, 1000 * t);
+        FT_CHECK(d.n_nodes == ex[i].nodes && fgl_graph_num_edges(&d.adj) == ex[i].edges && d.n_feat == ex[i].feat &&
+                     d.n_classes == ex[i].classes, "%s: %d / %d / %d / %d", d.name, d.n_nodes,
+                 fgl_graph_num_edges(&d.adj), d.n_feat, d.n_classes);
+        FT_CHECK(fgl_node_data_validate(&d, &e) == FGL_OK, "%s", e.msg);
+        FT_CHECK(ns == 10, "%s: %d splits", d.name, ns);
+        for (s = 0; s < ns; s++) {
+            int tr = fgl_split_indices(sp + (size_t)s * d.n_nodes, d.n_nodes, FGL_SPLIT_TRAIN, NULL);
+            int va = fgl_split_indices(sp + (size_t)s * d.n_nodes, d.n_nodes, FGL_SPLIT_VAL, NULL);
+            int te = fgl_split_indices(sp + (size_t)s * d.n_nodes, d.n_nodes, FGL_SPLIT_TEST, NULL);
+            if (s == 0 || s == ns - 1)
+                printf("#   %s split %d: %d train, %d val, %d test\n", d.name, s, tr, va, te);
+            /* every node has a role: 50/25/25% (tolokers), 48/32/20% (the Geom-GCN splits of chameleon and actor) */
+            sane &= tr + va + te == d.n_nodes && tr >= 0.4 * d.n_nodes && tr <= 0.5 * d.n_nodes + 1 &&
+                    va >= 0.2 * d.n_nodes && te >= 0.15 * d.n_nodes;
+        }
+        FT_CHECK(sane, "%s: every split gives every node a role, about half of them training", d.name);
+        free(sp);
+        fgl_node_data_free(&d);
+    }
+}
+
 /* The counter of tests/ft_alloc.h sees the library's allocations (else the
  * hostile-file bounds below would hold vacuously) and refuses a request over
  * its cap. */
@@ -1248,6 +1697,11 @@ int main(void) {
     FT_RUN(test_fuzz_node);
     FT_RUN(test_fuzz_linqs);
     FT_RUN(test_fuzz_csv);
+    FT_RUN(test_inflate_vectors);
+    FT_RUN(test_npz_small);
+    FT_RUN(test_npz_errors);
+    FT_RUN(test_fuzz_npz);
+    FT_RUN(test_heterophilous_match_readme);
     tmp_cleanup();
     return ft_finish();
 }

@@ -82,8 +82,8 @@ fetch() {
 host_of() { h=${1#*://}; say "${h%%/*}"; }
 
 # listed REL: the lines of the sums that belong to dataset directory REL
-listed() {
-    awk -v p="$1/" '$1 !~ /^#/ && NF >= 2 && substr($2, 1, length(p)) == p { print $1 "  " $2 }' "$sums" |
+listed() { # (REL a directory: its files; REL a file: itself)
+    awk -v p="$1/" -v f="$1" '$1 !~ /^#/ && NF >= 2 && (substr($2, 1, length(p)) == p || $2 == f) { print $1 "  " $2 }' "$sums" |
         LC_ALL=C sort -k2
 }
 # sums_of DIR REL: the sums of DIR's files as REL/FILE, README files left out
@@ -110,6 +110,7 @@ one() {
     case $kind in
     tu) rel=tu/$name ;;
     planetoid | npz) rel=node/$name ;;
+    heterophilous) rel=heterophilous/$name.npz ;;
     *) why="unknown kind '$kind' in $list"; return 1 ;;
     esac
     dest=$data/$rel
@@ -118,7 +119,7 @@ one() {
         why="$(basename "$sums") records no sums for it (FGL_DATA_STRICT is set)"
         return 1
     fi
-    if [ -d "$dest" ] && [ -f "$data/.fgl/$name.done" ] &&
+    if [ -e "$dest" ] && [ -f "$data/.fgl/$name.done" ] &&
         { [ -z "$want" ] || [ "$(cat "$data/.fgl/$name.done")" = "$want" ]; }; then
         if [ -n "$want" ]; then say "$name: up to date in $dest (verified)"
         else say "$name: up to date in $dest (NOT VERIFIED: no recorded sums)"; fi
@@ -178,8 +179,12 @@ one() {
         fi
         if ! err=$("$conv" npz "$work/npz" "$work/out" "$name" 2>&1); then why="$1: $err"; reject "$@"; return 1; fi
         what=$err ;;
+    heterophilous) # the .npz itself, installed as published once fgl_load_npz reads it
+        if ! err=$("$conv" check-npz "$work/dl/$1" "$name" 2>&1); then why="$1: $err"; reject "$@"; return 1; fi
+        what=$err ;;
     esac
-    got=$(sums_of "$work/out" "$rel")
+    if [ "$kind" = heterophilous ]; then got="$(sha "$work/dl/$1")  $rel"
+    else got=$(sums_of "$work/out" "$rel"); fi
     if [ -n "$want" ] && [ "$got" != "$want" ]; then
         why=$(diff_sums "$want" "$got")
         reject "$@"
@@ -190,8 +195,14 @@ one() {
     # install: the old copy (if any) goes only once the new one is complete
     mkdir -p "$(dirname "$dest")" "$dl" || { why="cannot create $(dirname "$dest")"; return 1; }
     rm -rf "$dest.old"
-    if [ -e "$dest" ] && ! mv "$dest" "$dest.old"; then why="cannot move the old $dest aside"; return 1; fi
-    if ! mv "$work/out" "$dest"; then
+    if [ "$kind" = heterophilous ]; then # one file among the others of heterophilous/: replaced in one rename
+        if ! cp "$work/dl/$1" "$dest.new" || ! mv -f "$dest.new" "$dest"; then
+            rm -f "$dest.new"
+            why="cannot write $dest"
+            return 1
+        fi
+    elif [ -e "$dest" ] && ! mv "$dest" "$dest.old"; then why="cannot move the old $dest aside"; return 1
+    elif ! mv "$work/out" "$dest"; then
         [ -e "$dest.old" ] && mv "$dest.old" "$dest"
         why="cannot move the new $name into $dest"
         return 1
@@ -240,7 +251,7 @@ if [ $# -eq 0 ]; then
     # shellcheck disable=SC2046
     set -- $(for n in $all_names; do
         k=$(awk -v n="$n" '$1 == n { print $2; exit }' "$list")
-        r=tu/$n; [ "$k" = tu ] || r=node/$n
+        case $k in tu) r=tu/$n ;; heterophilous) r=heterophilous/$n.npz ;; *) r=node/$n ;; esac
         [ -n "$(listed "$r")" ] && say "$n"
     done)
 elif [ "$*" = all ]; then

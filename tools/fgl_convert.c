@@ -17,6 +17,8 @@
  *       features; labels), to OUT/NAME.{edges,labels,features}.
  *   fgl_convert check-tu DIR NAME      load DIR with fgl_load_tu (0 if it loads)
  *   fgl_convert check-node DIR NAME    load DIR with fgl_load_node
+ *   fgl_convert check-npz FILE NAME    load FILE (a heterophilous-graph .npz,
+ *       kept as published) with fgl_load_npz and say what it holds
  *
  * Edges are symmetrised, self loops dropped and duplicates merged (fgl's
  * graph contract). Features are written as sparse triplets when fewer than
@@ -38,95 +40,9 @@
 /* Numeric arrays (.npy files and unpickled numpy arrays)                   */
 /* ------------------------------------------------------------------------ */
 
-/* A C-ordered (or Fortran-ordered) array viewing bytes owned elsewhere. */
-typedef struct nd {
-    char kind;      /* 'b' bool, 'i' signed, 'u' unsigned, 'f' float */
-    int size;       /* bytes per element: 1, 2, 4 or 8 */
-    int big;        /* big-endian elements */
-    int fortran;    /* column-major */
-    int ndim;       /* 0, 1 or 2 */
-    long long shape[2];
-    long long count;
-    const unsigned char *data;
-} nd;
-
-static int nd_set_type(nd *a, const char *descr, size_t len, const char *what, fgl_error *err) {
-    char buf[16];
-    size_t i = 0;
-    if (len == 0 || len >= sizeof buf)
-        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: dtype '%.*s'", what, (int)(len < 40 ? len : 40), descr);
-    memcpy(buf, descr, len);
-    buf[len] = 0;
-    a->big = 0;
-    if (buf[0] == '<' || buf[0] == '|' || buf[0] == '=') i = 1;
-    else if (buf[0] == '>') {
-        a->big = 1;
-        i = 1;
-    }
-    a->kind = buf[i];
-    a->size = atoi(buf + i + 1);
-    if (!strchr("biuf", a->kind) || buf[i] == 0 || !(a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8) ||
-        (a->kind == 'f' && a->size < 4) || (a->kind == 'b' && a->size != 1))
-        return fgl_error_set(err, FGL_ERR_UNSUPPORTED,
-                             "%s: dtype '%s' (fgl reads bool, integer and float32/64 arrays, not objects or strings)",
-                             what, buf);
-    return FGL_OK;
-}
-
-/* Element k as raw little-endian-ordered bytes into a 64-bit container. */
-static uint64_t nd_bits(const nd *a, long long k) {
-    unsigned char b[8];
-    uint64_t v = 0;
-    int j;
-    memcpy(b, a->data + (size_t)k * (size_t)a->size, (size_t)a->size);
-    for (j = 0; j < a->size; j++) v |= (uint64_t)b[a->big ? a->size - 1 - j : j] << (8 * j);
-    return v;
-}
-
-static double nd_f64(const nd *a, long long k) {
-    uint64_t v = nd_bits(a, k);
-    if (a->kind == 'f') {
-        if (a->size == 4) {
-            uint32_t u = (uint32_t)v;
-            float f;
-            memcpy(&f, &u, 4);
-            return f;
-        } else {
-            double d;
-            memcpy(&d, &v, 8);
-            return d;
-        }
-    }
-    if (a->kind == 'i' && a->size < 8 && (v >> (8 * a->size - 1)) & 1) v |= ~(uint64_t)0 << (8 * a->size);
-    if (a->kind == 'i') return (double)(int64_t)v;
-    return (double)v;
-}
-
-/* Element k as an integer; 0 and sets *bad for a float that is not one. */
-static long long nd_i64(const nd *a, long long k, int *bad) {
-    double d;
-    uint64_t v;
-    if (a->kind != 'f') {
-        v = nd_bits(a, k);
-        if (a->kind == 'i' && a->size < 8 && (v >> (8 * a->size - 1)) & 1) v |= ~(uint64_t)0 << (8 * a->size);
-        if (a->kind == 'u' && a->size == 8 && v > (uint64_t)LLONG_MAX) {
-            *bad = 1;
-            return 0;
-        }
-        return (long long)(int64_t)v;
-    }
-    d = nd_f64(a, k);
-    if (!(d >= -9e15 && d <= 9e15) || d != (double)(long long)d) {
-        *bad = 1;
-        return 0;
-    }
-    return (long long)d;
-}
-
-/* Element (i, j) of a 2-D array. */
-static long long nd_at(const nd *a, long long i, long long j) {
-    return a->fortran ? j * a->shape[0] + i : i * a->shape[1] + j;
-}
+/* A C-ordered (or Fortran-ordered) array viewing bytes owned elsewhere:
+ * the library's (fgl_graph.h, which reads .npy and .npz for fgl_load_npz). */
+typedef fgl_npy nd;
 
 /* ------------------------------------------------------------------------ */
 /* .npy                                                                     */
@@ -138,99 +54,20 @@ typedef struct npy {
     nd a;
 } npy;
 
-static const char *find_key(const char *h, size_t n, const char *key) {
-    size_t k = strlen(key), i;
-    for (i = 0; i + k + 2 <= n; i++)
-        if ((h[i] == '\'' || h[i] == '"') && !memcmp(h + i + 1, key, k) && h[i + 1 + k] == h[i]) {
-            const char *p = h + i + k + 2;
-            while (p < h + n && (*p == ' ' || *p == ':')) p++;
-            return p;
-        }
-    return NULL;
-}
-
-/* Reads path (numpy's format, versions 1 to 3). */
+/* Reads path (numpy's format, versions 1 to 3) with the library's parser. */
 static int npy_read(const char *path, npy *out, fgl_error *err) {
     unsigned char *d = NULL;
-    size_t len = 0, hl, off, need;
-    const char *h, *p, *end;
-    int rc, i;
+    size_t len = 0;
+    int rc;
     memset(out, 0, sizeof *out);
     if ((rc = fgl_file_read(path, &d, &len, err)) != FGL_OK) return rc;
-    if (len < 10 || memcmp(d, "\x93NUMPY", 6) != 0) {
+    if ((rc = fgl_npy_parse(d, len, path, &out->a, err)) != FGL_OK) {
         free(d);
-        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: not a .npy file (no \\x93NUMPY magic)", path);
+        memset(out, 0, sizeof *out);
+        return rc;
     }
-    if (d[6] == 1) {
-        hl = (size_t)d[8] | (size_t)d[9] << 8;
-        off = 10;
-    } else if ((d[6] == 2 || d[6] == 3) && len >= 12) {
-        hl = (size_t)d[8] | (size_t)d[9] << 8 | (size_t)d[10] << 16 | (size_t)d[11] << 24;
-        off = 12;
-    } else {
-        free(d);
-        return fgl_error_set(err, FGL_ERR_UNSUPPORTED, "%s: .npy format version %d.%d", path, d[6], d[7]);
-    }
-    if (hl > len - off) {
-        free(d);
-        return fgl_error_set(err, FGL_ERR_FORMAT, "%s: truncated header", path);
-    }
-    h = (const char *)d + off;
-    end = h + hl;
     out->file = d;
-    if (!(p = find_key(h, hl, "descr")) || (*p != '\'' && *p != '"')) {
-        rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: header without 'descr' (or a structured dtype)", path);
-        goto fail;
-    } else {
-        const char *q = memchr(p + 1, *p, (size_t)(end - p - 1));
-        if (!q || (rc = nd_set_type(&out->a, p + 1, (size_t)(q - p - 1), path, err)) != FGL_OK) {
-            if (!q) rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: unterminated 'descr'", path);
-            goto fail;
-        }
-    }
-    if (!(p = find_key(h, hl, "fortran_order"))) {
-        rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: header without 'fortran_order'", path);
-        goto fail;
-    }
-    out->a.fortran = end - p >= 4 && !memcmp(p, "True", 4);
-    if (!(p = find_key(h, hl, "shape")) || *p != '(') {
-        rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: header without 'shape'", path);
-        goto fail;
-    }
-    out->a.ndim = 0;
-    out->a.count = 1;
-    for (p++; p < end && *p != ')';) {
-        char *e;
-        long long v;
-        while (p < end && (*p == ' ' || *p == ',')) p++;
-        if (p >= end || *p == ')') break;
-        v = strtoll(p, &e, 10);
-        if (e == p || v < 0 || out->a.ndim == 2) {
-            rc = fgl_error_set(err, FGL_ERR_UNSUPPORTED, "%s: shape is not 0-, 1- or 2-dimensional", path);
-            goto fail;
-        }
-        out->a.shape[out->a.ndim++] = v;
-        if (v > 0 && out->a.count > (long long)(len / (size_t)v)) {
-            rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: shape larger than the file", path);
-            goto fail;
-        }
-        out->a.count *= v;
-        p = e;
-    }
-    for (i = out->a.ndim; i < 2; i++) out->a.shape[i] = 1;
-    off += hl;
-    need = (size_t)out->a.count * (size_t)out->a.size;
-    if (len - off != need) {
-        rc = fgl_error_set(err, FGL_ERR_FORMAT, "%s: %zu data bytes for %lld elements of %d bytes", path, len - off,
-                           out->a.count, out->a.size);
-        goto fail;
-    }
-    out->a.data = d + off;
     return FGL_OK;
-fail:
-    free(d);
-    memset(out, 0, sizeof *out);
-    return rc;
 }
 
 static void npy_free(npy *a) {
@@ -285,7 +122,7 @@ static int mat_from_csr(mat *m, long long rows, long long cols, const nd *indptr
         return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", what);
     }
     for (i = 0; i <= rows; i++) {
-        m->indptr[i] = nd_i64(indptr, i, &bad);
+        m->indptr[i] = fgl_npy_i64(indptr, i, &bad);
         if (bad || m->indptr[i] < (i ? m->indptr[i - 1] : 0) || m->indptr[i] > m->nnz ||
             (i == 0 && m->indptr[0] != 0) || (i == rows && m->indptr[i] != m->nnz)) {
             mat_free(m);
@@ -293,8 +130,8 @@ static int mat_from_csr(mat *m, long long rows, long long cols, const nd *indptr
         }
     }
     for (k = 0; k < m->nnz; k++) {
-        long long c = nd_i64(indices, k, &bad);
-        double v = data ? nd_f64(data, k) : 1.0;
+        long long c = fgl_npy_i64(indices, k, &bad);
+        double v = data ? fgl_npy_f64(data, k) : 1.0;
         if (bad || c < 0 || c >= cols) {
             mat_free(m);
             return fgl_error_set(err, FGL_ERR_RANGE, "%s: column index %lld outside 0..%lld", what, c, cols - 1);
@@ -315,7 +152,7 @@ static int mat_from_dense(mat *m, const nd *x, const char *what, fgl_error *err)
     memset(m, 0, sizeof *m);
     if (x->ndim != 2 || x->shape[0] > INT_MAX || x->shape[1] > INT_MAX)
         return fgl_error_set(err, FGL_ERR_SHAPE, "%s: a feature matrix must be 2-dimensional", what);
-    for (i = 0; i < x->count; i++) nnz += nd_f64(x, i) != 0;
+    for (i = 0; i < x->count; i++) nnz += fgl_npy_f64(x, i) != 0;
     m->rows = (int)x->shape[0];
     m->cols = (int)x->shape[1];
     m->nnz = nnz;
@@ -329,7 +166,7 @@ static int mat_from_dense(mat *m, const nd *x, const char *what, fgl_error *err)
     m->indptr[0] = 0;
     for (i = 0; i < m->rows; i++) {
         for (j = 0; j < m->cols; j++) {
-            double v = nd_f64(x, nd_at(x, i, j));
+            double v = fgl_npy_f64(x, fgl_npy_at(x, i, j));
             if (!(v == v) || v > 3.4e38 || v < -3.4e38) {
                 mat_free(m);
                 return fgl_error_set(err, FGL_ERR_NONFINITE, "%s: entry (%lld, %lld) is not a finite float", what, i,
@@ -355,7 +192,7 @@ static int labels_from(const nd *y, int *out, long long n, const char *what, fgl
         return fgl_error_set(err, FGL_ERR_SHAPE, "%s: %lld labels for %lld nodes", what, y->ndim ? y->shape[0] : 0, n);
     for (i = 0; i < n; i++) {
         if (y->ndim == 1) {
-            long long c = nd_i64(y, i, &bad);
+            long long c = fgl_npy_i64(y, i, &bad);
             if (bad || c > INT_MAX)
                 return fgl_error_set(err, FGL_ERR_RANGE, "%s: label %lld is not a class id", what, i);
             if (c < -1)
@@ -366,7 +203,7 @@ static int labels_from(const nd *y, int *out, long long n, const char *what, fgl
             double best = 0;
             out[i] = -1;
             for (j = 0; j < y->shape[1]; j++) {
-                double v = nd_f64(y, nd_at(y, i, j));
+                double v = fgl_npy_f64(y, fgl_npy_at(y, i, j));
                 if (v > best) {
                     best = v;
                     out[i] = (int)j;
@@ -708,7 +545,7 @@ static long long shape_of(const npy *s, int j, int *bad) {
         *bad = 1;
         return 0;
     }
-    return nd_i64(&s->a, j, bad);
+    return fgl_npy_i64(&s->a, j, bad);
 }
 
 static int convert_npz(const char *src, const char *out, const char *name, fgl_error *err) {
@@ -811,7 +648,8 @@ static int usage(void) {
     fprintf(stderr, "usage: fgl_convert planetoid SRC PREFIX OUT NAME\n"
                     "       fgl_convert npz SRC OUT NAME\n"
                     "       fgl_convert check-tu DIR NAME\n"
-                    "       fgl_convert check-node DIR NAME\n");
+                    "       fgl_convert check-node DIR NAME\n"
+                    "       fgl_convert check-npz FILE NAME\n");
     return 2;
 }
 
@@ -834,6 +672,17 @@ int main(int argc, char **argv) {
         fgl_node_data d;
         rc = fgl_load_node(argv[2], argv[3], &d, &err);
         if (rc == FGL_OK) rc = fgl_node_data_validate(&d, &err);
+        fgl_node_data_free(&d);
+    } else if (!strcmp(argv[1], "check-npz") && argc == 4) {
+        fgl_node_data d;
+        unsigned char *sp = NULL;
+        int ns = 0;
+        rc = fgl_load_npz(argv[2], &d, &sp, &ns, &err);
+        if (rc == FGL_OK) rc = fgl_node_data_validate(&d, &err);
+        if (rc == FGL_OK)
+            printf("%s: %d nodes, %d undirected edges, %d features, %d classes, %d fixed splits\n", argv[3], d.n_nodes,
+                   fgl_graph_num_edges(&d.adj), d.n_feat, d.n_classes, ns);
+        free(sp);
         fgl_node_data_free(&d);
     } else
         return usage();

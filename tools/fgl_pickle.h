@@ -651,7 +651,7 @@ static int pk_dtype(const pk *k, int obj, nd *a, const char *what, fgl_error *er
         if ((st->type == PK_STR || st->type == PK_BYTES) && st->n == 1) descr[0] = (char)st->s[0];
     }
     memcpy(descr + 1, t->s, t->n);
-    return nd_set_type(a, descr, t->n + 1, what, err);
+    return fgl_npy_dtype(a, descr, t->n + 1, what, err);
 }
 
 static int nd_finish(nd *a, const long long *shape, int ndim, const unsigned char *data, size_t n, const char *what,

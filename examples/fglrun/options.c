@@ -80,6 +80,8 @@ typedef struct options {
     int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
     int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
     int split_global;    /* node tasks: the train/val/test split drawn on the whole graph before the partition */
+    int split_index;     /* --split-index K: the dataset's fixed split K only; -1 (default): every fixed split */
+    int n_fixed;         /* the dataset's fixed splits in use, one run each (0: drawn splits; set after loading) */
     int halo;            /* node tasks: each client keeps its halo of that many hops (FedGCN); 0: edges dropped */
     const char *partition_file; /* node tasks: the clients from a file of part ids (gpmetis's output) */
     const char *write_metis;    /* node tasks: write the graph in METIS's format to this file and stop */
@@ -630,6 +632,13 @@ static void r_fold(const opt_def *d, const rec_ctx *c, rec_item *it) { /* null w
     rec_put(it, 'n', c->o->folds && c->o->fold >= 0 ? v : NULL, 'z', NULL);
 }
 
+static void r_split_index(const opt_def *d, const rec_ctx *c, rec_item *it) { /* null: every fixed split */
+    char v[32];
+    (void)d;
+    snprintf(v, sizeof v, "%d", c->o->split_index);
+    rec_put(it, 'n', c->o->split_index >= 0 ? v : NULL, 'z', NULL);
+}
+
 static void r_optim(const opt_def *d, const rec_ctx *c, rec_item *it) { /* the protocol's is Adam */
     char v[32], dv[32];
     enum_name(d, (c->o->optim >= 0 ? c->o->optim : c->d.optim.kind) == FGL_SGD ? FGL_SGD : FGL_ADAM, v);
@@ -794,6 +803,12 @@ static const opt_def opt_table[] = {
              "--split-global draws the node train/val/test split once on the whole graph (after --lcc) before the\n"
              "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits\n"
              "  its own.\n"),
+    ROW_NUM("split-index", 'e', OPT_INT, 0, split_index, 0, 999, -1, "K", "an integer >= 0", NULL, r_split_index,
+            "--split-index K: a dataset with fixed splits (the heterophilous .npz sets: ten, 50/25/25% of the nodes)\n"
+            "  gives every node its role from its split K, and the clients keep them (as --split-global). Default:\n"
+            "  every fixed split is run in turn, like seeds (splits x seeds runs), and the table reports the mean\n"
+            "  +- std over them. --split-global, --train-frac, --val-frac, --stratified, --test-first or\n"
+            "  --public-split draw splits as for any dataset instead (not with --split-index).\n"),
     ROW_NUM("halo", 'e', OPT_INT, 0, halo, 0, 8, 0, "H", "an integer in 0..8", NULL, NULL,
             "--halo H (node tasks, disjoint splits): each client also holds its halo, the nodes of other clients\n"
             "  within H hops of its own, by structure only (ids, edges, whole-graph degrees; features zero, no\n"

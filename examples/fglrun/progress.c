@@ -148,6 +148,7 @@ static void progress_write(const options *o, const char *status) {
         fprintf(f, ", \"seed\": %llu, \"round\": %d, \"rounds\": %d", (unsigned long long)pg->seed, run->round,
                 pg->rounds);
         if (o->folds) fprintf(f, ", \"fold\": %d", pg->fold);
+        else if (o->n_fixed) fprintf(f, ", \"split_index\": %d", pg->fold);
         if (run->round > 0 && s.best_round >= 0) { /* (the last round may not be evaluated: --eval-every) */
             fprintf(f, ", \"best_val_round\": %d, \"test_acc\": ", s.best_round + 1);
             json_num(f, "%.6f", s.best_test);
@@ -184,15 +185,16 @@ static void progress_begin(const options *o, const char *algo, const char *file,
     pg->seed = seed;
     pg->fold = fold;
     if (o->folds) snprintf(pg->label, sizeof pg->label, "%s fold %d", algo, fold);
+    else if (o->n_fixed) snprintf(pg->label, sizeof pg->label, "%s split %d", algo, fold);
     else snprintf(pg->label, sizeof pg->label, "%s", algo);
     pg->run = run;
     pg->done += run->round;
     pg->t_last = now_s();
     if (o->out_dir) {
         char path[1200];
-        if (o->folds) /* the name write_round_csv gives it */
-            snprintf(path, sizeof path, "%s/%s_fold%d_seed%llu_rounds.csv", o->out_dir, file, fold,
-                     (unsigned long long)seed);
+        if (o->folds || o->n_fixed) /* the name write_round_csv gives it */
+            snprintf(path, sizeof path, "%s/%s_%s%d_seed%llu_rounds.csv", o->out_dir, file, o->folds ? "fold" : "split",
+                     fold, (unsigned long long)seed);
         else
             snprintf(path, sizeof path, "%s/%s_seed%llu_rounds.csv", o->out_dir, file, (unsigned long long)seed);
         snprintf(pg->csv_path, sizeof pg->csv_path, "%s", path);
