@@ -804,11 +804,11 @@ static const opt_def opt_table[] = {
              "  partition, and each client keeps its nodes' roles (FED-PUB's code); default: each client splits\n"
              "  its own.\n"),
     ROW_NUM("split-index", 'e', OPT_INT, 0, split_index, 0, 999, -1, "K", "an integer >= 0", NULL, r_split_index,
-            "--split-index K: a dataset with fixed splits (the heterophilous .npz sets: ten, 50/25/25% of the nodes)\n"
+            "--split-index K: a dataset with fixed splits (the heterophilous .npz sets: ten, e.g. 48/32/20% of the nodes)\n"
             "  gives every node its role from its split K, and the clients keep them (as --split-global). Default:\n"
             "  every fixed split is run in turn, like seeds (splits x seeds runs), and the table reports the mean\n"
             "  +- std over them. --split-global, --train-frac, --val-frac, --stratified, --test-first or\n"
-            "  --public-split draw splits as for any dataset instead (not with --split-index).\n"),
+            "  --split public draw splits as for any dataset instead (not with --split-index).\n"),
     ROW_NUM("halo", 'e', OPT_INT, 0, halo, 0, 8, 0, "H", "an integer in 0..8", NULL, NULL,
             "--halo H (node tasks, disjoint splits): each client also holds its halo, the nodes of other clients\n"
             "  within H hops of its own, by structure only (ids, edges, whole-graph degrees; features zero, no\n"
