@@ -34,5 +34,6 @@
     X(fedgcn, fedgcn)       \
     X(fedbn, fedbn)         \
     X(fedsage, fedsage)     \
+    X(fedgta, fedgta)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
