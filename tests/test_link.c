@@ -347,10 +347,12 @@ static void test_resume(void) {
 
 /* The algorithms that refuse a link task, each with the words its refusal
  * must hold and why:
- * - fedproto, fedtgp, gpfl, fedpg exchange per-class data (prototypes,
- *   class counts: a message part sized by the classes), and a link task has
+ * - fedproto, fedtgp, gpfl, fedpg, fedgta exchange per-class data
+ *   (prototypes, class counts, FedGTA's moments of propagated class
+ *   predictions: a message part sized by the classes), and a link task has
  *   no classes: fgl_run_init's link check (src/fed/run.h) refuses them by
- *   name (GPFL, graph classification only, meets that check first);
+ *   name (GPFL, graph classification only, meets that check first; FedGTA's
+ *   own check, node classification only, comes after it);
  * - fedstar is graph classification only (its structure encoder is over
  *   whole graphs: src/fed/algos/fedavg.h);
  * - pfedgnn, fedgcn and fedsage are node classification only: pFedGNN
@@ -368,7 +370,8 @@ static const struct {
                     {"gpfl", "not for link prediction"},     {"fedpg", "not for link prediction"},
                     {"fedstar", "graph classification only"}, {"pfedgnn", "node classification only"},
                     {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
-                    {"adafgl", "node classification only"}};
+                    {"adafgl", "node classification only"},
+                    {"fedgta", "not for link prediction"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 
 /* Every registered algorithm either is listed above and refused at

@@ -35,5 +35,6 @@
     X(fedbn, fedbn)         \
     X(fedsage, fedsage)     \
     X(adafgl, adafgl)       \
+    X(fedgta, fedgta)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
