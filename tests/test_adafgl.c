@@ -172,10 +172,11 @@ static void end_to_end(int n, int rounds, uint64_t seed, double bar, double bar_
 static void test_end_to_end(void) {
     fgl_run_summary s[3];
     if (getenv("FGL_TEST_LONG"))
-        /* 1200 nodes, 10 rounds, data and model seeds 1 to 3: best mean test
-         * accuracy Local LONG_L, FedAvg LONG_F, AdaFGL LONG_A; AdaFGL's last
-         * LONG_LAST */
-        end_to_end(1200, 10, 1, 0.60, 0.45, s);
+        /* 1200 nodes, 10 rounds, data and model seeds 1 to 3 (gcc -O1, about
+         * 13 s CPU each): best mean test accuracy Local 0.791 to 0.888, FedAvg
+         * 0.780 to 0.855, AdaFGL 0.819 to 0.831, its last the same; the bars
+         * sit 8 and 12 points under the lowest */
+        end_to_end(1200, 10, 1, 0.70, 0.70, s);
     else
         /* 600 nodes (3 clients of 200, 40 training nodes each), 8 rounds,
          * data and model seeds 1 to 6 (gcc -O1): best mean test accuracy
