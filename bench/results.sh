@@ -21,6 +21,7 @@
 #               collapses to the majority class, see RESULTS.md and
 #               bench/results/computers_rownorm.jsonl)
 #   baselines   every algorithm on Cora, 10 METIS clients
+#   adafgl      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, AdaFGL
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
@@ -435,6 +436,14 @@ experiments() {
             for a in local fedavg fedpub; do echo "link|cora 10 dot E1 $a|--algo $a $L"; done
             for a in local fedavg fedpub; do echo "link|cora 10 dot E5 $a|--algo $a $L --local-epochs 5"; done
             for a in local fedavg fedpub; do echo "link|cora 10 mlp E1 $a|--algo $a $L --decoder mlp"; done ;;
+        adafgl)
+            # fglrun's defaults: 100 rounds of 1 local epoch, GCN hidden 128, Adam lr 0.01, row-normalised
+            # features, 20/40/40% per client; AdaFGL's step 2: 200 epochs, hidden 64
+            for sp in louvain metis; do
+                for a in local fedavg adafgl; do
+                    echo "adafgl|cora 10 $sp $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                done
+            done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done
