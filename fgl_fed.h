@@ -1315,8 +1315,9 @@ struct fgl_run {
  * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
  * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
  * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
- * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
- * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * 0; a known metric (FGL_METRIC_AUC: every client's model two outputs;
+ * link tasks: accuracy only, their AUC already); a known robust rule with
+ * trim, f, m >= 0, screen >= 0 and clip > 0 for normclip; a known attack with a fraction in [0, 1]; dp clip and
  * noise >= 0); the clients' data; every client's task and model against
  * the algorithm (its prepare_spec, called on a copy of each client's spec
  * with the parameters' defaults: FedStar and GPFL refuse node tasks,

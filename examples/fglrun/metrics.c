@@ -58,11 +58,13 @@ static void metrics_table(const options *o, const result *res, int w) {
         if (res[a].n == 0) continue;
         mean_std(o->folds ? res[a].f1_last : res[a].f1, res[a].n, &bm, &bs);
         mean_std(res[a].f1_last, res[a].n, &lm, &ls);
-        printf("%-*s %10.2f +- %5.2f %10.2f +- %5.2f", w, o->labels[a], 100 * bm, 100 * bs, 100 * lm, 100 * ls);
+        if (res[a].n == 1) printf("%-*s %10.2f%9s %10.2f%9s", w, o->labels[a], 100 * bm, "", 100 * lm, "");
+        else printf("%-*s %10.2f +- %5.2f %10.2f +- %5.2f", w, o->labels[a], 100 * bm, 100 * bs, 100 * lm, 100 * ls);
         if (auc) {
             mean_std(o->folds ? res[a].auc_last : res[a].auc, res[a].n, &bm, &bs);
             mean_std(res[a].auc_last, res[a].n, &lm, &ls);
-            printf(" %10.2f +- %5.2f %10.2f +- %5.2f", 100 * bm, 100 * bs, 100 * lm, 100 * ls);
+            if (res[a].n == 1) printf(" %10.2f%9s %10.2f%9s", 100 * bm, "", 100 * lm, "");
+            else printf(" %10.2f +- %5.2f %10.2f +- %5.2f", 100 * bm, 100 * bs, 100 * lm, 100 * ls);
         }
         if (!o->folds && res[a].metric != o->score_metric)
             printf("   (no round had a validation %s: selected by accuracy)", score_words(o->score_metric));
