@@ -373,6 +373,9 @@ FGLDEF const char *fgl_attack_name(int kind);
 FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err);
 FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err);
 
+/* fgl_fed_config.metric */
+enum { FGL_METRIC_ACC = 0, FGL_METRIC_F1 = 1, FGL_METRIC_AUC = 2 };
+
 typedef struct fgl_fed_config {
     int rounds;             /* communication rounds */
     int local_epochs;       /* local epochs per round */
@@ -405,6 +408,12 @@ typedef struct fgl_fed_config {
     int eval_every;         /* evaluate every eval_every rounds and at the last (0, 1:
                                every round); rounds not evaluated record NaN and the
                                best-validation round is chosen among evaluated ones */
+    int metric;             /* what picks the best-validation round (fgl_run_summarize): FGL_METRIC_ACC
+                               (0, the default) the mean validation accuracy, FGL_METRIC_F1 the mean
+                               macro-F1, FGL_METRIC_AUC the mean two-class ROC-AUC (every client's
+                               model two outputs, node or graph tasks); the history keeps all three
+                               (fgl_run.client_val_f1 ...). Not part of the training: a checkpoint
+                               resumes under any */
     fgl_robust_config robust;   /* the server's mean and screening (default: mean, screen 100) */
     fgl_attack_config attack;   /* simulated attackers (default: none) */
     fgl_dp_config dp;           /* client-level DP (default: off) */
@@ -959,6 +968,8 @@ struct fgl_client {
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation: accuracy, or a link task's AUC */
     double val_hits, test_hits;  /* link tasks: the latest Hits@K (else NaN) */
+    double val_f1, test_f1;      /* node and graph tasks: the latest macro-F1 (fgl_class_metrics; else NaN) */
+    double val_auc, test_auc;    /* two-class node and graph tasks: the latest ROC-AUC (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */
@@ -1236,6 +1247,10 @@ typedef struct fgl_round_stats {
                                                and test_acc are AUC, its means weighted by the split's positive
                                                pairs */
     double val_hits, test_hits;             /* link tasks: Hits@K, means as AUC's (other tasks: NaN) */
+    double val_f1, test_f1;                 /* node and graph tasks: macro-F1 (fgl_class_metrics), means over
+                                               the clients that have one (labelled samples in the split) */
+    double val_auc, test_auc;               /* two-class node and graph tasks: ROC-AUC, means over the clients
+                                               that have one (both classes in the split); else NaN */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
 } fgl_round_stats;
@@ -1280,6 +1295,8 @@ struct fgl_run {
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
     double *client_val, *client_test, *client_loss;   /* rounds x clients */
+    double *client_val_f1, *client_test_f1;          /* rounds x clients: macro-F1 (NaN: none) */
+    double *client_val_auc, *client_test_auc;        /* rounds x clients: two-class ROC-AUC (NaN: none) */
     size_t *client_up, *client_down;                 /* rounds x clients: bytes */
     int round;                   /* rounds completed */
     int started;                 /* models built, algorithm initialised */
@@ -1298,8 +1315,9 @@ struct fgl_run {
  * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
  * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
  * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
- * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
- * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * 0; a known metric (FGL_METRIC_AUC: every client's model two outputs;
+ * link tasks: accuracy only, their AUC already); a known robust rule with
+ * trim, f, m >= 0, screen >= 0 and clip > 0 for normclip; a known attack with a fraction in [0, 1]; dp clip and
  * noise >= 0); the clients' data; every client's task and model against
  * the algorithm (its prepare_spec, called on a copy of each client's spec
  * with the parameters' defaults: FedStar and GPFL refuse node tasks,
@@ -1338,9 +1356,14 @@ FGLDEF void fgl_run_free(fgl_run *run);
 /* 1 if client c's upload was accepted this round. */
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 typedef struct fgl_run_summary {
-    int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
-    double best_val, best_test;   /* mean over clients at best_round (link tasks: AUC) */
+    int rounds, best_round;       /* best_round: the highest mean validation score of cfg.metric (0-based; the
+                                     first of equals; rounds without one are skipped, and if no round has
+                                     one, the accuracy's is taken: metric then says FGL_METRIC_ACC) */
+    int metric;                   /* the FGL_METRIC_* that chose best_round */
+    double best_val, best_test;   /* mean accuracy over clients at best_round (link tasks: AUC) */
     double last_val, last_test;   /* mean over clients at the last round */
+    double best_val_f1, best_test_f1, last_val_f1, last_test_f1;       /* macro-F1 (link tasks: NaN) */
+    double best_val_auc, best_test_auc, last_val_auc, last_test_auc;   /* two-class ROC-AUC (else NaN) */
     double best_val_hits, best_test_hits, last_val_hits, last_test_hits;   /* link tasks: Hits@K (else NaN) */
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
@@ -2125,6 +2148,9 @@ static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
     if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1))
         return fgl_error_set(err, FGL_ERR_ARG, "run: optim beta1 %g, beta2 %g: in [0, 1)", (double)o->beta1,
                              (double)o->beta2);
+    if (c->metric < FGL_METRIC_ACC || c->metric > FGL_METRIC_AUC)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: metric %d: FGL_METRIC_ACC, FGL_METRIC_F1 or FGL_METRIC_AUC",
+                             c->metric);
     if (c->threads < 0 || c->park_idle < 0 || c->park_idle > 2 || c->eval_every < 0)
         return fgl_error_set(err, FGL_ERR_ARG, "run: threads %d (>= 0), park_idle %d (0, 1 or 2), eval_every %d (>= 0)",
                              c->threads, c->park_idle, c->eval_every);
@@ -6224,6 +6250,14 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     }
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
     if ((rc = fgl__config_check(cfg, err))) return rc;
+    for (i = 0; cfg->metric != FGL_METRIC_ACC && i < n_clients; i++) {
+        if (clients[i].spec.task == FGL_TASK_LINK)
+            return fgl_error_set(err, FGL_ERR_ARG, "run: metric %s: a link task's accuracy is its AUC already "
+                                 "(FGL_METRIC_ACC)", cfg->metric == FGL_METRIC_AUC ? "AUC" : "F1");
+        if (cfg->metric == FGL_METRIC_AUC && clients[i].spec.out_dim != 2)
+            return fgl_error_set(err, FGL_ERR_ARG, "run: metric AUC needs two classes: client %d's model has %d "
+                                 "outputs", i, clients[i].spec.out_dim);
+    }
     run->cfg = *cfg;
     run->algo = *algo;
     run->n_clients = n_clients;
@@ -6261,13 +6295,18 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_val = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_test = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_loss = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_val_f1 = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_test_f1 = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_val_auc = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_test_auc = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
         !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
-        !run->client_down) {
+        !run->client_down || !run->client_val_f1 || !run->client_test_f1 || !run->client_val_auc ||
+        !run->client_test_auc) {
         FGL_FREE(run->clients);
         run->clients = NULL;
         run->n_clients = 0;
@@ -6467,6 +6506,10 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->client_val);
     FGL_FREE(run->client_test);
     FGL_FREE(run->client_loss);
+    FGL_FREE(run->client_val_f1);
+    FGL_FREE(run->client_test_f1);
+    FGL_FREE(run->client_val_auc);
+    FGL_FREE(run->client_test_auc);
     FGL_FREE(run->client_up);
     FGL_FREE(run->client_down);
     fgl__crypto_wipe(run->dp_key, sizeof run->dp_key); /* the server's DP key */
@@ -7089,26 +7132,37 @@ static double fgl__scores_accuracy(const float *sc, int n, int C, const int *y, 
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2], hits[2] = {NAN, NAN}; /* NaN unless a link task's metrics fill them */
+    double acc[2], hits[2] = {NAN, NAN}, f1[2] = {NAN, NAN}, auc[2] = {NAN, NAN}; /* NaN unless computed */
     if (run->algo.eval_scores && c->data.task == FGL_TASK_NODE && c->data.node) {
         const float *sc = fgl__eval_scores(run, c); /* checked: intact.h */
         if (sc) {
-            int q;
-            for (q = 0; q < 2; q++)
-                acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, c->model.spec.out_dim, c->data.node->y,
-                                              c->data.mask[which[q]]);
+            int q, C = c->model.spec.out_dim;
+            for (q = 0; q < 2; q++) {
+                acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]]);
+                if (fgl_class_metrics(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]], f1 + q,
+                                      auc + q))
+                    acc[q] = -1; /* out of memory: a failed evaluation */
+            }
             c->val_acc = acc[0];
             c->test_acc = acc[1];
             c->val_hits = c->test_hits = NAN;
+            c->val_f1 = f1[0];
+            c->test_f1 = f1[1];
+            c->val_auc = auc[0];
+            c->test_auc = auc[1];
             return;
         }
     }
     m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
-    if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
+    if (!m || fgl_view_class_metrics(&c->data, m, &c->tape, which, 2, acc, hits, f1, auc)) acc[0] = acc[1] = -1;
     c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
     c->val_hits = hits[0];
     c->test_hits = hits[1];
+    c->val_f1 = f1[0];
+    c->test_f1 = f1[1];
+    c->val_auc = auc[0];
+    c->test_auc = auc[1];
 }
 
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
@@ -7393,14 +7447,36 @@ static void fgl__phase_eval(fgl_run *run) {
 /* Server side: the round's accuracies (c->val_acc, c->test_acc of every
  * client, NaN for a round not evaluated) into the history. */
 static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0;
-    int i, n = 0, n_tested = 0, link = run->clients[0].task == FGL_TASK_LINK;
+    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
+    int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
+    double *hist[4];
+    hist[0] = run->client_val_f1;
+    hist[1] = run->client_test_f1;
+    hist[2] = run->client_val_auc;
+    hist[3] = run->client_test_auc;
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
+        size_t at = (size_t)run->round * run->n_clients + i;
         if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
-            run->client_val[(size_t)run->round * run->n_clients + i] = NAN;
-            run->client_test[(size_t)run->round * run->n_clients + i] = NAN;
+            run->client_val[at] = NAN;
+            run->client_test[at] = NAN;
+            for (q = 0; q < 4; q++) hist[q][at] = NAN;
             continue;
+        }
+        { /* macro-F1 and AUC: NaN where the client has none (no labelled sample, one class), left out of the
+           * means as a client without test samples is left out of the test accuracy's */
+            double v[4];
+            v[0] = c->val_f1;
+            v[1] = c->n_test > 0 ? c->test_f1 : NAN;
+            v[2] = c->val_auc;
+            v[3] = c->n_test > 0 ? c->test_auc : NAN;
+            for (q = 0; q < 4; q++) {
+                hist[q][at] = evaluated ? v[q] : NAN;
+                if (evaluated && v[q] == v[q]) {
+                    msum[q] += v[q];
+                    mn[q]++;
+                }
+            }
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
@@ -7432,6 +7508,10 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
     if (n == 0)
         return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
                              run->round + 1);
+    st->val_f1 = mn[0] ? msum[0] / mn[0] : NAN;
+    st->test_f1 = mn[1] ? msum[1] / mn[1] : NAN;
+    st->val_auc = mn[2] ? msum[2] / mn[2] : NAN;
+    st->test_auc = mn[3] ? msum[3] / mn[3] : NAN;
     if (link) {
         st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
         st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
@@ -7479,17 +7559,29 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     s->rounds = run->round;
     s->best_round = -1;
     s->best_val_hits = s->best_test_hits = s->last_val_hits = s->last_test_hits = NAN;
+    s->best_val_f1 = s->best_test_f1 = s->last_val_f1 = s->last_test_f1 = NAN;
+    s->best_val_auc = s->best_test_auc = s->last_val_auc = s->last_test_auc = NAN;
+    s->metric = run->cfg.metric;
+    if (s->metric != FGL_METRIC_ACC) { /* the chosen metric's best round, if any round has the metric */
+        double best = NAN;
+        for (r = 0; r < run->round; r++) {
+            double v = s->metric == FGL_METRIC_AUC ? run->stats[r].val_auc : run->stats[r].val_f1;
+            if (v == v && (s->best_round < 0 || v > best)) {
+                s->best_round = r;
+                best = v;
+            }
+        }
+        if (s->best_round < 0) s->metric = FGL_METRIC_ACC;
+    }
     s->bytes_up = run->bytes_up;
     s->bytes_down = run->bytes_down;
     s->rejected = run->rejected_total;
     for (r = 0; r < run->round; r++) {
         const fgl_round_stats *st = &run->stats[r];
-        if (st->val_acc == st->val_acc && (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
+        if (s->metric == FGL_METRIC_ACC && st->val_acc == st->val_acc &&
+            (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
             s->best_round = r;
             s->best_val = st->val_acc;
-            s->best_test = st->test_acc;
-            s->best_val_hits = st->val_hits;
-            s->best_test_hits = st->test_hits;
         }
         s->t_train += st->t_train;
         s->t_server += st->t_server;
@@ -7501,7 +7593,23 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->lost += st->n_lost;
         s->fallback += st->n_fallback;
     }
+    if (s->best_round >= 0) {
+        const fgl_round_stats *st = &run->stats[s->best_round];
+        s->best_val = st->val_acc;
+        s->best_test = st->test_acc;
+        s->best_val_hits = st->val_hits;
+        s->best_test_hits = st->test_hits;
+        s->best_val_f1 = st->val_f1;
+        s->best_test_f1 = st->test_f1;
+        s->best_val_auc = st->val_auc;
+        s->best_test_auc = st->test_auc;
+    }
     if (run->round > 0) {
+        const fgl_round_stats *st = &run->stats[run->round - 1];
+        s->last_val_f1 = st->val_f1;
+        s->last_test_f1 = st->test_f1;
+        s->last_val_auc = st->val_auc;
+        s->last_test_auc = st->test_auc;
         s->last_val = run->stats[run->round - 1].val_acc;
         s->last_test = run->stats[run->round - 1].test_acc;
         s->last_val_hits = run->stats[run->round - 1].val_hits;
@@ -7794,8 +7902,9 @@ FGLDEF const char *fgl_build_id(void) {
 }
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 5u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
-                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round */
+#define FGL__RUN_VERSION 6u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round;
+                              6: macro-F1 and ROC-AUC per round and per client */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -8067,6 +8176,10 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, st->test_acc);
         fgl__put_f64(&b, st->val_hits);
         fgl__put_f64(&b, st->test_hits);
+        fgl__put_f64(&b, st->val_f1); /* (version 6 on) */
+        fgl__put_f64(&b, st->test_f1);
+        fgl__put_f64(&b, st->val_auc);
+        fgl__put_f64(&b, st->test_auc);
         fgl__put_f64(&b, st->t_train);
         fgl__put_f64(&b, st->t_server);
         fgl__put_f64(&b, st->t_eval);
@@ -8077,6 +8190,10 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, run->client_loss[k]);
         fgl_bytes_put_u64(&b, (uint64_t)run->client_up[k]);
         fgl_bytes_put_u64(&b, (uint64_t)run->client_down[k]);
+        fgl__put_f64(&b, run->client_val_f1[k]); /* (version 6 on) */
+        fgl__put_f64(&b, run->client_test_f1[k]);
+        fgl__put_f64(&b, run->client_val_auc[k]);
+        fgl__put_f64(&b, run->client_test_auc[k]);
     }
     if (run->started) {
         fgl__put_store(run, &b, &run->server.store, NULL);
@@ -8243,13 +8360,18 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.test_acc = fgl__get_f64(r);
         st.val_hits = version >= 4 ? fgl__get_f64(r) : NAN; /* before version 4: no link tasks */
         st.test_hits = version >= 4 ? fgl__get_f64(r) : NAN;
+        st.val_f1 = version >= 6 ? fgl__get_f64(r) : NAN; /* before version 6: not kept */
+        st.test_f1 = version >= 6 ? fgl__get_f64(r) : NAN;
+        st.val_auc = version >= 6 ? fgl__get_f64(r) : NAN;
+        st.test_auc = version >= 6 ? fgl__get_f64(r) : NAN;
         st.t_train = fgl__get_f64(r);
         st.t_server = fgl__get_f64(r);
         st.t_eval = fgl__get_f64(r);
         if (commit) run->stats[k] = st;
     }
     if (!commit) {
-        if (fgl__skip(r, RK * 40)) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
+        if (fgl__skip(r, RK * (version >= 6 ? 72 : 40)))
+            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
     } else {
         for (k = 0; k < RK; k++) {
             run->client_val[k] = fgl__get_f64(r);
@@ -8257,6 +8379,10 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
             run->client_loss[k] = fgl__get_f64(r);
             run->client_up[k] = (size_t)fgl_reader_u64(r);
             run->client_down[k] = (size_t)fgl_reader_u64(r);
+            run->client_val_f1[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_test_f1[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_val_auc[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_test_auc[k] = version >= 6 ? fgl__get_f64(r) : NAN;
         }
     }
     if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
@@ -8298,6 +8424,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 4u, &r, path, NULL)) version = 4u;
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 5u, &r, path, NULL)) version = 5u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);
@@ -15718,10 +15845,11 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 7u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 8u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
-                                7: the configuration carries the secrets' run label (with a secret seed) */
+                                7: the configuration carries the secrets' run label (with a secret seed);
+                                8: evaluation replies carry macro-F1 and ROC-AUC */
 
 enum {
     FGL__MC_INIT = 1,
@@ -16215,6 +16343,10 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c->test_acc = fgl__get_f64(r);
         c->val_hits = fgl__get_f64(r);
         c->test_hits = fgl__get_f64(r);
+        c->val_f1 = fgl__get_f64(r); /* (protocol 8 on) */
+        c->test_f1 = fgl__get_f64(r);
+        c->val_auc = fgl__get_f64(r);
+        c->test_auc = fgl__get_f64(r);
         c->tape.err = (int)fgl_reader_u32(r);
         fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
     }
@@ -16234,6 +16366,8 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if (!run->clients[i].local) {
             run->clients[i].val_acc = run->clients[i].test_acc = -1;
             run->clients[i].val_hits = run->clients[i].test_hits = NAN;
+            run->clients[i].val_f1 = run->clients[i].test_f1 = NAN;
+            run->clients[i].val_auc = run->clients[i].test_auc = NAN;
         }
     return fgl__mpi_exchange(run, t, FGL__MC_FINISH, evaluated ? fgl__mpi_read_evals : NULL);
 }
@@ -17026,6 +17160,10 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl__put_f64(&w->out, c->test_acc);
         fgl__put_f64(&w->out, c->val_hits);
         fgl__put_f64(&w->out, c->test_hits);
+        fgl__put_f64(&w->out, c->val_f1);
+        fgl__put_f64(&w->out, c->test_f1);
+        fgl__put_f64(&w->out, c->val_auc);
+        fgl__put_f64(&w->out, c->test_auc);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
         fgl_bytes_put_str(&w->out, c->tape.msg);
     }

@@ -471,6 +471,10 @@ typedef struct result {
     double val[1000];    /* the selection set's mean accuracy at the selected round, per seed */
     double pers[1000], pers_last[1000], pc[1000], pc_pers[1000];   /* fglrun/protocol.c's measures, per seed */
     double hits[1000], hits_last[1000];   /* --task link: Hits@K at the selected round and the last, per seed */
+    double f1[1000], f1_last[1000];       /* mean client macro-F1 at the selected round and the last, per seed */
+    double auc[1000], auc_last[1000];     /* two classes: mean client ROC-AUC, the same (else NaN) */
+    double vsel[1000];   /* the selection set's mean of the selecting metric at the selected round, per seed */
+    int metric;          /* the FGL_METRIC_* that selected (a run's fgl_run_summary.metric) */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
     size_t up, down;
@@ -509,8 +513,17 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
     *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
 }
 
+/* --score's names (FGL_METRIC_*): in the record, the table's notes. */
+static const char *score_key(int metric) {
+    return metric == FGL_METRIC_AUC ? "auc" : metric == FGL_METRIC_F1 ? "f1" : "acc";
+}
+static const char *score_words(int metric) {
+    return metric == FGL_METRIC_AUC ? "ROC-AUC" : metric == FGL_METRIC_F1 ? "macro-F1" : "accuracy";
+}
+
 #include "fglrun/protocol.c"
 #include "fglrun/link.c"
+#include "fglrun/metrics.c"
 
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
@@ -546,6 +559,7 @@ static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     if (o->reset_optim) cfg.reset_optim = 1;
     if (o->eval_point >= 0) cfg.eval_after_train = o->eval_point;
     cfg.eval_every = o->eval_every;
+    cfg.metric = o->score_metric;
     cfg.robust = o->robust;
     cfg.attack = o->attack;
     cfg.dp = o->dp;
@@ -788,6 +802,13 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     res->last[idx] = s.last_test;
     res->hits[idx] = s.best_test_hits;
     res->hits_last[idx] = s.last_test_hits;
+    res->f1[idx] = s.best_test_f1;
+    res->f1_last[idx] = s.last_test_f1;
+    res->auc[idx] = s.best_test_auc;
+    res->auc_last[idx] = s.last_test_auc;
+    res->vsel[idx] = s.metric == FGL_METRIC_AUC ? s.best_val_auc : s.metric == FGL_METRIC_F1 ? s.best_val_f1
+                                                                                              : s.best_val;
+    res->metric = s.metric;
     if (proto_on(o)) proto_finish(o, &run, res, idx);
     { /* the clients that do not attack: at the best-validation round and the last */
         int rr, which;
@@ -959,6 +980,7 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
     }
     fprintf(f, "]");
     if (o->task == FGL_TASK_LINK) link_json(f, o, res);
+    else metrics_json(f, o, res);
     if (!o->folds) { /* what the selection saw: the selection set's mean accuracy at the selected round */
         double am, as;
         mean_std(res->val, res->n, &am, &as);
@@ -1123,15 +1145,17 @@ static void print_table(const options *o, const result *res, int runs) {
                runs > 1 ? "s" : "", o->hits_k);
     else if (o->n_fixed)
         printf("(%s %d of the data's %d fixed split%s x %d seed%s (%d run%s) of the mean client test accuracy, at "
-               "the round of best mean %s accuracy and at the last round)\n", runs > 1 ? "mean +- std over" : "one run:",
+               "the round of best mean %s %s and at the last round)\n", runs > 1 ? "mean +- std over" : "one run:",
                runs / o->seeds, o->n_fixed, o->n_fixed > 1 ? "s" : "", o->seeds, o->seeds > 1 ? "s" : "", runs,
-               runs > 1 ? "s" : "", o->val_public ? "public-node" : "validation");
+               runs > 1 ? "s" : "", o->val_public ? "public-node" : "validation", score_words(o->score_metric));
     else if (runs > 1)
         printf("(mean +- std over %d seeds of the mean client test accuracy, at the round of best mean %s "
-               "accuracy and at the last round)\n", runs, o->val_public ? "public-node" : "validation");
+               "%s and at the last round)\n", runs, o->val_public ? "public-node" : "validation",
+               score_words(o->score_metric));
     else
-        printf("(one seed: the mean client test accuracy, at the round of best mean %s accuracy and at the "
-               "last round)\n", o->val_public ? "public-node" : "validation");
+        printf("(one seed: the mean client test accuracy, at the round of best mean %s %s and at the "
+               "last round)\n", o->val_public ? "public-node" : "validation", score_words(o->score_metric));
+    if (o->task != FGL_TASK_LINK) metrics_table(o, res, w);
 }
 
 /* The results as JSON: on stdout (--json, the last line) and in
@@ -1251,6 +1275,11 @@ int fglrun_main(int argc, char **argv) {
         o.n_fixed = drawn ? 0 : fixed;
         if (drawn && fixed && !o.quiet && !o.json)
             printf("fglrun: note: %s's %d fixed splits are not used: a drawn split was asked for\n", ds.label, fixed);
+    }
+    if (score_resolve(&o, &ds)) {
+        fgl_dataset_free(&ds);
+        replay_free(o.rp);
+        return 1;
     }
     n_folds = o.folds ? (o.fold >= 0 ? 1 : o.folds) : o.n_fixed ? (o.split_index >= 0 ? 1 : o.n_fixed) : 1;
     if (make_scenario(&o, o.fold > 0 ? o.fold : o.n_fixed && o.split_index >= 0 ? o.split_index : 0, &ds, &sc,

@@ -200,13 +200,17 @@ static inline const float *ft_matrix(const fgl_run *run, int slot) {
     return fgl_run_client_matrix(run, buf[slot]) == FGL_OK ? buf[slot] : NULL;
 }
 
-/* The same rounds done and the same per-client accuracies and losses, bit
- * for bit. */
+/* The same rounds done and the same per-client accuracies, macro-F1s,
+ * ROC-AUCs and losses, bit for bit. */
 static inline int ft_same_history(const fgl_run *a, const fgl_run *b) {
     size_t n = (size_t)a->round * a->n_clients;
     return a->round == b->round && memcmp(a->client_val, b->client_val, sizeof(double) * n) == 0 &&
            memcmp(a->client_test, b->client_test, sizeof(double) * n) == 0 &&
-           memcmp(a->client_loss, b->client_loss, sizeof(double) * n) == 0;
+           memcmp(a->client_loss, b->client_loss, sizeof(double) * n) == 0 &&
+           memcmp(a->client_val_f1, b->client_val_f1, sizeof(double) * n) == 0 &&
+           memcmp(a->client_test_f1, b->client_test_f1, sizeof(double) * n) == 0 &&
+           memcmp(a->client_val_auc, b->client_val_auc, sizeof(double) * n) == 0 &&
+           memcmp(a->client_test_auc, b->client_test_auc, sizeof(double) * n) == 0;
 }
 
 /* Every client's model parameters equal, bit for bit. */

@@ -78,6 +78,8 @@ typedef struct options {
     int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
     int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
     int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
+    int score;           /* --score auto|acc|f1|auc: what selects the best-validation round (0 auto) */
+    int score_metric;    /* the FGL_METRIC_* in use (--score, or auto's choice; set after loading) */
     int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
     int split_global;    /* node tasks: the train/val/test split drawn on the whole graph before the partition */
     int split_index;     /* --split-index K: the dataset's fixed split K only; -1 (default): every fixed split */
@@ -786,6 +788,11 @@ static const opt_def opt_table[] = {
     ROW_BOOL("test-first", 'e', test_first,
              "--test-first makes each client's test set the first (1 - train - val) of its nodes in the stored order\n"
              "  (the data's node order), train and validation drawn at random from the rest (pFedGNN authors' code).\n"),
+    ROW_ENUM("score", 'e', score, 0, "auto|acc|f1|auc", NULL, NULL,
+             "--score acc|f1|auc: the mean validation accuracy, macro-F1 or ROC-AUC (two classes) selects the best\n"
+             "  round (cfg.metric); auto (the default): ROC-AUC for the two-class heterophilous sets (tolokers,\n"
+             "  minesweeper, questions: the metric Platonov et al. report), accuracy otherwise. Node and graph runs\n"
+             "  report the three (macro-F1 over the classes present in a client's split; README, Metrics).\n"),
     ROW_ENUM("metric", 'e', metric, 0, "plain|personalized", NULL, NULL,
              "--metric personalized also reports the pFedGNN authors' personalised accuracy, a client's hits on class c\n"
              "  weighted by c's share of its training nodes (sum_c p_c correct_c / sum_c p_c total_c), beside plain\n"

@@ -78,8 +78,9 @@ FGLDEF const char *fgl_build_id(void) {
 }
 
 #define FGL__RUN_MAGIC "FGLR"
-#define FGL__RUN_VERSION 5u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
-                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round */
+#define FGL__RUN_VERSION 6u /* 2: named state entries, configuration fingerprint; 3: robust fallbacks per round;
+                              4: Hits@K per round (link prediction); 5: DP noise values drawn per round;
+                              6: macro-F1 and ROC-AUC per round and per client */
 
 static void fgl__put_sum(fgl_bytes *b, const void *p, size_t bytes) {
     fgl_bytes_put_u64(b, p ? fgl_checksum64(p, bytes) : 0);
@@ -351,6 +352,10 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, st->test_acc);
         fgl__put_f64(&b, st->val_hits);
         fgl__put_f64(&b, st->test_hits);
+        fgl__put_f64(&b, st->val_f1); /* (version 6 on) */
+        fgl__put_f64(&b, st->test_f1);
+        fgl__put_f64(&b, st->val_auc);
+        fgl__put_f64(&b, st->test_auc);
         fgl__put_f64(&b, st->t_train);
         fgl__put_f64(&b, st->t_server);
         fgl__put_f64(&b, st->t_eval);
@@ -361,6 +366,10 @@ static void fgl__save_bytes(const fgl_run *run, fgl_bytes *b_out, const fgl_byte
         fgl__put_f64(&b, run->client_loss[k]);
         fgl_bytes_put_u64(&b, (uint64_t)run->client_up[k]);
         fgl_bytes_put_u64(&b, (uint64_t)run->client_down[k]);
+        fgl__put_f64(&b, run->client_val_f1[k]); /* (version 6 on) */
+        fgl__put_f64(&b, run->client_test_f1[k]);
+        fgl__put_f64(&b, run->client_val_auc[k]);
+        fgl__put_f64(&b, run->client_test_auc[k]);
     }
     if (run->started) {
         fgl__put_store(run, &b, &run->server.store, NULL);
@@ -527,13 +536,18 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
         st.test_acc = fgl__get_f64(r);
         st.val_hits = version >= 4 ? fgl__get_f64(r) : NAN; /* before version 4: no link tasks */
         st.test_hits = version >= 4 ? fgl__get_f64(r) : NAN;
+        st.val_f1 = version >= 6 ? fgl__get_f64(r) : NAN; /* before version 6: not kept */
+        st.test_f1 = version >= 6 ? fgl__get_f64(r) : NAN;
+        st.val_auc = version >= 6 ? fgl__get_f64(r) : NAN;
+        st.test_auc = version >= 6 ? fgl__get_f64(r) : NAN;
         st.t_train = fgl__get_f64(r);
         st.t_server = fgl__get_f64(r);
         st.t_eval = fgl__get_f64(r);
         if (commit) run->stats[k] = st;
     }
     if (!commit) {
-        if (fgl__skip(r, RK * 40)) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
+        if (fgl__skip(r, RK * (version >= 6 ? 72 : 40)))
+            return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
     } else {
         for (k = 0; k < RK; k++) {
             run->client_val[k] = fgl__get_f64(r);
@@ -541,6 +555,10 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
             run->client_loss[k] = fgl__get_f64(r);
             run->client_up[k] = (size_t)fgl_reader_u64(r);
             run->client_down[k] = (size_t)fgl_reader_u64(r);
+            run->client_val_f1[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_test_f1[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_val_auc[k] = version >= 6 ? fgl__get_f64(r) : NAN;
+            run->client_test_auc[k] = version >= 6 ? fgl__get_f64(r) : NAN;
         }
     }
     if (r->err) return fgl_error_set(err, FGL_ERR_FORMAT, "%s: checkpoint truncated", path);
@@ -582,6 +600,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 2u, &r, path, NULL)) version = 2u; /* read as it was written */
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 3u, &r, path, NULL)) version = 3u;
     else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 4u, &r, path, NULL)) version = 4u;
+    else if (!fgl_frame_open(data, len, FGL__RUN_MAGIC, 5u, &r, path, NULL)) version = 5u;
     else if ((rc = fgl_frame_open(data, len, FGL__RUN_MAGIC, FGL__RUN_VERSION, &r, path, err))) goto done;
     fgl_reader_str(&r, name, sizeof name);
     K = fgl_reader_u32(&r);

@@ -137,6 +137,9 @@ FGLDEF const char *fgl_attack_name(int kind);
 FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err);
 FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err);
 
+/* fgl_fed_config.metric */
+enum { FGL_METRIC_ACC = 0, FGL_METRIC_F1 = 1, FGL_METRIC_AUC = 2 };
+
 typedef struct fgl_fed_config {
     int rounds;             /* communication rounds */
     int local_epochs;       /* local epochs per round */
@@ -169,6 +172,12 @@ typedef struct fgl_fed_config {
     int eval_every;         /* evaluate every eval_every rounds and at the last (0, 1:
                                every round); rounds not evaluated record NaN and the
                                best-validation round is chosen among evaluated ones */
+    int metric;             /* what picks the best-validation round (fgl_run_summarize): FGL_METRIC_ACC
+                               (0, the default) the mean validation accuracy, FGL_METRIC_F1 the mean
+                               macro-F1, FGL_METRIC_AUC the mean two-class ROC-AUC (every client's
+                               model two outputs, node or graph tasks); the history keeps all three
+                               (fgl_run.client_val_f1 ...). Not part of the training: a checkpoint
+                               resumes under any */
     fgl_robust_config robust;   /* the server's mean and screening (default: mean, screen 100) */
     fgl_attack_config attack;   /* simulated attackers (default: none) */
     fgl_dp_config dp;           /* client-level DP (default: off) */
@@ -221,6 +230,9 @@ static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
     if (!(o->beta1 >= 0 && o->beta1 < 1) || !(o->beta2 >= 0 && o->beta2 < 1))
         return fgl_error_set(err, FGL_ERR_ARG, "run: optim beta1 %g, beta2 %g: in [0, 1)", (double)o->beta1,
                              (double)o->beta2);
+    if (c->metric < FGL_METRIC_ACC || c->metric > FGL_METRIC_AUC)
+        return fgl_error_set(err, FGL_ERR_ARG, "run: metric %d: FGL_METRIC_ACC, FGL_METRIC_F1 or FGL_METRIC_AUC",
+                             c->metric);
     if (c->threads < 0 || c->park_idle < 0 || c->park_idle > 2 || c->eval_every < 0)
         return fgl_error_set(err, FGL_ERR_ARG, "run: threads %d (>= 0), park_idle %d (0, 1 or 2), eval_every %d (>= 0)",
                              c->threads, c->park_idle, c->eval_every);

@@ -130,10 +130,11 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 7u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 8u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
-                                7: the configuration carries the secrets' run label (with a secret seed) */
+                                7: the configuration carries the secrets' run label (with a secret seed);
+                                8: evaluation replies carry macro-F1 and ROC-AUC */
 
 enum {
     FGL__MC_INIT = 1,
@@ -627,6 +628,10 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c->test_acc = fgl__get_f64(r);
         c->val_hits = fgl__get_f64(r);
         c->test_hits = fgl__get_f64(r);
+        c->val_f1 = fgl__get_f64(r); /* (protocol 8 on) */
+        c->test_f1 = fgl__get_f64(r);
+        c->val_auc = fgl__get_f64(r);
+        c->test_auc = fgl__get_f64(r);
         c->tape.err = (int)fgl_reader_u32(r);
         fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
     }
@@ -646,6 +651,8 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if (!run->clients[i].local) {
             run->clients[i].val_acc = run->clients[i].test_acc = -1;
             run->clients[i].val_hits = run->clients[i].test_hits = NAN;
+            run->clients[i].val_f1 = run->clients[i].test_f1 = NAN;
+            run->clients[i].val_auc = run->clients[i].test_auc = NAN;
         }
     return fgl__mpi_exchange(run, t, FGL__MC_FINISH, evaluated ? fgl__mpi_read_evals : NULL);
 }

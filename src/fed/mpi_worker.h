@@ -381,6 +381,10 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl__put_f64(&w->out, c->test_acc);
         fgl__put_f64(&w->out, c->val_hits);
         fgl__put_f64(&w->out, c->test_hits);
+        fgl__put_f64(&w->out, c->val_f1);
+        fgl__put_f64(&w->out, c->test_f1);
+        fgl__put_f64(&w->out, c->val_auc);
+        fgl__put_f64(&w->out, c->test_auc);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
         fgl_bytes_put_str(&w->out, c->tape.msg);
     }

@@ -20,6 +20,10 @@ typedef struct fgl_round_stats {
                                                and test_acc are AUC, its means weighted by the split's positive
                                                pairs */
     double val_hits, test_hits;             /* link tasks: Hits@K, means as AUC's (other tasks: NaN) */
+    double val_f1, test_f1;                 /* node and graph tasks: macro-F1 (fgl_class_metrics), means over
+                                               the clients that have one (labelled samples in the split) */
+    double val_auc, test_auc;               /* two-class node and graph tasks: ROC-AUC, means over the clients
+                                               that have one (both classes in the split); else NaN */
     size_t bytes_up, bytes_down;
     double t_train, t_server, t_eval;       /* seconds */
 } fgl_round_stats;
@@ -64,6 +68,8 @@ struct fgl_run {
     size_t bytes_up, bytes_down; /* totals, initial broadcast included */
     fgl_round_stats *stats;      /* per round (cfg.rounds) */
     double *client_val, *client_test, *client_loss;   /* rounds x clients */
+    double *client_val_f1, *client_test_f1;          /* rounds x clients: macro-F1 (NaN: none) */
+    double *client_val_auc, *client_test_auc;        /* rounds x clients: two-class ROC-AUC (NaN: none) */
     size_t *client_up, *client_down;                 /* rounds x clients: bytes */
     int round;                   /* rounds completed */
     int started;                 /* models built, algorithm initialised */
@@ -82,8 +88,9 @@ struct fgl_run {
  * (rounds >= 1, local_epochs >= 0, batch sizes >= 0, frac in (0, 1], a
  * known optimizer with lr > 0, weight decay, momentum, eps and clip >= 0,
  * betas in [0, 1), all finite; threads >= 0, park_idle 0..2, eval_every >=
- * 0; a known robust rule with trim, f, m >= 0, screen >= 0 and clip > 0
- * for normclip; a known attack with a fraction in [0, 1]; dp clip and
+ * 0; a known metric (FGL_METRIC_AUC: every client's model two outputs;
+ * link tasks: accuracy only, their AUC already); a known robust rule with
+ * trim, f, m >= 0, screen >= 0 and clip > 0 for normclip; a known attack with a fraction in [0, 1]; dp clip and
  * noise >= 0); the clients' data; every client's task and model against
  * the algorithm (its prepare_spec, called on a copy of each client's spec
  * with the parameters' defaults: FedStar and GPFL refuse node tasks,
@@ -122,9 +129,14 @@ FGLDEF void fgl_run_free(fgl_run *run);
 /* 1 if client c's upload was accepted this round. */
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 typedef struct fgl_run_summary {
-    int rounds, best_round;       /* best_round: highest mean validation accuracy (0-based) */
-    double best_val, best_test;   /* mean over clients at best_round (link tasks: AUC) */
+    int rounds, best_round;       /* best_round: the highest mean validation score of cfg.metric (0-based; the
+                                     first of equals; rounds without one are skipped, and if no round has
+                                     one, the accuracy's is taken: metric then says FGL_METRIC_ACC) */
+    int metric;                   /* the FGL_METRIC_* that chose best_round */
+    double best_val, best_test;   /* mean accuracy over clients at best_round (link tasks: AUC) */
     double last_val, last_test;   /* mean over clients at the last round */
+    double best_val_f1, best_test_f1, last_val_f1, last_test_f1;       /* macro-F1 (link tasks: NaN) */
+    double best_val_auc, best_test_auc, last_val_auc, last_test_auc;   /* two-class ROC-AUC (else NaN) */
     double best_val_hits, best_test_hits, last_val_hits, last_test_hits;   /* link tasks: Hits@K (else NaN) */
     size_t bytes_up, bytes_down;
     int rejected;                 /* uploads rejected (screened ones included) */
@@ -207,6 +219,14 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     }
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
     if ((rc = fgl__config_check(cfg, err))) return rc;
+    for (i = 0; cfg->metric != FGL_METRIC_ACC && i < n_clients; i++) {
+        if (clients[i].spec.task == FGL_TASK_LINK)
+            return fgl_error_set(err, FGL_ERR_ARG, "run: metric %s: a link task's accuracy is its AUC already "
+                                 "(FGL_METRIC_ACC)", cfg->metric == FGL_METRIC_AUC ? "AUC" : "F1");
+        if (cfg->metric == FGL_METRIC_AUC && clients[i].spec.out_dim != 2)
+            return fgl_error_set(err, FGL_ERR_ARG, "run: metric AUC needs two classes: client %d's model has %d "
+                                 "outputs", i, clients[i].spec.out_dim);
+    }
     run->cfg = *cfg;
     run->algo = *algo;
     run->n_clients = n_clients;
@@ -244,13 +264,18 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_val = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_test = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_loss = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_val_f1 = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_test_f1 = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_val_auc = (double *)fgl__zalloc(sizeof(double) * R * K);
+    run->client_test_auc = (double *)fgl__zalloc(sizeof(double) * R * K);
     run->client_up = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
         !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
-        !run->client_down) {
+        !run->client_down || !run->client_val_f1 || !run->client_test_f1 || !run->client_val_auc ||
+        !run->client_test_auc) {
         FGL_FREE(run->clients);
         run->clients = NULL;
         run->n_clients = 0;
@@ -450,6 +475,10 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->client_val);
     FGL_FREE(run->client_test);
     FGL_FREE(run->client_loss);
+    FGL_FREE(run->client_val_f1);
+    FGL_FREE(run->client_test_f1);
+    FGL_FREE(run->client_val_auc);
+    FGL_FREE(run->client_test_auc);
     FGL_FREE(run->client_up);
     FGL_FREE(run->client_down);
     fgl__crypto_wipe(run->dp_key, sizeof run->dp_key); /* the server's DP key */
@@ -1072,26 +1101,37 @@ static double fgl__scores_accuracy(const float *sc, int n, int C, const int *y, 
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
     fgl_model *m;
     static const int which[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    double acc[2], hits[2] = {NAN, NAN}; /* NaN unless a link task's metrics fill them */
+    double acc[2], hits[2] = {NAN, NAN}, f1[2] = {NAN, NAN}, auc[2] = {NAN, NAN}; /* NaN unless computed */
     if (run->algo.eval_scores && c->data.task == FGL_TASK_NODE && c->data.node) {
         const float *sc = fgl__eval_scores(run, c); /* checked: intact.h */
         if (sc) {
-            int q;
-            for (q = 0; q < 2; q++)
-                acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, c->model.spec.out_dim, c->data.node->y,
-                                              c->data.mask[which[q]]);
+            int q, C = c->model.spec.out_dim;
+            for (q = 0; q < 2; q++) {
+                acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]]);
+                if (fgl_class_metrics(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]], f1 + q,
+                                      auc + q))
+                    acc[q] = -1; /* out of memory: a failed evaluation */
+            }
             c->val_acc = acc[0];
             c->test_acc = acc[1];
             c->val_hits = c->test_hits = NAN;
+            c->val_f1 = f1[0];
+            c->test_f1 = f1[1];
+            c->val_auc = auc[0];
+            c->test_auc = auc[1];
             return;
         }
     }
     m = run->algo.eval_model ? fgl__eval_model(run, c) : &c->model; /* checked: intact.h */
-    if (!m || fgl_view_metrics(&c->data, m, &c->tape, which, 2, acc, hits)) acc[0] = acc[1] = -1;
+    if (!m || fgl_view_class_metrics(&c->data, m, &c->tape, which, 2, acc, hits, f1, auc)) acc[0] = acc[1] = -1;
     c->val_acc = acc[0]; /* link tasks: NaN for a split without pairs */
     c->test_acc = acc[1];
     c->val_hits = hits[0];
     c->test_hits = hits[1];
+    c->val_f1 = f1[0];
+    c->test_f1 = f1[1];
+    c->val_auc = auc[0];
+    c->test_auc = auc[1];
 }
 
 /* Train, then build the upload: the runtime's parts, then the algorithm's. */
@@ -1376,14 +1416,36 @@ static void fgl__phase_eval(fgl_run *run) {
 /* Server side: the round's accuracies (c->val_acc, c->test_acc of every
  * client, NaN for a round not evaluated) into the history. */
 static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0;
-    int i, n = 0, n_tested = 0, link = run->clients[0].task == FGL_TASK_LINK;
+    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
+    int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
+    double *hist[4];
+    hist[0] = run->client_val_f1;
+    hist[1] = run->client_test_f1;
+    hist[2] = run->client_val_auc;
+    hist[3] = run->client_test_auc;
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
+        size_t at = (size_t)run->round * run->n_clients + i;
         if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
-            run->client_val[(size_t)run->round * run->n_clients + i] = NAN;
-            run->client_test[(size_t)run->round * run->n_clients + i] = NAN;
+            run->client_val[at] = NAN;
+            run->client_test[at] = NAN;
+            for (q = 0; q < 4; q++) hist[q][at] = NAN;
             continue;
+        }
+        { /* macro-F1 and AUC: NaN where the client has none (no labelled sample, one class), left out of the
+           * means as a client without test samples is left out of the test accuracy's */
+            double v[4];
+            v[0] = c->val_f1;
+            v[1] = c->n_test > 0 ? c->test_f1 : NAN;
+            v[2] = c->val_auc;
+            v[3] = c->n_test > 0 ? c->test_auc : NAN;
+            for (q = 0; q < 4; q++) {
+                hist[q][at] = evaluated ? v[q] : NAN;
+                if (evaluated && v[q] == v[q]) {
+                    msum[q] += v[q];
+                    mn[q]++;
+                }
+            }
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
@@ -1415,6 +1477,10 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
     if (n == 0)
         return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
                              run->round + 1);
+    st->val_f1 = mn[0] ? msum[0] / mn[0] : NAN;
+    st->test_f1 = mn[1] ? msum[1] / mn[1] : NAN;
+    st->val_auc = mn[2] ? msum[2] / mn[2] : NAN;
+    st->test_auc = mn[3] ? msum[3] / mn[3] : NAN;
     if (link) {
         st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
         st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
@@ -1462,17 +1528,29 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     s->rounds = run->round;
     s->best_round = -1;
     s->best_val_hits = s->best_test_hits = s->last_val_hits = s->last_test_hits = NAN;
+    s->best_val_f1 = s->best_test_f1 = s->last_val_f1 = s->last_test_f1 = NAN;
+    s->best_val_auc = s->best_test_auc = s->last_val_auc = s->last_test_auc = NAN;
+    s->metric = run->cfg.metric;
+    if (s->metric != FGL_METRIC_ACC) { /* the chosen metric's best round, if any round has the metric */
+        double best = NAN;
+        for (r = 0; r < run->round; r++) {
+            double v = s->metric == FGL_METRIC_AUC ? run->stats[r].val_auc : run->stats[r].val_f1;
+            if (v == v && (s->best_round < 0 || v > best)) {
+                s->best_round = r;
+                best = v;
+            }
+        }
+        if (s->best_round < 0) s->metric = FGL_METRIC_ACC;
+    }
     s->bytes_up = run->bytes_up;
     s->bytes_down = run->bytes_down;
     s->rejected = run->rejected_total;
     for (r = 0; r < run->round; r++) {
         const fgl_round_stats *st = &run->stats[r];
-        if (st->val_acc == st->val_acc && (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
+        if (s->metric == FGL_METRIC_ACC && st->val_acc == st->val_acc &&
+            (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
             s->best_round = r;
             s->best_val = st->val_acc;
-            s->best_test = st->test_acc;
-            s->best_val_hits = st->val_hits;
-            s->best_test_hits = st->test_hits;
         }
         s->t_train += st->t_train;
         s->t_server += st->t_server;
@@ -1484,7 +1562,23 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->lost += st->n_lost;
         s->fallback += st->n_fallback;
     }
+    if (s->best_round >= 0) {
+        const fgl_round_stats *st = &run->stats[s->best_round];
+        s->best_val = st->val_acc;
+        s->best_test = st->test_acc;
+        s->best_val_hits = st->val_hits;
+        s->best_test_hits = st->test_hits;
+        s->best_val_f1 = st->val_f1;
+        s->best_test_f1 = st->test_f1;
+        s->best_val_auc = st->val_auc;
+        s->best_test_auc = st->test_auc;
+    }
     if (run->round > 0) {
+        const fgl_round_stats *st = &run->stats[run->round - 1];
+        s->last_val_f1 = st->val_f1;
+        s->last_test_f1 = st->test_f1;
+        s->last_val_auc = st->val_auc;
+        s->last_test_auc = st->test_auc;
         s->last_val = run->stats[run->round - 1].val_acc;
         s->last_test = run->stats[run->round - 1].test_acc;
         s->last_val_hits = run->stats[run->round - 1].val_hits;

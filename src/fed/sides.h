@@ -45,6 +45,8 @@ struct fgl_client {
     uint64_t data_sum;           /* a checksum of its data (checkpoint fingerprints) */
     double val_acc, test_acc;    /* latest evaluation: accuracy, or a link task's AUC */
     double val_hits, test_hits;  /* link tasks: the latest Hits@K (else NaN) */
+    double val_f1, test_f1;      /* node and graph tasks: the latest macro-F1 (fgl_class_metrics; else NaN) */
+    double val_auc, test_auc;    /* two-class node and graph tasks: the latest ROC-AUC (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
     int error;                   /* first error of this client in the round */

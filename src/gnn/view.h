@@ -87,6 +87,35 @@ FGLDEF fgl_node *fgl_view_loss(fgl_view *v, fgl_model *m, fgl_tape *t, const fgl
  * node and link tasks. */
 FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
                             double *extra);
+/* fgl_view_metrics with, for node and graph tasks, the macro-F1 and the
+ * two-class ROC-AUC of each split beside (fgl_class_metrics: f1[q], auc[q];
+ * either may be NULL; link tasks: NaN). The accuracies are those
+ * fgl_view_metrics gives, bit for bit, from the same forward passes. */
+FGLDEF int fgl_view_class_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                                  double *extra, double *f1, double *auc);
+/* Classification metrics of class scores sc (n rows of C, row-major:
+ * logits, or any scores increasing with the class's likelihood) against
+ * labels y, on the rows where mask (NULL: every row) is set and 0 <= y[i]
+ * < C. A row's prediction is its highest score (the first on ties, as the
+ * accuracy's).
+ *   f1 (may be NULL): the macro-F1, the mean over the classes present in
+ *     those rows (support > 0) of the class's F1 = 2 TP / (2 TP + FP + FN)
+ *     (0 for a present class never predicted right). A class absent from
+ *     the rows is left out of the mean even when it is predicted: its false
+ *     positives count as the other classes' false negatives (so this is
+ *     scikit-learn's f1_score(average='macro', labels=<the present classes>),
+ *     not its default over the union of true and predicted labels). NaN
+ *     when no row counts.
+ *   auc (may be NULL): C == 2 only, the ROC-AUC of the positive class (1)
+ *     scored by sc[i][1] - sc[i][0] (a float; any monotone transform of it,
+ *     softmax's p1 included, ranks alike up to its rounding): the
+ *     Mann-Whitney statistic, the probability that a positive row scores
+ *     above a negative one, ties counting one half (the midrank definition;
+ *     fgl_link_auc). NaN when C != 2, when the rows hold one class only (or
+ *     none), or when a counted score is NaN.
+ * FGL_OK, or FGL_ERR_NOMEM (both NaN then). */
+FGLDEF int fgl_class_metrics(const float *sc, int n, int C, const int *y, const unsigned char *mask, double *f1,
+                             double *auc);
 
 /* fgl:implementation */
 /* --- data views -------------------------------------------------------------------- */
@@ -279,6 +308,145 @@ FGLDEF int fgl_view_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *w
     if (v->task == FGL_TASK_LINK) return fgl__view_link_metrics(v, m, t, which, n, score, extra);
     for (q = 0; extra && q < n; q++) extra[q] = NAN;
     return fgl_view_accuracy(v, m, t, which, n, score);
+}
+
+FGLDEF int fgl_class_metrics(const float *sc, int n, int C, const int *y, const unsigned char *mask, double *f1,
+                             double *auc) {
+    int *cnt, i, k, total = 0, present = 0, n_pos = 0, n_neg = 0;
+    float *s = NULL;
+    if (f1) *f1 = NAN;
+    if (auc) *auc = NAN;
+    if (n <= 0 || C < 1) return FGL_OK;
+    if (!(cnt = (int *)FGL_MALLOC(sizeof(int) * 3 * (size_t)C))) return FGL_ERR_NOMEM; /* TP, predicted, support */
+    memset(cnt, 0, sizeof(int) * 3 * (size_t)C);
+    for (i = 0; i < n; i++) {
+        const float *r = sc + (size_t)i * (size_t)C;
+        int best = 0;
+        if ((mask && !mask[i]) || y[i] < 0 || y[i] >= C) continue;
+        for (k = 1; k < C; k++)
+            if (r[k] > r[best]) best = k;
+        cnt[y[i]] += best == y[i];
+        cnt[C + best]++;
+        cnt[2 * C + y[i]]++;
+        total++;
+    }
+    if (f1 && total) {
+        double sum = 0;
+        for (k = 0; k < C; k++)
+            if (cnt[2 * C + k] > 0) { /* 2 TP / (2 TP + FP + FN) = 2 TP / (predicted + support) */
+                sum += 2.0 * cnt[k] / ((double)cnt[C + k] + (double)cnt[2 * C + k]);
+                present++;
+            }
+        *f1 = sum / present;
+    }
+    if (auc && C == 2 && total && cnt[2 * C] > 0 && cnt[2 * C + 1] > 0) {
+        if (!(s = (float *)FGL_MALLOC(sizeof(float) * (size_t)total))) {
+            FGL_FREE(cnt);
+            if (f1) *f1 = NAN;
+            return FGL_ERR_NOMEM;
+        }
+        n_pos = cnt[2 * C + 1];
+        k = 0;
+        for (i = 0; i < n; i++) { /* positives first, then the negatives */
+            const float *r = sc + (size_t)i * 2;
+            if ((mask && !mask[i]) || y[i] < 0 || y[i] >= 2) continue;
+            if (y[i] == 1) s[k++] = r[1] - r[0];
+            else s[n_pos + n_neg++] = r[1] - r[0];
+        }
+        *auc = fgl_link_auc(s, n_pos, s + n_pos, n_neg);
+        FGL_FREE(s);
+    }
+    FGL_FREE(cnt);
+    return FGL_OK;
+}
+
+/* Rows of logits scored as fgl_model_evaluate scores them: hits, counted. */
+static void fgl__view_hits(const fgl_node *lg, const int *labels, const unsigned char *mask, int *ok, int *total) {
+    int i, j;
+    *ok = *total = 0;
+    for (i = 0; i < lg->rows; i++) {
+        const float *row = lg->val + (size_t)i * lg->cols;
+        int best = 0;
+        if ((mask && !mask[i]) || labels[i] < 0) continue;
+        for (j = 1; j < lg->cols; j++)
+            if (row[j] > row[best]) best = j;
+        *ok += best == labels[i];
+        (*total)++;
+    }
+}
+
+/* A graph task's split: the accuracy as fgl_view_accuracy sums it, the
+ * batches' logits gathered for fgl_class_metrics. */
+static int fgl__view_graph_class(fgl_view *v, fgl_model *m, fgl_tape *t, int which, double *acc, double *f1,
+                                 double *auc) {
+    fgl_view_iter it;
+    fgl_view_batch b;
+    double correct = 0;
+    int total = 0, rc, C = v->spec.out_dim, n_rows = 0, cap = v->count[which >= 1 && which <= 3 ? which : 1];
+    float *sc = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(cap, 1) * (size_t)FGL__MAX(C, 1));
+    int *y = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(cap, 1));
+    if (!sc || !y) {
+        FGL_FREE(sc);
+        FGL_FREE(y);
+        return FGL_ERR_NOMEM;
+    }
+    fgl_view_begin(v, which, 0, &it);
+    while ((rc = fgl_view_next(&it, &b, NULL)) > 0) {
+        fgl_forward out;
+        int ok, cnt, i;
+        fgl_tape_reset(t);
+        if (fgl_model_forward(m, t, b.g, 0, NULL, &out) || !out.logits) {
+            rc = t->err ? t->err : FGL_ERR_ARG;
+            break;
+        }
+        fgl__view_hits(out.logits, b.labels, NULL, &ok, &cnt);
+        /* as fgl_view_accuracy: a weighted mean of batch accuracies (fgl_model_evaluate's) */
+        correct += (cnt ? (double)ok / cnt : 0.0) * b.n;
+        total += b.n;
+        for (i = 0; i < out.logits->rows && out.logits->cols == C; i++) {
+            if (b.labels[i] < 0 || n_rows >= cap) continue;
+            memcpy(sc + (size_t)n_rows * (size_t)C, out.logits->val + (size_t)i * (size_t)C, sizeof(float) * (size_t)C);
+            y[n_rows++] = b.labels[i];
+        }
+    }
+    fgl_view_end(&it);
+    if (rc >= 0) {
+        *acc = total ? correct / total : 0.0;
+        rc = fgl_class_metrics(sc, n_rows, C, y, NULL, f1, auc);
+    }
+    FGL_FREE(sc);
+    FGL_FREE(y);
+    return rc < 0 ? rc : FGL_OK;
+}
+
+FGLDEF int fgl_view_class_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *score,
+                                  double *extra, double *f1, double *auc) {
+    int q, rc;
+    for (q = 0; q < n; q++) {
+        if (f1) f1[q] = NAN;
+        if (auc) auc[q] = NAN;
+    }
+    if (v->task == FGL_TASK_LINK || (!f1 && !auc)) return fgl_view_metrics(v, m, t, which, n, score, extra);
+    for (q = 0; extra && q < n; q++) extra[q] = NAN;
+    if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
+        fgl_forward out;
+        fgl_tape_reset(t);
+        if (fgl_model_forward(m, t, &v->full, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+        for (q = 0; q < n; q++) {
+            const unsigned char *mask = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];
+            int ok, total;
+            fgl__view_hits(out.logits, v->node->y, mask, &ok, &total);
+            score[q] = total ? (double)ok / total : 0.0; /* as fgl_model_evaluate */
+            if ((rc = fgl_class_metrics(out.logits->val, out.logits->rows, out.logits->cols, v->node->y, mask,
+                                        f1 ? f1 + q : NULL, auc ? auc + q : NULL)))
+                return rc;
+        }
+        return FGL_OK;
+    }
+    for (q = 0; q < n; q++)
+        if ((rc = fgl__view_graph_class(v, m, t, which[q], score + q, f1 ? f1 + q : NULL, auc ? auc + q : NULL)))
+            return rc;
+    return FGL_OK;
 }
 
 FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *which, int n, double *acc) {

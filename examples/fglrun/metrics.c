@@ -1,0 +1,113 @@
+/* fglrun/metrics.c - part of examples/fglrun.c (included by it): --score,
+ * and the macro-F1 and ROC-AUC every node and graph run reports beside its
+ * accuracy (fgl_class_metrics, src/gnn/view.h; the history's
+ * client_val_f1 ...).
+ *
+ * --score picks what selects the best-validation round (cfg.metric): acc,
+ * f1, auc (two classes), or auto: ROC-AUC for a two-class dataset that
+ * carries fixed splits (the heterophilous .npz sets tolokers, minesweeper,
+ * questions, whose published metric it is), accuracy otherwise. The table
+ * gets a block of macro-F1 (and ROC-AUC) rows that says which metric
+ * selected; the JSON row gets "selected_by", "val_score_mean" and
+ * "test_f1_mean" ... ("test_auc_mean" ... where a run had one).
+ */
+
+/* The metric in use, after loading: 0, or 1 (refused: the message said why). */
+static int score_resolve(options *o, const fgl_dataset *ds) {
+    static const int chosen[4] = {FGL_METRIC_ACC, FGL_METRIC_ACC, FGL_METRIC_F1, FGL_METRIC_AUC};
+    int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
+    for (i = 1; ds->task != FGL_TASK_NODE && i < ds->n_sets; i++)
+        C = ds->sets[i].n_classes > C ? ds->sets[i].n_classes : C;
+    o->score_metric = chosen[o->score >= 0 && o->score < 4 ? o->score : 0];
+    if (o->score == 0 && ds->task == FGL_TASK_NODE && o->task != FGL_TASK_LINK && C == 2 && ds->n_fixed_splits > 0 &&
+        !o->val_public)
+        o->score_metric = FGL_METRIC_AUC;
+    if (o->score_metric == FGL_METRIC_ACC) return 0;
+    if (o->task == FGL_TASK_LINK) {
+        fprintf(stderr, "fglrun: --score %s: a link task is scored by its AUC already (--score acc or auto)\n",
+                score_key(o->score_metric));
+        return 1;
+    }
+    if (o->val_public) {
+        fprintf(stderr, "fglrun: --score %s: --val public selects on the public nodes' accuracy (--score acc or "
+                        "auto)\n", score_key(o->score_metric));
+        return 1;
+    }
+    if (o->score_metric == FGL_METRIC_AUC && C != 2) {
+        fprintf(stderr, "fglrun: --score auc: ROC-AUC needs two classes; %s has %d\n", ds->label, C);
+        return 1;
+    }
+    if (o->score == 0 && !o->quiet && !o->json)
+        printf("fglrun: note: %s has two classes and fixed splits: the best round is the one of best mean validation "
+               "ROC-AUC, its published metric (--score auto; --score acc selects by accuracy)\n", ds->label);
+    return 0;
+}
+
+/* The table's block: macro-F1 (and ROC-AUC where a run had one) at the selected round and the last. */
+static void metrics_table(const options *o, const result *res, int w) {
+    int a, auc = 0;
+    for (a = 0; a < o->n_algos; a++) {
+        int i;
+        for (i = 0; i < res[a].n; i++) auc |= res[a].auc[i] == res[a].auc[i];
+    }
+    printf("\n%-*s %18s %18s", w, "", o->folds ? "F1-macro (last)" : "F1-macro (best)", "F1-macro (last)");
+    if (auc) printf(" %18s %18s", o->folds ? "ROC-AUC (last)" : "ROC-AUC (best)", "ROC-AUC (last)");
+    printf("\n");
+    for (a = 0; a < o->n_algos; a++) {
+        double bm, bs, lm, ls;
+        if (res[a].n == 0) continue;
+        mean_std(o->folds ? res[a].f1_last : res[a].f1, res[a].n, &bm, &bs);
+        mean_std(res[a].f1_last, res[a].n, &lm, &ls);
+        if (res[a].n == 1) printf("%-*s %10.2f%9s %10.2f%9s", w, o->labels[a], 100 * bm, "", 100 * lm, "");
+        else printf("%-*s %10.2f +- %5.2f %10.2f +- %5.2f", w, o->labels[a], 100 * bm, 100 * bs, 100 * lm, 100 * ls);
+        if (auc) {
+            mean_std(o->folds ? res[a].auc_last : res[a].auc, res[a].n, &bm, &bs);
+            mean_std(res[a].auc_last, res[a].n, &lm, &ls);
+            if (res[a].n == 1) printf(" %10.2f%9s %10.2f%9s", 100 * bm, "", 100 * lm, "");
+            else printf(" %10.2f +- %5.2f %10.2f +- %5.2f", 100 * bm, 100 * bs, 100 * lm, 100 * ls);
+        }
+        if (!o->folds && res[a].metric != o->score_metric)
+            printf("   (no round had a validation %s: selected by accuracy)", score_words(o->score_metric));
+        printf("\n");
+    }
+    if (o->folds)
+        printf("(the mean client macro-F1%s at the last round: no validation set)\n", auc ? " and ROC-AUC" : "");
+    else
+        printf("(the mean client macro-F1%s, at the round of best mean validation %s (--score %s) and at the last "
+               "round; macro-F1: the mean over the classes in a client's split of their F1)\n",
+               auc ? " and ROC-AUC" : "", score_words(o->score_metric), score_key(o->score_metric));
+}
+
+static void metrics_list(FILE *f, const char *key, const double *x, int n) {
+    int i;
+    fprintf(f, ", \"%s\": [", key);
+    for (i = 0; i < n; i++) {
+        if (i) fprintf(f, ", ");
+        json_num(f, "%.6f", x[i]);
+    }
+    fprintf(f, "]");
+}
+
+static void metrics_pair(FILE *f, const char *key, const double *x, int n) {
+    double m, sd;
+    mean_std(x, n, &m, &sd);
+    fprintf(f, ", \"%s_mean\": ", key);
+    json_num(f, "%.6f", m);
+    fprintf(f, ", \"%s_std\": ", key);
+    json_num(f, "%.6f", sd);
+}
+
+/* The JSON row's members (node and graph tasks). */
+static void metrics_json(FILE *f, const options *o, const result *res) {
+    int i, auc = 0;
+    fprintf(f, ", \"selected_by\": \"%s\"", o->folds ? "last_round" : score_key(res->metric));
+    if (!o->folds) metrics_pair(f, "val_score", res->vsel, res->n);
+    metrics_pair(f, "test_f1", o->folds ? res->f1_last : res->f1, res->n);
+    metrics_pair(f, "last_f1", res->f1_last, res->n);
+    metrics_list(f, "test_f1", o->folds ? res->f1_last : res->f1, res->n);
+    for (i = 0; i < res->n; i++) auc |= res->auc[i] == res->auc[i];
+    if (!auc) return;
+    metrics_pair(f, "test_auc", o->folds ? res->auc_last : res->auc, res->n);
+    metrics_pair(f, "last_auc", res->auc_last, res->n);
+    metrics_list(f, "test_auc", o->folds ? res->auc_last : res->auc, res->n);
+}
