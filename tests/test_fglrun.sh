@@ -436,3 +436,16 @@ if $FGLRUN --task link --data synthetic --clients 4 --rounds 2 --algo fedproto >
     echo "not ok - fedproto on --task link must be refused"
 elif grep -q "not for link prediction" "$tmp/err"; then echo "ok - fedproto refused on --task link, with the reason"
 else echo "not ok - fedproto on --task link: unclear message"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# a run on a dataset's fixed splits replays on the same split (its record leaves the unused train/val
+# fractions null: given back, they drew a split instead)
+H=${FGL_DATA:-data}/heterophilous/chameleon_filtered.npz
+if [ -f "$H" ]; then
+    if $FGLRUN --data chameleon_filtered --algo local --clients 1 --split none --rounds 3 --split-index 2 --quiet \
+           --json --out "$tmp/fixed" > /dev/null 2> "$tmp/err" &&
+       $FGLRUN --config "$tmp/fixed/result.json" > /dev/null 2> "$tmp/err" &&
+       grep -q "identical to the record" "$tmp/err"; then
+        echo "ok - a run on a fixed split (chameleon_filtered, --split-index 2) replays identically from its record"
+    else echo "not ok - a fixed split's record does not replay"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+else
+    echo "skip - a fixed split's replay # no data: $H"
+fi

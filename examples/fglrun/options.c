@@ -564,6 +564,8 @@ static void r_split_frac(const opt_def *d, const rec_ctx *c, rec_item *it) { /* 
     double x = opt_num(c->o, d);
     double def = c->embedded ? strtod(d->emb, NULL) : split_frac_default(c->ds->task, !strcmp(d->name, "val-frac"));
     rec_reals(it, x >= 0 ? x : def, 0, def, 0);
+    if (x < 0 && c->o->n_fixed > 0) it->vk = 'z'; /* the data's fixed splits gave the roles: no fraction was used
+                                                   * (a replay giving one would draw a split instead) */
 }
 
 static void r_every(const opt_def *d, const rec_ctx *c, rec_item *it) { /* 0: every round */
