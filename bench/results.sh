@@ -444,7 +444,9 @@ experiments() {
             for d in chameleon_filtered actor; do
                 for m in gcn sage; do echo "hetero_central|$d $m|--data $d --model $m $H"; done
             done
-            for m in mlp gat; do echo "hetero_central|chameleon_filtered $m|--data chameleon_filtered --model $m $H"; done ;;
+            for m in mlp gat; do echo "hetero_central|chameleon_filtered $m|--data chameleon_filtered --model $m $H"; done
+            # the features as stored, as the paper's code reads them (fglrun row-normalises by default)
+            for m in gcn sage; do echo "hetero_central|chameleon_filtered $m raw features|--data chameleon_filtered --model $m $H --features raw"; done ;;
         link)
             L="--task link --data Cora --lcc --split metis --clients 10 --seeds $SEEDS"
             for a in local fedavg fedpub; do echo "link|cora 10 dot E1 $a|--algo $a $L"; done
