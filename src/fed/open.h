@@ -174,6 +174,14 @@
  *   fedavgm, fedadagrad, fedadam, fedyogi  FedAvg's uploads; the server
  *              steps along the mean update with momentum / Adagrad / Adam / Yogi
  *   fedbn      FedAvg less the batch norm, which stays on each client
+ *   fedgcn     a one-shot exchange of neighbour features over the cut edges
+ *              (a halo of H hops), then FedAvg (node tasks)
+ *   fedsage    NeighGen generates missing neighbours across clients, then
+ *              FedAvg on the mended subgraphs (node tasks)
+ *   adafgl     FedAvg rounds, then an adaptive personalised propagation
+ *              on each client in the last round (node tasks)
+ *   fedgta     label-propagated prediction moments pick each client's
+ *              peers; confidence-weighted personalised mixing (node tasks)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
