@@ -1408,7 +1408,8 @@ int fglrun_main(int argc, char **argv) {
     }
     if (rc == 3) rc = 0;
     progress_finish(&pg, &o, stopped ? "stopped" : rc == 5 ? "interrupted" : rc ? "failed" : "complete");
-    if (rc == 5) { /* a signal: what finished is not reported (a partial experiment), progress.json says so */
+    if (stopped || rc == 5) { /* partial runs (stopped to be resumed, or a signal): nothing to report; progress.json
+                               * says which */
         for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
         free(o.config_json);
         free(o.config_pretty);
@@ -1423,24 +1424,7 @@ int fglrun_main(int argc, char **argv) {
         link_free();
         fgl_scenario_free(&sc);
         fgl_dataset_free(&ds);
-        return 128 + fglrun_signal;
-    }
-    if (stopped) { /* partial runs: nothing to report until they are resumed */
-        for (a = 0; a < o.n_algos; a++) free(o.slot_config[a]);
-        free(o.config_json);
-        free(o.config_pretty);
-        free(homophily_rec);
-        homophily_rec = NULL;
-        replay_free(o.rp);
-        progress_free(&pg);
-        free(res);
-        free(labsim);
-        free(names);
-        free(cd);
-        link_free();
-        fgl_scenario_free(&sc);
-        fgl_dataset_free(&ds);
-        return 0;
+        return rc == 5 ? 128 + fglrun_signal : 0;
     }
     for (a = 0, finished = 0; a < o.n_algos; a++) finished += res[a].n > 0;
     o.failed = rc != 0;

@@ -736,7 +736,7 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
         name[len] = 0;
         p += len + (p[len] == ',');
         found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
-        if (found == FGL__WHERE_NPZ) {
+        if (found == FGL_TASK_NODE || found == FGL__WHERE_NPZ) { /* a node dataset: its layout, or a .npz */
             if (strchr(names, ','))
                 rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
                                    base);
@@ -744,21 +744,10 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
                 rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
             else {
                 ds->task = FGL_TASK_NODE;
-                if (!(rc = fgl_load_npz(path, &ds->node, &ds->fixed_splits, &ds->n_fixed_splits, err)))
-                    rc = fgl__prepare_node(ds, &o, err);
-                snprintf(ds->label, sizeof ds->label, "%s", base);
-            }
-            continue;
-        }
-        if (found == FGL_TASK_NODE) {
-            if (strchr(names, ','))
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
-                                   base);
-            else if (task == FGL_TASK_GRAPH)
-                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
-            else {
-                ds->task = FGL_TASK_NODE;
-                if (!(rc = fgl_load_node(path, base, &ds->node, err))) rc = fgl__prepare_node(ds, &o, err);
+                rc = found == FGL__WHERE_NPZ
+                         ? fgl_load_npz(path, &ds->node, &ds->fixed_splits, &ds->n_fixed_splits, err)
+                         : fgl_load_node(path, base, &ds->node, err);
+                if (!rc) rc = fgl__prepare_node(ds, &o, err);
                 snprintf(ds->label, sizeof ds->label, "%s", base);
             }
             continue;
