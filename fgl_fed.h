@@ -905,6 +905,17 @@ FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ *   5 metrics  once the round is unmasked and evaluated, each survivor
+ *              uploads its training loss and evaluation (accuracy, F1, AUC,
+ *              Hits, each with its weight: fgl__sa_metrics_mask) in fixed
+ *              point in Z / 2^64, masked, per surviving peer k, by the
+ *              stream of m_k under another nonce label, +/- as in step 3;
+ *              it wipes m_k after. Over the survivors the masks cancel:
+ *              the server learns the round's sums (so its means) and no
+ *              client's own numbers. It already holds the survivors' b, so
+ *              no self-mask is added; a survivor whose metrics do not
+ *              arrive leaves masks that cannot be removed, and the round's
+ *              metrics are NaN (a survivor cannot be unmasked alone).
  * t is more than half of the round's n participants (fgl__secagg_check,
  * fgl__sa_threshold): with t <= n/2 a server that tells half of them that
  * client i dropped and the other half that it survived gets t shares of
@@ -1919,6 +1930,7 @@ enum {
     FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
     FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
     FGL__SA_MASK = 0x53414d4b,         /* "SAMK": the nonce label of mask streams */
+    FGL__SA_METRIC = 0x53414d54,       /* "SAMT": the nonce label of the metrics' mask streams */
     FGL__SECRET_LABEL_LEN = 0x4c424c4e,   /* "LBLN": the run label's length, first link of the key's chain */
     FGL__SECRET_LABEL_BLOCK = 0x4c424c42  /* "LBLB": a block of 8 bytes of the run label */
 };
@@ -1937,6 +1949,7 @@ struct fgl__sa_client {
     unsigned char *enc;           /* n x 32: the share-encryption key with each (one X25519 each, kept) */
     unsigned char *mask;          /* n x 32: the pairwise mask key with each (derived with enc, step 2) */
     unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
+    unsigned char *alive;         /* n: after its reveal, the round's survivors (kept with mask, step 5) */
 };
 
 /* The server's side of one round. */
@@ -1950,7 +1963,14 @@ struct fgl__sa {
     unsigned char *has_rev;       /* n: survivor a's reveals arrived */
     uint32_t *sum;                /* len + 1: the unmasked sum (values, then the weight) */
     size_t len;
+    uint64_t *mw;                 /* n x FGL__SA_NM: each survivor's masked metrics (step 5) */
+    unsigned char *has_mw;        /* n: they arrived */
 };
+
+/* Step 5's vector: the round's metrics as (weighted value, weight) pairs
+ * (fgl__sa_metrics_mask says which), summed in Z / 2^64. */
+#define FGL__SA_NM 18
+#define FGL__SA_METRIC_BITS 24
 
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err);
@@ -4777,6 +4797,7 @@ static void fgl__sa_client_free(fgl_client *c) {
     if (q->mask) fgl__crypto_wipe(q->mask, (size_t)q->n * 32);
     FGL_FREE(q->enc);
     FGL_FREE(q->mask);
+    FGL_FREE(q->alive);
     fgl__crypto_wipe(q, sizeof *q); /* the round's secrets go (keys, self-mask seed, own shares) */
     FGL_FREE(q);
     c->sa = NULL;
@@ -4792,6 +4813,8 @@ static void fgl__sa_free(struct fgl__sa *sa) {
     FGL_FREE(sa->rev);
     FGL_FREE(sa->has_rev);
     FGL_FREE(sa->sum);
+    FGL_FREE(sa->mw);
+    FGL_FREE(sa->has_mw);
     FGL_FREE(sa);
 }
 
@@ -4990,7 +5013,8 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
 /* Step 4: alive (n flags) and the n sealed shares addressed to it (its own
  * slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
  * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
- * survivors, or if it is not one. The round's secrets are gone after. */
+ * survivors, or if it is not one. The round's secrets are gone after,
+ * but for the pairwise mask keys and the survivors, kept for step 5. */
 static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *ct, unsigned char *rev) {
     struct fgl__sa_client *q = c->sa;
     unsigned char pt[FGL__SA_PT], key[32], nonce[12];
@@ -5020,8 +5044,92 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
     }
     fgl__crypto_wipe(pt, sizeof pt);
     fgl__crypto_wipe(key, sizeof key);
+    if (rc || !(q->alive = (unsigned char *)FGL_MALLOC((size_t)q->n))) {
+        fgl__sa_client_free(c);
+        return rc ? rc : fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    memcpy(q->alive, alive, (size_t)q->n);
+    fgl__crypto_wipe(q->c_sk, sizeof q->c_sk); /* all but the mask keys go now */
+    fgl__crypto_wipe(q->s_sk, sizeof q->s_sk);
+    fgl__crypto_wipe(q->self, sizeof q->self);
+    fgl__crypto_wipe(q->own, sizeof q->own);
+    fgl__crypto_wipe(q->enc, (size_t)q->n * 32);
+    FGL_FREE(q->enc);
+    q->enc = NULL;
+    return FGL_OK;
+}
+
+/* v[k] += sign x the k-th 64-bit word of key's metrics stream in round r. */
+static void fgl__add_stream64(uint64_t *v, size_t n, const unsigned char key[32], int round, int sign) {
+    uint32_t w[2 * FGL__SA_NM];
+    unsigned char nonce[12];
+    size_t k;
+    fgl__nonce(nonce, FGL__SA_METRIC, (uint32_t)round, 0);
+    FGL_ASSERT(n <= FGL__SA_NM);
+    fgl_chacha20_words(w, 2 * n, key, nonce, 0);
+    for (k = 0; k < n; k++) {
+        uint64_t x = ((uint64_t)w[2 * k] << 32) | w[2 * k + 1];
+        v[k] = sign > 0 ? v[k] + x : v[k] - x;
+    }
+    fgl__crypto_wipe(w, sizeof w);
+}
+
+/* Step 5, a survivor's side: its round's numbers as (value x weight,
+ * weight) pairs: the training loss, then (evaluated rounds) validation and
+ * test accuracy (a link task: AUC, weighted by the split's positive pairs,
+ * as in the plain means; else weight 1, and a client without a test set
+ * weighs 0 in the test's), the link task's Hits@K (its weights are the
+ * accuracy's), then validation and test macro-F1 and AUC (weight 1 where
+ * defined). A number that is not finite or whose term could wrap the sum
+ * of the round's n survivors (|x| 2^24 > 2^62 / n) weighs 0. The words are
+ * masked by the pair streams of the surviving peers; the mask keys are then
+ * wiped (c->sa goes). FGL_ERR_EMPTY: it holds no mask keys of this round
+ * (not a survivor, or the round was not unmasked); FGL_ERR_ARG: its
+ * evaluation failed (c->msg says why). */
+FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]) {
+    struct fgl__sa_client *q = c->sa;
+    double x[FGL__SA_NM / 2], w[FGL__SA_NM / 2], lim;
+    int k, b, link = c->task == FGL_TASK_LINK;
+    if (!q || !q->alive || !q->mask || q->round != round || q->me < 0) {
+        fgl__sa_client_free(c);
+        return FGL_ERR_EMPTY;
+    }
+    for (k = 0; k < FGL__SA_NM / 2; k++) x[k] = w[k] = 0;
+    x[0] = c->train_loss;
+    w[0] = 1;
+    if (evaluated) {
+        if (c->val_acc < 0 || c->test_acc < 0) {
+            fgl__sa_client_free(c);
+            snprintf(c->msg, sizeof c->msg, "evaluation failed: %.200s", c->tape.msg);
+            return FGL_ERR_ARG;
+        }
+        x[1] = c->val_acc;
+        x[2] = c->test_acc;
+        w[1] = link ? (c->n_val > 0 ? c->n_val : 0) : 1;
+        w[2] = link ? (c->n_test > 0 ? c->n_test : 0) : c->n_test > 0;
+        x[3] = link ? c->val_hits : 0;
+        x[4] = link ? c->test_hits : 0;
+        w[3] = link ? w[1] : 0;
+        w[4] = link ? w[2] : 0;
+        x[5] = c->val_f1;
+        x[6] = c->n_test > 0 ? c->test_f1 : NAN;
+        x[7] = c->val_auc;
+        x[8] = c->n_test > 0 ? c->test_auc : NAN;
+        w[5] = w[6] = w[7] = w[8] = 1;
+    }
+    for (b = 0, lim = 0; b < q->n; b++) lim += q->alive[b] != 0;
+    lim = ldexp(1.0, 62 - FGL__SA_METRIC_BITS) / (lim > 0 ? lim : 1);
+    for (k = 0; k < FGL__SA_NM / 2; k++) {
+        double v = x[k] * w[k];
+        if (!(fabs(v) <= lim && fabs(w[k]) <= lim)) v = w[k] = 0; /* NaN (none), or too large to sum */
+        out[2 * k] = (uint64_t)(int64_t)llround(ldexp(v, FGL__SA_METRIC_BITS));
+        out[2 * k + 1] = (uint64_t)(int64_t)llround(ldexp(w[k], FGL__SA_METRIC_BITS));
+    }
+    for (b = 0; b < q->n; b++)
+        if (b != q->me && q->alive[b])
+            fgl__add_stream64(out, FGL__SA_NM, q->mask + (size_t)b * 32, q->round, q->ids[b] > c->id ? 1 : -1);
     fgl__sa_client_free(c);
-    return rc;
+    return FGL_OK;
 }
 
 /* --- the server's side ------------------------------------------------------------ */
@@ -5226,6 +5334,75 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     }
     run->server.secagg_sum = sa->sum;
     run->server.secagg_len = len;
+    return FGL_OK;
+}
+
+/* Step 5's slots on the server: one row of masked words per participant. */
+static int fgl__sa_metric_slots(struct fgl__sa *sa) {
+    if (!sa->mw) sa->mw = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * FGL__SA_NM * (size_t)FGL__MAX(sa->n, 1));
+    if (!sa->has_mw) sa->has_mw = (unsigned char *)fgl__zalloc((size_t)FGL__MAX(sa->n, 1));
+    return sa->mw && sa->has_mw ? FGL_OK : FGL_ERR_NOMEM;
+}
+
+/* Step 5 and the round's numbers under secure aggregation (fgl__phase_record
+ * hands over to it): the local survivors mask their numbers (a transport
+ * brought the others' in run->sa->mw); the server sums the rows, and the
+ * round's means are ratios of the sums. Every client's own entry in the
+ * history is NaN: the server never had it. A round that was not unmasked,
+ * or one of whose survivors' rows did not arrive, has no numbers (NaN). */
+static int fgl__secagg_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    struct fgl__sa *sa = run->sa;
+    uint64_t sum[FGL__SA_NM];
+    double mean[FGL__SA_NM / 2];
+    int a, i, k, q, ok, link = run->clients[0].task == FGL_TASK_LINK;
+    double *hist[7];
+    hist[0] = run->client_val;
+    hist[1] = run->client_test;
+    hist[2] = run->client_val_f1;
+    hist[3] = run->client_test_f1;
+    hist[4] = run->client_val_auc;
+    hist[5] = run->client_test_auc;
+    hist[6] = run->client_loss;
+    for (i = 0; i < run->n_clients; i++)
+        for (q = 0; q < 7; q++) hist[q][(size_t)run->round * run->n_clients + i] = NAN;
+    ok = sa && sa->ready && sa->sum && !st->secagg_failed && fgl__sa_metric_slots(sa) == FGL_OK;
+    for (a = 0; ok && a < sa->n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        int rc;
+        if (!sa->alive[a] || !c->local) continue;
+        rc = fgl__sa_metrics_mask(c, run->round, evaluated, sa->mw + (size_t)a * FGL__SA_NM);
+        if (rc == FGL_ERR_ARG)
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: %s",
+                                 run->algo.name, run->round + 1, c->id, c->msg);
+        sa->has_mw[a] = rc == FGL_OK;
+    }
+    for (i = 0; i < run->n_clients; i++) /* the others' mask keys go too */
+        if (run->clients[i].local) fgl__sa_client_free(&run->clients[i]);
+    for (k = 0; k < FGL__SA_NM; k++) sum[k] = 0;
+    for (a = 0; ok && a < sa->n; a++) {
+        if (!sa->alive[a]) continue;
+        if (!sa->has_mw[a]) ok = 0; /* its masks stay in the sum */
+        else {
+            fgl__sa_bytes(run, st, sa->ids[a], 8 * FGL__SA_NM, 0); /* its step 5 upload */
+            run->bytes_up += 8 * FGL__SA_NM;
+        }
+        for (k = 0; k < FGL__SA_NM; k++) sum[k] += sa->mw[(size_t)a * FGL__SA_NM + k];
+    }
+    for (k = 0; k < FGL__SA_NM / 2; k++) {
+        int64_t num = (int64_t)sum[2 * k], den = (int64_t)sum[2 * k + 1];
+        mean[k] = ok && den > 0 ? (double)num / (double)den : NAN;
+    }
+    if (sa && sa->mw) memset(sa->mw, 0, sizeof(uint64_t) * FGL__SA_NM * (size_t)sa->n);
+    if (sa && sa->has_mw) memset(sa->has_mw, 0, (size_t)sa->n);
+    st->train_loss = mean[0];
+    st->val_acc = evaluated ? mean[1] : NAN;
+    st->test_acc = evaluated ? mean[2] : NAN;
+    st->val_hits = evaluated && link ? mean[3] : NAN;
+    st->test_hits = evaluated && link ? mean[4] : NAN;
+    st->val_f1 = evaluated ? mean[5] : NAN;
+    st->test_f1 = evaluated ? mean[6] : NAN;
+    st->val_auc = evaluated ? mean[7] : NAN;
+    st->test_auc = evaluated ? mean[8] : NAN;
     return FGL_OK;
 }
 
@@ -7243,7 +7420,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         size_t k = (size_t)run->round * run->n_clients + c->id;
         st->bytes_up += fgl_msg_bytes(&c->up);
         run->client_up[k] += fgl_msg_bytes(&c->up);
-        run->client_loss[k] = c->train_loss;
+        run->client_loss[k] = run->cfg.secagg.on ? NAN : c->train_loss; /* secagg: inside step 5's sum */
         st->n_lost += run->lost[c->id];
     }
     if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
@@ -7255,7 +7432,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             run->rejected_by[c->id]++;
             st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
         } else {
-            loss += c->train_loss;
+            loss += run->cfg.secagg.on ? 0 : c->train_loss;
             n_ok++;
         }
     }
@@ -7361,6 +7538,7 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
     double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
     int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
     double *hist[4];
+    if (run->cfg.secagg.on) return fgl__secagg_record(run, st, evaluated); /* sums only */
     hist[0] = run->client_val_f1;
     hist[1] = run->client_test_f1;
     hist[2] = run->client_val_auc;
@@ -15849,11 +16027,13 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 8u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 9u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
                                 7: the configuration carries the secrets' run label (with a secret seed);
-                                8: evaluation replies carry macro-F1 and ROC-AUC */
+                                8: evaluation replies carry macro-F1 and ROC-AUC;
+                                9: under secure aggregation every FINISH is answered with the survivors'
+                                   masked numbers (step 5), not with any client's own */
 
 enum {
     FGL__MC_INIT = 1,
@@ -16357,10 +16537,53 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
     return r->err;
 }
 
+/* Under secure aggregation: per hosted survivor, whether its masked
+ * numbers follow (1), its evaluation failed (2) or it has none (0), the
+ * words, then its error and message. */
+static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
+    struct fgl__sa *sa = run->sa;
+    uint32_t n = fgl_reader_u32(r), q;
+    for (q = 0; q < n && !r->err; q++) {
+        uint32_t id = fgl_reader_u32(r), has = fgl_reader_u32(r);
+        uint64_t words[FGL__SA_NM];
+        int a = -1, k;
+        if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || has > 2) return FGL_ERR_FORMAT;
+        for (k = 0; k < FGL__SA_NM; k++) words[k] = fgl_reader_u64(r);
+        run->clients[id].tape.err = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, run->clients[id].msg, sizeof run->clients[id].msg);
+        if (r->err) return FGL_ERR_FORMAT;
+        if (has == 2) { /* its evaluation failed: the run stops, as without secure aggregation */
+            run->clients[id].val_acc = -1;
+            continue;
+        }
+        for (k = 0; sa && k < sa->n; k++)
+            if (sa->ids[k] == (int)id) a = k;
+        if (has != 1 || a < 0 || !sa->alive || !sa->alive[a] || fgl__sa_metric_slots(sa)) continue;
+        memcpy(sa->mw + (size_t)a * FGL__SA_NM, words, sizeof words);
+        sa->has_mw[a] = 1;
+    }
+    return r->err;
+}
+
 static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi *t = fgl__mpi_of(run);
     unsigned char *sel = fgl__mpi_participants(run, t);
     int r, i;
+    if (run->cfg.secagg.on) { /* every rank: its survivors' masked numbers come back, evaluated or not */
+        fgl__mpi_begin_all(run, t, FGL__MC_FINISH, NULL);
+        for (r = 1; r < t->size; r++)
+            if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
+        fgl__mpi_put_downloads(run, t);
+        for (i = 0; i < run->n_clients; i++)
+            if (!run->clients[i].local) run->clients[i].val_acc = 0; /* (-1 below: a failure reported) */
+        if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
+        for (i = 0; i < run->n_clients; i++)
+            if (!run->clients[i].local && run->clients[i].val_acc < 0)
+                return fgl_error_set(&run->err, run->clients[i].tape.err ? run->clients[i].tape.err : FGL_ERR_ARG,
+                                     "%s, round %d, client %d: %s", run->algo.name, run->round + 1, i,
+                                     run->clients[i].msg);
+        return FGL_OK;
+    }
     /* evaluated rounds ask every rank; otherwise only those hosting a next participant hear anything */
     fgl__mpi_begin_all(run, t, FGL__MC_FINISH, evaluated ? NULL : sel);
     for (r = 1; r < t->size; r++)
@@ -17027,7 +17250,7 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
         fgl_bytes_put_str(&w->out, c->msg);
-        fgl__put_f64(&w->out, c->train_loss);
+        fgl__put_f64(&w->out, run->cfg.secagg.on ? NAN : c->train_loss); /* secagg: in step 5's sum only */
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
     return FGL_OK;
@@ -17148,6 +17371,26 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     run->round = round;
     if (w->trained_round != round) memset(run->trained, 0, (size_t)run->n_clients); /* none of its clients took part */
     if ((rc = fgl__worker_downloads(w, r, 1, err))) return rc;
+    if (run->cfg.secagg.on) { /* step 5: each survivor's numbers, masked; no client's own leaves the host */
+        uint64_t words[FGL__SA_NM];
+        if (evaluated) fgl__phase_eval(run);
+        fgl__trim_idle(run);
+        for (i = 0; i < run->n_clients; i++) n += run->clients[i].local && run->clients[i].sa;
+        fgl_bytes_put_u32(&w->out, (uint32_t)n);
+        for (i = 0; i < run->n_clients; i++) {
+            fgl_client *c = &run->clients[i];
+            int k;
+            if (!c->local || !c->sa) continue;
+            c->msg[0] = 0;
+            rc = fgl__sa_metrics_mask(c, round, (int)evaluated, words);
+            fgl_bytes_put_u32(&w->out, (uint32_t)i);
+            fgl_bytes_put_u32(&w->out, (uint32_t)(rc == FGL_OK ? 1 : rc == FGL_ERR_ARG ? 2 : 0));
+            for (k = 0; k < FGL__SA_NM; k++) fgl_bytes_put_u64(&w->out, rc == FGL_OK ? words[k] : 0);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
+            fgl_bytes_put_str(&w->out, c->msg);
+        }
+        return FGL_OK;
+    }
     if (!evaluated) {
         fgl__trim_idle(run);
         return FGL_OK;

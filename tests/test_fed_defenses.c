@@ -1571,11 +1571,13 @@ static void test_dp_noise_and_clipping(void) {
 /* --- secure aggregation ------------------------------------------------------------------------ */
 
 /* The secure-aggregation bytes of one round with n participants, m of
- * whose masked uploads were accepted (keys, shares, reveals; the masked
- * uploads themselves are counted as uploads). */
+ * whose masked uploads were accepted (keys, shares, reveals, the survivors'
+ * masked numbers of step 5, 8 bytes each; the masked uploads themselves are
+ * counted as uploads). */
 static void secagg_bytes(int n, int m, size_t *up, size_t *down) {
     size_t ct = 12 + 2 * FGL_SHARE_BYTES + 16;
-    *up = (size_t)n * 64 + (size_t)n * (size_t)(n - 1) * ct + (size_t)m * (size_t)n * FGL_SHARE_BYTES;
+    *up = (size_t)n * 64 + (size_t)n * (size_t)(n - 1) * ct + (size_t)m * (size_t)n * FGL_SHARE_BYTES +
+          (size_t)m * 8 * FGL__SA_NM;
     *down = (size_t)n * (size_t)n * 64 + (size_t)m * ((size_t)n + (size_t)(n - 1) * ct);
 }
 
@@ -1583,7 +1585,7 @@ static void secagg_bytes(int n, int m, size_t *up, size_t *down) {
  * uploads up to the fixed-point rounding (at most K half-units of 2^-20
  * in the numerator, relative to the weight total); with dropouts, the
  * survivors' mean; below the threshold, no unmasking and the model stays.
- * Bytes: keys, sealed shares and reveals, exactly. */
+ * Bytes: keys, sealed shares, reveals and step 5's numbers, exactly. */
 static void test_secagg(void) {
     fgl_scenario sc;
     fgl_client_data cd[10];
@@ -1632,7 +1634,7 @@ static void test_secagg(void) {
             FT_CHECK(fgl_upload(&sec.server, 0, "theta") == NULL, "the server cannot read a masked upload");
             secagg_bytes(10, 10 - n_drop, &extra_up, &extra_down);
             FT_CHECK(sec.stats[0].bytes_up == plain.stats[0].bytes_up - (size_t)n_drop * 4 * (n + 1) + extra_up -
-                                                  (d == 2 ? (size_t)(10 - n_drop) * 10 * FGL_SHARE_BYTES : 0),
+                                                  (d == 2 ? (size_t)(10 - n_drop) * (10 * FGL_SHARE_BYTES + 8 * FGL__SA_NM) : 0),
                      "bytes up %zu: plain %zu, minus dropouts, plus keys, shares and reveals", sec.stats[0].bytes_up,
                      plain.stats[0].bytes_up);
             FT_CHECK(sec.stats[0].bytes_down == plain.stats[0].bytes_down + extra_down, "bytes down %zu vs %zu + %zu",
@@ -1643,6 +1645,70 @@ static void test_secagg(void) {
         }
     }
     ft_seen_free(&plain_up);
+    fgl_run_free(&plain);
+    fgl_scenario_free(&sc);
+}
+
+/* Step 5: under secure aggregation the round's numbers reach the server
+ * only as sums. With no dropout the secure means equal the plain run's
+ * (same models: fixed point at 2^-24, so within 1e-6), and no client's own
+ * accuracy, F1 or loss is in the history (all NaN). With dropouts the means
+ * are the survivors' (computed here from the clients' own state, which the
+ * server never sees); a round that is not unmasked has no numbers. */
+static void test_secagg_metrics_are_sums(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[10];
+    fgl_run plain, sec;
+    fgl_fed_config cfg = short_cfg(3);
+    int d;
+    if (!ft_node_clients(&nodes, 10, 16, &sc, cd)) return;
+    cfg.robust.screen = 0;
+    if (!ft_run_rounds(&plain, &cfg, "fedavg", cd, 10, 3, NULL)) return;
+    for (d = 0; d < 3; d++) {
+        fgl_fed_config c2 = cfg;
+        c2.secagg.on = 1;
+        c2.secagg.dropout = d ? 0.3f : 0;
+        c2.secagg.threshold = d == 2 ? 10 : 0; /* d 2: every participant needed, some drop: not unmasked */
+        if (!ft_run_rounds(&sec, &c2, "fedavg", cd, 10, 3, NULL)) continue;
+        {
+            int r = 2, i, n_own = 0, n_surv = 0;
+            const fgl_round_stats *a = &plain.stats[r], *b = &sec.stats[r];
+            double e = 0, vsum = 0, tsum = 0;
+            for (i = 0; i < 3 * 10; i++)
+                n_own += sec.client_val[i] == sec.client_val[i] || sec.client_test[i] == sec.client_test[i] ||
+                         sec.client_loss[i] == sec.client_loss[i] || sec.client_val_f1[i] == sec.client_val_f1[i];
+            FT_CHECK(n_own == 0, "%d client entries in the secure run's history (want none)", n_own);
+            for (i = 0; i < 10; i++)
+                if (!sec.dropped[i]) {
+                    vsum += sec.clients[i].val_acc;
+                    tsum += sec.clients[i].test_acc;
+                    n_surv++;
+                }
+            if (d == 0) {
+                e = fabs(a->val_acc - b->val_acc);
+                e = fmax(e, fabs(a->test_acc - b->test_acc));
+                e = fmax(e, fabs(a->train_loss - b->train_loss));
+                e = fmax(e, fabs(a->val_f1 - b->val_f1));
+                e = fmax(e, fabs(a->test_f1 - b->test_f1));
+                printf("#   secagg metrics, no dropout: val %.6f test %.6f loss %.6f f1 %.6f; max |secure - plain| "
+                       "%.3g\n", b->val_acc, b->test_acc, b->train_loss, b->val_f1, e);
+                FT_CHECK(e <= 1e-6, "secure means differ from the plain run's by %.3g", e);
+                FT_CHECK(b->val_acc == b->val_acc && b->train_loss == b->train_loss, "the round has numbers");
+            } else if (d == 1) {
+                e = fmax(fabs(b->val_acc - vsum / n_surv), fabs(b->test_acc - tsum / n_surv));
+                printf("#   secagg metrics, dropout 0.3: %d survivors, val %.6f (their mean %.6f), max error %.3g\n",
+                       n_surv, b->val_acc, vsum / n_surv, e);
+                FT_CHECK(n_surv < 10 && n_surv > 0, "some dropped in round 3 (%d survivors)", n_surv);
+                FT_CHECK(e <= 1e-6, "secure means are not the survivors' (error %.3g)", e);
+            } else {
+                printf("#   secagg metrics, not unmasked: val %g, loss %g\n", b->val_acc, b->train_loss);
+                FT_CHECK(b->secagg_failed && b->val_acc != b->val_acc && b->train_loss != b->train_loss,
+                         "a round not unmasked has no numbers (failed %d, val %g, loss %g)", b->secagg_failed,
+                         b->val_acc, b->train_loss);
+            }
+        }
+        fgl_run_free(&sec);
+    }
     fgl_run_free(&plain);
     fgl_scenario_free(&sc);
 }
@@ -1957,6 +2023,7 @@ int main(void) {
     FT_RUN(test_dp_every_round);
     FT_RUN(test_secagg);
     FT_RUN(test_secagg_server_view);
+    FT_RUN(test_secagg_metrics_are_sums);
     FT_RUN(test_secagg_sum_cannot_wrap);
     FT_RUN(test_secagg_refuses_small_order_keys);
     FT_RUN(test_secagg_threshold_bound);

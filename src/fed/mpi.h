@@ -130,11 +130,13 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 8u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 9u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
                                 7: the configuration carries the secrets' run label (with a secret seed);
-                                8: evaluation replies carry macro-F1 and ROC-AUC */
+                                8: evaluation replies carry macro-F1 and ROC-AUC;
+                                9: under secure aggregation every FINISH is answered with the survivors'
+                                   masked numbers (step 5), not with any client's own */
 
 enum {
     FGL__MC_INIT = 1,
@@ -638,10 +640,53 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
     return r->err;
 }
 
+/* Under secure aggregation: per hosted survivor, whether its masked
+ * numbers follow (1), its evaluation failed (2) or it has none (0), the
+ * words, then its error and message. */
+static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *r) {
+    struct fgl__sa *sa = run->sa;
+    uint32_t n = fgl_reader_u32(r), q;
+    for (q = 0; q < n && !r->err; q++) {
+        uint32_t id = fgl_reader_u32(r), has = fgl_reader_u32(r);
+        uint64_t words[FGL__SA_NM];
+        int a = -1, k;
+        if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || has > 2) return FGL_ERR_FORMAT;
+        for (k = 0; k < FGL__SA_NM; k++) words[k] = fgl_reader_u64(r);
+        run->clients[id].tape.err = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, run->clients[id].msg, sizeof run->clients[id].msg);
+        if (r->err) return FGL_ERR_FORMAT;
+        if (has == 2) { /* its evaluation failed: the run stops, as without secure aggregation */
+            run->clients[id].val_acc = -1;
+            continue;
+        }
+        for (k = 0; sa && k < sa->n; k++)
+            if (sa->ids[k] == (int)id) a = k;
+        if (has != 1 || a < 0 || !sa->alive || !sa->alive[a] || fgl__sa_metric_slots(sa)) continue;
+        memcpy(sa->mw + (size_t)a * FGL__SA_NM, words, sizeof words);
+        sa->has_mw[a] = 1;
+    }
+    return r->err;
+}
+
 static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi *t = fgl__mpi_of(run);
     unsigned char *sel = fgl__mpi_participants(run, t);
     int r, i;
+    if (run->cfg.secagg.on) { /* every rank: its survivors' masked numbers come back, evaluated or not */
+        fgl__mpi_begin_all(run, t, FGL__MC_FINISH, NULL);
+        for (r = 1; r < t->size; r++)
+            if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
+        fgl__mpi_put_downloads(run, t);
+        for (i = 0; i < run->n_clients; i++)
+            if (!run->clients[i].local) run->clients[i].val_acc = 0; /* (-1 below: a failure reported) */
+        if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
+        for (i = 0; i < run->n_clients; i++)
+            if (!run->clients[i].local && run->clients[i].val_acc < 0)
+                return fgl_error_set(&run->err, run->clients[i].tape.err ? run->clients[i].tape.err : FGL_ERR_ARG,
+                                     "%s, round %d, client %d: %s", run->algo.name, run->round + 1, i,
+                                     run->clients[i].msg);
+        return FGL_OK;
+    }
     /* evaluated rounds ask every rank; otherwise only those hosting a next participant hear anything */
     fgl__mpi_begin_all(run, t, FGL__MC_FINISH, evaluated ? NULL : sel);
     for (r = 1; r < t->size; r++)

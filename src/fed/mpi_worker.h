@@ -244,7 +244,7 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
         fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
         fgl_bytes_put_str(&w->out, c->msg);
-        fgl__put_f64(&w->out, c->train_loss);
+        fgl__put_f64(&w->out, run->cfg.secagg.on ? NAN : c->train_loss); /* secagg: in step 5's sum only */
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
     return FGL_OK;
@@ -365,6 +365,26 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     run->round = round;
     if (w->trained_round != round) memset(run->trained, 0, (size_t)run->n_clients); /* none of its clients took part */
     if ((rc = fgl__worker_downloads(w, r, 1, err))) return rc;
+    if (run->cfg.secagg.on) { /* step 5: each survivor's numbers, masked; no client's own leaves the host */
+        uint64_t words[FGL__SA_NM];
+        if (evaluated) fgl__phase_eval(run);
+        fgl__trim_idle(run);
+        for (i = 0; i < run->n_clients; i++) n += run->clients[i].local && run->clients[i].sa;
+        fgl_bytes_put_u32(&w->out, (uint32_t)n);
+        for (i = 0; i < run->n_clients; i++) {
+            fgl_client *c = &run->clients[i];
+            int k;
+            if (!c->local || !c->sa) continue;
+            c->msg[0] = 0;
+            rc = fgl__sa_metrics_mask(c, round, (int)evaluated, words);
+            fgl_bytes_put_u32(&w->out, (uint32_t)i);
+            fgl_bytes_put_u32(&w->out, (uint32_t)(rc == FGL_OK ? 1 : rc == FGL_ERR_ARG ? 2 : 0));
+            for (k = 0; k < FGL__SA_NM; k++) fgl_bytes_put_u64(&w->out, rc == FGL_OK ? words[k] : 0);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
+            fgl_bytes_put_str(&w->out, c->msg);
+        }
+        return FGL_OK;
+    }
     if (!evaluated) {
         fgl__trim_idle(run);
         return FGL_OK;

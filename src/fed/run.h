@@ -1198,7 +1198,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
         size_t k = (size_t)run->round * run->n_clients + c->id;
         st->bytes_up += fgl_msg_bytes(&c->up);
         run->client_up[k] += fgl_msg_bytes(&c->up);
-        run->client_loss[k] = c->train_loss;
+        run->client_loss[k] = run->cfg.secagg.on ? NAN : c->train_loss; /* secagg: inside step 5's sum */
         st->n_lost += run->lost[c->id];
     }
     if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
@@ -1210,7 +1210,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
             run->rejected_by[c->id]++;
             st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
         } else {
-            loss += c->train_loss;
+            loss += run->cfg.secagg.on ? 0 : c->train_loss;
             n_ok++;
         }
     }
@@ -1316,6 +1316,7 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
     double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
     int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
     double *hist[4];
+    if (run->cfg.secagg.on) return fgl__secagg_record(run, st, evaluated); /* sums only */
     hist[0] = run->client_val_f1;
     hist[1] = run->client_test_f1;
     hist[2] = run->client_val_auc;

@@ -22,6 +22,17 @@
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
+ *   5 metrics  once the round is unmasked and evaluated, each survivor
+ *              uploads its training loss and evaluation (accuracy, F1, AUC,
+ *              Hits, each with its weight: fgl__sa_metrics_mask) in fixed
+ *              point in Z / 2^64, masked, per surviving peer k, by the
+ *              stream of m_k under another nonce label, +/- as in step 3;
+ *              it wipes m_k after. Over the survivors the masks cancel:
+ *              the server learns the round's sums (so its means) and no
+ *              client's own numbers. It already holds the survivors' b, so
+ *              no self-mask is added; a survivor whose metrics do not
+ *              arrive leaves masks that cannot be removed, and the round's
+ *              metrics are NaN (a survivor cannot be unmasked alone).
  * t is more than half of the round's n participants (fgl__secagg_check,
  * fgl__sa_threshold): with t <= n/2 a server that tells half of them that
  * client i dropped and the other half that it survived gets t shares of
@@ -59,6 +70,7 @@ enum {
     FGL__SA_ENC = 0x53414545,          /* "SAEE": share-encryption key from the X25519 secret */
     FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
     FGL__SA_MASK = 0x53414d4b,         /* "SAMK": the nonce label of mask streams */
+    FGL__SA_METRIC = 0x53414d54,       /* "SAMT": the nonce label of the metrics' mask streams */
     FGL__SECRET_LABEL_LEN = 0x4c424c4e,   /* "LBLN": the run label's length, first link of the key's chain */
     FGL__SECRET_LABEL_BLOCK = 0x4c424c42  /* "LBLB": a block of 8 bytes of the run label */
 };
@@ -77,6 +89,7 @@ struct fgl__sa_client {
     unsigned char *enc;           /* n x 32: the share-encryption key with each (one X25519 each, kept) */
     unsigned char *mask;          /* n x 32: the pairwise mask key with each (derived with enc, step 2) */
     unsigned char own[2 * FGL_SHARE_BYTES];   /* its own shares of its s_sk and b (it holds one too) */
+    unsigned char *alive;         /* n: after its reveal, the round's survivors (kept with mask, step 5) */
 };
 
 /* The server's side of one round. */
@@ -90,7 +103,14 @@ struct fgl__sa {
     unsigned char *has_rev;       /* n: survivor a's reveals arrived */
     uint32_t *sum;                /* len + 1: the unmasked sum (values, then the weight) */
     size_t len;
+    uint64_t *mw;                 /* n x FGL__SA_NM: each survivor's masked metrics (step 5) */
+    unsigned char *has_mw;        /* n: they arrived */
 };
+
+/* Step 5's vector: the round's metrics as (weighted value, weight) pairs
+ * (fgl__sa_metrics_mask says which), summed in Z / 2^64. */
+#define FGL__SA_NM 18
+#define FGL__SA_METRIC_BITS 24
 
 FGL__PRIVATE int fgl__secret_bytes(const fgl_fed_config *cfg, unsigned char out[32], uint32_t purpose, uint32_t a,
                                    uint32_t b, fgl_error *err);
@@ -256,6 +276,7 @@ static void fgl__sa_client_free(fgl_client *c) {
     if (q->mask) fgl__crypto_wipe(q->mask, (size_t)q->n * 32);
     FGL_FREE(q->enc);
     FGL_FREE(q->mask);
+    FGL_FREE(q->alive);
     fgl__crypto_wipe(q, sizeof *q); /* the round's secrets go (keys, self-mask seed, own shares) */
     FGL_FREE(q);
     c->sa = NULL;
@@ -271,6 +292,8 @@ static void fgl__sa_free(struct fgl__sa *sa) {
     FGL_FREE(sa->rev);
     FGL_FREE(sa->has_rev);
     FGL_FREE(sa->sum);
+    FGL_FREE(sa->mw);
+    FGL_FREE(sa->has_mw);
     FGL_FREE(sa);
 }
 
@@ -469,7 +492,8 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
 /* Step 4: alive (n flags) and the n sealed shares addressed to it (its own
  * slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
  * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
- * survivors, or if it is not one. The round's secrets are gone after. */
+ * survivors, or if it is not one. The round's secrets are gone after,
+ * but for the pairwise mask keys and the survivors, kept for step 5. */
 static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *ct, unsigned char *rev) {
     struct fgl__sa_client *q = c->sa;
     unsigned char pt[FGL__SA_PT], key[32], nonce[12];
@@ -499,8 +523,92 @@ static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsig
     }
     fgl__crypto_wipe(pt, sizeof pt);
     fgl__crypto_wipe(key, sizeof key);
+    if (rc || !(q->alive = (unsigned char *)FGL_MALLOC((size_t)q->n))) {
+        fgl__sa_client_free(c);
+        return rc ? rc : fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    }
+    memcpy(q->alive, alive, (size_t)q->n);
+    fgl__crypto_wipe(q->c_sk, sizeof q->c_sk); /* all but the mask keys go now */
+    fgl__crypto_wipe(q->s_sk, sizeof q->s_sk);
+    fgl__crypto_wipe(q->self, sizeof q->self);
+    fgl__crypto_wipe(q->own, sizeof q->own);
+    fgl__crypto_wipe(q->enc, (size_t)q->n * 32);
+    FGL_FREE(q->enc);
+    q->enc = NULL;
+    return FGL_OK;
+}
+
+/* v[k] += sign x the k-th 64-bit word of key's metrics stream in round r. */
+static void fgl__add_stream64(uint64_t *v, size_t n, const unsigned char key[32], int round, int sign) {
+    uint32_t w[2 * FGL__SA_NM];
+    unsigned char nonce[12];
+    size_t k;
+    fgl__nonce(nonce, FGL__SA_METRIC, (uint32_t)round, 0);
+    FGL_ASSERT(n <= FGL__SA_NM);
+    fgl_chacha20_words(w, 2 * n, key, nonce, 0);
+    for (k = 0; k < n; k++) {
+        uint64_t x = ((uint64_t)w[2 * k] << 32) | w[2 * k + 1];
+        v[k] = sign > 0 ? v[k] + x : v[k] - x;
+    }
+    fgl__crypto_wipe(w, sizeof w);
+}
+
+/* Step 5, a survivor's side: its round's numbers as (value x weight,
+ * weight) pairs: the training loss, then (evaluated rounds) validation and
+ * test accuracy (a link task: AUC, weighted by the split's positive pairs,
+ * as in the plain means; else weight 1, and a client without a test set
+ * weighs 0 in the test's), the link task's Hits@K (its weights are the
+ * accuracy's), then validation and test macro-F1 and AUC (weight 1 where
+ * defined). A number that is not finite or whose term could wrap the sum
+ * of the round's n survivors (|x| 2^24 > 2^62 / n) weighs 0. The words are
+ * masked by the pair streams of the surviving peers; the mask keys are then
+ * wiped (c->sa goes). FGL_ERR_EMPTY: it holds no mask keys of this round
+ * (not a survivor, or the round was not unmasked); FGL_ERR_ARG: its
+ * evaluation failed (c->msg says why). */
+FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]) {
+    struct fgl__sa_client *q = c->sa;
+    double x[FGL__SA_NM / 2], w[FGL__SA_NM / 2], lim;
+    int k, b, link = c->task == FGL_TASK_LINK;
+    if (!q || !q->alive || !q->mask || q->round != round || q->me < 0) {
+        fgl__sa_client_free(c);
+        return FGL_ERR_EMPTY;
+    }
+    for (k = 0; k < FGL__SA_NM / 2; k++) x[k] = w[k] = 0;
+    x[0] = c->train_loss;
+    w[0] = 1;
+    if (evaluated) {
+        if (c->val_acc < 0 || c->test_acc < 0) {
+            fgl__sa_client_free(c);
+            snprintf(c->msg, sizeof c->msg, "evaluation failed: %.200s", c->tape.msg);
+            return FGL_ERR_ARG;
+        }
+        x[1] = c->val_acc;
+        x[2] = c->test_acc;
+        w[1] = link ? (c->n_val > 0 ? c->n_val : 0) : 1;
+        w[2] = link ? (c->n_test > 0 ? c->n_test : 0) : c->n_test > 0;
+        x[3] = link ? c->val_hits : 0;
+        x[4] = link ? c->test_hits : 0;
+        w[3] = link ? w[1] : 0;
+        w[4] = link ? w[2] : 0;
+        x[5] = c->val_f1;
+        x[6] = c->n_test > 0 ? c->test_f1 : NAN;
+        x[7] = c->val_auc;
+        x[8] = c->n_test > 0 ? c->test_auc : NAN;
+        w[5] = w[6] = w[7] = w[8] = 1;
+    }
+    for (b = 0, lim = 0; b < q->n; b++) lim += q->alive[b] != 0;
+    lim = ldexp(1.0, 62 - FGL__SA_METRIC_BITS) / (lim > 0 ? lim : 1);
+    for (k = 0; k < FGL__SA_NM / 2; k++) {
+        double v = x[k] * w[k];
+        if (!(fabs(v) <= lim && fabs(w[k]) <= lim)) v = w[k] = 0; /* NaN (none), or too large to sum */
+        out[2 * k] = (uint64_t)(int64_t)llround(ldexp(v, FGL__SA_METRIC_BITS));
+        out[2 * k + 1] = (uint64_t)(int64_t)llround(ldexp(w[k], FGL__SA_METRIC_BITS));
+    }
+    for (b = 0; b < q->n; b++)
+        if (b != q->me && q->alive[b])
+            fgl__add_stream64(out, FGL__SA_NM, q->mask + (size_t)b * 32, q->round, q->ids[b] > c->id ? 1 : -1);
     fgl__sa_client_free(c);
-    return rc;
+    return FGL_OK;
 }
 
 /* --- the server's side ------------------------------------------------------------ */
@@ -705,6 +813,75 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     }
     run->server.secagg_sum = sa->sum;
     run->server.secagg_len = len;
+    return FGL_OK;
+}
+
+/* Step 5's slots on the server: one row of masked words per participant. */
+static int fgl__sa_metric_slots(struct fgl__sa *sa) {
+    if (!sa->mw) sa->mw = (uint64_t *)fgl__zalloc(sizeof(uint64_t) * FGL__SA_NM * (size_t)FGL__MAX(sa->n, 1));
+    if (!sa->has_mw) sa->has_mw = (unsigned char *)fgl__zalloc((size_t)FGL__MAX(sa->n, 1));
+    return sa->mw && sa->has_mw ? FGL_OK : FGL_ERR_NOMEM;
+}
+
+/* Step 5 and the round's numbers under secure aggregation (fgl__phase_record
+ * hands over to it): the local survivors mask their numbers (a transport
+ * brought the others' in run->sa->mw); the server sums the rows, and the
+ * round's means are ratios of the sums. Every client's own entry in the
+ * history is NaN: the server never had it. A round that was not unmasked,
+ * or one of whose survivors' rows did not arrive, has no numbers (NaN). */
+static int fgl__secagg_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    struct fgl__sa *sa = run->sa;
+    uint64_t sum[FGL__SA_NM];
+    double mean[FGL__SA_NM / 2];
+    int a, i, k, q, ok, link = run->clients[0].task == FGL_TASK_LINK;
+    double *hist[7];
+    hist[0] = run->client_val;
+    hist[1] = run->client_test;
+    hist[2] = run->client_val_f1;
+    hist[3] = run->client_test_f1;
+    hist[4] = run->client_val_auc;
+    hist[5] = run->client_test_auc;
+    hist[6] = run->client_loss;
+    for (i = 0; i < run->n_clients; i++)
+        for (q = 0; q < 7; q++) hist[q][(size_t)run->round * run->n_clients + i] = NAN;
+    ok = sa && sa->ready && sa->sum && !st->secagg_failed && fgl__sa_metric_slots(sa) == FGL_OK;
+    for (a = 0; ok && a < sa->n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        int rc;
+        if (!sa->alive[a] || !c->local) continue;
+        rc = fgl__sa_metrics_mask(c, run->round, evaluated, sa->mw + (size_t)a * FGL__SA_NM);
+        if (rc == FGL_ERR_ARG)
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: %s",
+                                 run->algo.name, run->round + 1, c->id, c->msg);
+        sa->has_mw[a] = rc == FGL_OK;
+    }
+    for (i = 0; i < run->n_clients; i++) /* the others' mask keys go too */
+        if (run->clients[i].local) fgl__sa_client_free(&run->clients[i]);
+    for (k = 0; k < FGL__SA_NM; k++) sum[k] = 0;
+    for (a = 0; ok && a < sa->n; a++) {
+        if (!sa->alive[a]) continue;
+        if (!sa->has_mw[a]) ok = 0; /* its masks stay in the sum */
+        else {
+            fgl__sa_bytes(run, st, sa->ids[a], 8 * FGL__SA_NM, 0); /* its step 5 upload */
+            run->bytes_up += 8 * FGL__SA_NM;
+        }
+        for (k = 0; k < FGL__SA_NM; k++) sum[k] += sa->mw[(size_t)a * FGL__SA_NM + k];
+    }
+    for (k = 0; k < FGL__SA_NM / 2; k++) {
+        int64_t num = (int64_t)sum[2 * k], den = (int64_t)sum[2 * k + 1];
+        mean[k] = ok && den > 0 ? (double)num / (double)den : NAN;
+    }
+    if (sa && sa->mw) memset(sa->mw, 0, sizeof(uint64_t) * FGL__SA_NM * (size_t)sa->n);
+    if (sa && sa->has_mw) memset(sa->has_mw, 0, (size_t)sa->n);
+    st->train_loss = mean[0];
+    st->val_acc = evaluated ? mean[1] : NAN;
+    st->test_acc = evaluated ? mean[2] : NAN;
+    st->val_hits = evaluated && link ? mean[3] : NAN;
+    st->test_hits = evaluated && link ? mean[4] : NAN;
+    st->val_f1 = evaluated ? mean[5] : NAN;
+    st->test_f1 = evaluated ? mean[6] : NAN;
+    st->val_auc = evaluated ? mean[7] : NAN;
+    st->test_auc = evaluated ? mean[8] : NAN;
     return FGL_OK;
 }
 
