@@ -39,7 +39,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#include "../examples/fglrun/wait.c"
 
 extern int course_grading;        /* course.c */
 extern char course_refused[64];
@@ -1155,7 +1154,7 @@ static void graded(int k, int points) {
 
 int main(int argc, char **argv) {
     int want[5] = {0, 1, 1, 1, 1}, i;
-    fgl_wait_choose(argv, "auto", 0); /* passive waiting on a busy machine, unless OMP_WAIT_POLICY says otherwise */
+    (void)fgl_wait_choose(argv, "auto", 0); /* (fgl.h) passive waiting on a busy machine, unless OMP_WAIT_POLICY says otherwise */
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--syms") && i + 1 < argc) {
             snprintf(syms_dir, sizeof syms_dir, "%s", argv[++i]);

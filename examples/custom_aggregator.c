@@ -51,6 +51,7 @@ static int median_aggregate(fgl_server *s) {
 }
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     fgl_algo median = fgl_algo_base("fedavg"); /* FedAvg's table, extended */
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset data;

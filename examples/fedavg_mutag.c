@@ -18,6 +18,7 @@
 #define CLIENTS 4
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     const char *algos[] = {"local", "fedavg"};
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset mutag;

@@ -22,6 +22,7 @@
 enum { K = 10 };
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     static const int backbone[5] = {FGL_ARCH_GCN, FGL_ARCH_GAT, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII};
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset cora;

@@ -45,6 +45,7 @@ static void write_heatmap(const char *path, const float *m, int k) {
 }
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     const char *svg = argc > 2 ? argv[2] : "fedpub_similarity.svg";
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset cora;

@@ -20,6 +20,7 @@
 enum { K = 7 };
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     static const char *names[K] = {"MUTAG", "BZR", "COX2", "DHFR", "PTC_MR", "AIDS", "NCI1"};
     const char *root = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset chem;

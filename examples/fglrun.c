@@ -65,9 +65,6 @@
 #include "fglrun/files.c"
 #include "fglrun/options.c"
 #include "fglrun/homophily.c"
-#ifndef FGL_MPI /* under MPI the launcher owns the processes and their wait policy */
-#include "fglrun/wait.c"
-#endif
 
 /* --- models ---------------------------------------------------------------------------- */
 
@@ -566,7 +563,6 @@ static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     cfg.secagg = o->secagg;
     cfg.secrets.from_seed = o->secret_seed_set;
     cfg.secrets.seed = o->secret_seed;
-    if (cfg.secagg.on && !opt_given(o, "screen")) cfg.robust.screen = 0; /* hidden by the masks (README) */
     return cfg;
 }
 
@@ -1215,7 +1211,7 @@ int fglrun_main(int argc, char **argv) {
 #ifndef FGL_MPI /* under MPI the launcher owns the processes: OMP_WAIT_POLICY is the user's */
     {
         static const char *const wait_names[] = {"auto", "spin", "passive"};
-        fgl_wait_choose(argv, wait_names[o.wait >= 0 && o.wait <= 2 ? o.wait : 0], o.threads);
+        (void)fgl_wait_choose(argv, wait_names[o.wait >= 0 && o.wait <= 2 ? o.wait : 0], o.threads); /* fgl.h */
     }
 #endif
     if ((rc = protocol_apply(&o))) return rc; /* --protocol NAME: its flags where none was given */

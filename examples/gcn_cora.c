@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     char root[1024], dir[1100];
     int seeds = argc > 2 ? atoi(argv[2]) : 5, s, i;
     fgl_node_data d;

@@ -122,6 +122,7 @@ static outcome train_one(const fgl_graph_set *s, config c, int epochs, uint64_t 
 }
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     const char *name = argc > 1 ? argv[1] : "PROTEINS";
     int epochs = argc > 2 ? atoi(argv[2]) : 100, folds = argc > 3 ? atoi(argv[3]) : 10;
     char root[1024], dir[1300];

@@ -27,6 +27,7 @@
 enum { K = 10 };
 
 int main(int argc, char **argv) {
+    fgl_wait_choose(argv, "auto", 0); /* fgl.h: passive waiting on a busy machine (may restart the program once) */
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     const char *alpha = argc > 2 ? argv[2] : "0.5";
     fgl_dataset cora;

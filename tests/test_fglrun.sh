@@ -152,6 +152,33 @@ replay() {
         echo "not ok - $r_label: --config replays it"; sed 's/^/#   /' "$tmp/rerr" | grep -v ' round ' | head -5
     fi
 }
+# every defence and every task replays from its record (issue 50): the record holds the configuration the
+# run used (under --secagg, screening off), and a DP run given --secret-seed S replays when S is given again
+i=0
+for d in "--secagg" "--secagg --secagg-dropout 0.3 --secagg-threshold 3" "--dp clip=1,noise=1 --frac 0.6 --secret-seed 7" \
+         "--robust median" "--attack signflip --attackers 0.2 --robust trimmed:1" "--task graph --batch 32" "--task link"; do
+    i=$((i + 1))
+    if $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 3 $d --json --quiet > "$tmp/def$i.json" 2> "$tmp/err"; then
+        case $d in
+            *secret-seed*)
+                if $FGLRUN --config "$tmp/def$i.json" --secret-seed 7 --json --quiet 2> "$tmp/rerr" | tail -n 1 > "$tmp/re.json" &&
+                   grep -q "identical to the record" "$tmp/rerr"; then echo "ok - $d: replayed identically with the same --secret-seed"
+                else echo "not ok - $d: replayed with the same --secret-seed"; sed 's/^/#   /' "$tmp/rerr" | head -5; fi
+                $FGLRUN --config "$tmp/def$i.json" --json --quiet 2> "$tmp/rerr" > /dev/null
+                if grep -q "give it again" "$tmp/rerr"; then echo "ok - $d: a replay without S says to give it again"
+                else echo "not ok - $d: a replay without S says why it differs"; sed 's/^/#   /' "$tmp/rerr" | head -3; fi ;;
+            *) replay "$d" "$tmp/def$i.json" '"algo": "fedavg"' ;;
+        esac
+    else echo "not ok - fglrun $d"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+done
+grep -qF '"screen": 0' "$tmp/def1.json" && echo "ok - a --secagg run records screening off (as it ran)" ||
+    echo "not ok - a --secagg run records screening off: $(grep -o '"screen": [^,]*' "$tmp/def1.json")"
+# a DP run without --secret-seed cannot replay (entropy noise): the message says so and why
+if $FGLRUN --algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise=1 --frac 0.6 --json --quiet > "$tmp/dpe.json" 2> "$tmp/err"; then
+    $FGLRUN --config "$tmp/dpe.json" --json --quiet 2> "$tmp/rerr" > /dev/null
+    if grep -q "differs from the record as it must: under --dp the noise" "$tmp/rerr"; then echo "ok - a DP replay without --secret-seed explains the entropy noise"
+    else echo "not ok - a DP replay without --secret-seed explains why it differs"; sed 's/^/#   /' "$tmp/rerr" | head -3; fi
+else echo "not ok - fglrun --dp without --secret-seed"; fi
 if $FGLRUN --algo gpfl,fedavg $cv --folds 3 > "$tmp/cvr.json" 2> "$tmp/err"; then
     replay "gpfl and fedavg over --folds 3" "$tmp/cvr.json" '"folds": 3, "fold": null' '"split": "dirichlet-equal"' '"selection": "last_round"'
 else echo "not ok - fglrun --folds 3 with two algorithms"; sed 's/^/#   /' "$tmp/err" | head -3; fi

@@ -138,3 +138,25 @@ for f in "$tmp/elsewhere/out/"*.svg; do
 done
 if [ $n = 0 ]; then echo "ok - every SVG has a viewBox and width 100% (it scales to its window)"
 else echo "not ok - $n SVGs with a fixed size"; fi
+
+# --- the quickstart offline (issue 50): README's block compiled from outside the repository with -I, run with
+# no dataset: it says where it looked and how to get Cora, and runs on synthetic data ---
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$tmp/qs"
+awk '/^```c$/{f=1; next} /^```$/{if (f) exit} f' "$top/README.md" > "$tmp/qs/quickstart.c"
+if [ -f "$top/$B/fgl.o" ] || [ -f "$B/fgl.o" ]; then
+    obj=$(cd "$(dirname "$B/fgl.o")" && pwd)/fgl.o
+    if (cd "$tmp/qs" && cc -std=c99 -fopenmp -I "$top" -DFGL_NO_IMPLEMENTATION quickstart.c "$obj" -o quickstart -lm \
+            2> "$tmp/err" && env -u XDG_DATA_HOME HOME="$tmp/home" FGL_DATA="$tmp/nowhere" OMP_NUM_THREADS=1 ./quickstart \
+            > "$tmp/out" 2>> "$tmp/err") &&
+       grep -q "running on synthetic data instead (for Cora: make data, or FGL_DATA=DIR)" "$tmp/err" &&
+       grep -q "^FedAvg on synthetic: [0-9.]*% mean client test accuracy" "$tmp/out"; then
+        echo "ok - README's quickstart, built outside the repository, runs offline: $(cat "$tmp/out")"
+    else echo "not ok - README's quickstart offline"; sed 's/^/#   /' "$tmp/err" | head -5; fi
+else echo "ok - # SKIP README's quickstart offline: no $B/fgl.o"; fi
+# a make data that cannot fetch anything leaves no empty data directory behind, and names FGL_DATA
+if FGL_DATA="$tmp/fresh" FGL_DATA_URL="file://$tmp/no-mirror" sh "$top/tools/fetch_data.sh" Cora > "$tmp/out" 2>&1; then
+    echo "not ok - make data from a mirror that does not exist succeeded"
+elif [ ! -e "$tmp/fresh" ] && grep -q "set FGL_DATA to a directory that already holds the datasets" "$tmp/out"; then
+    echo "ok - a failed make data leaves nothing behind and points at FGL_DATA"
+else echo "not ok - a failed make data: $(ls -a "$tmp/fresh" 2>&1 | tr '\n' ' ') $(tail -n 2 "$tmp/out")"; fi

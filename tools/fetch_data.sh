@@ -94,6 +94,7 @@ sums_of() {
     done
 }
 
+[ -e "$data" ] && made_data= || made_data=1 # a run that creates the directory and installs nothing removes it
 mkdir -p "$data/.fgl" || die "cannot create $data/.fgl"
 dl=$data/.fgl/downloads
 failed=
@@ -298,6 +299,13 @@ if [ "$n_failed" -gt 0 ]; then
         say "  under its own name: MUTAG.zip (a TUDataset zip), the eight ind.cora.* Planetoid files,"
         say "  amazon_electronics_computers.npz, ...; then"
         say "  FGL_DATA_URL=file:///path/to/mirror make data$asked"
+    fi
+    say "fetch_data: or set FGL_DATA to a directory that already holds the datasets (node/, tu/, heterophilous/)."
+    # nothing installed in a directory this run created: leave nothing behind (an empty data/ would be taken for
+    # the data directory), unless rejected downloads are kept there for a look
+    if [ -n "$made_data" ] && [ "$n_ok" = 0 ] && [ -z "$(find "$data" -type f 2>/dev/null | head -n 1)" ]; then
+        rm -rf "$data"
+        say "fetch_data: removed $data again (nothing was installed in it)"
     fi
     exit 1
 fi

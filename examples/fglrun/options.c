@@ -73,7 +73,7 @@ typedef struct options {
 #endif
     int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
     int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
-    int wait;            /* OpenMP's wait policy: 0 auto, 1 spin, 2 passive (fglrun/wait.c) */
+    int wait;            /* OpenMP's wait policy: 0 auto, 1 spin, 2 passive (fgl_wait_choose, fgl.h) */
     double momentum;     /* SGD momentum (< 0: 0) */
     int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
     int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
@@ -1137,6 +1137,9 @@ static void opt_defaults(options *o) {
     int k, bench = !o->data[0] && o->task != FGL_TASK_GRAPH;
     o->embedded = o->n_algos == 0 && bench;
     if (o->n_algos == 0) al->parse(o, bench ? al->emb : al->dflt, msg, sizeof msg);
+    /* the masks hide the norms screening reads (README): off unless asked for, and recorded off, so that
+     * the record replays the run it describes */
+    if (o->secagg.on && !opt_given(o, "screen")) o->robust.screen = 0;
     for (k = 0; o->embedded && k < N_OPTS; k++) {
         const opt_def *d = &opt_table[k];
         if (d != al && d->emb && opt_num(o, d) == d->init) opt_set(o, d, d->emb, msg, sizeof msg);

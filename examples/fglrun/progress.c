@@ -422,12 +422,18 @@ static int replay_check(const options *o, const result *res) {
                 rp->data_differ > 1 ? "s" : "", rp->what, !bad && compared ? "equal" : "differ from");
         return 3;
     }
-    if (!bad && compared) {
-        if (!o->quiet) fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
+    if (!bad && compared) { /* the verdict is what --config was asked for: said even with --quiet */
+        fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
         return 0;
     }
     fprintf(stderr, "fglrun: the replay of %s differs from the record%s\n", rp->what,
-            rp->secret_seed && !o->secret_seed_set ? " (it was run with --secret-seed S: give it again)" : "");
+            rp->secret_seed && !o->secret_seed_set
+                ? " (it was run with --secret-seed S: give it again)"
+                : o->dp.clip > 0 && !o->secret_seed_set
+                      ? " as it must: under --dp the noise and the participants are drawn from the system's entropy, "
+                        "a secret no record holds, so no two runs are alike (a run given --secret-seed S replays "
+                        "with the same S)"
+                      : "");
     return 1;
 }
 

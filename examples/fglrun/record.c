@@ -609,7 +609,7 @@ oom:
 static void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
-    if (o->rp && o->rp->secret_seed && !o->secret_seed_set) /* here: after fglrun/wait.c's exec, said once */
+    if (o->rp && o->rp->secret_seed && !o->secret_seed_set) /* here: after fgl_wait_choose's exec, said once */
         fprintf(stderr, "fglrun: %s was run with --secret-seed S, which no record holds: give --secret-seed S again "
                         "on the command line to repeat its secrets (without it they come from the system's entropy, "
                         "and a run with --dp does not repeat)\n", o->rp->what);

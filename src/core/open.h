@@ -57,6 +57,10 @@
  *     clipping; state mirrors the parameter set and can be reset or copied.
  *   - fgl_bytes / fgl_reader: little-endian serialisation with bounds checks,
  *     shared by every file format in fgl.
+ *   - fgl_wait_choose: OpenMP's wait policy for the program (spinning threads
+ *     slow a busy machine several times over; the runtime reads the policy
+ *     only at start-up, so this re-executes the program once when it must
+ *     change). Call it first in main: fgl_wait_choose(argv, "auto", 0).
  *
  * COMPILE-TIME OPTIONS (define before including)
  *   FGL_STATIC            make every function static (private to one file).
@@ -167,6 +171,9 @@ extern "C" {
 #endif
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#if defined(_OPENMP) && defined(__linux__)
+#include <unistd.h> /* execve: fgl_wait_choose */
 #endif
 
 #if defined(FGL_MALLOC) && defined(FGL_REALLOC) && defined(FGL_FREE)
