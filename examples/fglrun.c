@@ -911,8 +911,9 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         printf("  %-10s split %d seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", label, fold,
                (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
     else if (!o->quiet && !o->json && o->seeds > 1)
-        printf("  %-10s seed %llu: test %.2f%% (best val round %d), last %.2f%%\n", label,
-               (unsigned long long)seed, 100 * s.best_test, s.best_round + 1, 100 * s.last_test);
+        printf("  %-10s seed %llu: test %s%.2f%% (best val round %d), last %.2f%%\n", label,
+               (unsigned long long)seed, o->task == FGL_TASK_LINK ? "AUC " : "", 100 * s.best_test, s.best_round + 1,
+               100 * s.last_test);
     fgl_run_free(&run);
     proto_free();
     return 0;
@@ -1106,11 +1107,49 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
 /* The table of results: one row per algorithm, mean +- std over its runs
  * (one run: the figure alone); an algorithm with no finished run (a run
  * failed) says so. */
+/* Which defences, attack and privacy options were on, under the table: a
+ * DP run's epsilon per run (it composes over runs, so it is never averaged),
+ * what secure aggregation hid and what it could not unmask. */
+static void defences_lines(const options *o, const result *res) {
+    int a, i;
+    if (o->robust.rule != FGL_ROBUST_MEAN || (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0)) {
+        printf("defences: robust rule %s, norm screening %s", fgl_robust_name(o->robust.rule),
+               o->robust.screen > 0 ? "on" : "off");
+        if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0)
+            printf("; simulated attack: %s by %g of the clients", fgl_attack_name(o->attack.kind), (double)o->attack.frac);
+        printf("\n");
+    }
+    if (o->dp.clip > 0) {
+        printf("DP-FedAvg: clip %g, noise multiplier %g, each client taking part with probability %g, delta %g; "
+               "secrets from %s. epsilon per run (it adds up over runs on the same data, never averaged):\n",
+               (double)o->dp.clip, (double)o->dp.noise, (double)o->frac, o->dp.delta,
+               o->secret_seed_set ? "--secret-seed (reproducible)" : "the system's entropy");
+        for (a = 0; a < o->n_algos; a++) {
+            if (res[a].n == 0) continue;
+            printf("  %-10s", o->labels[a]);
+            for (i = 0; i < res[a].n; i++) {
+                if (isfinite(res[a].eps[i])) printf(" %.4g", res[a].eps[i]);
+                else printf(" none (no noise)");
+            }
+            printf("\n");
+        }
+    }
+    if (o->secagg.on)
+        for (a = 0; a < o->n_algos; a++) {
+            if (res[a].n == 0) continue;
+            printf("secure aggregation%s%s: the server saw the survivors' sums only (models and the rounds' numbers);"
+                   " %d round%s not unmasked, %d upload%s withheld out of the ring's range\n",
+                   o->n_algos > 1 ? ", " : "", o->n_algos > 1 ? o->labels[a] : "", res[a].secagg_failed,
+                   res[a].secagg_failed == 1 ? "" : "s", res[a].secagg_range, res[a].secagg_range == 1 ? "" : "s");
+        }
+}
+
 static void print_table(const options *o, const result *res, int runs) {
     int a, w = 10; /* the first column: as wide as the longest label */
     for (a = 0; a < o->n_algos; a++) w = (int)strlen(o->labels[a]) > w ? (int)strlen(o->labels[a]) : w;
-    printf("\n%-*s %18s %18s %12s %12s %9s\n", w, "algorithm", "test (best val)", "test (last)", "MB up", "MB down",
-           "seconds");
+    printf("\n%-*s %18s %18s %12s %12s %9s\n", w, "algorithm",
+           o->task == FGL_TASK_LINK ? "AUC (best val)" : "test (best val)",
+           o->task == FGL_TASK_LINK ? "AUC (last)" : "test (last)", "MB up", "MB down", "seconds");
     for (a = 0; a < o->n_algos; a++) {
         double bm, bs, lm, ls, sm, ss;
         if (res[a].n == 0) {
@@ -1152,6 +1191,7 @@ static void print_table(const options *o, const result *res, int runs) {
         printf("(one seed: the mean client test accuracy, at the round of best mean %s %s and at the "
                "last round)\n", o->val_public ? "public-node" : "validation", score_words(o->score_metric));
     if (o->task != FGL_TASK_LINK) metrics_table(o, res, w);
+    defences_lines(o, res);
 }
 
 /* The results as JSON: on stdout (--json, the last line) and in
@@ -1251,6 +1291,25 @@ int fglrun_main(int argc, char **argv) {
         return rc ? 1 : 0;
     }
     if (ds.n_sets > 1 && !opt_given(&o, "split-seed")) o.split_seed = (uint64_t)fedstar_split_seed;
+    { /* FedGCN exchanges its clients' halos (--halo H): without one it would be FedAvg's bits under its name */
+        int a, k, gcn = 0, hops_set = 0;
+        for (a = 0; a < o.n_algos; a++) gcn |= !strcmp(o.algos[a], "fedgcn");
+        for (k = 0; k < o.n_sets; k++) hops_set |= !strncmp(o.sets[k], "hops=", 5) || !strncmp(o.sets[k], "fedgcn.hops=", 12);
+        if (gcn && !opt_given(&o, "halo") && !hops_set && ds.task == FGL_TASK_NODE && o.task != FGL_TASK_LINK) {
+            if (o.n_algos > 1) {
+                fgl_dataset_free(&ds);
+                replay_free(o.rp);
+                return bad("fedgcn exchanges its clients' halos (--halo H), which the other algorithms of --algo "
+                           "cannot take: run fedgcn alone (--halo 2 by default), or give --set fedgcn.hops=0 to run "
+                           "it without the exchange (FedAvg's bits)%s", "");
+            }
+            o.halo = 2;
+            o.given[opt_row("halo") - opt_table] = 1; /* recorded as given: a replay runs the same */
+            if (!o.quiet)
+                fprintf(stderr, "fglrun: fedgcn: --halo 2, the paper's 2-hop exchange (--halo 1: one hop; --set "
+                                "hops=0: no exchange, FedAvg's bits)\n");
+        }
+    }
     { /* the data's fixed splits (the heterophilous sets' ten): one run each, unless a drawn split is asked for */
         int drawn = o.split_global || o.stratified || o.test_first || o.public_split || opt_given(&o, "train-frac") ||
                     opt_given(&o, "val-frac");

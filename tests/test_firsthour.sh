@@ -160,3 +160,12 @@ if FGL_DATA="$tmp/fresh" FGL_DATA_URL="file://$tmp/no-mirror" sh "$top/tools/fet
 elif [ ! -e "$tmp/fresh" ] && grep -q "set FGL_DATA to a directory that already holds the datasets" "$tmp/out"; then
     echo "ok - a failed make data leaves nothing behind and points at FGL_DATA"
 else echo "not ok - a failed make data: $(ls -a "$tmp/fresh" 2>&1 | tr '\n' ' ') $(tail -n 2 "$tmp/out")"; fi
+# --algo fedgcn is FedGCN: without --halo it takes the paper's 2 hops (said, and the exchange happens); in a list
+# with other algorithms (which cannot take a halo) it is refused with the flags to add
+if $FGLRUN --algo fedgcn $S --json > "$tmp/out" 2> "$tmp/err" && grep -q "fedgcn: --halo 2, the paper's 2-hop" "$tmp/err" &&
+   grep -q '"exchange": "sent"' "$tmp/out"; then echo "ok - --algo fedgcn without --halo exchanges 2-hop halos, and says so"
+else echo "not ok - --algo fedgcn without --halo"; sed 's/^/#   /' "$tmp/err" | grep -v " round " | head -3; fi
+$FGLRUN --algo fedavg,fedgcn $S > /dev/null 2> "$tmp/err"; st=$?
+if [ $st = 2 ] && grep -q "run fedgcn alone (--halo 2 by default), or give --set fedgcn.hops=0" "$tmp/err"; then
+    echo "ok - --algo fedavg,fedgcn without --halo is refused with the flags to add"
+else echo "not ok - --algo fedavg,fedgcn without --halo (status $st): $(head -n 1 "$tmp/err")"; fi

@@ -59,7 +59,7 @@ same() { # label, reference JSON, MPI JSON, stderr
     fi
 }
 ALGOS=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' ',')
-NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//")
+NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//" -e "s/,fedgcn//") # fedgcn: alone, with its halo (FEDGCN)
 GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//" -e "s/,fedgcn//" -e "s/,fedsage//" -e "s/,fedgta//" -e "s/,adafgl//") # node classification only
 NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmup=1 --set gcflplus.warmup=1"
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"

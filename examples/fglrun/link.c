@@ -95,4 +95,19 @@ static void link_json(FILE *f, const options *o, const result *res) {
         json_num(f, "%.6f", res->hits[i]);
     }
     fprintf(f, "]");
+    /* the AUC under its own name (test_acc_* above carry the same numbers, the name older readers know) */
+    mean_std(res->best, res->n, &m, &sd);
+    fprintf(f, ", \"test_auc_mean\": ");
+    json_num(f, "%.6f", m);
+    fprintf(f, ", \"test_auc_std\": ");
+    json_num(f, "%.6f", sd);
+    mean_std(res->last, res->n, &m, &sd);
+    fprintf(f, ", \"last_auc_mean\": ");
+    json_num(f, "%.6f", m);
+    fprintf(f, ", \"test_auc\": [");
+    for (i = 0; i < res->n; i++) {
+        if (i) fprintf(f, ", ");
+        json_num(f, "%.6f", res->best[i]);
+    }
+    fprintf(f, "]");
 }

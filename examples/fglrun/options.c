@@ -822,7 +822,8 @@ static const opt_def opt_table[] = {
             "--halo H (node tasks, disjoint splits): each client also holds its halo, the nodes of other clients\n"
             "  within H hops of its own, by structure only (ids, edges, whole-graph degrees; features zero, no\n"
             "  labels), which fedgcn's one-shot exchange fills in (fedgcn hops = H); default 0: edges between\n"
-            "  clients are dropped. Refused with other algorithms (they would train on the halo's zero rows).\n"
+            "  clients are dropped, but 2 for --algo fedgcn alone (the paper's 2 hops; --set hops=0: none).\n"
+            "  Refused with other algorithms (they would train on the halo's zero rows).\n"
             "  Under MPI the halo travels with each rank's clients.\n"),
     ROW_STR("partition-file", 'e', partition_file, "FILE", NULL, NULL,
             "--partition-file FILE takes the clients from FILE (--split given): line i holds the client (part id,\n"
