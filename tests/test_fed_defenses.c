@@ -1571,14 +1571,16 @@ static void test_dp_noise_and_clipping(void) {
 /* --- secure aggregation ------------------------------------------------------------------------ */
 
 /* The secure-aggregation bytes of one round with n participants, m of
- * whose masked uploads were accepted (keys, shares, reveals, the survivors'
- * masked numbers of step 5, 8 bytes each; the masked uploads themselves are
- * counted as uploads). */
-static void secagg_bytes(int n, int m, size_t *up, size_t *down) {
-    size_t ct = 12 + 2 * FGL_SHARE_BYTES + 16;
-    *up = (size_t)n * 64 + (size_t)n * (size_t)(n - 1) * ct + (size_t)m * (size_t)n * FGL_SHARE_BYTES +
-          (size_t)m * 8 * FGL__SA_NM;
-    *down = (size_t)n * (size_t)n * 64 + (size_t)m * ((size_t)n + (size_t)(n - 1) * ct);
+ * whose masked uploads were accepted (keys, shares; with at least the
+ * threshold of survivors, each survivor's tags of the survivors list for
+ * the m - 1 others up and theirs down, its reveals, and its masked numbers
+ * of step 5, 8 bytes each; the masked uploads themselves are counted as
+ * uploads). */
+static void secagg_bytes(int n, int m, int above, size_t *up, size_t *down) {
+    size_t ct = 12 + 2 * FGL_SHARE_BYTES + 16, tags = (size_t)m * (size_t)(m - 1) * FGL__SA_TAG;
+    *up = (size_t)n * 64 + (size_t)n * (size_t)(n - 1) * ct +
+          (above ? tags + (size_t)m * (size_t)n * FGL_SHARE_BYTES + (size_t)m * 8 * FGL__SA_NM : 0);
+    *down = (size_t)n * (size_t)n * 64 + (size_t)m * ((size_t)n + (size_t)(n - 1) * ct) + (above ? tags : 0);
 }
 
 /* One round: the unmasked sum equals FedAvg's weighted mean of the same
@@ -1632,10 +1634,10 @@ static void test_secagg(void) {
             FT_CHECK(!d || (n_drop > 0 && n_drop < 10), "dropouts happened (%d)", n_drop);
             FT_CHECK(sec.stats[0].secagg_failed == (d == 2), "round unmasked: %d", !sec.stats[0].secagg_failed);
             FT_CHECK(fgl_upload(&sec.server, 0, "theta") == NULL, "the server cannot read a masked upload");
-            secagg_bytes(10, 10 - n_drop, &extra_up, &extra_down);
-            FT_CHECK(sec.stats[0].bytes_up == plain.stats[0].bytes_up - (size_t)n_drop * 4 * (n + 1) + extra_up -
-                                                  (d == 2 ? (size_t)(10 - n_drop) * (10 * FGL_SHARE_BYTES + 8 * FGL__SA_NM) : 0),
-                     "bytes up %zu: plain %zu, minus dropouts, plus keys, shares and reveals", sec.stats[0].bytes_up,
+            secagg_bytes(10, 10 - n_drop, d != 2, &extra_up, &extra_down);
+            FT_CHECK(sec.stats[0].bytes_up == plain.stats[0].bytes_up - (size_t)n_drop * 4 * (n + 1) + extra_up,
+                     "bytes up %zu: plain %zu, minus dropouts, plus keys, shares, tags, reveals and numbers",
+                     sec.stats[0].bytes_up,
                      plain.stats[0].bytes_up);
             FT_CHECK(sec.stats[0].bytes_down == plain.stats[0].bytes_down + extra_down, "bytes down %zu vs %zu + %zu",
                      sec.stats[0].bytes_down, plain.stats[0].bytes_down, extra_down);
@@ -1782,6 +1784,85 @@ done:
  * zeros), as its share-encryption key or as its masking key: the client
  * refuses it in step 2 with a message naming the peer, and seals no share
  * for anyone. */
+/* Bonawitz et al.'s consistency check, by hand on five clients (threshold
+ * 3): with one survivors list for all, each survivor counts 5 vouches and
+ * reveals; a server that tells clients 0 and 1 that client 4 dropped and
+ * clients 2, 3 and 4 that everyone survived gets 2 vouches for the first
+ * list (below 3: clients 0 and 1 reveal nothing, and say why) and 3 for the
+ * second, so no client's s_sk and b are both revealed. A tag altered in
+ * transit does not count either. */
+static void test_secagg_consistency_check(void) {
+    enum { N = 5, CT = 12 + 2 * FGL_SHARE_BYTES + 16 };
+    fgl_scenario sc;
+    fgl_client_data cd[N];
+    fgl_run run;
+    fgl_fed_config cfg = short_cfg(1);
+    int ids[N] = {0, 1, 2, 3, 4}, lie, a, b;
+    unsigned char pks[N * 64], ct[N * N * CT], col[N * CT], tags[N * N * FGL__SA_TAG], mine[N * FGL__SA_TAG];
+    unsigned char rev[N * FGL_SHARE_BYTES], all[N] = {1, 1, 1, 1, 1}, no4[N] = {1, 1, 1, 1, 0};
+    if (!ft_node_clients(&nodes, N, 16, &sc, cd)) return;
+    cfg.secagg.on = 1;
+    cfg.robust.screen = 0;
+    if (!ft_run_rounds(&run, &cfg, "fedavg", cd, N, 0, NULL)) goto done;
+    for (lie = 0; lie < 3; lie++) { /* 0: one list; 1: two lists; 2: one list, one tag to client 0 altered */
+        int ok = 1, revealed[N];
+        for (a = 0; a < N; a++) {
+            run.clients[a].error = 0;
+            run.clients[a].msg[0] = 0;
+            ok &= fgl__sa_keys(&run, &run.clients[a], 0, N, ids, pks + 64 * a) == FGL_OK;
+        }
+        for (a = 0; a < N; a++) ok &= fgl__sa_share(&run, &run.clients[a], pks, 3, ct + (size_t)a * N * CT) == FGL_OK;
+        FT_CHECK(ok, "keys and shares");
+        for (a = 0; a < N; a++) /* each vouches for the list it was told */
+            ok &= fgl__sa_confirm(&run.clients[a], lie == 1 && a < 2 ? no4 : all, tags + (size_t)a * N * FGL__SA_TAG) ==
+                  FGL_OK;
+        FT_CHECK(ok, "tags");
+        if (lie == 2) tags[(size_t)(1 * N + 0) * FGL__SA_TAG + 3] ^= 1; /* client 1's tag for client 0 */
+        for (b = 0; b < N; b++) {
+            for (a = 0; a < N; a++) {
+                memcpy(mine + (size_t)a * FGL__SA_TAG, tags + ((size_t)a * N + b) * FGL__SA_TAG, FGL__SA_TAG);
+                memcpy(col + (size_t)a * CT, ct + ((size_t)a * N + b) * CT, CT);
+            }
+            revealed[b] = fgl__sa_reveal(&run.clients[b], lie == 1 && b < 2 ? no4 : all, mine, col, rev) == FGL_OK;
+            if (!revealed[b]) printf("#   consistency (%s): client %d: %s\n", lie == 1 ? "two lists" : "a tag altered",
+                                     b, run.clients[b].msg);
+        }
+        if (lie == 0)
+            FT_CHECK(revealed[0] && revealed[1] && revealed[2] && revealed[3] && revealed[4],
+                     "one list: every survivor reveals");
+        else if (lie == 1)
+            FT_CHECK(!revealed[0] && !revealed[1] && revealed[2] && revealed[3] && revealed[4] &&
+                         strstr(run.clients[0].msg, "2 of the 4 survivors named vouch") &&
+                         strstr(run.clients[0].msg, "different lists"),
+                     "two lists: the side of two reveals nothing (%d %d), the side of three reveals (%d %d %d): %s",
+                     revealed[0], revealed[1], revealed[2], revealed[3], revealed[4], run.clients[0].msg);
+        else
+            FT_CHECK(revealed[0], "an altered tag costs one vouch (4 of 5, threshold 3): client 0 reveals");
+        for (a = 0; a < N; a++) run.clients[a].error = 0;
+    }
+    { /* an altered tag is not counted: with threshold 5, client 0 refuses */
+        int ok = 1;
+        for (a = 0; a < N; a++) {
+            run.clients[a].msg[0] = 0;
+            ok &= fgl__sa_keys(&run, &run.clients[a], 0, N, ids, pks + 64 * a) == FGL_OK;
+        }
+        for (a = 0; a < N; a++) ok &= fgl__sa_share(&run, &run.clients[a], pks, 5, ct + (size_t)a * N * CT) == FGL_OK;
+        for (a = 0; a < N; a++) ok &= fgl__sa_confirm(&run.clients[a], all, tags + (size_t)a * N * FGL__SA_TAG) == FGL_OK;
+        tags[(size_t)(3 * N + 0) * FGL__SA_TAG] ^= 0x80; /* client 3's tag for client 0 */
+        for (a = 0; a < N; a++) {
+            memcpy(mine + (size_t)a * FGL__SA_TAG, tags + ((size_t)a * N + 0) * FGL__SA_TAG, FGL__SA_TAG);
+            memcpy(col + (size_t)a * CT, ct + ((size_t)a * N + 0) * CT, CT);
+        }
+        FT_CHECK(ok && fgl__sa_reveal(&run.clients[0], all, mine, col, rev) == FGL_ERR_EMPTY &&
+                     strstr(run.clients[0].msg, "4 of the 5 survivors named vouch"),
+                 "threshold 5, one tag altered: client 0 reveals nothing (%s)", run.clients[0].msg);
+        for (a = 0; a < N; a++) run.clients[a].error = 0;
+    }
+    fgl_run_free(&run); /* (it frees what the clients still hold of the round) */
+done:
+    fgl_scenario_free(&sc);
+}
+
 static void test_secagg_refuses_small_order_keys(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
@@ -2026,6 +2107,7 @@ int main(void) {
     FT_RUN(test_secagg_metrics_are_sums);
     FT_RUN(test_secagg_sum_cannot_wrap);
     FT_RUN(test_secagg_refuses_small_order_keys);
+    FT_RUN(test_secagg_consistency_check);
     FT_RUN(test_secagg_threshold_bound);
     FT_RUN(test_resume_with_defences);
     fgl_dataset_free(&nodes);

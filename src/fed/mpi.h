@@ -136,7 +136,8 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
                                 7: the configuration carries the secrets' run label (with a secret seed);
                                 8: evaluation replies carry macro-F1 and ROC-AUC;
                                 9: under secure aggregation every FINISH is answered with the survivors'
-                                   masked numbers (step 5), not with any client's own */
+                                   masked numbers (step 5), not with any client's own; SECAGG step 4 (the
+                                   survivors list's tags), which step 3 then carries to each survivor */
 
 enum {
     FGL__MC_INIT = 1,
@@ -576,6 +577,7 @@ static int fgl__mpi_read_secagg(fgl_run *run, fgl__mpi *t, int rank, fgl_reader 
         fgl_reader_str(r, c->msg, sizeof c->msg);
         if (step == 1) fgl_reader_get(r, sa->pk + (size_t)a * FGL__SA_PK, FGL__SA_PK);
         else if (step == 2) fgl_reader_get(r, sa->ct + (size_t)a * n * FGL__SA_CT, n * FGL__SA_CT);
+        else if (step == 4) fgl_reader_get(r, sa->tag + (size_t)a * n * FGL__SA_TAG, n * FGL__SA_TAG);
         else if ((sa->has_rev[a] = (unsigned char)(fgl_reader_u32(r) == 1)))
             fgl_reader_get(r, sa->rev + (size_t)a * n * FGL__SA_REV, n * FGL__SA_REV);
     }
@@ -604,7 +606,9 @@ static int fgl__mpi_secagg(fgl_run *run, int step) {
             fgl_bytes_put_u32(b, (uint32_t)sa->t);
             fgl_bytes_put(b, sa->pk, (size_t)n * FGL__SA_PK);
         }
-        if (step == 3) { /* the survivors, then the shares sealed to each of the rank's survivors (ct: to, from) */
+        if (step == 4) fgl_bytes_put(b, sa->alive, (size_t)n); /* the survivors list, for each to vouch for */
+        if (step == 3) { /* the survivors, then to each of the rank's survivors the tags and the shares sealed to it
+                          * (tag, ct: to, from) */
             int m = 0;
             fgl_bytes_put(b, sa->alive, (size_t)n);
             for (a = 0; a < n; a++) m += sel[sa->ids[a]] && t->host[sa->ids[a]] == r;
@@ -612,6 +616,7 @@ static int fgl__mpi_secagg(fgl_run *run, int step) {
             for (a = 0; a < n; a++)
                 if (sel[sa->ids[a]] && t->host[sa->ids[a]] == r) {
                     fgl_bytes_put_u32(b, (uint32_t)sa->ids[a]);
+                    fgl_bytes_put(b, sa->tag + (size_t)a * n * FGL__SA_TAG, (size_t)n * FGL__SA_TAG);
                     fgl_bytes_put(b, sa->ct + (size_t)a * n * FGL__SA_CT, (size_t)n * FGL__SA_CT);
                 }
         }

@@ -262,7 +262,7 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     fgl_run *run = &w->run;
     uint32_t step = fgl_reader_u32(r), n = fgl_reader_u32(r), q, m = 0;
     size_t at;
-    if (r->err || step < 1 || step > 3 || n < 2 || n > (uint32_t)run->n_clients)
+    if (r->err || step < 1 || step > 4 || n < 2 || n > (uint32_t)run->n_clients)
         return fgl_error_set(err, FGL_ERR_FORMAT, "malformed secure aggregation step");
     run->round = round;
     if (step == 1) {
@@ -320,6 +320,33 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         FGL_FREE(ct);
         return FGL_OK;
     }
+    if (step == 4) { /* the survivors list in; each hosted survivor's tags of it out */
+        const unsigned char *alive = r->data + r->pos;
+        unsigned char *tags;
+        int i;
+        if (fgl__reader_skip(r, n)) return fgl_error_set(err, FGL_ERR_FORMAT, "malformed survivors");
+        if (!(tags = (unsigned char *)FGL_MALLOC((size_t)n * FGL__SA_TAG)))
+            return fgl_error_set(err, FGL_ERR_NOMEM, "out of memory");
+        for (i = 0; i < run->n_clients; i++) {
+            const fgl_client *c = &run->clients[i];
+            m += c->local && c->sa && c->sa->n == (int)n && c->sa->me >= 0 && alive[c->sa->me];
+        }
+        fgl_bytes_put_u32(&w->out, step);
+        fgl_bytes_put_u32(&w->out, m);
+        for (i = 0; i < run->n_clients; i++) {
+            fgl_client *c = &run->clients[i];
+            if (!c->local || !c->sa || c->sa->n != (int)n || c->sa->me < 0 || !alive[c->sa->me]) continue;
+            c->error = 0;
+            c->msg[0] = 0;
+            fgl__sa_confirm(c, alive, tags);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
+            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put(&w->out, tags, (size_t)n * FGL__SA_TAG);
+        }
+        FGL_FREE(tags);
+        return FGL_OK;
+    }
     {   /* step 3 */
         const unsigned char *alive = r->data + r->pos;
         unsigned char *rev;
@@ -335,16 +362,17 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             uint32_t id = fgl_reader_u32(r);
             fgl_client *c;
             int ok;
-            at = r->pos;
+            size_t at_tag = r->pos;
+            at = r->pos + (size_t)n * FGL__SA_TAG;
             if (r->err || id >= (uint32_t)run->n_clients || !run->clients[id].local ||
-                fgl__reader_skip(r, (size_t)n * FGL__SA_CT)) {
+                fgl__reader_skip(r, (size_t)n * (FGL__SA_TAG + FGL__SA_CT))) {
                 FGL_FREE(rev);
                 return fgl_error_set(err, FGL_ERR_FORMAT, "malformed shares");
             }
             c = &run->clients[id];
             c->error = 0;
             c->msg[0] = 0;
-            ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at, rev) == FGL_OK;
+            ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at_tag, r->data + at, rev) == FGL_OK;
             fgl_bytes_put_u32(&w->out, id);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
             fgl_bytes_put_str(&w->out, c->msg);

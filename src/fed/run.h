@@ -175,8 +175,9 @@ struct fgl__transport {
     int (*save)(fgl_run *run, fgl_bytes *stores);   /* remote clients' serialised stores into stores[i] */
     int (*load)(fgl_run *run, const fgl_reader *stores, int commit, fgl_error *err);  /* check (0) or install (1) */
     int (*resume)(fgl_run *run);                 /* after a load: round, participants and downloads out */
-    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 3 (reveal)
-                                                    for the remote participants (run->sa) */
+    int (*secagg)(fgl_run *run, int step);       /* secure aggregation's step 1 (keys), 2 (shares), 4 (the
+                                                    survivors list's tags), 3 (reveal) for the remote
+                                                    participants (run->sa) */
     void (*free)(fgl_run *run);
 };
 

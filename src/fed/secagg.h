@@ -14,11 +14,21 @@
  *   3 masked   each uploads its fixed-point values plus PRG(b) plus, per
  *              peer k, +PRG(m_k) if its id is lower, -PRG(m_k) if higher,
  *              m_k = KDF(X25519(s_sk, s_pk_k)) (the peer derives the same).
- *   4 reveal   the server names the survivors (uploads accepted) and hands
- *              each survivor the sealed shares addressed to it; a survivor
- *              opens them and reveals, per participant, its share of b if
- *              that one survived, of s_sk if not (never both: one list
- *              decides), and nothing at all if fewer than t survived.
+ *   4 reveal   the server names the survivors (uploads accepted); each
+ *              survivor vouches for the list it received to every other
+ *              survivor k with a tag under their pair's share key (the
+ *              consistency round of Bonawitz et al.'s actively secure
+ *              version; a MAC in place of their signatures, as each tag is
+ *              checked by its one recipient): up n tags, down the n tags
+ *              addressed to it, with the sealed shares addressed to it. A
+ *              survivor reveals only if t of the survivors (itself
+ *              included) vouch for the list it received: a server that
+ *              tells some that client i dropped and others that it survived
+ *              gets t confirmations for at most one of the two lists (t >
+ *              n/2). It then opens its shares and reveals, per participant,
+ *              its share of b if that one survived, of s_sk if not (never
+ *              both: one list decides), and nothing at all if fewer than t
+ *              survived.
  *   server     with t shares each it rebuilds the survivors' b and the
  *              others' s_sk, subtracts the survivors' self-masks and their
  *              masks with the others from the sum of the masked uploads.
@@ -71,6 +81,7 @@ enum {
     FGL__SA_PAIR = 0x53415050,         /* "SAPP": pairwise mask key from the X25519 secret */
     FGL__SA_MASK = 0x53414d4b,         /* "SAMK": the nonce label of mask streams */
     FGL__SA_METRIC = 0x53414d54,       /* "SAMT": the nonce label of the metrics' mask streams */
+    FGL__SA_CONFIRM = 0x53414346,      /* "SACF": the nonce label of the survivors list's tags */
     FGL__SECRET_LABEL_LEN = 0x4c424c4e,   /* "LBLN": the run label's length, first link of the key's chain */
     FGL__SECRET_LABEL_BLOCK = 0x4c424c42  /* "LBLB": a block of 8 bytes of the run label */
 };
@@ -79,6 +90,7 @@ enum {
 #define FGL__SA_PT (12 + 2 * FGL_SHARE_BYTES)         /* from, to, round, then the two shares */
 #define FGL__SA_CT (FGL__SA_PT + 16)                  /* sealed, with its tag */
 #define FGL__SA_REV FGL_SHARE_BYTES                   /* one revealed share */
+#define FGL__SA_TAG 16                                /* one tag of the consistency check */
 
 /* A client's side of one round (its host only; never checkpointed). */
 struct fgl__sa_client {
@@ -101,6 +113,7 @@ struct fgl__sa {
     unsigned char *alive;         /* n: its masked upload was accepted */
     unsigned char *rev;           /* n x n x REV: [a n + b] survivor a's share about b */
     unsigned char *has_rev;       /* n: survivor a's reveals arrived */
+    unsigned char *tag;           /* n x n x TAG: [a n + b] survivor a's tag of the survivors list for b */
     uint32_t *sum;                /* len + 1: the unmasked sum (values, then the weight) */
     size_t len;
     uint64_t *mw;                 /* n x FGL__SA_NM: each survivor's masked metrics (step 5) */
@@ -120,6 +133,10 @@ FGL__PRIVATE int fgl__pair_key(unsigned char out[32], const unsigned char sk[32]
 FGL__PRIVATE int fgl__sa_keys(fgl_run *run, fgl_client *c, int round, int n, const int *ids,
                               unsigned char pk[FGL__SA_PK]);
 FGL__PRIVATE int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char *pks, int t, unsigned char *ct);
+FGL__PRIVATE int fgl__sa_confirm(fgl_client *c, const unsigned char *alive, unsigned char *tags);
+FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *tags,
+                                const unsigned char *ct, unsigned char *rev);
+FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]);
 /* fgl:implementation */
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
 
@@ -291,6 +308,7 @@ static void fgl__sa_free(struct fgl__sa *sa) {
     if (sa->rev) fgl__crypto_wipe(sa->rev, (size_t)sa->n * sa->n * FGL__SA_REV); /* revealed shares */
     FGL_FREE(sa->rev);
     FGL_FREE(sa->has_rev);
+    FGL_FREE(sa->tag);
     FGL_FREE(sa->sum);
     FGL_FREE(sa->mw);
     FGL_FREE(sa->has_mw);
@@ -489,20 +507,93 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     return FGL_OK;
 }
 
-/* Step 4: alive (n flags) and the n sealed shares addressed to it (its own
- * slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
+/* The survivors list as a tag's associated data: the participants' ids
+ * (4 bytes each) and their alive flags (1 byte each), in order. */
+static unsigned char *fgl__sa_list_bytes(const struct fgl__sa_client *q, const unsigned char *alive, size_t *len) {
+    unsigned char *b = (unsigned char *)FGL_MALLOC((size_t)q->n * 5);
+    int a;
+    if (!b) return NULL;
+    for (a = 0; a < q->n; a++) {
+        fgl__put_le32(b + 4 * (size_t)a, (uint32_t)q->ids[a]);
+        b[4 * (size_t)q->n + a] = alive[a] != 0;
+    }
+    *len = (size_t)q->n * 5;
+    return b;
+}
+
+/* Step 4, the consistency check: the survivors list alive (n flags) as this
+ * client received it, vouched for to each surviving peer k: the tag of
+ * ChaCha20-Poly1305 over nothing with the list as associated data, under
+ * their pair's share key and the nonce (label, round, its id), out in
+ * tags[k] (n x TAG; zero for itself and the others). A client that is not
+ * a survivor, or holds no keys of the round, vouches for nothing
+ * (FGL_ERR_EMPTY). */
+FGL__PRIVATE int fgl__sa_confirm(fgl_client *c, const unsigned char *alive, unsigned char *tags) {
+    struct fgl__sa_client *q = c->sa;
+    unsigned char nonce[12], none[1] = {0};
+    unsigned char *list;
+    size_t len = 0;
+    int k;
+    memset(tags, 0, (size_t)(q ? q->n : 0) * FGL__SA_TAG);
+    if (!q || !q->enc || q->me < 0 || !alive[q->me]) return FGL_ERR_EMPTY;
+    if (!(list = fgl__sa_list_bytes(q, alive, &len)))
+        return fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    fgl__nonce(nonce, FGL__SA_CONFIRM, (uint32_t)q->round, (uint32_t)c->id);
+    for (k = 0; k < q->n; k++)
+        if (k != q->me && alive[k])
+            fgl_aead_seal(none, tags + (size_t)k * FGL__SA_TAG, none, 0, list, len, q->enc + (size_t)k * 32, nonce);
+    FGL_FREE(list);
+    return FGL_OK;
+}
+
+/* How many survivors vouch for the list alive as this client received it:
+ * itself, and each surviving peer k whose tag for it (tags, n x TAG: from
+ * each participant to this one) checks under their pair's key; -1 out of
+ * memory. */
+static int fgl__sa_vouched(const fgl_client *c, const unsigned char *alive, const unsigned char *tags) {
+    const struct fgl__sa_client *q = c->sa;
+    unsigned char nonce[12], none[1] = {0};
+    unsigned char *list;
+    size_t len = 0;
+    int k, n_ok = 1;
+    if (!(list = fgl__sa_list_bytes(q, alive, &len))) return -1;
+    for (k = 0; k < q->n; k++) {
+        if (k == q->me || !alive[k]) continue;
+        fgl__nonce(nonce, FGL__SA_CONFIRM, (uint32_t)q->round, (uint32_t)q->ids[k]);
+        n_ok += fgl_aead_open(none, none, 0, tags + (size_t)k * FGL__SA_TAG, list, len, q->enc + (size_t)k * 32,
+                              nonce) == 0;
+    }
+    FGL_FREE(list);
+    return n_ok;
+}
+
+/* Step 4: alive (n flags), the n tags of the consistency check addressed to
+ * it (from each participant) and the n sealed shares addressed to it (its
+ * own slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
  * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
- * survivors, or if it is not one. The round's secrets are gone after,
- * but for the pairwise mask keys and the survivors, kept for step 5. */
-static int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *ct, unsigned char *rev) {
+ * survivors, or if it is not one, and nothing if fewer than t survivors
+ * (itself included) vouch for the list it received (c->msg says so: the
+ * server told the survivors different lists). The round's secrets are gone
+ * after, but for the pairwise mask keys and the survivors, kept for step 5. */
+FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *tags,
+                                const unsigned char *ct, unsigned char *rev) {
     struct fgl__sa_client *q = c->sa;
     unsigned char pt[FGL__SA_PT], key[32], nonce[12];
-    int a, m = 0, rc = FGL_OK;
+    int a, m = 0, rc = FGL_OK, vouched;
     if (!q || !q->pk || !q->enc) return FGL_ERR_EMPTY;
     for (a = 0; a < q->n; a++) m += alive[a] != 0;
     if (m < q->t || !alive[q->me]) {
         fgl__sa_client_free(c);
         return FGL_ERR_EMPTY;
+    }
+    if ((vouched = fgl__sa_vouched(c, alive, tags)) < q->t) {
+        if (vouched < 0) rc = fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+        else
+            snprintf(c->msg, sizeof c->msg, "secure aggregation, round %d: %d of the %d survivors named vouch for "
+                     "the survivors list this client received, below the threshold %d: the server told them "
+                     "different lists; nothing revealed", q->round + 1, vouched, m, q->t);
+        fgl__sa_client_free(c);
+        return rc ? rc : FGL_ERR_EMPTY;
     }
     for (a = 0; a < q->n && !rc; a++) {
         unsigned char *out = rev + (size_t)a * FGL__SA_REV;
@@ -731,14 +822,43 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
         m += sa->alive[a];
         if (sa->alive[a]) len = run->clients[id].up.len[pm];
     }
-    for (a = 0; a < n; a++) { /* the survivors list and the sealed shares to each survivor: down */
-        if (!sa->alive[a]) continue;
-        fgl__sa_bytes(run, st, sa->ids[a], 0, (size_t)n + (size_t)(n - 1) * FGL__SA_CT);
-    }
     if (m < sa->t) { /* below the threshold: the survivors reveal nothing */
-        for (a = 0; a < n; a++) fgl__sa_client_free(&run->clients[sa->ids[a]]);
+        for (a = 0; a < n; a++) {
+            if (sa->alive[a]) /* the survivors list and the sealed shares to it, down, as in a round above it */
+                fgl__sa_bytes(run, st, sa->ids[a], 0, (size_t)n + (size_t)(n - 1) * FGL__SA_CT);
+            fgl__sa_client_free(&run->clients[sa->ids[a]]);
+        }
         st->secagg_failed = 1;
         return FGL_OK;
+    }
+    /* the consistency check: each survivor's tags of the list it received, one per surviving peer */
+    if (!sa->tag && !(sa->tag = (unsigned char *)FGL_MALLOC((size_t)n * n * FGL__SA_TAG)))
+        return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+    memset(sa->tag, 0, (size_t)n * n * FGL__SA_TAG);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
+#endif
+    for (a = 0; a < n; a++) {
+        fgl_client *c = &run->clients[sa->ids[a]];
+        if (c->local && sa->alive[a]) fgl__sa_confirm(c, sa->alive, sa->tag + (size_t)a * n * FGL__SA_TAG);
+    }
+    if ((rc = fgl__sa_transport(run, 4))) return rc;
+    for (a = 0; a < n; a++) { /* list down; tags up; then the tags and sealed shares to each survivor down */
+        if (!sa->alive[a]) continue;
+        if (run->clients[sa->ids[a]].error)
+            return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation consistency check");
+        fgl__sa_bytes(run, st, sa->ids[a], (size_t)(m - 1) * FGL__SA_TAG,
+                      (size_t)n + (size_t)(m - 1) * FGL__SA_TAG + (size_t)(n - 1) * FGL__SA_CT);
+    }
+    {   /* the tags to each survivor, [b n + a]: from a to b */
+        unsigned char *col = (unsigned char *)FGL_MALLOC((size_t)n * n * FGL__SA_TAG);
+        if (!col) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "secure aggregation: out of memory");
+        for (b = 0; b < n; b++)
+            for (a = 0; a < n; a++)
+                memcpy(col + ((size_t)b * n + a) * FGL__SA_TAG, sa->tag + ((size_t)a * n + b) * FGL__SA_TAG,
+                       FGL__SA_TAG);
+        memcpy(sa->tag, col, (size_t)n * n * FGL__SA_TAG);
+        FGL_FREE(col);
     }
     {   /* the survivors' reveals (each reads the column of sealed shares addressed to it) */
         unsigned char *col = (unsigned char *)FGL_MALLOC((size_t)n * n * FGL__SA_CT);
@@ -755,7 +875,8 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
         if (c->local && sa->alive[a])
-            sa->has_rev[a] = fgl__sa_reveal(c, sa->alive, sa->ct + (size_t)a * n * FGL__SA_CT,
+            sa->has_rev[a] = fgl__sa_reveal(c, sa->alive, sa->tag + (size_t)a * n * FGL__SA_TAG,
+                                            sa->ct + (size_t)a * n * FGL__SA_CT,
                                             sa->rev + (size_t)a * n * FGL__SA_REV) == FGL_OK;
         else if (c->local)
             fgl__sa_client_free(c);
