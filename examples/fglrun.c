@@ -1107,43 +1107,6 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
 /* The table of results: one row per algorithm, mean +- std over its runs
  * (one run: the figure alone); an algorithm with no finished run (a run
  * failed) says so. */
-/* Which defences, attack and privacy options were on, under the table: a
- * DP run's epsilon per run (it composes over runs, so it is never averaged),
- * what secure aggregation hid and what it could not unmask. */
-static void defences_lines(const options *o, const result *res) {
-    int a, i;
-    if (o->robust.rule != FGL_ROBUST_MEAN || (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0)) {
-        printf("defences: robust rule %s, norm screening %s", fgl_robust_name(o->robust.rule),
-               o->robust.screen > 0 ? "on" : "off");
-        if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0)
-            printf("; simulated attack: %s by %g of the clients", fgl_attack_name(o->attack.kind), (double)o->attack.frac);
-        printf("\n");
-    }
-    if (o->dp.clip > 0) {
-        printf("DP-FedAvg: clip %g, noise multiplier %g, each client taking part with probability %g, delta %g; "
-               "secrets from %s. epsilon per run (it adds up over runs on the same data, never averaged):\n",
-               (double)o->dp.clip, (double)o->dp.noise, (double)o->frac, o->dp.delta,
-               o->secret_seed_set ? "--secret-seed (reproducible)" : "the system's entropy");
-        for (a = 0; a < o->n_algos; a++) {
-            if (res[a].n == 0) continue;
-            printf("  %-10s", o->labels[a]);
-            for (i = 0; i < res[a].n; i++) {
-                if (isfinite(res[a].eps[i])) printf(" %.4g", res[a].eps[i]);
-                else printf(" none (no noise)");
-            }
-            printf("\n");
-        }
-    }
-    if (o->secagg.on)
-        for (a = 0; a < o->n_algos; a++) {
-            if (res[a].n == 0) continue;
-            printf("secure aggregation%s%s: the server saw the survivors' sums only (models and the rounds' numbers);"
-                   " %d round%s not unmasked, %d upload%s withheld out of the ring's range\n",
-                   o->n_algos > 1 ? ", " : "", o->n_algos > 1 ? o->labels[a] : "", res[a].secagg_failed,
-                   res[a].secagg_failed == 1 ? "" : "s", res[a].secagg_range, res[a].secagg_range == 1 ? "" : "s");
-        }
-}
-
 static void print_table(const options *o, const result *res, int runs) {
     int a, w = 10; /* the first column: as wide as the longest label */
     for (a = 0; a < o->n_algos; a++) w = (int)strlen(o->labels[a]) > w ? (int)strlen(o->labels[a]) : w;
