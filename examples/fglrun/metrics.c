@@ -10,6 +10,9 @@
  * gets a block of macro-F1 (and ROC-AUC) rows that says which metric
  * selected; the JSON row gets "selected_by", "val_score_mean" and
  * "test_f1_mean" ... ("test_auc_mean" ... where a run had one).
+ * Last under the table, the defences' lines (defences_lines): the robust
+ * rule, screening and a simulated attack; DP's parameters and epsilon per
+ * run; what secure aggregation hid.
  */
 
 /* The metric in use, after loading: 0, or 1 (refused: the message said why). */
