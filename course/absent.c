@@ -1,8 +1,9 @@
-/* absent.c - an assignment with nothing in it: the Makefile links it in place
- * of a student file that is not in the folder graded or does not compile
- * (compiled with -DCOURSE_ABSENT_NAME), so that the other assignments are
- * still graded and fglrun still builds. The grader scores the assignment 0
- * and says why (NAME.syms names the reason). Not a student's file. */
+/* absent.c - an assignment with nothing in it (compiled with
+ * -DCOURSE_ABSENT_NAME): the Makefile links it in place of a student file
+ * that is not in the folder graded, does not compile or does not link, so
+ * that the other assignments are still graded and fglrun still builds. The
+ * grader scores the assignment 0 and says why (NAME.syms names the reason).
+ * Not a student's file. */
 #include "course.h"
 
 #if defined(COURSE_ABSENT_a1_trimmed)

@@ -20,9 +20,10 @@
  * (below, "what each file may use"), and none of a few C library functions that read the
  * environment or files, load code or change memory protection. A file that
  * uses anything else scores 0 for its assignment, before any check runs; so
- * does a file that is not in the folder graded or does not compile (the
- * Makefile links absent.c's empty assignment in its place and writes why
- * into NAME.syms, the compiler's messages into NAME.err).
+ * does a file that is not in the folder graded, does not compile or does
+ * not link (the Makefile links absent.c's empty assignment in its place and
+ * writes why into NAME.syms, the compiler's or linker's messages into
+ * NAME.err).
  * So does a file of assignment 1, 2 or 3 with more than COPIED_MAX lines
  * (of 40 characters or more, blanks at the ends aside) that are lines of
  * fgl's source (NAME.copied, which the Makefile writes): the library's code
@@ -359,7 +360,7 @@ static int file_ok(int k, int pts) {
         FILE *e;
         fclose(f);
         line[strcspn(line, "\n")] = 0;
-        check(gate_ids[k], pts, 0, "the file is there and compiles", "%s: assignment %d scores 0", line + 7, k);
+        check(gate_ids[k], pts, 0, "the file is there, compiles and links", "%s: assignment %d scores 0", line + 7, k);
         snprintf(path, sizeof path, "%s/%s.err", syms_dir, files[k]);
         if ((e = fopen(path, "r"))) { /* the compiler's first messages */
             int n = 0;

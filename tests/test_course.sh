@@ -107,14 +107,22 @@ fi
 mkdir -p "$tmp/s/bob/hw" "$tmp/s/alice/hw"
 cp $sol/a1_trimmed.c "$tmp/s/bob/hw/"
 cp tests/course_mutants/a1_trimmed-weighted.c "$tmp/s/alice/hw/a1_trimmed.c" && touch -t 200001010000 "$tmp/s/alice/hw/a1_trimmed.c"
+# and Alice's a2 calls a function that does not exist (it compiles, with a warning, and does not link), her a3
+# does not compile: each scores 0 with the reason, the rest is graded
+sed 's/fgl_received(/fgl_recieved(/' $sol/a2_fedprox.c > "$tmp/s/alice/hw/a2_fedprox.c"
+printf 'int sage_backward(void) { return }\n' > "$tmp/s/alice/hw/a3_sage_backward.c"
 hw_out() { echo "course/build/hw-$(printf '%s' "$(cd "$1" && pwd -P)" | cksum | cut -d' ' -f1)"; }
 bob=$(grade bob WORK="$tmp/s/bob/hw")
-alice=$(grade alice WORK="$tmp/s/alice/hw" A=a1)
+alice=$(grade alice WORK="$tmp/s/alice/hw" A="a1 a2 a3")
 bob2=$(grade bob2 WORK="$tmp/s/bob/hw" A=a1)
-if [ "$bob" = "20/100" ] && [ "$alice" = "0/20" ] && [ "$bob2" = "20/20" ]; then
+if [ "$bob" = "20/100" ] && [ "$alice" = "0/70" ] && [ "$bob2" = "20/20" ] && grep -q "^failing checks: a1.1 a1.2 a1.3 " "$tmp/alice.txt"; then
     echo "ok - course: bob/hw and alice/hw are graded apart (Bob $bob, Alice $alice, Bob again $bob2)"
-else echo "not ok - course: bob/hw and alice/hw mixed up (Bob '$bob', want 20/100; Alice '$alice', want 0/20; Bob again '$bob2', want 20/20)"
+else echo "not ok - course: bob/hw and alice/hw mixed up (Bob '$bob', want 20/100; Alice '$alice', want 0/70 with a1.1 failed; Bob again '$bob2', want 20/20)"
     tail -4 "$tmp/alice.txt" | sed 's/^/#   /'; fi
+if grep -q 'a2_fedprox.c does not link .*assignment 2 scores 0' "$tmp/alice.txt" && grep -q "undefined reference to .fgl_recieved" "$tmp/alice.txt" &&
+   grep -q 'a3_sage_backward.c does not compile .*assignment 3 scores 0' "$tmp/alice.txt"; then
+    echo "ok - course: a file that does not link, or does not compile, scores 0 with the reason; the others are graded"
+else echo "not ok - course: a file that does not link or compile (want the reasons for a2 and a3)"; grep -v '^  ok' "$tmp/alice.txt" | head -20 | sed 's/^/#   /'; fi
 # Bob's folder with only a1's file: a2-a4 score 0, each saying the file is not there
 n=$(grep -c "a[234]_[a-z_]*\.c is not in the folder graded: assignment [234] scores 0" "$tmp/bob.txt")
 if [ "$n" = 3 ] && grep -q '^  assignment 1: 20/20' "$tmp/bob.txt"; then
