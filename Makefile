@@ -175,7 +175,9 @@ test-mpi: build/fglrun_mpi build/fglrun
 # skeletons 0/100, each mutant loses the checks it breaks, each shortcut
 # submission (course/teacher/shortcuts) scores 0 on its assignment, the
 # student kit holds no teacher material and grades on its own, fglrun with
-# the students' algorithms
+# the students' algorithms, two students' folders of one last name graded
+# apart, a missing file scored 0 with the others graded, a crash's earlier
+# lines kept in the output file
 test-course:
 	@./tests/run.sh tests/test_course.sh
 
@@ -234,7 +236,7 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build
              tests/test_privacy_records.sh\ build tests/data_check.sh
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
-# with it), the course kit (tests/test_course.sh, which grades 9 builds),
+# with it), the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, and the plots rendered in headless
 # Chromium (tests/test_plots.sh, 90 s of a quick suite's 4.5 minutes).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \

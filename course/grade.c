@@ -19,7 +19,11 @@
  * Makefile writes to DIR/NAME.syms): those of fgl that an assignment lists
  * (below, "what each file may use"), and none of a few C library functions that read the
  * environment or files, load code or change memory protection. A file that
- * uses anything else scores 0 for its assignment, before any check runs.
+ * uses anything else scores 0 for its assignment, before any check runs; so
+ * does a file that is not in the folder graded, does not compile or does
+ * not link (the Makefile links absent.c's empty assignment in its place and
+ * writes why into NAME.syms, the compiler's or linker's messages into
+ * NAME.err).
  * So does a file of assignment 1, 2 or 3 with more than COPIED_MAX lines
  * (of 40 characters or more, blanks at the ends aside) that are lines of
  * fgl's source (NAME.copied, which the Makefile writes): the library's code
@@ -351,6 +355,20 @@ static int file_ok(int k, int pts) {
               "%s is missing: the Makefile writes it (nm -u of the file's object); grade with make", path);
         return 0;
     }
+    if (fgets(line, sizeof line, f) && !strncmp(line, "absent ", 7)) { /* the Makefile's: no file, or no object */
+        FILE *e;
+        fclose(f);
+        line[strcspn(line, "\n")] = 0;
+        check(gate_ids[k], pts, 0, "the file is there, compiles and links", "%s: assignment %d scores 0", line + 7, k);
+        snprintf(path, sizeof path, "%s/%s.err", syms_dir, files[k]);
+        if ((e = fopen(path, "r"))) { /* the compiler's first messages */
+            int n = 0;
+            while (n < 12 && fgets(line, sizeof line, e)) printf("                   | %s%s", line, strchr(line, '\n') ? "" : "\n"), n++;
+            fclose(e);
+        }
+        return 0;
+    }
+    rewind(f);
     while (fgets(line, sizeof line, f)) {
         char *name = NULL, *tok, *save = NULL; /* "U name" or "name U ...": the name is the token not one letter */
         for (tok = strtok_r(line, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save))
@@ -457,7 +475,8 @@ static void a1_run(bench *b, const fgl_algo *graded, const protocol *p, outcome 
 static int a1_exact(const outcome *o, const char *what, const char *id, int pts) {
     if (o->rc) return check(id, pts, 0, what, "the run failed: %s", o->msg);
     return check(id, pts, a1.rounds > 0 && a1.max_err <= 1e-5, what,
-                 "coordinate %d: your server model has %.7g, the trimmed mean is %.7g (relative error %.2g)", a1.worst_j,
+                 "coordinate %d: your server model has %.7g, the trimmed mean is %.7g (error %.2g: |yours - it| / max(1, |it|), "
+                 "must be <= 1e-5)", a1.worst_j,
                  (double)a1.got, (double)a1.want, a1.max_err);
 }
 
@@ -511,12 +530,10 @@ static void grade_a1(void) {
     run_algo(&b6, fgl_algo_find("fedavg"), &p, &mean_attacked);
     if (attacked.rc)
         check("a1.5", 3, 0, "robust: one client of 6 sends -5 x its update", "the run failed: %s", attacked.msg);
-    else
-        check("a1.5", 3, !mean_attacked.rc && attacked.s.best_test >= mean_attacked.s.best_test + 0.08,
-              "robust: one client of 6 sends -5 x its update; 8 points above FedAvg's server model",
-              "test accuracy of the server's model %.1f%%, FedAvg's %.1f%%", 100 * attacked.s.best_test,
-              100 * mean_attacked.s.best_test);
-    if (!attacked.rc)
+    else if (check("a1.5", 3, !mean_attacked.rc && attacked.s.best_test >= mean_attacked.s.best_test + 0.08,
+                   "robust: one client of 6 sends -5 x its update; 8 points above FedAvg's server model",
+                   "test accuracy of the server's model after 15 rounds under attack: yours %.1f%%, FedAvg's %.1f%%",
+                   100 * attacked.s.best_test, 100 * mean_attacked.s.best_test)) /* a failure said it already */
         printf("                   (the server's model after 15 rounds under attack: yours %.1f%%, FedAvg's %.1f%%)\n",
                100 * attacked.s.best_test, 100 * mean_attacked.s.best_test);
     p = proto(2, 1, "trim=3");
@@ -602,7 +619,8 @@ static void grade_a2(void) {
     else
         ok1 = check("a2.1", 6, ld < 1e-4 && gd < 1e-4,
                     "5 local epochs, mu=0.1: the run follows FedProx's (training loss each round, final model)",
-                    "largest relative difference of the training loss %.2g, of the final model %.2g (both must be < 1e-4; "
+                    "largest relative difference of the training loss %.2g, of the final model %.2g (||yours - FedProx's|| / "
+                    "||FedProx's||; both must be < 1e-4; "
                     "FedAvg's final model differs from FedProx's by %.2g%s)", ld, gd, fd,
                     mine.global && plain.global && !memcmp(mine.global, plain.global, sizeof(float) * plain.n_global)
                         ? ", and yours is FedAvg's" : "");
@@ -650,7 +668,7 @@ static void grade_a2(void) {
               "the run failed: %s", mine.msg);
     else
         check("a2.5", 3, ld < 1e-4 && gd < 1e-4, "share=conv (the head stays local), mu=0.1, 5 local epochs: the run follows FedProx's",
-              "largest relative difference of the training loss %.2g, of the model %.2g", ld, gd);
+              "largest relative difference of the training loss %.2g, of the model %.2g (in norm; both must be < 1e-4)", ld, gd);
     outcome_free(&mine);
     outcome_free(&theirs);
     bench_free(&b);
@@ -835,6 +853,7 @@ static int a3_autodiff(const a3_case *c, float *gX, float *gWs, float *gWn, floa
     return rc;
 }
 
+/* The largest |a - b| / max(1, |b|): absolute below 1, relative above. */
 static double max_rel(const float *a, const float *b, size_t n) {
     double m = 0;
     size_t i;
@@ -967,7 +986,8 @@ static void grade_a3(void) {
         if (m2 > m) m = m2;
         if (m3 > m) m = m3;
         if (m4 > m) m = m4;
-        check("a3.5", 3, m < 1e-3, "equals fgl's autodiff on 300 nodes (every gradient)", "largest relative difference %.3g", m);
+        check("a3.5", 3, m < 1e-3, "equals fgl's autodiff on 300 nodes (every gradient)",
+              "largest |yours - autodiff's| / max(1, |autodiff's|) %.3g (must be < 1e-3)", m);
     }
     a3_free(&c);
     free(dX);
@@ -1154,6 +1174,9 @@ static void graded(int k, int points) {
 
 int main(int argc, char **argv) {
     int want[5] = {0, 1, 1, 1, 1}, i;
+    /* Line-buffered before any output (the children inherit it): when a child dies in a student's code its
+     * lines so far are out, even into a file or a pipe, and the CRASH line below follows them. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     (void)fgl_wait_choose(argv, "auto", 0); /* (fgl.h) passive waiting on a busy machine, unless OMP_WAIT_POLICY says otherwise */
     for (i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--syms") && i + 1 < argc) {

@@ -9,7 +9,11 @@
 #    "expect: aN=0") scores 0 on its assignment;
 #  - the student kit (make -C course student-kit) holds no teacher material
 #    and no solution, and grades on its own;
-#  - fglrun built with the solutions runs the students' algorithms by name.
+#  - fglrun built with the solutions runs the students' algorithms by name;
+#  - two students whose folders share a last name (bob/hw, alice/hw) get their own grades, whatever the
+#    files' times; a folder with one assignment's file grades it and gives the others 0 with the reason;
+#  - a grader's process that crashes (the mutant a1_trimmed-nullupload) still shows its lines before
+#    the crash when the output goes to a file.
 # Usage: tests/test_course.sh
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 sol=course/teacher/solutions
@@ -45,6 +49,11 @@ for m in tests/course_mutants/*.c; do
     done
     if [ -n "$s" ] && [ -z "$missing" ] && [ -n "$expect" ]; then echo "ok - course: the mutant $name fails $expect ($s)"
     else echo "not ok - course: the mutant $name should fail $expect (failing:${fails:- nothing}; score '$s')"; tail -5 "$tmp/$name.txt" | sed 's/^/#   /'; fi
+    case "$expect" in *crash*) # its lines before the crash reached the file (the child's stdout is line-buffered)
+        if sed -n '/^  ok .* a1\.1 /,$p' "$tmp/$name.txt" | grep -q '^  CRASH'; then
+            echo "ok - course: the mutant $name's checks before its crash are in the output file"
+        else echo "not ok - course: the mutant $name's lines before its crash are lost"; sed 's/^/#   /' "$tmp/$name.txt" | head -12; fi ;;
+    esac
 done
 for m in course/teacher/shortcuts/*.c; do
     variant "$m"
@@ -74,7 +83,7 @@ if nice -n 10 make -s -C course student-kit > "$tmp/kit.txt" 2>&1 && mkdir "$tmp
     if [ -z "$leak" ]; then echo "ok - course: the student kit holds no teacher material ($files files)"
     else echo "not ok - course: the student kit holds teacher material:$leak"; fi
     # the library object built above, carried in (newer than the kit's sources: not compiled again)
-    mkdir -p "$tmp/kit/fgl-course/course/build" && cp -p course/build/fgl.o "$tmp/kit/fgl-course/course/build/"
+    mkdir -p "$tmp/kit/fgl-course/course/build" && cp -p course/build/flags course/build/fgl.o "$tmp/kit/fgl-course/course/build/"
     cp $sol/a3_sage_backward.c "$tmp/kit/fgl-course/course/"
     if nice -n 10 make -s -C "$tmp/kit/fgl-course/course" grade A="a1 a3" > "$tmp/kitgrade.txt" 2>&1 &&
        grep -q '^score: 30/50$' "$tmp/kitgrade.txt"; then
@@ -93,3 +102,36 @@ if nice -n 10 make -s -C course fglrun WORK=teacher/solutions OUT="$tmp/build-so
 else
     echo "not ok - course: fglrun runs the students' algorithms by name"; sed 's/^/#   /' "$tmp/fglrun.txt" "$tmp/run.json" 2> /dev/null | head -5
 fi
+# two students, folders of the same last name: Bob's a1 right, Alice's wrong and older (by its time) than
+# Bob's objects; each graded in the build folder the Makefile names from the whole path (course/build/hw-CRC)
+mkdir -p "$tmp/s/bob/hw" "$tmp/s/alice/hw"
+cp $sol/a1_trimmed.c "$tmp/s/bob/hw/"
+cp tests/course_mutants/a1_trimmed-weighted.c "$tmp/s/alice/hw/a1_trimmed.c" && touch -t 200001010000 "$tmp/s/alice/hw/a1_trimmed.c"
+# and Alice's a2 calls a function that does not exist (it compiles, with a warning, and does not link), her a3
+# does not compile: each scores 0 with the reason, the rest is graded
+sed 's/fgl_received(/fgl_recieved(/' $sol/a2_fedprox.c > "$tmp/s/alice/hw/a2_fedprox.c"
+printf 'int sage_backward(void) { return }\n' > "$tmp/s/alice/hw/a3_sage_backward.c"
+hw_out() { echo "course/build/hw-$(printf '%s' "$(cd "$1" && pwd -P)" | cksum | cut -d' ' -f1)"; }
+bob=$(grade bob WORK="$tmp/s/bob/hw")
+alice=$(grade alice WORK="$tmp/s/alice/hw" A="a1 a2 a3")
+bob2=$(grade bob2 WORK="$tmp/s/bob/hw" A=a1)
+if [ "$bob" = "20/100" ] && [ "$alice" = "0/70" ] && [ "$bob2" = "20/20" ] && grep -q "^failing checks: a1.1 a1.2 a1.3 " "$tmp/alice.txt"; then
+    echo "ok - course: bob/hw and alice/hw are graded apart (Bob $bob, Alice $alice, Bob again $bob2)"
+else echo "not ok - course: bob/hw and alice/hw mixed up (Bob '$bob', want 20/100; Alice '$alice', want 0/70 with a1.1 failed; Bob again '$bob2', want 20/20)"
+    tail -4 "$tmp/alice.txt" | sed 's/^/#   /'; fi
+if grep -q 'a2_fedprox.c does not link .*assignment 2 scores 0' "$tmp/alice.txt" && grep -q "undefined reference to .fgl_recieved" "$tmp/alice.txt" &&
+   grep -q 'a3_sage_backward.c does not compile .*assignment 3 scores 0' "$tmp/alice.txt"; then
+    echo "ok - course: a file that does not link, or does not compile, scores 0 with the reason; the others are graded"
+else echo "not ok - course: a file that does not link or compile (want the reasons for a2 and a3)"; grep -v '^  ok' "$tmp/alice.txt" | head -20 | sed 's/^/#   /'; fi
+# Bob's folder with only a1's file: a2-a4 score 0, each saying the file is not there
+n=$(grep -c "a[234]_[a-z_]*\.c is not in the folder graded: assignment [234] scores 0" "$tmp/bob.txt")
+if [ "$n" = 3 ] && grep -q '^  assignment 1: 20/20' "$tmp/bob.txt"; then
+    echo "ok - course: a folder with a1's file only grades a1 (20/20) and gives a2-a4 0, saying why"
+else echo "not ok - course: a folder with a1's file only (want a1 20/20 and 3 'not in the folder' lines, got $n)"
+    grep -v '^  ok' "$tmp/bob.txt" | head -12 | sed 's/^/#   /'; fi
+# the same folder, its file replaced by an older one with other text: the content, not the time, decides
+cp -p "$tmp/s/alice/hw/a1_trimmed.c" "$tmp/s/bob/hw/a1_trimmed.c"
+bob3=$(grade bob3 WORK="$tmp/s/bob/hw" A=a1)
+if [ "$bob3" = "0/20" ]; then echo "ok - course: a file replaced by an older one is compiled again (0/20)"
+else echo "not ok - course: a file replaced by an older one graded '$bob3', not 0/20 (its old object kept?)"; fi
+rm -rf "$(hw_out "$tmp/s/bob/hw")" "$(hw_out "$tmp/s/alice/hw")"
