@@ -264,7 +264,7 @@ static int fgl__node_openfgl(const fgl_node_data *d, int how, int k, const fgl_s
             rc = fgl_error_set(err, FGL_ERR_ARG, "%s split: %d %s for %d clients (each client gets whole %s)%s",
                                fgl_part_name(how), nc, how == FGL_PART_LOUVAIN_PLUS ? "Louvain communities" : "METIS parts",
                                k, how == FGL_PART_LOUVAIN_PLUS ? "communities" : "parts",
-                               how == FGL_PART_LOUVAIN_PLUS ? ": raise the resolution or use fewer clients"
+                               how == FGL_PART_LOUVAIN_PLUS ? ": raise the resolution (--resolution) or use fewer clients"
                                                             : ": raise metis_parts (--metis-parts) or use fewer clients");
         if (!rc) rc = fgl_split_group_communities(comm, n, nc, lab, C, k, c->seed, part, err);
     }
