@@ -138,8 +138,8 @@ static void test_plus_splits(void) {
 
 static void test_louvain_resolution(void) {
     const fgl_csr *a = &nodes.node.adj;
-    int n = a->rows, *c1 = (int *)malloc(sizeof(int) * (size_t)n), *c2 = (int *)malloc(sizeof(int) * (size_t)n), m1,
-        m2, m4;
+    int n = a->rows, *c1 = (int *)malloc(sizeof(int) * (size_t)n), *c2 = (int *)malloc(sizeof(int) * (size_t)n), m1 = 0,
+        m2 = -1, m4 = 0;
     fgl_error err;
     FT_CHECK(fgl_louvain(a, 3, c1, &m1, NULL) == FGL_OK && fgl_louvain_ex(a, 3, 1.0, c2, &m2, NULL) == FGL_OK,
              "louvain");
