@@ -156,6 +156,8 @@ static int make_scenario(const options *o, int fold, const fgl_dataset *ds, fgl_
     c.how = o->split;
     c.clients = o->clients;
     c.alpha = o->alpha;
+    c.resolution = o->resolution;
+    c.metis_parts = o->metis_parts;
     c.min_per_client = o->min_per_client;
     c.train = o->train_frac;
     c.val = o->val_frac;
@@ -275,6 +277,7 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_VAL, NULL),
                    fgl_split_indices(d->split, d->n_nodes, FGL_SPLIT_TEST, NULL));
             json_num(stdout, "%.4f", fgl_graph_mean_clustering(&d->adj));
+            print_node_label_counts(d, ds->node.n_classes);
             if (hc) {
                 sbuf cb = {0, 0, 0, 0};
                 homophily_members(&cb, &hc[i]);
@@ -294,7 +297,9 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
                    fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_VAL, NULL),
                    fgl_split_indices(g->split, g->n_graphs, FGL_SPLIT_TEST, NULL));
             for (c = 0; c < g->n_classes; c++) printf("%s%d", c ? ", " : "", counts[c]);
-            printf("]}");
+            printf("]");
+            print_graph_stat_ranges(g);
+            printf("}");
             free(counts);
         }
     }

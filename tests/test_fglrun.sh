@@ -192,6 +192,37 @@ if $FGLRUN $bb --residual --norm batch > "$tmp/bb.json" 2> "$tmp/err" && $FGLRUN
         '"residual": false, "norm": "none"'
     if [ "$(strip $tmp/bb.json)" = "$(strip $tmp/bb0.json)" ]; then echo "not ok - --residual --norm batch changes nothing"; fi
 else echo "not ok - fglrun --residual --norm batch"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+# OpenFGL's simulations (issue 52): each split recorded and replayed bit for bit, its parameters in the record
+# and acting; the splits a task cannot take, and impossible requests, refused with a reason
+for sp in louvain-plus metis-plus label-skew topology-skew feature-skew graph-label-skew; do
+    case $sp in
+        topology-skew|feature-skew) sa="--task graph --split $sp --batch 32" ;;
+        graph-label-skew) sa="--task graph --split label-skew --batch 32" ;;
+        *) sa="--split $sp" ;;
+    esac
+    if $FGLRUN --algo fedavg --data synthetic $sa --clients 4 --rounds 2 --resolution 2 --metis-parts 12 --json --quiet \
+        > "$tmp/sim.json" 2> "$tmp/err"; then
+        replay "--split $sp" "$tmp/sim.json" "\"split\": \"${sp#graph-}\"" '"resolution": 2' '"metis-parts": 12'
+    else echo "not ok - fglrun --split $sp"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+done
+sim="--algo fedavg --data synthetic --split louvain-plus --clients 4 --rounds 2 --json --quiet"
+if $FGLRUN $sim --resolution 2 > "$tmp/r2.json" 2> "$tmp/err" && $FGLRUN $sim > "$tmp/r1.json" 2>> "$tmp/err" &&
+   [ "$(strip $tmp/r1.json)" != "$(strip $tmp/r2.json)" ]; then echo "ok - louvain-plus: --resolution changes the split"
+else echo "not ok - louvain-plus: --resolution changes nothing"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+refuse() { # LABEL PATTERN ARGS...: fglrun fails, saying PATTERN
+    r_label=$1; r_pat=$2; shift 2
+    if $FGLRUN "$@" --rounds 1 --quiet > /dev/null 2> "$tmp/err"; then echo "not ok - $r_label: accepted"
+    elif grep -qF -- "$r_pat" "$tmp/err"; then echo "ok - $r_label: refused"
+    else echo "not ok - $r_label: refused without saying '$r_pat'"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+}
+refuse "topology-skew of a node graph" "not for node classification" --data synthetic --split topology-skew
+refuse "louvain-plus of graphs" "not for one graph set" --task graph --data synthetic --split louvain-plus
+refuse "metis-plus, fewer parts than clients" "METIS parts" --data synthetic --split metis-plus --clients 8 --metis-parts 5
+refuse "louvain-plus, more clients than communities" "Louvain communities" --data synthetic --split louvain-plus --clients 500
+refuse "label-skew, an unreachable minimum" "--alpha" --data synthetic --split label-skew --clients 50 --alpha 0.01 \
+    --min-per-client 55
+refuse "feature-skew, more clients than graphs" "clients for" --task graph --data synthetic --split feature-skew \
+    --clients 601
 pn="--algo pfedgnn --data synthetic --clients 4 --rounds 3 --public-nodes 120 --json --quiet"
 if $FGLRUN $pn --optim sgd --momentum 0.9 --hidden 16 --head none > "$tmp/pn.json" 2> "$tmp/err" &&
    $FGLRUN $pn > "$tmp/pn_adam.json" 2>> "$tmp/err"; then

@@ -113,3 +113,38 @@ static char *homophily_record(const fgl_dataset *ds, const fgl_scenario *sc, int
     }
     return b.s;
 }
+
+/* --info's per-client label histogram of a node client: `, "label_counts": [n_0, ...]` over the data's C classes
+ * (unlabelled nodes not counted), so label skews can be read off. */
+static void print_node_label_counts(const fgl_node_data *d, int C) {
+    int c, v, *counts = (int *)calloc((size_t)(C > 0 ? C : 1), sizeof(int));
+    if (!counts) return;
+    for (v = 0; d->y && v < d->n_nodes; v++)
+        if (d->y[v] >= 0 && d->y[v] < C) counts[d->y[v]]++;
+    printf(", \"label_counts\": [");
+    for (c = 0; c < C; c++) printf("%s%d", c ? ", " : "", counts[c]);
+    printf("]");
+    free(counts);
+}
+
+/* --info's range of a graph client's OpenFGL statistics (the topology-skew and feature-skew splits sort by them):
+ * `, "mean_degree": [min, max], "mean_feature": [min, max]` over its graphs. */
+static void print_graph_stat_ranges(const fgl_graph_set *g) {
+    double *st = (double *)malloc(sizeof(double) * (size_t)(g->n_graphs > 0 ? g->n_graphs : 1)), lo, hi;
+    int pass, i;
+    fgl_error e;
+    if (!st || g->n_graphs < 1) {
+        free(st);
+        return;
+    }
+    for (pass = 0; pass < 2; pass++) {
+        if (pass == 0) fgl_graph_set_mean_degrees(g, st);
+        else if (fgl_graph_set_mean_features(g, st, &e)) break;
+        for (lo = hi = st[0], i = 1; i < g->n_graphs; i++) {
+            lo = st[i] < lo ? st[i] : lo;
+            hi = st[i] > hi ? st[i] : hi;
+        }
+        printf(", \"%s\": [%.6g, %.6g]", pass ? "mean_feature" : "mean_degree", lo, hi);
+    }
+    free(st);
+}

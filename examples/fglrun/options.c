@@ -32,6 +32,8 @@ typedef struct options {
     int public_split;
     int clients;         /* 0: default */
     double alpha;
+    double resolution;   /* --split louvain-plus: the Louvain resolution */
+    int metis_parts;     /* --split metis-plus: the METIS parts grouped into clients */
     int arch;            /* -1: default */
     int archs[MAX_ITEMS], n_archs;   /* --model a,b,c: client i gets archs[n_archs i / K] */
     int heads, layers, head;         /* GAT heads, message-passing layers, classifier head; -1: the spec's default */
@@ -714,10 +716,20 @@ static const opt_def opt_table[] = {
     ROW_NUM("hits-k", 'e', OPT_INT, 0, hits_k, 1, 1000000, 50, "K", "a positive integer", NULL, NULL, NULL),
     ROW_NUM("link-neg", 'e', OPT_INT, 0, link_neg, 0, 100000000, 1000, "N", "an integer >= 0", NULL, NULL, NULL),
     ROW_NUM("link-dim", 'e', OPT_INT, 0, link_dim, 1, 1000000, 64, "D", "a positive integer", NULL, NULL, NULL),
-    ROW_CUSTOM("split", 'e', OPT_INIT, split, -1, "metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|given|public|none",
-               NULL, NULL, p_split, r_split, NULL),
+    ROW_CUSTOM("split", 'e', OPT_INIT, split, -1,
+               "metis|overlap|louvain|random|dirichlet|dirichlet-equal|iid|per-dataset|given|public|none|"
+               "louvain-plus|metis-plus|label-skew|topology-skew|feature-skew",
+               NULL, NULL, p_split, r_split,
+               "--split louvain-plus|metis-plus|label-skew|topology-skew|feature-skew: OpenFGL's simulations. louvain-plus:\n"
+               "  Louvain communities (--resolution R, 1) grouped into the clients by k-means of their label distributions;\n"
+               "  metis-plus: METIS into --metis-parts P parts (100), grouped likewise; label-skew (node or graph task):\n"
+               "  per class a Dirichlet(--alpha) share over the clients not yet holding n/K items, redrawn until each\n"
+               "  has --min-per-client; topology-skew / feature-skew (graph task): graphs sorted by mean degree / mean\n"
+               "  node feature, cut into K consecutive runs. docs/algorithms.md, \"OpenFGL's data simulations\".\n"),
     ROW_NUM("clients", 'e', OPT_INT, 0, clients, 1, 100000, 0, "K", "a positive integer", "10", r_clients, NULL),
     ROW_NUM("alpha", 'e', OPT_DOUBLE, 0, alpha, 1e-6, 1e9, 0.5, "A", "a positive number", NULL, NULL, NULL),
+    ROW_NUM("resolution", 'e', OPT_DOUBLE, 0, resolution, 1e-6, 1e6, 1, "R", "a positive number", NULL, NULL, NULL),
+    ROW_NUM("metis-parts", 'e', OPT_INT, 0, metis_parts, 1, 100000000, 100, "P", "a positive integer", NULL, NULL, NULL),
     ROW_CUSTOM("model", 'e', OPT_INIT, arch, -1, "gcn|gin|sage|sgc|gcnii|gat|mlp|gamlp[,...]", NULL, NULL, p_model, r_model,
                "--model a,b,c gives clients different backbones in contiguous blocks (client i of K gets entry n*i/K);\n"
                "  only algorithms that share no weights accept it (local and the prototype methods).\n"),

@@ -66,6 +66,14 @@ enum {
     FGL_PART_DIRICHLET_EQUAL, /* graph task: GPFL's soft Dirichlet(alpha) skew, capped priors, equal sizes */
     FGL_PART_GIVEN,       /* node task: the caller's node -> client array (fgl_split_config.part), e.g. real METIS's
                              output read by fgl_read_partition; disjoint subgraphs */
+    /* OpenFGL's simulations (src/graph/simulate.h; docs/algorithms.md, "OpenFGL's data simulations"): */
+    FGL_PART_LOUVAIN_PLUS, /* node task: Louvain communities (resolution) grouped into k clients by k-means of their
+                              label distributions (OpenFGL's Louvain+) */
+    FGL_PART_METIS_PLUS,  /* node task: METIS into metis_parts parts, grouped likewise (OpenFGL's Metis+) */
+    FGL_PART_LABEL_SKEW,  /* node or graph task: OpenFGL's Dirichlet(alpha) label skew with client capacities n / k,
+                             redrawn until every client has min_per_client (node task: edges across clients dropped) */
+    FGL_PART_TOPOLOGY_SKEW, /* graph task: graphs sorted by mean degree, dealt in k consecutive runs */
+    FGL_PART_FEATURE_SKEW,  /* graph task: graphs sorted by the mean of their node features, likewise */
     FGL_PART_COUNT
 };
 
@@ -76,8 +84,8 @@ typedef struct fgl_split_config {
     int how;             /* FGL_PART_*; -1: METIS for a node task, DIRICHLET for one graph set,
                             PER_DATASET for several */
     int clients;         /* 0: 5 (node; overlapping: 10), 10 (graph); PER_DATASET: one per set */
-    double alpha;        /* DIRICHLET concentration (0.5) */
-    int min_per_client;  /* DIRICHLET: fewest graphs (nodes) a client may get (10) */
+    double alpha;        /* DIRICHLET, LABEL_SKEW concentration (0.5; OpenFGL's default is 10) */
+    int min_per_client;  /* DIRICHLET, LABEL_SKEW: fewest graphs (nodes) a client may get (10; OpenFGL's: 5) */
     int public_nodes;    /* node tasks: nodes drawn at random (split seed) and withheld from every client
                             before the split, kept in fgl_scenario.pub (0) */
     double train, val;   /* fractions of each client's samples; < 0: the protocol's
@@ -106,6 +114,8 @@ typedef struct fgl_split_config {
                             data's: train/val fractions, stratified and the split seed do not apply); 0 (default):
                             splits are drawn */
     int fixed_split;
+    double resolution;   /* LOUVAIN_PLUS: the Louvain resolution (1, OpenFGL's default) */
+    int metis_parts;     /* METIS_PLUS: the METIS parts grouped into clients (100, OpenFGL's default) */
 } fgl_split_config;
 
 FGLDEF fgl_split_config fgl_split_default(void);
@@ -139,7 +149,8 @@ FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
                                                       "iid", "per-dataset", "none", "dirichlet-equal",
-                                                      "given"};
+                                                      "given", "louvain-plus", "metis-plus", "label-skew",
+                                                      "topology-skew", "feature-skew"};
 
 FGLDEF const char *fgl_part_name(int how) {
     return how >= 0 && how < FGL_PART_COUNT ? fgl__part_names[how] : "unknown";
@@ -223,6 +234,42 @@ static int fgl__node_dirichlet(const fgl_node_data *d, int k, double alpha, int 
     }
     rc = fgl_split_dirichlet(lab, n, C + unl, k, alpha, min_per_client, seed, part, err);
     FGL_FREE(lab);
+    return rc;
+}
+
+/* OpenFGL's node simulations: Louvain+ and Metis+ (communities grouped by
+ * their label distributions) and its label skew; unlabelled nodes count as
+ * one more class in the label skew, and not at all in a community's label
+ * distribution. */
+static int fgl__node_openfgl(const fgl_node_data *d, int how, int k, const fgl_split_config *c, int *part,
+                             fgl_error *err) {
+    int n = d->n_nodes, i, rc, C = d->n_classes, unl = 0, nc = 0;
+    int *lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    int *comm = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
+    if (!lab || !comm) {
+        FGL_FREE(lab);
+        FGL_FREE(comm);
+        return fgl_error_set(err, FGL_ERR_NOMEM, "%s split: out of memory", fgl_part_name(how));
+    }
+    for (i = 0; i < n; i++) {
+        lab[i] = d->y && d->y[i] >= 0 && d->y[i] < C ? d->y[i] : C;
+        unl |= lab[i] == C;
+    }
+    if (how == FGL_PART_LABEL_SKEW)
+        rc = fgl_split_label_skew(lab, n, C + unl, k, c->alpha, c->min_per_client, 100, c->seed, part, err);
+    else {
+        if (how == FGL_PART_LOUVAIN_PLUS) rc = fgl_louvain_ex(&d->adj, c->seed, c->resolution, comm, &nc, err);
+        else rc = fgl_partition_metis(&d->adj, nc = c->metis_parts, c->seed, comm, err);
+        if (!rc && nc < k)
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s split: %d %s for %d clients (each client gets whole %s)%s",
+                               fgl_part_name(how), nc, how == FGL_PART_LOUVAIN_PLUS ? "Louvain communities" : "METIS parts",
+                               k, how == FGL_PART_LOUVAIN_PLUS ? "communities" : "parts",
+                               how == FGL_PART_LOUVAIN_PLUS ? ": raise the resolution (--resolution) or use fewer clients"
+                                                            : ": raise metis_parts (--metis-parts) or use fewer clients");
+        if (!rc) rc = fgl_split_group_communities(comm, n, nc, lab, C, k, c->seed, part, err);
+    }
+    FGL_FREE(lab);
+    FGL_FREE(comm);
     return rc;
 }
 
@@ -314,9 +361,19 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
     if (how == FGL_PART_OVERLAP && k % 5 != 0)
         return fgl_error_set(err, FGL_ERR_ARG, "overlap split: the number of clients (%d) must be a multiple of 5", k);
     if (how != FGL_PART_METIS && how != FGL_PART_LOUVAIN && how != FGL_PART_RANDOM && how != FGL_PART_OVERLAP &&
-        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE && how != FGL_PART_GIVEN)
+        how != FGL_PART_DIRICHLET && how != FGL_PART_NONE && how != FGL_PART_GIVEN && how != FGL_PART_LOUVAIN_PLUS &&
+        how != FGL_PART_METIS_PLUS && how != FGL_PART_LABEL_SKEW)
         return fgl_error_set(err, FGL_ERR_ARG, "split '%s' is not for node classification (metis, louvain, random, "
-                             "overlap, dirichlet, given, none)", fgl_part_name(how));
+                             "overlap, dirichlet, given, none, louvain-plus, metis-plus, label-skew)",
+                             fgl_part_name(how));
+    if (how == FGL_PART_LOUVAIN_PLUS && !(cfg->resolution > 0 && cfg->resolution < 1e9))
+        return fgl_error_set(err, FGL_ERR_ARG, "louvain-plus split: resolution %g must be > 0", cfg->resolution);
+    if (how == FGL_PART_METIS_PLUS && !(cfg->metis_parts >= k && cfg->metis_parts <= n))
+        return fgl_error_set(err, FGL_ERR_ARG, "metis-plus split: %d METIS parts for %d clients and %d nodes (need "
+                             "clients <= parts <= nodes)", cfg->metis_parts, k, n);
+    if (how == FGL_PART_LABEL_SKEW && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
+        return fgl_error_set(err, FGL_ERR_ARG, "label-skew split: alpha %g must be > 0 and %d clients x %d nodes at "
+                             "least must fit in %d nodes", alpha, k, min_per_client, n);
     if (how == FGL_PART_DIRICHLET && !((alpha > 0) && (double)k * FGL__MAX(min_per_client, 0) <= n))
         return fgl_error_set(err, FGL_ERR_ARG,
                              "dirichlet split: alpha %g must be > 0 and %d clients x %d nodes at least "
@@ -362,6 +419,8 @@ static int fgl__scenario_subgraphs(fgl_scenario *sc, const fgl_node_data *all, i
         else if (how == FGL_PART_METIS) rc = fgl_partition_metis(&full->adj, k, seed, part, err);
         else if (how == FGL_PART_LOUVAIN) rc = fgl__louvain_parts(&full->adj, k, seed, part, err);
         else if (how == FGL_PART_GIVEN) memcpy(part, cfg->part, sizeof(int) * (size_t)n);
+        else if (how == FGL_PART_LOUVAIN_PLUS || how == FGL_PART_METIS_PLUS || how == FGL_PART_LABEL_SKEW)
+            rc = fgl__node_openfgl(full, how, k, cfg, part, err);
         else rc = fgl_partition_random(n, k, seed, part, err);
         if (!rc) {
             sc->edge_cut = fgl_edge_cut(&full->adj, part);
@@ -429,10 +488,11 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     fgl_index_lists lists;
     memset(&lists, 0, sizeof lists);
     if (how == FGL_PART_NONE) k = 1;
-    if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE)
+    if (how != FGL_PART_DIRICHLET && how != FGL_PART_DIRICHLET_EQUAL && how != FGL_PART_IID && how != FGL_PART_NONE &&
+        how != FGL_PART_LABEL_SKEW && how != FGL_PART_TOPOLOGY_SKEW && how != FGL_PART_FEATURE_SKEW)
         return fgl_error_set(err, FGL_ERR_ARG,
-                             "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none)",
-                             fgl_part_name(how));
+                             "split '%s' is not for one graph set (dirichlet, dirichlet-equal, iid, none, label-skew, "
+                             "topology-skew, feature-skew)", fgl_part_name(how));
     if (k < 1 || k > n) return fgl_error_set(err, FGL_ERR_ARG, "%s: %d clients for %d graphs", full->name, k, n);
     if (!full->x) return fgl_error_set(err, FGL_ERR_ARG, "%s: build node features before splitting", full->name);
     if ((rc = fgl__scenario_graph_alloc(sc, k, how, err))) return rc;
@@ -443,6 +503,16 @@ static int fgl__scenario_graphs(fgl_scenario *sc, const fgl_graph_set *full, int
     }
     if (how == FGL_PART_NONE) memset(client_of, 0, sizeof(int) * (size_t)n);
     else if (how == FGL_PART_IID) rc = fgl_split_iid(n, k, seed, client_of, err);
+    else if (how == FGL_PART_LABEL_SKEW)
+        rc = fgl_split_label_skew(full->y, n, full->n_classes, k, alpha, min_per_client, 100, seed, client_of, err);
+    else if (how == FGL_PART_TOPOLOGY_SKEW || how == FGL_PART_FEATURE_SKEW) { /* sorted by a statistic */
+        double *stat = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(n, 1));
+        if (!stat) rc = fgl_error_set(err, FGL_ERR_NOMEM, "scenario: out of memory");
+        else if (how == FGL_PART_TOPOLOGY_SKEW) fgl_graph_set_mean_degrees(full, stat);
+        else rc = fgl_graph_set_mean_features(full, stat, err);
+        if (!rc) rc = fgl_split_sorted(stat, n, k, client_of, err);
+        FGL_FREE(stat);
+    }
     else if (how == FGL_PART_DIRICHLET_EQUAL)
         rc = fgl_split_dirichlet_equal(full->y, n, full->n_classes, k, alpha, cfg->cap > 0 ? cfg->cap : 0.95, seed,
                                        client_of, err);
@@ -833,6 +903,8 @@ FGLDEF fgl_split_config fgl_split_default(void) {
     c.train = c.val = -1;
     c.seed = 1234;
     c.cap = 0.95;
+    c.resolution = 1.0;
+    c.metis_parts = 100;
     return c;
 }
 
