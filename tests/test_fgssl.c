@@ -3,11 +3,13 @@
  *   worked out by hand, with a mask and an unlabelled row left out;
  * - the structure distillation (FGSD) on a three-node path against the KL
  *   worked out by hand (nodes with one neighbour contribute 0);
- * - finite-difference gradient checks of both terms;
+ * - the authors' code's structural term (form = code) on one edge by hand;
+ * - finite-difference gradient checks of the three terms;
  * - the augmentation: probabilities 0 and 1 keep and drop everything, an
  *   edge goes with its mirror, masked feature columns are zero (dense and
  *   sparse);
- * - both weights 0 is FedAvg, bit for bit;
+ * - both weights 0 is FedAvg, bit for bit; the defaults and form = code
+ *   each train otherwise;
  * - end to end on Cora (fgl's synthetic data where Cora is missing) over 5
  *   Louvain clients beside Local and FedAvg, with thread-count determinism;
  * - saved after 2 of 4 rounds and resumed, the run ends with the
@@ -95,6 +97,37 @@ static void test_fgsd_by_hand(void) {
     fgl_tape_free(&t);
 }
 
+/* form = code: the edge 0 - 1 (both entries), C = 2, tau 1. Local logits
+ * (0,0), (1,0): |o_0 - o_1| = (1, 0), q = (e, 1) / (e + 1); global (0,0),
+ * (0,0): p = (1/2, 1/2); KL = 1/2 log(1/(2 q0)) + 1/2 log(1/(2 q1)), the
+ * same for both entries. Global (0,0), (2,1) at tau 1/2: p = softmax(4, 2),
+ * q = softmax(2, 0). */
+static void test_edge_by_hand(void) {
+    int indptr[3] = {0, 1, 2}, indices[2] = {1, 0};
+    float o[4] = {0, 0, 1, 0}, og[4] = {0, 0, 0, 0}, og2[4] = {0, 0, 2, 1};
+    double q0 = exp(1.0) / (exp(1.0) + 1), q1 = 1 - q0, want = 0.5 * log(0.5 / q0) + 0.5 * log(0.5 / q1), got;
+    double p0 = exp(4.0) / (exp(4.0) + exp(2.0)), p1 = 1 - p0;
+    fgl_csr adj;
+    fgl_tape t;
+    fgl_node *l;
+    adj.rows = adj.cols = 2;
+    adj.nnz = 2;
+    adj.indptr = indptr;
+    adj.indices = indices;
+    adj.values = NULL;
+    fgl_tape_init(&t);
+    l = fgl__fgssl_edge(&t, fgl_op_const(&t, o, 2, 2), og, &adj, 1.0f);
+    got = l ? l->val[0] : NAN;
+    FT_CHECK(l && NEAR(got, want, 1e-6), "edge term: %.8f, by hand %.8f", got, want);
+    q0 = exp(2.0) / (exp(2.0) + 1), q1 = 1 - q0;
+    want = p0 * log(p0 / q0) + p1 * log(p1 / q1);
+    l = fgl__fgssl_edge(&t, fgl_op_const(&t, o, 2, 2), og2, &adj, 0.5f);
+    got = l ? l->val[0] : NAN;
+    FT_CHECK(l && NEAR(got, want, 1e-6), "edge term, tau 1/2: %.8f, by hand %.8f", got, want);
+    FT_CHECK(t.err == FGL_OK, "edge term: tape error %s", t.msg);
+    fgl_tape_free(&t);
+}
+
 /* --- gradient checks: z a parameter, 5 nodes x 3 -------------------------------- */
 
 static const float gc_zg[15] = {0.3f, -1.2f, 0.5f, 1.1f, 0.4f, -0.2f, -0.7f, 0.9f, 1.3f,
@@ -116,6 +149,17 @@ static fgl_node *gc_fgsd(fgl_tape *t, fgl_params *ps, void *ud) {
     adj.indices = gc_indices;
     adj.values = NULL;
     return fgl__fgssl_fgsd(t, fgl_op_param(t, ps, 0), gc_zg, &adj, 0.5f);
+}
+
+static fgl_node *gc_edge(fgl_tape *t, fgl_params *ps, void *ud) {
+    fgl_csr adj;
+    (void)ud;
+    adj.rows = adj.cols = 5;
+    adj.nnz = 10;
+    adj.indptr = gc_indptr;
+    adj.indices = gc_indices;
+    adj.values = NULL;
+    return fgl__fgssl_edge(t, fgl_op_param(t, ps, 0), gc_zg, &adj, 0.5f);
 }
 
 static void gradcheck(const char *what, fgl_node *(*build)(fgl_tape *, fgl_params *, void *)) {
@@ -142,6 +186,7 @@ static void gradcheck(const char *what, fgl_node *(*build)(fgl_tape *, fgl_param
 static void test_gradients(void) {
     gradcheck("fnsc", gc_fnsc);
     gradcheck("fgsd", gc_fgsd);
+    gradcheck("edge (form=code)", gc_edge); /* |.| has a kink at 0: no two rows of z0 share a value in a column */
 }
 
 /* --- augmentation ----------------------------------------------------------------- */
@@ -235,7 +280,13 @@ static void test_zero_weights_is_fedavg(void) {
             fgl_run_free(&b);
         }
         if (ft_run_rounds(&b, &cfg, "fgssl", cd, 3, 3, NULL)) { /* and the terms do change the run */
+            fgl_run c;
+            static const char *const code[] = {"form", "code", "fnsc", "0", "fgsd", "0.1", NULL};
             FT_CHECK(!ft_same_models(&a, &b), "fgssl at its defaults trains as with weights 0");
+            if (ft_run_rounds(&c, &cfg, "fgssl", cd, 3, 3, code)) { /* the authors' code's loss runs too */
+                FT_CHECK(!ft_same_models(&a, &c) && !ft_same_models(&b, &c), "fgssl form=code trains as another");
+                fgl_run_free(&c);
+            }
             fgl_run_free(&b);
         }
         fgl_run_free(&a);
@@ -303,6 +354,7 @@ int main(void) {
     printf("# data: %s (%s)\n", nodes.label, real ? "real" : "synthetic");
     FT_RUN(test_fnsc_by_hand);
     FT_RUN(test_fgsd_by_hand);
+    FT_RUN(test_edge_by_hand);
     FT_RUN(test_gradients);
     FT_RUN(test_augmentation);
     FT_RUN(test_zero_weights_is_fedavg);

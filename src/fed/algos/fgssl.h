@@ -4,6 +4,7 @@
 FGL__PRIVATE fgl_node *fgl__fgssl_fnsc(fgl_tape *t, fgl_node *z, const float *zg, const int *y,
                                        const unsigned char *mask, int C, float tau);
 FGL__PRIVATE fgl_node *fgl__fgssl_fgsd(fgl_tape *t, fgl_node *z, const float *zg, const fgl_csr *adj, float omega);
+FGL__PRIVATE fgl_node *fgl__fgssl_edge(fgl_tape *t, fgl_node *o, const float *og, const fgl_csr *adj, float tau);
 FGL__PRIVATE int fgl__fgssl_drop(const fgl_csr *adj, const float *x, const fgl_csr *xs, int n_feat, double pe,
                                  double pf, fgl_rng *r, fgl_csr *adj_out, float **x_out, fgl_csr *xs_out);
 /* fgl:implementation */
@@ -41,6 +42,13 @@ FGL__PRIVATE int fgl__fgssl_drop(const fgl_csr *adj, const float *x, const fgl_c
  * draws from the client's generator, so a run is as deterministic and
  * resumable as its dropout. augment = 0 runs both models on the graph as
  * given (the local terms then read the cross-entropy's forward).
+ *
+ * form = code replaces L_FGSD by the structural term the authors' node
+ * trainer (and OpenFGL's port) adds: for every adjacency entry (u, v),
+ *     KL( softmax(|o_u^g - o_v^g| / omega) || softmax(|o_u^m - o_v^m| / omega) )
+ * over the classes, o the logits, averaged over the entries; the code adds
+ * it at weight 0.1 and no contrast (--set form=code --set fnsc=0 --set
+ * fgsd=0.1 is its loss).
  *
  * Defaults: tau = 0.1 (the code's InfoNCE), omega = 0.1 (the code's
  * structural temperature), weights 1 and 1 (the paper sums the terms; the
@@ -133,6 +141,48 @@ FGL__PRIVATE fgl_node *fgl__fgssl_fgsd(fgl_tape *t, fgl_node *z, const float *zg
     /* KL = sum p log p - sum p log q, averaged over the nodes with neighbours */
     return fgl_op_affine(t, fgl_op_matmul(t, fgl_op_const(t, p, 1, E), fgl_op_log(t, q)), -1.0f / (float)rows,
                          (float)(plogp / rows));
+}
+
+/* The authors' code's structural term (form = code): for every adjacency
+ * entry (u, v), the distribution over the columns of |o_u - o_v| / tau
+ * (o the logits), KL from the global model's to the local model's,
+ * averaged over the entries ("batchmean"). o: N x C, differentiable; og:
+ * N x C, constant. NULL when there is no edge. */
+FGL__PRIVATE fgl_node *fgl__fgssl_edge(fgl_tape *t, fgl_node *o, const float *og, const fgl_csr *adj, float tau) {
+    int N = o->rows, C = o->cols, E, i, k, c;
+    int *src, *dst;
+    float *p;
+    double plogp = 0;
+    fgl_node *d;
+    if (!adj || adj->rows != N || adj->nnz == 0) return NULL;
+    E = adj->nnz;
+    src = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)E);
+    dst = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)E);
+    p = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)E * (size_t)C);
+    if (!src || !dst || !p) return NULL;
+    for (i = 0; i < N; i++)
+        for (k = adj->indptr[i]; k < adj->indptr[i + 1]; k++) {
+            const float *a = og + (size_t)i * C, *b = og + (size_t)adj->indices[k] * C;
+            float *pk = p + (size_t)k * C;
+            double mx = -HUGE_VAL, sum = 0, lse;
+            src[k] = i;
+            dst[k] = adj->indices[k];
+            for (c = 0; c < C; c++) {
+                double v = fabs((double)a[c] - (double)b[c]) / tau;
+                mx = v > mx ? v : mx;
+            }
+            for (c = 0; c < C; c++) sum += exp(fabs((double)a[c] - (double)b[c]) / tau - mx);
+            lse = mx + log(sum);
+            for (c = 0; c < C; c++) {
+                double lp = fabs((double)a[c] - (double)b[c]) / tau - lse;
+                pk[c] = (float)exp(lp);
+                plogp += exp(lp) * lp;
+            }
+        }
+    d = fgl_op_abs(t, fgl_op_sub(t, fgl_op_gather_rows(t, o, src, E), fgl_op_gather_rows(t, o, dst, E)));
+    d = fgl_op_log_softmax(t, fgl_op_scale(t, d, 1.0f / tau));
+    return fgl_op_affine(t, fgl_op_sum(t, fgl_op_mul(t, fgl_op_const(t, p, E, C), d)), -1.0f / (float)E,
+                         (float)(plogp / E));
 }
 
 /* An augmented copy of a graph: each undirected edge of adj dropped with
@@ -304,7 +354,20 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
     if (ws > 0 && (term = fgl__fgssl_fnsc(st->t, z, zg, st->labels, st->mask, (int)fgl_client_dim(c, FGL_DIM_CLASSES),
                                           (float)fgl_get(c->set, "tau"))))
         loss = fgl_op_scale(st->t, term, ws);
-    if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+    if (wd > 0 && fgl_get(c->set, "form") == 1) { /* the authors' code: on the logits */
+        float *og;
+        if (!lf.logits || !gf.logits || lf.logits->rows != gf.logits->rows || lf.logits->cols != gf.logits->cols) {
+            fgl_client_fail(c, FGL_ERR_SHAPE, "fgssl: logits of the two models differ in shape");
+            return NULL;
+        }
+        og = (float *)fgl_tape_alloc(st->t, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
+        if (!og) return NULL;
+        memcpy(og, gf.logits->val, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
+        if ((term = fgl__fgssl_edge(st->t, lf.logits, og, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+            term = fgl_op_scale(st->t, term, wd);
+            loss = loss ? fgl_op_add(st->t, loss, term) : term;
+        }
+    } else if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)fgl_get(c->set, "omega")))) {
         term = fgl_op_scale(st->t, term, wd);
         loss = loss ? fgl_op_add(st->t, loss, term) : term;
     }
@@ -328,9 +391,13 @@ static fgl_algo fgl__fgssl(void) {
                                "embeddings and a distillation of the global model's neighbour similarities",
                                FGL_G_ALL, "parameter groups averaged");
     fgl_algo_param_add(&a, "fnsc", FGL_PARAM_FLOAT, 1.0, "weight of the node semantic contrast (FNSC)");
-    fgl_algo_param_add(&a, "fgsd", FGL_PARAM_FLOAT, 1.0, "weight of the graph structure distillation (FGSD)");
+    fgl_algo_param_add(&a, "fgsd", FGL_PARAM_FLOAT, 1.0, "weight of the structural term (FGSD; form=code: the code's)");
     fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 0.1, "FNSC's cosine temperature");
     fgl_algo_param_add(&a, "omega", FGL_PARAM_FLOAT, 0.1, "FGSD's temperature of the neighbour similarities");
+    fgl_algo_param_add(&a, "form", FGL_PARAM_INT, 0,
+                       "the structural term: paper (neighbour similarity distributions of the embeddings) or code "
+                       "(the authors' per-edge distribution of |logit differences|)");
+    fgl_algo_param_choices(&a, "form", "paper|code");
     fgl_algo_param_add(&a, "augment", FGL_PARAM_INT, 1, "1: global model on a weak, local on a strong augmentation");
     fgl_algo_param_add(&a, "weak_edge", FGL_PARAM_FLOAT, 0.3, "weak augmentation: edge drop probability");
     fgl_algo_param_add(&a, "weak_feat", FGL_PARAM_FLOAT, 0.3, "weak augmentation: feature column mask probability");
