@@ -361,7 +361,8 @@ static void test_resume(void) {
  *   halo, FedSage+ generates missing neighbours for a node classifier
  *   (their prepare_spec checks, src/fed/algos/); AdaFGL too: its step 2
  *   classifies nodes with modules fed by soft labels, and evaluates class
- *   scores (eval_scores).
+ *   scores (eval_scores); FGSSL too: its contrast pulls labelled nodes to
+ *   the global embeddings of their class.
  * Every other registered algorithm must run a link task: one added later
  * that neither runs nor is listed here fails the test. */
 static const struct {
@@ -370,7 +371,7 @@ static const struct {
                     {"gpfl", "not for link prediction"},     {"fedpg", "not for link prediction"},
                     {"fedstar", "graph classification only"}, {"pfedgnn", "node classification only"},
                     {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
-                    {"adafgl", "node classification only"},
+                    {"adafgl", "node classification only"},   {"fgssl", "node classification only"},
                     {"fedgta", "not for link prediction"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 

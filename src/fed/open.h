@@ -182,6 +182,8 @@
  *              on each client in the last round (node tasks)
  *   fedgta     label-propagated prediction moments pick each client's
  *              peers; confidence-weighted personalised mixing (node tasks)
+ *   fgssl      FedAvg; local embeddings contrasted class-wise with the global
+ *              model's, its neighbour similarities distilled (node tasks)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
