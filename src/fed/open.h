@@ -182,6 +182,9 @@
  *              on each client in the last round (node tasks)
  *   fedgta     label-propagated prediction moments pick each client's
  *              peers; confidence-weighted personalised mixing (node tasks)
+ *   fedtad     FedAvg, then data-free distillation of the clients' models,
+ *              weighted per class by topology-aware reliability, into the
+ *              average on a generator's pseudo graphs (node tasks)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
