@@ -286,7 +286,10 @@ static void test_resume(void) {
  * hidden 32, 8 rounds of 3 local epochs; FedTAD at a cheaper distillation
  * (2 epochs of 50 pseudo nodes) so the test stays fast. The bar the other
  * end-to-end tests hold every algorithm to (0.40), and FedTAD's best within
- * 5 points of FedAvg's (the distillation must not wreck the average). */
+ * 5 points of FedAvg's (the distillation must not wreck the average).
+ * Measured (FGL_TEST_SEED 1, 2, 3): FedAvg 65.3, 68.3, 66.6; FedTAD 61.0,
+ * 66.9, 63.9 (4.4, 1.4, 2.7 under): on this data, at this cost, the
+ * distillation does not help. */
 static void test_end_to_end(void) {
     static const char *const cheap[] = {"glb_epochs", "2", "num_gen", "50", NULL};
     fgl_scenario sc;
