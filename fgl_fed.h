@@ -14855,6 +14855,7 @@ static int fgl__tad_server_init(fgl_server *s) {
     oc.lr = (float)fgl_get(s->set, "lr_d");
     if (student) fgl_new_optim(&s->store, "opt_d", oc, &student->params);
     fgl_new_tape(&s->store, "tape");
+    fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
     tt = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers), fgl__tad_teachers_free);
     if (s->store.err || !tt) return s->store.err ? s->store.err : FGL_ERR_NOMEM;
     if (!(tt->m = (fgl_model *)FGL_MALLOC(sizeof(fgl_model) * (size_t)s->n_clients))) return FGL_ERR_NOMEM;
@@ -14894,7 +14895,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
     int n = (int)fgl_get(s->set, "num_gen"), dz = (int)fgl_get(s->set, "noise_dim"), topk = (int)fgl_get(s->set, "topk");
     int E = (int)fgl_get(s->set, "glb_epochs"), it_g = (int)fgl_get(s->set, "it_g"), it_d = (int)fgl_get(s->set, "it_d");
     double lam1 = fgl_get(s->set, "lam1"), lam2 = fgl_get(s->set, "lam2");
-    float *global = fgl_floats(&s->store, "global");
+    float *global = fgl_floats(&s->store, "global"), *losses = fgl_floats(&s->store, "losses");
     fgl_params *gen = fgl_get_params(&s->store, "generator");
     fgl_model *st = fgl_get_model(&s->store, "student");
     fgl_optim *og = fgl_get_optim(&s->store, "opt_g"), *od = fgl_get_optim(&s->store, "opt_d");
@@ -14992,7 +14993,12 @@ static int fgl__tad_aggregate(fgl_server *s) {
                 loss = fgl_op_add(t, fgl_op_add(t, fgl_op_scale(t, sem, (float)lam1), fgl_op_scale(t, dv, -1.0f)),
                                   fgl_op_scale(t, div, (float)(lam2 * nk)));
                 fgl_params_zero_grad(gen);
-                if (loss && !fgl_tape_backward(t, loss)) fgl_optim_step(og, gen);
+                if (loss && !fgl_tape_backward(t, loss)) {
+                    losses[0] = sem->val[0];
+                    losses[1] = dv->val[0];
+                    losses[2] = div->val[0];
+                    fgl_optim_step(og, gen);
+                }
             }
             fgl_gnn_graph_free(&g);
             fgl_csr_free(&adj);
@@ -15027,7 +15033,11 @@ static int fgl__tad_aggregate(fgl_server *s) {
                 loss = loss ? fgl_op_add(t, loss, b) : b;
             }
             fgl_params_zero_grad(&st->params);
-            if (!t->err && loss && !fgl_tape_backward(t, loss)) fgl_optim_step(od, &st->params);
+            if (!t->err && loss && !fgl_tape_backward(t, loss)) {
+                losses[it == 0 ? 3 : 4] = loss->val[0];
+                if (it == 0) losses[4] = loss->val[0];
+                fgl_optim_step(od, &st->params);
+            }
         }
         fgl_gnn_graph_free(&g);
         fgl_csr_free(&adj);
@@ -15036,6 +15046,18 @@ static int fgl__tad_aggregate(fgl_server *s) {
     fgl_tape_reset(t);
     fgl_server_pack(s, &st->params, global);
     return FGL_OK;
+}
+
+/* The last round's last distillation epoch: the generator's semantic,
+ * divergence and diversity terms (before their weights), the student's loss
+ * at its first and last step. */
+static void fgl__tad_report(const fgl_observed *o, char *buf, size_t cap) {
+    const float *l = fgl_observed_floats(o, "losses");
+    if (l)
+        snprintf(buf, cap,
+                 "\"generator_semantic\": %.6g, \"generator_divergence\": %.6g, \"generator_diversity\": %.6g, "
+                 "\"student_loss_first\": %.6g, \"student_loss_last\": %.6g",
+                 (double)l[0], (double)l[1], (double)l[2], (double)l[3], (double)l[4]);
 }
 
 static fgl_algo fgl__fedtad(void) {
@@ -15069,6 +15091,7 @@ static fgl_algo fgl__fedtad(void) {
     a.upload = fgl__tad_upload;
     a.server_init = fgl__tad_server_init;
     a.aggregate = fgl__tad_aggregate;
+    a.report = fgl__tad_report;
     a.reads_each = 1;
     return a;
 }

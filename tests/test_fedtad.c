@@ -12,7 +12,7 @@
  * - glb_epochs = 0 is FedAvg, bit for bit; DP, secure aggregation and a
  *   robust rule are refused at the start;
  * - a run saved and resumed ends as the uninterrupted one (generator,
- *   student, both optimizers);
+ *   student, both optimizers), its report too;
  * - end to end on fgl's synthetic node data over 5 METIS clients beside
  *   Local and FedAvg, with thread-count determinism. */
 #include "../fgl_fed.h"
@@ -273,6 +273,15 @@ static void test_resume(void) {
                 for (r = res.round; ok && r < 4; r++) ok = fgl_run_round(&res) == FGL_OK;
                 FT_CHECK(ok, "resumed rounds: %s", res.err.msg);
                 FT_CHECK(!ok || ft_same_run(&full, &res, why, sizeof why), "resumed run differs: %s", why);
+                { /* the report: the last epoch's terms, finite, the same after the resume */
+                    char ra[512] = "", rb[512] = "";
+                    const char *p;
+                    fgl_run_report(&full, ra, sizeof ra);
+                    fgl_run_report(&res, rb, sizeof rb);
+                    p = strstr(ra, "\"generator_semantic\": ");
+                    FT_CHECK(p && atof(p + 22) > 0 && strstr(ra, "\"student_loss_last\": ") && !strcmp(ra, rb),
+                             "report: %s / %s", ra, rb);
+                }
                 fgl_run_free(&res);
             }
             remove(path);
