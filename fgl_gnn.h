@@ -264,6 +264,13 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g);
  * statistics; evaluation uses running statistics and prunes masks. */
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out);
+/* The same with the input features a node x on the tape (n_nodes x in_dim)
+ * in place of g's constant ones (g supplies the graph; its features are not
+ * read), so that the gradient reaches x: FedTAD's generator learns through
+ * the models it feeds. Node models whose first layer reads the features
+ * (not SGC or GAMLP, which propagate them once beforehand). */
+FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x, int train,
+                               fgl_rng *rng, fgl_forward *out);
 /* The model's head (none, linear or MLP: spec.head) applied to rows x of
  * the representation's width (fgl_model_rep_dim), with dropout inside when
  * train (rng): link prediction's MLP decoder reads it on the products of
@@ -1137,6 +1144,7 @@ typedef struct fgl__fwd {
     const fgl_gnn_graph *g;
     int train;
     fgl_rng *rng;
+    fgl_node *x_in;        /* the input features as a tape node (fgl_model_forward_x), or NULL */
 } fgl__fwd;
 
 static fgl_node *fgl__p(fgl__fwd *f, int slot) { return slot >= 0 ? fgl_op_param(f->t, &f->m->params, slot) : NULL; }
@@ -1200,6 +1208,7 @@ static fgl_node *fgl__hop_attention(fgl__fwd *f) {
 static fgl_node *fgl__dense_input(fgl__fwd *f) {
     const fgl_gnn_graph *g = f->g;
     fgl_node *x;
+    if (f->x_in) return fgl__dropout(f, f->x_in, f->m->spec.input_dropout);
     if (f->m->hop_att >= 0) return fgl__dropout(f, fgl__hop_attention(f), f->m->spec.input_dropout);
     if (g->x_prop) x = fgl_op_const(f->t, g->x_prop, g->n_nodes, g->n_feat);
     else if (g->x) x = fgl_op_const(f->t, g->x, g->n_nodes, g->n_feat);
@@ -1435,8 +1444,39 @@ static int fgl__backbone_forward(fgl__fwd *f, fgl_forward *out) {
     return t->err;
 }
 
+static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
+                              fgl_rng *rng, fgl_forward *out);
+
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out) {
+    return fgl__model_forward(m, t, g, NULL, train, rng, out);
+}
+
+FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x, int train,
+                               fgl_rng *rng, fgl_forward *out) {
+    const fgl_model_spec *s = &m->spec;
+    memset(out, 0, sizeof *out);
+    if (t->err) return t->err;
+    if (!x) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: no input node");
+        return t->err;
+    }
+    if (s->task == FGL_TASK_GRAPH || s->arch == FGL_ARCH_FEDSTAR || s->arch == FGL_ARCH_SGC ||
+        s->arch == FGL_ARCH_GAMLP) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: a node model that reads its features in the forward pass (not %s%s)",
+                      fgl_arch_name(s->arch), s->task == FGL_TASK_GRAPH ? ", a graph task" : "");
+        return t->err;
+    }
+    if (x->rows != g->n_nodes || x->cols != s->in_dim) {
+        fgl_tape_fail(t, FGL_ERR_SHAPE, "forward_x: %d x %d input for %d nodes and %d features", x->rows, x->cols,
+                      g->n_nodes, s->in_dim);
+        return t->err;
+    }
+    return fgl__model_forward(m, t, g, x, train, rng, out);
+}
+
+static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
+                              fgl_rng *rng, fgl_forward *out) {
     fgl__fwd f;
     const fgl_model_spec *s = &m->spec;
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
@@ -1456,6 +1496,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     f.g = g;
     f.train = train;
     f.rng = rng;
+    f.x_in = x_in;
     if (s->arch == FGL_ARCH_FEDSTAR) return fgl__fedstar_forward(&f, out);
     if (s->residual || s->norm) return fgl__backbone_forward(&f, out);
 

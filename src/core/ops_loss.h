@@ -370,3 +370,40 @@ FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return y;
 }
 
+/* Pairwise mean absolute difference: out[i, j] = (1/D) sum_k |a_ik - b_jk|.
+ * The subgradient of |0| is 0. Sums in double, rows in order (one thread). */
+static void fgl__pl1_bw(fgl_tape *t, fgl_node *y) {
+    fgl_node *a = y->in[0], *b = y->in[1];
+    float *ga = fgl__grad(t, a), *gb = fgl__grad(t, b);
+    int i, j, k, D = a->cols;
+    for (i = 0; i < y->rows; i++)
+        for (j = 0; j < y->cols; j++) {
+            float g = y->grad[(size_t)i * y->cols + j] / (float)D;
+            if (g == 0.0f) continue;
+            for (k = 0; k < D; k++) {
+                float d = a->val[(size_t)i * D + k] - b->val[(size_t)j * D + k];
+                float s = d > 0 ? g : d < 0 ? -g : 0.0f;
+                if (ga) ga[(size_t)i * D + k] += s;
+                if (gb) gb[(size_t)j * D + k] -= s;
+            }
+        }
+}
+
+FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b) {
+    fgl_node *y;
+    int i, j, k, D;
+    FGL__LIVE2("pairwise_l1", a, b);
+    if (a->cols != b->cols || a->cols < 1)
+        return fgl_tape_fail(t, FGL_ERR_SHAPE, "pairwise_l1: %d vs %d columns", a->cols, b->cols);
+    y = fgl__node(t, "pairwise_l1", a->rows, b->rows, fgl__pl1_bw, a, b, NULL);
+    if (!y) return NULL;
+    D = a->cols;
+    for (i = 0; i < a->rows; i++)
+        for (j = 0; j < b->rows; j++) {
+            double s = 0;
+            for (k = 0; k < D; k++) s += fabs((double)a->val[(size_t)i * D + k] - b->val[(size_t)j * D + k]);
+            y->val[(size_t)i * b->rows + j] = (float)(s / D);
+        }
+    return y;
+}
+

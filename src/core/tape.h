@@ -177,6 +177,9 @@ FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^
 /* Geometry. */
 FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
 FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
+/* Pairwise mean absolute difference, n x m: out[i, j] = mean_k |a_ik - b_jk|
+ * (FedTAD's diversity loss: the L1 distance between generated nodes). */
+FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b);
 /* Each row divided by its Euclidean norm, max(||a_i||, eps) (as PyTorch's
  * F.normalize; eps <= 0: 1e-12): the unit-length embeddings of prototype
  * methods. */

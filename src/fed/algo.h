@@ -131,6 +131,12 @@ struct fgl_algo {
      * median over fgl_upload) is refused at the start rather than handed
      * nothing; the built-in tables need not set it. */
     int mean_only;
+    /* 1: the aggregate hook reads each accepted client's model upload on its
+     * own (fgl_upload) as one of an ensemble (FedTAD distils the clients'
+     * models into the mean). DP and secure aggregation hand the hook no
+     * upload, and a robust rule guards the mean, not that path: such a run
+     * is refused when it is set up (fgl_run_init). A declaration, as mixes. */
+    int reads_each;
     /* Which member of a family of algorithms sharing hooks this table is, set
      * by its builder and read by the hooks (c->algo->variant), never inferred
      * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The

@@ -184,6 +184,9 @@
  *              peers; confidence-weighted personalised mixing (node tasks)
  *   fgssl      FedAvg; local embeddings contrasted class-wise with the global
  *              model's, its neighbour similarities distilled (node tasks)
+ *   fedtad     FedAvg, then data-free distillation of the clients' models,
+ *              weighted per class by topology-aware reliability, into the
+ *              average on a generator's pseudo graphs (node tasks)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node

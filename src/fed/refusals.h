@@ -41,6 +41,12 @@ static int fgl__defences_check(fgl_run *run) {
                              "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
                              priv, a->name);
+    if ((c->dp.clip > 0 || c->secagg.on || c->robust.rule != FGL_ROBUST_MEAN) && a->reads_each)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "%s: refused: %s's server reads every client's model on its own (an ensemble it "
+                             "distils from), which %s does not cover",
+                             c->robust.rule != FGL_ROBUST_MEAN ? "robust aggregation" : priv, a->name,
+                             c->robust.rule != FGL_ROBUST_MEAN ? "the rule" : "it");
     if ((c->dp.clip > 0 || c->secagg.on) && (fgl__user_hooks(a) & FGL__HOOK_AGGREGATE) && !a->mean_only)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s: refused: %s's aggregate hook is the program's own: under %s a hook is handed no "

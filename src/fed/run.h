@@ -933,6 +933,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     s->share = share;
     s->keep = keep;
     s->init = &run->ref.params;
+    s->spec = &run->ref.spec;
     s->n_registered = run->n_registered;
     s->n_nodes = run->n_nodes;
     s->pub = run->pub;

@@ -61,6 +61,8 @@ struct fgl_server {
     unsigned share, keep;        /* shared groups, groups kept local (as fgl_client's) */
     size_t n_shared, n_trainable;
     const fgl_params *init;      /* the common initial model (client 0's spec, the run seed) */
+    const fgl_model_spec *spec;  /* its spec (as the algorithm prepared it): a server that runs the clients'
+                                    models (FedTAD's distillation) builds them from it */
     const int *n_registered;     /* training samples each client registered at the start */
     const int *n_nodes;          /* nodes each client holds (what FGL_DIM_NODES means for it) */
     const fgl_node_data *pub;    /* public data the server holds (fgl_run_set_public), or NULL */

@@ -221,6 +221,7 @@ typedef struct fgl__fwd {
     const fgl_gnn_graph *g;
     int train;
     fgl_rng *rng;
+    fgl_node *x_in;        /* the input features as a tape node (fgl_model_forward_x), or NULL */
 } fgl__fwd;
 
 static fgl_node *fgl__p(fgl__fwd *f, int slot) { return slot >= 0 ? fgl_op_param(f->t, &f->m->params, slot) : NULL; }
@@ -284,6 +285,7 @@ static fgl_node *fgl__hop_attention(fgl__fwd *f) {
 static fgl_node *fgl__dense_input(fgl__fwd *f) {
     const fgl_gnn_graph *g = f->g;
     fgl_node *x;
+    if (f->x_in) return fgl__dropout(f, f->x_in, f->m->spec.input_dropout);
     if (f->m->hop_att >= 0) return fgl__dropout(f, fgl__hop_attention(f), f->m->spec.input_dropout);
     if (g->x_prop) x = fgl_op_const(f->t, g->x_prop, g->n_nodes, g->n_feat);
     else if (g->x) x = fgl_op_const(f->t, g->x, g->n_nodes, g->n_feat);
@@ -519,8 +521,39 @@ static int fgl__backbone_forward(fgl__fwd *f, fgl_forward *out) {
     return t->err;
 }
 
+static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
+                              fgl_rng *rng, fgl_forward *out);
+
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out) {
+    return fgl__model_forward(m, t, g, NULL, train, rng, out);
+}
+
+FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x, int train,
+                               fgl_rng *rng, fgl_forward *out) {
+    const fgl_model_spec *s = &m->spec;
+    memset(out, 0, sizeof *out);
+    if (t->err) return t->err;
+    if (!x) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: no input node");
+        return t->err;
+    }
+    if (s->task == FGL_TASK_GRAPH || s->arch == FGL_ARCH_FEDSTAR || s->arch == FGL_ARCH_SGC ||
+        s->arch == FGL_ARCH_GAMLP) {
+        fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: a node model that reads its features in the forward pass (not %s%s)",
+                      fgl_arch_name(s->arch), s->task == FGL_TASK_GRAPH ? ", a graph task" : "");
+        return t->err;
+    }
+    if (x->rows != g->n_nodes || x->cols != s->in_dim) {
+        fgl_tape_fail(t, FGL_ERR_SHAPE, "forward_x: %d x %d input for %d nodes and %d features", x->rows, x->cols,
+                      g->n_nodes, s->in_dim);
+        return t->err;
+    }
+    return fgl__model_forward(m, t, g, x, train, rng, out);
+}
+
+static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
+                              fgl_rng *rng, fgl_forward *out) {
     fgl__fwd f;
     const fgl_model_spec *s = &m->spec;
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
@@ -540,6 +573,7 @@ FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, 
     f.g = g;
     f.train = train;
     f.rng = rng;
+    f.x_in = x_in;
     if (s->arch == FGL_ARCH_FEDSTAR) return fgl__fedstar_forward(&f, out);
     if (s->residual || s->norm) return fgl__backbone_forward(&f, out);
 

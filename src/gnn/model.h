@@ -170,6 +170,13 @@ FGLDEF void fgl_gnn_graph_free(fgl_gnn_graph *g);
  * statistics; evaluation uses running statistics and prunes masks. */
 FGLDEF int fgl_model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_rng *rng,
                              fgl_forward *out);
+/* The same with the input features a node x on the tape (n_nodes x in_dim)
+ * in place of g's constant ones (g supplies the graph; its features are not
+ * read), so that the gradient reaches x: FedTAD's generator learns through
+ * the models it feeds. Node models whose first layer reads the features
+ * (not SGC or GAMLP, which propagate them once beforehand). */
+FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x, int train,
+                               fgl_rng *rng, fgl_forward *out);
 /* The model's head (none, linear or MLP: spec.head) applied to rows x of
  * the representation's width (fgl_model_rep_dim), with dropout inside when
  * train (rng): link prediction's MLP decoder reads it on the products of

@@ -37,5 +37,6 @@
     X(adafgl, adafgl)       \
     X(fedgta, fedgta)       \
     X(fgssl, fgssl)         \
+    X(fedtad, fedtad)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
