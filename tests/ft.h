@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 static int ft__failed_now, ft__n_pass, ft__n_fail, ft__skip_now;
@@ -55,10 +56,13 @@ static char ft__no_data[1024]; /* the missing file when the test lacks data */
     } while (0)
 
 static inline void ft__run(const char *name, void (*fn)(void)) {
+    clock_t t0 = clock();
     ft__failed_now = 0;
     ft__skip_now = 0;
     ft__no_data[0] = 0;
     fn();
+    if (getenv("FT_TIMES")) /* FT_TIMES=1: each test's CPU time (all threads), to find the slow ones */
+        printf("# %s: %.2f s of CPU\n", name, (double)(clock() - t0) / CLOCKS_PER_SEC);
     if (ft__skip_now && !ft__failed_now) {
         if (ft__no_data[0]) printf("skip - %s # no data: %s\n", name, ft__no_data);
         else printf("skip - %s\n", name);
