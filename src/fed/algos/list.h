@@ -36,5 +36,6 @@
     X(fedsage, fedsage)     \
     X(adafgl, adafgl)       \
     X(fedgta, fedgta)       \
+    X(fggp, fggp)           \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
