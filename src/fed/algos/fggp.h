@@ -61,9 +61,11 @@ FGL__PRIVATE void fgl__fggp_knn_scores(const float *Z, int n, int d, const float
  * weighted by softmax(sim / 0.1), summed per class; before any prototype
  * arrives, the classifier head. predict=head: the head throughout.
  * Not sent: no graph, no node. Sent: up 4 (n + 1 + C (d + 1)), down
- * 4 (n + slots (d + 1)) bytes. Node classification only. The uploads carry
- * data the server reads as sent (prototypes): DP is refused at the start,
- * and secure aggregation too (it needs a model and a count only). */
+ * 4 (n + slots (d + 1)) bytes. Node classification only. The prototypes
+ * are clustered as sent into what the clients train and predict with, so
+ * they are marked raw (FGL_PART_RAW): robust rules, DP and secure
+ * aggregation, which cover a mean of the weights, do not cover them, and a
+ * run asking for one is refused at its start. */
 
 enum { FGL__FGGP_HEAD, FGL__FGGP_PROTO };
 
@@ -610,8 +612,9 @@ static fgl_algo fgl__fggp(void) {
     slots = fgl_algo_param_dim(&a, "slots");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
-    fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, 0);
-    fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, 1, 0);
+    /* raw: the server clusters them as sent into what the clients predict with; no rule covers that */
+    fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, FGL_PART_RAW);
+    fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, 1, FGL_PART_RAW);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, 0, "global");
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, slots, FGL_DIM_REP, 0, "cp");
     fgl_algo_download(&a, "labels", FGL_SEND_DATA, slots, 1, 0, "cl");
