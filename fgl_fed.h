@@ -14703,48 +14703,48 @@ done:
 
 FGL__PRIVATE int fgl__fggp_knn_union(const fgl_csr *adj, const float *Z, int n, int d, int k, fgl_csr *out,
                                      fgl_error *err) {
-    double *nrm = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(n, 1));
-    double *sim = (double *)FGL_MALLOC(sizeof(double) * (size_t)FGL__MAX(n, 1));
+    enum { BLOCK = 256 }; /* rows of similarities at a time: BLOCK x n floats */
+    float *zn = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MAX(n, 1) * (size_t)FGL__MAX(d, 1));
+    float *sim = (float *)FGL_MALLOC(sizeof(float) * (size_t)FGL__MIN(FGL__MAX(n, 1), BLOCK) * (size_t)FGL__MAX(n, 1));
     int *nb = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(k, 1));
     size_t cap = (size_t)adj->nnz + 2 * (size_t)n * (size_t)FGL__MAX(k, 0), e = 0;
     int *r = (int *)FGL_MALLOC(sizeof(int) * FGL__MAX(cap, 1)), *cc = (int *)FGL_MALLOC(sizeof(int) * FGL__MAX(cap, 1));
-    int i, j, q, rc = FGL_OK;
-    if (!nrm || !sim || !nb || !r || !cc) {
+    int i, j, q, i0, rc = FGL_OK;
+    if (!zn || !sim || !nb || !r || !cc) {
         rc = fgl_error_set(err, FGL_ERR_NOMEM, "fggp: out of memory for the kNN graph of %d nodes", n);
         goto done;
     }
     k = FGL__MIN(k, n - 1);
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) { /* unit rows (a zero row stays zero: similarity 0 to every node) */
         double s = 0;
         for (q = 0; q < d; q++) s += (double)Z[(size_t)i * d + q] * Z[(size_t)i * d + q];
-        nrm[i] = sqrt(s);
+        s = s > 0 ? 1 / sqrt(s) : 0;
+        for (q = 0; q < d; q++) zn[(size_t)i * d + q] = (float)(Z[(size_t)i * d + q] * s);
     }
     for (i = 0; i < n; i++)
         for (q = adj->indptr[i]; q < adj->indptr[i + 1]; q++) r[e] = i, cc[e++] = adj->indices[q];
-    for (i = 0; i < n && k > 0; i++) {
-        int got = 0;
-        for (j = 0; j < n; j++) {
-            double dot = 0;
-            if (j == i) continue;
-            for (q = 0; q < d; q++) dot += (double)Z[(size_t)i * d + q] * Z[(size_t)j * d + q];
-            sim[j] = nrm[i] > 0 && nrm[j] > 0 ? dot / (nrm[i] * nrm[j]) : 0;
-        }
-        for (j = 0; j < n; j++) { /* the k most similar, ties to the lowest index (insertion) */
-            int at;
-            if (j == i) continue;
-            if (got == k && !(sim[j] > sim[nb[got - 1]])) continue;
-            at = got < k ? got++ : k - 1;
-            while (at > 0 && sim[j] > sim[nb[at - 1]]) nb[at] = nb[at - 1], at--;
-            nb[at] = j;
-        }
-        for (j = 0; j < got; j++) { /* both directions: the graph contract is symmetric */
-            r[e] = i, cc[e++] = nb[j];
-            r[e] = nb[j], cc[e++] = i;
+    for (i0 = 0; i0 < n && k > 0; i0 += BLOCK) {
+        int m = FGL__MIN(BLOCK, n - i0);
+        fgl_gemm(0, 1, m, n, d, 1.0f, zn + (size_t)i0 * d, d, zn, d, 0.0f, sim, n); /* cosines of rows i0.. */
+        for (i = i0; i < i0 + m; i++) {
+            const float *si = sim + (size_t)(i - i0) * n;
+            int got = 0;
+            for (j = 0; j < n; j++) { /* the k most similar other nodes, ties to the lowest index */
+                int at;
+                if (j == i || (got == k && !(si[j] > si[nb[got - 1]]))) continue;
+                at = got < k ? got++ : k - 1;
+                while (at > 0 && si[j] > si[nb[at - 1]]) nb[at] = nb[at - 1], at--;
+                nb[at] = j;
+            }
+            for (j = 0; j < got; j++) { /* both directions: the graph contract is symmetric */
+                r[e] = i, cc[e++] = nb[j];
+                r[e] = nb[j], cc[e++] = i;
+            }
         }
     }
     rc = fgl_csr_from_coo(n, n, (int)e, r, cc, NULL, 0, out, err);
 done:
-    FGL_FREE(nrm);
+    FGL_FREE(zn);
     FGL_FREE(sim);
     FGL_FREE(nb);
     FGL_FREE(r);

@@ -7,7 +7,8 @@
  *   differences (fgl_gradcheck_ex);
  * - the prototype prediction (top-k vote) by hand;
  * - end to end on Cora (fgl's synthetic data where Cora is missing) over 5
- *   Louvain clients beside Local and FedAvg, with thread-count determinism;
+ *   Louvain clients beside Local and FedAvg;
+ * - the same bits on 1 and 2 threads (3 clients, 3 rounds);
  * - a run saved after 2 rounds and resumed ends as the uninterrupted one.
  * Every algorithm's resume is also in test_fed.c, the defences'
  * covered-or-refused check in tests/test_defences_cover.sh. */
@@ -224,7 +225,7 @@ static void test_end_to_end(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
-    ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fggp", 0, NULL, 1}};
+    ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fggp", 0, NULL, 0}};
     fgl_run_summary s[3];
     int a;
     if (!louvain_clients(&nodes, 5, &sc, cd)) return;
@@ -236,6 +237,28 @@ static void test_end_to_end(void) {
         printf("#   %s: fggp sends %d clustered prototypes\n", nodes.label, e2e_protos);
         FT_CHECK(e2e_protos >= nodes.node.n_classes / 2, "fggp: %d clustered prototypes for %d classes", e2e_protos,
                  nodes.node.n_classes);
+    }
+    fgl_scenario_free(&sc);
+}
+
+/* 3 clients, 3 rounds of 2 local epochs: the same history and models on 1
+ * and 2 threads. */
+static void test_threads(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE), c1;
+    fgl_run a, b;
+    if (!louvain_clients(&nodes, 3, &sc, cd)) return;
+    cfg.local_epochs = 2;
+    cfg.threads = 2;
+    c1 = cfg;
+    c1.threads = 1;
+    if (ft_run_rounds(&a, &cfg, "fggp", cd, 3, 3, NULL)) {
+        if (ft_run_rounds(&b, &c1, "fggp", cd, 3, 3, NULL)) {
+            FT_CHECK(ft_same_history(&a, &b) && ft_same_models(&a, &b), "fggp: 1 and 2 threads differ");
+            fgl_run_free(&b);
+        }
+        fgl_run_free(&a);
     }
     fgl_scenario_free(&sc);
 }
@@ -282,6 +305,7 @@ int main(void) {
     FT_RUN(test_gradients);
     FT_RUN(test_prediction_by_hand);
     FT_RUN(test_end_to_end);
+    FT_RUN(test_threads);
     FT_RUN(test_resume);
     fgl_dataset_free(&nodes);
     return ft_finish();
