@@ -14599,6 +14599,9 @@ static fgl_algo fgl__fedgta(void) {
  * similarities of a node's rep to the received prototypes, the top `k_eval`
  * weighted by softmax(sim / 0.1), summed per class; before any prototype
  * arrives, the classifier head. predict=head: the head throughout.
+ * Defaults: knn 3, tau_pa 0.5, tau_cl 0.02 (the authors' neibor, the
+ * temperature they pass, infoNCET), weights ce2 = pa = cl = 1, k_eval 40
+ * and the vote's 0.1 (their knn and MomentumQueue temperature), slots 64.
  * Not sent: no graph, no node. Sent: up 4 (n + 1 + C (d + 1)), down
  * 4 (n + slots (d + 1)) bytes. Node classification only. The prototypes
  * are clustered as sent into what the clients train and predict with, so
