@@ -347,7 +347,7 @@ static void test_resume(void) {
 
 /* The algorithms that refuse a link task, each with the words its refusal
  * must hold and why:
- * - fedproto, fedtgp, gpfl, fedpg, fedgta, fedtad exchange per-class data
+ * - fedproto, fedtgp, gpfl, fedpg, fedgta, fedtad, fggp exchange per-class data
  *   (prototypes, class counts, FedGTA's moments of propagated class
  *   predictions, FedTAD's class-wise reliability: a message part sized by
  *   the classes), and a link task has
@@ -373,7 +373,8 @@ static const struct {
                     {"fedstar", "graph classification only"}, {"pfedgnn", "node classification only"},
                     {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
                     {"adafgl", "node classification only"},   {"fgssl", "node classification only"},
-                    {"fedgta", "not for link prediction"}, {"fedtad", "not for link prediction"}};
+                    {"fedgta", "not for link prediction"}, {"fedtad", "not for link prediction"},
+                    {"fggp", "not for link prediction"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 
 /* Every registered algorithm either is listed above and refused at

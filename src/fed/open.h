@@ -187,6 +187,9 @@
  *   fedtad     FedAvg, then data-free distillation of the clients' models,
  *              weighted per class by topology-aware reliability, into the
  *              average on a generator's pseudo graphs (node tasks)
+ *   fggp       FedAvg plus class prototypes clustered by FINCH on the server;
+ *              a kNN second view, prototype alignment and contrast, a vote
+ *              of the nearest prototypes predicts (node tasks)
  *
  * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node

@@ -38,5 +38,6 @@
     X(fedgta, fedgta)       \
     X(fgssl, fgssl)         \
     X(fedtad, fedtad)       \
+    X(fggp, fggp)           \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
