@@ -230,10 +230,11 @@ build/tools/mkmirror: tests/mkmirror.c build/fgl.o $(HEADERS)
 # (test_privacy_records.sh) and the `make data` test. test_fglrun.sh and
 # test_defences_cover.sh take a few algorithms here, every one with
 # FGL_TEST_LONG=1 (make test-long).
-SUITE     := $(TESTS) tests/test_fglrun.sh\ build tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
+SUITE_SH  := tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_sides.sh\ build \
              tests/test_crypto_sodium.sh\ build tests/test_sweep.sh\ build tests/test_pipeline.sh\ build \
              tests/test_privacy_records.sh\ build tests/data_check.sh
+SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 25 times),
@@ -248,10 +249,12 @@ tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_st
 # the build two compilers at a time unless make was given its own -j (a plain `make test` on 2 cores: the
 # build is about half of its time)
 TEST_BUILD_J := $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j2)
+# The two longest first (test_fglrun.sh, test_fed: about 25 s each), so that no long one starts last.
+SLOW_FIRST := tests/test_fglrun.sh\ build build/tests/test_fed
 test:
 	@$(MAKE) --no-print-directory $(TEST_BUILD_J) tests
-	@FGL_TEST_JOBS=$${FGL_TEST_JOBS:-2} ./tests/run.sh tests/run_check.sh tests/compile_check.sh\ quick \
-	  tests/house_check.sh tests/install_check.sh $(SUITE)
+	@FGL_TEST_JOBS=$${FGL_TEST_JOBS:-2} ./tests/run.sh $(SLOW_FIRST) tests/run_check.sh tests/compile_check.sh\ quick \
+	  tests/house_check.sh tests/install_check.sh $(filter-out build/tests/test_fed,$(TESTS)) $(SUITE_SH)
 
 test-long: tests
 	@FGL_TEST_LONG=1 ./tests/run.sh $(LONG)
