@@ -1,7 +1,7 @@
 # fgl - build the examples, run the tests and benchmarks.
 #
 #   make            build every example into build/
-#   make test       the quick suite (a few minutes on 2 cores, build included): quick compile checks, install
+#   make test       the quick suite (README, Tests: its time on 2 cores, build included): quick compile checks, install
 #                   check, the test programs, fglrun end to end on a few algorithms; last line "N passed, M failed"
 #   make test-long  what make test leaves out (CI runs it): the whole compile matrix (gcc, clang, g++, clang++,
 #                   AVX2, AVX-512, MPI), adding an algorithm, the course kit, and fglrun's end-to-end checks
@@ -239,7 +239,7 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, and the plots rendered in headless
-# Chromium (tests/test_plots.sh, 90 s of a quick suite's 4.5 minutes).
+# Chromium (tests/test_plots.sh).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build
 
