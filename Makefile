@@ -241,7 +241,7 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # fglrun end to end on every algorithm, and the plots rendered in headless
 # Chromium (tests/test_plots.sh).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
-             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build
+             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
