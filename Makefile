@@ -238,8 +238,9 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 25 times),
-# fglrun end to end on every algorithm, and the plots rendered in headless
-# Chromium (tests/test_plots.sh).
+# fglrun end to end on every algorithm, the plots rendered in headless
+# Chromium (tests/test_plots.sh), and three newcomers' first hour on a fresh
+# clone (tests/newcomer.sh).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh
 
