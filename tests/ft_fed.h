@@ -51,13 +51,16 @@ static inline int ft_graph_data(const char *name, int se, fgl_dataset *d) {
     return 0;
 }
 
-/* d over k METIS clients (each 20% train, 40% validation nodes; split seed
- * 1234), each with a GCN of the given hidden width. */
-static inline int ft_node_clients(const fgl_dataset *d, int k, int hidden, fgl_scenario *sc, fgl_client_data *cd) {
+/* d over k clients split by how (FGL_PART_*, or -1: fgl_split_default's;
+ * each 20% train, 40% validation nodes; split seed 1234), each with a node
+ * model of the given arch and hidden width (0: the arch's default). */
+static inline int ft_clients(const fgl_dataset *d, int k, int how, int arch, int hidden, fgl_scenario *sc,
+                             fgl_client_data *cd) {
     fgl_error err;
     fgl_split_config split = fgl_split_default();
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    spec.hidden = hidden;
+    fgl_model_spec spec = fgl_model_spec_default(arch, FGL_TASK_NODE, 1, 1);
+    if (hidden > 0) spec.hidden = hidden;
+    if (how >= 0) split.how = how;
     split.clients = k;
     if (fgl_scenario_make(sc, d, &split, &err)) {
         FT_CHECK(0, "scenario: %s", err.msg);
@@ -69,6 +72,12 @@ static inline int ft_node_clients(const fgl_dataset *d, int k, int hidden, fgl_s
         return 0;
     }
     return 1;
+}
+
+/* d over k clients as fgl_split_default splits them (METIS for a node
+ * task), each with a GCN of the given hidden width. */
+static inline int ft_node_clients(const fgl_dataset *d, int k, int hidden, fgl_scenario *sc, fgl_client_data *cd) {
+    return ft_clients(d, k, -1, FGL_ARCH_GCN, hidden, sc, cd);
 }
 
 /* d over k Dirichlet(alpha) clients (at least min_per_client graphs each,

@@ -91,24 +91,6 @@ static void test_weights_by_hand(void) {
              "client 1 absent: row 0 %g %g %g, row 2 %g %g %g", w[0], w[1], w[2], w[6], w[7], w[8]);
 }
 
-static int louvain_clients(const fgl_dataset *d, int k, fgl_scenario *sc, fgl_client_data *cd) {
-    fgl_error err;
-    fgl_split_config split = fgl_split_default();
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    split.how = FGL_PART_LOUVAIN;
-    split.clients = k;
-    if (fgl_scenario_make(sc, d, &split, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) {
-        FT_CHECK(0, "scenario clients: %s", err.msg);
-        fgl_scenario_free(sc);
-        return 0;
-    }
-    return 1;
-}
-
 /* threshold 1: no cosine exceeds it, every row is the client's own upload
  * (weight 1, exact), so the run is Local's: the same history and models. */
 static void test_threshold_one_is_local(void) {
@@ -117,7 +99,7 @@ static void test_threshold_one_is_local(void) {
     fgl_client_data cd[3];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run a, b;
-    if (!louvain_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
     if (ft_run_rounds(&a, &cfg, "fedgta", cd, 3, 4, one)) {
         if (ft_run_rounds(&b, &cfg, "local", cd, 3, 4, NULL)) {
@@ -155,7 +137,7 @@ static void test_end_to_end(void) {
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fedgta", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a;
-    if (!louvain_clients(&nodes, 5, &sc, cd)) return;
+    if (!ft_clients(&nodes, 5, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 3;
     cfg.threads = 2;
     if (getenv("FGL_TEST_SEED")) cfg.seed = (uint64_t)atoi(getenv("FGL_TEST_SEED"));

@@ -25,25 +25,6 @@ static fgl_dataset nodes;
 /* Small generator sizes keep the suite quick. */
 static const char *const small[] = {"latent", "16", "gen_hidden", "32", "cross", "12", NULL};
 
-static int sage_clients(const fgl_dataset *d, int k, fgl_scenario *sc, fgl_client_data *cd) {
-    fgl_error err;
-    fgl_split_config split = fgl_split_default();
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, 1, 1);
-    spec.hidden = 32;
-    split.how = FGL_PART_LOUVAIN;
-    split.clients = k;
-    if (fgl_scenario_make(sc, d, &split, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) {
-        FT_CHECK(0, "scenario clients: %s", err.msg);
-        fgl_scenario_free(sc);
-        return 0;
-    }
-    return 1;
-}
-
 /* sets joined: a then b (each NULL-terminated pairs), into out (cap entries). */
 static const char *const *join(const char *const *a, const char *const *b, const char **out, int cap) {
     int n = 0;
@@ -59,7 +40,7 @@ static void test_no_generation_is_fedavg(void) {
     fgl_client_data cd[3];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run a, b;
-    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     cfg.rounds = 4;
     cfg.local_epochs = 2;
     if (ft_run_rounds(&a, &cfg, "fedavg", cd, 3, 4, NULL)) {
@@ -95,7 +76,7 @@ static void test_mended_graph(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run run;
     int i;
-    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     cfg.rounds = 3;
     cfg.local_epochs = 1;
     if (!ft_run_rounds(&run, &cfg, "fedsage", cd, 3, 3, join(small, gen, sets, 16))) {
@@ -269,7 +250,7 @@ static void test_resume(void) {
     const char *sets[16];
     fgl_scenario sc;
     fgl_client_data cd[3];
-    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     join(small, gen, sets, 16);
     resume_at(cd, 3, 7, 3, sets); /* inside NeighGen: answers in flight on both sides */
     resume_at(cd, 3, 7, 5, sets); /* inside the classifier phase: the mended graph rebuilt */
@@ -311,7 +292,7 @@ static void test_end_to_end(void) {
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fedsage", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a, i;
-    if (!sage_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     algos[2].sets = join(small, gen, sets, 16);
     cfg.local_epochs = 5;
     cfg.threads = 2;

@@ -187,24 +187,6 @@ static void test_prediction_by_hand(void) {
              sc[1]);
 }
 
-static int louvain_clients(const fgl_dataset *d, int k, fgl_scenario *sc, fgl_client_data *cd) {
-    fgl_error err;
-    fgl_split_config split = fgl_split_default();
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    split.how = FGL_PART_LOUVAIN;
-    split.clients = k;
-    if (fgl_scenario_make(sc, d, &split, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) {
-        FT_CHECK(0, "scenario clients: %s", err.msg);
-        fgl_scenario_free(sc);
-        return 0;
-    }
-    return 1;
-}
-
 /* Seen by ft_end_to_end's inspect: FGGP's clustered prototypes. */
 static int e2e_protos = -1;
 static void e2e_inspect(int a, const fgl_run *run, void *ud) {
@@ -228,7 +210,7 @@ static void test_end_to_end(void) {
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fggp", 0, NULL, 0}};
     fgl_run_summary s[3];
     int a;
-    if (!louvain_clients(&nodes, 5, &sc, cd)) return;
+    if (!ft_clients(&nodes, 5, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 3;
     cfg.threads = 2;
     if (getenv("FGL_TEST_SEED")) cfg.seed = (uint64_t)atoi(getenv("FGL_TEST_SEED"));
@@ -248,7 +230,7 @@ static void test_threads(void) {
     fgl_client_data cd[3];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE), c1;
     fgl_run a, b;
-    if (!louvain_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
     cfg.threads = 2;
     c1 = cfg;
@@ -272,7 +254,7 @@ static void test_resume(void) {
     fgl_error err;
     char path[] = "test_fggp_resume.ckpt", why[128] = "";
     int r, ok;
-    if (!louvain_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.rounds = 4;
     cfg.local_epochs = 2;
     if (ft_run_rounds(&full, &cfg, "fggp", cd, 3, 4, NULL)) {

@@ -246,24 +246,6 @@ static void test_augmentation(void) {
 
 /* --- runs ------------------------------------------------------------------------ */
 
-static int louvain_clients(const fgl_dataset *d, int k, fgl_scenario *sc, fgl_client_data *cd) {
-    fgl_error err;
-    fgl_split_config split = fgl_split_default();
-    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    split.how = FGL_PART_LOUVAIN;
-    split.clients = k;
-    if (fgl_scenario_make(sc, d, &split, &err)) {
-        FT_CHECK(0, "scenario: %s", err.msg);
-        return 0;
-    }
-    if (fgl_scenario_clients(sc, &spec, cd, k, &err)) {
-        FT_CHECK(0, "scenario clients: %s", err.msg);
-        fgl_scenario_free(sc);
-        return 0;
-    }
-    return 1;
-}
-
 /* Both weights 0: no term, no draw; the run is FedAvg's (sample-weighted
  * mean, no proximal term): the same history and models. */
 static void test_zero_weights_is_fedavg(void) {
@@ -272,7 +254,7 @@ static void test_zero_weights_is_fedavg(void) {
     fgl_client_data cd[3];
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run a, b;
-    if (!louvain_clients(&nodes, 3, &sc, cd)) return;
+    if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
     if (ft_run_rounds(&a, &cfg, "fgssl", cd, 3, 3, zero)) {
         if (ft_run_rounds(&b, &cfg, "fedavg", cd, 3, 3, NULL)) {
@@ -305,7 +287,7 @@ static void test_resume(void) {
     fgl_error err;
     char path[64], why[256] = "";
     int r, ok;
-    if (!algo || !louvain_clients(&nodes, 3, &sc, cd)) return;
+    if (!algo || !ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
     cfg.rounds = 4;
     snprintf(path, sizeof path, "/tmp/fgl_test_fgssl_%lx_%lx.bin", (unsigned long)time(NULL),
@@ -340,7 +322,7 @@ static void test_end_to_end(void) {
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fgssl", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a;
-    if (!louvain_clients(&nodes, 5, &sc, cd)) return;
+    if (!ft_clients(&nodes, 5, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 3;
     cfg.threads = 2;
     if (getenv("FGL_TEST_SEED")) cfg.seed = (uint64_t)atoi(getenv("FGL_TEST_SEED"));
