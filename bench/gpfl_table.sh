@@ -12,7 +12,12 @@ function num(key,   s) {
 }
 {
     label = $0; sub(/^\{"label": "/, "", label); sub(/".*/, "", label)
-    folds = $0; sub(/.*"test_acc": \[/, "", folds); sub(/\].*/, "", folds)
+    if (index($0, "\"per_run\"")) { # record version 2: every run test_acc in its per_run entry
+        folds = ""; rest = $0
+        while (match(rest, /"test_acc": -?[0-9.eE+-]+/)) {
+            folds = folds (folds == "" ? "" : ", ") substr(rest, RSTART + 12, RLENGTH - 12); rest = substr(rest, RSTART + RLENGTH)
+        }
+    } else { folds = $0; sub(/.*"test_acc": \[/, "", folds); sub(/\].*/, "", folds) } # version 1: a list
     n = split(folds, f, ", "); folds = ""
     for (i = 1; i <= n; i++) folds = folds (i > 1 ? " " : "") sprintf("%.1f", 100 * f[i])
     printf "| %s | %.2f ± %.2f | %s | %.1f | %.0f | %.1f |\n", label, 100 * num("last_acc_mean"), 100 * num("last_acc_std"),

@@ -19,11 +19,15 @@ function num(key,   s) {
     if (match($0, "\"" key "\": -?[0-9.eE+-]+")) { s = substr($0, RSTART, RLENGTH); sub(/.*: /, "", s); return s + 0 }
     return -1
 }
+function auc(which, sfx) { # a link row'"'"'s AUC: WHICH_auc_mean (record version 2), else WHICH_acc_mean (version 1)
+    if (sfx == "") sfx = "_mean"
+    return index($0, "\"" which "_auc" sfx "\"") ? num(which "_auc" sfx) : num(which "_acc" sfx)
+}
 {
     label = $0; sub(/^\{"label": "/, "", label); sub(/".*/, "", label)
     if (link) {
         printf "| %s | %.2f ± %.2f | %.2f ± %.2f | %.2f ± %.2f | %.2f ± %.2f | %.1f | %.1f | %d |\n", label,
-            100 * num("test_acc_mean"), 100 * num("test_acc_std"), 100 * num("last_acc_mean"), 100 * num("last_acc_std"),
+            100 * auc("test"), 100 * auc("test", "_std"), 100 * auc("last"), 100 * auc("last", "_std"),
             100 * num("test_hits_mean"), 100 * num("test_hits_std"), 100 * num("last_hits_mean"),
             100 * num("last_hits_std"), num("bytes_up") / 1e6, num("seconds"), num("seeds")
         next

@@ -32,7 +32,8 @@
  *
  * The parts, included below in this order: fglrun/json.c (a growable string,
  * JSON out and in), fglrun/options.c (the options and their table),
- * fglrun/record.c (run records and --config), fglrun/progress.c (progress,
+ * fglrun/record.c (run records and --config), fglrun/result.c (the results
+ * as JSON, and what a replay compares), fglrun/progress.c (progress,
  * partial results, checkpoints), fglrun/plots.c (SVG plots); this file holds
  * the models, the data, the runs and main.
  */
@@ -479,7 +480,8 @@ typedef struct result {
     int metric;          /* the FGL_METRIC_* that selected (a run's fgl_run_summary.metric) */
     double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
     int has_rho;
-    size_t up, down;
+    size_t up, down;                      /* summed over the runs */
+    double up_run[1000], down_run[1000];  /* each run's own bytes (exact in a double below 2^53) */
     int rejected, screened, clipped, dropped, fallback, n;
     int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
     int *part_run;                        /* participants per round, per run: part_run[idx * rounds + r] */
@@ -513,6 +515,16 @@ static void mean_std(const double *x, int n, double *mean, double *sd) {
     *mean = n ? s / n : 0;
     for (i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
     *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+}
+
+/* A ROW's figure over its runs: "NAME_mean" and "NAME_std". */
+static void json_mean_std(FILE *f, const char *name, const double *x, int n) {
+    double m, sd;
+    mean_std(x, n, &m, &sd);
+    fprintf(f, ", \"%s_mean\": ", name);
+    json_num(f, "%.6f", m);
+    fprintf(f, ", \"%s_std\": ", name);
+    json_num(f, "%.6f", sd);
 }
 
 /* --score's names (FGL_METRIC_*): in the record, the table's notes. */
@@ -833,6 +845,8 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     res->eval[idx] = s.t_eval;
     res->up += s.bytes_up;
     res->down += s.bytes_down;
+    res->up_run[idx] = (double)s.bytes_up;
+    res->down_run[idx] = (double)s.bytes_down;
     res->rejected += s.rejected;
     res->screened += s.screened;
     res->clipped += s.clipped;
@@ -924,188 +938,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     return 0;
 }
 
-/* One row of the results (an algorithm over its seeds and folds). Valid
- * JSON in every case (RFC 8259): strings escaped, a figure that is not
- * finite written as null. Figures that average over seeds are means (and
- * standard deviations); counts are totals over seeds, per round summed;
- * figures that do not average (a run's privacy spent: runs on the same data
- * compose) are lists with one entry per run. In a sweep each row also
- * has its "label", its swept values ("sweep": ["algo.key=value"]) and its
- * own record ("config": --config FILE --row LABEL replays that row alone). */
-static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *ds, int split, int K, int rounds,
-                        const result *res) {
-    const char *algo = o->algos[slot];
-    double bm, bs, lm, ls, sm, ss, vm, vs, tm, ts, em, es;
-    int i, j;
-    /* with cross-validation there is no validation set: the last round is reported */
-    const double *sel = o->folds ? res->last : res->best;
-    mean_std(sel, res->n, &bm, &bs);
-    mean_std(res->last, res->n, &lm, &ls);
-    mean_std(res->secs, res->n, &sm, &ss);
-    mean_std(res->server, res->n, &vm, &vs);
-    mean_std(res->train, res->n, &tm, &ts);
-    mean_std(res->eval, res->n, &em, &es);
-    fprintf(f, "{\"algo\": ");
-    json_str(f, algo);
-    if (o->n_swept) {
-        fprintf(f, ", \"label\": ");
-        json_str(f, o->labels[slot]);
-        fprintf(f, ", \"sweep\": [");
-        for (i = 0; i < o->n_vset[slot]; i++) {
-            if (i) fprintf(f, ", ");
-            json_str(f, o->vset[slot][i]);
-        }
-        fprintf(f, "]");
-    }
-    fprintf(f, ", \"data\": ");
-    json_str(f, ds->label);
-    fprintf(f, ", \"split\": ");
-    json_str(f, o->public_split ? "public" : fgl_part_name(split));
-    fprintf(f, ", \"clients\": %d, \"rounds\": %d, \"seeds\": %d, \"seed\": %llu, \"split_seed\": %llu, ", K, rounds,
-            o->seeds, (unsigned long long)o->seed, (unsigned long long)o->split_seed);
-    if (o->folds) fprintf(f, "\"folds\": %d, \"fold\": %d, \"runs\": %d, ", o->folds, o->fold, res->n);
-    if (o->n_fixed) fprintf(f, "\"fixed_splits\": %d, \"split_index\": %d, \"runs\": %d, ", o->n_fixed, o->split_index,
-                            res->n);
-    fprintf(f, "\"test_acc_mean\": ");
-    json_num(f, "%.6f", bm);
-    fprintf(f, ", \"test_acc_std\": ");
-    json_num(f, "%.6f", bs);
-    fprintf(f, ", \"selection\": \"%s\", \"last_acc_mean\": ",
-            o->folds ? "last_round" : o->val_public ? "best_public" : "best_val");
-    json_num(f, "%.6f", lm);
-    fprintf(f, ", \"last_acc_std\": ");
-    json_num(f, "%.6f", ls);
-    fprintf(f, ", \"test_acc\": [");
-    for (i = 0; i < res->n; i++) {
-        if (i) fprintf(f, ", ");
-        json_num(f, "%.6f", sel[i]);
-    }
-    fprintf(f, "]");
-    if (o->task == FGL_TASK_LINK) link_json(f, o, res);
-    else metrics_json(f, o, res);
-    if (!o->folds) { /* what the selection saw: the selection set's mean accuracy at the selected round */
-        double am, as;
-        mean_std(res->val, res->n, &am, &as);
-        fprintf(f, ", \"val_acc_mean\": ");
-        json_num(f, "%.6f", am);
-        fprintf(f, ", \"val_acc_std\": ");
-        json_num(f, "%.6f", as);
-    }
-    fprintf(f, ", \"bytes_up\": %zu, \"bytes_down\": %zu, \"rejected_uploads\": %d, \"seconds\": %.3f, "
-               "\"seconds_server\": %.3f, \"seconds_train\": %.3f, \"seconds_eval\": %.3f",
-            res->up / (size_t)res->n, res->down / (size_t)res->n, res->rejected, sm, vm, tm, em);
-    {   /* the process's peak resident memory so far (Linux reports kilobytes): with several
-         * algorithms or seeds in one process, the running maximum, not this row's own */
-        struct rusage ru;
-        if (getrusage(RUSAGE_SELF, &ru) == 0) fprintf(f, ", \"peak_rss_mb\": %.1f", (double)ru.ru_maxrss / 1024.0);
-        if (data_rss_mb > 0) fprintf(f, ", \"data_rss_mb\": %.1f", data_rss_mb);
-    }
-    if (homophily_rec) fprintf(f, ", \"homophily\": %s", homophily_rec);
-    if (res->leak[0]) { /* marked, so that a table cannot show it as an honest number */
-        fprintf(f, ", \"label_leakage\": ");
-        json_str(f, res->leak);
-    }
-    if (res->other_build[0]) { /* --allow-other-build: its bits are neither build's */
-        fprintf(f, ", \"resumed_from_other_build\": ");
-        json_str(f, res->other_build);
-    }
-    if (res->has_rho) { /* mean over clients of Spearman(matrix row, label-histogram cosine), mean over seeds */
-        double rm, rs;
-        mean_std(res->rho, res->n, &rm, &rs);
-        fprintf(f, ", \"matrix_label_spearman\": ");
-        json_num(f, "%.4f", rm);
-    }
-    if (res->defended) { /* the defences' record: totals over seeds, then per round */
-        fprintf(f, ", \"robust\": \"%s\", \"attack\": \"%s\", \"attackers\": %g, \"screened_uploads\": %d, "
-                   "\"clipped_uploads\": %d, \"dropped_uploads\": %d, \"robust_fallbacks\": %d, "
-                   "\"rejected_per_round\": [",
-                fgl_robust_name(o->robust.rule), fgl_attack_name(o->attack.kind), (double)o->attack.frac, res->screened,
-                res->clipped, res->dropped, res->fallback);
-        for (i = 0; i < rounds && res->rejected_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->rejected_round[i]);
-        fprintf(f, "], \"fallback_per_round\": [");
-        for (i = 0; i < rounds && res->fallback_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->fallback_round[i]);
-        fprintf(f, "], \"clipped_per_round\": [");
-        for (i = 0; i < rounds && res->clipped_round; i++) fprintf(f, "%s%d", i ? ", " : "", res->clipped_round[i]);
-        fprintf(f, "]");
-    }
-    if (o->dp.clip > 0) { /* epsilon per run: it composes over runs on the same data, so it is never averaged */
-        int finite = 1;
-        fprintf(f, ", \"dp_clip\": %g, \"dp_noise\": %g, \"dp_delta\": %g, \"dp_epsilon\": [", (double)o->dp.clip,
-                (double)o->dp.noise, o->dp.delta);
-        for (i = 0; i < res->n; i++) {
-            if (i) fprintf(f, ", ");
-            json_num(f, "%.6g", res->eps[i]); /* no noise, no finite epsilon: JSON has no infinity, so null */
-            finite &= isfinite(res->eps[i]) != 0;
-        }
-        fprintf(f, "]");
-        if (!finite || res->n > 1) {
-            fprintf(f, ", \"dp_epsilon_note\": \"");
-            if (!finite) fprintf(f, "no finite epsilon (noise %g)%s", (double)o->dp.noise, res->n > 1 ? "; " : "");
-            if (res->n > 1)
-                fprintf(f, "one per run: the %d runs use the same clients' data, so together they spend more than "
-                           "any one of them (epsilon composes, it does not average)", res->n);
-            fprintf(f, "\"");
-        }
-    }
-    if (o->dp.clip > 0 || o->secagg.on) { /* where the secrets came from, never the secret seed */
-        fprintf(f, ", \"secrets\": \"%s\"", o->secret_seed_set ? "reproducible" : "os-entropy");
-        if (o->secagg.on)
-            fprintf(f, ", \"secagg_rounds_not_unmasked\": %d, \"secagg_uploads_out_of_range\": %d", res->secagg_failed,
-                    res->secagg_range);
-        /* one list per run, in the order of dp_epsilon's (a run's participation is its own, not a sum) */
-        fprintf(f, ", \"participants_per_round\": [");
-        for (j = 0; j < res->n && j < res->part_runs; j++) {
-            fprintf(f, "%s[", j ? ", " : "");
-            for (i = 0; i < res->part_rounds; i++)
-                fprintf(f, "%s%d", i ? ", " : "", res->part_run[(size_t)j * res->part_rounds + i]);
-            fprintf(f, "]");
-        }
-        fprintf(f, "]");
-    }
-    if (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0) { /* honest clients only, beside all of them */
-        double hm, hs;
-        mean_std(res->hbest, res->n, &hm, &hs);
-        fprintf(f, ", \"honest_test_acc_mean\": ");
-        json_num(f, "%.6f", hm);
-        fprintf(f, ", \"honest_test_acc_std\": ");
-        json_num(f, "%.6f", hs);
-        mean_std(res->hlast, res->n, &hm, &hs);
-        fprintf(f, ", \"honest_last_acc_mean\": ");
-        json_num(f, "%.6f", hm);
-        fprintf(f, ", \"honest_last_acc_std\": ");
-        json_num(f, "%.6f", hs);
-    }
-    proto_json(f, o, res);
-    if (res->lost) fprintf(f, ", \"lost_uploads\": %d", res->lost);
-#ifdef FGL_MPI
-    /* what crossed MPI (per run: means over seeds) beside the counted bytes_up / bytes_down above; the
-       ranks lost and the clients left out with them, summed over the runs, and the losses of the last run that had any */
-    fprintf(f, ", \"mpi\": {\"ranks\": %d, \"bytes_up\": %zu, \"bytes_down\": %zu, \"bytes_start\": %zu, "
-               "\"seconds_exchange\": %.3f, \"seconds_remote\": %.3f, \"lost_ranks\": %d, \"lost_clients\": %d",
-            res->mpi.ranks, res->mpi.bytes_received / (size_t)res->n, res->mpi.bytes_sent / (size_t)res->n,
-            res->mpi.bytes_data / (size_t)res->n, res->mpi.t_exchange / res->n, res->mpi.t_remote / res->n,
-            res->mpi.lost_ranks, res->mpi.lost_clients);
-    if (res->mpi.note[0]) {
-        sbuf note = {NULL, 0, 0, 0};
-        sb_json_str(&note, res->mpi.note);
-        if (note.s) fprintf(f, ", \"lost\": %s", note.s);
-        free(note.s);
-    }
-    fprintf(f, "}");
-#endif
-    if (res->report[0]) { /* the algorithm's own members: a non-finite figure it printed becomes null */
-        sbuf b = {0, 0, 0, 0};
-        json_fix_nonfinite(res->report, &b);
-        if (b.s && !b.oom) fprintf(f, ", %s", b.s);
-        free(b.s);
-    }
-    if (o->failed && o->n_algos == 1) fprintf(f, ", \"status\": \"failed\"");  /* runs: those that finished */
-    if (o->n_algos == 1 && o->pg && o->pg->final && o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
-    else if (o->n_swept && o->pg && o->pg->final && o->slot_config[slot])
-        fprintf(f, ", \"config\": %s", o->slot_config[slot]);
-    fprintf(f, "}");
-}
-
+#include "fglrun/result.c"
 #include "fglrun/progress.c"
 #include "fglrun/plots.c"
 
@@ -1162,41 +995,6 @@ static void print_table(const options *o, const result *res, int runs) {
     defences_lines(o, res);
 }
 
-/* The results as JSON: on stdout (--json, the last line) and in
- * DIR/result.json (--out). One algorithm: its object; several: {"runs":
- * [...], "config": ...}. When a run failed, only the algorithms with a
- * finished run, and "status": "failed". */
-static void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K, int rounds) {
-    FILE *jf = NULL;
-    outfile w;
-    char path[1200];
-    int a, k, first;
-    if (o->out_dir) {
-        snprintf(path, sizeof path, "%s/result.json", o->out_dir);
-        jf = out_open(&w, path);
-    }
-    for (k = 0; k < 2; k++) {
-        FILE *f = k ? jf : o->json ? stdout : NULL;
-        if (!f) continue;
-        if (o->n_algos == 1) {
-            json_result(f, o, 0, ds, split, K, rounds, &res[0]);
-        } else {
-            fprintf(f, "{\"runs\": [");
-            for (a = 0, first = 1; a < o->n_algos; a++) {
-                if (res[a].n == 0) continue;
-                fprintf(f, "%s", first ? "" : ", ");
-                json_result(f, o, a, ds, split, K, rounds, &res[a]);
-                first = 0;
-            }
-            fprintf(f, "]");
-            if (o->failed) fprintf(f, ", \"status\": \"failed\"");
-            config_member(f, o);
-            fprintf(f, "}");
-        }
-        fprintf(f, "\n");
-    }
-    if (jf) out_commit(&w);
-}
 
 
 int fglrun_main(int argc, char **argv) {

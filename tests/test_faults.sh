@@ -184,10 +184,11 @@ if $FGLRUN --algo fedavg --data "$tmp/ds/$bn" --clients 3 --rounds 2 --json --qu
 else echo "not ok - a dataset named with bytes that are not UTF-8"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 
 # --- multi-seed summaries: epsilon composes over runs, it is reported per run ---
-if grep -q '"dp_epsilon": \[[0-9.e+]*, [0-9.e+]*\], "dp_epsilon_note": "one per run: the 2 runs' "$tmp/dp1.json" &&
-   grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json"; then
-    echo "ok - dp_epsilon: one figure per run (2 seeds: a list of 2 and why), null without noise"
-else echo "not ok - dp_epsilon per run: $(grep -o '"dp_epsilon[^]]*\]' "$tmp/dp1.json" "$tmp/dp0.json" | cut -c1-200)"; fi
+if [ "$(grep -o '"dp_epsilon": [0-9][0-9.e+]*' "$tmp/dp1.json" | wc -l)" = 2 ] &&
+   grep -q '"dp_epsilon_note": "one per run: the 2 runs' "$tmp/dp1.json" &&
+   grep -q '"dp_epsilon": null' "$tmp/dp0.json" && grep -q '"dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json"; then
+    echo "ok - dp_epsilon: one figure per run (2 seeds: one in each run's per_run entry, and why), null without noise"
+else echo "not ok - dp_epsilon per run: $(grep -o '"dp_epsilon[^,]*' "$tmp/dp1.json" "$tmp/dp0.json" | cut -c1-200)"; fi
 
 # --- run-control options in a --config file: recorded, not obeyed ---
 # a record edited to put "out" and "checkpoint" among its flags, and a bench line whose args hold --out

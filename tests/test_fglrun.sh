@@ -31,6 +31,7 @@ B=${1:-build}
 FGLRUN=$B/fglrun
 USER=$B/tests/user_fglrun
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+runs_of() { grep -o "\"$1\": [^,}]*" "$2" | sed "s/.*: //"; } # NAME FILE: each run's NAME (result.json's per_run), one a line
 # the result without its timing and its record (which names the command line)
 strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g; s/, "\(peak\|data\)_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' "$1"; }
 # every algorithm with FGL_TEST_LONG set (make test-long, CI); else (make test) four that take the
@@ -101,11 +102,11 @@ done
 cv="--task graph --data synthetic --split dirichlet-equal --alpha 0.5 --clients 4 --rounds 2 --batch 32 --json --quiet"
 if $FGLRUN --algo gpfl $cv --folds 3 --out "$tmp/cv" > "$tmp/cv.json" 2> "$tmp/err" &&
    $FGLRUN --algo gpfl $cv --folds 3 --fold 1 > "$tmp/cv1.json" 2>> "$tmp/err"; then
-    all=$(sed 's/.*"test_acc": \[\([^]]*\)\].*/\1/' "$tmp/cv.json")
-    one=$(sed 's/.*"test_acc": \[\([^]]*\)\].*/\1/' "$tmp/cv1.json")
+    all=$(runs_of test_acc "$tmp/cv.json" | paste -sd, - | sed 's/,/, /g') # each run's own (per_run)
+    one=$(runs_of test_acc "$tmp/cv1.json")
     mean=$(echo "$all" | awk -F', ' '{s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.6f", s / NF}')
     got=$(sed 's/.*"last_acc_mean": \([0-9.]*\).*/\1/' "$tmp/cv.json")
-    if grep -q '"folds": 3, "fold": -1, "runs": 3' "$tmp/cv.json" && grep -q '"selection": "last_round"' "$tmp/cv.json" &&
+    if grep -q '"folds": 3, "fold": -1, "run_count": 3' "$tmp/cv.json" && grep -q '"selection": "last_round"' "$tmp/cv.json" &&
        [ "$(echo "$all" | cut -d, -f2 | tr -d ' ')" = "$one" ] && [ "$mean" = "$got" ]; then
         echo "ok - fglrun --folds 3 runs three folds, --fold 1 the second of them"
     else
@@ -183,7 +184,7 @@ if $FGLRUN --algo gpfl,fedavg $cv --folds 3 > "$tmp/cvr.json" 2> "$tmp/err"; the
     replay "gpfl and fedavg over --folds 3" "$tmp/cvr.json" '"folds": 3, "fold": null' '"split": "dirichlet-equal"' '"selection": "last_round"'
 else echo "not ok - fglrun --folds 3 with two algorithms"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 if $FGLRUN --algo gpfl $cv --folds 3 --fold 1 --seeds 2 > "$tmp/cvr1.json" 2> "$tmp/err"; then
-    replay "gpfl --folds 3 --fold 1 --seeds 2" "$tmp/cvr1.json" '"folds": 3, "fold": 1' '"runs": 2'
+    replay "gpfl --folds 3 --fold 1 --seeds 2" "$tmp/cvr1.json" '"folds": 3, "fold": 1' '"run_count": 2'
 else echo "not ok - fglrun --folds 3 --fold 1 --seeds 2"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 # the backbone options (issue 52): recorded, replayed bit for bit, and they change the result
 bb="--algo fedbn --data synthetic --clients 3 --rounds 2 --model sage --json --quiet"
@@ -238,12 +239,12 @@ if $FGLRUN --algo pfedgnn $pa --protocol pfedgnn-authors --rounds 3 --local-epoc
        --seeds 2 > "$tmp/pa.json" 2> "$tmp/err"; then
     replay "--protocol pfedgnn-authors" "$tmp/pa.json" '"protocol": "pfedgnn-authors"' '"test-first": true' \
         '"metric": "personalized"' '"select": "per-client"' '"val": "public"' '"selection": "best_public"' \
-        '"per_client_personalized_acc": [' '"pfedgnn.alpha=0"' '"pfedgnn.lam=0.01"'
+        '"per_client_personalized_acc": 0.' '"pfedgnn.alpha=0"' '"pfedgnn.lam=0.01"'
 else echo "not ok - fglrun --protocol pfedgnn-authors"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 if $FGLRUN --algo fedavg $pa > "$tmp/m0.json" 2> "$tmp/err" &&
    $FGLRUN --algo fedavg $pa --metric personalized --select per-client > "$tmp/m1.json" 2>> "$tmp/err"; then
-    m0=$(grep -o '"test_acc": \[[^]]*\]\|"val_acc_mean": [0-9.]*\|"bytes_up": [0-9]*\|"bytes_down": [0-9]*' "$tmp/m0.json" | tr '\n' ' ')
-    m1=$(grep -o '"test_acc": \[[^]]*\]\|"val_acc_mean": [0-9.]*\|"bytes_up": [0-9]*\|"bytes_down": [0-9]*' "$tmp/m1.json" | tr '\n' ' ')
+    m0=$(grep -o '"test_acc": [^,}]*\|"val_acc_mean": [0-9.]*\|"bytes_up": [0-9]*\|"bytes_down": [0-9]*' "$tmp/m0.json" | tr '\n' ' ')
+    m1=$(grep -o '"test_acc": [^,}]*\|"val_acc_mean": [0-9.]*\|"bytes_up": [0-9]*\|"bytes_down": [0-9]*' "$tmp/m1.json" | tr '\n' ' ')
     if [ -n "$m0" ] && [ "$m0" = "$m1" ] && grep -q '"personalized_acc_mean": 0\.' "$tmp/m1.json"; then
         echo "ok - --metric personalized --select per-client: plain accuracy and bytes unchanged, the measures beside"
     else echo "not ok - the measures change plain accuracy or bytes: $m0 / $m1"; fi
@@ -324,7 +325,7 @@ for rec in "$tmp/rec.json" "$tmp/rec/result.json"; do
     fi
 done
 # a record whose result differs from what the replay gives is reported
-sed 's/"test_acc": \[0\.\([0-9]\)/"test_acc": [0.9\1/' "$tmp/rec.json" > "$tmp/bad.json"
+sed 's/"test_acc": 0\.\([0-9]\)/"test_acc": 0.9\1/' "$tmp/rec.json" > "$tmp/bad.json"
 if ! cmp -s "$tmp/rec.json" "$tmp/bad.json" && ! $FGLRUN --config "$tmp/bad.json" --quiet > /dev/null 2> "$tmp/err" &&
    grep -q "differs from the record" "$tmp/err"; then
     echo "ok - a replay that does not reproduce the recorded result fails (exit status 1)"
@@ -422,7 +423,7 @@ fi
 # DP without noise has no finite epsilon: the record says null and why (JSON
 # has no infinity), and fglrun replays its own record
 if $FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --dp clip=1,noise=0 --json --quiet > "$tmp/dp0.json" 2> "$tmp/err" &&
-   grep -q '"dp_epsilon": \[null\], "dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json" &&
+   grep -q '"dp_epsilon_note": "no finite epsilon' "$tmp/dp0.json" && grep -q '"dp_epsilon": null' "$tmp/dp0.json" &&
    ! grep -qE ': -?(inf|nan)[,}]' "$tmp/dp0.json" &&
    $FGLRUN --config "$tmp/dp0.json" > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
     echo "ok - DP without noise: dp_epsilon null with its reason, and the record replays"

@@ -54,7 +54,7 @@ else
 fi
 if $FGLRUN --algo fedavg,fedamp --set fedamp.sigma=0 $S --json --quiet > "$tmp/out" 2> /dev/null; then
     echo "not ok - --json with a failed run must exit 1"
-elif tail -n 1 "$tmp/out" | grep -q '^{"runs": \[{"algo": "fedavg".*"status": "failed"'; then
+elif tail -n 1 "$tmp/out" | grep -q '^{"result_version": 2, "runs": \[{"algo": "fedavg".*"status": "failed"'; then
     echo "ok - --json with a failed run: the finished runs and \"status\": \"failed\" on the last line"
 else echo "not ok - --json with a failed run: $(tail -n 1 "$tmp/out" | cut -c1-200)"; fi
 

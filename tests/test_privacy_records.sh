@@ -61,7 +61,7 @@ else notok "the replay with S" "$tmp/rerr3"; fi
 
 # --- 2. every run of an invocation its own secrets --------------------------------------------
 # the Nth run's participants (the rows in their order: mu=0, then mu=0.01)
-parts() { grep -o '"participants_per_round": \[[][0-9, ]*\]' "$1" | sed -n "$2s/.*: //p"; }
+parts() { grep -o '"participants_per_round": \[[0-9, ]*\]' "$1" | sed -n "$2s/.*: //p"; }
 if $FGLRUN --algo fedavg $args --rounds 10 --set mu=0,0.01 --dp clip=1,noise=5 --secret-seed "$S" --out "$tmp/w" \
        --quiet 2> "$tmp/werr" > /dev/null; then
     p0=$(parts "$tmp/w/result.json" 1); p1=$(parts "$tmp/w/result.json" 2)
@@ -98,10 +98,10 @@ else notok "--per-client-records undocumented"; fi
 
 # --- 4. participants per run --------------------------------------------------------------------
 if $FGLRUN --algo fedavg $args --seeds 2 --dp clip=1,noise=0.5 --json --quiet > "$tmp/j" 2> "$tmp/jerr"; then
-    pp=$(sed -n 's/.*"participants_per_round": \(\[[][0-9, ]*\]\).*/\1/p' "$tmp/j")
-    eps=$(sed -n 's/.*"dp_epsilon": \[\([^]]*\)\].*/\1/p' "$tmp/j")
-    if echo "$pp" | grep -q '^\[\[[0-5], [0-5], [0-5], [0-5]\], \[[0-5], [0-5], [0-5], [0-5]\]\]$' &&
-       [ "$(echo "$eps" | tr ',' '\n' | wc -l)" = 2 ]; then
+    pp=$(grep -o '"participants_per_round": \[[0-9, ]*\]' "$tmp/j" | sed 's/.*: //' | paste -sd' ' -)
+    eps=$(grep -o '"dp_epsilon": [0-9][0-9.e+]*' "$tmp/j" | sed 's/.*: //' | paste -sd' ' -)
+    if echo "$pp" | grep -q '^\[[0-5], [0-5], [0-5], [0-5]\] \[[0-5], [0-5], [0-5], [0-5]\]$' &&
+       [ "$(echo "$eps" | wc -w)" = 2 ]; then
         ok "participants_per_round is one list per run ($pp), as dp_epsilon ($eps)"
     else notok "participants_per_round '$pp' (dp_epsilon '$eps')" "$tmp/j"; fi
 else notok "the run with --seeds 2 failed" "$tmp/jerr"; fi

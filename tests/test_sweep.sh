@@ -15,7 +15,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 args="--data synthetic --clients 4 --rounds 2"
 ok() { echo "ok - sweep: $1"; }
 notok() { echo "not ok - sweep: $1"; [ -f "$2" ] && sed 's/^/#   /' "$2" | head -8; }
-acc() { sed -n "s/.*\"label\": \"$2\"[^}]*\"test_acc\": \[\([0-9.]*\)\].*/\1/p" "$1" | head -n 1; }
+acc() { sed -n "s/.*\"label\": \"$2\"[^}]*\"test_acc_mean\": \([0-9.]*\).*/\1/p" "$1" | head -n 1; } # one seed: the mean is the run's
 
 if $FGLRUN --algo fedpub,fedavg $args --set tau=1,3 --out "$tmp/o" > "$tmp/table" 2> "$tmp/err"; then
     ok "--algo fedpub,fedavg --set tau=1,3 runs"
@@ -45,9 +45,9 @@ if $FGLRUN --config "$r" --row "fedpub tau=3" --json > "$tmp/row.json" 2> "$tmp/
     ok "--config result.json --row 'fedpub tau=3' replays that row identically"
 else notok "--config result.json --row 'fedpub tau=3'" "$tmp/err"; fi
 if $FGLRUN --algo fedpub $args --set tau=3 --json --quiet > "$tmp/plain.json" 2> "$tmp/err" &&
-   [ "$(sed -n 's/.*"test_acc": \[\([0-9.]*\)\].*/\1/p' "$tmp/plain.json")" = "$a3" ]; then
+   [ "$(sed -n 's/.*"test_acc_mean": \([0-9.]*\).*/\1/p' "$tmp/plain.json")" = "$a3" ]; then
     ok "the row equals the plain run --set tau=3 ($a3)"
-else notok "the plain run --set tau=3 gives '$(sed -n 's/.*"test_acc": \[\([0-9.]*\)\].*/\1/p' "$tmp/plain.json")', the row $a3" "$tmp/err"; fi
+else notok "the plain run --set tau=3 gives '$(sed -n 's/.*"test_acc_mean": \([0-9.]*\).*/\1/p' "$tmp/plain.json")', the row $a3" "$tmp/err"; fi
 if $FGLRUN --config "$r" --row fedavg --quiet > /dev/null 2> "$tmp/err" && $FGLRUN --config "$r" > /dev/null 2> "$tmp/err2" &&
    grep -q 'identical to the record' "$tmp/err2"; then
     ok "--row fedavg (no swept key) and the whole sweep (--config result.json) replay"

@@ -71,43 +71,14 @@ static void link_table(const options *o, const result *res) {
         if (res[a].n == 0) continue;
         mean_std(res[a].hits, res[a].n, &bm, &bs);
         mean_std(res[a].hits_last, res[a].n, &lm, &ls);
-        printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f\n", o->labels[a], 100 * bm, 100 * bs, 100 * lm, 100 * ls);
+        if (res[a].n == 1) printf("%-10s %10.2f%9s %10.2f\n", o->labels[a], 100 * bm, "", 100 * lm);
+        else printf("%-10s %10.2f +- %5.2f %10.2f +- %5.2f\n", o->labels[a], 100 * bm, 100 * bs, 100 * lm, 100 * ls);
     }
 }
 
 static void link_json(FILE *f, const options *o, const result *res) {
-    double m, sd;
-    int i;
-    fprintf(f, ", \"task\": \"link\", \"metric\": \"auc\", \"hits_k\": %d, \"decoder\": \"%s\", \"test_hits_mean\": ",
-            o->hits_k, o->decoder == 1 ? "mlp" : "dot");
-    mean_std(res->hits, res->n, &m, &sd);
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"test_hits_std\": ");
-    json_num(f, "%.6f", sd);
-    mean_std(res->hits_last, res->n, &m, &sd);
-    fprintf(f, ", \"last_hits_mean\": ");
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"last_hits_std\": ");
-    json_num(f, "%.6f", sd);
-    fprintf(f, ", \"test_hits\": [");
-    for (i = 0; i < res->n; i++) {
-        if (i) fprintf(f, ", ");
-        json_num(f, "%.6f", res->hits[i]);
-    }
-    fprintf(f, "]");
-    /* the AUC under its own name (test_acc_* above carry the same numbers, the name older readers know) */
-    mean_std(res->best, res->n, &m, &sd);
-    fprintf(f, ", \"test_auc_mean\": ");
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"test_auc_std\": ");
-    json_num(f, "%.6f", sd);
-    mean_std(res->last, res->n, &m, &sd);
-    fprintf(f, ", \"last_auc_mean\": ");
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"test_auc\": [");
-    for (i = 0; i < res->n; i++) {
-        if (i) fprintf(f, ", ");
-        json_num(f, "%.6f", res->best[i]);
-    }
-    fprintf(f, "]");
+    fprintf(f, ", \"task\": \"link\", \"metric\": \"auc\", \"hits_k\": %d, \"decoder\": \"%s\"", o->hits_k,
+            o->decoder == 1 ? "mlp" : "dot");
+    json_mean_std(f, "test_hits", o->folds ? res->hits_last : res->hits, res->n);
+    json_mean_std(f, "last_hits", res->hits_last, res->n);
 }

@@ -81,38 +81,17 @@ static void metrics_table(const options *o, const result *res, int w) {
                auc ? " and ROC-AUC" : "", score_words(o->score_metric), score_key(o->score_metric));
 }
 
-static void metrics_list(FILE *f, const char *key, const double *x, int n) {
-    int i;
-    fprintf(f, ", \"%s\": [", key);
-    for (i = 0; i < n; i++) {
-        if (i) fprintf(f, ", ");
-        json_num(f, "%.6f", x[i]);
-    }
-    fprintf(f, "]");
-}
-
-static void metrics_pair(FILE *f, const char *key, const double *x, int n) {
-    double m, sd;
-    mean_std(x, n, &m, &sd);
-    fprintf(f, ", \"%s_mean\": ", key);
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"%s_std\": ", key);
-    json_num(f, "%.6f", sd);
-}
-
 /* The JSON row's members (node and graph tasks). */
 static void metrics_json(FILE *f, const options *o, const result *res) {
     int i, auc = 0;
     fprintf(f, ", \"selected_by\": \"%s\"", o->folds ? "last_round" : score_key(res->metric));
-    if (!o->folds) metrics_pair(f, "val_score", res->vsel, res->n);
-    metrics_pair(f, "test_f1", o->folds ? res->f1_last : res->f1, res->n);
-    metrics_pair(f, "last_f1", res->f1_last, res->n);
-    metrics_list(f, "test_f1", o->folds ? res->f1_last : res->f1, res->n);
+    if (!o->folds) json_mean_std(f, "val_score", res->vsel, res->n);
+    json_mean_std(f, "test_f1", o->folds ? res->f1_last : res->f1, res->n);
+    json_mean_std(f, "last_f1", res->f1_last, res->n);
     for (i = 0; i < res->n; i++) auc |= res->auc[i] == res->auc[i];
     if (!auc) return;
-    metrics_pair(f, "test_auc", o->folds ? res->auc_last : res->auc, res->n);
-    metrics_pair(f, "last_auc", res->auc_last, res->n);
-    metrics_list(f, "test_auc", o->folds ? res->auc_last : res->auc, res->n);
+    json_mean_std(f, "test_auc", o->folds ? res->auc_last : res->auc, res->n);
+    json_mean_std(f, "last_auc", res->auc_last, res->n);
 }
 
 /* Which defences, attack and privacy options were on, under the table: a

@@ -705,8 +705,8 @@ static const opt_def opt_table[] = {
              "  each client's edges split --link-val/--link-test (0.05/0.10; the rest train and pass messages),\n"
              "  validation and test scored against max(positives, --link-neg N) fixed negatives (1000), a GCN\n"
              "  encoder and --decoder dot (embeddings of --link-dim D, 64) or mlp; binary cross-entropy against\n"
-             "  fresh negatives every epoch; test_acc is the AUC (mean over clients weighted by their test edges),\n"
-             "  test_hits Hits@--hits-k (50); with --out the per-round CSV's columns are val_auc, test_auc and the\n"
+             "  fresh negatives every epoch; the JSON's test_auc is the AUC (mean over clients weighted by their\n"
+             "  test edges), test_hits Hits@--hits-k (50); with --out the per-round CSV's columns are val_auc, test_auc and the\n"
              "  plots say AUC.\n"),
     ROW_NUM("link-val", 'e', OPT_DOUBLE, 0, link_val, 0, 0.99, 0.05, "F", "a fraction in [0, 0.99]", NULL, NULL,
             NULL),
@@ -885,7 +885,7 @@ static const opt_def opt_table[] = {
             "--config FILE runs from such a record (a config, a result JSON; with --row LABEL one run of a result's\n"
             "  \"runs\", by its label (a sweep's 'fedpub tau=3') or algorithm, or the line of a JSON Lines file\n"
             "  such as bench/results/*.jsonl); flags given after it override it. Unchanged, the new result is\n"
-            "  compared with the recorded one (exit status 1 if test_acc, last_acc or bytes differ).\n"),
+            "  compared with the recorded one (exit status 1 if a run's test or last-round score or bytes differ).\n"),
     ROW_STR("row", 'r', row, "LABEL", NULL, NULL, NULL),
     ROW_STR("write-metis", 'r', write_metis, "FILE", NULL, NULL, NULL),
     ROW_CUSTOM("secret-seed", 'r', 0, secret_seed, 0, "S", NULL, NULL, p_secret_seed, r_secret_seed, NULL),

@@ -25,10 +25,6 @@ static void fmt_time(char *out, size_t cap, double s) {
     else snprintf(out, cap, "%dh%02dm", (int)(s / 3600), (int)(s / 60) % 60);
 }
 
-/* ", "config": {...}" when there is a record. */
-static void config_member(FILE *f, const options *o) {
-    if (o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
-}
 
 /* A file fglrun writes into --out DIR: result.json, progress.json (and its
  * .tmp), config, curves.svg, clients.svg, bytes.svg, and per run
@@ -150,11 +146,12 @@ static void progress_write(const options *o, const char *status) {
         if (o->folds) fprintf(f, ", \"fold\": %d", pg->fold);
         else if (o->n_fixed) fprintf(f, ", \"split_index\": %d", pg->fold);
         if (run->round > 0 && s.best_round >= 0) { /* (the last round may not be evaluated: --eval-every) */
-            fprintf(f, ", \"best_val_round\": %d, \"test_acc\": ", s.best_round + 1);
+            int link = o->task == FGL_TASK_LINK; /* the score is then the AUC, named so */
+            fprintf(f, ", \"best_val_round\": %d, \"test_%s\": ", s.best_round + 1, link ? "auc" : "acc");
             json_num(f, "%.6f", s.best_test);
-            fprintf(f, ", \"last_acc\": ");
+            fprintf(f, ", \"last_%s\": ", link ? "auc" : "acc");
             json_num(f, "%.6f", s.last_test);
-            if (o->task == FGL_TASK_LINK) { /* the run's accuracy is the AUC; Hits@K beside it */
+            if (link) { /* Hits@K beside the AUC */
                 fprintf(f, ", \"test_hits\": ");
                 json_num(f, "%.6f", s.best_test_hits);
             }
@@ -351,10 +348,11 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
 }
 
 /* --config with a recorded result and nothing changed but run control: the
- * result must be identical (test_acc per seed, last_acc, bytes). 0 if it is
- * (or there is nothing to compare), 1 if not; 3 if the data files differ
- * from those the record read (missing or another checksum): then the run is
- * no replay of the record, whatever its result. */
+ * result must be identical (every per-run figure a replay compares,
+ * replay_row in fglrun/result.c). 0 if it is (or there is nothing to
+ * compare), 1 if not; 3 if the data files differ from those the record read
+ * (missing or another checksum): then the run is no replay of the record,
+ * whatever its result. */
 static int replay_check(const options *o, const result *res) {
     const replay *rp = o->rp;
     int a, i, bad = 0, compared = 0;
@@ -366,15 +364,13 @@ static int replay_check(const options *o, const result *res) {
     for (a = 0; a < o->n_algos; a++) {
         const jv *rec = NULL, *runs = jv_get(rp->result, "runs"), *v;
         const char *name = o->labels[a]; /* a row's "label" (a sweep's), else its "algo" */
-        char got[64], want[64];
-        double lm, ls;
         if (runs && runs->t == 'a') {
             for (i = 0; i < runs->n && !rec; i++)
                 if (((v = jv_get(&runs->v[i], "label")) || (v = jv_get(&runs->v[i], "algo"))) && v->t == 's' &&
                     !strcmp(v->s, name))
                     rec = &runs->v[i];
         } else if ((v = jv_get(rp->result, "algo")) && v->t == 's' && !strcmp(v->s, name)) {
-            rec = rp->result;
+            rec = rp->result; /* a version-1 record of one algorithm: the row itself */
         }
         if (!rec) {
             fprintf(stderr, "fglrun: replay: %s has no recorded result for %s\n", rp->what, name);
@@ -382,48 +378,16 @@ static int replay_check(const options *o, const result *res) {
             continue;
         }
         compared++;
-        v = jv_get(rec, "test_acc");
-        if (!v || v->t != 'a' || v->n != res[a].n) {
-            fprintf(stderr, "fglrun: replay: %s: %d seeds recorded, %d run\n", name, v && v->t == 'a' ? v->n : 0,
-                    res[a].n);
-            bad = 1;
-        }
-        for (i = 0; v && v->t == 'a' && i < v->n && i < res[a].n; i++) {
-            snprintf(got, sizeof got, "%.6f", o->folds ? res[a].last[i] : res[a].best[i]); /* json_result's selection */
-            snprintf(want, sizeof want, "%.6f", strtod(v->v[i].s ? v->v[i].s : "nan", NULL));
-            if (strcmp(got, want)) {
-                fprintf(stderr, "fglrun: replay: %s seed %d: test_acc %s, recorded %s\n", name, i + 1, got, want);
-                bad = 1;
-            }
-        }
-        mean_std(res[a].last, res[a].n, &lm, &ls);
-        snprintf(got, sizeof got, "%.6f", lm);
-        v = jv_get(rec, "last_acc_mean");
-        snprintf(want, sizeof want, "%.6f", v && v->s ? strtod(v->s, NULL) : -1.0);
-        if (strcmp(got, want)) {
-            fprintf(stderr, "fglrun: replay: %s: last_acc_mean %s, recorded %s\n", name, got, want);
-            bad = 1;
-        }
-        bad |= proto_replay_check(o, o->algos[a], rec, &res[a]);
-        for (i = 0; i < 2; i++) {
-            size_t mine = res[a].n ? (i ? res[a].down : res[a].up) / (size_t)res[a].n : 0;
-            v = jv_get(rec, i ? "bytes_down" : "bytes_up");
-            snprintf(got, sizeof got, "%zu", mine);
-            if (!v || !v->s || strcmp(got, v->s)) {
-                fprintf(stderr, "fglrun: replay: %s: %s %s, recorded %s\n", name, i ? "bytes_down" : "bytes_up", got,
-                        v && v->s ? v->s : "nothing");
-                bad = 1;
-            }
-        }
+        bad |= replay_row(o, name, rec, &res[a]);
     }
     if (rp->data_differ) { /* the same numbers from other data would be a coincidence, not a replay */
         fprintf(stderr, "fglrun: the data differ from the record's (%d file%s, above): this run is not a replay of %s "
-                        "(its test_acc, last_acc and bytes %s the record's)\n", rp->data_differ,
+                        "(its runs' scores and bytes %s the record's)\n", rp->data_differ,
                 rp->data_differ > 1 ? "s" : "", rp->what, !bad && compared ? "equal" : "differ from");
         return 3;
     }
     if (!bad && compared) { /* the verdict is what --config was asked for: said even with --quiet */
-        fprintf(stderr, "fglrun: replay of %s: test_acc, last_acc and bytes identical to the record\n", rp->what);
+        fprintf(stderr, "fglrun: replay of %s: every run's scores and bytes identical to the record\n", rp->what);
         return 0;
     }
     fprintf(stderr, "fglrun: the replay of %s differs from the record%s\n", rp->what,

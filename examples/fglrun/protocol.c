@@ -299,71 +299,16 @@ static int proto_check(const options *o, const fgl_scenario *sc) {
 #endif
 }
 
-/* JSON: the measures' members, and one list per seed. */
+/* JSON: the measures' means over the runs (each run's own value is in its
+ * per_run object, fglrun/result.c). */
 static void proto_json(FILE *f, const options *o, const result *res) {
-    struct { const char *name; const double *x; int on; } m[4];
-    int k, i;
-    m[0].name = "personalized_acc";
-    m[0].x = res->pers;
-    m[0].on = o->metric;
-    m[1].name = "personalized_last_acc";
-    m[1].x = res->pers_last;
-    m[1].on = o->metric;
-    m[2].name = "per_client_test_acc";
-    m[2].x = res->pc;
-    m[2].on = o->select_pc;
-    m[3].name = "per_client_personalized_acc";
-    m[3].x = res->pc_pers;
-    m[3].on = o->select_pc && o->metric;
     if (proto_on(o)) fprintf(f, ", \"selection_set\": \"%s\"", o->val_public ? "public nodes" : "clients' validation");
-    for (k = 0; k < 4; k++) {
-        double mean, sd;
-        if (!m[k].on) continue;
-        mean_std(m[k].x, res->n, &mean, &sd);
-        fprintf(f, ", \"%s_mean\": ", m[k].name);
-        json_num(f, "%.6f", mean);
-        fprintf(f, ", \"%s_std\": ", m[k].name);
-        json_num(f, "%.6f", sd);
-        fprintf(f, ", \"%s\": [", m[k].name);
-        for (i = 0; i < res->n; i++) {
-            if (i) fprintf(f, ", ");
-            json_num(f, "%.6f", m[k].x[i]);
-        }
-        fprintf(f, "]");
+    if (o->metric) {
+        json_mean_std(f, "personalized_acc", res->pers, res->n);
+        json_mean_std(f, "personalized_last_acc", res->pers_last, res->n);
     }
-}
-
-/* --config replay: the measures' per-seed lists must be the recorded ones too. 1 if one differs (said). */
-static int proto_replay_check(const options *o, const char *algo, const jv *rec, const result *res) {
-    static const char *const names[4] = {"personalized_acc", "personalized_last_acc", "per_client_test_acc",
-                                         "per_client_personalized_acc"};
-    const double *x[4];
-    int k, i, bad = 0;
-    x[0] = res->pers;
-    x[1] = res->pers_last;
-    x[2] = res->pc;
-    x[3] = res->pc_pers;
-    for (k = 0; k < 4; k++) {
-        const jv *v = jv_get(rec, names[k]);
-        int on = k < 2 ? o->metric : k == 2 ? o->select_pc : o->select_pc && o->metric;
-        if (!on && !v) continue;
-        if (!on || !v || v->t != 'a' || v->n != res->n) {
-            fprintf(stderr, "fglrun: replay: %s: %s %s\n", algo, names[k],
-                    on ? "not recorded as run" : "recorded, not run");
-            bad = 1;
-            continue;
-        }
-        for (i = 0; i < v->n; i++) {
-            char got[64], want[64];
-            snprintf(got, sizeof got, "%.6f", x[k][i]);
-            snprintf(want, sizeof want, "%.6f", strtod(v->v[i].s ? v->v[i].s : "nan", NULL));
-            if (strcmp(got, want)) {
-                fprintf(stderr, "fglrun: replay: %s seed %d: %s %s, recorded %s\n", algo, i + 1, names[k], got, want);
-                bad = 1;
-            }
-        }
-    }
-    return bad;
+    if (o->select_pc) json_mean_std(f, "per_client_test_acc", res->pc, res->n);
+    if (o->select_pc && o->metric) json_mean_std(f, "per_client_personalized_acc", res->pc_pers, res->n);
 }
 
 /* The table's lines for these measures (mean +- std over seeds, in %). */

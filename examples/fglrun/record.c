@@ -16,7 +16,7 @@
  * --config-run-control: a record does not choose where a replay writes.
  * When the command line changes nothing but run control (--json, --out,
  * --threads ...) and the record holds a result, the new result is compared
- * with it: test_acc, last_acc and bytes must be identical (exit status 1
+ * with it: every per-run figure a replay compares (scores, bytes) must be identical (exit status 1
  * otherwise), and the data files those the record read (exit status 3
  * otherwise: a run on other data is no replay, whatever its numbers).
  *
@@ -476,7 +476,8 @@ static int config_reparse(int argc, char **argv, options *o) {
     if (!(cfg = jv_get(rec, "config")) && res) cfg = jv_get(res, "config");
     if (!cfg && jv_get(rec, "flags")) cfg = rec;
     if (!cfg && rp->row) cfg = jv_get(&rp->doc, "config"); /* a row without its own record: the invocation's ... */
-    rp->result = res ? res : (jv_get(rec, "test_acc") || jv_get(rec, "runs")) ? rec : NULL;
+    /* a result: its runs, a row of them (per_run), or a version-1 bare row (test_acc) */
+    rp->result = res ? res : (jv_get(rec, "per_run") || jv_get(rec, "test_acc") || jv_get(rec, "runs")) ? rec : NULL;
     if (replay_arg(rp, argv[0], NULL, NULL)) goto oom;
     if (cfg && cfg->t == 'o' && jv_get(cfg, "flags") && jv_get(cfg, "flags")->t == 'o') {
         const jv *fl = jv_get(cfg, "flags"), *pa = jv_get(cfg, "params"), *data = jv_get(cfg, "data");
