@@ -97,12 +97,21 @@ all: $(EXAMPLES)
 # changes, so an unchanged header keeps its time and nothing rebuilds; a
 # missing header is written again. A copy without src/ (the headers alone)
 # builds from the headers as they are.
+# make FGL_LINE=1 writes them with #line directives, so that compilers,
+# debuggers and sanitizers name src/ files and lines (tools/amalgamate); a
+# plain make writes them back without (build/headers.mode says which the
+# headers hold; it changes, and so rewrites them, only on a switch). Commit
+# only plain ones.
 ifneq ($(wildcard src/core/MANIFEST),)
+HEADER_MODE := $(if $(filter 1,$(FGL_LINE)),line,plain)
 headers: build/headers.stamp
-build/headers.stamp: tools/amalgamate $(SRC)
+build/headers.stamp: tools/amalgamate $(SRC) build/headers.mode
 	@mkdir -p $(@D)
-	./tools/amalgamate
+	FGL_LINE=$(if $(filter line,$(HEADER_MODE)),1,0) ./tools/amalgamate
 	@touch $@
+build/headers.mode: FORCE
+	@mkdir -p $(@D)
+	@echo $(HEADER_MODE) | cmp -s - $@ || echo $(HEADER_MODE) > $@
 $(HEADERS): build/headers.stamp
 	@test -f $@ || ./tools/amalgamate
 else

@@ -130,6 +130,7 @@
 extern "C" {
 #endif
 
+/* --- src/core/error.h --- */
 /* ------------------------------------------------------------------------ */
 /* Result codes and errors                                                  */
 /* ------------------------------------------------------------------------ */
@@ -162,6 +163,7 @@ FGLDEF int fgl_error_set(fgl_error *err, int code, const char *fmt, ...) FGL__PR
 /* Reset err to FGL_OK with an empty message. */
 FGLDEF void fgl_error_clear(fgl_error *err);
 
+/* --- src/core/rng.h --- */
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
@@ -188,6 +190,7 @@ FGLDEF void fgl_rng_shuffle(fgl_rng *r, int *a, int n);
 /* k distinct values of 0..n-1 in random order into out. Needs O(n) scratch. */
 FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out);
 
+/* --- src/core/tensor.h --- */
 /* ------------------------------------------------------------------------ */
 /* Dense tensors and kernels                                                */
 /* ------------------------------------------------------------------------ */
@@ -234,6 +237,7 @@ FGLDEF int fgl_all_finite(size_t n, const float *x);
 /* Wall-clock seconds from an arbitrary origin (for timing phases). */
 FGLDEF double fgl_now(void);
 
+/* --- src/core/csr.h --- */
 /* ------------------------------------------------------------------------ */
 /* Sparse matrices (CSR)                                                    */
 /* ------------------------------------------------------------------------ */
@@ -264,6 +268,7 @@ FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, fl
 /* Y (a->cols x n) += A^T X, X is a->rows x n (serial scatter). */
 FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y);
 
+/* --- src/core/bytes.h --- */
 /* ------------------------------------------------------------------------ */
 /* Serialisation helpers                                                    */
 /* ------------------------------------------------------------------------ */
@@ -336,6 +341,7 @@ FGLDEF void fgl_frame_end(fgl_bytes *b, size_t mark);
 FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uint32_t version,
                           fgl_reader *payload, const char *what, fgl_error *err);
 
+/* --- src/core/params.h --- */
 /* ------------------------------------------------------------------------ */
 /* Parameter sets                                                           */
 /* ------------------------------------------------------------------------ */
@@ -462,6 +468,7 @@ FGLDEF int fgl_params_load_mem(fgl_params *ps, const void *data, size_t len, fgl
 FGLDEF int fgl_params_save(const fgl_params *ps, const char *path, fgl_error *err);
 FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err);
 
+/* --- src/core/optim.h --- */
 /* ------------------------------------------------------------------------ */
 /* Optimizers                                                               */
 /* ------------------------------------------------------------------------ */
@@ -504,6 +511,7 @@ FGLDEF double fgl_params_clip_grad(fgl_params *ps, double max_norm);
 FGLDEF void fgl_optim_write(const fgl_optim *o, fgl_bytes *b);
 FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err);
 
+/* --- src/core/tape.h --- */
 /* ------------------------------------------------------------------------ */
 /* Autodiff tape                                                            */
 /* ------------------------------------------------------------------------ */
@@ -757,6 +765,7 @@ typedef struct fgl_gradcheck_report {
 FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud,
                             double step, double rtol, fgl_gradcheck_report *rep);
 
+/* --- src/core/wait.h --- */
 /* --- OpenMP's wait policy, chosen for the program ---------------------------- */
 /* Between parallel regions an OpenMP thread either spins (busy-waits) for a
  * while or sleeps at once. Spinning saves a wake-up on a quiet machine with a
@@ -816,10 +825,12 @@ FGLDEF int fgl_wait_choose(char **argv, const char *how, int threads);
 extern "C" {
 #endif
 
+/* --- src/core/tensor.h --- */
 typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm);
 FGL__PRIVATE int fgl__budget(void);
 FGL__PRIVATE int fgl__threads(double w, double per_thread);
+/* --- src/core/ops_elementwise.h --- */
 /* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
  * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
  * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
@@ -886,6 +897,7 @@ FGL__PRIVATE void fgl__rng_skip_block(fgl_rng *r);
 extern "C" {
 #endif
 
+/* --- src/core/error.h --- */
 /* --- errors ------------------------------------------------------------- */
 
 FGLDEF const char *fgl_result_name(int code) {
@@ -923,6 +935,7 @@ FGLDEF void fgl_error_clear(fgl_error *err) {
     }
 }
 
+/* --- src/core/rng.h --- */
 /* --- random numbers ------------------------------------------------------- */
 
 static uint64_t fgl__splitmix(uint64_t *x) {
@@ -1056,6 +1069,7 @@ FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out) {
     return FGL_OK;
 }
 
+/* --- src/core/tensor.h --- */
 /* --- tensors -------------------------------------------------------------- */
 
 FGLDEF int fgl_tensor_init(fgl_tensor *t, int rows, int cols) {
@@ -1267,6 +1281,7 @@ FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx,
     add(ctx, 0, R);
 }
 
+/* --- src/core/gemm.h --- */
 /* --- GEMM ----------------------------------------------------------------- */
 
 /* Blocked GEMM. op(B) is cut into column panels of FGL__NR columns for
@@ -1808,6 +1823,7 @@ FGLDEF int fgl_all_finite(size_t n, const float *x) {
     return 1;
 }
 
+/* --- src/core/csr.h --- */
 /* --- CSR -------------------------------------------------------------------- */
 
 FGLDEF int fgl_csr_init(fgl_csr *a, int rows, int cols, int nnz, int with_values) {
@@ -2096,6 +2112,7 @@ FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y) {
     }
 }
 
+/* --- src/core/bytes.h --- */
 /* --- bytes, readers, frames, files ------------------------------------------ */
 
 FGLDEF void fgl_bytes_init(fgl_bytes *b) { memset(b, 0, sizeof *b); }
@@ -2429,6 +2446,7 @@ FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uin
     return FGL_OK;
 }
 
+/* --- src/core/params.h --- */
 /* --- parameter sets --------------------------------------------------------- */
 
 FGLDEF void fgl_params_init(fgl_params *ps) { memset(ps, 0, sizeof *ps); }
@@ -2859,6 +2877,7 @@ FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err) {
     return rc;
 }
 
+/* --- src/core/optim.h --- */
 /* --- optimizers ------------------------------------------------------------- */
 
 FGLDEF fgl_optim_config fgl_optim_default(int kind) {
@@ -3006,6 +3025,7 @@ FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err) {
     return FGL_OK;
 }
 
+/* --- src/core/tape.h --- */
 /* --- autodiff: arena and tape ---------------------------------------------- */
 
 #define FGL__ALIGN 64
@@ -3395,6 +3415,7 @@ FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
     return n;
 }
 
+/* --- src/core/ops_matmul.h --- */
 /* --- matmul, transpose ------------------------------------------------------ */
 
 static void fgl__matmul_bw(fgl_tape *t, fgl_node *c) {
@@ -3657,6 +3678,7 @@ FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a) {
     return y;
 }
 
+/* --- src/core/ops_elementwise.h --- */
 /* --- broadcasting binary ops ------------------------------------------------- */
 
 enum { FGL__ADD, FGL__SUB, FGL__MUL };
@@ -4069,6 +4091,7 @@ FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng 
     return fgl__dropout_op(t, "relu_dropout", a, p, rng, 1);
 }
 
+/* --- src/core/ops_shape.h --- */
 /* --- shape ops ---------------------------------------------------------------- */
 
 /* Concatenation's backward: each input's block of columns of dy, rows in
@@ -4440,6 +4463,7 @@ FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *off
     return y;
 }
 
+/* --- src/core/ops_loss.h --- */
 /* --- softmax family and losses ---------------------------------------------- */
 
 /* Row-wise log-softmax of x into out (may be called with out == x). */
@@ -4848,6 +4872,7 @@ FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return y;
 }
 
+/* --- src/core/ops_norm.h --- */
 /* --- normalisation ------------------------------------------------------------ */
 
 /* Layer norm normalises each row; batch norm each column. Both save 1/std
@@ -5205,6 +5230,7 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
     return fgl__norm(t, "batch_norm_relu", a, gamma, beta, eps, 1, running_mean, running_var, momentum, train, 1);
 }
 
+/* --- src/core/ops_sparse.h --- */
 /* --- sparse x dense --------------------------------------------------------- */
 
 static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
@@ -5303,6 +5329,7 @@ FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, 
     return y;
 }
 
+/* --- src/core/gradcheck.h --- */
 /* --- gradient check ----------------------------------------------------------- */
 
 /* Rebuilds the graph on a reset tape and returns L = sum_k w_k y_k, summed in
@@ -5462,6 +5489,7 @@ FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_p
                           &worst_rel);
 }
 
+/* --- src/core/wait.h --- */
 #if defined(_OPENMP) && defined(__linux__)
 extern char **environ;
 

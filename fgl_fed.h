@@ -250,6 +250,7 @@
 extern "C" {
 #endif
 
+/* --- src/fed/config.h --- */
 /* ------------------------------------------------------------------------ */
 /* Configuration                                                            */
 /* ------------------------------------------------------------------------ */
@@ -456,6 +457,7 @@ typedef struct fgl_client_data {
     const fgl_link_split *link;
 } fgl_client_data;
 
+/* --- src/fed/message.h --- */
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -537,6 +539,7 @@ FGLDEF size_t fgl_msg_bytes(const fgl_msg *m);
 /* Index of the part called name, or -1. */
 FGLDEF int fgl_msg_find(const fgl_msg *m, const char *name);
 
+/* --- src/fed/store.h --- */
 /* ------------------------------------------------------------------------ */
 /* Run-managed state                                                        */
 /* ------------------------------------------------------------------------ */
@@ -577,6 +580,7 @@ FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name);
 /* Temporary memory until the current hook returns (zeroed; NULL on OOM). */
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
 
+/* --- src/fed/algo.h --- */
 /* ------------------------------------------------------------------------ */
 /* Algorithms                                                               */
 /* ------------------------------------------------------------------------ */
@@ -768,6 +772,7 @@ FGLDEF int fgl_algo_register(const fgl_algo *a);
 FGLDEF int fgl_groups_parse(const char *s, unsigned *groups);
 FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap);
 
+/* --- src/fed/crypto.h --- */
 /* ------------------------------------------------------------------------ */
 /* Cryptography for secure aggregation                                      */
 /* ------------------------------------------------------------------------ */
@@ -881,6 +886,7 @@ FGLDEF int fgl_shamir_split(unsigned char *shares, const unsigned char secret[32
  * change to a share can pass it (shares travel sealed by fgl_aead_seal). */
 FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *shares, const uint32_t *xs, int t);
 
+/* --- src/fed/defences.h --- */
 /* The (epsilon, delta) privacy spent by the rounds done, by the Renyi DP
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
  * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
@@ -895,6 +901,7 @@ FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
  * Mironov, Talwar and Zhang 2019): for q = 1, alpha / (2 sigma^2). */
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
 
+/* --- src/fed/secagg.h --- */
 /* ------------------------------------------------------------------------ */
 /* Secrets and secure aggregation                                           */
 /* ------------------------------------------------------------------------ */
@@ -964,6 +971,7 @@ FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
  * a server may see: public keys, sealed shares, masked uploads, revealed
  * shares, the sum. */
 
+/* --- src/fed/sides.h --- */
 /* ------------------------------------------------------------------------ */
 /* The two sides                                                            */
 /* ------------------------------------------------------------------------ */
@@ -1216,6 +1224,7 @@ FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) FGL__P
  * double in client order. */
 FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, float *out, const unsigned char *rows);
 
+/* --- src/fed/park.h --- */
 /* With cfg.park_idle, an idle client's parameters and optimizer moments are
  * packed away (model.params.data is NULL): this makes client i's state
  * resident again, bit for bit, so that a caller may read it (until the next
@@ -1234,6 +1243,7 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client);
  * how many); FGL_ERR_IO: its packed state cannot be read back (out of
  * memory for a copy from the park file, or the file changed). */
 FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
+/* --- src/fed/intact.h --- */
 /* ------------------------------------------------------------------------ */
 /* What a hook received stays as it was sent                                */
 /* ------------------------------------------------------------------------ */
@@ -1266,10 +1276,12 @@ struct fgl__intact {
     uint64_t shared_sum[FGL_MSG_MAX_PARTS];      /* its checksum when the downloads were built */
 };
 
+/* --- src/fed/budget.h --- */
 /* --- the memory a run needs, estimated before anything is built ------------------- */
 /* fgl_run_check (run.h) refuses a run whose models would not fit
  * (cfg.mem_limit) before it allocates the first of them. */
 
+/* --- src/fed/run.h --- */
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -1420,12 +1432,14 @@ typedef struct fgl_run_summary {
 } fgl_run_summary;
 FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 
+/* --- src/fed/refusals.h --- */
 /* --- covered or refused: a run's defences against its algorithm ------------------- */
 /* A defence is accepted only when every upload part that reaches the
  * models goes through the path it guards; fgl_run_init, fgl_run_check and
  * fgl_run_start call this before anything is drawn or built (README,
  * Privacy: "Covered or refused"). */
 
+/* --- src/fed/checkpoint.h --- */
 /* Checkpoint the whole run (models, optimizers, RNG streams, every state
  * entry, history) and resume it: the resumed run finishes with the same
  * bits. The file records a fingerprint of the configuration, the
@@ -1450,6 +1464,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
  * and OpenMP give the same bits and are not in it. */
 FGLDEF const char *fgl_build_id(void);
 
+/* --- src/fed/observe.h --- */
 /* ------------------------------------------------------------------------ */
 /* Observers                                                                */
 /* ------------------------------------------------------------------------ */
@@ -1523,6 +1538,7 @@ FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *o
 FGLDEF int fgl_observed_layout(const fgl_observed *o, int client, fgl_observed_model *m);
 FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, size_t cap);
 
+/* --- src/fed/algos/gpfl.h --- */
 /* GPFL's server model (docs/algorithms.md, GPFL): a dense 2-layer graph
  * auto-encoder over k clients with features X (k x in_dim) and a weighted
  * client network A (k x k, used as given: GPFL passes its row-normalised
@@ -1561,6 +1577,7 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
 /* Dense D^-1/2 (A + I) D^-1/2 of a k x k weight matrix into out. */
 FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
 
+/* --- src/fed/algos/pfedgnn.h --- */
 /* ------------------------------------------------------------------------ */
 /* Anchored distance completion and client coarsening (pFedGNN)             */
 /* ------------------------------------------------------------------------ */
@@ -1659,6 +1676,7 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
  * positive mass towards the others gets a row of zeros. */
 FGLDEF void fgl_collab_weights(const double *lc, int K, double *w);
 
+/* --- src/fed/similarity.h --- */
 /* ------------------------------------------------------------------------ */
 /* How a client-to-client matrix relates to the clients' labels             */
 /* ------------------------------------------------------------------------ */
@@ -1676,6 +1694,7 @@ FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim);
  * random permutation gives a null value. */
 FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm);
 
+/* --- src/fed/scenario.h --- */
 /* ------------------------------------------------------------------------ */
 /* Ready-made federated datasets (protocols: docs/algorithms.md)            */
 /* ------------------------------------------------------------------------ */
@@ -1822,6 +1841,7 @@ FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tm
                                 fgl_error *err);
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
+/* --- src/fed/mpi.h --- */
 /* ------------------------------------------------------------------------ */
 /* Distributed runs over MPI (define FGL_MPI before including)               */
 /* ------------------------------------------------------------------------ */
@@ -1926,8 +1946,10 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 extern "C" {
 #endif
 
+/* --- src/fed/message.h --- */
 /* A checksum of n floats' bits (whether a message part changed). */
 FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n);
+/* --- src/fed/store.h --- */
 enum { FGL__E_FLOATS, FGL__E_INTS, FGL__E_MODEL, FGL__E_OPTIM, FGL__E_PARAMS, FGL__E_RNG, FGL__E_SCRATCH, FGL__E_TAPE };
 
 #define FGL__ENTRY_NAME 40
@@ -1943,6 +1965,7 @@ struct fgl__entry {
 
 FGL__PRIVATE void fgl__store_init(fgl_store *st, int owner);
 FGL__PRIVATE void fgl__store_free(fgl_store *st);
+/* --- src/fed/crypto.h --- */
 #if !defined(_WIN32) && (defined(__unix__) || defined(__APPLE__))
 #define FGL__ENTROPY_DEVICE 1
 /* n bytes from the device at path (fgl_os_entropy's is /dev/urandom, fixed:
@@ -1951,9 +1974,11 @@ FGL__PRIVATE int fgl__entropy_device(const char *path, void *buf, size_t n, fgl_
 #endif
 FGL__PRIVATE uint64_t fgl__gf61_mul(uint64_t a, uint64_t b);
 FGL__PRIVATE uint64_t fgl__gf61_inv(uint64_t a);
+/* --- src/fed/defences.h --- */
 FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double delta);
 FGL__PRIVATE double fgl__normal_quantile(double p);
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n);
+/* --- src/fed/secagg.h --- */
 /* Purposes of the secrets (the KDF's label): one stream each. */
 enum {
     FGL__SECRET_DP_KEY = 0x44504b59,   /* "DPKY": the server's DP key */
@@ -2023,6 +2048,7 @@ FGL__PRIVATE int fgl__sa_confirm(fgl_client *c, const unsigned char *alive, unsi
 FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *tags,
                                 const unsigned char *ct, unsigned char *rev);
 FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]);
+/* --- src/fed/intact.h --- */
 /* The hooks that can reach what they received, as bits of
  * fgl_run.user_hooks: set for a hook that is not a built-in table's. */
 enum {
@@ -2037,18 +2063,24 @@ enum {
  * table's (src/fed/registry.h). */
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
 
+/* --- src/fed/run.h --- */
 FGL__PRIVATE double fgl__alone_speed(double w, int g);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
 FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, const double *w, int first, int n,
                                     int nt, void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
+/* --- src/fed/algos/shared.h --- */
 FGL__PRIVATE void fgl__simplex_project(const double *v, int k, double *x, double *work);
 FGL__PRIVATE double fgl__stoer_wagner(const double *w, int n, unsigned char *side);
 FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m);
+/* --- src/fed/algos/scaffold.h --- */
 enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
+/* --- src/fed/algos/gcfl.h --- */
 enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
+/* --- src/fed/algos/fedproto.h --- */
 FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st);
+/* --- src/fed/algos/fedpg.h --- */
 /* Per hop, a centres x nodes matrix whose row i averages N^h(centre i)
  * (values 1/|N^h|; an empty row: no neighbours at that hop), its
  * transpose, and the centres' classes. */
@@ -2066,7 +2098,9 @@ FGL__PRIVATE float fgl__pg_kth_largest(float *a, size_t m, size_t k);
 FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const int *label, int n, int d, int H,
                                       double band, fgl_tape *t);
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st);
+/* --- src/fed/algos/fedopt.h --- */
 enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_algo.variant */
+/* --- src/fed/algos/fedsage.h --- */
 /* The client's derived data (rebuilt from the seed and its data, never saved). */
 typedef struct fgl__fs_data {
     int n, F, P, n_imp;
@@ -2091,6 +2125,7 @@ typedef struct fgl__fs_data {
  * first classifier round). */
 FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv);
 FGL__PRIVATE const fgl_gnn_graph *fgl__fedsage_mended(const fgl_client *c);
+/* --- src/fed/algos/adafgl.h --- */
 /* Tests: AdaFGL's optimised propagation matrix (n x n, dense, row-major) from
  * the local graph adj and the global model's soft labels P (n x C):
  * D^-1/2 (alpha A + (1 - alpha) S + I) D^-1/2, S_ij = 1 when i != j and
@@ -2102,6 +2137,7 @@ FGL__PRIVATE void fgl__adafgl_propagation(const fgl_csr *adj, const float *P, in
                                           float *out);
 FGL__PRIVATE double fgl__adafgl_lp(const fgl_csr *adj_gcn, const int *y, int C, const int *lab, int n_lab,
                                    const int *eval, int n_eval, float a, int steps, float *work);
+/* --- src/fed/algos/fedgta.h --- */
 /* Tests: a client's statistics (label propagation, moments, confidence) and
  * the server's mixing weights, on plain arrays (src/fed/algos/fedgta.h). */
 FGL__PRIVATE int fgl__gta_stats(const fgl_csr *adj, int n_rows, const float *logits, int C, const int *y,
@@ -2109,6 +2145,7 @@ FGL__PRIVATE int fgl__gta_stats(const fgl_csr *adj, int n_rows, const float *log
                                 float *raw, float *central, double *conf);
 FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const double *conf,
                                    const unsigned char *present, double th, int equal, double *w, unsigned char *sel);
+/* --- src/fed/algos/fgssl.h --- */
 /* Tests: FGSSL's two calibration terms on hand-sized inputs, and its graph
  * augmentation (src/fed/algos/fgssl.h). */
 FGL__PRIVATE fgl_node *fgl__fgssl_fnsc(fgl_tape *t, fgl_node *z, const float *zg, const int *y,
@@ -2117,6 +2154,7 @@ FGL__PRIVATE fgl_node *fgl__fgssl_fgsd(fgl_tape *t, fgl_node *z, const float *zg
 FGL__PRIVATE fgl_node *fgl__fgssl_edge(fgl_tape *t, fgl_node *o, const float *og, const fgl_csr *adj, float tau);
 FGL__PRIVATE int fgl__fgssl_drop(const fgl_csr *adj, const float *x, const fgl_csr *xs, int n_feat, double pe,
                                  double pf, fgl_rng *r, fgl_csr *adj_out, float **x_out, fgl_csr *xs_out);
+/* --- src/fed/algos/fedtad.h --- */
 /* Tests: a client's class-wise knowledge reliability, its normalisation
  * over clients, and the server's pseudo graph, on plain arrays
  * (src/fed/algos/fedtad.h). */
@@ -2125,6 +2163,7 @@ FGL__PRIVATE int fgl__tad_ckr(const fgl_csr *adj, int n_rows, const float *x, co
 FGL__PRIVATE void fgl__tad_weights(int K, int C, const float *ckr, const unsigned char *present, int per_client,
                                    double *w);
 FGL__PRIVATE int fgl__tad_knn(int n, int D, const float *x, int k, fgl_csr *adj);
+/* --- src/fed/algos/fggp.h --- */
 /* Tests: FINCH's final partition, the kNN-union graph, the two contrastive
  * losses and the prototype prediction, on plain arrays
  * (src/fed/algos/fggp.h). */
@@ -2136,6 +2175,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_cluster_loss(fgl_tape *t, fgl_node *Z, const in
                                               const int *glabel, int m, float tau);
 FGL__PRIVATE void fgl__fggp_knn_scores(const float *Z, int n, int d, const float *G, const int *glabel, int m, int C,
                                        int k, float temp, float *scores);
+/* --- src/fed/algos/list.h --- */
 /* --- the built-in algorithms ------------------------------------------------ */
 /* Every built-in algorithm, in the registry's order, as X(name, file): its
  * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
@@ -2230,6 +2270,7 @@ extern "C" {
 #define FGL__NTHREADS_FOR(run, n) \
     FGL__MAX(1, FGL__MIN(FGL__NTHREADS(run), (int)((n) / FGL_PER_THREAD_CLIENT)))
 
+/* --- src/fed/config.h --- */
 /* The configuration's ranges (what fgl_run_init documents; run.h). */
 static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
     const fgl_optim_config *o = &c->optim;
@@ -2577,6 +2618,7 @@ bad:
                          s ? s : "");
 }
 
+/* --- src/fed/message.h --- */
 /* --- messages --------------------------------------------------------------- */
 
 FGLDEF size_t fgl_msg_bytes(const fgl_msg *m) {
@@ -2672,6 +2714,7 @@ FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n) {
     }
     return h;
 }
+/* --- src/fed/store.h --- */
 /* --- run-managed state -------------------------------------------------------- */
 
 FGL__PRIVATE void fgl__store_init(fgl_store *st, int owner) {
@@ -2854,6 +2897,7 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
 static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) {
     return fgl__dim(d, p->rows) * fgl__dim(d, p->cols);
 }
+/* --- src/fed/algo.h --- */
 /* --- algorithm tables ------------------------------------------------------------- */
 
 FGLDEF fgl_algo fgl_algo_new(const char *name, const char *summary) {
@@ -3019,6 +3063,7 @@ FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
     return i >= 0 ? s->value[i] : 0.0;
 }
 
+/* --- src/fed/crypto.h --- */
 /* --- operating-system entropy --------------------------------------------------- */
 
 #ifdef _WIN32
@@ -3887,6 +3932,7 @@ FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *sha
     fgl__crypto_wipe(acc, sizeof acc);
     return bad ? FGL_ERR_ARG : FGL_OK;
 }
+/* --- src/fed/defences.h --- */
 /* (secagg.h) */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c);
 static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
@@ -4715,6 +4761,7 @@ FGLDEF size_t fgl_server_dim(const fgl_server *s, int rule) {
     return rule > 0 ? (size_t)rule : rule > -FGL_DIM_RULES ? s->dim[-rule] : 0;
 }
 
+/* --- src/fed/secagg.h --- */
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
 
 static void fgl__put_le32(unsigned char *p, uint32_t v) {
@@ -5625,6 +5672,7 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
         }
     }
 }
+/* --- src/fed/sides.h --- */
 /* --- the client side ---------------------------------------------------------------- */
 
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
@@ -6029,6 +6077,7 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
     return FGL_OK;
 }
 
+/* --- src/fed/park.h --- */
 /* --- idle clients' state, packed (cfg.park_idle) ------------------------------------ */
 
 /* A parked client's blob holds, in store order, the values of each model or
@@ -6373,6 +6422,7 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     return FGL_OK;
 }
 
+/* --- src/fed/intact.h --- */
 /* --- received messages, checked -------------------------------------------------- */
 
 /* Each part of a download is summed as received (fgl__floats_sum), and
@@ -6517,6 +6567,7 @@ static fgl_model *fgl__eval_model(fgl_run *run, fgl_client *c) {
                   c->down.decl[p].name);
     return NULL;
 }
+/* --- src/fed/budget.h --- */
 /* The machine's memory in bytes, or 0 where it cannot be told. */
 static double fgl__machine_memory(void) {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
@@ -6555,6 +6606,7 @@ static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs) {
                          4.0 * (4 * params + acts) / 1e9, run->n_clients, widest, limit / 1e9,
                          run->cfg.mem_limit > 0 ? "" : ": this machine's memory");
 }
+/* --- src/fed/run.h --- */
 /* --- runs: setup ------------------------------------------------------------------- */
 
 /* What this process does of a run: all of it, the server with every
@@ -7886,6 +7938,7 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     s->seconds = s->t_train + s->t_server + s->t_eval;
 }
 
+/* --- src/fed/refusals.h --- */
 /* The run's defences, attacks and privacy: their consistency with each
  * other and the algorithm's declared messages (nothing drawn, nothing
  * changed: fgl_run_init and fgl_run_check call it too). */
@@ -7996,6 +8049,7 @@ static int fgl__defences_check(fgl_run *run) {
     return FGL_OK;
 }
 
+/* --- src/fed/schedule.h --- */
 /* --- runs: which clients run side by side, on how many threads --------------------- */
 /* The schedule of a client phase (fgl_run_round's training and evaluation):
  * the clients' work, the clients run alone on every thread first, and the
@@ -8225,6 +8279,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
     FGL_FREE(order);
     FGL_FREE(w);
 }
+/* --- src/fed/checkpoint.h --- */
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__STR2(x) #x
@@ -8897,6 +8952,7 @@ done:
  * code's choice is the default (docs/algorithms.md); every such choice is
  * written next to the code. No code was copied or translated. */
 
+/* --- src/fed/observe.h --- */
 /* --- observers ------------------------------------------------------------------- */
 
 FGLDEF void fgl_run_observe(const fgl_run *run, fgl_observed *o) {
@@ -8984,6 +9040,7 @@ FGLDEF int fgl_observed_params(const fgl_observed *o, int client, float *out, si
     if (!o->started) return FGL_ERR_ARG;
     return fgl_run_client_params(fgl__observed_run(o), client, out, cap, NULL);
 }
+/* --- src/fed/algos/shared.h --- */
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
  * cut (GCFL's cluster split), dynamic time warping (GCFL+'s comparison of
@@ -9193,11 +9250,13 @@ static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) 
     return fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, pb->in_dim, NULL, 0, graphs ? pb->offsets : NULL,
                               graphs ? pb->n_graphs : 0, &c->model.spec, err);
 }
+/* --- src/fed/algos/local.h --- */
 /* --- Local: no communication ------------------------------------------------------ */
 
 static fgl_algo fgl__local(void) {
     return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent");
 }
+/* --- src/fed/algos/fedavg.h --- */
 /* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
 /* One mechanism, four published defaults: the server keeps the global vector
  * of the shared groups; clients send those groups and their training-sample
@@ -9307,6 +9366,7 @@ static fgl_algo fgl__fedstar(void) {
     return a;
 }
 
+/* --- src/fed/algos/scaffold.h --- */
 /* --- SCAFFOLD and FedDC: control variates ----------------------------------------- */
 /* Notation of docs/algorithms.md: theta the shared parameters (n floats),
  * m the floats of their *trainable* slices (control variates and drifts live
@@ -9556,6 +9616,7 @@ static fgl_algo fgl__feddc(void) {
     return a;
 }
 
+/* --- src/fed/algos/ditto.h --- */
 /* --- Ditto (Li et al. 2021) ------------------------------------------------------- */
 /* FedAvg's global model (its messages and server: down 4 n, up 4 (n + 1)
  * bytes). Each client also keeps a personal model v_i (same spec, own
@@ -9607,6 +9668,7 @@ static fgl_algo fgl__ditto(void) {
     return a;
 }
 
+/* --- src/fed/algos/moon.h --- */
 /* --- MOON (Li, He and Song 2021) --------------------------------------------------- */
 /* FedAvg's messages and server (down 4 n, up 4 (n + 1) bytes) with a
  * model-contrastive term in the local loss:
@@ -9693,6 +9755,7 @@ static fgl_algo fgl__moon(void) {
     return a;
 }
 
+/* --- src/fed/algos/gcfl.h --- */
 /* --- GCFL and GCFL+ (Xie et al., NeurIPS 2021) ------------------------------------- */
 /* Clustered FL for non-IID graphs. Sends: up Delta theta_i on the shared
  * groups (n floats) + the client's training-graph count (1 float) [+ GCFL+
@@ -9967,6 +10030,7 @@ static fgl_algo fgl__gcflplus(void) {
     return a;
 }
 
+/* --- src/fed/algos/fedamp.h --- */
 /* --- FedAMP (Huang et al. 2021) ---------------------------------------------------- */
 /* Clients upload theta_i (n floats, 4 n bytes); the server keeps every
  * client's latest upload and gives client i its cloud model
@@ -10077,6 +10141,7 @@ static fgl_algo fgl__fedamp(void) {
     return a;
 }
 
+/* --- src/fed/algos/pfedgraph.h --- */
 /* --- pFedGraph (Ye et al. 2023) ----------------------------------------------------- */
 /* Clients upload theta_i and n_i (4 (n + 1) bytes). For each accepted client
  * i the server solves, over the accepted clients S,
@@ -10238,6 +10303,7 @@ static fgl_algo fgl__pfedgraph(void) {
     return a;
 }
 
+/* --- src/fed/algos/fedproto.h --- */
 /* --- FedProto (Tan et al., AAAI 2022) and FedTGP (Zhang et al., AAAI 2024) -------- */
 /* Prototype methods: no weights leave a client, so models may differ as long
  * as the representation the classifier reads (fgl_forward.rep, `hidden`
@@ -10638,6 +10704,7 @@ static fgl_algo fgl__fedtgp(void) {
     return a;
 }
 
+/* --- src/fed/algos/fedpub.h --- */
 /* --- FED-PUB (Baek et al. 2023) ---------------------------------------------------- */
 /* Clients run GCNs with personal weight masks (kept local). Each round they
  * upload their weights and a functional embedding: the mean output of their
@@ -10873,6 +10940,7 @@ static fgl_algo fgl__fedpub(void) {
     return a;
 }
 
+/* --- src/fed/algos/gpfl.h --- */
 /* --- GPFL's dense graph auto-encoder --------------------------------------------- */
 
 FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out) {
@@ -11393,6 +11461,7 @@ static fgl_algo fgl__gpfl(void) {
     return a;
 }
 
+/* --- src/fed/algos/fedpg.h --- */
 /* --- FedPG (Li et al., Federated Prototype Graph Learning) ------------------------- */
 /* Prototypes per class and hop instead of weights (docs/algorithms.md, FedPG: the
  * paper's equations are lost; this is the reconstruction written there).
@@ -12137,6 +12206,7 @@ static fgl_algo fgl__fedpg(void) {
     return a;
 }
 
+/* --- src/fed/algos/pfedgnn.h --- */
 /* --- anchored distance completion and client coarsening (pFedGNN) ----------- */
 /* Helpers of this section are fgl__anc_*. */
 
@@ -13130,6 +13200,7 @@ static fgl_algo fgl__pfedgnn(void) {
     return a;
 }
 
+/* --- src/fed/algos/fedopt.h --- */
 /* --- Server optimizers: FedAvgM, FedAdagrad, FedAdam, FedYogi --------------------------- */
 /* Clients train and upload exactly as in FedAvg; the server treats the
  * change of the mean as a gradient-like step and runs an optimizer over it
@@ -13260,6 +13331,7 @@ static fgl_algo fgl__fedyogi(void) {
     return fgl__fedopt_like("fedyogi", "Reddi et al. 2021: the mean update as a gradient for a server Yogi",
                             FGL__OPT_YOGI, 0.001);
 }
+/* --- src/fed/algos/fedgcn.h --- */
 /* --- FedGCN: cross-client neighbours' features, once, before training --------------- */
 /* Yao et al., NeurIPS 2023, "FedGCN: Convergence-Communication Tradeoffs in
  * Federated Training of Graph Convolutional Networks". Clients hold their
@@ -13526,6 +13598,7 @@ static fgl_algo fgl__fedgcn(void) {
     a.prepare_spec = fgl__gcn_spec;
     return a;
 }
+/* --- src/fed/algos/fedbn.h --- */
 /* --- FedBN: FedAvg with local batch norm ------------------------------------------------- */
 /* Li et al. 2021 ("FedBN: Federated Learning on Non-IID Features via Local
  * Batch Normalization"): clients whose features are shifted (one domain
@@ -13552,6 +13625,7 @@ static fgl_algo fgl__fedbn(void) {
                        "parameter groups kept local even where share selects them (the batch norm)");
     return a;
 }
+/* --- src/fed/algos/fedsage.h --- */
 /* --- FedSage+ (Zhang et al. 2021) --------------------------------------------------- */
 /* Subgraph FL with missing-neighbour generation (docs/algorithms.md, FedSage+).
  * Two phases over one run: rounds 0 .. gen_rounds-1 train every client's
@@ -14162,6 +14236,7 @@ static fgl_algo fgl__fedsage(void) {
     a.report = fgl__fs_report;
     return a;
 }
+/* --- src/fed/algos/adafgl.h --- */
 /* --- AdaFGL (Li et al., ICDE 2024) --------------------------------------------------- */
 /* Two steps over one run (docs/algorithms.md, AdaFGL).
  * Step 1, federated knowledge extraction: every round is FedAvg (the
@@ -14594,6 +14669,7 @@ static fgl_algo fgl__adafgl(void) {
     a.eval_scores = fgl__ada_scores;
     return a;
 }
+/* --- src/fed/algos/fedgta.h --- */
 /* --- FedGTA (Li et al., VLDB 2024) ------------------------------------------------- */
 /* "FedGTA: Topology-aware Averaging for Federated Graph Learning". After
  * local training each client runs its model once over its whole subgraph
@@ -14901,6 +14977,7 @@ static fgl_algo fgl__fedgta(void) {
     a.mixes = 1;
     return a;
 }
+/* --- src/fed/algos/fgssl.h --- */
 /* --- FGSSL (Huang, Wan, Ye and Du, IJCAI 2023) ------------------------------------- */
 /* "Federated Graph Semantic and Structural Learning". FedAvg's messages and
  * server (up 4 (n + 1) bytes: the weights and the sample count, down 4 n),
@@ -15302,6 +15379,7 @@ static fgl_algo fgl__fgssl(void) {
     a.train.loss = fgl__fgssl_loss;
     return a;
 }
+/* --- src/fed/algos/fedtad.h --- */
 /* --- FedTAD (Zhu et al., IJCAI 2024) ----------------------------------------------- */
 /* "FedTAD: Topology-aware Data-free Knowledge Distillation for Subgraph
  * Federated Learning". FedAvg, then the server distils the clients' models,
@@ -15832,6 +15910,7 @@ static fgl_algo fgl__fedtad(void) {
     a.reads_each = 1;
     return a;
 }
+/* --- src/fed/algos/fggp.h --- */
 /* --- FGGP (Wan, Huang and Ye, AAAI 2024) ---------------------------------------------- */
 /* "Federated Graph Learning under Domain Shift with Generalizable
  * Prototypes". FedAvg of the weights, plus class prototypes clustered on
@@ -16453,6 +16532,7 @@ static fgl_algo fgl__fggp(void) {
     a.report = fgl__fggp_report;
     return a;
 }
+/* --- src/fed/registry.h --- */
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -16588,6 +16668,7 @@ FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
     if (a->aggregate && !ours[7]) user |= FGL__HOOK_AGGREGATE;
     return user;
 }
+/* --- src/fed/similarity.h --- */
 /* --- client matrices against the clients' labels --------------------------------- */
 
 /* ranks 1..n of x, ties averaged (O(n^2): n is a number of clients) */
@@ -16677,6 +16758,7 @@ FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, con
     return sum / K;
 }
 
+/* --- src/fed/scenario.h --- */
 /* --- ready-made federated datasets ----------------------------------------------- */
 
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
@@ -17502,6 +17584,7 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
                                 c.clients > 0 ? c.clients : 10, c.alpha, c.min_per_client, tr, va, &c, err);
 }
 
+/* --- src/fed/mpi_wire.h --- */
 /* ======================================================================== */
 /* FGL_MPI: clients' data and messages as bytes (src/fed/mpi.h sends them)  */
 /* ======================================================================== */
@@ -17788,6 +17871,7 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 }
 
 #endif /* FGL_MPI */
+/* --- src/fed/mpi.h --- */
 /* ======================================================================== */
 /* FGL_MPI: a run across processes                                          */
 /* ======================================================================== */
@@ -18809,6 +18893,7 @@ FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank) {
 
 #endif /* FGL_MPI */
 
+/* --- src/fed/mpi_worker.h --- */
 /* ======================================================================== */
 /* FGL_MPI: the worker ranks (fgl_mpi_serve; src/fed/mpi.h is the server)   */
 /* ======================================================================== */

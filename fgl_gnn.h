@@ -92,6 +92,7 @@
 extern "C" {
 #endif
 
+/* --- src/gnn/model.h --- */
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
 /* Tasks: node classification, graph classification, link prediction (a
@@ -293,6 +294,7 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
 FGLDEF int fgl_model_emb_dim(const fgl_model *m);
 FGLDEF int fgl_model_rep_dim(const fgl_model *m);
 
+/* --- src/gnn/link.h --- */
 /* ------------------------------------------------------------------------ */
 /* Link prediction: edge splits, decoders, loss and metrics                 */
 /* ------------------------------------------------------------------------ */
@@ -369,6 +371,7 @@ FGLDEF double fgl_link_auc(const float *pos, int n_pos, const float *neg, int n_
  * negatives. NaN when there are no positives, k < 1, or a score is NaN. */
 FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n_neg, int k);
 
+/* --- src/gnn/view.h --- */
 /* ------------------------------------------------------------------------ */
 /* Data views: one way to walk a dataset, node, graph or link task         */
 /* ------------------------------------------------------------------------ */
@@ -488,6 +491,7 @@ FGLDEF int fgl_view_class_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const 
 FGLDEF int fgl_class_metrics(const float *sc, int n, int C, const int *y, const unsigned char *mask, double *f1,
                              double *auc);
 
+/* --- src/gnn/save.h --- */
 /* Save / load spec + parameters (framed, versioned, checksummed). Loading
  * replaces m only on success; m must be zeroed or hold a model. The stored
  * spec is validated, and the size of the parameter set it implies compared
@@ -499,6 +503,7 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err);
 FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
 
+/* --- src/gnn/encodings.h --- */
 /* FedStar's structure embedding of every node of a graph set: s->pe =
  * [DSE | RWSE] (k_dse + k_rwse columns; docs/algorithms.md: 16+16), computed
  * once on the set's block-diagonal adjacency. */
@@ -515,10 +520,12 @@ FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_
 extern "C" {
 #endif
 
+/* --- src/gnn/link.h --- */
 /* ls->sum: FNV-1a over the split's pairs, with K of Hits@K (fgl_link_split_make's, and the check of a
  * split that arrived over MPI). */
 FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls);
 
+/* --- src/gnn/save.h --- */
 #define FGL__MODEL_VERSION 4u /* 2: parameter values in grouped memory order; 3: + norm_rep; 4: + residual, norm
                                  (after the floats; 2 and 3 still read) */
 
@@ -540,6 +547,7 @@ FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls);
 extern "C" {
 #endif
 
+/* --- src/gnn/model.h --- */
 static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage",    "sgc",  "gcnii",
                                                       "gat", "mlp", "fedstar", "gamlp"};
 
@@ -922,6 +930,7 @@ FGLDEF int fgl_model_rep_dim(const fgl_model *m) {
     return s->hidden;
 }
 
+/* --- src/gnn/layers.h --- */
 /* --- derived graph matrices -------------------------------------------------- */
 
 /* D^-1 A (rows sum to 1; isolated nodes keep an empty row). */
@@ -1615,6 +1624,7 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
     return FGL_OK;
 }
 
+/* --- src/gnn/link.h --- */
 /* --- link prediction -------------------------------------------------------------- */
 
 FGLDEF fgl_link_options fgl_link_options_default(void) {
@@ -1843,6 +1853,7 @@ FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n
     FGL_FREE(s);
     return (double)above / n_pos;
 }
+/* --- src/gnn/view.h --- */
 /* --- data views -------------------------------------------------------------------- */
 
 FGLDEF void fgl_view_free(fgl_view *v) {
@@ -2202,6 +2213,7 @@ FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *
     return FGL_OK;
 }
 
+/* --- src/gnn/save.h --- */
 /* --- save / load ---------------------------------------------------------------- */
 
 #define FGL__MODEL_MAGIC "FGLM"
@@ -2345,6 +2357,7 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
     return rc;
 }
 
+/* --- src/gnn/encodings.h --- */
 /* --- structure encodings ----------------------------------------------------------- */
 
 FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err) {

@@ -190,6 +190,7 @@
 extern "C" {
 #endif
 
+/* --- src/graph/graph.h --- */
 /* Per-node or per-graph split codes. */
 enum { FGL_SPLIT_NONE = 0, FGL_SPLIT_TRAIN = 1, FGL_SPLIT_VAL = 2, FGL_SPLIT_TEST = 3 };
 
@@ -306,6 +307,7 @@ FGLDEF int fgl_graph_row_norm(const fgl_csr *adj, fgl_csr *out);
  * (i, j) is the probability of stepping j -> i). A must be square. */
 FGLDEF int fgl_graph_rw_norm(const fgl_csr *adj, fgl_csr *out);
 
+/* --- src/graph/dataset.h --- */
 /* ------------------------------------------------------------------------ */
 /* Datasets                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -412,6 +414,7 @@ FGLDEF int fgl_split_node_lists(const fgl_node_data *d, const int *ptr, const in
 FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int hops, fgl_node_data *clients,
                           fgl_error *err);
 
+/* --- src/graph/io.h --- */
 /* ------------------------------------------------------------------------ */
 /* Loaders and writers                                                      */
 /* ------------------------------------------------------------------------ */
@@ -455,6 +458,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
  * holds "data", and err names every directory tried. */
 FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err);
 
+/* --- src/graph/npz.h --- */
 /* ------------------------------------------------------------------------ */
 /* numpy files: .npy arrays, .npz archives (zip + DEFLATE), and the         */
 /* heterophilous-graph datasets of Platonov et al. stored as .npz           */
@@ -558,6 +562,7 @@ FGLDEF void fgl_zip_close(fgl_zip *z);
 FGLDEF int fgl_load_npz(const char *path, fgl_node_data *out, unsigned char **splits, int *n_splits,
                         fgl_error *err);
 
+/* --- src/graph/generators.h --- */
 /* ------------------------------------------------------------------------ */
 /* Random graph generators                                                  */
 /* ------------------------------------------------------------------------ */
@@ -594,6 +599,7 @@ FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fg
  * sequences the loss is a handful of edges. */
 FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out, fgl_error *err);
 
+/* --- src/graph/synthetic.h --- */
 /* ------------------------------------------------------------------------ */
 /* Synthetic federated benchmarks                                           */
 /* ------------------------------------------------------------------------ */
@@ -664,6 +670,7 @@ FGLDEF fgl_synth_graphs_config fgl_synth_graphs_default(void);
 FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg, uint64_t seed, fgl_graph_set *out,
                             fgl_error *err);
 
+/* --- src/graph/properties.h --- */
 /* ------------------------------------------------------------------------ */
 /* Graph properties                                                         */
 /* ------------------------------------------------------------------------ */
@@ -706,6 +713,7 @@ typedef struct fgl_graph_props {
 } fgl_graph_props;
 FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_error *err);
 
+/* --- src/graph/homophily.h --- */
 /* ------------------------------------------------------------------------ */
 /* Homophily: how a graph's edges relate to its node labels                 */
 /* ------------------------------------------------------------------------ */
@@ -805,6 +813,7 @@ FGLDEF double fgl_adjusted_homophily(const fgl_csr *adj, const int *labels);
 FGLDEF double fgl_class_insensitive_homophily(const fgl_csr *adj, const int *labels);
 FGLDEF double fgl_label_informativeness(const fgl_csr *adj, const int *labels);
 
+/* --- src/graph/encodings.h --- */
 /* ------------------------------------------------------------------------ */
 /* Structure encodings (FedStar)                                            */
 /* ------------------------------------------------------------------------ */
@@ -824,6 +833,7 @@ FGLDEF int fgl_dse(const fgl_csr *adj, int K, float *out);
  * cost is N times the edges of such a ball, so keep K small there. */
 FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out);
 
+/* --- src/graph/partition.h --- */
 /* ------------------------------------------------------------------------ */
 /* Partitions                                                               */
 /* ------------------------------------------------------------------------ */
@@ -881,6 +891,7 @@ FGLDEF int fgl_louvain_ex(const fgl_csr *adj, uint64_t seed, double gamma, int *
  * graph without edges; NaN if an id is negative or memory runs out. */
 FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm);
 
+/* --- src/graph/partfile.h --- */
 /* ------------------------------------------------------------------------ */
 /* Partition files: METIS's graph input and its part-id output              */
 /* ------------------------------------------------------------------------ */
@@ -908,6 +919,7 @@ FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error
  * by n even where the length is not known. */
 FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_out, fgl_error *err);
 
+/* --- src/graph/splits.h --- */
 /* ------------------------------------------------------------------------ */
 /* Federated splits                                                         */
 /* ------------------------------------------------------------------------ */
@@ -1011,6 +1023,7 @@ FGLDEF double fgl_graph_mean_clustering(const fgl_csr *adj);
  * here; an all-zero vector gives 0). */
 FGLDEF double fgl_js_divergence(const double *p, const double *q, int n);
 
+/* --- src/graph/simulate.h --- */
 /* ------------------------------------------------------------------------ */
 /* OpenFGL's data simulations                                               */
 /* ------------------------------------------------------------------------ */
@@ -1080,6 +1093,7 @@ FGLDEF int fgl_graph_set_mean_features(const fgl_graph_set *s, double *out, fgl_
 extern "C" {
 #endif
 
+/* --- src/graph/dataset.h --- */
 /* A batch, or its A + I (fgl_gnn.h), is built on a thread per
  * FGL_PER_THREAD_ENTRIES entries (nodes + edges): fgl.h's table. */
 #define fgl__threads_entries(n) fgl__threads((double)(n), (double)FGL_PER_THREAD_ENTRIES)
@@ -1108,6 +1122,7 @@ extern "C" {
 extern "C" {
 #endif
 
+/* --- src/graph/graph.h --- */
 /* --- small private helpers ------------------------------------------------ */
 
 /* Every allocation of this file goes through fgl__g_alloc: room for n * m
@@ -1469,6 +1484,7 @@ FGLDEF int fgl_graph_rw_norm(const fgl_csr *adj, fgl_csr *out) {
     return FGL_OK;
 }
 
+/* --- src/graph/dataset.h --- */
 /* --- datasets: lifetime, validation, cache -------------------------------- */
 
 FGLDEF void fgl_node_data_init(fgl_node_data *d) { memset(d, 0, sizeof *d); }
@@ -2334,6 +2350,7 @@ FGLDEF int fgl_split_indices(const unsigned char *split, int n, int code, int *o
     return cnt;
 }
 
+/* --- src/graph/io.h --- */
 /* --- text parsing --------------------------------------------------------- */
 
 /* A whole text file in memory (NUL-terminated) with a cursor and the line
@@ -3710,6 +3727,7 @@ FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err) {
     }
     return FGL_OK;
 }
+/* --- src/graph/npz.h --- */
 /* --- .npy -------------------------------------------------------------------- */
 
 FGLDEF int fgl_npy_dtype(fgl_npy *a, const char *descr, size_t len, const char *what, fgl_error *err) {
@@ -4570,6 +4588,7 @@ fail:
     fgl_node_data_free(out);
     return rc;
 }
+/* --- src/graph/generators.h --- */
 /* --- edge lists and hash sets of the generators --------------------------- */
 
 /* A growable list of undirected edges. */
@@ -5009,6 +5028,7 @@ FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out,
     return fgl__g_finish_edges(n, &e, out, err, "gen_config"); /* drops loops and repeats */
 }
 
+/* --- src/graph/synthetic.h --- */
 /* --- synthetic federated benchmarks --------------------------------------- */
 
 FGLDEF fgl_synth_node_config fgl_synth_node_default(void) {
@@ -5369,6 +5389,7 @@ done:
     return rc;
 }
 
+/* --- src/graph/properties.h --- */
 /* --- graph properties ----------------------------------------------------- */
 
 FGLDEF double fgl_graph_density(const fgl_csr *adj) {
@@ -5504,6 +5525,7 @@ FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_er
     return FGL_OK;
 }
 
+/* --- src/graph/homophily.h --- */
 /* --- homophily ------------------------------------------------------------ */
 
 FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels) {
@@ -5697,6 +5719,7 @@ FGLDEF double fgl_label_informativeness(const fgl_csr *adj, const int *labels) {
     fgl_homophily h;
     return fgl_graph_homophily(adj, labels, &h, NULL) == FGL_OK ? h.label_informativeness : NAN;
 }
+/* --- src/graph/encodings.h --- */
 /* --- structure encodings -------------------------------------------------- */
 
 FGLDEF int fgl_dse(const fgl_csr *adj, int K, float *out) {
@@ -5786,6 +5809,7 @@ FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out) {
     return FGL_OK;
 }
 
+/* --- src/graph/partition.h --- */
 /* --- multilevel k-way partitioning ---------------------------------------- */
 
 #define FGL__G_MAX_LEVELS 64
@@ -6994,6 +7018,7 @@ FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm) {
     return q;
 }
 
+/* --- src/graph/partfile.h --- */
 /* --- partition files ------------------------------------------------------------ */
 
 FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error *err) {
@@ -7113,6 +7138,7 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
     FGL_FREE(tmp);
     return rc;
 }
+/* --- src/graph/splits.h --- */
 /* --- federated splits ----------------------------------------------------- */
 
 FGLDEF void fgl_index_lists_free(fgl_index_lists *l) {
@@ -7545,6 +7571,7 @@ FGLDEF double fgl_js_divergence(const double *p, const double *q, int n) {
     return js;
 }
 
+/* --- src/graph/simulate.h --- */
 /* --- OpenFGL's data simulations ----------------------------------------------------- */
 
 #define FGL__SIM_ST_KMEANS 0x4b4d45414e53ull /* "KMEANS" */

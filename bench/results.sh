@@ -110,6 +110,15 @@
 #               test at the best-validation step; GCN and SAGE on
 #               chameleon_filtered also with the features as stored
 #               (RESULTS.md says where this departs from the paper's setting)
+#   table       every node-classification method of fglrun --help (all but
+#               the graph-level fedstar and gpfl) at fglrun's defaults (100
+#               rounds of 1 local epoch, GCN hidden 128, Adam lr 0.01), 10
+#               clients by Louvain and by METIS, on chameleon_filtered, Cora,
+#               actor, tolokers and Computers (cheapest first); the
+#               heterophilous sets on their fixed split 0 (--split-index 0:
+#               every node keeps its role; tolokers selected and scored by
+#               ROC-AUC, fglrun's --score auto), the others 20/40/40% per
+#               client; 3 model seeds; one method a row (issue 52's table)
 #
 # sh bench/results.sh --list prints the sections (read from this script's
 # case arms: a section added below is listed, and run by make reproduce,
@@ -462,6 +471,17 @@ experiments() {
             for sp in louvain metis; do
                 for a in local fedavg adafgl; do
                     echo "adafgl|cora 10 $sp $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                done
+            done ;;
+        table)
+            # the methods as fglrun lists them, less the graph-level ones
+            methods=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' '\n' | grep -vx 'fedstar\|gpfl')
+            for d in chameleon_filtered Cora actor tolokers Computers; do
+                case $d in chameleon_filtered|actor|tolokers) fixed="--split-index 0" ;; *) fixed= ;; esac
+                for sp in louvain metis; do
+                    for a in $methods; do
+                        echo "table|$d 10 $sp $a|--algo $a --data $d --split $sp --clients 10 --seeds $SEEDS $fixed"
+                    done
                 done
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;

@@ -113,6 +113,17 @@ if git -C "$top" rev-parse --verify -q HEAD > /dev/null 2>&1 && git -C "$top" ca
         git -C '$top' archive HEAD src tools/amalgamate | tar -x -C '$tmp/head' && '$tmp/head/tools/amalgamate' '$tmp/head/out' &&
         for h in fgl.h fgl_graph.h fgl_gnn.h fgl_fed.h; do git -C '$top' show HEAD:\$h | cmp - '$tmp/head/out/'\$h || exit 1; done"
 fi
+# make FGL_LINE=1: #line directives make a compiler name the file under src/ and its line. A copy
+# of src/ with an error planted at a known line of a method's file (its line 7) must be reported
+# there, and the committed headers carry no #line (they are what plain tools/amalgamate makes, above)
+check "FGL_LINE=1: an error in src/fed/algos/local.h is reported at src/fed/algos/local.h:7" sh -c "
+    mkdir '$tmp/ln' && cp -R '$top/src' '$top/tools' '$tmp/ln/' &&
+    [ \$(wc -l < '$tmp/ln/src/fed/algos/local.h') = 6 ] &&
+    echo 'static int fgl__line_probe(void) { return fgl_line_probe_undeclared; }' >> '$tmp/ln/src/fed/algos/local.h' &&
+    FGL_LINE=1 '$tmp/ln/tools/amalgamate' && ! grep -q '^#line' '$top/fgl_fed.h' &&
+    printf '#define FGL_IMPLEMENTATION\\n#include \"fgl_fed.h\"\\n' > '$tmp/ln/t.c' &&
+    ! cc -std=c99 -fsyntax-only -I'$tmp/ln' '$tmp/ln/t.c' 2> '$tmp/ln/err' &&
+    grep -q 'src/fed/algos/local.h:7:.*fgl_line_probe_undeclared' '$tmp/ln/err'"
 fi
 # Each header's top-of-file EXAMPLE, exactly as written (the indented lines
 # after "EXAMPLE"), as the body of main(); fgl.h's, which needs no data, also runs.
