@@ -26,6 +26,8 @@
 #  - --task link: AUC and Hits@K in the result, resume and replay, the
 #    per-round CSV's columns val_auc, test_auc and the plots' labels AUC;
 #    a class method refused with the reason.
+#  - one result shape (record version 2: "runs" always, per-run scalars in
+#    per_run, a link run's test_auc); version-1 records still replay.
 # Usage: tests/test_fglrun.sh BUILD_DIR (holding fglrun and tests/user_fglrun)
 B=${1:-build}
 FGLRUN=$B/fglrun
@@ -288,6 +290,40 @@ if [ -s "$tmp/rec/config" ] && grep -q '"fedprox.mu": 0.5' "$tmp/rec/config" && 
 else
     echo "not ok - the result records its configuration"; sed 's/^/#   /' "$tmp/err" | head -5
 fi
+# one result shape (record version 2): --json and result.json are always {"result_version": 2, "runs":
+# [ROW...]}, each run's figures scalars in its ROW's per_run (no per-seed lists), a link ROW names its
+# AUC test_auc and has no *_acc; records of version 1 (a bare ROW, per-seed lists, a link AUC as
+# test_acc) still replay identically
+$FGLRUN --algo fedavg --data synthetic --clients 4 --rounds 2 --seeds 2 --json --quiet > "$tmp/one.json" 2> "$tmp/err"
+$FGLRUN --algo fedavg --task link --data synthetic --clients 4 --rounds 2 --json --quiet > "$tmp/lk.json" 2>> "$tmp/err"
+if grep -q '^{"result_version": 2, "runs": \[{"algo": "fedavg", ' "$tmp/one.json" &&
+   grep -q '"per_run": \[{"seed": 1, "test_acc": 0\.[0-9]*, "last_acc": ' "$tmp/one.json" &&
+   [ "$(runs_of test_acc "$tmp/one.json" | wc -l)" = 2 ] && [ "$(runs_of bytes_up "$tmp/one.json" | wc -l)" = 3 ] &&
+   ! grep -q '"test_acc": \[\|"test_f1": \[' "$tmp/one.json" &&
+   grep -q '^{"result_version": 2, "runs": \[{"algo": "fedavg", ' "$tmp/lk.json" &&
+   grep -q '"test_auc_mean": 0\.' "$tmp/lk.json" && grep -q '"test_hits_mean": 0\.' "$tmp/lk.json" &&
+   [ "$(runs_of test_auc "$tmp/lk.json" | wc -l)" = 1 ] && ! grep -q '"\(test\|last\|val\)_acc' "$tmp/lk.json"; then
+    echo "ok - one result shape: \"runs\" for one algorithm too, per-run scalars in per_run, a link run's test_auc"
+else echo "not ok - the result's shape: $(cut -c1-300 "$tmp/one.json") / $(cut -c1-300 "$tmp/lk.json")"; fi
+# a version-1 record, as fglrun wrote one before: this run's ROW bare, its per-run scores as a list
+# (a link run's AUC under test_acc, its last-round mean as last_acc_mean), no per_run
+v1() { # FILE: the version-1 form of a one-algorithm result
+    list=$(runs_of "$2" "$1" | paste -sd, - | sed 's/,/, /g')
+    sed -e 's/^{"result_version": 2, "runs": \[{/{/' -e "s/, \"per_run\": \[.*\]}\], \"config\": /, \"test_acc\": [$list], \"config\": /" \
+        -e 's/"last_auc_mean"/"last_acc_mean"/' "$1"
+}
+v1 "$tmp/one.json" test_acc > "$tmp/one_v1.json"; v1 "$tmp/lk.json" test_auc > "$tmp/lk_v1.json"
+for r in one_v1 lk_v1; do
+    if grep -q '^{"algo": "fedavg", .*"test_acc": \[0\.[0-9]*[],]' "$tmp/$r.json" && ! grep -q '"per_run"' "$tmp/$r.json" &&
+       $FGLRUN --config "$tmp/$r.json" --quiet > /dev/null 2> "$tmp/err" && grep -q "identical to the record" "$tmp/err"; then
+        echo "ok - a version-1 record (a bare row, per-seed lists) replays identically: $r"
+    else echo "not ok - the version-1 record $r does not replay: $(cut -c1-200 "$tmp/$r.json")"; sed 's/^/#   /' "$tmp/err" | head -5; fi
+    # and a changed figure in it is found
+    sed 's/"test_acc": \[0\.\([0-9]\)/"test_acc": [0.9\1/' "$tmp/$r.json" > "$tmp/${r}_bad.json"
+    if ! $FGLRUN --config "$tmp/${r}_bad.json" --quiet > /dev/null 2> "$tmp/err" && grep -q "differs from the record" "$tmp/err"; then
+        echo "ok - a version-1 record whose test_acc differs fails the replay: $r"
+    else echo "not ok - a changed version-1 record $r replayed as identical"; fi
+done
 # every flag of --help is recorded (a new flag must be added to the record)
 missing=
 for f in $($FGLRUN --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do

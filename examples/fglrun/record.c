@@ -341,7 +341,19 @@ typedef struct replay {
     int data_differ;    /* data files the record read are missing here or differ (replay_check_files) */
     int secret_seed;    /* the record's run had --secret-seed (its value is in no record) */
     char what[1200];    /* "FILE" or "FILE, row LABEL", for messages */
+    char notes[2048];   /* what reading the record had to say, said after fgl_wait_choose's exec (once) */
 } replay;
+
+/* A note about the record, kept for replay_check_files: the record is read
+ * before fglrun may restart itself (fgl_wait_choose), so said then it would
+ * be said twice. */
+static void replay_note(replay *rp, const char *fmt, ...) {
+    size_t n = strlen(rp->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof rp->notes - 1) vsnprintf(rp->notes + n, sizeof rp->notes - n, fmt, ap);
+    va_end(ap);
+}
 
 static void replay_free(replay *rp) {
     int i;
@@ -434,11 +446,11 @@ static int replay_find(replay *rp, char *text, size_t len, const char *path, con
 /* flag (a record's, "--name") is run control (where to write, how to run):
  * left out of the replay with a note, unless the command line says
  * --config-run-control (--help is never taken from a file). 1 if left out. */
-static int replay_run_control(const replay *rp, const options *o, const char *flag) {
+static int replay_run_control(replay *rp, const options *o, const char *flag) {
     int value, k = opt_lookup(flag);
     if (!opt_run_control(flag, &value)) return 0;
     if (o->config_run_control && k >= 0 && opt_table[k].kind == 'r') return 0;
-    fprintf(stderr, "fglrun: config: run-control option %s from %s ignored; give it on the command line%s\n", flag,
+    replay_note(rp, "fglrun: config: run-control option %s from %s ignored; give it on the command line%s\n", flag,
             rp->what, k >= 0 && opt_table[k].kind == 'r' ? " (or --config-run-control to obey the file)" : "");
     return 1;
 }
@@ -536,8 +548,8 @@ static int config_reparse(int argc, char **argv, options *o) {
     } else if ((args = jv_get(rec, "args")) && args->t == 's') {
         const char *p = args->s;
         int skip_value = 0;
-        fprintf(stderr, "fglrun: %s has no recorded configuration: replaying its \"args\" with this version's defaults\n",
-                rp->what);
+        replay_note(rp, "fglrun: %s has no recorded configuration: replaying its \"args\" with this version's defaults\n",
+                    rp->what);
         while (*p) { /* the arguments as bench/results.sh wrote them: words without quoting */
             size_t w;
             char word[1024];
@@ -610,7 +622,8 @@ oom:
 static void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
-    if (o->rp && o->rp->secret_seed && !o->secret_seed_set) /* here: after fgl_wait_choose's exec, said once */
+    if (o->rp) fputs(o->rp->notes, stderr); /* here: after fgl_wait_choose's exec, said once */
+    if (o->rp && o->rp->secret_seed && !o->secret_seed_set)
         fprintf(stderr, "fglrun: %s was run with --secret-seed S, which no record holds: give --secret-seed S again "
                         "on the command line to repeat its secrets (without it they come from the system's entropy, "
                         "and a run with --dp does not repeat)\n", o->rp->what);
