@@ -2192,14 +2192,14 @@ FGL__PRIVATE void fgl__fggp_knn_scores(const float *Z, int n, int d, const float
     X(scaffold, scaffold)   \
     X(ditto, ditto)         \
     X(moon, moon)           \
-    X(feddc, scaffold)      \
+    X(feddc, feddc)         \
     X(gcfl, gcfl)           \
     X(gcflplus, gcfl)       \
     X(fedamp, fedamp)       \
     X(pfedgraph, pfedgraph) \
     X(fedproto, fedproto)   \
-    X(fedtgp, fedproto)     \
-    X(fedstar, fedavg)      \
+    X(fedtgp, fedtgp)       \
+    X(fedstar, fedstar)     \
     X(fedpub, fedpub)       \
     X(gpfl, gpfl)           \
     X(fedpg, fedpg)         \
@@ -9257,7 +9257,7 @@ static fgl_algo fgl__local(void) {
     return fgl_algo_new("local", "self-training: each client trains alone, nothing is sent");
 }
 /* --- src/fed/algos/fedavg.h --- */
-/* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
+/* --- Weight averaging: FedAvg, FedProx, FedPer (FedStar: fedstar.h) --------------- */
 /* One mechanism, four published defaults: the server keeps the global vector
  * of the shared groups; clients send those groups and their training-sample
  * count; the server averages by count:
@@ -9343,31 +9343,8 @@ static fgl_algo fgl__fedper(void) {
                             FGL_G_ALL & ~(unsigned)FGL_G_HEAD,
                             "parameter groups averaged (all but the classifier head)", 0.0, "proximal weight");
 }
-
-/* FedStar runs its decoupled model: any client spec becomes FedStar's with
- * the same input and output sizes. */
-static int fgl__star_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    fgl_model_spec s;
-    (void)set;
-    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "fedstar: graph classification only");
-    if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
-    s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
-    s.dropout = spec->dropout;
-    if (spec->pe_dim > 0) s.pe_dim = spec->pe_dim; /* the width the data's structure embeddings have */
-    *spec = s;
-    return FGL_OK;
-}
-
-static fgl_algo fgl__fedstar(void) {
-    fgl_algo a = fgl__fedavg_like("fedstar", "Tan et al. 2023: share only the structure encoder of a feature/structure "
-                                  "decoupled GNN", FGL_G_STRUCT, "parameter groups averaged (the structure encoder)",
-                                  0.0, "proximal weight");
-    a.prepare_spec = fgl__star_spec;
-    return a;
-}
-
 /* --- src/fed/algos/scaffold.h --- */
-/* --- SCAFFOLD and FedDC: control variates ----------------------------------------- */
+/* --- SCAFFOLD: control variates (FedDC, feddc.h, shares them) --------------------- */
 /* Notation of docs/algorithms.md: theta the shared parameters (n floats),
  * m the floats of their *trainable* slices (control variates and drifts live
  * there: batch-norm statistics and fixed GIN epsilons have no gradient to
@@ -9390,28 +9367,9 @@ static fgl_algo fgl__fedstar(void) {
  * Server: theta += sum n_i dtheta_i / sum n_i (global lr 1);
  *         c += (|S| / K) mean_S dc_i, S the accepted uploads.
  *
- * FedDC (Gao et al. 2022). Client i keeps a drift h_i and SCAFFOLD-style
- * variates, all over the trainable shared floats. Its local objective is
- *     CE(theta) + alpha_i/2 ||theta + h_i - theta_global||^2 + <theta, c/w_i - c_i>,
- * i.e. the gradient gets alpha_i (theta + h_i - theta_global) + c/w_i - c_i.
- * After training, with dtheta = theta_i - theta_global: h_i += dtheta;
- * c_i+ = c_i - c/w_i - dtheta / (steps * lr) (as SCAFFOLD, variate = 1
- * likewise); it uploads theta_i + h_i (n; h is 0 on untrained floats) and
- * dc_i = w_i (c_i+ - c_i) (m). Server: theta_global = mean over accepted
- * clients of (theta_i + h_i); c += (1/K) sum dc_i. w_i = K n_i / sum_j n_j
- * and alpha_i = alpha / w_i follow the authors' code (the paper uses one
- * alpha and unweighted variates: weighted = 0 gives that, w_i = 1). The
- * code's cloud model is mean_S theta_i + mean over *all* clients of h_j (the
- * server reads every drift); here each client sends its own theta_i + h_i as
- * the paper's Algorithm 1 says: the same with every client taking part. The
- * server knows the n_i from registration and sends each client its w_i.
- * Sent: down theta (n) + c (m) + w_i (1) = 4 (n + m + 1) bytes;
- *       up theta_i + h_i (n) + dc_i (m) = 4 (n + m) bytes.
- * alpha = 0.01: the authors' code for CIFAR (0.1 for MNIST-like data).
- * Under the protocols' Adam the drift h_i, the running sum of the client's
- * updates, grows faster than alpha pulls it back: the global model's norm
- * keeps growing and on Cora (5 METIS clients) FedDC stays near the majority
- * class; this is the published method as its code runs it, not tuned. */
+ *
+ * FedDC (feddc.h) is built on the same machinery (its drift and weighted
+ * variates are the FGL__CV_FEDDC branches below). */
 
 
 static int fgl__cv_server_init(fgl_server *s) {
@@ -9556,13 +9514,6 @@ static int fgl__scaf_aggregate(fgl_server *s) {
     return fgl__cv_update_c(s);
 }
 
-static int fgl__feddc_aggregate(fgl_server *s) {
-    int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
-    if (rc == FGL_ERR_EMPTY) return FGL_OK;
-    if (rc) return rc;
-    return fgl__cv_update_c(s);
-}
-
 static fgl_algo fgl__cv_base(const char *name, const char *summary, const char *share_help) {
     fgl_algo a = fgl_algo_new(name, summary);
     fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, share_help);
@@ -9595,27 +9546,6 @@ static fgl_algo fgl__scaffold(void) {
     a.variant = FGL__CV_SCAFFOLD;
     return a;
 }
-
-static fgl_algo fgl__feddc(void) {
-    fgl_algo a = fgl__cv_base("feddc", "Gao et al. 2022: local drift variables decouple local and global models, plus "
-                              "SCAFFOLD-style gradient correction", "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
-                       "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
-    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
-                       "w_i = 1 (paper)");
-    fgl_algo_param_add(
-        &a, "variate", FGL_PARAM_INT, 1,
-        "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
-        "which assumes SGD");
-    fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
-    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, FGL_PART_RAW); /* averaged by the plain mean */
-    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
-    a.aggregate = fgl__feddc_aggregate;
-    a.variant = FGL__CV_FEDDC;
-    return a;
-}
-
 /* --- src/fed/algos/ditto.h --- */
 /* --- Ditto (Li et al. 2021) ------------------------------------------------------- */
 /* FedAvg's global model (its messages and server: down 4 n, up 4 (n + 1)
@@ -9752,6 +9682,61 @@ static fgl_algo fgl__moon(void) {
     a.client_init = fgl__moon_client_init;
     a.local_train = fgl__moon_train;
     a.train.loss = fgl__moon_loss;
+    return a;
+}
+
+/* --- src/fed/algos/feddc.h --- */
+/* --- FedDC (Gao et al., CVPR 2022) ------------------------------------------------ */
+/* SCAFFOLD's control-variate machinery (scaffold.h: fgl__cv_*, the
+ * FGL__CV_FEDDC branches) with a local drift per client.
+ *
+ * Client i keeps a drift h_i and SCAFFOLD-style
+ * variates, all over the trainable shared floats. Its local objective is
+ *     CE(theta) + alpha_i/2 ||theta + h_i - theta_global||^2 + <theta, c/w_i - c_i>,
+ * i.e. the gradient gets alpha_i (theta + h_i - theta_global) + c/w_i - c_i.
+ * After training, with dtheta = theta_i - theta_global: h_i += dtheta;
+ * c_i+ = c_i - c/w_i - dtheta / (steps * lr) (as SCAFFOLD, variate = 1
+ * likewise); it uploads theta_i + h_i (n; h is 0 on untrained floats) and
+ * dc_i = w_i (c_i+ - c_i) (m). Server: theta_global = mean over accepted
+ * clients of (theta_i + h_i); c += (1/K) sum dc_i. w_i = K n_i / sum_j n_j
+ * and alpha_i = alpha / w_i follow the authors' code (the paper uses one
+ * alpha and unweighted variates: weighted = 0 gives that, w_i = 1). The
+ * code's cloud model is mean_S theta_i + mean over *all* clients of h_j (the
+ * server reads every drift); here each client sends its own theta_i + h_i as
+ * the paper's Algorithm 1 says: the same with every client taking part. The
+ * server knows the n_i from registration and sends each client its w_i.
+ * Sent: down theta (n) + c (m) + w_i (1) = 4 (n + m + 1) bytes;
+ *       up theta_i + h_i (n) + dc_i (m) = 4 (n + m) bytes.
+ * alpha = 0.01: the authors' code for CIFAR (0.1 for MNIST-like data).
+ * Under the protocols' Adam the drift h_i, the running sum of the client's
+ * updates, grows faster than alpha pulls it back: the global model's norm
+ * keeps growing and on Cora (5 METIS clients) FedDC stays near the majority
+ * class; this is the published method as its code runs it, not tuned. */
+
+static int fgl__feddc_aggregate(fgl_server *s) {
+    int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
+    if (rc == FGL_ERR_EMPTY) return FGL_OK;
+    if (rc) return rc;
+    return fgl__cv_update_c(s);
+}
+
+static fgl_algo fgl__feddc(void) {
+    fgl_algo a = fgl__cv_base("feddc", "Gao et al. 2022: local drift variables decouple local and global models, plus "
+                              "SCAFFOLD-style gradient correction", "parameter groups shared");
+    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
+                       "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
+    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
+                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
+                       "w_i = 1 (paper)");
+    fgl_algo_param_add(
+        &a, "variate", FGL_PARAM_INT, 1,
+        "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
+        "which assumes SGD");
+    fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
+    fgl_algo_upload(&a, "theta_h", FGL_SEND_DATA, FGL_DIM_SHARED, 1, FGL_PART_RAW); /* averaged by the plain mean */
+    fgl_algo_upload(&a, "dc", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, FGL_PART_RAW);
+    a.aggregate = fgl__feddc_aggregate;
+    a.variant = FGL__CV_FEDDC;
     return a;
 }
 
@@ -10304,7 +10289,7 @@ static fgl_algo fgl__pfedgraph(void) {
 }
 
 /* --- src/fed/algos/fedproto.h --- */
-/* --- FedProto (Tan et al., AAAI 2022) and FedTGP (Zhang et al., AAAI 2024) -------- */
+/* --- FedProto (Tan et al., AAAI 2022) --------------------------------------------- */
 /* Prototype methods: no weights leave a client, so models may differ as long
  * as the representation the classifier reads (fgl_forward.rep, `hidden`
  * wide) has one width d. C = the largest class count among clients.
@@ -10323,18 +10308,8 @@ static fgl_algo fgl__pfedgraph(void) {
  * FedProto's server: P_c = count-weighted mean of the uploaded p_c
  * (docs/algorithms.md; the authors' code takes the plain mean over clients:
  * weighted=0), over this round's accepted uploads.
- * FedTGP's server: P_c = MLP(anchor_c), anchors C x d (N(0,1) init, as
- * nn.Embedding), MLP Linear(d, h) -> ReLU -> Linear(h, d) (h = d; PyTorch's
- * default Linear init), trained each round for server_steps full-batch Adam
- * steps (lr 0.01; the authors: SGD on mini-batches of 10 prototypes for
- * server_epochs epochs) on, over every uploaded prototype p of class c,
- * CE(-(dist(p, P) + delta onehot_c)) = -log(e^-(d(p,P_c)+delta) /
- * (e^-(d(p,P_c)+delta) + sum_{c' != c} e^-d(p,P_c'))), with margin
- * delta = min(gap, tau); Q_c is the plain mean of the uploaded p_c and gap,
- * as in the authors' code, max over classes c of min_{c' != c} ||Q_c - Q_c'||
- * (margin_rule=1: the paper's max over pairs ||Q_c - Q_c'||); fewer than two
- * classes uploaded: delta = tau. Every class gets a global prototype. The
- * anchors, MLP and Adam state persist across rounds (checkpointed). */
+ * FedTGP (fedtgp.h) shares this client side; its server trains the global
+ * prototypes. */
 
 /* C and d of the prototype messages. */
 static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
@@ -10508,6 +10483,22 @@ static fgl_algo fgl__fedproto(void) {
     a.report = fgl__fedproto_report;
     return a;
 }
+/* --- src/fed/algos/fedtgp.h --- */
+/* --- FedTGP (Zhang et al., AAAI 2024) --------------------------------------------- */
+/* FedProto's client side (fedproto.h: what is sent, the client loss), with
+ * trainable global prototypes on the server.
+ * The server: P_c = MLP(anchor_c), anchors C x d (N(0,1) init, as
+ * nn.Embedding), MLP Linear(d, h) -> ReLU -> Linear(h, d) (h = d; PyTorch's
+ * default Linear init), trained each round for server_steps full-batch Adam
+ * steps (lr 0.01; the authors: SGD on mini-batches of 10 prototypes for
+ * server_epochs epochs) on, over every uploaded prototype p of class c,
+ * CE(-(dist(p, P) + delta onehot_c)) = -log(e^-(d(p,P_c)+delta) /
+ * (e^-(d(p,P_c)+delta) + sum_{c' != c} e^-d(p,P_c'))), with margin
+ * delta = min(gap, tau); Q_c is the plain mean of the uploaded p_c and gap,
+ * as in the authors' code, max over classes c of min_{c' != c} ||Q_c - Q_c'||
+ * (margin_rule=1: the paper's max over pairs ||Q_c - Q_c'||); fewer than two
+ * classes uploaded: delta = tau. Every class gets a global prototype. The
+ * anchors, MLP and Adam state persist across rounds (checkpointed). */
 
 /* The trainable prototype generator of FedTGP and FedPG: `rows` anchors
  * (N(0, 1), as nn.Embedding) through one shared Linear(d, h) -> ReLU ->
@@ -10701,6 +10692,36 @@ static fgl_algo fgl__fedtgp(void) {
     a.server_init = fgl__tgp_server_init;
     a.aggregate = fgl__fedtgp_aggregate;
     a.report = fgl__fedtgp_report;
+    return a;
+}
+
+/* --- src/fed/algos/fedstar.h --- */
+/* --- FedStar (Tan et al., AAAI 2023) ---------------------------------------------- */
+/* FedAvg's mechanism (fedavg.h: fgl__fedavg_like) on a decoupled model: each
+ * client's GNN has a feature encoder and a structure encoder (random-walk
+ * and degree structure embeddings, --se), and only the structure encoder's
+ * groups (FGL_G_STRUCT) are averaged; the feature encoder and the head stay
+ * local. Sent: up 4 (n_struct + 1), down 4 n_struct bytes. */
+
+/* FedStar runs its decoupled model: any client spec becomes FedStar's with
+ * the same input and output sizes. */
+static int fgl__star_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    fgl_model_spec s;
+    (void)set;
+    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "fedstar: graph classification only");
+    if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
+    s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
+    s.dropout = spec->dropout;
+    if (spec->pe_dim > 0) s.pe_dim = spec->pe_dim; /* the width the data's structure embeddings have */
+    *spec = s;
+    return FGL_OK;
+}
+
+static fgl_algo fgl__fedstar(void) {
+    fgl_algo a = fgl__fedavg_like("fedstar", "Tan et al. 2023: share only the structure encoder of a feature/structure "
+                                  "decoupled GNN", FGL_G_STRUCT, "parameter groups averaged (the structure encoder)",
+                                  0.0, "proximal weight");
+    a.prepare_spec = fgl__star_spec;
     return a;
 }
 

@@ -355,7 +355,7 @@ static void test_resume(void) {
  *   name (GPFL, graph classification only, meets that check first; FedGTA's
  *   own check, node classification only, comes after it);
  * - fedstar is graph classification only (its structure encoder is over
- *   whole graphs: src/fed/algos/fedavg.h);
+ *   whole graphs: src/fed/algos/fedstar.h);
  * - pfedgnn, fedgcn and fedsage are node classification only: pFedGNN
  *   coarsens the clients' node sets into a client graph for a node
  *   classifier, FedGCN exchanges node features over the cut edges into a

@@ -1,5 +1,5 @@
 /* fgl:implementation */
-/* --- Weight averaging: FedAvg, FedProx, FedPer, FedStar ---------------------------- */
+/* --- Weight averaging: FedAvg, FedProx, FedPer (FedStar: fedstar.h) --------------- */
 /* One mechanism, four published defaults: the server keeps the global vector
  * of the shared groups; clients send those groups and their training-sample
  * count; the server averages by count:
@@ -85,26 +85,3 @@ static fgl_algo fgl__fedper(void) {
                             FGL_G_ALL & ~(unsigned)FGL_G_HEAD,
                             "parameter groups averaged (all but the classifier head)", 0.0, "proximal weight");
 }
-
-/* FedStar runs its decoupled model: any client spec becomes FedStar's with
- * the same input and output sizes. */
-static int fgl__star_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    fgl_model_spec s;
-    (void)set;
-    if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "fedstar: graph classification only");
-    if (spec->arch == FGL_ARCH_FEDSTAR) return FGL_OK;
-    s = fgl_model_spec_default(FGL_ARCH_FEDSTAR, FGL_TASK_GRAPH, spec->in_dim, spec->out_dim);
-    s.dropout = spec->dropout;
-    if (spec->pe_dim > 0) s.pe_dim = spec->pe_dim; /* the width the data's structure embeddings have */
-    *spec = s;
-    return FGL_OK;
-}
-
-static fgl_algo fgl__fedstar(void) {
-    fgl_algo a = fgl__fedavg_like("fedstar", "Tan et al. 2023: share only the structure encoder of a feature/structure "
-                                  "decoupled GNN", FGL_G_STRUCT, "parameter groups averaged (the structure encoder)",
-                                  0.0, "proximal weight");
-    a.prepare_spec = fgl__star_spec;
-    return a;
-}
-

@@ -15,14 +15,14 @@
     X(scaffold, scaffold)   \
     X(ditto, ditto)         \
     X(moon, moon)           \
-    X(feddc, scaffold)      \
+    X(feddc, feddc)         \
     X(gcfl, gcfl)           \
     X(gcflplus, gcfl)       \
     X(fedamp, fedamp)       \
     X(pfedgraph, pfedgraph) \
     X(fedproto, fedproto)   \
-    X(fedtgp, fedproto)     \
-    X(fedstar, fedavg)      \
+    X(fedtgp, fedtgp)       \
+    X(fedstar, fedstar)     \
     X(fedpub, fedpub)       \
     X(gpfl, gpfl)           \
     X(fedpg, fedpg)         \
