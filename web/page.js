@@ -312,8 +312,9 @@
             $('download').disabled = false;
             if (record.config && record.config.command) showCommand(record.config.command);
             $('bar').firstChild.style.width = '100%';
-            $('status').textContent = 'Done: ' + series.length + ' run' + (series.length > 1 ? 's' : '') + ' in ' +
-                                      ((timing.done_ms - timing.start_ms) / 1000).toFixed(1) + ' s.';
+            var dt = (timing.done_ms - timing.start_ms) / 1000; /* (0 under a test's virtual time) */
+            $('status').textContent = 'Done: ' + series.length + ' run' + (series.length > 1 ? 's' : '') +
+                                      (dt > 0 ? ' in ' + dt.toFixed(1) + ' s.' : '.');
         } else {
             var why = error || log.filter(function (l) { return /fglrun:/.test(l); }).slice(-3).join(' ') ||
                       'fglrun exited with status ' + rc;
