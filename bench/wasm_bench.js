@@ -33,7 +33,10 @@ function browser() {
         waiting[++id] = ok;
         c.stdio[3].write(JSON.stringify({id, method, params: params || {}, sessionId}) + '\0');
     });
-    return {send, close: () => { c.kill(); setTimeout(() => fs.rmSync(prof, {recursive: true, force: true, maxRetries: 5}), 500); }};
+    return {send, close: () => new Promise(ok => { // the profile removed once Chromium has exited
+        c.on('exit', () => { try { fs.rmSync(prof, {recursive: true, force: true}); } catch (e) { /* left in tmp */ } ok(); });
+        c.kill();
+    })};
 }
 
 (async () => {
@@ -53,6 +56,6 @@ function browser() {
         const rounds = +(/(^|&)rounds=(\d+)/.exec(query) || [0, 0, NaN])[2];
         const runs = (r.runs || [r]).map(x => ({algo: x.algo, seconds: x.seconds, ms_per_round: 1000 * x.seconds / rounds}));
         console.log(JSON.stringify({query, timing, runs, error: r.error}));
-        b.close();
+        await b.close();
     }
 })();

@@ -6,7 +6,9 @@
  * field for (set=tau=3, lr=0.05 ...) are kept and passed on. fglrun (in the worker) parses and checks the
  * flags: what it refuses, it says, and the page shows it. When a run ends, the JSON record fglrun printed
  * goes into the element #fgl-result (scripts and tests read it there), and the page's timings into
- * #fgl-timing (milliseconds since the page began: worker ready, first round, end).
+ * #fgl-timing (milliseconds since the page began: ready_ms, the option table's worker ready; start_ms, the run
+ * asked for; run_ready_ms, its worker's WebAssembly compiled and started; first_round_ms, the first round on
+ * the curves; done_ms, the end).
  */
 (function () {
     'use strict';
@@ -253,6 +255,7 @@
     function onMessage(e) {
         var m = e.data;
         if (m.type === 'ready') {
+            if (running && timing.run_ready_ms === undefined) timing.run_ready_ms = Math.round(performance.now());
             if (!opts) {
                 opts = m.options;
                 opts.options.forEach(function (o) { table[o.name] = o; });
