@@ -3,7 +3,8 @@
 # index.html?FLAGS&run=1 from file://, the page runs fglrun's WebAssembly build in its Web Worker, and
 # the JSON record it writes into #fgl-result is compared with build/fglrun_ref's (fglrun compiled
 # natively with the same floating-point flags, serial): every number of the record but the times and
-# memory sizes must be the same, the command line must be fglrun's. Cases: FedAvg and FED-PUB side by
+# memory sizes must be the same, the command line must be fglrun's, and the page's live table (fed by
+# fglrun's hook after every round) must end at the last round with the record's last test accuracy. Cases: FedAvg and FED-PUB side by
 # side, a robust rule (median) under a sign-flip attack, FedStar on synthetic graphs, Cora and MUTAG
 # when the page bundles them, an unknown algorithm (fglrun's refusal shown, in #fgl-result too), and a
 # screenshot of a finished page of four algorithms (a PNG of the window's size, not blank;
@@ -41,8 +42,8 @@ compare() {
     # shellcheck disable=SC2046 # the flags, one word each (no blanks in the queries)
     "$REF" $(echo "$q" | tr '&' '\n' | sed 's/^\([^=]*\)=\(.*\)$/--\1 \2/') --json 2> "$tmp/$name.err" |
         tail -n 1 > "$tmp/$name.native"
-    verdict=$(node - "$tmp/$name.page" "$tmp/$name.native" "$q" <<'EOF'
-const fs = require('fs'), [pf, nf, q] = process.argv.slice(2);
+    verdict=$(node - "$tmp/$name.page" "$tmp/$name.native" "$q" "$tmp/$name.dom" <<'EOF'
+const fs = require('fs'), [pf, nf, q, df] = process.argv.slice(2);
 let p, n;
 try { p = JSON.parse(fs.readFileSync(pf, 'utf8')); } catch (e) { console.log('BAD the page wrote no JSON record: ' + fs.readFileSync(pf, 'utf8').slice(0, 300)); process.exit(); }
 if (p.error) { console.log('BAD the page says: ' + p.error); process.exit(); }
@@ -61,6 +62,17 @@ for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
 const want = 'fglrun ' + q.split('&').map(kv => '--' + kv.replace('=', ' ')).join(' ') + ' --json';
 if (!p.config || p.config.command !== want) bad.push('the command line: "' + p.config.command + '", not "' + want + '"');
 if (!scores) bad.push('no test_acc compared');
+// the live table, fed round by round by fglrun's hook (web_round): each run at its last round, with the record's
+// last test accuracy (one seed: last_acc_mean is it)
+const live = {}, dom = fs.readFileSync(df, 'utf8'), row = /<tr><td[^>]*>([^<]*)<\/td><td>(\d+)<\/td><td>(\d+)\/(\d+)<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g;
+for (let m; (m = row.exec(dom));) live[m[1]] = m;
+for (const r of p.runs || [p]) {
+    const m = live[r.algo], want = (100 * r.last_acc_mean).toFixed(2);
+    if (!m) bad.push('the live table has no row for ' + r.algo);
+    else if (m[3] !== m[4] || m[4] !== String(r.rounds) || m[5] !== want)
+        bad.push('the live table says ' + r.algo + ' round ' + m[3] + '/' + m[4] + ' test ' + m[5] + ', the record ' + r.rounds +
+                 ' rounds, last test ' + want);
+}
 console.log(bad.length ? 'BAD ' + bad.length + ' differ: ' + bad.slice(0, 4).join('; ')
                        : 'OK ' + same + ' values identical (' + scores + ' of them test accuracies: ' +
                          (p.runs || [p]).map(r => r.algo + ' ' + r.test_acc.join(',')).join(', ') + ')'); // one algorithm: the run itself
