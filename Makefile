@@ -17,6 +17,9 @@
 #   make mpi        build/fglrun_mpi, fglrun over MPI; make test-mpi checks it gives fglrun's bits
 #   make test-course the course kit's autograder (course/; students run make -C course grade)
 #   make test-plots  fglrun's SVG plots rendered in headless Chromium (skipped without Chromium)
+#   make wasm       the course page (web/): fglrun compiled to WebAssembly with Emscripten, into build/wasm/,
+#                   a static folder any web server or file:// opens (WASM_DATA: the real datasets it bundles)
+#   make test-wasm  the page in headless Chromium gives fglrun's numbers (skipped without emcc or Chromium)
 #   make fuzz       libFuzzer harnesses of every reader (clang; FUZZ_TIME seconds each)
 #   make headers    fgl.h, fgl_graph.h, fgl_gnn.h, fgl_fed.h from src/ (every build does it first)
 #
@@ -87,7 +90,7 @@ VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/t
 
 .PHONY: reproduce
 .PHONY: all tests test test-long suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
-        test-course test-plots headers FORCE
+        test-course test-plots headers wasm test-wasm FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
 
@@ -144,7 +147,8 @@ build/%: examples/%.c build/fgl.o $(HEADERS)
 # The commit fglrun records in its results ("fgl_commit"), "-dirty" when the
 # sources (C files, headers, Makefile) differ from it: build/commit is
 # rewritten only when that changes, and the runners are rebuilt then.
-FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun build/tests/user_fglrun_mpi
+FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun build/tests/user_fglrun_mpi build/wasm-obj/fglweb.js \
+           build/fglrun_ref
 $(FGLRUNS): build/commit
 # fglrun's parts (examples/fglrun/*.c, included by examples/fglrun.c)
 build/fglrun: $(wildcard examples/fglrun/*)
@@ -194,6 +198,43 @@ test-course:
 # or overlapping (a "skip" line without Chromium)
 test-plots: build/fglrun
 	@./tests/run.sh tests/test_plots.sh\ build
+
+# make wasm: the course page, a static folder build/wasm/ (index.html, page.js, fgl-worker.js: fglrun as
+# WebAssembly inside the page's Web Worker, fgl-data.js: the datasets of WASM_DATA found in $(FGL_DATA), none
+# committed). web/fglweb.c is fglrun with one hook; -sSINGLE_FILE puts the .wasm inside the JS (nothing
+# fetched: file:// works). No threads (no OpenMP: a serial build is a correct build), and one
+# floating-point contract for both builds, WASMFP: no fused multiply-add (WebAssembly has none), no fast
+# math, no -march. build/fglrun_ref is fglrun compiled natively with it, serial: the page gives its bits
+# (tests/test_wasm.sh). -msimd128: WebAssembly's 128-bit SIMD, which clang's vectoriser uses as gcc uses
+# SSE2 natively, without reordering a sum (no fast math): the same bits, about twice as fast. Debian's emcc needs NODE_PATH to find its own acorn when another Node comes first.
+EMCC      ?= emcc
+WASMFP    := -O2 -ffp-contract=off -fno-math-errno
+WASM_DATA ?= Cora MUTAG
+WASMLINK  := -sSINGLE_FILE -sALLOW_MEMORY_GROWTH -sMAXIMUM_MEMORY=4GB -sINVOKE_RUN=0 -sENVIRONMENT=worker \
+             -sWASM_ASYNC_COMPILATION=0 \
+             -sEXPORTED_RUNTIME_METHODS=callMain,ccall,FS,ENV
+WASM_OUT  := build/wasm/index.html build/wasm/page.js build/wasm/fgl-worker.js build/wasm/fgl-data.js
+wasm: $(WASM_OUT)
+build/wasm-obj/fglweb.js: web/fglweb.c examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
+	@mkdir -p $(@D)
+	NODE_PATH=$${NODE_PATH:-/usr/share/nodejs} $(EMCC) -std=c99 $(WASMFP) -msimd128 $(WARN) -I. $(DEFS) $< -o $@ $(WASMLINK)
+build/wasm/fgl-worker.js: web/worker.js build/wasm-obj/fglweb.js web/worker_tail.js
+	{ echo 'function fglWorkerMain() {'; cat $^; echo '}'; } > $@
+build/wasm/%: web/%
+	@mkdir -p $(@D)
+	cp $< $@
+build/wasm/fgl-data.js: web/bundle_data.sh FORCE
+	@mkdir -p $(@D)
+	@sh web/bundle_data.sh $@ "$(FGL_DATA)" $(WASM_DATA)
+build/fglrun_ref: examples/fglrun.c $(wildcard examples/fglrun/*) $(HEADERS)
+	$(CC) -std=c99 $(WASMFP) $(WARN) -I. $(DEFS) $< -o $@ $(LDLIBS)
+
+# the page in headless Chromium: short FedAvg and FED-PUB runs (and a robust rule under attack, FedStar on
+# graphs, Cora and MUTAG when bundled) give build/fglrun_ref's JSON numbers; a screenshot of the finished page
+# (WASM_SHOT=FILE keeps it). Skipped, saying so, without emcc or Chromium.
+WASM_IF := $(if $(shell command -v $(EMCC) 2> /dev/null),wasm)
+test-wasm: build/fglrun_ref $(WASM_IF)
+	@./tests/run.sh tests/test_wasm.sh\ build
 
 # a strict JSON validator (RFC 8259) the tests feed fglrun's JSON to; it needs nothing of fgl
 build/tests/json_strict: tests/json_strict.c
@@ -248,10 +289,12 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, the plots rendered in headless
-# Chromium (tests/test_plots.sh), and three newcomers' first hour on a fresh
-# clone (tests/newcomer.sh).
+# Chromium (tests/test_plots.sh), three newcomers' first hour on a fresh
+# clone (tests/newcomer.sh), and the course page in Chromium (tests/test_wasm.sh:
+# make wasm first when emcc is installed; skipped without it).
 LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
-             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh
+             tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh \
+             tests/test_wasm.sh\ build
 
 tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
@@ -266,7 +309,7 @@ test:
 	@FGL_TEST_JOBS=$${FGL_TEST_JOBS:-2} ./tests/run.sh $(SLOW_FIRST) tests/run_check.sh tests/compile_check.sh\ quick \
 	  tests/house_check.sh tests/install_check.sh $(filter-out build/tests/test_fed,$(TESTS)) $(SUITE_SH)
 
-test-long: tests
+test-long: tests build/fglrun_ref $(WASM_IF)
 	@FGL_TEST_LONG=1 ./tests/run.sh $(LONG)
 
 suite: tests

@@ -22,21 +22,12 @@
 # Usage: tests/test_plots.sh BUILD_DIR (holding fglrun)
 B=${1:-build}
 FGLRUN=$B/fglrun
-CHROMIUM=
-for c in chromium chromium-browser google-chrome; do
-    if command -v $c > /dev/null 2>&1; then CHROMIUM=$c; break; fi
-done
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/chromium.sh" # CHROMIUM, chrome
 if [ -z "$CHROMIUM" ]; then
     echo "skip - fglrun plots in a browser: Chromium is not installed (apt-get install -y chromium)"
     exit 0
 fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-chrome() { # a fresh profile each time
-    prof=$(mktemp -d "$tmp/profile.XXXXXX")
-    timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
-        --user-data-dir="$prof" "$@" 2> "$tmp/chrome.err"
-}
 run() { # name, fglrun arguments...
     name=$1; shift
     if ! nice -n 10 $FGLRUN "$@" --data synthetic --threads 1 --quiet --out "$tmp/$name" > /dev/null 2> "$tmp/err"; then

@@ -17,6 +17,10 @@
 
 static double now_s(void) { return fgl_now(); }
 
+#ifdef FGLRUN_WEB
+static void web_round(const options *o, const fgl_run *run); /* web/fglweb.c: each round to the browser page */
+#endif
+
 
 static void fmt_time(char *out, size_t cap, double s) {
     if (!(s >= 0)) snprintf(out, cap, "?");
@@ -256,6 +260,9 @@ static void progress_round(const options *o, const fgl_run *run) {
                 (run->bytes_up + run->bytes_down) / 1e6, e1, e2);
     }
     progress_write(o, "running");
+#ifdef FGLRUN_WEB
+    web_round(o, run);
+#endif
 }
 
 /* A run stops (finished, stopped or failed). */
