@@ -22,6 +22,9 @@
 #               bench/results/computers_rownorm.jsonl)
 #   baselines   every algorithm on Cora, 10 METIS clients
 #   adafgl      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, AdaFGL
+#   fedgl       Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, FedGL (and
+#               FedGL without its pseudo-graph, OpenFGL's default), at fglrun's
+#               defaults and at 3 local epochs with weight decay 5e-4
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
@@ -482,6 +485,19 @@ experiments() {
                     for a in $methods; do
                         echo "table|$d 10 $sp $a|--algo $a --data $d --split $sp --clients 10 --seeds $SEEDS $fixed"
                     done
+                done
+            done ;;
+        fedgl)
+            # fglrun's defaults (100 rounds of 1 local epoch, GCN hidden 128, Adam lr 0.01, wd 1e-6), then
+            # OpenFGL's training (3 local epochs, wd 5e-4); FedGL at its defaults and with the pseudo-graph
+            # off (pgraph=0: OpenFGL's fedgl_config)
+            for sp in louvain metis; do
+                for t in "" "--local-epochs 3 --wd 5e-4"; do
+                    tl=${t:+ e3}
+                    for a in local fedavg fedgl; do
+                        echo "fedgl|cora 10 $sp$tl $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS $t"
+                    done
+                    echo "fedgl|cora 10 $sp$tl fedgl pgraph=0|--algo fedgl --data Cora --split $sp --clients 10 --seeds $SEEDS $t --set pgraph=0"
                 done
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;

@@ -347,9 +347,9 @@ static void test_resume(void) {
 
 /* The algorithms that refuse a link task, each with the words its refusal
  * must hold and why:
- * - fedproto, fedtgp, gpfl, fedpg, fedgta, fedtad, fggp exchange per-class data
+ * - fedproto, fedtgp, gpfl, fedpg, fedgta, fedtad, fggp, fedgl exchange per-class data
  *   (prototypes, class counts, FedGTA's moments of propagated class
- *   predictions, FedTAD's class-wise reliability: a message part sized by
+ *   predictions, FedTAD's class-wise reliability, FedGL's per-node logits: a message part sized by
  *   the classes), and a link task has
  *   no classes: fgl_run_init's link check (src/fed/run.h) refuses them by
  *   name (GPFL, graph classification only, meets that check first; FedGTA's
@@ -374,7 +374,7 @@ static const struct {
                     {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
                     {"adafgl", "node classification only"},   {"fgssl", "node classification only"},
                     {"fedgta", "not for link prediction"}, {"fedtad", "not for link prediction"},
-                    {"fggp", "not for link prediction"}};
+                    {"fggp", "not for link prediction"}, {"fedgl", "not for link prediction"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 
 /* Every registered algorithm either is listed above and refused at

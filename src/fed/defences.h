@@ -837,11 +837,19 @@ static void fgl__dims_fill(const fgl__dims *d, size_t *out) {
     for (r = 1; r < FGL_DIM_RULES; r++) out[r] = fgl__dim(d, -r);
 }
 
+/* A size given by an integer parameter (fgl_algo_param_dim): its value. */
+static size_t fgl__param_rule(const fgl_settings *set, int rule) {
+    int i = FGL__DIM_PARAM0 - rule;
+    return set && set->algo && i < set->algo->n_params && set->value[i] >= 1 ? (size_t)set->value[i] : 0;
+}
+
 FGLDEF size_t fgl_client_dim(const fgl_client *c, int rule) {
+    if (rule <= FGL__DIM_PARAM0) return fgl__param_rule(c->set, rule);
     return rule > 0 ? (size_t)rule : rule > -FGL_DIM_RULES ? c->dim[-rule] : 0;
 }
 
 FGLDEF size_t fgl_server_dim(const fgl_server *s, int rule) {
+    if (rule <= FGL__DIM_PARAM0) return fgl__param_rule(s->set, rule);
     return rule > 0 ? (size_t)rule : rule > -FGL_DIM_RULES ? s->dim[-rule] : 0;
 }
 

@@ -138,7 +138,7 @@ FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) FGL__PRINTF(3, 4);
 /* What a size rule (FGL_DIM_CLASSES, FGL_DIM_REP, FGL_DIM_HOPS, ...) means
  * in this run, as a client and the server see it; a positive count is
- * itself. */
+ * itself, a parameter's rule (fgl_algo_param_dim) the parameter's value. */
 FGLDEF size_t fgl_client_dim(const fgl_client *c, int rule);
 FGLDEF size_t fgl_server_dim(const fgl_server *s, int rule);
 /* g += mu (theta - theta_received) on the trainable shared floats of ps
