@@ -39,5 +39,6 @@
     X(fgssl, fgssl)         \
     X(fedtad, fedtad)       \
     X(fggp, fggp)           \
+    X(feddep, feddep)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
