@@ -56,16 +56,19 @@ FGL__PRIVATE const float *fgl__feddep_protos(const fgl_client *c, const int **as
  * classifier is the run's model f (FedAvg'd: theta) with zbar fused before
  * its head:
  *     logits_v = head(rep_v + zbar_v W_z + b_z)
- * (rep: what the head reads; a model without a head adds it to its
- * logits), W_z, b_z local to the client; local_epochs full-batch steps of
- * the run's optimizer on cross-entropy; it is evaluated the same way on the
- * client's own nodes. num_pred = 0 is FedAvg, bit for bit.
+ * (rep: what the head reads, R wide; a model without a head adds it to
+ * its logits); local_epochs full-batch steps of the run's optimizer on
+ * cross-entropy; evaluated the same way on the client's own nodes. W_z,
+ * b_z are averaged with theta (by training samples: fuse_avg = 1, the
+ * authors' whole classifier averaged) or stay on the client (fuse_avg =
+ * 0). num_pred = 0 is FedAvg, bit for bit.
  *
  * Sent: up in generator rounds 4 num_proto emb_dim bytes (the prototypes,
- * "protos"), down the same (another client's); FedAvg's model parts every
- * round. The server only routes the prototypes (not RAW): secure
- * aggregation and robust rules cover the classifier's mean; DP is refused
- * (it neither clips nor noises a data upload).
+ * "protos"), down the same (another client's); in classifier rounds, with
+ * fuse_avg, 4 (emb_dim + 1) R bytes up and down (W_z, b_z and their mean);
+ * FedAvg's model parts every round. The server averages W_z, b_z by its own
+ * code (RAW): DP, secure aggregation and robust rules are refused at the
+ * start (the table declares the parts whatever fuse_avg is).
  * Defaults: the authors' code (feddep_on_cora5.yaml) and OpenFGL's config:
  * num_pred 5, num_proto 5, hidden_portion 0.5, emb_dim 128, latent 128, eGen
  * 256 and 2048 wide, enc_epochs 50, one local pre-training step, 3
@@ -280,13 +283,14 @@ static int fgl__dep_impaired_classes(fgl_client *c, fgl__dep_data *d) {
     return FGL_OK;
 }
 
-/* W_z, b_z of a fused classifier: rep_dim wide. */
+/* W_z, b_z of a fused classifier: rep_dim wide, drawn from the run seed
+ * alone (every client starts from the same, as from the same model). */
 static fgl_params *fgl__dep_fuse_params(fgl_client *c, const char *name, int E, int R, uint64_t stream) {
     fgl_params *f = fgl_new_params(&c->store, name);
     fgl_rng r;
     if (!f || fgl_params_add(f, "fuse.w", E, R, FGL_G_HEAD, 1) < 0 || fgl_params_add(f, "fuse.b", 1, R, FGL_G_HEAD, 1) < 0)
         return NULL;
-    fgl_rng_init(&r, c->fed->seed, stream + (uint64_t)c->id);
+    fgl_rng_init(&r, c->fed->seed, stream);
     fgl_params_glorot(f, fgl_params_find(f, "fuse.w"), &r);
     return f;
 }
@@ -566,6 +570,16 @@ static int fgl__dep_train(fgl_client *c) {
     if (c->round < (int)fgl_get(c->set, "gen_rounds")) return fgl__dep_train_gen(c);
     d = (fgl__dep_data *)fgl_get_scratch(&c->store, "dep");
     if (!d->mended && (rc = fgl__dep_mend(c, d))) return rc;
+    if (fgl_get(c->set, "fuse_avg") != 0) { /* the averaged W_z, b_z (none yet in the first classifier round) */
+        fgl_params *fz = fgl_get_params(&c->store, "fuse");
+        const float *w = fgl_down(c, "fuse_w"), *b = fgl_down(c, "fuse_b");
+        size_t nw = (size_t)d->E * (size_t)fgl_model_rep_dim(&c->model);
+        if (w && b) {
+            memcpy(fz->data + fz->slices[fgl_params_find(fz, "fuse.w")].offset, w, sizeof(float) * nw);
+            memcpy(fz->data + fz->slices[fgl_params_find(fz, "fuse.b")].offset, b,
+                   sizeof(float) * (size_t)fgl_model_rep_dim(&c->model));
+        }
+    }
     return fgl__dep_train_clf(c, d);
 }
 
@@ -600,6 +614,17 @@ static int fgl__dep_upload(fgl_client *c) {
     } else {
         fgl_up_drop(c, "protos");
     }
+    if (!on && fgl_get(c->set, "num_pred") > 0 && fgl_get(c->set, "fuse_avg") != 0) { /* W_z, b_z to average */
+        const fgl_params *fz = fgl_get_params(&c->store, "fuse");
+        const fgl_slice *sw = &fz->slices[fgl_params_find(fz, "fuse.w")], *sb = &fz->slices[fgl_params_find(fz, "fuse.b")];
+        float *w = fgl_up(c, "fuse_w"), *b = fgl_up(c, "fuse_b");
+        if (!w || !b) return FGL_ERR_NOMEM;
+        memcpy(w, fz->data + sw->offset, sizeof(float) * fgl_slice_size(sw));
+        memcpy(b, fz->data + sb->offset, sizeof(float) * fgl_slice_size(sb));
+    } else {
+        fgl_up_drop(c, "fuse_w");
+        fgl_up_drop(c, "fuse_b");
+    }
     return FGL_OK;
 }
 
@@ -608,6 +633,9 @@ static int fgl__dep_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "proto_buf", K * L);
     fgl_new_ints(&s->store, "has_proto", K);
     fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
+    fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
+    fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
+    fgl_new_ints(&s->store, "has_fuse", 1);
     if (s->store.err) return s->store.err;
     return fgl__avg_server_init(s);
 }
@@ -622,6 +650,11 @@ static int fgl__dep_aggregate(fgl_server *s) {
         const float *u = fgl_upload(s, i, "protos");
         if (u) memcpy(buf + (size_t)i * L, u, sizeof(float) * L), has[i] = 1;
     }
+    /* the fusion weights: averaged as theta is (by training samples) */
+    if ((rc = fgl_server_mean(s, "fuse_w", fgl_floats(&s->store, "fuse_w"))) == FGL_OK &&
+        (rc = fgl_server_mean(s, "fuse_b", fgl_floats(&s->store, "fuse_b"))) == FGL_OK)
+        fgl_ints(&s->store, "has_fuse")[0] = 1;
+    if (rc && rc != FGL_ERR_EMPTY) return rc;
     fgl_ints(&s->store, "rounds")[0]++;
     return FGL_OK;
 }
@@ -632,7 +665,14 @@ static int fgl__dep_download(fgl_server *s, int i, fgl_msg *down) {
     int K = s->n_clients, r = fgl_ints(&s->store, "rounds")[0], p;
     size_t L = fgl_server_up_size(s, "protos");
     (void)down;
-    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds") || fgl_get(s->set, "num_pred") == 0) return FGL_OK;
+    if (fgl_get(s->set, "num_pred") == 0) return FGL_OK;
+    if (r >= (int)fgl_get(s->set, "gen_rounds") && fgl_ints(&s->store, "has_fuse")[0]) { /* the averaged W_z, b_z */
+        float *w = fgl_download_part(s, i, "fuse_w"), *b = fgl_download_part(s, i, "fuse_b");
+        if (!w || !b) return FGL_ERR_NOMEM;
+        memcpy(w, fgl_floats(&s->store, "fuse_w"), sizeof(float) * fgl_server_up_size(s, "fuse_w"));
+        memcpy(b, fgl_floats(&s->store, "fuse_b"), sizeof(float) * fgl_server_up_size(s, "fuse_b"));
+    }
+    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds")) return FGL_OK;
     p = (i + 1 + r % (K - 1)) % K;
     if (fgl_ints(&s->store, "has_proto")[p]) {
         float *o = fgl_download_part(s, i, "cross_protos");
@@ -667,10 +707,16 @@ static fgl_algo fgl__feddep(void) {
     fgl_algo_param_add(&a, "lambda_e", FGL_PARAM_FLOAT, 1.0, "weight of the embedding losses (beta_n)");
     fgl_algo_param_add(&a, "lambda_c", FGL_PARAM_FLOAT, 1.0, "weight of the local classifier's loss (beta_c)");
     fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 1.0, "weight of the cross-client embedding loss (per client)");
+    fgl_algo_param_add(&a, "fuse_avg", FGL_PARAM_INT, 1,
+                       "1: the fusion weights W_z, b_z averaged with the classifier (the authors'); 0: kept local");
     rows = fgl_algo_param_dim(&a, "num_proto");
     cols = fgl_algo_param_dim(&a, "emb_dim");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, rows, cols, FGL_PART_OPTIONAL);
     fgl_algo_download(&a, "cross_protos", FGL_SEND_DATA, rows, cols, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_upload(&a, "fuse_w", FGL_SEND_DATA, cols, FGL_DIM_REP, FGL_PART_OPTIONAL | FGL_PART_RAW);
+    fgl_algo_upload(&a, "fuse_b", FGL_SEND_DATA, 1, FGL_DIM_REP, FGL_PART_OPTIONAL | FGL_PART_RAW);
+    fgl_algo_download(&a, "fuse_w", FGL_SEND_DATA, cols, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
+    fgl_algo_download(&a, "fuse_b", FGL_SEND_DATA, 1, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
     a.prepare_spec = fgl__dep_check;
     a.client_init = fgl__dep_client_init;
     a.local_train = fgl__dep_train;
