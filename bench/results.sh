@@ -22,6 +22,10 @@
 #               bench/results/computers_rownorm.jsonl)
 #   baselines   every algorithm on Cora, 10 METIS clients
 #   adafgl      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, AdaFGL
+#   feddep      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, FedSage+,
+#               FedDEP at fglrun's defaults; FedDEP with its fusion weights
+#               kept local (fuse_avg=0), and both with an untrained generator
+#               (gen_rounds=0)
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
@@ -463,6 +467,19 @@ experiments() {
                 for a in local fedavg adafgl; do
                     echo "adafgl|cora 10 $sp $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS"
                 done
+            done ;;
+        feddep)
+            # FedDEP (docs/algorithms.md) beside Local, FedAvg and FedSage+ at fglrun's defaults (100 rounds of 1
+            # local epoch, GCN hidden 128, Adam 0.01; FedSage+ and FedDEP spend 20 and 3 of them on their
+            # generators); then FedDEP's fusion weights kept local, and both with an untrained generator
+            for sp in louvain metis; do
+                for a in local fedavg fedsage feddep; do
+                    echo "feddep|cora 10 $sp $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                done
+                F="--algo feddep --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                echo "feddep|cora 10 $sp feddep fuse_avg=0|$F --set fuse_avg=0"
+                echo "feddep|cora 10 $sp feddep gen_rounds=0|$F --set gen_rounds=0"
+                echo "feddep|cora 10 $sp feddep fuse_avg=0 gen_rounds=0|$F --set fuse_avg=0 --set gen_rounds=0"
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
