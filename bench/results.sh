@@ -25,6 +25,10 @@
 #   fedgl       Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, FedGL (and
 #               FedGL without its pseudo-graph, OpenFGL's default), at fglrun's
 #               defaults and at 3 local epochs with weight decay 5e-4
+#   feddep      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, FedSage+,
+#               FedDEP at fglrun's defaults; FedDEP with its fusion weights
+#               kept local (fuse_avg=0), and both with an untrained generator
+#               (gen_rounds=0)
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
@@ -499,6 +503,19 @@ experiments() {
                     done
                     echo "fedgl|cora 10 $sp$tl fedgl pgraph=0|--algo fedgl --data Cora --split $sp --clients 10 --seeds $SEEDS $t --set pgraph=0"
                 done
+            done ;;
+        feddep)
+            # FedDEP (docs/algorithms.md) beside Local, FedAvg and FedSage+ at fglrun's defaults (100 rounds of 1
+            # local epoch, GCN hidden 128, Adam 0.01; FedSage+ and FedDEP spend 20 and 3 of them on their
+            # generators); then FedDEP's fusion weights kept local, and both with an untrained generator
+            for sp in louvain metis; do
+                for a in local fedavg fedsage feddep; do
+                    echo "feddep|cora 10 $sp $a|--algo $a --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                done
+                F="--algo feddep --data Cora --split $sp --clients 10 --seeds $SEEDS"
+                echo "feddep|cora 10 $sp feddep fuse_avg=0|$F --set fuse_avg=0"
+                echo "feddep|cora 10 $sp feddep gen_rounds=0|$F --set gen_rounds=0"
+                echo "feddep|cora 10 $sp feddep fuse_avg=0 gen_rounds=0|$F --set fuse_avg=0 --set gen_rounds=0"
             done ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac

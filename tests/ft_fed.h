@@ -277,6 +277,84 @@ static inline int ft_same_run(const fgl_run *a, const fgl_run *b, char *why, siz
     return 1;
 }
 
+/* Parameter sets a then b (each NULL-terminated key, value pairs) joined
+ * into out (cap entries, NULL-terminated); returns out. */
+static inline const char *const *ft_join(const char *const *a, const char *const *b, const char **out, int cap) {
+    int n = 0;
+    for (; a && *a && n + 2 < cap; a += 2) out[n++] = a[0], out[n++] = a[1];
+    for (; b && *b && n + 2 < cap; b += 2) out[n++] = b[0], out[n++] = b[1];
+    out[n] = NULL;
+    return out;
+}
+
+/* n_comm communities of `per` nodes; a node links to the 2 nodes either
+ * side of it on its community's ring; its features are its community's
+ * one-hot vector, its label its community, and node i's split
+ * split_of[i % period] (FGL_SPLIT_*). 0 or an error code. */
+static inline int ft_communities(fgl_node_data *d, int n_comm, int per, const unsigned char *split_of, int period) {
+    int n = n_comm * per, i, k, e = 0, *r = (int *)malloc(sizeof(int) * (size_t)n * 4);
+    int *c = (int *)malloc(sizeof(int) * (size_t)n * 4);
+    fgl_error err;
+    int rc = FGL_ERR_NOMEM;
+    fgl_node_data_init(d);
+    snprintf(d->name, sizeof d->name, "communities");
+    d->n_nodes = n;
+    d->n_feat = n_comm;
+    d->n_classes = n_comm;
+    d->y = (int *)malloc(sizeof(int) * (size_t)n);
+    d->split = (unsigned char *)malloc((size_t)n);
+    if (!r || !c || !d->y || !d->split || fgl_tensor_init(&d->x, n, n_comm)) goto done;
+    for (i = 0; i < n; i++) {
+        int cm = i / per, j = i % per;
+        FGL_AT(&d->x, i, cm) = 1.0f;
+        d->y[i] = cm;
+        d->split[i] = split_of[i % period];
+        for (k = 1; k <= 2; k++) {
+            r[e] = i, c[e++] = cm * per + (j + k) % per;
+            r[e] = i, c[e++] = cm * per + (j + per - k) % per;
+        }
+    }
+    rc = fgl_csr_from_coo(n, n, e, r, c, NULL, 0, &d->adj, &err);
+done:
+    free(r);
+    free(c);
+    return rc;
+}
+
+/* algo over cd[0..k-1] (parameters sets, local_epochs 2): `rounds` rounds
+ * straight, and `cut` rounds + save + load into a fresh run + the rest,
+ * must end the same, bit for bit (ft_same_run). */
+static inline void ft_resume_at(const char *algo, fgl_client_data *cd, int k, int rounds, int cut,
+                                const char *const *sets) {
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run full, part, resumed;
+    fgl_error err;
+    char path[256], why[128] = "";
+    int r, ok;
+    snprintf(path, sizeof path, "/tmp/fgl_test_%s_%d_%lx.ckpt", algo, cut, (unsigned long)(uintptr_t)cd);
+    cfg.rounds = rounds;
+    cfg.local_epochs = 2;
+    if (!ft_run_rounds(&full, &cfg, algo, cd, k, rounds, sets)) return;
+    if (!ft_run_rounds(&part, &cfg, algo, cd, k, cut, sets)) {
+        fgl_run_free(&full);
+        return;
+    }
+    ok = fgl_run_save(&part, path, &err) == FGL_OK;
+    FT_CHECK(ok, "save: %s", err.msg);
+    fgl_run_free(&part);
+    if (ok && ft_run_rounds(&resumed, &cfg, algo, cd, k, 0, sets)) {
+        ok = fgl_run_load(&resumed, path, &err) == FGL_OK;
+        FT_CHECK(ok, "load: %s", err.msg);
+        for (r = resumed.round; ok && r < rounds; r++) ok = fgl_run_round(&resumed) == FGL_OK;
+        FT_CHECK(ok, "resumed round: %s", resumed.err.msg);
+        FT_CHECK(!ok || ft_same_run(&full, &resumed, why, sizeof why), "%s resumed at round %d of %d differs: %s",
+                 algo, cut, rounds, why);
+        fgl_run_free(&resumed);
+    }
+    remove(path);
+    fgl_run_free(&full);
+}
+
 /* The mean over clients of the share of their test samples in their most
  * common class: what predicting each client's majority class scores. */
 static inline double ft_majority_baseline(const fgl_scenario *sc) {

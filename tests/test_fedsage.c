@@ -25,15 +25,6 @@ static fgl_dataset nodes;
 /* Small generator sizes keep the suite quick. */
 static const char *const small[] = {"latent", "16", "gen_hidden", "32", "cross", "12", NULL};
 
-/* sets joined: a then b (each NULL-terminated pairs), into out (cap entries). */
-static const char *const *join(const char *const *a, const char *const *b, const char **out, int cap) {
-    int n = 0;
-    for (; a && *a && n + 2 < cap; a += 2) out[n++] = a[0], out[n++] = a[1];
-    for (; b && *b && n + 2 < cap; b += 2) out[n++] = b[0], out[n++] = b[1];
-    out[n] = NULL;
-    return out;
-}
-
 static void test_no_generation_is_fedavg(void) {
     static const char *const none[] = {"num_pred", "0", NULL};
     fgl_scenario sc;
@@ -57,7 +48,7 @@ static void test_no_generation_is_fedavg(void) {
         const char *sets[16];
         cfg.rounds = 4;
         if (ft_run_rounds(&a, &cfg, "fedavg", cd, 3, 3, NULL)) {
-            if (ft_run_rounds(&b, &cfg, "fedsage", cd, 3, 4, join(small, gen, sets, 16))) {
+            if (ft_run_rounds(&b, &cfg, "fedsage", cd, 3, 4, ft_join(small, gen, sets, 16))) {
                 FT_CHECK(!ft_same_models(&a, &b), "fedsage with generated neighbours equals fedavg");
                 fgl_run_free(&b);
             }
@@ -79,7 +70,7 @@ static void test_mended_graph(void) {
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     cfg.rounds = 3;
     cfg.local_epochs = 1;
-    if (!ft_run_rounds(&run, &cfg, "fedsage", cd, 3, 3, join(small, gen, sets, 16))) {
+    if (!ft_run_rounds(&run, &cfg, "fedsage", cd, 3, 3, ft_join(small, gen, sets, 16))) {
         fgl_scenario_free(&sc);
         return;
     }
@@ -126,39 +117,6 @@ static void test_mended_graph(void) {
     fgl_scenario_free(&sc);
 }
 
-/* n_comm communities of `per` nodes; a node links to the 2 nodes either
- * side of it on its community's ring; its features are its community's
- * one-hot vector and its label its community. */
-static int communities(fgl_node_data *d, int n_comm, int per) {
-    int n = n_comm * per, i, k, e = 0, *r = (int *)malloc(sizeof(int) * (size_t)n * 4);
-    int *c = (int *)malloc(sizeof(int) * (size_t)n * 4);
-    fgl_error err;
-    int rc = FGL_ERR_NOMEM;
-    fgl_node_data_init(d);
-    snprintf(d->name, sizeof d->name, "communities");
-    d->n_nodes = n;
-    d->n_feat = n_comm;
-    d->n_classes = n_comm;
-    d->y = (int *)malloc(sizeof(int) * (size_t)n);
-    d->split = (unsigned char *)malloc((size_t)n);
-    if (!r || !c || !d->y || !d->split || fgl_tensor_init(&d->x, n, n_comm)) goto done;
-    for (i = 0; i < n; i++) {
-        int cm = i / per, j = i % per;
-        FGL_AT(&d->x, i, cm) = 1.0f;
-        d->y[i] = cm;
-        d->split[i] = i % 5 == 0 ? FGL_SPLIT_TRAIN : i % 5 == 1 ? FGL_SPLIT_VAL : FGL_SPLIT_TEST;
-        for (k = 1; k <= 2; k++) {
-            r[e] = i, c[e++] = cm * per + (j + k) % per;
-            r[e] = i, c[e++] = cm * per + (j + per - k) % per;
-        }
-    }
-    rc = fgl_csr_from_coo(n, n, e, r, c, NULL, 0, &d->adj, &err);
-done:
-    free(r);
-    free(c);
-    return rc;
-}
-
 static void test_neighgen_loss_falls(void) {
     static const char *const sets[] = {"gen_rounds", "40", "num_pred", "3", "latent", "16", "gen_hidden", "32",
                                        "cross", "12", "gen_lr", "0.01", "gen_steps", "20", NULL};
@@ -167,7 +125,9 @@ static void test_neighgen_loss_falls(void) {
     fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
     fgl_run run;
     int i;
-    if (communities(&d[0], 6, 20) || communities(&d[1], 6, 20)) {
+    static const unsigned char split_of[5] = {FGL_SPLIT_TRAIN, FGL_SPLIT_VAL, FGL_SPLIT_TEST, FGL_SPLIT_TEST,
+                                              FGL_SPLIT_TEST};
+    if (ft_communities(&d[0], 6, 20, split_of, 5) || ft_communities(&d[1], 6, 20, split_of, 5)) {
         FT_CHECK(0, "community graphs");
         fgl_node_data_free(&d[0]);
         fgl_node_data_free(&d[1]);
@@ -214,46 +174,15 @@ static void test_neighgen_loss_falls(void) {
     fgl_node_data_free(&d[1]);
 }
 
-/* Run `rounds` straight, and `cut` + save + load + the rest: the same bits. */
-static void resume_at(fgl_client_data *cd, int k, int rounds, int cut, const char *const *sets) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
-    fgl_run full, part, resumed;
-    fgl_error err;
-    char path[256], why[128] = "";
-    int r, ok;
-    snprintf(path, sizeof path, "/tmp/fgl_test_fedsage_%d_%lx.ckpt", cut, (unsigned long)(uintptr_t)cd);
-    cfg.rounds = rounds;
-    cfg.local_epochs = 2;
-    if (!ft_run_rounds(&full, &cfg, "fedsage", cd, k, rounds, sets)) return;
-    if (!ft_run_rounds(&part, &cfg, "fedsage", cd, k, cut, sets)) {
-        fgl_run_free(&full);
-        return;
-    }
-    ok = fgl_run_save(&part, path, &err) == FGL_OK;
-    FT_CHECK(ok, "save: %s", err.msg);
-    fgl_run_free(&part);
-    if (ok && ft_run_rounds(&resumed, &cfg, "fedsage", cd, k, 0, sets)) {
-        ok = fgl_run_load(&resumed, path, &err) == FGL_OK;
-        FT_CHECK(ok, "load: %s", err.msg);
-        for (r = resumed.round; ok && r < rounds; r++) ok = fgl_run_round(&resumed) == FGL_OK;
-        FT_CHECK(ok, "resumed round: %s", resumed.err.msg);
-        FT_CHECK(!ok || ft_same_run(&full, &resumed, why, sizeof why), "resumed at round %d of %d differs: %s", cut,
-                 rounds, why);
-        fgl_run_free(&resumed);
-    }
-    remove(path);
-    fgl_run_free(&full);
-}
-
 static void test_resume(void) {
     static const char *const gen[] = {"gen_rounds", "4", NULL};
     const char *sets[16];
     fgl_scenario sc;
     fgl_client_data cd[3];
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
-    join(small, gen, sets, 16);
-    resume_at(cd, 3, 7, 3, sets); /* inside NeighGen: answers in flight on both sides */
-    resume_at(cd, 3, 7, 5, sets); /* inside the classifier phase: the mended graph rebuilt */
+    ft_join(small, gen, sets, 16);
+    ft_resume_at("fedsage", cd, 3, 7, 3, sets); /* inside NeighGen: answers in flight on both sides */
+    ft_resume_at("fedsage", cd, 3, 7, 5, sets); /* inside the classifier phase: the mended graph rebuilt */
     fgl_scenario_free(&sc);
 }
 
@@ -293,7 +222,7 @@ static void test_end_to_end(void) {
     fgl_run_summary s[3];
     int a, i;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
-    algos[2].sets = join(small, gen, sets, 16);
+    algos[2].sets = ft_join(small, gen, sets, 16);
     cfg.local_epochs = 5;
     cfg.threads = 2;
     for (a = 0; a < 3; a++) algos[a].rounds = (ft_quick() ? 3 : 15) + (a == 2 ? 3 : 0); /* + NeighGen's rounds */

@@ -363,7 +363,8 @@ static void test_resume(void) {
  *   (their prepare_spec checks, src/fed/algos/); AdaFGL too: its step 2
  *   classifies nodes with modules fed by soft labels, and evaluates class
  *   scores (eval_scores); FGSSL too: its contrast pulls labelled nodes to
- *   the global embeddings of their class.
+ *   the global embeddings of their class; FedDEP too: it generates missing
+ *   neighbours' embeddings for a node classifier.
  * Every other registered algorithm must run a link task: one added later
  * that neither runs nor is listed here fails the test. */
 static const struct {
@@ -374,7 +375,8 @@ static const struct {
                     {"fedgcn", "node classification only"},   {"fedsage", "node classification only"},
                     {"adafgl", "node classification only"},   {"fgssl", "node classification only"},
                     {"fedgta", "not for link prediction"}, {"fedtad", "not for link prediction"},
-                    {"fggp", "not for link prediction"}, {"fedgl", "not for link prediction"}};
+                    {"fggp", "not for link prediction"}, {"fedgl", "not for link prediction"},
+                    {"feddep", "node classification only"}};
 #define N_LINK_REFUSED ((int)(sizeof link_refused / sizeof link_refused[0]))
 
 /* Every registered algorithm either is listed above and refused at

@@ -60,7 +60,7 @@ same() { # label, reference JSON, MPI JSON, stderr
 }
 ALGOS=$($FGLRUN --help | sed -n 's/^Algorithms: //p' | tr ' ' ',')
 NODE=$(echo "$ALGOS" | sed -e "s/,fedstar//" -e "s/,gpfl//" -e "s/,fedgcn//") # fedgcn: alone, with its halo (FEDGCN)
-GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//" -e "s/,fedgcn//" -e "s/,fedsage//" -e "s/,fedgta//" -e "s/,adafgl//" -e "s/,fgssl//" -e "s/,fedtad//" -e "s/,fggp//" -e "s/,fedgl//") # node classification only
+GRAPH=$(echo "$ALGOS" | sed -e "s/,pfedgnn//" -e "s/,fedgcn//" -e "s/,fedsage//" -e "s/,fedgta//" -e "s/,adafgl//" -e "s/,fgssl//" -e "s/,fedtad//" -e "s/,fggp//" -e "s/,fedgl//" -e "s/,feddep//") # node classification only
 NODE_ARGS="--algo $NODE --data synthetic --clients 5 --rounds 3 --set gcfl.warmup=1 --set gcflplus.warmup=1"
 GRAPH_ARGS="--algo $GRAPH --task graph --data synthetic --clients 4 --rounds 2 --batch 32"
 PART_ARGS="--algo fedavg,scaffold,fedproto,pfedgraph --data synthetic --clients 6 --rounds 4 --frac 0.5 --eval-every 2"
@@ -69,7 +69,7 @@ DP_ARGS="--algo fedavg --data synthetic --clients 5 --rounds 3 --dp clip=1,noise
 SECAGG_ARGS="--algo fedavg --data synthetic --clients 6 --rounds 3 --secagg --secagg-dropout 0.3 --secagg-threshold 4"
 # link prediction: the clients' edge splits travel to the ranks, Hits@K comes back with the AUC; every
 # algorithm but those that refuse a link task (tests/test_link.c lists them with their reasons)
-LINK_ALGOS=$(echo "$ALGOS" | tr ',' '\n' | grep -vxE 'fedproto|fedtgp|gpfl|fedpg|fedstar|pfedgnn|fedgcn|fedsage|fedgta|adafgl|fgssl|fedtad|fggp|fedgl' |
+LINK_ALGOS=$(echo "$ALGOS" | tr ',' '\n' | grep -vxE 'fedproto|fedtgp|gpfl|fedpg|fedstar|pfedgnn|fedgcn|fedsage|fedgta|adafgl|fgssl|fedtad|fggp|fedgl|feddep' |
     paste -sd, -)
 LINK_ARGS="--algo $LINK_ALGOS --task link --data synthetic --clients 4 --rounds 2"
 # FedGCN on the halo split: the halo (node ids, own rows, the whole graph's GCN norm) travels with the data

@@ -122,11 +122,13 @@ static int fgl__fs_check(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
     return FGL_OK;
 }
 
-/* The impaired graph, the local graph and the dense features. */
-static int fgl__fs_build(fgl_client *c, fgl__fs_data *d) {
+/* The impaired graph, the local graph and the dense features. The hidden
+ * nodes are floor(hidden_portion m) of the m nodes with pool[i] set (pool
+ * NULL: of all nodes; FedDEP hides validation nodes only). */
+static int fgl__fs_build(fgl_client *c, fgl__fs_data *d, const unsigned char *pool) {
     const fgl_node_data *nd = c->data.node;
     const fgl_csr *A = &nd->adj;
-    int n = nd->n_nodes, F = nd->n_feat, i, k, nh, ne = 0, rc;
+    int n = nd->n_nodes, F = nd->n_feat, i, k, nh, np, ne = 0, rc;
     double h = fgl_get(c->set, "hidden_portion");
     int *hide = NULL, *map = NULL, *r = NULL, *cc = NULL;
     fgl_model_spec es = fgl__fs_enc_spec(c, F);
@@ -153,10 +155,13 @@ static int fgl__fs_build(fgl_client *c, fgl__fs_data *d) {
             for (k = X->indptr[i]; k < X->indptr[i + 1]; k++)
                 d->x[(size_t)i * F + X->indices[k]] = X->values ? X->values[k] : 1.0f;
     }
-    /* hide floor(h n) nodes, drawn from the run seed and the client */
-    nh = (int)floor(h * n);
+    /* hide floor(h m) of the m nodes of the pool, drawn from the run seed and the client */
+    for (i = 0, np = 0; i < n; i++)
+        if (!pool || pool[i]) map[np++] = i;
+    nh = (int)floor(h * np);
     fgl_rng_init(&rng, c->fed->seed, 0x66736869ull + (uint64_t)c->id); /* "fshi" */
-    if (nh > 0 && fgl_rng_sample(&rng, n, nh, hide)) goto done;
+    if (nh > 0 && fgl_rng_sample(&rng, np, nh, hide)) goto done;
+    for (i = 0; i < nh; i++) hide[i] = map[hide[i]];
     for (i = 0; i < n; i++) map[i] = 0;
     for (i = 0; i < nh; i++) map[hide[i]] = -1;
     d->n_imp = 0;
@@ -204,7 +209,8 @@ static int fgl__fs_client_init(fgl_client *c) {
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
     d = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
     if (!d) return FGL_ERR_NOMEM;
-    if ((rc = fgl__fs_build(c, d))) return fgl_client_fail(c, rc, "fedsage: impaired graph: %s", fgl_result_name(rc));
+    if ((rc = fgl__fs_build(c, d, NULL)))
+        return fgl_client_fail(c, rc, "fedsage: impaired graph: %s", fgl_result_name(rc));
     F = d->F;
     es = fgl__fs_enc_spec(c, F);
     enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
@@ -281,6 +287,32 @@ static fgl_node *fgl__fs_sqerr(fgl_tape *t, fgl_node *H, int P, int F, const int
     return acc;
 }
 
+/* dGen's loss: the mean over the n nodes of smooth L1 (beta 1) between dn
+ * (n x 1, before the ReLU) and the true missing counts miss_ptr[i+1] -
+ * miss_ptr[i], written with masks of the current values: 0.5 e^2 where
+ * |e| < 1, |e| - 0.5 elsewhere. NULL when out of memory. */
+static fgl_node *fgl__fs_count_loss(fgl_tape *t, fgl_node *dn, const int *miss_ptr, int n) {
+    float *cnt = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
+    float *m1 = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
+    float *m2 = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
+    fgl_node *e, *l;
+    double off = 0;
+    int i;
+    if (!cnt || !m1 || !m2) return NULL;
+    for (i = 0; i < n; i++) {
+        double x;
+        cnt[i] = (float)(miss_ptr[i + 1] - miss_ptr[i]);
+        x = (double)dn->val[i] - cnt[i];
+        m1[i] = fabs(x) < 1 ? (float)(0.5 / n) : 0.0f;
+        m2[i] = fabs(x) < 1 ? 0.0f : (float)(1.0 / n);
+        if (fabs(x) >= 1) off += 0.5 / n;
+    }
+    e = fgl_op_sub(t, dn, fgl_op_const(t, cnt, n, 1));
+    l = fgl_op_add(t, fgl_op_sum(t, fgl_op_mul(t, fgl_op_square(t, e), fgl_op_const(t, m1, n, 1))),
+                   fgl_op_sum(t, fgl_op_mul(t, fgl_op_abs(t, e), fgl_op_const(t, m2, n, 1))));
+    return fgl_op_affine(t, l, 1.0f, (float)-off);
+}
+
 static double fgl__fs_dist2(const float *a, const float *b, int F) {
     double s = 0;
     int j;
@@ -312,36 +344,17 @@ static int fgl__fs_train_gen(fgl_client *c) {
     K = (int)fgl_client_dim(c, FGL_DIM_CLIENTS);
     for (s = 0; s < steps; s++) {
         fgl_node *dn, *Hn, *loss, *lx = NULL, *lfn = NULL, *ldn;
-        float *cnt, *m1, *m2, *T;
+        float *T;
         int *vp, n_pairs = 0, rc;
-        double off = 0;
         fgl_tape_reset(t);
         fgl_params_zero_grad(&enc->params);
         fgl_params_zero_grad(ps);
         if ((rc = fgl__fs_forward(c, t, &d->imp_g, 1, &dn, &Hn)))
             return fgl_client_fail(c, rc, "fedsage: generator: %s", t->msg);
-        /* dGen: smooth L1 (beta 1) against the true missing counts, written
-         * with masks of the current values: 0.5 e^2 where |e| < 1, |e| - 0.5 elsewhere */
-        cnt = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
-        m1 = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
-        m2 = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n);
+        ldn = fgl__fs_count_loss(t, dn, d->miss_ptr, n);
         vp = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)n * (size_t)P);
         T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)P * (size_t)F);
-        if (!cnt || !m1 || !m2 || !vp || !T) return fgl_client_fail(c, FGL_ERR_NOMEM, "fedsage: out of memory");
-        for (i = 0; i < n; i++) {
-            double e;
-            cnt[i] = (float)(d->miss_ptr[i + 1] - d->miss_ptr[i]);
-            e = (double)dn->val[i] - cnt[i];
-            m1[i] = fabs(e) < 1 ? (float)(0.5 / n) : 0.0f;
-            m2[i] = fabs(e) < 1 ? 0.0f : (float)(1.0 / n);
-            if (fabs(e) >= 1) off += 0.5 / n;
-        }
-        {
-            fgl_node *e = fgl_op_sub(t, dn, fgl_op_const(t, cnt, n, 1));
-            ldn = fgl_op_add(t, fgl_op_sum(t, fgl_op_mul(t, fgl_op_square(t, e), fgl_op_const(t, m1, n, 1))),
-                             fgl_op_sum(t, fgl_op_mul(t, fgl_op_abs(t, e), fgl_op_const(t, m2, n, 1))));
-            ldn = fgl_op_affine(t, ldn, 1.0f, (float)-off);
-        }
+        if (!ldn || !vp || !T) return fgl_client_fail(c, FGL_ERR_NOMEM, "fedsage: out of memory");
         /* fGen, local: slot p < min(P, |M_v|) against its nearest missing neighbour (greedy, on current values) */
         for (i = 0; i < n; i++) {
             int m = d->miss_ptr[i + 1] - d->miss_ptr[i];

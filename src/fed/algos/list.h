@@ -40,5 +40,6 @@
     X(fedtad, fedtad)       \
     X(fggp, fggp)           \
     X(fedgl, fedgl)         \
+    X(feddep, feddep)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
