@@ -23,8 +23,10 @@
 #   baselines   every algorithm on Cora, 10 METIS clients
 #   adafgl      Cora, 10 Louvain and 10 METIS clients: Local, FedAvg, AdaFGL
 #   published   each issue-52 paper's own protocol on Cora as near as fglrun expresses it
-#               (FedGTA: GAMLP; AdaFGL: its GCN option; FedTAD and FGSSL: their
-#               authors' settings), beside Local and FedAvg under the same flags
+#               (FedGTA: GAMLP; AdaFGL: its GCN option; FedTAD: the authors' training, and
+#               their model and features; FGSSL: the authors' Cora config), beside Local
+#               and FedAvg under the same flags; FedTAD's and FedGTA's on Computers
+#               (Louvain 10); FedAvg with the authors' model alone and features alone
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
