@@ -508,6 +508,11 @@ experiments() {
             # FedGTA's code loads Planetoid and OGB only, so Computers there is the protocol, not the authors' data)
             for a in local fedavg fedtad; do echo "published|Computers louvain gcn-authors $a|--algo $a --data Computers --split louvain $ADA"; done
             for a in local fedavg fedgta; do echo "published|Computers louvain fedgta-protocol $a|--algo $a --data Computers --split louvain $GTA"; done
+            # FGSSL with the authors' backbone (wgc-research/fgssl contrib/model/model.py MYGAT: two single-head
+            # GATConv layers, the second the classifier), fgl's Adam in place of their clipped SGD
+            for a in local fedavg fgssl; do
+                echo "published|Cora louvain fgssl-protocol gat $a|--algo $a --data Cora --split louvain --clients 5 --train-frac 0.6 --val-frac 0.2 --model gat --heads 1 --head none --hidden 128 --rounds 200 --local-epochs 4 --wd 5e-4 --seeds $SEEDS"
+            done
             # FGGP: none (its protocol is multi-domain, one whole graph of another dataset per client: RESULTS.md, FGGP)
             ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
