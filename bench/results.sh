@@ -29,6 +29,11 @@
 #               FedDEP at fglrun's defaults; FedDEP with its fusion weights
 #               kept local (fuse_avg=0), and both with an untrained generator
 #               (gen_rounds=0)
+#   published   each issue-52 paper's own protocol on Cora as near as fglrun expresses it
+#               (FedGTA: GAMLP; AdaFGL: its GCN option; FedTAD: the authors' training, and
+#               their model and features; FGSSL: the authors' Cora config), beside Local
+#               and FedAvg under the same flags; FedTAD's and FedGTA's on Computers
+#               (Louvain 10); FedAvg with the authors' model alone and features alone
 #   chem        CHEM, one dataset per client: Local, FedAvg, FedProx, FedPer,
 #               GCFL (GNN layers shared), FedStar; FedStar's DSE/RWSE ablation
 #   mixed       CHEM + PROTEINS + IMDB-BINARY: Local, FedAvg, FedStar
@@ -517,6 +522,52 @@ experiments() {
                 echo "feddep|cora 10 $sp feddep gen_rounds=0|$F --set gen_rounds=0"
                 echo "feddep|cora 10 $sp feddep fuse_avg=0 gen_rounds=0|$F --set fuse_avg=0 --set gen_rounds=0"
             done ;;
+        published)
+            # issue 52: each paper's own protocol as near as fglrun expresses it, beside Local and FedAvg
+            # under the same flags (RESULTS.md, each method's "The paper's protocol" subsection).
+            # FedGTA: the authors' config.py and main.py (GAMLP, 3 propagation steps, hidden 64, dropout
+            # 0.5, 3 local epochs, Adam lr 1e-2 wd 5e-4, 100 rounds, 10 clients, 20/40/40 per client,
+            # Planetoid features as stored)
+            GTA="--model gamlp --head none --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --features raw --rounds 100 --clients 10 --seeds $SEEDS"
+            for sp in louvain metis; do
+                for a in local fedavg fedgta; do echo "published|Cora $sp fedgta-protocol $a|--algo $a --data Cora --split $sp $GTA"; done
+            done
+            # AdaFGL: the authors' config.py (its GCN option: 2 layers, the second the classifier, hidden 64,
+            # dropout 0.5, 3 local epochs, lr 1e-2, wd 5e-4, 100 rounds, 10 clients, features as stored;
+            # step 2: 200 epochs, alpha 0.05, beta 0.2, fgl's defaults)
+            ADA="--model gcn --head none --hidden 64 --local-epochs 3 --lr 0.01 --wd 5e-4 --features raw --rounds 100 --clients 10 --seeds $SEEDS"
+            for sp in metis louvain; do
+                for a in local fedavg adafgl; do echo "published|Cora $sp adafgl-protocol $a|--algo $a --data Cora --split $sp $ADA"; done
+            done
+            # FedTAD: the authors' training settings as in FedTAD's section (GCN hidden 64, 3 local epochs, wd 5e-4)
+            for sp in louvain metis; do
+                for a in local fedavg fedtad; do echo "published|Cora $sp fedtad-protocol $a|--algo $a --data Cora --split $sp --clients 10 --rounds 100 --local-epochs 3 --wd 5e-4 --hidden 64 --seeds $SEEDS"; done
+            done
+            # FedTAD with the authors' own model and features (zyl24/FedTAD model.py: 2 GCN layers, the second the
+            # classifier; util/fgl_dataset.py: features as stored): ADA's flags, so its Local and FedAvg are the
+            # adafgl-protocol rows above
+            for sp in louvain metis; do echo "published|Cora $sp gcn-authors fedtad|--algo fedtad --data Cora --split $sp $ADA"; done
+            # which of the two moves FedAvg: the FedTAD section's flags with the authors' model alone, with their features alone
+            for sp in louvain metis; do
+                T="--algo fedavg --data Cora --split $sp --clients 10 --rounds 100 --local-epochs 3 --wd 5e-4 --hidden 64 --seeds $SEEDS"
+                echo "published|Cora $sp fedtad-protocol fedavg head=none|$T --head none"
+                echo "published|Cora $sp fedtad-protocol fedavg features=raw|$T --features raw"
+            done
+            # FGSSL: the authors' Cora config as in FGSSL's section (5 Louvain clients, 60/20/20, 4 local steps, 200 rounds)
+            for a in local fedavg fgssl; do
+                echo "published|Cora louvain fgssl-protocol $a|--algo $a --data Cora --split louvain --clients 5 --train-frac 0.6 --val-frac 0.2 --hidden 128 --rounds 200 --local-epochs 4 --wd 5e-4 --seeds $SEEDS"
+            done
+            # a second dataset where the authors' code loads it (FedTAD's util/fgl_dataset.py: Amazon Computers;
+            # FedGTA's code loads Planetoid and OGB only, so Computers there is the protocol, not the authors' data)
+            for a in local fedavg fedtad; do echo "published|Computers louvain gcn-authors $a|--algo $a --data Computers --split louvain $ADA"; done
+            for a in local fedavg fedgta; do echo "published|Computers louvain fedgta-protocol $a|--algo $a --data Computers --split louvain $GTA"; done
+            # FGSSL with the authors' backbone (wgc-research/fgssl contrib/model/model.py MYGAT: two single-head
+            # GATConv layers, the second the classifier), fgl's Adam in place of their clipped SGD
+            for a in local fedavg fgssl; do
+                echo "published|Cora louvain fgssl-protocol gat $a|--algo $a --data Cora --split louvain --clients 5 --train-frac 0.6 --val-frac 0.2 --model gat --heads 1 --head none --hidden 128 --rounds 200 --local-epochs 4 --wd 5e-4 --seeds $SEEDS"
+            done
+            # FGGP: none (its protocol is multi-domain, one whole graph of another dataset per client: RESULTS.md, FGGP)
+            ;;
         *) echo "results.sh: unknown section $sec" >&2; exit 2 ;;
         esac
     done
