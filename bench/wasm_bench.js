@@ -54,7 +54,7 @@ function browser() {
         const timing = JSON.parse(await ev("document.getElementById('fgl-timing').textContent || '{}'"));
         const r = JSON.parse(rec || '{}');
         const rounds = +(/(^|&)rounds=(\d+)/.exec(query) || [0, 0, NaN])[2];
-        const runs = (r.runs || [r]).map(x => ({algo: x.algo, seconds: x.seconds, ms_per_round: 1000 * x.seconds / rounds}));
+        const runs = r.runs.map(x => ({algo: x.algo, seconds: x.seconds, ms_per_round: 1000 * x.seconds / rounds}));
         console.log(JSON.stringify({query, timing, runs, error: r.error}));
         await b.close();
     }

@@ -84,7 +84,7 @@ for w in 1 2 3 4 5; do
     else echo "not ok - where=$w, 2 threads: exit $rc, $(grep . "$tmp/t$w.err" | head -1)"; fi
 done
 acc() { # test_acc, bytes_up, bytes_down (the run's: the first of each)
-    echo $(grep -o '"test_acc": [^,}]*\|"bytes_up": [0-9]*\|"bytes_down": [0-9]*' "$1" | head -3 | sed 's/.*: //')
+    for k in test_acc bytes_up bytes_down; do grep -o "\"$k\": [^,}]*" "$1" | head -n 1 | sed 's/.*: //'; done | tr '\n' ' '
 }
 $USER --algo fedavg --data synthetic --clients 4 --rounds 2 --json --quiet --threads 1 > "$tmp/fedavg.json" 2>/dev/null
 $USER $ARGS --set where=6 --threads 1 > "$tmp/w6.json" 2> "$tmp/w6.err"

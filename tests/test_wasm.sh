@@ -58,7 +58,8 @@ for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
     if (JSON.stringify(a[k]) === JSON.stringify(b[k])) { same++; if (/test_acc/.test(k)) scores++; }
     else bad.push(k + ': page ' + JSON.stringify(a[k]) + ', native ' + JSON.stringify(b[k]));
 }
-// one algorithm: the record is its run, with its "config"
+// the record (version 2): {"result_version": 2, "runs": [...], "config"}, one shape whatever ran
+if (p.result_version !== 2 || !Array.isArray(p.runs)) bad.push('the record is not of version 2 (result_version, runs)');
 const want = 'fglrun ' + q.split('&').map(kv => '--' + kv.replace('=', ' ')).join(' ') + ' --json';
 if (!p.config || p.config.command !== want) bad.push('the command line: "' + p.config.command + '", not "' + want + '"');
 if (!scores) bad.push('no test_acc compared');
@@ -66,7 +67,7 @@ if (!scores) bad.push('no test_acc compared');
 // last test accuracy (one seed: last_acc_mean is it)
 const live = {}, dom = fs.readFileSync(df, 'utf8'), row = /<tr><td[^>]*>([^<]*)<\/td><td>(\d+)<\/td><td>(\d+)\/(\d+)<\/td><td>[^<]*<\/td><td>([^<]*)<\/td>/g;
 for (let m; (m = row.exec(dom));) live[m[1]] = m;
-for (const r of p.runs || [p]) {
+for (const r of p.runs || []) {
     const m = live[r.algo], want = (100 * r.last_acc_mean).toFixed(2);
     if (!m) bad.push('the live table has no row for ' + r.algo);
     else if (m[3] !== m[4] || m[4] !== String(r.rounds) || m[5] !== want)
@@ -75,7 +76,7 @@ for (const r of p.runs || [p]) {
 }
 console.log(bad.length ? 'BAD ' + bad.length + ' differ: ' + bad.slice(0, 4).join('; ')
                        : 'OK ' + same + ' values identical (' + scores + ' of them test accuracies: ' +
-                         (p.runs || [p]).map(r => r.algo + ' ' + r.test_acc.join(',')).join(', ') + ')'); // one algorithm: the run itself
+                         p.runs.map(r => r.algo + ' ' + r.per_run.map(x => x.test_acc).join(',')).join(', ') + ')');
 EOF
 )
     case $verdict in
@@ -114,7 +115,7 @@ before=$(wc -c < "$tmp/before.png" 2> /dev/null || echo 0)
 dims=$(od -An -tu1 -j16 -N8 "$shot" 2> /dev/null | awk '{print $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8}')
 if [ "$dims" = "1280 1100" ] && [ "$before" -gt 0 ] && [ "$((2 * size))" -gt "$((3 * before))" ]; then
     echo "ok - the finished page renders (1280x1100, $size bytes of PNG; $before before its run)"
-    [ -n "$WASM_SHOT" ] && cp "$shot" "$WASM_SHOT"
+    if [ -n "$WASM_SHOT" ]; then cp "$shot" "$WASM_SHOT"; fi
 else
     echo "not ok - the finished page's screenshot: '$dims', $size bytes ($before before its run)"
     grep -v dbus "$tmp/chrome.err" | sed 's/^/#   /' | tail -n 3
