@@ -342,7 +342,11 @@ static int resume_matches(const fgl_algo *algo, const fgl_fed_config *cfg, fgl_c
 static const char *const *loop_sets(const char *name) {
     static const char *const gcfl_sets[] = {"share", "all", "warmup", "2", "eps1", "10", "eps2", "0", NULL};
     static const char *const adafgl_sets[] = {"epochs", "20", NULL};
-    return !strncmp(name, "gcfl", 4) ? gcfl_sets : !strcmp(name, "adafgl") ? adafgl_sets : NULL;
+    /* FedDEP's generators at a test's size (the default eGen is 256 x 2048 wide): the same code paths */
+    static const char *const feddep_sets[] = {"gen_hidden", "32", "gen_hidden2", "64", "latent", "32", "emb_dim", "32",
+                                              "enc_epochs", "10", NULL};
+    return !strncmp(name, "gcfl", 4) ? gcfl_sets : !strcmp(name, "adafgl") ? adafgl_sets
+           : !strcmp(name, "feddep") ? feddep_sets : NULL;
 }
 
 static void test_every_algorithm_resumes_exactly(void) {
