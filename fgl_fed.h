@@ -7467,7 +7467,10 @@ static int fgl__evaluated(const fgl_run *run, int r) {
 
 /* Validation and test accuracy of the model a client deploys. */
 /* The accuracy of class scores (n x C) on the nodes of mask with a label:
- * -1 when it has none (as fgl_model_evaluate). */
+ * 0 when it has none, as fgl_model_evaluate and the model path below (a
+ * client without validation or test nodes, as a small Louvain community on
+ * a dataset's fixed split can be, is no failed evaluation; -1 meant that,
+ * and stopped such a run with an empty reason). */
 static double fgl__scores_accuracy(const float *sc, int n, int C, const int *y, const unsigned char *mask) {
     int i, k, hit = 0, count = 0;
     for (i = 0; i < n; i++) {
@@ -7479,7 +7482,7 @@ static double fgl__scores_accuracy(const float *sc, int n, int C, const int *y, 
         hit += best == y[i];
         count++;
     }
-    return count ? (double)hit / count : -1;
+    return count ? (double)hit / count : 0.0;
 }
 
 static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
@@ -7493,8 +7496,10 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
             for (q = 0; q < 2; q++) {
                 acc[q] = fgl__scores_accuracy(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]]);
                 if (fgl_class_metrics(sc, c->data.node->n_nodes, C, c->data.node->y, c->data.mask[which[q]], f1 + q,
-                                      auc + q))
-                    acc[q] = -1; /* out of memory: a failed evaluation */
+                                      auc + q)) {
+                    acc[q] = -1; /* out of memory: a failed evaluation, with its reason */
+                    fgl_tape_fail(&c->tape, FGL_ERR_NOMEM, "out of memory for the class metrics");
+                }
             }
             c->val_acc = acc[0];
             c->test_acc = acc[1];
@@ -7836,7 +7841,7 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
             return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
                                  "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
-                                 c->tape.msg);
+                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
