@@ -141,18 +141,23 @@ build/vg/fgl.o: tests/ft_impl.c tests/ft_alloc.h $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(VGFLAGS) -DFGL_TEST_PRIVATE -c $< -o $@
 
-build/%: examples/%.c build/fgl.o $(HEADERS)
-	$(call link,$(CFLAGS) $(DEFS),build/fgl.o)
+# A program's own code is compiled apart from its link (build/obj/), so that
+# under make -j it compiles while the library object does.
+build/obj/%.o: examples/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEFS) -DFGL_NO_IMPLEMENTATION -c $< -o $@
+build/%: build/obj/%.o build/fgl.o
+	$(CC) $(CFLAGS) $(filter %.o,$^) -o $@ $(LDLIBS)
 
 # The commit fglrun records in its results ("fgl_commit"), "-dirty" when the
 # sources (C files, headers, Makefile) differ from it: build/commit is
 # rewritten only when that changes, and the runners are rebuilt then.
 FGLRUNS := build/fglrun build/fglrun_mpi build/tests/user_fglrun build/tests/user_fglrun_mpi build/wasm-obj/fglweb.js \
            build/fglrun_ref
-$(FGLRUNS): build/commit
+$(FGLRUNS) build/obj/fglrun.o: build/commit
 # fglrun's parts (examples/fglrun/*.c, included by examples/fglrun.c)
-build/fglrun: $(wildcard examples/fglrun/*)
-$(FGLRUNS): DEFS = -DFGL_COMMIT='"$(shell cat build/commit 2>/dev/null || echo unknown)"'
+build/obj/fglrun.o: $(wildcard examples/fglrun/*)
+$(FGLRUNS) build/obj/fglrun.o: DEFS = -DFGL_COMMIT='"$(shell cat build/commit 2>/dev/null || echo unknown)"'
 build/commit: FORCE
 	@mkdir -p $(@D)
 	@c=$$(git rev-parse --short HEAD 2>/dev/null || echo unknown); \
@@ -241,9 +246,12 @@ build/tests/json_strict: tests/json_strict.c
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -O2 $(WARN) $< -o $@
 
-build/tests/%: tests/%.c build/tests/fgl.o $(TEST_HDRS) $(HEADERS)
+# (compiled apart from the link, like the examples)
+build/tests/%.o: tests/%.c $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
-	$(call link,$(TESTFLAGS) -DFGL_TEST_PRIVATE,build/tests/fgl.o)
+	$(CC) $(TESTFLAGS) -DFGL_TEST_PRIVATE -DFGL_NO_IMPLEMENTATION -c $< -o $@
+build/tests/%: build/tests/%.o build/tests/fgl.o
+	$(CC) $(TESTFLAGS) $(filter %.o,$^) -o $@ $(LDLIBS)
 
 build/san/tests/%: tests/%.c build/san/fgl.o $(TEST_HDRS) $(HEADERS)
 	@mkdir -p $(@D)
@@ -296,7 +304,8 @@ LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.s
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh \
              tests/test_wasm.sh\ build
 
-tests: $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
+# the two library objects first: under make -j2 they compile side by side, the rest around them
+tests: build/tests/fgl.o build/fgl.o $(TESTS) $(EXAMPLES) $(TOOLS) build/tests/user_fglrun build/tests/json_strict
 
 # two programs at a time (FGL_TEST_JOBS; outputs still whole and in order)
 # the build two compilers at a time unless make was given its own -j (a plain `make test` on 2 cores: the

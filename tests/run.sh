@@ -21,7 +21,8 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N 2>/dev/null | sed 's/\.N$//'; }
 
-# start I COMMAND: run COMMAND in the background into $tmp/I.{out,rc,t,cpu}
+# start I COMMAND: run COMMAND in the background into $tmp/I.{out,rc,t,cpu},
+# and $tmp/I.done last, when all of them are written
 # (the functions use their own variable names: sh has no local variables)
 start() {
     s_i=$1; shift
@@ -31,8 +32,15 @@ start() {
       # (into a file: "times" in a pipeline would run in a subshell of its own, with no children)
       times > "$tmp/$s_i.times"
       awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); c += 60 * p[1] + p[2] }
-                     printf "%.1f", c }' "$tmp/$s_i.times" > "$tmp/$s_i.cpu" ) &
+                     printf "%.1f", c }' "$tmp/$s_i.times" > "$tmp/$s_i.cpu"
+      : > "$tmp/$s_i.done" ) &
     echo $! > "$tmp/$s_i.pid"
+}
+
+# finished: how many programs have finished (their I.done files)
+finished() {
+    set -- "$tmp"/*.done
+    if [ -e "$1" ]; then echo $#; else echo 0; fi
 }
 
 pass=0; fail=0; skip=0; nodata=0; nodata_first=
@@ -59,17 +67,24 @@ report() { # I COMMAND
     pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s)); nodata=$((nodata + d))
 }
 
+# A pool of $jobs: a program starts as soon as any running one finishes (not
+# the oldest: a long one started first would hold a core idle), and the
+# outputs are printed in the order of the command line, each once it and all
+# before it are done.
 n=$#
 i=0
 for prog in "$@"; do
+    while [ $((i - $(finished))) -ge "$jobs" ]; do
+        sleep 0.1 2>/dev/null || sleep 1
+    done
     i=$((i + 1))
     start "$i" $prog
-    # keep at most $jobs running: report the oldest one still unreported
-    if [ $((i - ${done:-0})) -ge "$jobs" ]; then
+    # print the finished ones at the head of the line
+    while [ "${done:-0}" -lt "$i" ] && [ -e "$tmp/$((${done:-0} + 1)).done" ]; do
         done=$((${done:-0} + 1))
         eval "cmd=\${$done}"
         report "$done" $cmd
-    fi
+    done
 done
 while [ "${done:-0}" -lt "$n" ]; do
     done=$((${done:-0} + 1))
