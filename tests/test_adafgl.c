@@ -6,6 +6,8 @@
  * - step 2 runs in the last round only, fills the prediction that
  *   eval_scores returns, and a run of rounds - 1 rounds is FedAvg's bit for bit;
  * - resumed from a checkpoint before the last round: the same bits;
+ * - step 2 on clients whose backbone reads no GCN matrix (SAGE, GIN, GAT,
+ *   MLP): the homophily estimate builds its own (it read a NULL one);
  * - end to end beside Local and FedAvg on fgl's synthetic data (small by
  *   default; FGL_TEST_LONG: the 3000-node set and more rounds), 1 and 2 threads.
  * Everything but the hand-computed tests runs on synthetic graphs of a few
@@ -169,6 +171,34 @@ static void end_to_end(int n, int rounds, uint64_t seed, double bar, double bar_
     fgl_dataset_free(&d);
 }
 
+/* Step 2's label propagation runs over the GCN-normalised graph, which a
+ * SAGE, GIN, GAT or MLP backbone does not build: AdaFGL builds its own. */
+static void test_other_backbones(void) {
+    const int archs[] = {FGL_ARCH_SAGE, FGL_ARCH_GIN, FGL_ARCH_GAT, FGL_ARCH_MLP};
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    size_t a;
+    cfg.rounds = 2;
+    for (a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        fgl_scenario sc;
+        fgl_client_data cd[3];
+        fgl_run run;
+        int i;
+        if (!ft_clients(&nodes, 3, -1, archs[a], 8, &sc, cd)) return;
+        if (ft_run_rounds(&run, &cfg, "adafgl", cd, 3, 2, few)) {
+            FT_CHECK(run.clients[0].data.full.adj_gcn == NULL, "%s: the client's graph has a GCN matrix: not the case tested",
+                     fgl_arch_name(archs[a]));
+            for (i = 0; i < 3; i++) {
+                float d = fgl_floats(&run.clients[i].store, "delta")[0];
+                FT_CHECK(fgl_ints(&run.clients[i].store, "state")[0] == 1 && d >= 0 && d <= 1,
+                         "%s, client %d: step 2 ran (state %d), delta %g", fgl_arch_name(archs[a]), i,
+                         fgl_ints(&run.clients[i].store, "state")[0], d);
+            }
+            fgl_run_free(&run);
+        }
+        fgl_scenario_free(&sc);
+    }
+}
+
 static void test_end_to_end(void) {
     fgl_run_summary s[3];
     if (getenv("FGL_TEST_LONG"))
@@ -193,6 +223,7 @@ int main(void) {
     FT_RUN(test_homophily_estimate);
     FT_RUN(test_step2_last_round);
     FT_RUN(test_resume);
+    FT_RUN(test_other_backbones);
     FT_RUN(test_end_to_end);
     fgl_dataset_free(&nodes);
     return ft_finish();

@@ -233,10 +233,13 @@ static int fgl__ada_personalise(fgl_client *c) {
     fgl_model mod[FGL__ADA_N];
     fgl_optim opt[FGL__ADA_N];
     fgl_gnn_graph gs;
+    fgl_csr own_gcn; /* D^-1/2 (A+I) D^-1/2 when the backbone does not read it (SAGE, GIN, GAT, MLP) */
+    const fgl_csr *gcn = c->data.full.adj_gcn;
     fgl_tape t;
     fgl_rng r;
     fgl_error err;
     fgl_forward fw;
+    memset(&own_gcn, 0, sizeof own_gcn);
     memset(mod, 0, sizeof mod);
     memset(opt, 0, sizeof opt);
     memset(&gs, 0, sizeof gs);
@@ -251,7 +254,9 @@ static int fgl__ada_personalise(fgl_client *c) {
     xs = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(nF * (size_t)(K + 1), 1));
     work = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX((size_t)3 * n * C, 1));
     lab = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n, 1));
-    if (!P || !S || !A || !xs || !work || !lab) {
+    /* the homophily estimate propagates labels over the GCN-normalised graph, whatever the backbone */
+    if (!gcn && fgl_gcn_norm(c->data.full.adj, &own_gcn) == FGL_OK) gcn = &own_gcn;
+    if (!P || !S || !A || !xs || !work || !lab || !gcn) {
         rc = fgl_client_fail(c, FGL_ERR_NOMEM, "adafgl: out of memory for step 2 (%d nodes)", n);
         goto done;
     }
@@ -266,7 +271,7 @@ static int fgl__ada_personalise(fgl_client *c) {
         if (train[i] && nd->y[i] >= 0 && nd->y[i] < C) lab[n_lab++] = i;
     fgl_rng_init(&r, c->fed->seed * 1000003u + 0xada5eedu, (uint64_t)c->id);
     fgl_rng_shuffle(&r, lab, n_lab);
-    delta = fgl__adafgl_lp(c->data.full.adj_gcn, nd->y, C, lab, n_lab / 2, lab + n_lab / 2, n_lab - n_lab / 2,
+    delta = fgl__adafgl_lp(gcn, nd->y, C, lab, n_lab / 2, lab + n_lab / 2, n_lab - n_lab / 2,
                            (float)fgl_get(c->set, "lp_alpha"), (int)fgl_get(c->set, "lp_steps"), work);
     fgl_floats(&c->store, "delta")[0] = (float)delta;
     /* the optimised propagation matrix and the smoothed features [X, A* X, ..., A*^K X] */
@@ -398,6 +403,7 @@ done:
         if (mod[m].params.n) fgl_model_free(&mod[m]);
     }
     fgl_tape_free(&t);
+    fgl_csr_free(&own_gcn);
     FGL_FREE(P);
     FGL_FREE(S);
     FGL_FREE(A);
