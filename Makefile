@@ -90,7 +90,7 @@ VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/t
 
 .PHONY: reproduce
 .PHONY: all tests test test-long suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
-        test-course test-plots headers wasm test-wasm FORCE
+        test-course test-plots headers wasm test-wasm same-bits FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
 
@@ -297,10 +297,12 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it), the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, the plots rendered in headless
-# Chromium (tests/test_plots.sh), three newcomers' first hour on a fresh
+# Chromium (tests/test_plots.sh), the same bits as the reference commit of
+# tests/bits_ref on every task, algorithm and defence (tests/same_bits.sh, also
+# `make same-bits`: what a refactor must keep), three newcomers' first hour on a fresh
 # clone (tests/newcomer.sh), and the course page in Chromium (tests/test_wasm.sh:
 # make wasm first when emcc is installed; skipped without it).
-LONG      := tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
+LONG      := tests/same_bits.sh\ build tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh \
              tests/test_wasm.sh\ build
 
@@ -320,6 +322,9 @@ test:
 
 test-long: tests build/fglrun_ref $(WASM_IF)
 	@FGL_TEST_LONG=1 ./tests/run.sh $(LONG)
+
+same-bits: build/fglrun
+	@./tests/run.sh tests/same_bits.sh\ build
 
 suite: tests
 	@./tests/run.sh $(SUITE)
