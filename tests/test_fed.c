@@ -955,6 +955,46 @@ static void test_user_algorithm(void) {
     fgl_scenario_free(&sc);
 }
 
+/* A parameter read under a name the algorithm does not declare (a
+ * misspelling) fails the run with that name, in every build: at the start
+ * when an init hook reads it, in the round when a training hook does. */
+static int misspelt_init(fgl_client *c) { return fgl_get(c->set, "mu_") > 0 ? FGL_ERR_ARG : FGL_OK; }
+static int misspelt_server_init(fgl_server *s) {
+    return fgl_get(s->set, "mu") > 0 && fgl_get(s->set, "lr2") == 0 ? FGL_OK : FGL_ERR_ARG;
+}
+static int misspelt_grad(fgl_client *c, const fgl_step *st) {
+    return fgl_get(c->set, st->epoch > 0 ? "mu" : "mu2") >= 0 ? FGL_OK : FGL_ERR_ARG;
+}
+static void test_misspelt_parameter(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_algo a = fgl_algo_base("fedprox");
+    fgl_run run;
+    fgl_error err;
+    int rc, i;
+    if (!ft_node_clients(&nodes, 3, 8, &sc, cd)) return;
+    cfg.rounds = 2;
+    for (i = 0; i < 3; i++) {
+        a = fgl_algo_base("fedprox");
+        a.name = "misspelt";
+        if (i == 0) a.client_init = misspelt_init;
+        if (i == 1) a.server_init = misspelt_server_init;
+        if (i == 2) a.train.grad = misspelt_grad;
+        if (fgl_run_init(&run, &cfg, &a, cd, 3, &err) != FGL_OK) {
+            FT_CHECK(0, "init: %s", err.msg);
+            continue;
+        }
+        rc = fgl_run_round(&run);
+        FT_CHECK(rc == FGL_ERR_ARG && strstr(run.err.msg, i == 0 ? "'mu_'" : i == 1 ? "'lr2'" : "'mu2'") &&
+                     strstr(run.err.msg, "does not declare") && (i == 2 || run.round == 0),
+                 "a misspelt parameter read by the %s: rc %d, round %d: %s", i == 0 ? "client init" : i == 1 ?
+                 "server init" : "gradient hook", rc, run.round, run.err.msg);
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
 static void test_parameters_and_errors(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -1259,6 +1299,7 @@ int main(void) {
     FT_RUN(test_hook_errors_are_reported);
     FT_RUN(test_user_algorithm);
     FT_RUN(test_parameters_and_errors);
+    FT_RUN(test_misspelt_parameter);
     FT_RUN(test_heterogeneous_graph_clients);
     FT_RUN(test_graph_dirichlet_fedavg);
     FT_RUN(test_fedavg_rule);

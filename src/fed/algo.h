@@ -36,11 +36,17 @@ typedef struct fgl_algo_param {
 } fgl_algo_param;
 
 /* An algorithm's parameter values (read with fgl_get). */
+#define FGL_SETTINGS_UNKNOWN 48
 typedef struct fgl_settings {
     const fgl_algo *algo;
     double *value;               /* one per parameter */
+    char *unknown;               /* FGL_SETTINGS_UNKNOWN bytes where fgl_get writes the first name the algorithm
+                                    does not declare (the run's: it fails with that name), or NULL */
 } fgl_settings;
 
+/* The value of parameter `name`. A name the algorithm does not declare (a
+ * misspelling) reads 0 and is written to s->unknown: a run fails with it
+ * after the hook that read it, in every build (not an assertion). */
 FGLDEF double fgl_get(const fgl_settings *s, const char *name);
 
 /* One local optimisation step, as the training hooks see it. */
@@ -351,7 +357,13 @@ static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
 
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
     int i = fgl__param_index(s->algo, name);
-    FGL_ASSERT(i >= 0); /* an algorithm reads only parameters it declared */
-    return i >= 0 ? s->value[i] : 0.0;
+    if (i >= 0) return s->value[i];
+    if (s->unknown) { /* clients read their settings side by side: the first name wins */
+#ifdef _OPENMP
+#pragma omp critical(fgl_settings_unknown)
+#endif
+        if (!s->unknown[0]) snprintf(s->unknown, FGL_SETTINGS_UNKNOWN, "%s", name ? name : "(null)");
+    }
+    return 0.0;
 }
 

@@ -32,6 +32,7 @@ struct fgl_run {
     fgl_fed_config cfg;
     fgl_algo algo;               /* a copy of the table */
     fgl_settings set;
+    char unknown_param[FGL_SETTINGS_UNKNOWN]; /* set.unknown: a parameter read but not declared */
     int n_clients;
     fgl_client *clients;
     fgl_server server;
@@ -234,6 +235,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     R = (size_t)cfg->rounds;
     K = (size_t)n_clients;
     run->set.algo = &run->algo;
+    run->set.unknown = run->unknown_param;
     run->set.value = (double *)fgl__zalloc(sizeof(double) * FGL_ALGO_MAX_PARAMS);
     run->clients = (fgl_client *)fgl__zalloc(sizeof(fgl_client) * K);
     run->n_registered = (int *)fgl__zalloc(sizeof(int) * K);
@@ -623,11 +625,21 @@ static int fgl__resolve_dims(fgl_run *run, const fgl_model *ref, unsigned share,
     return FGL_OK;
 }
 
+/* The error of a parameter read but not declared (fgl_get), or FGL_OK. */
+static int fgl__unknown_param(fgl_run *run) {
+    if (!run->unknown_param[0]) return FGL_OK;
+    return fgl_error_set(&run->err, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
+                         "(fgl_algo_param_add; its parameters are what --help lists)", run->algo.name, run->unknown_param);
+}
+
 /* Run a client hook and reset the client's scratch memory after it. */
 static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
     fgl_tape_reset(&c->store.scratch);
     if (!rc && c->store.err) rc = c->store.err;
+    if (!rc && c->set && c->set->unknown && c->set->unknown[0])
+        return fgl_client_fail(c, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
+                               "(fgl_algo_param_add)", c->algo ? c->algo->name : "the algorithm", c->set->unknown);
     if (rc && !c->error) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
     return rc;
 }
@@ -967,8 +979,10 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (fgl__client_hook(c, run->algo.client_init)) return fgl__client_error(run, c, "initialisation");
         if (idle_parks) fgl__park(run, c);
     }
+    if ((rc = fgl__unknown_param(run))) return rc; /* read by a spec, size or init hook */
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
-    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run))) return rc;
+    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
+        return rc;
     fgl__trim_idle(run);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
@@ -1414,10 +1428,12 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
     if (run->transport && (rc = run->transport->train(run))) return rc;
     t1 = fgl_now();
-    if ((rc = fgl__phase_server(run, st)) || (rc = fgl__phase_receive(run))) return rc;
+    if ((rc = fgl__phase_server(run, st)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
+        return rc;
     t2 = fgl_now();
     if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
     if (evaluated) fgl__phase_eval(run);
+    if ((rc = fgl__unknown_param(run))) return rc; /* (an evaluation hook's read) */
     fgl__trim_idle(run);
     if ((rc = fgl__phase_record(run, st, evaluated))) return rc;
     st->t_train = t1 - t0;
