@@ -129,25 +129,6 @@ FGLDEF int fgl_run_round(fgl_run *run);
 FGLDEF void fgl_run_free(fgl_run *run);
 /* 1 if client c's upload was accepted this round. */
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
-typedef struct fgl_run_summary {
-    int rounds, best_round;       /* best_round: the highest mean validation score of cfg.metric (0-based; the
-                                     first of equals; rounds without one are skipped, and if no round has
-                                     one, the accuracy's is taken: metric then says FGL_METRIC_ACC) */
-    int metric;                   /* the FGL_METRIC_* that chose best_round */
-    double best_val, best_test;   /* mean accuracy over clients at best_round (link tasks: AUC) */
-    double last_val, last_test;   /* mean over clients at the last round */
-    double best_val_f1, best_test_f1, last_val_f1, last_test_f1;       /* macro-F1 (link tasks: NaN) */
-    double best_val_auc, best_test_auc, last_val_auc, last_test_auc;   /* two-class ROC-AUC (else NaN) */
-    double best_val_hits, best_test_hits, last_val_hits, last_test_hits;   /* link tasks: Hits@K (else NaN) */
-    size_t bytes_up, bytes_down;
-    int rejected;                 /* uploads rejected (screened ones included) */
-    int screened, clipped, dropped;
-    int out_of_range;             /* secure aggregation: uploads withheld out of the ring's range (rejected) */
-    int lost;                     /* uploads lost with a host that stopped answering (FGL_MPI) */
-    int fallback;                 /* robust aggregations that fell back (fgl_round_stats.n_fallback) */
-    double seconds, t_train, t_server, t_eval;
-} fgl_run_summary;
-FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 
 /* fgl:private */
 FGL__PRIVATE double fgl__alone_speed(double w, int g);
@@ -1441,70 +1422,5 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     st->t_eval = fgl_now() - t2;
     run->round++;
     return FGL_OK;
-}
-
-FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
-    int r;
-    memset(s, 0, sizeof *s);
-    s->rounds = run->round;
-    s->best_round = -1;
-    s->best_val_hits = s->best_test_hits = s->last_val_hits = s->last_test_hits = NAN;
-    s->best_val_f1 = s->best_test_f1 = s->last_val_f1 = s->last_test_f1 = NAN;
-    s->best_val_auc = s->best_test_auc = s->last_val_auc = s->last_test_auc = NAN;
-    s->metric = run->cfg.metric;
-    if (s->metric != FGL_METRIC_ACC) { /* the chosen metric's best round, if any round has the metric */
-        double best = NAN;
-        for (r = 0; r < run->round; r++) {
-            double v = s->metric == FGL_METRIC_AUC ? run->stats[r].val_auc : run->stats[r].val_f1;
-            if (v == v && (s->best_round < 0 || v > best)) {
-                s->best_round = r;
-                best = v;
-            }
-        }
-        if (s->best_round < 0) s->metric = FGL_METRIC_ACC;
-    }
-    s->bytes_up = run->bytes_up;
-    s->bytes_down = run->bytes_down;
-    s->rejected = run->rejected_total;
-    for (r = 0; r < run->round; r++) {
-        const fgl_round_stats *st = &run->stats[r];
-        if (s->metric == FGL_METRIC_ACC && st->val_acc == st->val_acc &&
-            (s->best_round < 0 || st->val_acc > s->best_val)) { /* evaluated rounds */
-            s->best_round = r;
-            s->best_val = st->val_acc;
-        }
-        s->t_train += st->t_train;
-        s->t_server += st->t_server;
-        s->t_eval += st->t_eval;
-        s->screened += st->n_screened;
-        s->clipped += st->n_clipped;
-        s->dropped += st->n_dropped;
-        s->out_of_range += st->n_out_of_range;
-        s->lost += st->n_lost;
-        s->fallback += st->n_fallback;
-    }
-    if (s->best_round >= 0) {
-        const fgl_round_stats *st = &run->stats[s->best_round];
-        s->best_val = st->val_acc;
-        s->best_test = st->test_acc;
-        s->best_val_hits = st->val_hits;
-        s->best_test_hits = st->test_hits;
-        s->best_val_f1 = st->val_f1;
-        s->best_test_f1 = st->test_f1;
-        s->best_val_auc = st->val_auc;
-        s->best_test_auc = st->test_auc;
-    }
-    if (run->round > 0) {
-        const fgl_round_stats *st = &run->stats[run->round - 1];
-        s->last_val_f1 = st->val_f1;
-        s->last_test_f1 = st->test_f1;
-        s->last_val_auc = st->val_auc;
-        s->last_test_auc = st->test_auc;
-        s->last_val = run->stats[run->round - 1].val_acc;
-        s->last_test = run->stats[run->round - 1].test_acc;
-        s->last_val_hits = run->stats[run->round - 1].val_hits;
-        s->last_test_hits = run->stats[run->round - 1].test_hits;
-    }
-    s->seconds = s->t_train + s->t_server + s->t_eval;
 }
 
