@@ -688,6 +688,11 @@ struct fgl_algo {
     const float *(*eval_scores)(fgl_client *c);
     /* Server side: state (fgl_new_* on s->store), then every round: */
     int (*server_init)(fgl_server *s);
+    /* An empty round, one meaning: when the server accepted no upload,
+     * fgl_server_mean and its kin return FGL_ERR_EMPTY; an aggregate hook
+     * that returns it (as it is) leaves the server's state as the hook left
+     * it, and the round goes on (the next downloads are built from that
+     * state). Any other error stops the run. */
     int (*aggregate)(fgl_server *s);
     int (*download)(fgl_server *s, int client, fgl_msg *down);   /* the parts without `from` */
     /* Observers (outside the protocol): algorithm-specific results as
@@ -7752,6 +7757,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
+        if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
@@ -9342,8 +9348,7 @@ static int fgl__avg_server_init(fgl_server *s) {
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {
-    int rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
-    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+    return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global")); /* (empty: the model stays) */
 }
 
 /* The weight-averaging base that FedAvg, Ditto and MOON extend: the share
@@ -9386,9 +9391,8 @@ static int fgl__fedavg_server_init(fgl_server *s) {
 }
 
 static int fgl__fedavg_aggregate(fgl_server *s) {
-    int rc = fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
-                                             : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
-    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+    return fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
+                                           : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
 }
 
 static fgl_algo fgl__fedavg(void) {
@@ -9577,8 +9581,7 @@ static int fgl__scaf_aggregate(fgl_server *s) {
     int rc;
     if (!tmp) return FGL_ERR_NOMEM;
     rc = fgl_server_mean(s, "dtheta", tmp);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: the server state stays */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the server state stays) */
     for (k = 0; k < s->n_shared; k++) theta[k] += tmp[k];
     return fgl__cv_update_c(s);
 }
@@ -9784,8 +9787,7 @@ static fgl_algo fgl__moon(void) {
 
 static int fgl__feddc_aggregate(fgl_server *s) {
     int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
-    if (rc == FGL_ERR_EMPTY) return FGL_OK;
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the state stays) */
     return fgl__cv_update_c(s);
 }
 
@@ -10878,8 +10880,7 @@ static int fgl__pub_aggregate(fgl_server *s) {
     if (!plain || !w || !mixed) return FGL_ERR_NOMEM;
     fgl_server_gather(s, "fe", fe, has_fe);
     rc = fgl_server_mean(s, "theta", plain);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: everyone keeps their model */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, everyone keeps their model) */
     for (i = 0; i < K; i++) {
         float *row = sim + (size_t)i * K;
         double wsum = 0, smax = -1e300;
@@ -13348,8 +13349,7 @@ static int fgl__opt_aggregate(fgl_server *s) {
     int rc;
     memcpy(mean, x, sizeof(float) * n); /* DP with no participant adds its noise to the model this holds */
     rc = fgl_server_mean(s, "theta", mean);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: keep the model and the moments */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the model and the moments stay) */
     for (j = 0; j < n; j++) {
         double d = (double)mean[j] - x[j], d2 = d * d, mj, vj;
         if (s->algo->variant == FGL__OPT_AVGM) {
@@ -15839,8 +15839,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
     float *wd = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)n);
     float *ws = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)n * (size_t)C);
     int rc = fgl_server_mean(s, "theta", global), k, nk = 0, i, j, e, it;
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: keep the model */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the model stays) */
     if (!ckr || !w || !present || !lab || !cnt || !who || !onehot || !z || !zd || !xg || !tl || !wd || !ws)
         return FGL_ERR_NOMEM;
     if (width < C) return fgl_server_fail(s, FGL_ERR_SHAPE, "fedtad: %d-wide CKR for %d classes", width, C);

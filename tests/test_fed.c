@@ -918,6 +918,40 @@ static void test_hook_errors_are_reported(void) {
     fgl_scenario_free(&sc);
 }
 
+/* An empty round's one meaning (fgl_algo.aggregate): a hook that returns
+ * FGL_ERR_EMPTY leaves the server's state as it is and the run goes on; the
+ * clients then train from the unchanged global model. */
+static int empty_aggregate(fgl_server *s) {
+    (void)s;
+    return FGL_ERR_EMPTY;
+}
+static void test_empty_round(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_algo a = fgl_algo_base("fedavg");
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_run run;
+    fgl_error err;
+    float *init;
+    if (!ft_node_clients(&nodes, 3, 8, &sc, cd)) return;
+    cfg.rounds = 3;
+    a.aggregate = empty_aggregate;
+    if (fgl_run_init(&run, &cfg, &a, cd, 3, &err) == FGL_OK) {
+        int r, ok = 1;
+        for (r = 0; r < 3 && ok; r++) ok = fgl_run_round(&run) == FGL_OK;
+        FT_CHECK(ok && run.round == 3, "an aggregate hook returning FGL_ERR_EMPTY stopped the run: %s", run.err.msg);
+        init = (float *)malloc(sizeof(float) * run.server.n_shared);
+        if (init) {
+            fgl_server_pack(&run.server, run.server.init, init);
+            FT_CHECK(!memcmp(init, fgl_floats(&run.server.store, "global"), sizeof(float) * run.server.n_shared),
+                     "after three empty rounds the global model is not the initial one");
+            free(init);
+        }
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* A user's algorithm: registered by name, found, run; its optional part
  * left out costs no bytes; a name is registered once. */
 static int sometimes_upload(fgl_client *c) {
@@ -1300,6 +1334,7 @@ int main(void) {
     FT_RUN(test_user_algorithm);
     FT_RUN(test_parameters_and_errors);
     FT_RUN(test_misspelt_parameter);
+    FT_RUN(test_empty_round);
     FT_RUN(test_heterogeneous_graph_clients);
     FT_RUN(test_graph_dirichlet_fedavg);
     FT_RUN(test_fedavg_rule);

@@ -105,6 +105,11 @@ struct fgl_algo {
     const float *(*eval_scores)(fgl_client *c);
     /* Server side: state (fgl_new_* on s->store), then every round: */
     int (*server_init)(fgl_server *s);
+    /* An empty round, one meaning: when the server accepted no upload,
+     * fgl_server_mean and its kin return FGL_ERR_EMPTY; an aggregate hook
+     * that returns it (as it is) leaves the server's state as the hook left
+     * it, and the round goes on (the next downloads are built from that
+     * state). Any other error stops the run. */
     int (*aggregate)(fgl_server *s);
     int (*download)(fgl_server *s, int client, fgl_msg *down);   /* the parts without `from` */
     /* Observers (outside the protocol): algorithm-specific results as

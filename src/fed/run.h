@@ -1234,6 +1234,7 @@ static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
     }
     if (run->algo.aggregate) {
         rc = run->algo.aggregate(s);
+        if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
         fgl_tape_reset(&s->store.scratch);
         if (rc || s->error || s->store.err)
             return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");

@@ -15,8 +15,7 @@ static int fgl__avg_server_init(fgl_server *s) {
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {
-    int rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
-    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+    return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global")); /* (empty: the model stays) */
 }
 
 /* The weight-averaging base that FedAvg, Ditto and MOON extend: the share
@@ -59,9 +58,8 @@ static int fgl__fedavg_server_init(fgl_server *s) {
 }
 
 static int fgl__fedavg_aggregate(fgl_server *s) {
-    int rc = fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
-                                             : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
-    return rc == FGL_ERR_EMPTY ? FGL_OK : rc; /* nothing accepted: keep the model */
+    return fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
+                                           : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
 }
 
 static fgl_algo fgl__fedavg(void) {

@@ -28,8 +28,7 @@
 
 static int fgl__feddc_aggregate(fgl_server *s) {
     int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
-    if (rc == FGL_ERR_EMPTY) return FGL_OK;
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the state stays) */
     return fgl__cv_update_c(s);
 }
 

@@ -58,8 +58,7 @@ static int fgl__opt_aggregate(fgl_server *s) {
     int rc;
     memcpy(mean, x, sizeof(float) * n); /* DP with no participant adds its noise to the model this holds */
     rc = fgl_server_mean(s, "theta", mean);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: keep the model and the moments */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the model and the moments stay) */
     for (j = 0; j < n; j++) {
         double d = (double)mean[j] - x[j], d2 = d * d, mj, vj;
         if (s->algo->variant == FGL__OPT_AVGM) {

@@ -82,8 +82,7 @@ static int fgl__pub_aggregate(fgl_server *s) {
     if (!plain || !w || !mixed) return FGL_ERR_NOMEM;
     fgl_server_gather(s, "fe", fe, has_fe);
     rc = fgl_server_mean(s, "theta", plain);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: everyone keeps their model */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, everyone keeps their model) */
     for (i = 0; i < K; i++) {
         float *row = sim + (size_t)i * K;
         double wsum = 0, smax = -1e300;

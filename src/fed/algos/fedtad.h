@@ -358,8 +358,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
     float *wd = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)n);
     float *ws = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)n * (size_t)C);
     int rc = fgl_server_mean(s, "theta", global), k, nk = 0, i, j, e, it;
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: keep the model */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the model stays) */
     if (!ckr || !w || !present || !lab || !cnt || !who || !onehot || !z || !zd || !xg || !tl || !wd || !ws)
         return FGL_ERR_NOMEM;
     if (width < C) return fgl_server_fail(s, FGL_ERR_SHAPE, "fedtad: %d-wide CKR for %d classes", width, C);

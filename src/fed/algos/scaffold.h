@@ -165,8 +165,7 @@ static int fgl__scaf_aggregate(fgl_server *s) {
     int rc;
     if (!tmp) return FGL_ERR_NOMEM;
     rc = fgl_server_mean(s, "dtheta", tmp);
-    if (rc == FGL_ERR_EMPTY) return FGL_OK; /* nothing accepted: the server state stays */
-    if (rc) return rc;
+    if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the server state stays) */
     for (k = 0; k < s->n_shared; k++) theta[k] += tmp[k];
     return fgl__cv_update_c(s);
 }
