@@ -101,6 +101,10 @@
  *     FED-PUB's overlapping split, Dirichlet label skew, IID; a graph written
  *     in METIS's input format (fgl_write_metis_graph) and a partition read
  *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
+ *   - pFedGNN's numerics: distances to anchors completed into a point set
+ *     (landmark MDS, anchored SMACOF: fgl_anchor_*), and the client-level
+ *     coarsening of an affinity graph over points (fgl_coarsen_clients,
+ *     fgl_collab_weights).
  *
  * LOADERS
  *   Files are read whole and parsed from memory, by fgl_file_read_bounded:
