@@ -95,9 +95,8 @@ extern "C" {
 /* --- src/gnn/model.h --- */
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
-/* Tasks: node classification, graph classification, link prediction (a
- * node model, the encoder, scored on node pairs: src/gnn/link.h). */
-enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
+/* Tasks: FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK (fgl_graph.h,
+ * src/graph/dataset.h: a dataset is loaded for a task too). */
 enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
  * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */
@@ -502,12 +501,6 @@ FGLDEF int fgl_model_save(const fgl_model *m, const char *path, fgl_error *err);
 FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err);
 FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
-
-/* --- src/gnn/encodings.h --- */
-/* FedStar's structure embedding of every node of a graph set: s->pe =
- * [DSE | RWSE] (k_dse + k_rwse columns; docs/algorithms.md: 16+16), computed
- * once on the set's block-diagonal adjacency. */
-FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err);
 
 /* --- src/gnn/gae.h --- */
 /* ------------------------------------------------------------------------ */
@@ -2397,41 +2390,6 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
         fgl_error_set(err, rc, "%s: %s", path, msg);
     }
     FGL_FREE(data);
-    return rc;
-}
-
-/* --- src/gnn/encodings.h --- */
-/* --- structure encodings ----------------------------------------------------------- */
-
-FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err) {
-    size_t n = (size_t)s->n_nodes, i;
-    int w = k_dse + k_rwse, rc = FGL_OK, j;
-    float *dse, *rwse, *pe;
-    if (k_dse < 0 || k_rwse < 0 || w <= 0)
-        return fgl_error_set(err, FGL_ERR_ARG, "structure encodings: widths %d + %d", k_dse, k_rwse);
-    dse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_dse, 1));
-    rwse = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)k_rwse, 1));
-    pe = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(n * (size_t)w, 1));
-    if (!dse || !rwse || !pe) {
-        rc = fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory for structure encodings", s->name);
-        goto done;
-    }
-    if ((k_dse && (rc = fgl_dse(&s->adj, k_dse, dse))) || (k_rwse && (rc = fgl_rwse(&s->adj, k_rwse, rwse)))) {
-        fgl_error_set(err, rc, "%s: structure encodings failed (%s)", s->name, fgl_result_name(rc));
-        goto done;
-    }
-    for (i = 0; i < n; i++) {
-        for (j = 0; j < k_dse; j++) pe[i * w + j] = dse[i * k_dse + j];
-        for (j = 0; j < k_rwse; j++) pe[i * w + k_dse + j] = rwse[i * k_rwse + j];
-    }
-    FGL_FREE(s->pe);
-    s->pe = pe;
-    s->n_pe = w;
-    pe = NULL;
-done:
-    FGL_FREE(dse);
-    FGL_FREE(rwse);
-    FGL_FREE(pe);
     return rc;
 }
 

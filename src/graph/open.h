@@ -84,7 +84,8 @@
  *     concatenation), feature row normalisation, label remapping, induced
  *     node-data subgraphs, graph-set subsets (deep copies), seeded splits
  *     (random node split, stratified graph split), node->part arrays or node
- *     lists -> K client datasets.
+ *     lists -> K client datasets; a benchmark dataset found by name and
+ *     prepared as the protocols use it (fgl_dataset_load).
  *   - loaders: TU (fgl_load_tu), the node layout (fgl_load_node), LINQS
  *     .content/.cites (fgl_load_linqs), OGB-like CSV (fgl_load_csv); writers
  *     for the TU and node layouts.
