@@ -609,126 +609,8 @@ FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols);
 FGLDEF fgl_node *fgl_op_leaf(fgl_tape *t, float *val, float *grad, int rows, int cols);
 /* A parameter slice as a leaf (gradient into ps->grad if trainable). */
 FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice);
-
-/* Linear algebra. */
-FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b);
-FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b);
-FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a);
-/* x W + b in one node (b: 1 x cols or NULL): the dense layer of every model,
- * without the intermediate x W that matmul + bias would keep. */
-FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
-/* ReLU(x W + b) as one node: the ReLU applied as each tile of the product
- * is stored, so neither a pass over the output nor the pre-activation
- * buffer (GIN's MLPs, an MLP head). The values and gradients of
- * fgl_op_relu(t, fgl_op_linear(t, x, w, b)), bit for bit. Its backward
- * masks the node's own gradient in place, as fgl_op_batch_norm_relu's. */
-FGLDEF fgl_node *fgl_op_linear_relu(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
-/* Elementwise with broadcasting of b: same shape, 1 x cols (each row),
- * rows x 1 (each column) or 1 x 1. */
-FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b);
-FGLDEF fgl_node *fgl_op_sub(fgl_tape *t, fgl_node *a, fgl_node *b);
-FGLDEF fgl_node *fgl_op_mul(fgl_tape *t, fgl_node *a, fgl_node *b);
-FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias);   /* bias 1 x cols */
-FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s);
-FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c);  /* s a + c */
-/* Activations and other elementwise functions. */
-FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope);
-FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha);
-FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a);     /* log(max(a, 1e-30)) */
-FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
-/* Inverted dropout: keeps with probability 1-p and scales by 1/(1-p).
- * p <= 0 or rng == NULL (evaluation) returns a unchanged. The mask is
- * reproducible: elements 2m and 2m+1 are kept when the low and the high 32
- * bits of the m-th fgl_rng_u64 draw are >= p 2^32. */
-FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
-/* dropout(relu(a), p, rng) as one node, one pass forward and backward: the
- * same values and the same draws from rng. */
-FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
-/* Shape. */
-FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
-FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b);
-FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols);
-/* out row i = a row idx[i] (idx copied onto the tape). */
-FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
-/* out (out_rows x cols) row idx[i] += a row i. */
-FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
-/* Edge scores of a dot-product decoder: out (n x 1) row i = a row src[i] .
- * a row dst[i] (indices copied onto the tape; a pair may repeat, and src[i]
- * may equal dst[i]). */
-FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n);
-/* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
- * (offsets copied onto the tape). Empty segments give 0. */
-FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
-FGLDEF fgl_node *fgl_op_segment_mean(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
-FGLDEF fgl_node *fgl_op_segment_max(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
-/* Softmax down each column inside each segment (edge softmax of GAT when the
- * segments are CSR rows and a holds one score per edge and head). */
-FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
-FGLDEF fgl_node *fgl_op_sum_rows(fgl_tape *t, fgl_node *a);    /* 1 x cols */
-FGLDEF fgl_node *fgl_op_mean_rows(fgl_tape *t, fgl_node *a);   /* 1 x cols */
-FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a);         /* 1 x 1 */
-FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
-/* Row-wise softmax and log-softmax. */
-FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a);
-FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a);
-/* Losses (1 x 1). Mean over rows with mask[i] != 0 (mask NULL: all rows) and
- * labels[i] >= 0 (a negative label means "ignore"); labels must be < cols.
- * No selected row gives 0. labels and mask are copied onto the tape. */
-FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels,
-                                      const unsigned char *mask);
-FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels,
-                            const unsigned char *mask);
-/* Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1]. */
-FGLDEF fgl_node *fgl_op_bce_logits(fgl_tape *t, fgl_node *logits, fgl_node *targets);
-FGLDEF fgl_node *fgl_op_mse(fgl_tape *t, fgl_node *a, fgl_node *b);    /* mean (a-b)^2 */
-FGLDEF fgl_node *fgl_op_l1(fgl_tape *t, fgl_node *a);                  /* sum |a| */
-FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^2 */
-/* Geometry. */
-FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
-FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
-/* Pairwise mean absolute difference, n x m: out[i, j] = mean_k |a_ik - b_jk|
- * (FedTAD's diversity loss: the L1 distance between generated nodes). */
-FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b);
-/* Each row divided by its Euclidean norm, max(||a_i||, eps) (as PyTorch's
- * F.normalize; eps <= 0: 1e-12): the unit-length embeddings of prototype
- * methods. */
-FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps);
-/* Per-row mixture of constant blocks: xs holds m blocks of rows x cols
- * floats, one after the other, and w is rows x m; out row i = sum_k
- * w[i, k] xs_k row i (GAMLP's attention over propagated features). The
- * gradient flows to w only; xs must live until backward is done. */
-FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols);
-/* Normalisation. gamma/beta are 1 x cols nodes or NULL. */
-FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
-                                   float eps);
-/* Batch norm over rows. train: batch statistics, and running_mean/var (1 x
- * cols floats, may be NULL) move by momentum (PyTorch convention, unbiased
- * running variance). Evaluation: uses the running statistics. */
-FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
-                                   float *running_mean, float *running_var, float momentum,
-                                   float eps, int train);
-/* ReLU(batch_norm(...)) as one node: one pass over the data instead of two,
- * forward and backward, and one buffer fewer (GIN's MLP). Same values.
- * Its backward masks the node's own gradient in place (grad reads 0 where
- * the output is 0 once backward has passed it). */
-FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
-                                        float *running_mean, float *running_var, float momentum,
-                                        float eps, int train);
-/* Sparse x dense: A (fixed values, or all ones) times x. at, if given, must be
- * A's transpose and makes the backward pass row-parallel. */
-FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x);
-/* A x + b, b a 1 x cols bias added to every row (NULL: fgl_op_spmm): the
- * bits of fgl_op_bias(t, fgl_op_spmm(t, a, at, x), b) in one node, without
- * the pass over the product each way (a GCN layer's aggregation). */
-FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x, fgl_node *b);
-/* Sparse x dense with values from a node v (nnz x H, trainable): head h uses
- * v[:, h] on columns h*F .. h*F+F-1 of x (x has H*F columns). */
-FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
+/* The ops: declared, documented and defined in src/core/ops_*.h (linear
+ * algebra, elementwise, shape, softmax and losses, normalisation, sparse). */
 
 /* Finite-difference check of the gradient of build()'s scalar output with
  * respect to every trainable value of ps (central differences with steps eps
@@ -764,6 +646,173 @@ typedef struct fgl_gradcheck_report {
  * build fails (rep->msg says why). */
 FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud,
                             double step, double rtol, fgl_gradcheck_report *rep);
+
+/* --- src/core/ops_matmul.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: linear algebra                                             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Linear algebra. */
+FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b);
+FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a);
+/* x W + b in one node (b: 1 x cols or NULL): the dense layer of every model,
+ * without the intermediate x W that matmul + bias would keep. */
+FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
+/* ReLU(x W + b) as one node: the ReLU applied as each tile of the product
+ * is stored, so neither a pass over the output nor the pre-activation
+ * buffer (GIN's MLPs, an MLP head). The values and gradients of
+ * fgl_op_relu(t, fgl_op_linear(t, x, w, b)), bit for bit. Its backward
+ * masks the node's own gradient in place, as fgl_op_batch_norm_relu's. */
+FGLDEF fgl_node *fgl_op_linear_relu(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
+
+/* --- src/core/ops_elementwise.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: elementwise (arithmetic, activations, dropout)             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Elementwise with broadcasting of b: same shape, 1 x cols (each row),
+ * rows x 1 (each column) or 1 x 1. */
+FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_sub(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_mul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias);   /* bias 1 x cols */
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s);
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c);  /* s a + c */
+/* Activations and other elementwise functions. */
+FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope);
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha);
+FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a);     /* log(max(a, 1e-30)) */
+FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
+/* Inverted dropout: keeps with probability 1-p and scales by 1/(1-p).
+ * p <= 0 or rng == NULL (evaluation) returns a unchanged. The mask is
+ * reproducible: elements 2m and 2m+1 are kept when the low and the high 32
+ * bits of the m-th fgl_rng_u64 draw are >= p 2^32. */
+FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+/* dropout(relu(a), p, rng) as one node, one pass forward and backward: the
+ * same values and the same draws from rng. */
+FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+
+/* --- src/core/ops_shape.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: shape, gathers and reductions                              */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Shape. */
+FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
+FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols);
+/* out row i = a row idx[i] (idx copied onto the tape). */
+FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
+/* out (out_rows x cols) row idx[i] += a row i. */
+FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
+/* Edge scores of a dot-product decoder: out (n x 1) row i = a row src[i] .
+ * a row dst[i] (indices copied onto the tape; a pair may repeat, and src[i]
+ * may equal dst[i]). */
+FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n);
+/* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
+ * (offsets copied onto the tape). Empty segments give 0. */
+FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_mean(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_max(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+/* Softmax down each column inside each segment (edge softmax of GAT when the
+ * segments are CSR rows and a holds one score per edge and head). */
+FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_sum_rows(fgl_tape *t, fgl_node *a);    /* 1 x cols */
+FGLDEF fgl_node *fgl_op_mean_rows(fgl_tape *t, fgl_node *a);   /* 1 x cols */
+FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a);         /* 1 x 1 */
+FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
+
+/* --- src/core/ops_loss.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: softmax, losses and geometry                               */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Row-wise softmax and log-softmax. */
+FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a);
+/* Losses (1 x 1). Mean over rows with mask[i] != 0 (mask NULL: all rows) and
+ * labels[i] >= 0 (a negative label means "ignore"); labels must be < cols.
+ * No selected row gives 0. labels and mask are copied onto the tape. */
+FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels,
+                                      const unsigned char *mask);
+FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels,
+                            const unsigned char *mask);
+/* Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1]. */
+FGLDEF fgl_node *fgl_op_bce_logits(fgl_tape *t, fgl_node *logits, fgl_node *targets);
+FGLDEF fgl_node *fgl_op_mse(fgl_tape *t, fgl_node *a, fgl_node *b);    /* mean (a-b)^2 */
+FGLDEF fgl_node *fgl_op_l1(fgl_tape *t, fgl_node *a);                  /* sum |a| */
+FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^2 */
+/* Geometry. */
+FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
+FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
+/* Pairwise mean absolute difference, n x m: out[i, j] = mean_k |a_ik - b_jk|
+ * (FedTAD's diversity loss: the L1 distance between generated nodes). */
+FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b);
+/* Each row divided by its Euclidean norm, max(||a_i||, eps) (as PyTorch's
+ * F.normalize; eps <= 0: 1e-12): the unit-length embeddings of prototype
+ * methods. */
+FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps);
+/* Per-row mixture of constant blocks: xs holds m blocks of rows x cols
+ * floats, one after the other, and w is rows x m; out row i = sum_k
+ * w[i, k] xs_k row i (GAMLP's attention over propagated features). The
+ * gradient flows to w only; xs must live until backward is done. */
+FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols);
+
+/* --- src/core/ops_norm.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: normalisation                                              */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Normalisation. gamma/beta are 1 x cols nodes or NULL. */
+FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float eps);
+/* Batch norm over rows. train: batch statistics, and running_mean/var (1 x
+ * cols floats, may be NULL) move by momentum (PyTorch convention, unbiased
+ * running variance). Evaluation: uses the running statistics. */
+FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float *running_mean, float *running_var, float momentum,
+                                   float eps, int train);
+/* ReLU(batch_norm(...)) as one node: one pass over the data instead of two,
+ * forward and backward, and one buffer fewer (GIN's MLP). Same values.
+ * Its backward masks the node's own gradient in place (grad reads 0 where
+ * the output is 0 once backward has passed it). */
+FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                        float *running_mean, float *running_var, float momentum,
+                                        float eps, int train);
+
+/* --- src/core/ops_sparse.h --- */
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: sparse x dense                                             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Sparse x dense: A (fixed values, or all ones) times x. at, if given, must be
+ * A's transpose and makes the backward pass row-parallel. */
+FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x);
+/* A x + b, b a 1 x cols bias added to every row (NULL: fgl_op_spmm): the
+ * bits of fgl_op_bias(t, fgl_op_spmm(t, a, at, x), b) in one node, without
+ * the pass over the product each way (a GCN layer's aggregation). */
+FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x, fgl_node *b);
+/* Sparse x dense with values from a node v (nnz x H, trainable): head h uses
+ * v[:, h] on columns h*F .. h*F+F-1 of x (x has H*F columns). */
+FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
 
 /* --- src/core/wait.h --- */
 /* --- OpenMP's wait policy, chosen for the program ---------------------------- */

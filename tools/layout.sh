@@ -64,7 +64,9 @@ cat <<MET
 
 Before: the lines of its section(s) at commit 2831210, when the headers
 were written by hand. After: its file in \`src/fed/algos/\`, which holds all
-of it; \`src/fed/algos/shared.h\` ($(lines src/fed/algos/shared.h) lines) holds the simplex projection,
+of it but for GPFL's auto-encoder and pFedGNN's completion and coarsening, which went back to
+their layers (\`src/gnn/gae.h\`, $(lines src/gnn/gae.h) lines; \`src/graph/anchors.h\` and
+\`src/graph/coarsen.h\`, $(($(lines src/graph/anchors.h) + $(lines src/graph/coarsen.h))) lines); \`src/fed/algos/shared.h\` ($(lines src/fed/algos/shared.h) lines) holds the simplex projection,
 minimum cut and dynamic time warping that pFedGraph and GCFL use, and the
 probe graphs of FED-PUB and GPFL.
 

@@ -1,3 +1,36 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: elementwise (arithmetic, activations, dropout)             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Elementwise with broadcasting of b: same shape, 1 x cols (each row),
+ * rows x 1 (each column) or 1 x 1. */
+FGLDEF fgl_node *fgl_op_add(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_sub(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_mul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_bias(fgl_tape *t, fgl_node *a, fgl_node *bias);   /* bias 1 x cols */
+FGLDEF fgl_node *fgl_op_scale(fgl_tape *t, fgl_node *a, float s);
+FGLDEF fgl_node *fgl_op_affine(fgl_tape *t, fgl_node *a, float s, float c);  /* s a + c */
+/* Activations and other elementwise functions. */
+FGLDEF fgl_node *fgl_op_relu(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_leaky_relu(fgl_tape *t, fgl_node *a, float slope);
+FGLDEF fgl_node *fgl_op_elu(fgl_tape *t, fgl_node *a, float alpha);
+FGLDEF fgl_node *fgl_op_sigmoid(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_tanh(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_exp(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log(fgl_tape *t, fgl_node *a);     /* log(max(a, 1e-30)) */
+FGLDEF fgl_node *fgl_op_abs(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_square(fgl_tape *t, fgl_node *a);
+/* Inverted dropout: keeps with probability 1-p and scales by 1/(1-p).
+ * p <= 0 or rng == NULL (evaluation) returns a unchanged. The mask is
+ * reproducible: elements 2m and 2m+1 are kept when the low and the high 32
+ * bits of the m-th fgl_rng_u64 draw are >= p 2^32. */
+FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+/* dropout(relu(a), p, rng) as one node, one pass forward and backward: the
+ * same values and the same draws from rng. */
+FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
+
 /* fgl:private */
 /* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
  * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum

@@ -1,3 +1,40 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: softmax, losses and geometry                               */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Row-wise softmax and log-softmax. */
+FGLDEF fgl_node *fgl_op_softmax(fgl_tape *t, fgl_node *a);
+FGLDEF fgl_node *fgl_op_log_softmax(fgl_tape *t, fgl_node *a);
+/* Losses (1 x 1). Mean over rows with mask[i] != 0 (mask NULL: all rows) and
+ * labels[i] >= 0 (a negative label means "ignore"); labels must be < cols.
+ * No selected row gives 0. labels and mask are copied onto the tape. */
+FGLDEF fgl_node *fgl_op_cross_entropy(fgl_tape *t, fgl_node *logits, const int *labels,
+                                      const unsigned char *mask);
+FGLDEF fgl_node *fgl_op_nll(fgl_tape *t, fgl_node *logp, const int *labels,
+                            const unsigned char *mask);
+/* Mean binary cross-entropy of sigmoid(logits) against targets in [0, 1]. */
+FGLDEF fgl_node *fgl_op_bce_logits(fgl_tape *t, fgl_node *logits, fgl_node *targets);
+FGLDEF fgl_node *fgl_op_mse(fgl_tape *t, fgl_node *a, fgl_node *b);    /* mean (a-b)^2 */
+FGLDEF fgl_node *fgl_op_l1(fgl_tape *t, fgl_node *a);                  /* sum |a| */
+FGLDEF fgl_node *fgl_op_sqnorm(fgl_tape *t, fgl_node *a);              /* sum a^2 */
+/* Geometry. */
+FGLDEF fgl_node *fgl_op_cosine_rows(fgl_tape *t, fgl_node *a, fgl_node *b);  /* rows x 1 */
+FGLDEF fgl_node *fgl_op_pairwise_dist(fgl_tape *t, fgl_node *a, fgl_node *b);  /* n x m */
+/* Pairwise mean absolute difference, n x m: out[i, j] = mean_k |a_ik - b_jk|
+ * (FedTAD's diversity loss: the L1 distance between generated nodes). */
+FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b);
+/* Each row divided by its Euclidean norm, max(||a_i||, eps) (as PyTorch's
+ * F.normalize; eps <= 0: 1e-12): the unit-length embeddings of prototype
+ * methods. */
+FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps);
+/* Per-row mixture of constant blocks: xs holds m blocks of rows x cols
+ * floats, one after the other, and w is rows x m; out row i = sum_k
+ * w[i, k] xs_k row i (GAMLP's attention over propagated features). The
+ * gradient flows to w only; xs must live until backward is done. */
+FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols);
+
 /* fgl:implementation */
 /* --- softmax family and losses ---------------------------------------------- */
 

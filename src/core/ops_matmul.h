@@ -1,3 +1,23 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: linear algebra                                             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Linear algebra. */
+FGLDEF fgl_node *fgl_op_matmul(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_matmul_ex(fgl_tape *t, fgl_node *a, int trans_a, fgl_node *b, int trans_b);
+FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a);
+/* x W + b in one node (b: 1 x cols or NULL): the dense layer of every model,
+ * without the intermediate x W that matmul + bias would keep. */
+FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
+/* ReLU(x W + b) as one node: the ReLU applied as each tile of the product
+ * is stored, so neither a pass over the output nor the pre-activation
+ * buffer (GIN's MLPs, an MLP head). The values and gradients of
+ * fgl_op_relu(t, fgl_op_linear(t, x, w, b)), bit for bit. Its backward
+ * masks the node's own gradient in place, as fgl_op_batch_norm_relu's. */
+FGLDEF fgl_node *fgl_op_linear_relu(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
+
 /* fgl:implementation */
 /* --- matmul, transpose ------------------------------------------------------ */
 

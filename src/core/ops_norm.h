@@ -1,3 +1,26 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: normalisation                                              */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Normalisation. gamma/beta are 1 x cols nodes or NULL. */
+FGLDEF fgl_node *fgl_op_layer_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float eps);
+/* Batch norm over rows. train: batch statistics, and running_mean/var (1 x
+ * cols floats, may be NULL) move by momentum (PyTorch convention, unbiased
+ * running variance). Evaluation: uses the running statistics. */
+FGLDEF fgl_node *fgl_op_batch_norm(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                   float *running_mean, float *running_var, float momentum,
+                                   float eps, int train);
+/* ReLU(batch_norm(...)) as one node: one pass over the data instead of two,
+ * forward and backward, and one buffer fewer (GIN's MLP). Same values.
+ * Its backward masks the node's own gradient in place (grad reads 0 where
+ * the output is 0 once backward has passed it). */
+FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamma, fgl_node *beta,
+                                        float *running_mean, float *running_var, float momentum,
+                                        float eps, int train);
+
 /* fgl:implementation */
 /* --- normalisation ------------------------------------------------------------ */
 

@@ -1,3 +1,34 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: shape, gathers and reductions                              */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Shape. */
+FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n);
+FGLDEF fgl_node *fgl_op_concat2(fgl_tape *t, fgl_node *a, fgl_node *b);
+FGLDEF fgl_node *fgl_op_slice_cols(fgl_tape *t, fgl_node *a, int col0, int ncols);
+/* out row i = a row idx[i] (idx copied onto the tape). */
+FGLDEF fgl_node *fgl_op_gather_rows(fgl_tape *t, fgl_node *a, const int *idx, int n);
+/* out (out_rows x cols) row idx[i] += a row i. */
+FGLDEF fgl_node *fgl_op_scatter_add_rows(fgl_tape *t, fgl_node *a, const int *idx, int out_rows);
+/* Edge scores of a dot-product decoder: out (n x 1) row i = a row src[i] .
+ * a row dst[i] (indices copied onto the tape; a pair may repeat, and src[i]
+ * may equal dst[i]). */
+FGLDEF fgl_node *fgl_op_edge_dot(fgl_tape *t, fgl_node *a, const int *src, const int *dst, int n);
+/* Reductions over row groups: segment s is rows offsets[s] .. offsets[s+1]-1
+ * (offsets copied onto the tape). Empty segments give 0. */
+FGLDEF fgl_node *fgl_op_segment_sum(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_mean(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_segment_max(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+/* Softmax down each column inside each segment (edge softmax of GAT when the
+ * segments are CSR rows and a holds one score per edge and head). */
+FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *offsets, int nseg);
+FGLDEF fgl_node *fgl_op_sum_rows(fgl_tape *t, fgl_node *a);    /* 1 x cols */
+FGLDEF fgl_node *fgl_op_mean_rows(fgl_tape *t, fgl_node *a);   /* 1 x cols */
+FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a);         /* 1 x 1 */
+FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
+
 /* fgl:implementation */
 /* --- shape ops ---------------------------------------------------------------- */
 

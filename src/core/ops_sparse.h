@@ -1,3 +1,20 @@
+/* ------------------------------------------------------------------------ */
+/* Autodiff ops: sparse x dense                                             */
+/* ------------------------------------------------------------------------ */
+/* The ops on the tape of src/core/tape.h: each op's declaration and
+ * documentation here, its forward and backward below. */
+
+/* Sparse x dense: A (fixed values, or all ones) times x. at, if given, must be
+ * A's transpose and makes the backward pass row-parallel. */
+FGLDEF fgl_node *fgl_op_spmm(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x);
+/* A x + b, b a 1 x cols bias added to every row (NULL: fgl_op_spmm): the
+ * bits of fgl_op_bias(t, fgl_op_spmm(t, a, at, x), b) in one node, without
+ * the pass over the product each way (a GCN layer's aggregation). */
+FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *at, fgl_node *x, fgl_node *b);
+/* Sparse x dense with values from a node v (nnz x H, trainable): head h uses
+ * v[:, h] on columns h*F .. h*F+F-1 of x (x has H*F columns). */
+FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
+
 /* fgl:implementation */
 /* --- sparse x dense --------------------------------------------------------- */
 

@@ -191,7 +191,7 @@
  *              a kNN second view, prototype alignment and contrast, a vote
  *              of the nearest prototypes predicts (node tasks)
  *
- * READY-MADE FEDERATED DATASETS: fgl_dataset_load reads a dataset by name
+ * READY-MADE FEDERATED DATASETS: fgl_dataset_load (fgl_graph.h) reads a dataset by name
  * and prepares it as the protocols do (row-normalised features, one-hot node
  * labels or degrees, structure encodings); fgl_scenario_make spreads it over
  * clients (METIS-style, Louvain, random, FED-PUB's overlapping split,

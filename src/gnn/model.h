@@ -1,8 +1,7 @@
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
-/* Tasks: node classification, graph classification, link prediction (a
- * node model, the encoder, scored on node pairs: src/gnn/link.h). */
-enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
+/* Tasks: FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK (fgl_graph.h,
+ * src/graph/dataset.h: a dataset is loaded for a task too). */
 enum { FGL_READOUT_SUM, FGL_READOUT_MEAN, FGL_READOUT_MAX };
 /* Classifier heads: none (the last layer emits the classes; node tasks
  * only), one linear layer, or Linear -> ReLU -> dropout -> Linear. */

@@ -1,6 +1,9 @@
 /* ------------------------------------------------------------------------ */
 /* Datasets                                                                 */
 /* ------------------------------------------------------------------------ */
+/* The data structs' lifetime, checks, batches, features, subgraphs and
+ * splits, and, last, a named dataset read from disk and prepared
+ * (fgl_dataset_load; the loaders it calls: io.h, npz.h). */
 
 FGLDEF void fgl_node_data_init(fgl_node_data *d);   /* zero it */
 FGLDEF void fgl_graph_set_init(fgl_graph_set *s);   /* zero it */
@@ -103,6 +106,65 @@ FGLDEF int fgl_split_node_lists(const fgl_node_data *d, const int *ptr, const in
  * nothing. On error a client may hold its halo or not; fgl_node_data_free frees either. */
 FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int hops, fgl_node_data *clients,
                           fgl_error *err);
+
+/* Named datasets read from disk (fgl_dataset_load: a benchmark's files,
+ * found by name and prepared as the protocols use them).
+ *
+ * Tasks: node classification, graph classification, link prediction (a
+ * node model, the encoder, scored on node pairs: src/gnn/link.h); what
+ * fgl_dataset_load asks for and fgl_gnn.h's fgl_model_spec.task names. */
+enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
+
+/* How the data that a dataset file holds becomes model input. */
+typedef struct fgl_dataset_options {
+    int lcc;             /* node data: keep the largest connected component (FED-PUB's code); default 0 */
+    int raw_features;    /* node data: 1 keeps 0/1 features as stored; 0 (default) row-normalises them
+                            (count features, as CS's, are binarised first either way) */
+    int k_dse, k_rwse;   /* graph data: FedStar's structure-encoding widths (16 + 16) */
+} fgl_dataset_options;
+
+FGLDEF fgl_dataset_options fgl_dataset_default(void);
+
+#define FGL_DATASET_MAX_SETS 32
+
+/* A loaded, prepared dataset: one graph (node task) or graph sets (graph
+ * task; several sets give one client each). */
+typedef struct fgl_dataset {
+    int task;
+    fgl_node_data node;
+    fgl_graph_set sets[FGL_DATASET_MAX_SETS];
+    int n_sets;
+    char label[256];     /* "Cora", "MUTAG,BZR,...", "synthetic" */
+    char features[64];   /* how the node features were prepared */
+    /* node task: the fixed splits the data carries (the heterophilous .npz files: 10), split s's FGL_SPLIT_* code of
+     * node i at fixed_splits[s * node.n_nodes + i] (after --lcc, of the component's nodes); NULL and 0 for none.
+     * fgl_split_config.use_fixed_split picks one. */
+    unsigned char *fixed_splits;
+    int n_fixed_splits;
+} fgl_dataset;
+
+/* names: a dataset ("Cora", "PROTEINS"), a comma list of graph datasets (one
+ * per client), or "synthetic" (fgl_synth_node for node tasks, fgl_synth_graphs
+ * for graph tasks, drawn from seed; "synthetic:N": a node graph of N nodes,
+ * 10 to 10^7, with one community per 300 nodes, for runs at scale). A name is looked up as dir/node/NAME
+ * (the node layout), dir/tu/NAME (TU format) and dir/heterophilous/NAME.npz
+ * (fgl_load_npz: Platonov et al.'s chameleon_filtered, actor, tolokers, ...,
+ * with their ten fixed splits in ds->fixed_splits; a name ending in .npz is
+ * that file); dir NULL or "": the data
+ * directory (fgl_data_dir: $FGL_DATA, else ./data, else the per-user
+ * directory), and a name not found says every directory tried; a name with a '/' is the
+ * dataset's own directory, whatever dir (".../Cora" holding Cora.edges,
+ * Cora.features, ... or ".../MUTAG" holding MUTAG_A.txt, ...; dir ignored).
+ * A name not found whose case differs from a dataset that is there (cora
+ * for Cora) gets the right name suggested in the error. task: FGL_TASK_NODE,
+ * FGL_TASK_GRAPH, or -1 (whatever the data is). opt NULL: the defaults.
+ * Node features: binarised if they are counts (non-negative integers, some
+ * over 1), then row-normalised (unless raw_features; features with negative
+ * values, as the heterophilous sets' embeddings, are kept as stored); graph sets: one-hot node labels (one-hot degree when the
+ * set has none, as IMDB) and FedStar's structure encodings. */
+FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
+                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err);
+FGLDEF void fgl_dataset_free(fgl_dataset *ds);
 
 /* fgl:private */
 /* A batch, or its A + I (fgl_gnn.h), is built on a thread per
@@ -974,3 +1036,281 @@ FGLDEF int fgl_split_indices(const unsigned char *split, int n, int code, int *o
     return cnt;
 }
 
+/* --- named datasets read from disk (fgl_dataset_load) --------------------------- */
+
+FGLDEF fgl_dataset_options fgl_dataset_default(void) {
+    fgl_dataset_options o;
+    memset(&o, 0, sizeof o);
+    o.k_dse = 16;
+    o.k_rwse = 16;
+    return o;
+}
+
+FGLDEF void fgl_dataset_free(fgl_dataset *ds) {
+    int i;
+    fgl_node_data_free(&ds->node);
+    FGL_FREE(ds->fixed_splits);
+    for (i = 0; i < ds->n_sets; i++) fgl_graph_set_free(&ds->sets[i]);
+    memset(ds, 0, sizeof *ds);
+}
+
+/* 1 if path names something: stat where there is one (fopen would block on
+ * a FIFO without a writer; the loader then refuses what is not a regular
+ * file), else a file that opens. */
+static int fgl__readable(const char *path) {
+#if defined(__unix__) || defined(__APPLE__)
+    struct stat st;
+    return stat(path, &st) == 0;
+#else
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+#endif
+}
+
+/* Node features as the protocols use them: counts binarised (CS, the usual
+ * practice), then row-normalised unless raw. */
+static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_error *err) {
+    fgl_node_data *d = &ds->node;
+    int counts = 0, rc;
+    size_t k;
+    int negative = 0, fractional = 0;
+    if (o->lcc) { /* FED-PUB's code keeps the largest connected component */
+        fgl_node_data lcc;
+        int n_old = d->n_nodes;
+        fgl_node_data_init(&lcc);
+        if ((rc = fgl_node_data_largest_component(d, &lcc, err))) return rc;
+        if (ds->fixed_splits) { /* the fixed splits of the component's nodes (kept in increasing id order) */
+            int *nodes = (int *)FGL_MALLOC(sizeof(int) * (size_t)FGL__MAX(n_old, 1)), cnt, s, i;
+            unsigned char *fs = (unsigned char *)FGL_MALLOC((size_t)ds->n_fixed_splits * (size_t)FGL__MAX(lcc.n_nodes, 1));
+            cnt = nodes && fs ? fgl_graph_largest_component(&d->adj, nodes) : -1;
+            if (cnt != lcc.n_nodes) {
+                FGL_FREE(nodes);
+                FGL_FREE(fs);
+                fgl_node_data_free(&lcc);
+                return fgl_error_set(err, FGL_ERR_NOMEM, "%s: out of memory", d->name);
+            }
+            for (s = 0; s < ds->n_fixed_splits; s++)
+                for (i = 0; i < cnt; i++)
+                    fs[(size_t)s * (size_t)cnt + (size_t)i] = ds->fixed_splits[(size_t)s * (size_t)n_old + (size_t)nodes[i]];
+            FGL_FREE(nodes);
+            FGL_FREE(ds->fixed_splits);
+            ds->fixed_splits = fs;
+        }
+        fgl_node_data_free(d);
+        *d = lcc;
+    }
+    /* counts (non-negative integers, some over 1: CS) are binarised; signed values (embeddings) are kept */
+    if (d->x_sparse.rows && d->x_sparse.values)
+        for (k = 0; k < (size_t)d->x_sparse.nnz; k++) {
+            float v = d->x_sparse.values[k];
+            counts |= v > 1;
+            negative |= v < 0;
+            fractional |= v != (float)floor(v);
+        }
+    if (d->x.data)
+        for (k = 0; k < fgl_tensor_size(&d->x); k++) {
+            float v = d->x.data[k];
+            counts |= v > 1;
+            negative |= v < 0;
+            fractional |= v != (float)floor(v);
+        }
+    counts = counts && !negative && !fractional;
+    if (counts && (rc = fgl_node_data_binarize_features(d)))
+        return fgl_error_set(err, rc, "%s: cannot binarise features", d->name);
+    if (negative) { /* row sums of signed values may be 0 or tiny: no row normalisation */
+        snprintf(ds->features, sizeof ds->features, "as stored (signed values)");
+        return FGL_OK;
+    }
+    if (!o->raw_features && (rc = fgl_node_data_normalize_features(d)))
+        return fgl_error_set(err, rc, "%s: cannot normalise features", d->name);
+    snprintf(ds->features, sizeof ds->features, "%s", o->raw_features ? (counts ? "binarised" : "as stored")
+                                                      : counts ? "binarised, row-normalised" : "row-normalised");
+    return FGL_OK;
+}
+
+/* Graph features: one-hot node labels (one-hot degree for a set without
+ * them, as IMDB), then FedStar's structure encodings. */
+static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, fgl_error *err) {
+    int rc = s->node_labels ? fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err)
+                            : fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
+    if (rc) return rc;
+    if (o->k_dse + o->k_rwse > 0) return fgl_structure_encodings(s, o->k_dse, o->k_rwse, err);
+    return FGL_OK;
+}
+
+/* Where dataset `name` lives: a name with a '/' is its own directory (its
+ * last component the dataset's name), else dir/node/NAME or dir/tu/NAME;
+ * a name ending in .npz is that file, else dir/heterophilous/NAME.npz.
+ * Writes the directory (the file for .npz) and the bare name; returns
+ * FGL_TASK_NODE or FGL_TASK_GRAPH for the layout found, FGL__WHERE_NPZ for
+ * an .npz, -1 for none. */
+#define FGL__WHERE_NPZ 100
+static int fgl__dataset_where(const char *dir, const char *name, char *where, size_t cap, char *base, size_t base_cap) {
+    char path[1400];
+    const char *slash = strrchr(name, '/');
+    size_t nl = strlen(name);
+    if (nl > 4 && !strcmp(name + nl - 4, ".npz")) {
+        snprintf(where, cap, "%s", name);
+        snprintf(base, base_cap, "%.*s", (int)(nl - 4 - (size_t)(slash ? slash + 1 - name : 0)), slash ? slash + 1 : name);
+        return fgl__readable(where) ? FGL__WHERE_NPZ : -1;
+    }
+    if (slash) {
+        size_t len = strlen(name);
+        while (len > 1 && name[len - 1] == '/') len--; /* "data/node/Cora/" */
+        snprintf(where, cap, "%.*s", (int)len, name);
+        slash = strrchr(where, '/');
+        snprintf(base, base_cap, "%s", slash ? slash + 1 : where);
+        snprintf(path, sizeof path, "%s/%s.edges", where, base);
+        if (fgl__readable(path)) return FGL_TASK_NODE;
+        snprintf(path, sizeof path, "%s/%s_A.txt", where, base);
+        return fgl__readable(path) ? FGL_TASK_GRAPH : -1;
+    }
+    snprintf(base, base_cap, "%s", name);
+    snprintf(where, cap, "%s/node/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s.edges", where, name);
+    if (fgl__readable(path)) return FGL_TASK_NODE;
+    snprintf(where, cap, "%s/tu/%s", dir, name);
+    snprintf(path, sizeof path, "%s/%s_A.txt", where, name);
+    if (fgl__readable(path)) return FGL_TASK_GRAPH;
+    snprintf(where, cap, "%s/heterophilous/%s.npz", dir, name);
+    return fgl__readable(where) ? FGL__WHERE_NPZ : -1;
+}
+
+static char fgl__ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+/* A dataset under dir whose name differs from `name` only in case, among
+ * the usual benchmark names (C99 cannot list a directory): "" if none. */
+static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
+    static const char *known[] = {"Cora", "CiteSeer", "PubMed", "CS", "Physics", "Computers", "Photo", "ogbn-arxiv",
+                                  "MUTAG", "PTC_MR", "BZR", "COX2", "DHFR", "AIDS", "NCI1", "PROTEINS", "ENZYMES",
+                                  "DD", "COLLAB", "IMDB-BINARY", "IMDB-MULTI", "REDDIT-BINARY", "Yeast",
+                                  "chameleon_filtered", "squirrel_filtered", "actor", "tolokers", "roman_empire",
+                                  "amazon_ratings", "minesweeper", "questions", "cornell", "texas", "wisconsin"};
+    char where[1100], base[256];
+    size_t i, k;
+    for (i = 0; i < sizeof known / sizeof known[0]; i++) {
+        const char *a = known[i];
+        for (k = 0; a[k] && name[k] && fgl__ascii_lower(a[k]) == fgl__ascii_lower(name[k]); k++) {
+        }
+        if (a[k] || name[k] || strcmp(a, name) == 0) continue;
+        if (fgl__dataset_where(dir, a, where, sizeof where, base, sizeof base) >= 0) return a;
+    }
+    return "";
+}
+
+FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
+                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
+    fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
+    char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
+    const char *p = names;
+    int rc = FGL_OK, found, ruled = 0;
+    memset(ds, 0, sizeof *ds);
+    fgl_node_data_init(&ds->node);
+    ds->task = -1;
+    if (!names || !*names) return fgl_error_set(err, FGL_ERR_ARG, "dataset: no name");
+    if (!dir || !*dir) { /* the data directory rule; a name not found says where it looked */
+        ruled = 1;
+        fgl_data_dir(dirbuf, sizeof dirbuf, NULL);
+        dir = dirbuf;
+    }
+    if (strcmp(names, "synthetic") == 0 || strncmp(names, "synthetic:", 10) == 0) {
+        long n_nodes = 0;
+        if (names[9] == ':') {
+            char *end = NULL;
+            n_nodes = strtol(names + 10, &end, 10);
+            if (!end || *end || n_nodes < 10 || n_nodes > 10000000)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: '%s': synthetic:N takes 10 <= N <= 10^7 nodes", names);
+            if (task == FGL_TASK_GRAPH)
+                return fgl_error_set(err, FGL_ERR_ARG, "dataset: synthetic:N is a node-classification graph");
+        }
+        snprintf(ds->label, sizeof ds->label, "%s", names);
+        if (task == FGL_TASK_GRAPH) {
+            fgl_synth_graphs_config cfg = fgl_synth_graphs_default();
+            ds->task = FGL_TASK_GRAPH;
+            fgl_graph_set_init(&ds->sets[0]);
+            rc = fgl_synth_graphs(&cfg, seed, &ds->sets[0], err);
+            ds->n_sets = 1;
+            if (!rc) rc = fgl__prepare_graphs(&ds->sets[0], &o, err);
+        } else {
+            fgl_synth_node_config cfg = fgl_synth_node_default();
+            ds->task = FGL_TASK_NODE;
+            if (n_nodes) {
+                cfg.n_nodes = (int)n_nodes;
+                cfg.n_communities = (int)FGL__MAX(1, n_nodes / 300);
+            }
+            rc = fgl_synth_node(&cfg, seed, &ds->node, NULL, err);
+            snprintf(ds->features, sizeof ds->features, "as generated");
+        }
+        if (rc) fgl_dataset_free(ds);
+        return rc;
+    }
+    while (*p && !rc) {
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof name) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "dataset: bad name in '%s'", names);
+            break;
+        }
+        memcpy(name, p, len);
+        name[len] = 0;
+        p += len + (p[len] == ',');
+        found = fgl__dataset_where(dir, name, path, sizeof path, base, sizeof base);
+        if (found == FGL_TASK_NODE || found == FGL__WHERE_NPZ) { /* a node dataset: its layout, or a .npz */
+            if (strchr(names, ','))
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node dataset: one at a time, without graph datasets",
+                                   base);
+            else if (task == FGL_TASK_GRAPH)
+                rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a node-classification dataset", base);
+            else {
+                ds->task = FGL_TASK_NODE;
+                rc = found == FGL__WHERE_NPZ
+                         ? fgl_load_npz(path, &ds->node, &ds->fixed_splits, &ds->n_fixed_splits, err)
+                         : fgl_load_node(path, base, &ds->node, err);
+                if (!rc) rc = fgl__prepare_node(ds, &o, err);
+                snprintf(ds->label, sizeof ds->label, "%s", base);
+            }
+            continue;
+        }
+        if (found < 0) {
+            const char *hint = strchr(name, '/') ? "" : fgl__dataset_case_hint(dir, name);
+            if (*hint)
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset '%s' not found under %s; did you mean '%s'?", name, dir,
+                                   hint);
+            else if (strlen(name) > 4 && !strcmp(name + strlen(name) - 4, ".npz"))
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset file '%s' not found", name);
+            else if (strchr(name, '/'))
+                rc = fgl_error_set(err, FGL_ERR_IO, "dataset directory '%s' holds neither %s.edges (node layout) nor "
+                                   "%s_A.txt (TU format)", path, base, base);
+            else {
+                char tried[1200];
+                if (ruled) fgl__data_dir_tried(tried, sizeof tried);
+                else
+                    snprintf(tried, sizeof tried, "the directory given%s",
+                             fgl__is_dir(dir) ? "" : ", which does not exist");
+                rc = fgl_error_set(err, FGL_ERR_IO,
+                                   "dataset '%s' not found as %s/node/%s, %s/tu/%s or %s/heterophilous/%s.npz (%s): set "
+                                   "FGL_DATA=DIR, or fetch it into ./data with `make data DATASETS=%s` in fgl's "
+                                   "repository", name, dir, name, dir, name, dir, name, tried, name);
+            }
+            break;
+        }
+        if (task == FGL_TASK_NODE || ds->task == FGL_TASK_NODE) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "%s is a graph-classification dataset", base);
+            break;
+        }
+        if (ds->n_sets == FGL_DATASET_MAX_SETS) {
+            rc = fgl_error_set(err, FGL_ERR_ARG, "dataset: at most %d graph datasets", FGL_DATASET_MAX_SETS);
+            break;
+        }
+        ds->task = FGL_TASK_GRAPH;
+        fgl_graph_set_init(&ds->sets[ds->n_sets]);
+        rc = fgl_load_tu(path, base, &ds->sets[ds->n_sets], err);
+        ds->n_sets++;
+        if (!rc) rc = fgl__prepare_graphs(&ds->sets[ds->n_sets - 1], &o, err);
+        snprintf(ds->label + strlen(ds->label), sizeof ds->label - strlen(ds->label), "%s%s", ds->n_sets > 1 ? "," : "",
+                 base);
+    }
+    if (rc) fgl_dataset_free(ds);
+    return rc;
+}

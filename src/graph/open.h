@@ -84,7 +84,8 @@
  *     concatenation), feature row normalisation, label remapping, induced
  *     node-data subgraphs, graph-set subsets (deep copies), seeded splits
  *     (random node split, stratified graph split), node->part arrays or node
- *     lists -> K client datasets.
+ *     lists -> K client datasets; a benchmark dataset found by name and
+ *     prepared as the protocols use it (fgl_dataset_load).
  *   - loaders: TU (fgl_load_tu), the node layout (fgl_load_node), LINQS
  *     .content/.cites (fgl_load_linqs), OGB-like CSV (fgl_load_csv); writers
  *     for the TU and node layouts.
@@ -101,6 +102,10 @@
  *     FED-PUB's overlapping split, Dirichlet label skew, IID; a graph written
  *     in METIS's input format (fgl_write_metis_graph) and a partition read
  *     back as gpmetis writes it (fgl_read_partition), to bring real METIS.
+ *   - pFedGNN's numerics: distances to anchors completed into a point set
+ *     (landmark MDS, anchored SMACOF: fgl_anchor_*), and the client-level
+ *     coarsening of an affinity graph over points (fgl_coarsen_clients,
+ *     fgl_collab_weights).
  *
  * LOADERS
  *   Files are read whole and parsed from memory, by fgl_file_read_bounded:
