@@ -1,3 +1,40 @@
+/* --- gradient checks ------------------------------------------------------------- */
+
+/* Finite-difference check of the gradient of build()'s scalar output with
+ * respect to every trainable value of ps (central differences with steps eps
+ * and 2 eps, Richardson-combined). Returns the largest
+ * |analytic - numeric| / max(1, |numeric|), or a negative value if build
+ * fails. fgl_gradcheck_ex is the stricter check that tests should use. */
+FGLDEF double fgl_gradcheck(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *),
+                            void *ud, double eps);
+
+/* What fgl_gradcheck_ex found. A value passes when |analytic - numeric| <= tol
+ * with tol = est + rtol * max(|analytic|, |numeric|) + 1e-6 (see below). */
+typedef struct fgl_gradcheck_report {
+    double worst;            /* largest |analytic - numeric| / tol: the check passes if <= 1 */
+    double max_abs_err;      /* largest |analytic - numeric| */
+    size_t index;            /* flat index into ps->data of the worst value */
+    double analytic, numeric, tol;   /* at index */
+    size_t checked;          /* values perturbed */
+    char msg[256];           /* why the check could not run, if it returned an error */
+} fgl_gradcheck_report;
+
+/* Stricter finite-difference check. build() may return a node of any shape;
+ * the function checked is L = sum_k w_k y_k with fixed pseudo-random weights
+ * w_k of both signs (a plain sum would hide errors that cancel, e.g. the
+ * gradient of sum(softmax) is zero whatever backward computes). L is summed in
+ * double from the float outputs. For each trainable value x the numeric
+ * derivative is the Richardson combination (4 D(h) - D(2h)) / 3 of central
+ * differences with h = step * max(1, |x|) (step <= 0: 1/128), and its error
+ * is estimated, not guessed: est = |D(h) - D(2h)| (a bound on the truncation
+ * error left) + the float round-off of the outputs that x changed, taken as
+ * 32 units of float round-off (2^-24) on each, amplified by 1/h. rtol (<= 0:
+ * 1e-4) covers round-off in the float backward pass. Returns FGL_OK with rep
+ * filled (rep->worst <= 1 means every value passed), or the tape's error if
+ * build fails (rep->msg says why). */
+FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_params *, void *), void *ud,
+                            double step, double rtol, fgl_gradcheck_report *rep);
+
 /* fgl:implementation */
 /* --- gradient check ----------------------------------------------------------- */
 
