@@ -2913,6 +2913,7 @@ static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
     int i = fgl__param_index(s->algo, name);
     if (i >= 0) return s->value[i];
+    FGL_ASSERT(s->unknown != NULL); /* settings outside a run have nowhere to report a misspelt name */
     if (s->unknown) { /* clients read their settings side by side: the first name wins */
 #ifdef _OPENMP
 #pragma omp critical(fgl_settings_unknown)
