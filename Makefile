@@ -295,14 +295,16 @@ SUITE_SH  := tests/test_firsthour.sh\ build tests/test_faults.sh\ build \
 SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
-# with it), the course kit (tests/test_course.sh, which grades 25 times),
+# with it) and a defence (tests/plugin_check.sh, the same with a plug-in),
+# a misspelt state name in an NDEBUG build (tests/ndebug_check.sh),
+# the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, the plots rendered in headless
 # Chromium (tests/test_plots.sh), the same bits as the reference commit of
 # tests/bits_ref on every task, algorithm and defence (tests/same_bits.sh, also
 # `make same-bits`: what a refactor must keep), three newcomers' first hour on a fresh
 # clone (tests/newcomer.sh), and the course page in Chromium (tests/test_wasm.sh:
 # make wasm first when emcc is installed; skipped without it).
-LONG      := tests/same_bits.sh\ build tests/compile_check.sh\ all tests/algo_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
+LONG      := tests/same_bits.sh\ build tests/compile_check.sh\ all tests/algo_check.sh tests/plugin_check.sh tests/ndebug_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh \
              tests/test_wasm.sh\ build
 

@@ -30,6 +30,11 @@
  *      local training (cfg.eval_after_train, the node-task default, as
  *      FED-PUB's code) or after applying the download (graph tasks, as
  *      FedStar's code).
+ * In the runtime these are stages (fgl_run_round, src/fed/stages.h: begin,
+ * train, arrive, accept, sum, aggregate, sample, broadcast, evaluate,
+ * record), and the defences, attacks, DP, secure aggregation and the
+ * integrity checks are plug-ins that join them, one file each
+ * (src/fed/plugins/; docs/layout.md draws the round).
  *
  * MESSAGES ARE DECLARED ONCE. An algorithm lists its upload and download
  * parts by name, with what they hold and a size rule:
@@ -380,6 +385,16 @@ typedef struct fgl_secrets_config {
     char label[FGL_SECRETS_LABEL];
 } fgl_secrets_config;
 
+/* A plug-in that no field above turns on (src/fed/plugins/list.h: a
+ * defence, an attack or a check added to fgl as one file and one line), by
+ * its name, with one argument for it to read; name "" for none (the
+ * default). fgl_run_init refuses a name the list does not have. */
+#define FGL_PLUGIN_NAME 32 /* bytes of fgl_plugin_config.name, its NUL included */
+typedef struct fgl_plugin_config {
+    char name[FGL_PLUGIN_NAME];
+    double arg;
+} fgl_plugin_config;
+
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
  * "multikrum:F,M", "normclip:M", "mean"; "signflip[:L]", "scale:L",
  * "noise:S", "labelflip", "nan", "count:N", "alie", "none";
@@ -389,6 +404,8 @@ FGLDEF const char *fgl_robust_name(int rule);
 FGLDEF const char *fgl_attack_name(int kind);
 FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err);
 FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err);
+/* "NAME" or "NAME:ARG" (ARG a number, 0 when absent). */
+FGLDEF int fgl_plugin_parse(const char *s, fgl_plugin_config *out, fgl_error *err);
 
 /* fgl_fed_config.metric */
 enum { FGL_METRIC_ACC = 0, FGL_METRIC_F1 = 1, FGL_METRIC_AUC = 2 };
@@ -436,6 +453,7 @@ typedef struct fgl_fed_config {
     fgl_dp_config dp;           /* client-level DP (default: off) */
     fgl_secagg_config secagg;   /* secure aggregation (default: off) */
     fgl_secrets_config secrets; /* where DP and secure aggregation's secrets come from (default: entropy) */
+    fgl_plugin_config plugin;   /* a plug-in by name (default: none) */
 } fgl_fed_config;
 
 /* Published protocol defaults (docs/algorithms.md, authors' code): node
@@ -553,7 +571,8 @@ typedef struct fgl_store {
     fgl__entry *e;
     int n, cap;
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
-    int err;                 /* first failure (FGL_ERR_NOMEM) */
+    int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
+    char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
 } fgl_store;
 
 /* In an init hook: a new named entry, zeroed; NULL on failure (the store
@@ -569,7 +588,11 @@ FGLDEF fgl_params *fgl_new_params(fgl_store *st, const char *name);
  * every round before use); destroy (may be NULL) runs before it is freed. */
 FGLDEF void *fgl_new_scratch(fgl_store *st, const char *name, size_t bytes, void (*destroy)(void *));
 FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name);
-/* Find an entry again (a missing name is a programmer error). */
+/* Find an entry again. A name no entry has (misspelt, or never created
+ * in an init hook) is a programmer error: an assertion in a debug build,
+ * which names it first on stderr; under NDEBUG the call returns NULL and
+ * the run fails after the hook, naming the state (the hook should not
+ * use the NULL). */
 FGLDEF float *fgl_floats(const fgl_store *st, const char *name);
 FGLDEF int *fgl_ints(const fgl_store *st, const char *name);
 FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name);
@@ -1338,8 +1361,12 @@ struct fgl_run {
     int *n_registered;
     const fgl_msg **up_view;     /* what server.up points to */
     fgl_msg *down;               /* K downloads */
-    int *part;                   /* participants of the current (or, between rounds, the next) round */
+    int *part;                   /* this round's participants (between rounds: the coming round's) */
     int n_part;
+    int *next;                   /* the next round's, drawn in this round's sample stage (stages.h) */
+    int n_next;
+    int withheld;                /* this round's uploads never reached the server as values (a plug-in's
+                                    arrive stage: secure aggregation without its keys): none is rejected */
     unsigned char *accepted;     /* per client: upload accepted this round */
     unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
     struct {                     /* per client phase (0 training, 1 evaluation): fgl__run_clients' trial of its */
@@ -1426,11 +1453,12 @@ FGLDEF void fgl_run_free(fgl_run *run);
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 
 /* --- src/fed/refusals.h --- */
-/* --- covered or refused: a run's defences against its algorithm ------------------- */
+/* --- covered or refused: a run's plug-ins against its algorithm -------------------- */
 /* A defence is accepted only when every upload part that reaches the
- * models goes through the path it guards; fgl_run_init, fgl_run_check and
- * fgl_run_start call this before anything is drawn or built (README,
- * Privacy: "Covered or refused"). */
+ * models goes through the path it guards (README, Privacy: "Covered or
+ * refused"). Each plug-in (src/fed/plugins/) refuses what it would not
+ * cover in its `check`; fgl_run_init, fgl_run_check and fgl_run_start call
+ * every one that is on before anything is drawn or built. */
 
 /* --- src/fed/checkpoint.h --- */
 /* Checkpoint the whole run (models, optimizers, RNG streams, every state
@@ -1897,6 +1925,22 @@ FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
 FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double secs);
 FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, const double *w, int first, int n,
                                     int nt, void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
+/* --- src/fed/plugins/list.h --- */
+/* --- the plug-ins ------------------------------------------------------------ */
+/* Every plug-in, in the order the stages call them, as X(name, file): its
+ * table is built by fgl__plugin_<name>(void), defined in
+ * src/fed/plugins/<file>.h (src/fed/plugin.h says what a table holds).
+ * The order matters where two act on one thing: an attacker changes its
+ * upload before DP clips an honest one and before secure aggregation masks
+ * it. Adding a plug-in is a new file plugins/NAME.h and one line here
+ * (tests/plugin_check.sh adds a norm bound). */
+#define FGL__PLUGINS(X) \
+    X(attack, attack)   \
+    X(robust, robust)   \
+    X(dp, dp)           \
+    X(secagg, secagg)   \
+    X(intact, intact)   \
+    /* (every line above ends in a backslash: a new one goes here) */
 /* --- src/fed/algos/shared.h --- */
 FGL__PRIVATE void fgl__simplex_project(const double *v, int k, double *x, double *work);
 FGL__PRIVATE double fgl__stoer_wagner(const double *w, int n, unsigned char *side);
@@ -2471,6 +2515,28 @@ bad:
                          s ? s : "");
 }
 
+FGLDEF int fgl_plugin_parse(const char *s, fgl_plugin_config *out, fgl_error *err) {
+    fgl_plugin_config c;
+    size_t len = s ? strcspn(s, ":") : 0, k;
+    memset(&c, 0, sizeof c);
+    if (!s || len == 0 || len >= sizeof c.name) goto bad;
+    for (k = 0; k < len; k++)
+        if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+              s[k] == '_' || s[k] == '-'))
+            goto bad;
+    memcpy(c.name, s, len);
+    if (s[len]) {
+        char *end;
+        c.arg = strtod(s + len + 1, &end);
+        if (end == s + len + 1 || *end || !isfinite(c.arg)) goto bad;
+    }
+    *out = c;
+    return FGL_OK;
+bad:
+    return fgl_error_set(err, FGL_ERR_PARSE, "plug-in '%s': expected NAME or NAME:ARG (a name of letters, digits, _ "
+                         "and -, under %d characters; ARG a finite number)", s ? s : "", FGL_PLUGIN_NAME);
+}
+
 /* --- src/fed/message.h --- */
 /* --- messages --------------------------------------------------------------- */
 
@@ -2688,8 +2754,18 @@ FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name) {
 
 static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     fgl__entry *e = fgl__store_find(st, name, kind);
-    FGL_ASSERT(e != NULL); /* state is created in an init hook before it is used */
-    return e ? e->p : NULL;
+    if (!e) { /* state is created in an init hook before it is used */
+        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", name ? name : "(null)");
+        if (!w->err) w->err = FGL_ERR_ARG;
+#ifndef NDEBUG
+        fprintf(stderr, "fgl: the state '%s' is looked up but was never created (fgl_new_* in an init hook)\n",
+                name ? name : "(null)");
+#endif
+        FGL_ASSERT(e != NULL);
+        return NULL;
+    }
+    return e->p;
 }
 
 FGLDEF float *fgl_floats(const fgl_store *st, const char *name) {
@@ -3997,49 +4073,6 @@ static double fgl__joint_update_norm(const fgl_algo *a, const fgl_msg *up, const
             sq += nrm * nrm;
         }
     return sqrt(sq);
-}
-
-/* Client side, after its upload hook: what an attacker does to its upload,
- * DP clipping, and secure aggregation's fixed-point encoding and masks. */
-static int fgl__client_transform(fgl_run *run, fgl_client *c) {
-    const fgl_fed_config *cfg = &run->cfg;
-    const fgl_algo *a = &run->algo;
-    double dp_scale = 1;
-    int p;
-    if (cfg->dp.clip > 0 && !c->attacker) { /* DP-FedAvg: an honest client clips its whole update to norm clip */
-        double norm = fgl__joint_update_norm(a, &c->up, &c->down);
-        if (norm > cfg->dp.clip) dp_scale = cfg->dp.clip / norm;
-    }
-    for (p = 0; p < a->n_up; p++) {
-        const fgl_part *d = &a->up[p];
-        float *x;
-        size_t n = c->up.len[p], k;
-        const float *ref;
-        if (!c->up.part[p] || !(c->attacker || dp_scale < 1)) continue; /* nothing changes it */
-        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
-            x[0] = (float)cfg->attack.arg;
-        if (!fgl__weights_part(d)) continue;
-        ref = fgl__ref_of(&c->down, d);
-        if (c->attacker) {
-            switch (cfg->attack.kind) {
-            case FGL_ATTACK_SIGNFLIP: fgl__affine_update(x, ref, n, -cfg->attack.arg); break;
-            case FGL_ATTACK_SCALE: fgl__affine_update(x, ref, n, cfg->attack.arg); break;
-            case FGL_ATTACK_NOISE: {
-                fgl_rng *r = (fgl_rng *)fgl__store_get(&c->store, "attack_rng", FGL__E_RNG);
-                for (k = 0; k < n; k++) x[k] = (float)(x[k] + cfg->attack.arg * fgl_rng_normal(r));
-                break;
-            }
-            case FGL_ATTACK_NAN:
-                for (k = 0; k < n; k++) x[k] = (float)NAN;
-                break;
-            default: break;
-            }
-        } else if (dp_scale < 1) {
-            fgl__affine_update(x, ref, n, dp_scale);
-        }
-    }
-    return cfg->secagg.on ? fgl__secagg_mask(run, c) : FGL_OK;
 }
 
 /* The inverse of the standard normal CDF, by bisection on erf. */
@@ -5506,10 +5539,10 @@ static int fgl__secrets_start(fgl_run *run) {
     return fgl__secret_bytes(&run->cfg, run->dp_key, FGL__SECRET_DP_KEY, 0, 0, &run->err);
 }
 
-/* DP-FedAvg's participants of round r: each client independently with
+/* DP-FedAvg's participants of round r, into ids: each client independently with
  * probability q = cfg.frac, from the DP key's stream (the server's secret,
  * so the public seed does not tell who took part). */
-static int fgl__poisson_participants(fgl_run *run, int round) {
+static int fgl__poisson_participants(fgl_run *run, int round, int *ids) {
     uint32_t w[1024];
     unsigned char nonce[12];
     double thresh = (double)run->cfg.frac * 4294967296.0;
@@ -5518,7 +5551,7 @@ static int fgl__poisson_participants(fgl_run *run, int round) {
     for (i = 0; i < run->n_clients; i++) {
         if (i % 1024 == 0)
             fgl_chacha20_words(w, 1024, run->dp_key, nonce, (uint32_t)(i / 1024) * 64u);
-        if ((double)w[i % 1024] < thresh) run->part[n++] = i;
+        if ((double)w[i % 1024] < thresh) ids[n++] = i;
     }
     return n;
 }
@@ -6474,6 +6507,93 @@ static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs) {
                          4.0 * (4 * params + acts) / 1e9, run->n_clients, widest, limit / 1e9,
                          run->cfg.mem_limit > 0 ? "" : ": this machine's memory");
 }
+/* --- src/fed/plugin.h --- */
+/* --- plug-ins: what joins a round's stages ---------------------------------------- */
+/* A round is a list of stages (src/fed/stages.h): begin, train, arrive,
+ * accept, sum, aggregate, sample, broadcast, evaluate, record. The
+ * runtime's own work fills them; a defence, an attack for experiments, a
+ * privacy mechanism or an integrity check joins them as a plug-in: one
+ * table of the functions below, each NULL where it has nothing to do, and
+ * one line of src/fed/plugins/list.h. A plug-in reads its configuration
+ * from the run's (fgl_fed_config: its own fields, or for one that no field
+ * names, cfg.plugin), refuses in `check` what it cannot cover, and keeps
+ * its state where its functions find it. The runtime calls each stage
+ * function of every plug-in that is on, in the list's order. Adding one is
+ * a file and a line (tests/plugin_check.sh adds a norm bound). */
+
+/* What a plug-in changes for the rest of the round (fgl__plugin.flags). */
+enum {
+    FGL__PLUGIN_HIDES_UPLOADS = 1, /* the aggregate hook is handed no upload, only the runtime's means */
+    FGL__PLUGIN_HIDES_VALUES = 2,  /* uploads arrive masked: their values, norms and losses are not the
+                                      server's to read (the runtime checks only their presence and size) */
+    FGL__PLUGIN_HIDES_WHO = 4,     /* who took part is the mechanism's secret (s->n_accepted reads 0) */
+    FGL__PLUGIN_REWRITES = 8       /* its arrive stage may rewrite uploads (of any shape: none is checked
+                                      yet): the runtime checks them after it, not where they were built */
+};
+
+typedef struct fgl__plugin {
+    const char *name;   /* as cfg.plugin.name turns it on, for a plug-in no field names */
+    unsigned flags;     /* FGL__PLUGIN_*, while it is on */
+    /* 1 when the run's configuration turns it on. NULL: on when
+     * cfg.plugin.name is the plug-in's name. */
+    int (*on)(const fgl_run *run);
+    /* Its refusals, before anything is built or drawn (fgl_run_init,
+     * fgl_run_check, fgl_run_start): its own settings, and the algorithm's
+     * messages it would not cover. FGL_OK or an error in run->err. */
+    int (*check)(fgl_run *run);
+    /* Once, at the start, the models built: its state (secrets, attackers). */
+    int (*start)(fgl_run *run);
+    /* sample: draws round `round`'s participants into ids (increasing) and
+     * returns how many, instead of the uniform draw of cfg.frac (DP's
+     * Poisson draw). The first plug-in on with one draws. */
+    int (*sample)(fgl_run *run, int round, int *ids);
+    /* begin: before the round's training (secure aggregation's keys). */
+    int (*begin)(fgl_run *run, fgl_round_stats *st);
+    /* train: where client c lives, after its upload hook: what it does to
+     * its upload (an attacker's change, DP's clipping, secure aggregation's
+     * masks). FGL_OK or an error through fgl_client_fail. */
+    int (*upload)(fgl_run *run, fgl_client *c);
+    /* arrive: on the server, the round's uploads in, before the runtime
+     * checks them (the ALIE attack rewrites, secure aggregation's dropouts).
+     * It may set run->withheld: no upload of the round reached the server
+     * as values, so none counts as rejected. */
+    int (*arrive)(fgl_run *run, fgl_round_stats *st);
+    /* accept: the uploads checked (run->accepted), more may be rejected
+     * (norm screening). Returns FGL_OK or below 0 with run->err. */
+    int (*accept)(fgl_run *run, fgl_round_stats *st);
+    /* sum: the accepted uploads into what the server may read (secure
+     * aggregation's unmasking of their sum). */
+    int (*sum)(fgl_run *run, fgl_round_stats *st);
+    /* aggregate: release before the aggregate hook (DP's noised means),
+     * after: what the hook must have done (DP: taken every release) or left
+     * alone (the uploads, unchanged). Errors through fgl_server_fail, or in
+     * run->err for `after`. */
+    int (*release)(fgl_run *run, fgl_round_stats *st);
+    int (*after)(fgl_run *run);
+    /* record: the round's metrics into the history in its own way instead
+     * of the runtime's (secure aggregation: sums only). The first plug-in
+     * on with one records. */
+    int (*record)(fgl_run *run, fgl_round_stats *st, int evaluated);
+} fgl__plugin;
+
+/* The plug-ins, in src/fed/plugins/list.h's order: the i-th into out (0
+ * past the last); whether it is on in a run; the FGL__PLUGIN_* flags of
+ * those on; cfg.plugin's name checked against the list. */
+static int fgl__plugin_get(int i, fgl__plugin *out);
+static int fgl__plugin_on(const fgl_run *run, const fgl__plugin *p);
+static unsigned fgl__plugin_flags(const fgl_run *run);
+static int fgl__plugin_named(const fgl_fed_config *cfg, fgl_error *err);
+/* Calls stage function FN of every plug-in that is on, in order, with
+ * ARGS; returns the first error from the function it is used in. */
+#define FGL__PLUGINS_CALL(run, fn, args)                                                \
+    do {                                                                                \
+        fgl__plugin fgl__p_;                                                            \
+        int fgl__i_, fgl__rc_ = FGL_OK;                                                 \
+        for (fgl__i_ = 0; !fgl__rc_ && fgl__plugin_get(fgl__i_, &fgl__p_); fgl__i_++)   \
+            if (fgl__p_.fn && fgl__plugin_on(run, &fgl__p_)) fgl__rc_ = fgl__p_.fn args; \
+        if (fgl__rc_) return fgl__rc_;                                                  \
+    } while (0)
+
 /* --- src/fed/run.h --- */
 /* --- runs: setup ------------------------------------------------------------------- */
 
@@ -6571,6 +6691,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->trained = (unsigned char *)fgl__zalloc(K);
     run->lost = (unsigned char *)fgl__zalloc(K);
     run->part = (int *)fgl__zalloc(sizeof(int) * K);
+    run->next = (int *)fgl__zalloc(sizeof(int) * K);
     { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
        * (evaluated, not yet trained) and one per thread evaluating an idle client */
         int per_round = FGL__MAX(1, FGL__MIN((int)(cfg->frac * n_clients + 0.5f), n_clients)), nt = 1;
@@ -6593,7 +6714,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
-        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
+        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part || !run->next ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down || !run->client_val_f1 || !run->client_test_f1 || !run->client_val_auc ||
         !run->client_test_auc) {
@@ -6792,6 +6913,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->lost);
     fgl__sa_free(run->sa);
     FGL_FREE(run->part);
+    FGL_FREE(run->next);
     FGL_FREE(run->stats);
     FGL_FREE(run->client_val);
     FGL_FREE(run->client_test);
@@ -6955,6 +7077,9 @@ static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
     fgl_tape_reset(&c->store.scratch);
     if (!rc && c->store.err) rc = c->store.err;
+    if (rc && !c->error && c->store.missing[0])
+        return fgl_client_fail(c, FGL_ERR_ARG, "%s looks up the state '%s', which it never created (fgl_new_* in "
+                               "an init hook)", c->algo ? c->algo->name : "the algorithm", c->store.missing);
     if (!rc && c->set && c->set->unknown && c->set->unknown[0])
         return fgl_client_fail(c, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
                                "(fgl_algo_param_add)", c->algo ? c->algo->name : "the algorithm", c->set->unknown);
@@ -6970,19 +7095,23 @@ static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
     fgl_server *s = &run->server;
     if (!s->error) s->error = rc;
+    if (!s->msg[0] && s->store.missing[0])
+        return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s looks up the state '%s', which it "
+                             "never created (fgl_new_* in an init hook)", run->algo.name, run->round + 1, when,
+                             run->algo.name, s->store.missing);
     return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
                          s->msg[0] ? s->msg : fgl_result_name(s->error));
 }
 
-/* Build the downloads of the clients in run->part (the next round's
+/* Build the downloads of clients ids[0..n) (the coming round's
  * participants) from the server's state; count their bytes when `count`. */
-static int fgl__build_downloads(fgl_run *run, int count) {
+static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) {
     fgl_server *s = &run->server;
     const fgl_algo *a = &run->algo;
     size_t bytes = 0;
     int q, i, p, rc;
-    for (q = 0; q < run->n_part; q++) { /* the next round's participants: nothing is sent to the others */
-        fgl_msg *m = &run->down[i = run->part[q]];
+    for (q = 0; q < n; q++) { /* the coming round's participants: nothing is sent to the others */
+        fgl_msg *m = &run->down[i = ids[q]];
         m->decl = a->down;
         m->n_parts = a->n_down;
         fgl__msg_clear(m);
@@ -6999,8 +7128,11 @@ static int fgl__build_downloads(fgl_run *run, int count) {
             m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
-        if (a->download && (rc = a->download(s, i, m))) {
+        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err))) {
             fgl_tape_reset(&s->store.scratch);
+            if (s->store.missing[0])
+                return fgl_server_fail(s, FGL_ERR_ARG, "download of client %d: %s looks up the state '%s', which it "
+                                       "never created (fgl_new_* in an init hook)", i, a->name, s->store.missing);
             return fgl_server_fail(s, rc, "download of client %d: %s", i, fgl_result_name(rc));
         }
         fgl_tape_reset(&s->store.scratch);
@@ -7055,59 +7187,36 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         fgl__down_intact(run, c, "the receive hook");
 }
 
-static int fgl__sample_participants(fgl_run *run, int round);
-static void fgl__trim_idle(fgl_run *run);
+static void fgl__trim_idle(fgl_run *run, const int *coming, int n); /* (stages.h) */
 static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs); /* (budget.h) */
 static int fgl__defences_check(fgl_run *run);                             /* (refusals.h) */
+static int fgl__draw(fgl_run *run, int round);                            /* (stages.h) */
+static int fgl__broadcast(fgl_run *run);
+static void fgl__part_advance(fgl_run *run);
 
-/* Server side: round `round`'s participants are drawn, and only they get
- * a download (all clients when cfg.frac is 1; with DP, a Poisson draw that
- * may be empty). */
-static int fgl__next_downloads(fgl_run *run, int round) {
-    if (fgl__sample_participants(run, round)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
-    if (fgl__build_downloads(run, 1)) return fgl__server_error(run, run->server.error, "download");
-    return FGL_OK;
-}
-
-/* Client side: the local ones among them apply their downloads. */
-static int fgl__phase_receive(fgl_run *run) {
+/* Client side: the local ones among clients ids[0..n) apply their
+ * downloads. */
+static int fgl__phase_receive(fgl_run *run, const int *ids, int n) {
     int q;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, run->n_part))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
-    for (q = 0; q < run->n_part; q++)
-        if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
-    for (q = 0; q < run->n_part; q++)
-        if (run->clients[run->part[q]].error) return fgl__client_error(run, &run->clients[run->part[q]], "receive");
+    for (q = 0; q < n; q++)
+        if (run->clients[ids[q]].local) fgl__receive(run, &run->clients[ids[q]], 1);
+    for (q = 0; q < n; q++)
+        if (run->clients[ids[q]].error) return fgl__client_error(run, &run->clients[ids[q]], "receive");
     return FGL_OK;
 }
 
-/* The run's defences, attacks and privacy at the start: checked
- * (fgl__defences_check), then the attackers (drawn from the run seed) and
- * the random streams they use (checkpointed). */
+/* The run's plug-ins at the start (src/fed/plugins/): checked
+ * (fgl__defences_check), then each one's state (DP's key, the attackers
+ * and their random streams: checkpointed). */
 static int fgl__defences_start(fgl_run *run) {
-    const fgl_fed_config *c = &run->cfg;
+    fgl__plugin p;
     int i, rc;
     if ((rc = fgl__defences_check(run))) return rc;
-    if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
-    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
-        int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
-        fgl_rng r;
-        pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
-        if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
-        fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
-        if (fgl_rng_sample(&r, run->n_clients, n, pick)) n = -1;
-        for (i = 0; i < n; i++) {
-            fgl_client *cl = &run->clients[pick[i]];
-            run->attacker[pick[i]] = 1;
-            cl->attacker = 1;
-            if (c->attack.kind == FGL_ATTACK_NOISE &&
-                !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
-                n = -1;
-        }
-        FGL_FREE(pick);
-        if (n < 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
-    }
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (p.start && fgl__plugin_on(run, &p) && (rc = p.start(run))) return rc;
     return FGL_OK;
 }
 
@@ -7152,9 +7261,9 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
 
 /* A link-prediction run (src/gnn/link.h) has no classes: an algorithm that
  * exchanges something per class (prototypes, class counts: a message part
- * sized by FGL_DIM_CLASSES) and the label-flipping attack are refused by
- * name. Algorithms that train through the loss hook and send weights run
- * unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
+ * sized by FGL_DIM_CLASSES) is refused by name (the label-flipping attack
+ * refuses such a run in its plug-in's check). Algorithms that train
+ * through the loss hook and send weights run unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
  * GPFL, pFedGNN) say so themselves. */
 static int fgl__link_check(fgl_run *run) {
     const fgl_algo *a = &run->algo;
@@ -7167,10 +7276,7 @@ static int fgl__link_check(fgl_run *run) {
                                  "by the classes), and a link task has no classes",
                                  a->name, q < a->n_up ? "upload" : "download", p->name);
     }
-    if (run->cfg.attack.kind == FGL_ATTACK_LABELFLIP && run->cfg.attack.frac > 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "run: the label-flipping attack needs class labels; a link task has none");
-    return FGL_OK;
+    return FGL_OK; /* (the label-flipping attack refuses link tasks itself: plugins/attack.h) */
 }
 
 /* fgl_run_check's checks (full) or fgl_run_init's (those that do not
@@ -7299,9 +7405,10 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     }
     if ((rc = fgl__unknown_param(run))) return rc; /* read by a spec, size or init hook */
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
-    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
-        return rc;
-    fgl__trim_idle(run);
+    /* round 1's participants and their downloads: the last two stages of a round (stages.h) */
+    if ((rc = fgl__draw(run, 0)) || (rc = fgl__broadcast(run)) || (rc = fgl__unknown_param(run))) return rc;
+    fgl__part_advance(run);
+    fgl__trim_idle(run, run->part, run->n_part);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
 
@@ -7409,470 +7516,78 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     }
     if (fgl__client_hook(c, a->upload)) return c->error;
     if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
-    if ((rc = fgl__client_transform(run, c))) return rc;
+    FGL__PLUGINS_CALL(run, upload, (run, c)); /* the plug-ins' changes: an attack, DP's clip, secure
+                                                 aggregation's masks (src/fed/plugins/) */
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
     return FGL_OK;
 }
 
-/* Whether client c's upload is well formed: every declared part there at
- * its declared size, every value finite, the sample count positive and at
- * most what the client registered. With norms (screening), the update norm
- * of each weights part goes to norms[p], measured in the same pass as the
- * finiteness check. */
-static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
-    int p;
-    if (c->error || c->wire_error) return 0;
-    for (p = 0; p < run->algo.n_up; p++) {
-        const fgl_part *d = &run->algo.up[p];
-        if (!c->up.part[p]) {
-            if (!(d->flags & FGL_PART_OPTIONAL)) return 0;
-            continue;
-        }
-        if (c->up.len[p] != c->up_len[p]) return 0;
-        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT))
-            continue; /* masked ring values */
-        if (norms && fgl__weights_part(d)) {
-            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p]))
-                return 0;
-        } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
-            return 0;
-        if (d->kind == FGL_SEND_WEIGHT &&
-            !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
-            return 0;
-    }
-    return 1;
-}
-
-static int fgl__sample_participants(fgl_run *run, int round) {
-    int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f);
-    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
-    if (run->cfg.dp.clip > 0) { /* DP-FedAvg: Poisson sampling at rate frac, from the server's secret */
-        run->n_part = fgl__poisson_participants(run, round);
-        return FGL_OK;
-    }
-    if (n == run->n_clients) {
-        for (i = 0; i < n; i++) run->part[i] = i;
-    } else {
-        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) return FGL_ERR_NOMEM;
-        for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
-            for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
-                int tmp = run->part[j];
-                run->part[j] = run->part[j - 1];
-                run->part[j - 1] = tmp;
-            }
-    }
-    run->n_part = n;
-    return FGL_OK;
-}
-
-/* The phases of a round, split by side so that a transport (FGL_MPI) can
- * run the client phases where the clients live and the server phases on
- * the server; fgl_run_round runs them all in this process. */
-
-/* (schedule.h) */
-static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
-                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
-
-
-/* The server's check of client c's upload (well formed, and its update
- * norms when screening is on), once per round: as soon as the upload is
- * final, where it was built, while it is still in that core's cache; or in
- * the server phase for an upload that came over a transport or that the
- * ALIE attack rewrote. */
-static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
-    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
-    run->checked[c->id] =
-        fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1 && (run->intact.user_hooks & FGL__HOOK_AGGREGATE))
-        fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
-}
-
-static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
-    (void)unused;
-    run->checked[c->id] = 0;
-    if (!c->local) return;
-    fgl__client_round(run, c);
-    if (run->cfg.attack.kind != FGL_ATTACK_ALIE &&
-        run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
-        fgl__check_upload(run, c);
-}
-
-/* Client side: the local participants train and build their uploads, on
- * fgl__run_clients' schedule (fgl.h's kernels run in parallel outside a
- * parallel region, on omp_get_max_threads() threads: fglrun sets that to
- * --threads; a program setting only cfg.threads should call
- * omp_set_num_threads too). */
-static void fgl__phase_train(fgl_run *run) {
-    static const int train[1] = {FGL_SPLIT_TRAIN};
-    fgl__run_clients(run, run->part, run->n_part, train, 1, 0, fgl__round_step, NULL);
-}
-
-/* Server side, from the uploads to the next downloads: checks, defences,
- * aggregation, the next participants and their downloads. */
-static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
-    fgl_server *s = &run->server;
-    int i, n = run->n_part, rc, rejected = 0, n_ok = 0, sa_off;
-    double loss = 0;
-    for (i = 0; i < n; i++) {
-        fgl_client *c = &run->clients[run->part[i]];
-        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
-    }
-    if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
-    if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
-    sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
-    /* the uploads not checked where they were built, in parallel */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
-#endif
-    for (i = 0; i < n; i++)
-        if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
-    for (i = 0; i < n; i++) {
-        int id = run->part[i];
-        run->accepted[id] = !run->dropped[id] && !run->lost[id] && run->checked[id] == 1;
-        run->checked[id] = 0;
-    }
-    for (i = 0; i < n; i++) {
-        fgl_client *c = &run->clients[run->part[i]];
-        size_t k = (size_t)run->round * run->n_clients + c->id;
-        st->bytes_up += fgl_msg_bytes(&c->up);
-        run->client_up[k] += fgl_msg_bytes(&c->up);
-        run->client_loss[k] = run->cfg.secagg.on ? NAN : c->train_loss; /* secagg: inside step 5's sum */
-        st->n_lost += run->lost[c->id];
-    }
-    if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
-    for (i = 0; i < n; i++) {
-        const fgl_client *c = &run->clients[run->part[i]];
-        if (run->dropped[c->id] || run->lost[c->id] || sa_off) continue; /* dropped out, lost, withheld: not rejected */
-        if (!run->accepted[c->id]) {
-            rejected++;
-            run->rejected_by[c->id]++;
-            st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
-        } else {
-            loss += run->cfg.secagg.on ? 0 : c->train_loss;
-            n_ok++;
-        }
-    }
-    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc; /* its reveals are uploads too */
-    run->bytes_up += st->bytes_up;
-    run->rejected_total += rejected;
-    st->n_part = n;
-    st->n_rejected = rejected;
-    st->train_loss = n_ok ? loss / n_ok : NAN;
-    s->round = run->round;
-    s->n_accepted = n_ok;
-    s->n_clipped = 0;
-    s->n_fallback = 0;
-    for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
-    if (run->cfg.dp.clip > 0 && fgl__dp_release(run, st)) return fgl__server_error(run, s->error, "noise");
-    if (run->cfg.dp.clip > 0 || run->cfg.secagg.on) { /* the hook is handed the runtime's means, no upload */
-        for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL;
-        if (run->cfg.dp.clip > 0) s->n_accepted = 0; /* who took part is the mechanism's secret */
-    }
-    if (run->algo.aggregate) {
-        rc = run->algo.aggregate(s);
-        if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
-        fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err)
-            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
-            return fgl__server_error(run, rc, "aggregation");
-    }
-    if (run->cfg.dp.clip > 0 && fgl__dp_released(run)) return fgl__server_error(run, s->error, "aggregation");
-    st->n_clipped = s->n_clipped;
-    s->secagg_sum = NULL;
-    st->n_fallback = s->n_fallback;
-    for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
-    memset(run->trained, 0, (size_t)run->n_clients);
-    for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
-    return fgl__next_downloads(run, run->round + 1);
-}
-
-/* With partial participation (cfg.frac < 1) a client that sits out the
- * next round returns its tape's arena (the largest part of an idle
- * client's memory) once its work in this round is done; run->part holds
- * the next round's participants by then. next: 1 for each of them. */
-static unsigned char *fgl__next_mask(const fgl_run *run) {
-    unsigned char *next;
-    int q;
-    if (!(run->cfg.frac < 1)) return NULL;
-    if (!(next = (unsigned char *)FGL_MALLOC((size_t)run->n_clients))) return NULL;
-    memset(next, 0, (size_t)run->n_clients);
-    for (q = 0; q < run->n_part; q++) next[run->part[q]] = 1;
-    return next;
-}
-
-/* An idle client trims its tape, or with cfg.park_idle packs its state. */
-static void fgl__rest(fgl_run *run, fgl_client *c) {
-    if (run->cfg.park_idle) fgl__park(run, c);
-    else if (c->tape.chunk) fgl__tape_stow(run, &c->tape);
-}
-
-static void fgl__trim_idle(fgl_run *run) {
-    unsigned char *next = fgl__next_mask(run);
-    int i;
-    if (!next) return;
-    for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && !next[i]) fgl__rest(run, &run->clients[i]);
-    FGL_FREE(next);
-}
-
-/* A client evaluates its model (restored first if packed; an idle one,
- * next[i] == 0, then rests at once, so an evaluation round holds one
- * arena, and with cfg.park_idle one unpacked state, per thread, not per
- * client). */
-static void fgl__eval_step(fgl_run *run, fgl_client *c, const void *next_mask) {
-    const unsigned char *next = (const unsigned char *)next_mask;
-    int rc = fgl__unpark(run, c);
-    if (rc) {
-        c->val_acc = c->test_acc = -1;
-        fgl_tape_fail(&c->tape, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
-        return;
-    }
-    fgl__client_evaluate(run, c);
-    if (next && !next[c->id]) fgl__rest(run, c);
-}
-
-/* Client side: the local clients not evaluated after training (all, or
- * those that sat the round out) evaluate their models, on
- * fgl__run_clients' schedule. */
-static void fgl__phase_eval(fgl_run *run) {
-    static const int eval[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    unsigned char *next = fgl__next_mask(run);
-    int i, n = 0, *ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)run->n_clients);
-    for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
-            if (ids) ids[n++] = i;
-            else fgl__eval_step(run, &run->clients[i], next); /* out of memory: in order */
-        }
-    if (ids) fgl__run_clients(run, ids, n, eval, 2, 1, fgl__eval_step, next);
-    FGL_FREE(ids);
-    FGL_FREE(next);
-}
-
-/* Server side: the round's accuracies (c->val_acc, c->test_acc of every
- * client, NaN for a round not evaluated) into the history. */
-static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
-    int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
-    double *hist[4];
-    if (run->cfg.secagg.on) return fgl__secagg_record(run, st, evaluated); /* sums only */
-    hist[0] = run->client_val_f1;
-    hist[1] = run->client_test_f1;
-    hist[2] = run->client_val_auc;
-    hist[3] = run->client_test_auc;
-    for (i = 0; i < run->n_clients; i++) {
-        fgl_client *c = &run->clients[i];
-        size_t at = (size_t)run->round * run->n_clients + i;
-        if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
-            run->client_val[at] = NAN;
-            run->client_test[at] = NAN;
-            for (q = 0; q < 4; q++) hist[q][at] = NAN;
-            continue;
-        }
-        { /* macro-F1 and AUC: NaN where the client has none (no labelled sample, one class), left out of the
-           * means as a client without test samples is left out of the test accuracy's */
-            double v[4];
-            v[0] = c->val_f1;
-            v[1] = c->n_test > 0 ? c->test_f1 : NAN;
-            v[2] = c->val_auc;
-            v[3] = c->n_test > 0 ? c->test_auc : NAN;
-            for (q = 0; q < 4; q++) {
-                hist[q][at] = evaluated ? v[q] : NAN;
-                if (evaluated && v[q] == v[q]) {
-                    msum[q] += v[q];
-                    mn[q]++;
-                }
-            }
-        }
-        n++;
-        if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
-                                 "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
-                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
-        run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
-        /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
-        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
-        if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
-            if (c->n_val > 0) {
-                vsum += c->n_val * c->val_acc;
-                vh += c->n_val * c->val_hits;
-                vw += c->n_val;
-            }
-            if (c->n_test > 0) {
-                tsum += c->n_test * c->test_acc;
-                th += c->n_test * c->test_hits;
-                tw += c->n_test;
-            }
-        } else {
-            vsum += c->val_acc;
-            if (c->n_test > 0) {
-                tsum += c->test_acc;
-                n_tested++;
-            }
-        }
-    }
-    if (n == 0)
-        return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
-                             run->round + 1);
-    st->val_f1 = mn[0] ? msum[0] / mn[0] : NAN;
-    st->test_f1 = mn[1] ? msum[1] / mn[1] : NAN;
-    st->val_auc = mn[2] ? msum[2] / mn[2] : NAN;
-    st->test_auc = mn[3] ? msum[3] / mn[3] : NAN;
-    if (link) {
-        st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
-        st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
-        st->val_hits = evaluated && vw > 0 ? vh / vw : NAN;
-        st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
-    } else {
-        st->val_acc = evaluated ? vsum / n : NAN;
-        st->test_acc = evaluated && n_tested > 0 ? tsum / n_tested : NAN; /* no test set anywhere: none */
-        st->val_hits = st->test_hits = NAN;
-    }
-    return FGL_OK;
-}
-
-FGLDEF int fgl_run_round(fgl_run *run) {
-    fgl_round_stats *st;
-    int rc, evaluated;
-    double t0, t1, t2;
-    if (!run->started && (rc = fgl_run_start(run))) return rc;
-    if (run->round >= run->cfg.rounds)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
-    st = &run->stats[run->round];
-    memset(run->accepted, 0, (size_t)run->n_clients);
-    evaluated = fgl__evaluated(run, run->round);
-    t0 = fgl_now();
-    if (run->cfg.secagg.on && (rc = fgl__secagg_setup(run, st))) return rc;
-    fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
-    if (run->transport && (rc = run->transport->train(run))) return rc;
-    t1 = fgl_now();
-    if ((rc = fgl__phase_server(run, st)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
-        return rc;
-    t2 = fgl_now();
-    if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
-    if (evaluated) fgl__phase_eval(run);
-    if ((rc = fgl__unknown_param(run))) return rc; /* (an evaluation hook's read) */
-    fgl__trim_idle(run);
-    if ((rc = fgl__phase_record(run, st, evaluated))) return rc;
-    st->t_train = t1 - t0;
-    st->t_server = t2 - t1;
-    st->t_eval = fgl_now() - t2;
-    run->round++;
-    return FGL_OK;
-}
-
 /* --- src/fed/refusals.h --- */
-/* The run's defences, attacks and privacy: their consistency with each
- * other and the algorithm's declared messages (nothing drawn, nothing
- * changed: fgl_run_init and fgl_run_check call it too). */
-static int fgl__defences_check(fgl_run *run) {
-    const fgl_fed_config *c = &run->cfg;
+/* What a defence needs of the algorithm, for fgl__covered. */
+enum {
+    FGL__COVER_WEIGHTS = 1, /* it sends model weights (the defence acts on them) */
+    FGL__COVER_RAW = 2,     /* no upload its server turns into state by its own code (FGL_PART_RAW) */
+    FGL__COVER_MIX = 4,     /* one mean, no model mixed per client (fgl_server_mix) */
+    FGL__COVER_EACH = 8,    /* no server that reads every client's model on its own */
+    FGL__COVER_HOOK = 16    /* an aggregate hook of the program's own declares mean_only */
+};
+/* The refusal of the first need the algorithm does not meet, or FGL_OK.
+ * what: the defence ("differential privacy"); it: how the message names it
+ * after the algorithm ("it", "the rule"); under, mean: for
+ * FGL__COVER_HOOK, what the hook is under ("DP") and what mean it gets
+ * ("noised"). */
+static int fgl__covered(fgl_run *run, const char *what, const char *it, const char *under, const char *mean,
+                        unsigned need);
+
+static int fgl__covered(fgl_run *run, const char *what, const char *it, const char *under, const char *mean,
+                        unsigned need) {
     const fgl_algo *a = &run->algo;
-    int p, weights = 0, n_model = 0, n_weight = 0, raw = -1, data = -1, rc;
-    const char *priv = c->dp.clip > 0 ? "differential privacy" : "secure aggregation";
+    int p, weights = 0, raw = -1;
     for (p = 0; p < a->n_up; p++) {
         weights |= fgl__weights_part(&a->up[p]);
-        n_model += a->up[p].kind == FGL_SEND_MODEL;
-        n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
         if ((a->up[p].flags & FGL_PART_RAW) && raw < 0) raw = p;
-        if (a->up[p].kind == FGL_SEND_DATA && data < 0) data = p;
     }
-    if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on ||
-         (c->attack.kind != FGL_ATTACK_NONE && c->attack.kind != FGL_ATTACK_LABELFLIP &&
-          c->attack.kind != FGL_ATTACK_NAN && c->attack.kind != FGL_ATTACK_COUNT)) &&
-        !weights)
+    if ((need & FGL__COVER_WEIGHTS) && !weights)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s sends no model weights: robust rules, weight attacks, DP and secure "
                              "aggregation act on them",
                              a->name);
-    /* Covered or refused: a defence is accepted only when every upload part
-     * that reaches the models goes through the path it guards. */
-    if ((c->robust.rule != FGL_ROBUST_MEAN || c->dp.clip > 0 || c->secagg.on) && raw >= 0)
+    if ((need & FGL__COVER_RAW) && raw >= 0)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s: refused: %s's server turns its upload '%s' into model state by its own code "
                              "(FGL_PART_RAW), which %s does not cover",
-                             c->robust.rule != FGL_ROBUST_MEAN ? "robust aggregation" : priv, a->name, a->up[raw].name,
-                             c->robust.rule != FGL_ROBUST_MEAN ? "the rule" : "it");
-    if ((c->dp.clip > 0 || c->secagg.on) && a->mixes)
+                             what, a->name, a->up[raw].name, it);
+    if ((need & FGL__COVER_MIX) && a->mixes)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s: refused: %s mixes a model per client from the uploads (fgl_server_mix); it is "
                              "defined for one mean of them, not for personalised mixtures",
-                             priv, a->name);
-    if ((c->dp.clip > 0 || c->secagg.on || c->robust.rule != FGL_ROBUST_MEAN) && a->reads_each)
+                             what, a->name);
+    if ((need & FGL__COVER_EACH) && a->reads_each)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s: refused: %s's server reads every client's model on its own (an ensemble it "
                              "distils from), which %s does not cover",
-                             c->robust.rule != FGL_ROBUST_MEAN ? "robust aggregation" : priv, a->name,
-                             c->robust.rule != FGL_ROBUST_MEAN ? "the rule" : "it");
-    if ((c->dp.clip > 0 || c->secagg.on) && (fgl__user_hooks(a) & FGL__HOOK_AGGREGATE) && !a->mean_only)
+                             what, a->name, it);
+    if ((need & FGL__COVER_HOOK) && (fgl__user_hooks(a) & FGL__HOOK_AGGREGATE) && !a->mean_only)
         return fgl_error_set(&run->err, FGL_ERR_ARG,
                              "%s: refused: %s's aggregate hook is the program's own: under %s a hook is handed no "
                              "upload, only the %s mean (fgl_server_mean), so a rule built on it declares "
                              "mean_only = 1 in its table (a rule over the uploads, such as a median, cannot run)",
-                             priv, a->name, c->dp.clip > 0 ? "DP" : "it", c->dp.clip > 0 ? "noised" : "unmasked");
-    if (c->dp.clip > 0 && n_model > 0 && fgl__model_source(a) < 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "differential privacy: refused: %s sends no model from one server buffer (a download "
-                             "model part `from` a buffer, not a row per client), which a round without "
-                             "participants adds its noise to",
-                             a->name);
-    if (c->dp.clip > 0 && data >= 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
-                             "which DP-FedAvg neither clips nor noises",
-                             a->name, a->up[data].name);
-    if (c->dp.clip > 0 && (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on))
-        return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "dp: combine it with neither a robust rule nor secure aggregation");
-    { /* a robust rule's parameter that a round without a single rejection could not support: refused here;
-       * rounds that reject uploads fall back (fgl_server_mix) */
-        int np = FGL__MAX(1, FGL__MIN((int)(c->frac * run->n_clients + 0.5f), run->n_clients));
-        const fgl_robust_config *rb = &c->robust;
-        if (rb->rule == FGL_ROBUST_TRIMMED && 2 * rb->trim >= np)
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "trimmed:%d needs more than %d uploads a round, and a round has %d participants "
-                                 "(%d clients, frac %g): trim at most %d",
-                                 rb->trim, 2 * rb->trim, np, run->n_clients, (double)c->frac, (np - 1) / 2);
-        if ((rb->rule == FGL_ROBUST_KRUM || rb->rule == FGL_ROBUST_MULTIKRUM) && np <= 2 * rb->f + 2)
-            return np < 3 ? fgl_error_set(&run->err, FGL_ERR_ARG,
-                                          "%s needs 3 or more participants a round, and a round has %d (%d clients, "
-                                          "frac %g)",
-                                          fgl_robust_name(rb->rule), np, run->n_clients, (double)c->frac)
-                          : fgl_error_set(&run->err, FGL_ERR_ARG,
-                                          "%s with f = %d: Krum's guarantee needs more than 2f + 2 = %d uploads a "
-                                          "round, and a round has %d participants (%d clients, frac %g): f at most %d",
-                                          fgl_robust_name(rb->rule), rb->f, 2 * rb->f + 2, np, run->n_clients,
-                                          (double)c->frac, (np - 3) / 2);
-        if (rb->rule == FGL_ROBUST_MULTIKRUM && (rb->m < 1 || rb->m > np - rb->f))
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "multikrum:%d,%d keeps %d uploads of a round's %d participants, of which f = %d are "
-                                 "assumed attackers: keep 1 to %d",
-                                 rb->f, rb->m, rb->m, np, rb->f, np - rb->f);
-    }
-    if (c->secagg.on) {
-        if (n_model != 1 || n_weight != 1 || a->n_up != 2)
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation: refused: %s must upload exactly its model and its sample "
-                                 "count (FedAvg-like), the server seeing their sum only",
-                                 a->name);
-        if (c->robust.screen > 0)
-            return fgl_error_set(&run->err, FGL_ERR_ARG,
-                                 "secure aggregation hides the update norms that norm screening (robust.screen "
-                                 "%g) needs: turn screening off (0) to use it",
-                                 (double)c->robust.screen);
-        if (run->transport && !run->transport->secagg)
-            return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
-        if ((rc = fgl__secagg_check(run))) return rc;
-    }
-    if (c->dp.clip > 0 && !(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
-                             (double)c->dp.noise, c->dp.delta, (double)c->frac);
-    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0 && !(c->attack.frac <= 1))
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)c->attack.frac);
+                             what, a->name, under, mean);
     return FGL_OK;
 }
 
+/* The run's plug-ins: cfg.plugin names one the list has, and each plug-in
+ * on accepts the run (nothing drawn, nothing changed: fgl_run_init and
+ * fgl_run_check call it too). */
+static int fgl__defences_check(fgl_run *run) {
+    fgl__plugin p;
+    int i, rc;
+    if ((rc = fgl__plugin_named(&run->cfg, &run->err))) return rc;
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (p.check && fgl__plugin_on(run, &p) && (rc = p.check(run))) return rc;
+    return FGL_OK;
+}
 /* --- src/fed/schedule.h --- */
 /* --- runs: which clients run side by side, on how many threads --------------------- */
 /* The schedule of a client phase (fgl_run_round's training and evaluation):
@@ -8227,6 +7942,10 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         fgl__put_f64(&b, run->set.value[i]);
     }
     fgl__put_config(&b, &run->cfg);
+    if (run->cfg.plugin.name[0]) { /* a plug-in by name (none: the fingerprint of the builds before it) */
+        fgl_bytes_put_str(&b, run->cfg.plugin.name);
+        fgl__put_f64(&b, run->cfg.plugin.arg);
+    }
     fgl_bytes_put_u32(&b, (uint32_t)run->n_clients);
     if (run->pub) { /* the server's public data */
         const fgl_node_data *pd = run->pub;
@@ -8746,14 +8465,14 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
-        if (fgl__build_downloads(run, 0)) {
+        if (fgl__build_downloads(run, run->part, run->n_part, 0)) {
             rc = fgl__server_error(run, run->server.error, "rebuilding downloads");
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
         }
         for (i = 0; i < run->n_part; i++)
             if (run->clients[run->part[i]].local) fgl__receive(run, &run->clients[run->part[i]], 0);
-        fgl__trim_idle(run);
+        fgl__trim_idle(run, run->part, run->n_part);
         if (run->transport && (rc = run->transport->resume(run))) {
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
@@ -8928,6 +8647,858 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
         s->last_test_hits = run->stats[run->round - 1].test_hits;
     }
     s->seconds = s->t_train + s->t_server + s->t_eval;
+}
+/* --- src/fed/plugins/attack.h --- */
+/* --- the attack plug-in: simulated attackers (cfg.attack) --------------------------- */
+/* For experiments with the defences: a fraction of the clients, drawn from
+ * the run seed at the start, attack every round they take part in. Label
+ * flipping acts in their training (src/fed/sides.h); the weight attacks
+ * change the upload they built (signflip, scale, noise, nan, count); ALIE
+ * rewrites the attackers' uploads on the server side from the round's
+ * honest updates (fgl__alie, src/fed/defences.h). */
+
+static int fgl__attack_on(const fgl_run *run) { return run->cfg.attack.kind != FGL_ATTACK_NONE; }
+
+static int fgl__attack_check(fgl_run *run) {
+    const fgl_attack_config *at = &run->cfg.attack;
+    int rc;
+    if (at->kind != FGL_ATTACK_LABELFLIP && at->kind != FGL_ATTACK_NAN && at->kind != FGL_ATTACK_COUNT &&
+        (rc = fgl__covered(run, "an attack", "it", NULL, NULL, FGL__COVER_WEIGHTS)))
+        return rc;
+    if (at->frac > 0 && !(at->frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "attackers: a fraction in (0, 1], not %g", (double)at->frac);
+    if (at->kind == FGL_ATTACK_LABELFLIP && at->frac > 0 && run->clients[0].task == FGL_TASK_LINK)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "run: the label-flipping attack needs class labels; a link task has none");
+    return FGL_OK;
+}
+
+/* The attackers, drawn from the run seed, and the noise attack's streams
+ * (checkpointed with the clients). */
+static int fgl__attack_start(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    int n = (int)(c->attack.frac * run->n_clients + 0.5f), i, *pick;
+    fgl_rng r;
+    if (!(c->attack.frac > 0)) return FGL_OK;
+    pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
+    if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
+    fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
+    if (fgl_rng_sample(&r, run->n_clients, n, pick)) n = -1;
+    for (i = 0; i < n; i++) {
+        fgl_client *cl = &run->clients[pick[i]];
+        run->attacker[pick[i]] = 1;
+        cl->attacker = 1;
+        if (c->attack.kind == FGL_ATTACK_NOISE &&
+            !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
+            n = -1;
+    }
+    FGL_FREE(pick);
+    return n < 0 ? fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory") : FGL_OK;
+}
+
+/* An attacker's change to the upload it built (weight attacks). */
+static int fgl__attack_upload(fgl_run *run, fgl_client *c) {
+    const fgl_attack_config *at = &run->cfg.attack;
+    const fgl_algo *a = &run->algo;
+    int p;
+    if (!c->attacker) return FGL_OK;
+    for (p = 0; p < a->n_up; p++) {
+        const fgl_part *d = &a->up[p];
+        size_t n = c->up.len[p], k;
+        const float *ref;
+        float *x;
+        if (!c->up.part[p]) continue;
+        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (d->kind == FGL_SEND_WEIGHT && at->kind == FGL_ATTACK_COUNT) x[0] = (float)at->arg;
+        if (!fgl__weights_part(d)) continue;
+        ref = fgl__ref_of(&c->down, d);
+        switch (at->kind) {
+        case FGL_ATTACK_SIGNFLIP: fgl__affine_update(x, ref, n, -at->arg); break;
+        case FGL_ATTACK_SCALE: fgl__affine_update(x, ref, n, at->arg); break;
+        case FGL_ATTACK_NOISE: {
+            fgl_rng *r = (fgl_rng *)fgl__store_get(&c->store, "attack_rng", FGL__E_RNG);
+            for (k = 0; k < n; k++) x[k] = (float)(x[k] + at->arg * fgl_rng_normal(r));
+            break;
+        }
+        case FGL_ATTACK_NAN:
+            for (k = 0; k < n; k++) x[k] = (float)NAN;
+            break;
+        default: break;
+        }
+    }
+    return FGL_OK;
+}
+
+/* ALIE: the colluding attackers' uploads rewritten from the round's. */
+static int fgl__attack_arrive(fgl_run *run, fgl_round_stats *st) {
+    (void)st;
+    return run->cfg.attack.kind == FGL_ATTACK_ALIE ? fgl__alie(run) : FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_attack(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "attack";
+    p.on = fgl__attack_on;
+    p.check = fgl__attack_check;
+    p.start = fgl__attack_start;
+    p.upload = fgl__attack_upload;
+    p.arrive = fgl__attack_arrive;
+    return p;
+}
+/* --- src/fed/plugins/robust.h --- */
+/* --- the robust plug-in: robust rules and norm screening (cfg.robust) --------------- */
+/* The rule itself (median, trimmed mean, Krum, Multi-Krum, norm clipping)
+ * is the server's mean: fgl_server_mean applies it (src/fed/defences.h).
+ * This plug-in refuses the algorithms and settings a rule cannot cover, and
+ * screens uploads by their update norms in the accept stage. */
+
+/* Screening on: its norms are measured as uploads are checked. */
+static int fgl__screening(const fgl_run *run) {
+    return run->cfg.robust.screen > 0 && !(fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES);
+}
+
+static int fgl__robust_on(const fgl_run *run) {
+    return run->cfg.robust.rule != FGL_ROBUST_MEAN || run->cfg.robust.screen > 0;
+}
+
+static int fgl__robust_check(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    const fgl_robust_config *rb = &c->robust;
+    int np = FGL__MAX(1, FGL__MIN((int)(c->frac * run->n_clients + 0.5f), run->n_clients)), rc;
+    if (rb->rule == FGL_ROBUST_MEAN) return FGL_OK; /* screening alone reads nothing but norms */
+    if ((rc = fgl__covered(run, "robust aggregation", "the rule", NULL, NULL,
+                           FGL__COVER_WEIGHTS | FGL__COVER_RAW | FGL__COVER_EACH)))
+        return rc;
+    /* a parameter that a round without a single rejection could not support is refused here; rounds that
+     * reject uploads fall back (fgl_server_mix) */
+    if (rb->rule == FGL_ROBUST_TRIMMED && 2 * rb->trim >= np)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "trimmed:%d needs more than %d uploads a round, and a round has %d participants "
+                             "(%d clients, frac %g): trim at most %d",
+                             rb->trim, 2 * rb->trim, np, run->n_clients, (double)c->frac, (np - 1) / 2);
+    if ((rb->rule == FGL_ROBUST_KRUM || rb->rule == FGL_ROBUST_MULTIKRUM) && np <= 2 * rb->f + 2)
+        return np < 3 ? fgl_error_set(&run->err, FGL_ERR_ARG,
+                                      "%s needs 3 or more participants a round, and a round has %d (%d clients, "
+                                      "frac %g)",
+                                      fgl_robust_name(rb->rule), np, run->n_clients, (double)c->frac)
+                      : fgl_error_set(&run->err, FGL_ERR_ARG,
+                                      "%s with f = %d: Krum's guarantee needs more than 2f + 2 = %d uploads a "
+                                      "round, and a round has %d participants (%d clients, frac %g): f at most %d",
+                                      fgl_robust_name(rb->rule), rb->f, 2 * rb->f + 2, np, run->n_clients,
+                                      (double)c->frac, (np - 3) / 2);
+    if (rb->rule == FGL_ROBUST_MULTIKRUM && (rb->m < 1 || rb->m > np - rb->f))
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "multikrum:%d,%d keeps %d uploads of a round's %d participants, of which f = %d are "
+                             "assumed attackers: keep 1 to %d",
+                             rb->f, rb->m, rb->m, np, rb->f, np - rb->f);
+    return FGL_OK;
+}
+
+static int fgl__robust_accept(fgl_run *run, fgl_round_stats *st) {
+    int rc = fgl__screening(run) ? fgl__screen(run, st) : 0;
+    return rc < 0 ? rc : FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_robust(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "robust";
+    p.on = fgl__robust_on;
+    p.check = fgl__robust_check;
+    p.accept = fgl__robust_accept;
+    return p;
+}
+/* --- src/fed/plugins/dp.h --- */
+/* --- the DP plug-in: DP-FedAvg (cfg.dp) ------------------------------------------- */
+/* McMahan et al. 2018, as fgl_dp_config says: Poisson participation from
+ * the server's secret key, each honest participant's update clipped where
+ * it is built, the noised mean released by the runtime before the
+ * aggregate hook (which is handed no upload, and must take every release),
+ * in every round, participants or not (src/fed/defences.h). */
+
+static int fgl__dp_on(const fgl_run *run) { return run->cfg.dp.clip > 0; }
+
+static int fgl__dp_check(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    const fgl_algo *a = &run->algo;
+    int p, rc;
+    if ((rc = fgl__covered(run, "differential privacy", "it", "DP", "noised",
+                           FGL__COVER_WEIGHTS | FGL__COVER_RAW | FGL__COVER_MIX | FGL__COVER_EACH | FGL__COVER_HOOK)))
+        return rc;
+    for (p = 0; p < a->n_up; p++)
+        if (a->up[p].kind == FGL_SEND_MODEL && fgl__model_source(a) < 0)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "differential privacy: refused: %s sends no model from one server buffer (a "
+                                 "download model part `from` a buffer, not a row per client), which a round without "
+                                 "participants adds its noise to",
+                                 a->name);
+    for (p = 0; p < a->n_up; p++)
+        if (a->up[p].kind == FGL_SEND_DATA)
+            return fgl_error_set(&run->err, FGL_ERR_ARG,
+                                 "differential privacy: refused: %s uploads '%s' (data the server reads as sent), "
+                                 "which DP-FedAvg neither clips nor noises",
+                                 a->name, a->up[p].name);
+    if (c->robust.rule != FGL_ROBUST_MEAN || c->secagg.on)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "dp: combine it with neither a robust rule nor secure aggregation");
+    if (!(c->dp.noise >= 0 && c->dp.delta > 0 && c->dp.delta < 1 && c->frac > 0 && c->frac <= 1))
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "dp: noise %g must be >= 0, delta %g in (0, 1), frac %g in (0, 1]",
+                             (double)c->dp.noise, c->dp.delta, (double)c->frac);
+    return FGL_OK;
+}
+
+static int fgl__dp_start(fgl_run *run) { return fgl__secrets_start(run); }
+
+static int fgl__dp_sample(fgl_run *run, int round, int *ids) { return fgl__poisson_participants(run, round, ids); }
+
+/* An honest participant clips its whole update (every model and delta part
+ * together) to norm clip. */
+static int fgl__dp_upload(fgl_run *run, fgl_client *c) {
+    const fgl_algo *a = &run->algo;
+    double norm, scale;
+    int p;
+    if (c->attacker) return FGL_OK;
+    norm = fgl__joint_update_norm(a, &c->up, &c->down);
+    if (!(norm > run->cfg.dp.clip)) return FGL_OK;
+    scale = run->cfg.dp.clip / norm;
+    for (p = 0; p < a->n_up; p++) {
+        float *x;
+        if (!c->up.part[p]) continue;
+        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        if (fgl__weights_part(&a->up[p])) fgl__affine_update(x, fgl__ref_of(&c->down, &a->up[p]), c->up.len[p], scale);
+    }
+    return FGL_OK;
+}
+
+static int fgl__dp_after(fgl_run *run) {
+    return fgl__dp_released(run) ? fgl__server_error(run, run->server.error, "aggregation") : FGL_OK;
+}
+
+static int fgl__dp_release_stage(fgl_run *run, fgl_round_stats *st) {
+    return fgl__dp_release(run, st) ? fgl__server_error(run, run->server.error, "noise") : FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_dp(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "dp";
+    p.flags = FGL__PLUGIN_HIDES_UPLOADS | FGL__PLUGIN_HIDES_WHO;
+    p.on = fgl__dp_on;
+    p.check = fgl__dp_check;
+    p.start = fgl__dp_start;
+    p.sample = fgl__dp_sample;
+    p.upload = fgl__dp_upload;
+    p.release = fgl__dp_release_stage;
+    p.after = fgl__dp_after;
+    return p;
+}
+/* --- src/fed/plugins/secagg.h --- */
+/* --- the secure aggregation plug-in (cfg.secagg) ---------------------------------- */
+/* Bonawitz et al. 2017, as fgl_secagg_config says (the protocol's steps are
+ * in src/fed/secagg.h): keys and shares before the training (begin), the
+ * masked upload where it is built (upload), the simulated dropouts (arrive),
+ * the survivors' reveals and the unmasked sum (sum), and the round's metrics
+ * as masked sums (record). The server reads no upload's values, norms or
+ * loss, and the aggregate hook is handed the sum only. */
+
+static int fgl__secagg_on(const fgl_run *run) { return run->cfg.secagg.on; }
+
+static int fgl__secagg_plugin_check(fgl_run *run) {
+    const fgl_fed_config *c = &run->cfg;
+    const fgl_algo *a = &run->algo;
+    int p, n_model = 0, n_weight = 0, rc;
+    if ((rc = fgl__covered(run, "secure aggregation", "it", "it", "unmasked",
+                           FGL__COVER_WEIGHTS | FGL__COVER_RAW | FGL__COVER_MIX | FGL__COVER_EACH | FGL__COVER_HOOK)))
+        return rc;
+    for (p = 0; p < a->n_up; p++) {
+        n_model += a->up[p].kind == FGL_SEND_MODEL;
+        n_weight += a->up[p].kind == FGL_SEND_WEIGHT;
+    }
+    if (n_model != 1 || n_weight != 1 || a->n_up != 2)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "secure aggregation: refused: %s must upload exactly its model and its sample "
+                             "count (FedAvg-like), the server seeing their sum only",
+                             a->name);
+    if (c->robust.screen > 0)
+        return fgl_error_set(&run->err, FGL_ERR_ARG,
+                             "secure aggregation hides the update norms that norm screening (robust.screen "
+                             "%g) needs: turn screening off (0) to use it",
+                             (double)c->robust.screen);
+    if (run->transport && !run->transport->secagg)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "secure aggregation: this transport cannot run its steps");
+    return fgl__secagg_check(run);
+}
+
+static int fgl__secagg_upload(fgl_run *run, fgl_client *c) { return fgl__secagg_mask(run, c); }
+
+/* Dropouts; a round whose keys or shares did not go round has withheld
+ * every upload (none reached the server as values: none is rejected). */
+static int fgl__secagg_arrive(fgl_run *run, fgl_round_stats *st) {
+    fgl__secagg_dropouts(run, st);
+    run->withheld = !run->sa || !run->sa->ready;
+    return FGL_OK;
+}
+
+/* The rejected uploads its clients withheld because a weighted value left
+ * the ring's range (fgl_round_stats.n_out_of_range). */
+static int fgl__secagg_accept(fgl_run *run, fgl_round_stats *st) {
+    int q;
+    for (q = 0; q < run->n_part && !run->withheld; q++) {
+        const fgl_client *c = &run->clients[run->part[q]];
+        if (!run->dropped[c->id] && !run->lost[c->id] && !run->accepted[c->id])
+            st->n_out_of_range += fgl__sa_out_of_range(c);
+    }
+    return FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_secagg(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "secagg";
+    p.flags = FGL__PLUGIN_HIDES_UPLOADS | FGL__PLUGIN_HIDES_VALUES;
+    p.on = fgl__secagg_on;
+    p.check = fgl__secagg_plugin_check;
+    p.begin = fgl__secagg_setup;
+    p.upload = fgl__secagg_upload;
+    p.arrive = fgl__secagg_arrive;
+    p.accept = fgl__secagg_accept;
+    p.sum = fgl__secagg_unmask;
+    p.record = fgl__secagg_record;
+    return p;
+}
+/* --- src/fed/plugins/intact.h --- */
+/* --- the intact plug-in: an aggregate hook of the program's own leaves the uploads as sent --- */
+/* The accepted uploads' checksums are taken as they are checked
+ * (fgl__upload_sums); after the hook they must be unchanged (src/fed/intact.h
+ * says why; the client hooks' checks sit around those hooks in run.h). */
+
+static int fgl__intact_on(const fgl_run *run) { return (run->intact.user_hooks & FGL__HOOK_AGGREGATE) != 0; }
+
+static int fgl__intact_after(fgl_run *run) {
+    int rc = run->algo.aggregate ? fgl__uploads_intact(run) : FGL_OK;
+    return rc ? fgl__server_error(run, rc, "aggregation") : FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_intact(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "intact";
+    p.on = fgl__intact_on;
+    p.after = fgl__intact_after;
+    return p;
+}
+/* --- src/fed/plugins/list.h --- */
+/* --- the plug-ins' list ---------------------------------------------------------- */
+
+/* The tables are built when asked for (by value: a client's stage on one
+ * thread and the server's on another share nothing). */
+static int fgl__plugin_get(int i, fgl__plugin *out) {
+    int k = 0;
+#define FGL__PLUGIN_ROW(name, file) \
+    if (i == k++) {                 \
+        *out = fgl__plugin_##name(); \
+        return 1;                   \
+    }
+    FGL__PLUGINS(FGL__PLUGIN_ROW)
+#undef FGL__PLUGIN_ROW
+    return 0;
+}
+
+static int fgl__plugin_on(const fgl_run *run, const fgl__plugin *p) {
+    if (p->on) return p->on(run);
+    return run->cfg.plugin.name[0] && p->name && strcmp(run->cfg.plugin.name, p->name) == 0;
+}
+
+static unsigned fgl__plugin_flags(const fgl_run *run) {
+    fgl__plugin p;
+    unsigned flags = 0;
+    int i;
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (fgl__plugin_on(run, &p)) flags |= p.flags;
+    return flags;
+}
+
+/* cfg.plugin names a plug-in that no field turns on, or nothing. */
+static int fgl__plugin_named(const fgl_fed_config *cfg, fgl_error *err) {
+    fgl__plugin p;
+    char names[200];
+    size_t at = 0;
+    int i;
+    if (!cfg->plugin.name[0]) return FGL_OK;
+    names[0] = 0;
+    for (i = 0; fgl__plugin_get(i, &p); i++) {
+        if (p.on) continue; /* turned on by its own fields, not by name */
+        if (strncmp(cfg->plugin.name, p.name, sizeof cfg->plugin.name) == 0) return FGL_OK;
+        if (at < sizeof names) at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", p.name);
+    }
+    return fgl_error_set(err, FGL_ERR_ARG, "run: no plug-in named '%.*s'; by name: %s", (int)sizeof cfg->plugin.name,
+                         cfg->plugin.name, at ? names : "none (the built-in ones have fields of their own)");
+}
+/* --- src/fed/stages.h --- */
+/* --- a round, stage by stage -------------------------------------------------------- */
+/* fgl_run_round runs the stages of fgl__round_stages in order, each one
+ * function over the run and the round's numbers (st):
+ *
+ *   begin      plug-ins' begin (secure aggregation: keys and shares)
+ *   train      this round's participants (run->part) train and build their
+ *              uploads, then the plug-ins' upload (an attacker's change, DP's
+ *              clipping, secure aggregation's masks); each upload is checked
+ *              where it was built; a transport trains the remote ones
+ *   arrive     plug-ins' arrive (ALIE, dropouts); the uploads not checked yet
+ *              are; which are accepted; bytes and losses counted
+ *   accept     plug-ins' accept (norm screening); the rejections counted
+ *   sum        plug-ins' sum (secure aggregation unmasks the survivors' sum)
+ *   aggregate  plug-ins' release (DP's noised means), the algorithm's
+ *              aggregate hook over the accepted uploads, plug-ins' after
+ *              (DP: every release taken; the uploads left as sent)
+ *   sample     the next round's participants (run->next): a plug-in's draw
+ *              (DP's Poisson draw) or cfg.frac of the clients, uniformly
+ *   broadcast  their downloads built from the server's state, and applied
+ *              where the clients live here
+ *   evaluate   a transport's downloads out and evaluations in; the local
+ *              clients evaluate; those out of the next round rest
+ *   record     the round's numbers into the history (a plug-in's record:
+ *              secure aggregation's sums)
+ *
+ * then the round ends: run->part becomes the next round's participants.
+ * This round's participants and the next round's are two lists; between
+ * rounds (a checkpoint, fgl_run_start's end) run->part is the coming
+ * round's. The clock: begin and train are st->t_train, arrive to broadcast
+ * st->t_server, evaluate and record st->t_eval. The client-side stages
+ * (train, the receive in broadcast, evaluate) are also what a transport's
+ * remote processes run (src/fed/mpi_worker.h). */
+
+/* (schedule.h) */
+static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
+                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
+
+/* Whether client c's upload is well formed: every declared part there at
+ * its declared size, every value finite, the sample count positive and at
+ * most what the client registered. With norms (screening), the update norm
+ * of each weights part goes to norms[p], measured in the same pass as the
+ * finiteness check. */
+static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
+    int p, masked = (fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES) != 0;
+    if (c->error || c->wire_error) return 0;
+    for (p = 0; p < run->algo.n_up; p++) {
+        const fgl_part *d = &run->algo.up[p];
+        if (!c->up.part[p]) {
+            if (!(d->flags & FGL_PART_OPTIONAL)) return 0;
+            continue;
+        }
+        if (c->up.len[p] != c->up_len[p]) return 0;
+        if (masked && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT))
+            continue; /* masked ring values */
+        if (norms && fgl__weights_part(d)) {
+            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p]))
+                return 0;
+        } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
+            return 0;
+        if (d->kind == FGL_SEND_WEIGHT &&
+            !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
+            return 0;
+    }
+    return 1;
+}
+
+/* Round `round`'s participants into run->next: a plug-in's draw, or
+ * cfg.frac of the clients uniformly from the server's stream, in increasing
+ * id order (all clients when cfg.frac is 1). */
+static int fgl__draw(fgl_run *run, int round) {
+    fgl__plugin p;
+    int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f), *ids = run->next;
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (p.sample && fgl__plugin_on(run, &p)) {
+            run->n_next = p.sample(run, round, ids);
+            return FGL_OK;
+        }
+    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
+    if (n == run->n_clients) {
+        for (i = 0; i < n; i++) ids[i] = i;
+    } else {
+        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, ids))
+            return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
+        for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
+            for (j = i; j > 0 && ids[j - 1] > ids[j]; j--) {
+                int tmp = ids[j];
+                ids[j] = ids[j - 1];
+                ids[j - 1] = tmp;
+            }
+    }
+    run->n_next = n;
+    return FGL_OK;
+}
+
+/* The downloads of the next round's participants, built (their bytes
+ * counted in this round) and applied by those hosted here. */
+static int fgl__broadcast(fgl_run *run) {
+    if (fgl__build_downloads(run, run->next, run->n_next, 1)) return fgl__server_error(run, run->server.error, "download");
+    return fgl__phase_receive(run, run->next, run->n_next);
+}
+
+/* The round ends: its participants' list becomes the next round's. */
+static void fgl__part_advance(fgl_run *run) {
+    int *t = run->part;
+    run->part = run->next;
+    run->n_part = run->n_next;
+    run->next = t;
+    run->n_next = 0;
+}
+
+/* The server's check of client c's upload (well formed, and its update
+ * norms when screening is on), once per round: as soon as the upload is
+ * final, where it was built, while it is still in that core's cache; or in
+ * the server phase for an upload that came over a transport or that the
+ * ALIE attack rewrote. */
+static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
+    run->checked[c->id] =
+        fgl__validate(run, c, fgl__screening(run) ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
+    if (run->checked[c->id] == 1 && (run->intact.user_hooks & FGL__HOOK_AGGREGATE))
+        fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
+}
+
+static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
+    (void)unused;
+    run->checked[c->id] = 0;
+    if (!c->local) return;
+    fgl__client_round(run, c);
+    if (run->cfg.attack.kind != FGL_ATTACK_ALIE &&                /* (ALIE rewrites it in the arrive stage) */
+        !(fgl__plugin_flags(run) & FGL__PLUGIN_REWRITES) &&      /* (so does such a plug-in) */
+        run->role != FGL__ROLE_CLIENTS)                           /* a clients-only rank sends it: the server checks */
+        fgl__check_upload(run, c);
+}
+
+/* Client side: the local participants train and build their uploads, on
+ * fgl__run_clients' schedule (fgl.h's kernels run in parallel outside a
+ * parallel region, on omp_get_max_threads() threads: fglrun sets that to
+ * --threads; a program setting only cfg.threads should call
+ * omp_set_num_threads too). */
+static void fgl__phase_train(fgl_run *run) {
+    static const int train[1] = {FGL_SPLIT_TRAIN};
+    fgl__run_clients(run, run->part, run->n_part, train, 1, 0, fgl__round_step, NULL);
+}
+
+/* With partial participation (cfg.frac < 1) a client that sits out the
+ * coming round returns its tape's arena (the largest part of an idle
+ * client's memory) once its work in this round is done. coming[0..n): the
+ * coming round's participants; the mask: 1 for each of them. */
+static unsigned char *fgl__next_mask(const fgl_run *run, const int *coming, int n) {
+    unsigned char *next;
+    int q;
+    if (!(run->cfg.frac < 1)) return NULL;
+    if (!(next = (unsigned char *)FGL_MALLOC((size_t)run->n_clients))) return NULL;
+    memset(next, 0, (size_t)run->n_clients);
+    for (q = 0; q < n; q++) next[coming[q]] = 1;
+    return next;
+}
+
+/* An idle client trims its tape, or with cfg.park_idle packs its state. */
+static void fgl__rest(fgl_run *run, fgl_client *c) {
+    if (run->cfg.park_idle) fgl__park(run, c);
+    else if (c->tape.chunk) fgl__tape_stow(run, &c->tape);
+}
+
+static void fgl__trim_idle(fgl_run *run, const int *coming, int n) {
+    unsigned char *next = fgl__next_mask(run, coming, n);
+    int i;
+    if (!next) return;
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].local && !next[i]) fgl__rest(run, &run->clients[i]);
+    FGL_FREE(next);
+}
+
+/* A client evaluates its model (restored first if packed; an idle one,
+ * next[i] == 0, then rests at once, so an evaluation round holds one
+ * arena, and with cfg.park_idle one unpacked state, per thread, not per
+ * client). */
+static void fgl__eval_step(fgl_run *run, fgl_client *c, const void *next_mask) {
+    const unsigned char *next = (const unsigned char *)next_mask;
+    int rc = fgl__unpark(run, c);
+    if (rc) {
+        c->val_acc = c->test_acc = -1;
+        fgl_tape_fail(&c->tape, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
+        return;
+    }
+    fgl__client_evaluate(run, c);
+    if (next && !next[c->id]) fgl__rest(run, c);
+}
+
+/* Client side: the local clients not evaluated after training (all, or
+ * those that sat the round out) evaluate their models, on
+ * fgl__run_clients' schedule; coming[0..n_coming): the coming round's
+ * participants (the others rest after it). */
+static void fgl__phase_eval(fgl_run *run, const int *coming, int n_coming) {
+    static const int eval[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
+    unsigned char *next = fgl__next_mask(run, coming, n_coming);
+    int i, n = 0, *ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)run->n_clients);
+    for (i = 0; i < run->n_clients; i++)
+        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
+            if (ids) ids[n++] = i;
+            else fgl__eval_step(run, &run->clients[i], next); /* out of memory: in order */
+        }
+    if (ids) fgl__run_clients(run, ids, n, eval, 2, 1, fgl__eval_step, next);
+    FGL_FREE(ids);
+    FGL_FREE(next);
+}
+
+/* The runtime's record: the round's accuracies (c->val_acc, c->test_acc of
+ * every client, NaN for a round not evaluated) into the history. */
+static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
+    int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
+    double *hist[4];
+    hist[0] = run->client_val_f1;
+    hist[1] = run->client_test_f1;
+    hist[2] = run->client_val_auc;
+    hist[3] = run->client_test_auc;
+    for (i = 0; i < run->n_clients; i++) {
+        fgl_client *c = &run->clients[i];
+        size_t at = (size_t)run->round * run->n_clients + i;
+        if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
+            run->client_val[at] = NAN;
+            run->client_test[at] = NAN;
+            for (q = 0; q < 4; q++) hist[q][at] = NAN;
+            continue;
+        }
+        { /* macro-F1 and AUC: NaN where the client has none (no labelled sample, one class), left out of the
+           * means as a client without test samples is left out of the test accuracy's */
+            double v[4];
+            v[0] = c->val_f1;
+            v[1] = c->n_test > 0 ? c->test_f1 : NAN;
+            v[2] = c->val_auc;
+            v[3] = c->n_test > 0 ? c->test_auc : NAN;
+            for (q = 0; q < 4; q++) {
+                hist[q][at] = evaluated ? v[q] : NAN;
+                if (evaluated && v[q] == v[q]) {
+                    msum[q] += v[q];
+                    mn[q]++;
+                }
+            }
+        }
+        n++;
+        if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
+            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
+                                 "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
+                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
+        run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
+        /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
+        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
+        if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
+            if (c->n_val > 0) {
+                vsum += c->n_val * c->val_acc;
+                vh += c->n_val * c->val_hits;
+                vw += c->n_val;
+            }
+            if (c->n_test > 0) {
+                tsum += c->n_test * c->test_acc;
+                th += c->n_test * c->test_hits;
+                tw += c->n_test;
+            }
+        } else {
+            vsum += c->val_acc;
+            if (c->n_test > 0) {
+                tsum += c->test_acc;
+                n_tested++;
+            }
+        }
+    }
+    if (n == 0)
+        return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
+                             run->round + 1);
+    st->val_f1 = mn[0] ? msum[0] / mn[0] : NAN;
+    st->test_f1 = mn[1] ? msum[1] / mn[1] : NAN;
+    st->val_auc = mn[2] ? msum[2] / mn[2] : NAN;
+    st->test_auc = mn[3] ? msum[3] / mn[3] : NAN;
+    if (link) {
+        st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
+        st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
+        st->val_hits = evaluated && vw > 0 ? vh / vw : NAN;
+        st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
+    } else {
+        st->val_acc = evaluated ? vsum / n : NAN;
+        st->test_acc = evaluated && n_tested > 0 ? tsum / n_tested : NAN; /* no test set anywhere: none */
+        st->val_hits = st->test_hits = NAN;
+    }
+    return FGL_OK;
+}
+
+/* --- the stages ----------------------------------------------------------------- */
+
+static int fgl__stage_begin(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    (void)evaluated;
+    memset(run->accepted, 0, (size_t)run->n_clients);
+    run->withheld = 0;
+    FGL__PLUGINS_CALL(run, begin, (run, st));
+    return FGL_OK;
+}
+
+static int fgl__stage_train(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    (void)st;
+    (void)evaluated;
+    fgl__phase_train(run);
+    return run->transport ? run->transport->train(run) : FGL_OK;
+}
+
+static int fgl__stage_arrive(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    int i, n = run->n_part, hidden = (fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES) != 0;
+    (void)evaluated;
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
+    }
+    FGL__PLUGINS_CALL(run, arrive, (run, st));
+    /* the uploads not checked where they were built, in parallel */
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
+#endif
+    for (i = 0; i < n; i++)
+        if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
+    for (i = 0; i < n; i++) {
+        int id = run->part[i];
+        run->accepted[id] = !run->dropped[id] && !run->lost[id] && run->checked[id] == 1;
+        run->checked[id] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        fgl_client *c = &run->clients[run->part[i]];
+        size_t k = (size_t)run->round * run->n_clients + c->id;
+        st->bytes_up += fgl_msg_bytes(&c->up);
+        run->client_up[k] += fgl_msg_bytes(&c->up);
+        run->client_loss[k] = hidden ? NAN : c->train_loss; /* masked: inside secure aggregation's sums */
+        st->n_lost += run->lost[c->id];
+    }
+    return FGL_OK;
+}
+
+static int fgl__stage_accept(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    int i, n = run->n_part, rejected = 0, n_ok = 0, hidden = (fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES) != 0;
+    double loss = 0;
+    (void)evaluated;
+    FGL__PLUGINS_CALL(run, accept, (run, st));
+    for (i = 0; i < n; i++) {
+        const fgl_client *c = &run->clients[run->part[i]];
+        if (run->dropped[c->id] || run->lost[c->id] || run->withheld) continue; /* not rejected */
+        if (!run->accepted[c->id]) {
+            rejected++;
+            run->rejected_by[c->id]++;
+        } else {
+            loss += hidden ? 0 : c->train_loss;
+            n_ok++;
+        }
+    }
+    run->rejected_total += rejected;
+    st->n_part = n;
+    st->n_rejected = rejected;
+    st->train_loss = n_ok ? loss / n_ok : NAN;
+    run->server.n_accepted = n_ok;
+    return FGL_OK;
+}
+
+static int fgl__stage_sum(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    (void)evaluated;
+    FGL__PLUGINS_CALL(run, sum, (run, st)); /* its messages are uploads too: counted below */
+    run->bytes_up += st->bytes_up;
+    return FGL_OK;
+}
+
+static int fgl__stage_aggregate(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    fgl_server *s = &run->server;
+    unsigned flags = fgl__plugin_flags(run);
+    int i, rc;
+    (void)evaluated;
+    s->round = run->round;
+    s->n_clipped = 0;
+    s->n_fallback = 0;
+    for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
+    FGL__PLUGINS_CALL(run, release, (run, st));
+    if (flags & FGL__PLUGIN_HIDES_UPLOADS) /* the hook is handed the runtime's means, no upload */
+        for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL;
+    if (flags & FGL__PLUGIN_HIDES_WHO) s->n_accepted = 0;
+    if (run->algo.aggregate) {
+        rc = run->algo.aggregate(s);
+        if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
+        fgl_tape_reset(&s->store.scratch);
+        if (rc || s->error || s->store.err)
+            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+    }
+    FGL__PLUGINS_CALL(run, after, (run));
+    st->n_clipped = s->n_clipped;
+    s->secagg_sum = NULL;
+    st->n_fallback = s->n_fallback;
+    for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
+    memset(run->trained, 0, (size_t)run->n_clients);
+    for (i = 0; i < run->n_part; i++) run->trained[run->part[i]] = 1;
+    return FGL_OK;
+}
+
+static int fgl__stage_sample(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    (void)st;
+    (void)evaluated;
+    return fgl__draw(run, run->round + 1);
+}
+
+static int fgl__stage_broadcast(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    int rc;
+    (void)st;
+    (void)evaluated;
+    if ((rc = fgl__broadcast(run))) return rc;
+    return fgl__unknown_param(run); /* (a download or receive hook's read) */
+}
+
+static int fgl__stage_evaluate(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    int rc;
+    (void)st;
+    if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
+    if (evaluated) fgl__phase_eval(run, run->next, run->n_next);
+    if ((rc = fgl__unknown_param(run))) return rc; /* (an evaluation hook's read) */
+    fgl__trim_idle(run, run->next, run->n_next);
+    return FGL_OK;
+}
+
+static int fgl__stage_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
+    fgl__plugin p;
+    int i;
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (p.record && fgl__plugin_on(run, &p)) return p.record(run, st, evaluated);
+    return fgl__phase_record(run, st, evaluated);
+}
+
+/* A round's stages, in order; clock: 0 training, 1 server, 2 evaluation
+ * (fgl_round_stats.t_train, t_server, t_eval). */
+typedef struct fgl__stage {
+    const char *name;
+    int clock;
+    int (*run)(fgl_run *run, fgl_round_stats *st, int evaluated);
+} fgl__stage;
+
+static const fgl__stage fgl__round_stages[] = {
+    {"begin", 0, fgl__stage_begin},         {"train", 0, fgl__stage_train},
+    {"arrive", 1, fgl__stage_arrive},       {"accept", 1, fgl__stage_accept},
+    {"sum", 1, fgl__stage_sum},             {"aggregate", 1, fgl__stage_aggregate},
+    {"sample", 1, fgl__stage_sample},       {"broadcast", 1, fgl__stage_broadcast},
+    {"evaluate", 2, fgl__stage_evaluate},   {"record", 2, fgl__stage_record},
+};
+
+FGLDEF int fgl_run_round(fgl_run *run) {
+    fgl_round_stats *st;
+    double secs[3] = {0, 0, 0}, t;
+    int rc, evaluated, k, n = (int)(sizeof fgl__round_stages / sizeof fgl__round_stages[0]);
+    if (!run->started && (rc = fgl_run_start(run))) return rc;
+    if (run->round >= run->cfg.rounds)
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
+    st = &run->stats[run->round];
+    evaluated = fgl__evaluated(run, run->round);
+    for (k = 0; k < n; k++) {
+        t = fgl_now();
+        if ((rc = fgl__round_stages[k].run(run, st, evaluated))) return rc;
+        secs[fgl__round_stages[k].clock] += fgl_now() - t;
+    }
+    st->t_train = secs[0];
+    st->t_server = secs[1];
+    st->t_eval = secs[2];
+    run->round++;
+    fgl__part_advance(run);
+    return FGL_OK;
 }
 /* --- src/fed/algos/shared.h --- */
 /* --- small algorithms the methods share -------------------------------------- */
@@ -18217,14 +18788,15 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 9u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 10u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
                                 7: the configuration carries the secrets' run label (with a secret seed);
                                 8: evaluation replies carry macro-F1 and ROC-AUC;
                                 9: under secure aggregation every FINISH is answered with the survivors'
                                    masked numbers (step 5), not with any client's own; SECAGG step 4 (the
-                                   survivors list's tags), which step 3 then carries to each survivor */
+                                   survivors list's tags), which step 3 then carries to each survivor;
+                                10: INIT carries cfg.plugin (a plug-in by name) */
 
 enum {
     FGL__MC_INIT = 1,
@@ -18556,27 +19128,27 @@ static int fgl__mpi_begin_all(fgl_run *run, fgl__mpi *t, uint32_t kind, const un
     return n;
 }
 
-/* Append to each rank's command the downloads of its clients among the
- * participants run->part. */
-static void fgl__mpi_put_downloads(fgl_run *run, fgl__mpi *t) {
-    int r, q, n;
+/* Append to each rank's command the downloads of its clients among
+ * ids[0..n) (the coming round's participants). */
+static void fgl__mpi_put_downloads(fgl_run *run, fgl__mpi *t, const int *ids, int n) {
+    int r, q, m;
     for (r = 1; r < t->size; r++) {
         if (!t->want[r]) continue;
-        for (q = n = 0; q < run->n_part; q++) n += t->host[run->part[q]] == r && !run->lost[run->part[q]];
-        fgl_bytes_put_u32(&t->out[r], (uint32_t)n);
-        for (q = 0; q < run->n_part; q++) {
-            int i = run->part[q];
+        for (q = m = 0; q < n; q++) m += t->host[ids[q]] == r && !run->lost[ids[q]];
+        fgl_bytes_put_u32(&t->out[r], (uint32_t)m);
+        for (q = 0; q < n; q++) {
+            int i = ids[q];
             if (t->host[i] == r && !run->lost[i]) fgl__put_msg(&t->out[r], i, &run->down[i], run->algo.n_down);
         }
     }
 }
 
-/* Mark the participants (or, sel NULL, nobody) in a K-byte scratch. */
-static unsigned char *fgl__mpi_participants(fgl_run *run, fgl__mpi *t) {
+/* Mark clients ids[0..n) (or, n 0, nobody) in a K-byte scratch. */
+static unsigned char *fgl__mpi_participants(fgl_run *run, fgl__mpi *t, const int *ids, int n) {
     unsigned char *sel = t->want + t->size; /* K bytes after the per-rank flags */
     int q;
     memset(sel, 0, (size_t)run->n_clients);
-    for (q = 0; q < run->n_part; q++) sel[run->part[q]] = 1;
+    for (q = 0; q < n; q++) sel[ids[q]] = 1;
     return sel;
 }
 
@@ -18589,7 +19161,7 @@ static int fgl__mpi_start(fgl_run *run) {
         fgl_bytes_put_u32(&t->out[r], (uint32_t)run->algo.n_params);
         for (k = 0; k < run->algo.n_params; k++) fgl__put_f64(&t->out[r], run->set.value[k]);
     }
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->part, run->n_part);
     return fgl__mpi_exchange(run, t, FGL__MC_START, NULL);
 }
 
@@ -18614,7 +19186,7 @@ static int fgl__mpi_read_uploads(fgl_run *run, fgl__mpi *t, int rank, fgl_reader
 
 static int fgl__mpi_train(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
-    unsigned char *sel = fgl__mpi_participants(run, t);
+    unsigned char *sel = fgl__mpi_participants(run, t, run->part, run->n_part);
     int r, q, rc;
     for (q = 0; q < run->n_part; q++) {
         fgl_client *c = &run->clients[run->part[q]];
@@ -18762,13 +19334,13 @@ static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_rea
 
 static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi *t = fgl__mpi_of(run);
-    unsigned char *sel = fgl__mpi_participants(run, t);
+    unsigned char *sel = fgl__mpi_participants(run, t, run->next, run->n_next);
     int r, i;
     if (run->cfg.secagg.on) { /* every rank: its survivors' masked numbers come back, evaluated or not */
         fgl__mpi_begin_all(run, t, FGL__MC_FINISH, NULL);
         for (r = 1; r < t->size; r++)
             if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
-        fgl__mpi_put_downloads(run, t);
+        fgl__mpi_put_downloads(run, t, run->next, run->n_next);
         for (i = 0; i < run->n_clients; i++)
             if (!run->clients[i].local) run->clients[i].val_acc = 0; /* (-1 below: a failure reported) */
         if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
@@ -18783,7 +19355,7 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi_begin_all(run, t, FGL__MC_FINISH, evaluated ? NULL : sel);
     for (r = 1; r < t->size; r++)
         if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->next, run->n_next);
     for (i = 0; evaluated && i < run->n_clients; i++) /* what does not arrive stays a failure */
         if (!run->clients[i].local) {
             run->clients[i].val_acc = run->clients[i].test_acc = -1;
@@ -18859,7 +19431,7 @@ static int fgl__mpi_load(fgl_run *run, const fgl_reader *stores, int commit, fgl
 static int fgl__mpi_resume(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
     fgl__mpi_begin_all(run, t, FGL__MC_RESUME, NULL);
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->part, run->n_part);
     return fgl__mpi_exchange(run, t, FGL__MC_RESUME, NULL);
 }
 
@@ -18980,6 +19552,9 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
         fgl__put_config(b, &run->cfg);
+        fgl_bytes_put_str(b, run->cfg.plugin.name); /* (outside fgl__put_config: fingerprints of runs without
+                                                       one are those of the builds before it) */
+        fgl__put_f64(b, run->cfg.plugin.arg);
         if (run->cfg.secrets.from_seed) fgl_bytes_put_u64(b, run->cfg.secrets.seed); /* a simulation's choice */
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.threads);
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */
@@ -19325,6 +19900,8 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
                              (unsigned)proto, (unsigned)spec_size, FGL__MPI_PROTOCOL, (unsigned)sizeof(fgl_model_spec));
     fgl_reader_str(r, name, sizeof name);
     fgl__get_config(r, &cfg);
+    fgl_reader_str(r, cfg.plugin.name, sizeof cfg.plugin.name);
+    cfg.plugin.arg = fgl__get_f64(r);
     if (cfg.secrets.from_seed) cfg.secrets.seed = fgl_reader_u64(r);
     threads = fgl_reader_u32(r);
     park = fgl_reader_u32(r);
@@ -19413,7 +19990,7 @@ static int fgl__worker_downloads(fgl__worker *w, fgl_reader *r, int hook, fgl_er
     }
     run->n_part = (int)n;
     if (hook) {
-        if (fgl__phase_receive(run)) return fgl_error_set(err, run->err.code, "%s", run->err.msg);
+        if (fgl__phase_receive(run, run->part, run->n_part)) return fgl_error_set(err, run->err.code, "%s", run->err.msg);
     } else {
         for (i = 0; i < run->n_part; i++) fgl__receive(run, &run->clients[run->part[i]], 0);
     }
@@ -19597,8 +20174,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     if ((rc = fgl__worker_downloads(w, r, 1, err))) return rc;
     if (run->cfg.secagg.on) { /* step 5: each survivor's numbers, masked; no client's own leaves the host */
         uint64_t words[FGL__SA_NM];
-        if (evaluated) fgl__phase_eval(run);
-        fgl__trim_idle(run);
+        if (evaluated) fgl__phase_eval(run, run->part, run->n_part);
+        fgl__trim_idle(run, run->part, run->n_part);
         for (i = 0; i < run->n_clients; i++) n += run->clients[i].local && run->clients[i].sa;
         fgl_bytes_put_u32(&w->out, (uint32_t)n);
         for (i = 0; i < run->n_clients; i++) {
@@ -19616,11 +20193,11 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         return FGL_OK;
     }
     if (!evaluated) {
-        fgl__trim_idle(run);
+        fgl__trim_idle(run, run->part, run->n_part);
         return FGL_OK;
     }
-    fgl__phase_eval(run);
-    fgl__trim_idle(run);
+    fgl__phase_eval(run, run->part, run->n_part);
+    fgl__trim_idle(run, run->part, run->n_part);
     for (i = 0; i < run->n_clients; i++) n += run->clients[i].local;
     fgl_bytes_put_u32(&w->out, (uint32_t)n);
     for (i = 0; i < run->n_clients; i++) {
@@ -19849,7 +20426,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
             case FGL__MC_LOAD: rc = fgl__worker_load(&w, &r, round, msg, len, &e); break;
             case FGL__MC_RESUME:
                 w.run.round = round;
-                if (!(rc = fgl__worker_downloads(&w, &r, 0, &e))) fgl__trim_idle(&w.run); /* loaded resident */
+                if (!(rc = fgl__worker_downloads(&w, &r, 0, &e))) fgl__trim_idle(&w.run, w.run.part, w.run.n_part); /* loaded resident */
                 break;
             default: rc = fgl_error_set(&e, FGL_ERR_FORMAT, "unknown command %u", (unsigned)kind);
             }

@@ -578,6 +578,7 @@ static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
     cfg.attack = o->attack;
     cfg.dp = o->dp;
     cfg.secagg = o->secagg;
+    cfg.plugin = o->plugin;
     cfg.secrets.from_seed = o->secret_seed_set;
     cfg.secrets.seed = o->secret_seed;
     return cfg;
@@ -874,6 +875,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     }
 #endif
     res->defended = cfg.robust.rule != FGL_ROBUST_MEAN || cfg.attack.kind != FGL_ATTACK_NONE || cfg.dp.clip > 0 ||
+                    cfg.plugin.name[0] ||
                     cfg.secagg.on || s.screened > 0;
     if (!res->rejected_round) {
         res->rejected_round = (int *)calloc((size_t)cfg.rounds, sizeof(int));

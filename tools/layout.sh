@@ -46,6 +46,57 @@ for pair in fgl.h:core fgl_graph.h:graph fgl_gnn.h:gnn fgl_fed.h:fed; do
 done
 echo
 echo "Totals: \`fgl.h\` $(lines fgl.h) lines, \`fgl_graph.h\` $(lines fgl_graph.h), \`fgl_gnn.h\` $(lines fgl_gnn.h), \`fgl_fed.h\` $(lines fgl_fed.h)."
+cat <<'ROUND'
+
+## A round: stages and plug-ins
+
+`fgl_run_round` (`src/fed/stages.h`) runs ten stages in order, each one
+function over the run and the round's numbers. This round's participants
+(`run->part`) and the next round's (`run->next`, drawn in *sample*) are
+two lists; the round ends by making the second the first.
+
+```
+ clients (here, or a transport's processes)      server
+ ------------------------------------------      ------------------------------------------
+                                                 begin      plug-ins: begin
+ train      train, build the upload,
+            plug-ins: upload; check it
+                                                 arrive     plug-ins: arrive; check the rest;
+                                                            accepted; bytes, losses
+                                                 accept     plug-ins: accept; rejections
+                                                 sum        plug-ins: sum
+                                                 aggregate  plug-ins: release; the algorithm's
+                                                            aggregate hook; plug-ins: after
+                                                 sample     the next round's participants
+                                                            (a plug-in's draw, or cfg.frac)
+ broadcast  apply the download  <--------------  broadcast  build their downloads
+ evaluate   evaluate; idle clients rest  ------>  (a transport: downloads out, evaluations in)
+                                                 record     the history (or a plug-in's record)
+```
+
+A defence, an attack for experiments, a privacy mechanism or an integrity
+check is a plug-in (`src/fed/plugin.h`): a table of stage functions, each
+NULL where it has nothing to do, a `check` that refuses what it would not
+cover (`src/fed/refusals.h`), and one line of `src/fed/plugins/list.h`.
+`tests/plugin_check.sh` adds norm bounding that way, as one file and one
+line, builds fglrun on it and runs it. The transport (MPI,
+`src/fed/mpi.h`) is the other kind of plug-in: its table
+(`struct fgl__transport`, `src/fed/run.h`) runs the client side of the
+stages in other processes. The plug-ins and where each one acts:
+
+| plug-in | file | lines | on when | stages |
+|---|---|---:|---|---|
+ROUND
+sed -n 's/^[[:space:]]*X([[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*,[[:space:]]*\([A-Za-z0-9_]*\)[[:space:]]*).*/\1 \2/p' \
+    src/fed/plugins/list.h | while read -r name file; do
+    f=src/fed/plugins/$file.h
+    stages=$(sed -n 's/^[[:space:]]*p\.\([a-z]*\) = .*/\1/p' "$f" | grep -v '^name$\|^flags$\|^on$' |
+             awk '{ printf "%s%s", (NR > 1 ? ", " : ""), $0 }')
+    on=$(awk -v fn="static int fgl__${name}_on(" 'index($0, fn) == 1 { on = 1 } on { t = t " " $0 } on && /}[[:space:]]*$/ { exit }
+                 END { sub(/.*return[[:space:]]*/, "", t); sub(/;[[:space:]]*}[[:space:]]*$/, "", t); gsub(/[[:space:]]+/, " ", t); print t }' "$f" |
+         sed -e 's/run->//g' -e 's/|/\\|/g')
+    echo "| $name | \`$f\` | $(lines "$f") | ${on:-by name (cfg.plugin)} | $stages |"
+done
 cat <<'MID'
 
 ## fglrun

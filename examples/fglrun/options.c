@@ -67,6 +67,7 @@ typedef struct options {
     fgl_attack_config attack;
     fgl_dp_config dp;
     fgl_secagg_config secagg;
+    fgl_plugin_config plugin;   /* --plugin NAME[:ARG]: a plug-in no other option turns on */
     uint64_t secret_seed;       /* --secret-seed S (never recorded) */
     int secret_seed_set;
     int per_client_records;     /* --per-client-records: per-client outputs under --dp too (they reveal who took part) */
@@ -366,6 +367,11 @@ static int p_dp(options *o, const char *v, char *msg, size_t cap) {
     return fgl_dp_parse(v, &o->dp, &e) ? fail(msg, cap, "%s", e.msg) : 0;
 }
 
+static int p_plugin(options *o, const char *v, char *msg, size_t cap) {
+    fgl_error e;
+    return fgl_plugin_parse(v, &o->plugin, &e) ? fail(msg, cap, "%s", e.msg) : 0;
+}
+
 static int p_set(options *o, const char *v, char *msg, size_t cap) {
     if (!strchr(v, '=') || o->n_sets == MAX_ITEMS || strlen(v) >= sizeof o->sets[0])
         return fail(msg, cap, "--set takes key=value, not '%s'", v);
@@ -631,6 +637,14 @@ static void r_dp(const opt_def *d, const rec_ctx *c, rec_item *it) {
     rec_put(it, 's', dp->clip > 0 ? v : NULL, 'z', NULL);
 }
 
+static void r_plugin(const opt_def *d, const rec_ctx *c, rec_item *it) {
+    char v[FGL_PLUGIN_NAME + 40], a[40];
+    (void)d;
+    fmt_real(a, sizeof a, c->o->plugin.arg, 0);
+    snprintf(v, sizeof v, "%s:%s", c->o->plugin.name, a);
+    rec_put(it, 's', c->o->plugin.name[0] ? v : NULL, 'z', NULL);
+}
+
 static void r_fold(const opt_def *d, const rec_ctx *c, rec_item *it) { /* null without --folds; null: every fold */
     char v[32];
     (void)d;
@@ -784,6 +798,9 @@ static const opt_def opt_table[] = {
     ROW_NUM("attackers", 'e', OPT_FLOAT, OPT_LIB, attack.frac, 0, 1, 0, "F", "a fraction in [0, 1]", NULL, NULL, NULL),
     ROW_CUSTOM("dp", 'e', 0, dp, 0, "clip=C,noise=Z[,delta=D]", NULL, NULL, p_dp, r_dp, NULL),
     ROW_BOOL("secagg", 'e', secagg.on, NULL),
+    ROW_CUSTOM("plugin", 'e', 0, plugin, 0, "NAME[:ARG]", NULL, NULL, p_plugin, r_plugin,
+               "--plugin NAME[:ARG] turns on a plug-in of src/fed/plugins/ that no option above names, with its\n"
+               "  argument (a defence or a check added to fgl as one file and one line; none is built in yet).\n"),
     ROW_NUM("secagg-dropout", 'e', OPT_FLOAT, OPT_LIB, secagg.dropout, 0, 1, 0, "P", "a fraction in [0, 1]", NULL, NULL, NULL),
     ROW_NUM("secagg-threshold", 'e', OPT_INT, OPT_LIB, secagg.threshold, 0, 100000, 0, "T", "0 (a majority) or more than half of a round's participants",
             NULL, NULL, NULL),

@@ -146,6 +146,10 @@ static uint64_t fgl__fingerprint(const fgl_run *run) {
         fgl__put_f64(&b, run->set.value[i]);
     }
     fgl__put_config(&b, &run->cfg);
+    if (run->cfg.plugin.name[0]) { /* a plug-in by name (none: the fingerprint of the builds before it) */
+        fgl_bytes_put_str(&b, run->cfg.plugin.name);
+        fgl__put_f64(&b, run->cfg.plugin.arg);
+    }
     fgl_bytes_put_u32(&b, (uint32_t)run->n_clients);
     if (run->pub) { /* the server's public data */
         const fgl_node_data *pd = run->pub;
@@ -665,14 +669,14 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
         goto done; /* cannot fail: checked above */
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
-        if (fgl__build_downloads(run, 0)) {
+        if (fgl__build_downloads(run, run->part, run->n_part, 0)) {
             rc = fgl__server_error(run, run->server.error, "rebuilding downloads");
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
         }
         for (i = 0; i < run->n_part; i++)
             if (run->clients[run->part[i]].local) fgl__receive(run, &run->clients[run->part[i]], 0);
-        fgl__trim_idle(run);
+        fgl__trim_idle(run, run->part, run->n_part);
         if (run->transport && (rc = run->transport->resume(run))) {
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;

@@ -127,6 +127,16 @@ typedef struct fgl_secrets_config {
     char label[FGL_SECRETS_LABEL];
 } fgl_secrets_config;
 
+/* A plug-in that no field above turns on (src/fed/plugins/list.h: a
+ * defence, an attack or a check added to fgl as one file and one line), by
+ * its name, with one argument for it to read; name "" for none (the
+ * default). fgl_run_init refuses a name the list does not have. */
+#define FGL_PLUGIN_NAME 32 /* bytes of fgl_plugin_config.name, its NUL included */
+typedef struct fgl_plugin_config {
+    char name[FGL_PLUGIN_NAME];
+    double arg;
+} fgl_plugin_config;
+
 /* Parse the command-line forms: "median", "trimmed:B", "krum:F",
  * "multikrum:F,M", "normclip:M", "mean"; "signflip[:L]", "scale:L",
  * "noise:S", "labelflip", "nan", "count:N", "alie", "none";
@@ -136,6 +146,8 @@ FGLDEF const char *fgl_robust_name(int rule);
 FGLDEF const char *fgl_attack_name(int kind);
 FGLDEF int fgl_attack_parse(const char *s, fgl_attack_config *out, fgl_error *err);
 FGLDEF int fgl_dp_parse(const char *s, fgl_dp_config *out, fgl_error *err);
+/* "NAME" or "NAME:ARG" (ARG a number, 0 when absent). */
+FGLDEF int fgl_plugin_parse(const char *s, fgl_plugin_config *out, fgl_error *err);
 
 /* fgl_fed_config.metric */
 enum { FGL_METRIC_ACC = 0, FGL_METRIC_F1 = 1, FGL_METRIC_AUC = 2 };
@@ -183,6 +195,7 @@ typedef struct fgl_fed_config {
     fgl_dp_config dp;           /* client-level DP (default: off) */
     fgl_secagg_config secagg;   /* secure aggregation (default: off) */
     fgl_secrets_config secrets; /* where DP and secure aggregation's secrets come from (default: entropy) */
+    fgl_plugin_config plugin;   /* a plug-in by name (default: none) */
 } fgl_fed_config;
 
 /* Published protocol defaults (docs/algorithms.md, authors' code): node
@@ -550,5 +563,27 @@ bad:
     return fgl_error_set(err, FGL_ERR_PARSE,
                          "dp '%s': expected clip=C,noise=Z[,delta=D] with 0 < C <= 10^6, 0 <= Z <= 10^6, 0 < D < 1",
                          s ? s : "");
+}
+
+FGLDEF int fgl_plugin_parse(const char *s, fgl_plugin_config *out, fgl_error *err) {
+    fgl_plugin_config c;
+    size_t len = s ? strcspn(s, ":") : 0, k;
+    memset(&c, 0, sizeof c);
+    if (!s || len == 0 || len >= sizeof c.name) goto bad;
+    for (k = 0; k < len; k++)
+        if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+              s[k] == '_' || s[k] == '-'))
+            goto bad;
+    memcpy(c.name, s, len);
+    if (s[len]) {
+        char *end;
+        c.arg = strtod(s + len + 1, &end);
+        if (end == s + len + 1 || *end || !isfinite(c.arg)) goto bad;
+    }
+    *out = c;
+    return FGL_OK;
+bad:
+    return fgl_error_set(err, FGL_ERR_PARSE, "plug-in '%s': expected NAME or NAME:ARG (a name of letters, digits, _ "
+                         "and -, under %d characters; ARG a finite number)", s ? s : "", FGL_PLUGIN_NAME);
 }
 

@@ -223,49 +223,6 @@ static double fgl__joint_update_norm(const fgl_algo *a, const fgl_msg *up, const
     return sqrt(sq);
 }
 
-/* Client side, after its upload hook: what an attacker does to its upload,
- * DP clipping, and secure aggregation's fixed-point encoding and masks. */
-static int fgl__client_transform(fgl_run *run, fgl_client *c) {
-    const fgl_fed_config *cfg = &run->cfg;
-    const fgl_algo *a = &run->algo;
-    double dp_scale = 1;
-    int p;
-    if (cfg->dp.clip > 0 && !c->attacker) { /* DP-FedAvg: an honest client clips its whole update to norm clip */
-        double norm = fgl__joint_update_norm(a, &c->up, &c->down);
-        if (norm > cfg->dp.clip) dp_scale = cfg->dp.clip / norm;
-    }
-    for (p = 0; p < a->n_up; p++) {
-        const fgl_part *d = &a->up[p];
-        float *x;
-        size_t n = c->up.len[p], k;
-        const float *ref;
-        if (!c->up.part[p] || !(c->attacker || dp_scale < 1)) continue; /* nothing changes it */
-        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
-        if (d->kind == FGL_SEND_WEIGHT && c->attacker && cfg->attack.kind == FGL_ATTACK_COUNT)
-            x[0] = (float)cfg->attack.arg;
-        if (!fgl__weights_part(d)) continue;
-        ref = fgl__ref_of(&c->down, d);
-        if (c->attacker) {
-            switch (cfg->attack.kind) {
-            case FGL_ATTACK_SIGNFLIP: fgl__affine_update(x, ref, n, -cfg->attack.arg); break;
-            case FGL_ATTACK_SCALE: fgl__affine_update(x, ref, n, cfg->attack.arg); break;
-            case FGL_ATTACK_NOISE: {
-                fgl_rng *r = (fgl_rng *)fgl__store_get(&c->store, "attack_rng", FGL__E_RNG);
-                for (k = 0; k < n; k++) x[k] = (float)(x[k] + cfg->attack.arg * fgl_rng_normal(r));
-                break;
-            }
-            case FGL_ATTACK_NAN:
-                for (k = 0; k < n; k++) x[k] = (float)NAN;
-                break;
-            default: break;
-            }
-        } else if (dp_scale < 1) {
-            fgl__affine_update(x, ref, n, dp_scale);
-        }
-    }
-    return cfg->secagg.on ? fgl__secagg_mask(run, c) : FGL_OK;
-}
-
 /* The inverse of the standard normal CDF, by bisection on erf. */
 FGL__PRIVATE double fgl__normal_quantile(double p) {
     double lo = -10, hi = 10;

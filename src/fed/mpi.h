@@ -130,14 +130,15 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 
 #define FGL__MPI_CMD 7101
 #define FGL__MPI_REPLY 7102
-#define FGL__MPI_PROTOCOL 9u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
+#define FGL__MPI_PROTOCOL 10u /* 2: INIT carries cfg.park_idle; 3: secure aggregation's steps, the secret seed;
                                 4: QUIT is confirmed; 5: node data's halo, link splits, Hits@K in replies;
                                 6: INIT carries the simulated fault's fail_exit;
                                 7: the configuration carries the secrets' run label (with a secret seed);
                                 8: evaluation replies carry macro-F1 and ROC-AUC;
                                 9: under secure aggregation every FINISH is answered with the survivors'
                                    masked numbers (step 5), not with any client's own; SECAGG step 4 (the
-                                   survivors list's tags), which step 3 then carries to each survivor */
+                                   survivors list's tags), which step 3 then carries to each survivor;
+                                10: INIT carries cfg.plugin (a plug-in by name) */
 
 enum {
     FGL__MC_INIT = 1,
@@ -469,27 +470,27 @@ static int fgl__mpi_begin_all(fgl_run *run, fgl__mpi *t, uint32_t kind, const un
     return n;
 }
 
-/* Append to each rank's command the downloads of its clients among the
- * participants run->part. */
-static void fgl__mpi_put_downloads(fgl_run *run, fgl__mpi *t) {
-    int r, q, n;
+/* Append to each rank's command the downloads of its clients among
+ * ids[0..n) (the coming round's participants). */
+static void fgl__mpi_put_downloads(fgl_run *run, fgl__mpi *t, const int *ids, int n) {
+    int r, q, m;
     for (r = 1; r < t->size; r++) {
         if (!t->want[r]) continue;
-        for (q = n = 0; q < run->n_part; q++) n += t->host[run->part[q]] == r && !run->lost[run->part[q]];
-        fgl_bytes_put_u32(&t->out[r], (uint32_t)n);
-        for (q = 0; q < run->n_part; q++) {
-            int i = run->part[q];
+        for (q = m = 0; q < n; q++) m += t->host[ids[q]] == r && !run->lost[ids[q]];
+        fgl_bytes_put_u32(&t->out[r], (uint32_t)m);
+        for (q = 0; q < n; q++) {
+            int i = ids[q];
             if (t->host[i] == r && !run->lost[i]) fgl__put_msg(&t->out[r], i, &run->down[i], run->algo.n_down);
         }
     }
 }
 
-/* Mark the participants (or, sel NULL, nobody) in a K-byte scratch. */
-static unsigned char *fgl__mpi_participants(fgl_run *run, fgl__mpi *t) {
+/* Mark clients ids[0..n) (or, n 0, nobody) in a K-byte scratch. */
+static unsigned char *fgl__mpi_participants(fgl_run *run, fgl__mpi *t, const int *ids, int n) {
     unsigned char *sel = t->want + t->size; /* K bytes after the per-rank flags */
     int q;
     memset(sel, 0, (size_t)run->n_clients);
-    for (q = 0; q < run->n_part; q++) sel[run->part[q]] = 1;
+    for (q = 0; q < n; q++) sel[ids[q]] = 1;
     return sel;
 }
 
@@ -502,7 +503,7 @@ static int fgl__mpi_start(fgl_run *run) {
         fgl_bytes_put_u32(&t->out[r], (uint32_t)run->algo.n_params);
         for (k = 0; k < run->algo.n_params; k++) fgl__put_f64(&t->out[r], run->set.value[k]);
     }
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->part, run->n_part);
     return fgl__mpi_exchange(run, t, FGL__MC_START, NULL);
 }
 
@@ -527,7 +528,7 @@ static int fgl__mpi_read_uploads(fgl_run *run, fgl__mpi *t, int rank, fgl_reader
 
 static int fgl__mpi_train(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
-    unsigned char *sel = fgl__mpi_participants(run, t);
+    unsigned char *sel = fgl__mpi_participants(run, t, run->part, run->n_part);
     int r, q, rc;
     for (q = 0; q < run->n_part; q++) {
         fgl_client *c = &run->clients[run->part[q]];
@@ -675,13 +676,13 @@ static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_rea
 
 static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi *t = fgl__mpi_of(run);
-    unsigned char *sel = fgl__mpi_participants(run, t);
+    unsigned char *sel = fgl__mpi_participants(run, t, run->next, run->n_next);
     int r, i;
     if (run->cfg.secagg.on) { /* every rank: its survivors' masked numbers come back, evaluated or not */
         fgl__mpi_begin_all(run, t, FGL__MC_FINISH, NULL);
         for (r = 1; r < t->size; r++)
             if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
-        fgl__mpi_put_downloads(run, t);
+        fgl__mpi_put_downloads(run, t, run->next, run->n_next);
         for (i = 0; i < run->n_clients; i++)
             if (!run->clients[i].local) run->clients[i].val_acc = 0; /* (-1 below: a failure reported) */
         if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
@@ -696,7 +697,7 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
     fgl__mpi_begin_all(run, t, FGL__MC_FINISH, evaluated ? NULL : sel);
     for (r = 1; r < t->size; r++)
         if (t->want[r]) fgl_bytes_put_u32(&t->out[r], (uint32_t)evaluated);
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->next, run->n_next);
     for (i = 0; evaluated && i < run->n_clients; i++) /* what does not arrive stays a failure */
         if (!run->clients[i].local) {
             run->clients[i].val_acc = run->clients[i].test_acc = -1;
@@ -772,7 +773,7 @@ static int fgl__mpi_load(fgl_run *run, const fgl_reader *stores, int commit, fgl
 static int fgl__mpi_resume(fgl_run *run) {
     fgl__mpi *t = fgl__mpi_of(run);
     fgl__mpi_begin_all(run, t, FGL__MC_RESUME, NULL);
-    fgl__mpi_put_downloads(run, t);
+    fgl__mpi_put_downloads(run, t, run->part, run->n_part);
     return fgl__mpi_exchange(run, t, FGL__MC_RESUME, NULL);
 }
 
@@ -893,6 +894,9 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
         fgl_bytes_put_u32(b, (uint32_t)sizeof(fgl_model_spec));
         fgl_bytes_put_str(b, run->algo.name);
         fgl__put_config(b, &run->cfg);
+        fgl_bytes_put_str(b, run->cfg.plugin.name); /* (outside fgl__put_config: fingerprints of runs without
+                                                       one are those of the builds before it) */
+        fgl__put_f64(b, run->cfg.plugin.arg);
         if (run->cfg.secrets.from_seed) fgl_bytes_put_u64(b, run->cfg.secrets.seed); /* a simulation's choice */
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.threads);
         fgl_bytes_put_u32(b, (uint32_t)run->cfg.park_idle); /* run control, outside the fingerprint */

@@ -123,6 +123,8 @@ static int fgl__worker_init(fgl__worker *w, fgl_reader *r, fgl_error *err) {
                              (unsigned)proto, (unsigned)spec_size, FGL__MPI_PROTOCOL, (unsigned)sizeof(fgl_model_spec));
     fgl_reader_str(r, name, sizeof name);
     fgl__get_config(r, &cfg);
+    fgl_reader_str(r, cfg.plugin.name, sizeof cfg.plugin.name);
+    cfg.plugin.arg = fgl__get_f64(r);
     if (cfg.secrets.from_seed) cfg.secrets.seed = fgl_reader_u64(r);
     threads = fgl_reader_u32(r);
     park = fgl_reader_u32(r);
@@ -211,7 +213,7 @@ static int fgl__worker_downloads(fgl__worker *w, fgl_reader *r, int hook, fgl_er
     }
     run->n_part = (int)n;
     if (hook) {
-        if (fgl__phase_receive(run)) return fgl_error_set(err, run->err.code, "%s", run->err.msg);
+        if (fgl__phase_receive(run, run->part, run->n_part)) return fgl_error_set(err, run->err.code, "%s", run->err.msg);
     } else {
         for (i = 0; i < run->n_part; i++) fgl__receive(run, &run->clients[run->part[i]], 0);
     }
@@ -395,8 +397,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
     if ((rc = fgl__worker_downloads(w, r, 1, err))) return rc;
     if (run->cfg.secagg.on) { /* step 5: each survivor's numbers, masked; no client's own leaves the host */
         uint64_t words[FGL__SA_NM];
-        if (evaluated) fgl__phase_eval(run);
-        fgl__trim_idle(run);
+        if (evaluated) fgl__phase_eval(run, run->part, run->n_part);
+        fgl__trim_idle(run, run->part, run->n_part);
         for (i = 0; i < run->n_clients; i++) n += run->clients[i].local && run->clients[i].sa;
         fgl_bytes_put_u32(&w->out, (uint32_t)n);
         for (i = 0; i < run->n_clients; i++) {
@@ -414,11 +416,11 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         return FGL_OK;
     }
     if (!evaluated) {
-        fgl__trim_idle(run);
+        fgl__trim_idle(run, run->part, run->n_part);
         return FGL_OK;
     }
-    fgl__phase_eval(run);
-    fgl__trim_idle(run);
+    fgl__phase_eval(run, run->part, run->n_part);
+    fgl__trim_idle(run, run->part, run->n_part);
     for (i = 0; i < run->n_clients; i++) n += run->clients[i].local;
     fgl_bytes_put_u32(&w->out, (uint32_t)n);
     for (i = 0; i < run->n_clients; i++) {
@@ -647,7 +649,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
             case FGL__MC_LOAD: rc = fgl__worker_load(&w, &r, round, msg, len, &e); break;
             case FGL__MC_RESUME:
                 w.run.round = round;
-                if (!(rc = fgl__worker_downloads(&w, &r, 0, &e))) fgl__trim_idle(&w.run); /* loaded resident */
+                if (!(rc = fgl__worker_downloads(&w, &r, 0, &e))) fgl__trim_idle(&w.run, w.run.part, w.run.n_part); /* loaded resident */
                 break;
             default: rc = fgl_error_set(&e, FGL_ERR_FORMAT, "unknown command %u", (unsigned)kind);
             }

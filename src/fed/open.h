@@ -29,6 +29,11 @@
  *      local training (cfg.eval_after_train, the node-task default, as
  *      FED-PUB's code) or after applying the download (graph tasks, as
  *      FedStar's code).
+ * In the runtime these are stages (fgl_run_round, src/fed/stages.h: begin,
+ * train, arrive, accept, sum, aggregate, sample, broadcast, evaluate,
+ * record), and the defences, attacks, DP, secure aggregation and the
+ * integrity checks are plug-ins that join them, one file each
+ * (src/fed/plugins/; docs/layout.md draws the round).
  *
  * MESSAGES ARE DECLARED ONCE. An algorithm lists its upload and download
  * parts by name, with what they hold and a size rule:

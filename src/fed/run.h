@@ -43,8 +43,12 @@ struct fgl_run {
     int *n_registered;
     const fgl_msg **up_view;     /* what server.up points to */
     fgl_msg *down;               /* K downloads */
-    int *part;                   /* participants of the current (or, between rounds, the next) round */
+    int *part;                   /* this round's participants (between rounds: the coming round's) */
     int n_part;
+    int *next;                   /* the next round's, drawn in this round's sample stage (stages.h) */
+    int n_next;
+    int withheld;                /* this round's uploads never reached the server as values (a plug-in's
+                                    arrive stage: secure aggregation without its keys): none is rejected */
     unsigned char *accepted;     /* per client: upload accepted this round */
     unsigned char *checked;      /* per client: 0 upload not checked yet this round, 1 well formed, 2 malformed */
     struct {                     /* per client phase (0 training, 1 evaluation): fgl__run_clients' trial of its */
@@ -234,6 +238,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->trained = (unsigned char *)fgl__zalloc(K);
     run->lost = (unsigned char *)fgl__zalloc(K);
     run->part = (int *)fgl__zalloc(sizeof(int) * K);
+    run->next = (int *)fgl__zalloc(sizeof(int) * K);
     { /* the most arenas in use at once: in the evaluation phase, the round's participants, the next round's
        * (evaluated, not yet trained) and one per thread evaluating an idle client */
         int per_round = FGL__MAX(1, FGL__MIN((int)(cfg->frac * n_clients + 0.5f), n_clients)), nt = 1;
@@ -256,7 +261,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
     run->client_down = (size_t *)fgl__zalloc(sizeof(size_t) * R * K);
     if (!run->set.value || !run->clients || !run->n_registered || !run->n_nodes || !run->up_len_of || !run->up_view ||
         !run->down || !run->accepted || !run->checked || !run->up_norm || !run->intact.up_sum ||
-        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part ||
+        !run->rejected_by || !run->attacker || !run->dropped || !run->trained || !run->lost || !run->part || !run->next ||
         !run->stats || !run->client_val || !run->client_test || !run->client_loss || !run->client_up ||
         !run->client_down || !run->client_val_f1 || !run->client_test_f1 || !run->client_val_auc ||
         !run->client_test_auc) {
@@ -455,6 +460,7 @@ FGLDEF void fgl_run_free(fgl_run *run) {
     FGL_FREE(run->lost);
     fgl__sa_free(run->sa);
     FGL_FREE(run->part);
+    FGL_FREE(run->next);
     FGL_FREE(run->stats);
     FGL_FREE(run->client_val);
     FGL_FREE(run->client_test);
@@ -618,6 +624,9 @@ static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
     fgl_tape_reset(&c->store.scratch);
     if (!rc && c->store.err) rc = c->store.err;
+    if (rc && !c->error && c->store.missing[0])
+        return fgl_client_fail(c, FGL_ERR_ARG, "%s looks up the state '%s', which it never created (fgl_new_* in "
+                               "an init hook)", c->algo ? c->algo->name : "the algorithm", c->store.missing);
     if (!rc && c->set && c->set->unknown && c->set->unknown[0])
         return fgl_client_fail(c, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
                                "(fgl_algo_param_add)", c->algo ? c->algo->name : "the algorithm", c->set->unknown);
@@ -633,19 +642,23 @@ static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
     fgl_server *s = &run->server;
     if (!s->error) s->error = rc;
+    if (!s->msg[0] && s->store.missing[0])
+        return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s looks up the state '%s', which it "
+                             "never created (fgl_new_* in an init hook)", run->algo.name, run->round + 1, when,
+                             run->algo.name, s->store.missing);
     return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
                          s->msg[0] ? s->msg : fgl_result_name(s->error));
 }
 
-/* Build the downloads of the clients in run->part (the next round's
+/* Build the downloads of clients ids[0..n) (the coming round's
  * participants) from the server's state; count their bytes when `count`. */
-static int fgl__build_downloads(fgl_run *run, int count) {
+static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) {
     fgl_server *s = &run->server;
     const fgl_algo *a = &run->algo;
     size_t bytes = 0;
     int q, i, p, rc;
-    for (q = 0; q < run->n_part; q++) { /* the next round's participants: nothing is sent to the others */
-        fgl_msg *m = &run->down[i = run->part[q]];
+    for (q = 0; q < n; q++) { /* the coming round's participants: nothing is sent to the others */
+        fgl_msg *m = &run->down[i = ids[q]];
         m->decl = a->down;
         m->n_parts = a->n_down;
         fgl__msg_clear(m);
@@ -662,8 +675,11 @@ static int fgl__build_downloads(fgl_run *run, int count) {
             m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
-        if (a->download && (rc = a->download(s, i, m))) {
+        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err))) {
             fgl_tape_reset(&s->store.scratch);
+            if (s->store.missing[0])
+                return fgl_server_fail(s, FGL_ERR_ARG, "download of client %d: %s looks up the state '%s', which it "
+                                       "never created (fgl_new_* in an init hook)", i, a->name, s->store.missing);
             return fgl_server_fail(s, rc, "download of client %d: %s", i, fgl_result_name(rc));
         }
         fgl_tape_reset(&s->store.scratch);
@@ -718,59 +734,36 @@ static void fgl__receive(fgl_run *run, fgl_client *c, int call_hook) {
         fgl__down_intact(run, c, "the receive hook");
 }
 
-static int fgl__sample_participants(fgl_run *run, int round);
-static void fgl__trim_idle(fgl_run *run);
+static void fgl__trim_idle(fgl_run *run, const int *coming, int n); /* (stages.h) */
 static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs); /* (budget.h) */
 static int fgl__defences_check(fgl_run *run);                             /* (refusals.h) */
+static int fgl__draw(fgl_run *run, int round);                            /* (stages.h) */
+static int fgl__broadcast(fgl_run *run);
+static void fgl__part_advance(fgl_run *run);
 
-/* Server side: round `round`'s participants are drawn, and only they get
- * a download (all clients when cfg.frac is 1; with DP, a Poisson draw that
- * may be empty). */
-static int fgl__next_downloads(fgl_run *run, int round) {
-    if (fgl__sample_participants(run, round)) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "run: out of memory");
-    if (fgl__build_downloads(run, 1)) return fgl__server_error(run, run->server.error, "download");
-    return FGL_OK;
-}
-
-/* Client side: the local ones among them apply their downloads. */
-static int fgl__phase_receive(fgl_run *run) {
+/* Client side: the local ones among clients ids[0..n) apply their
+ * downloads. */
+static int fgl__phase_receive(fgl_run *run, const int *ids, int n) {
     int q;
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, run->n_part))
+#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
 #endif
-    for (q = 0; q < run->n_part; q++)
-        if (run->clients[run->part[q]].local) fgl__receive(run, &run->clients[run->part[q]], 1);
-    for (q = 0; q < run->n_part; q++)
-        if (run->clients[run->part[q]].error) return fgl__client_error(run, &run->clients[run->part[q]], "receive");
+    for (q = 0; q < n; q++)
+        if (run->clients[ids[q]].local) fgl__receive(run, &run->clients[ids[q]], 1);
+    for (q = 0; q < n; q++)
+        if (run->clients[ids[q]].error) return fgl__client_error(run, &run->clients[ids[q]], "receive");
     return FGL_OK;
 }
 
-/* The run's defences, attacks and privacy at the start: checked
- * (fgl__defences_check), then the attackers (drawn from the run seed) and
- * the random streams they use (checkpointed). */
+/* The run's plug-ins at the start (src/fed/plugins/): checked
+ * (fgl__defences_check), then each one's state (DP's key, the attackers
+ * and their random streams: checkpointed). */
 static int fgl__defences_start(fgl_run *run) {
-    const fgl_fed_config *c = &run->cfg;
+    fgl__plugin p;
     int i, rc;
     if ((rc = fgl__defences_check(run))) return rc;
-    if ((c->dp.clip > 0 || c->secagg.on) && (rc = fgl__secrets_start(run))) return rc;
-    if (c->attack.kind != FGL_ATTACK_NONE && c->attack.frac > 0) {
-        int n = (int)(c->attack.frac * run->n_clients + 0.5f), *pick;
-        fgl_rng r;
-        pick = (int *)fgl__zalloc(sizeof(int) * (size_t)run->n_clients);
-        if (!pick) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
-        fgl_rng_init(&r, c->seed, 0x41545441434bull); /* "ATTACK" */
-        if (fgl_rng_sample(&r, run->n_clients, n, pick)) n = -1;
-        for (i = 0; i < n; i++) {
-            fgl_client *cl = &run->clients[pick[i]];
-            run->attacker[pick[i]] = 1;
-            cl->attacker = 1;
-            if (c->attack.kind == FGL_ATTACK_NOISE &&
-                !fgl__new_rng(&cl->store, "attack_rng", c->seed, 0x4e4f495345ull + (uint64_t)cl->id))
-                n = -1;
-        }
-        FGL_FREE(pick);
-        if (n < 0) return fgl_error_set(&run->err, FGL_ERR_NOMEM, "out of memory");
-    }
+    for (i = 0; fgl__plugin_get(i, &p); i++)
+        if (p.start && fgl__plugin_on(run, &p) && (rc = p.start(run))) return rc;
     return FGL_OK;
 }
 
@@ -815,9 +808,9 @@ static int fgl__prepared_spec(fgl_run *run, int i, fgl_model_spec *spec) {
 
 /* A link-prediction run (src/gnn/link.h) has no classes: an algorithm that
  * exchanges something per class (prototypes, class counts: a message part
- * sized by FGL_DIM_CLASSES) and the label-flipping attack are refused by
- * name. Algorithms that train through the loss hook and send weights run
- * unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
+ * sized by FGL_DIM_CLASSES) is refused by name (the label-flipping attack
+ * refuses such a run in its plug-in's check). Algorithms that train
+ * through the loss hook and send weights run unchanged; those whose own checks refuse the task (prepare_spec: FedStar,
  * GPFL, pFedGNN) say so themselves. */
 static int fgl__link_check(fgl_run *run) {
     const fgl_algo *a = &run->algo;
@@ -830,10 +823,7 @@ static int fgl__link_check(fgl_run *run) {
                                  "by the classes), and a link task has no classes",
                                  a->name, q < a->n_up ? "upload" : "download", p->name);
     }
-    if (run->cfg.attack.kind == FGL_ATTACK_LABELFLIP && run->cfg.attack.frac > 0)
-        return fgl_error_set(&run->err, FGL_ERR_ARG,
-                             "run: the label-flipping attack needs class labels; a link task has none");
-    return FGL_OK;
+    return FGL_OK; /* (the label-flipping attack refuses link tasks itself: plugins/attack.h) */
 }
 
 /* fgl_run_check's checks (full) or fgl_run_init's (those that do not
@@ -962,9 +952,10 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     }
     if ((rc = fgl__unknown_param(run))) return rc; /* read by a spec, size or init hook */
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
-    if ((rc = fgl__next_downloads(run, 0)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
-        return rc;
-    fgl__trim_idle(run);
+    /* round 1's participants and their downloads: the last two stages of a round (stages.h) */
+    if ((rc = fgl__draw(run, 0)) || (rc = fgl__broadcast(run)) || (rc = fgl__unknown_param(run))) return rc;
+    fgl__part_advance(run);
+    fgl__trim_idle(run, run->part, run->n_part);
     return run->transport ? run->transport->start(run) : FGL_OK;
 }
 
@@ -1072,356 +1063,10 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     }
     if (fgl__client_hook(c, a->upload)) return c->error;
     if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
-    if ((rc = fgl__client_transform(run, c))) return rc;
+    FGL__PLUGINS_CALL(run, upload, (run, c)); /* the plug-ins' changes: an attack, DP's clip, secure
+                                                 aggregation's masks (src/fed/plugins/) */
     fgl_tape_reset(&c->store.scratch);
     if (run->cfg.eval_after_train && fgl__evaluated(run, run->round)) fgl__client_evaluate(run, c);
-    return FGL_OK;
-}
-
-/* Whether client c's upload is well formed: every declared part there at
- * its declared size, every value finite, the sample count positive and at
- * most what the client registered. With norms (screening), the update norm
- * of each weights part goes to norms[p], measured in the same pass as the
- * finiteness check. */
-static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
-    int p;
-    if (c->error || c->wire_error) return 0;
-    for (p = 0; p < run->algo.n_up; p++) {
-        const fgl_part *d = &run->algo.up[p];
-        if (!c->up.part[p]) {
-            if (!(d->flags & FGL_PART_OPTIONAL)) return 0;
-            continue;
-        }
-        if (c->up.len[p] != c->up_len[p]) return 0;
-        if (run->cfg.secagg.on && (d->kind == FGL_SEND_MODEL || d->kind == FGL_SEND_WEIGHT))
-            continue; /* masked ring values */
-        if (norms && fgl__weights_part(d)) {
-            if (!fgl__finite_update_norm(c->up.part[p], fgl__ref_of(&run->down[c->id], d), c->up.len[p], &norms[p]))
-                return 0;
-        } else if (!fgl_all_finite(c->up.len[p], c->up.part[p]))
-            return 0;
-        if (d->kind == FGL_SEND_WEIGHT &&
-            !(c->up.part[p][0] > 0 && c->up.part[p][0] <= (float)run->n_registered[c->id]))
-            return 0;
-    }
-    return 1;
-}
-
-static int fgl__sample_participants(fgl_run *run, int round) {
-    int i, j, n = (int)(run->cfg.frac * run->n_clients + 0.5f);
-    n = FGL__MAX(1, FGL__MIN(n, run->n_clients));
-    if (run->cfg.dp.clip > 0) { /* DP-FedAvg: Poisson sampling at rate frac, from the server's secret */
-        run->n_part = fgl__poisson_participants(run, round);
-        return FGL_OK;
-    }
-    if (n == run->n_clients) {
-        for (i = 0; i < n; i++) run->part[i] = i;
-    } else {
-        if (fgl_rng_sample(&run->server.rng, run->n_clients, n, run->part)) return FGL_ERR_NOMEM;
-        for (i = 1; i < n; i++) /* increasing id order; insertion sort: n is small */
-            for (j = i; j > 0 && run->part[j - 1] > run->part[j]; j--) {
-                int tmp = run->part[j];
-                run->part[j] = run->part[j - 1];
-                run->part[j - 1] = tmp;
-            }
-    }
-    run->n_part = n;
-    return FGL_OK;
-}
-
-/* The phases of a round, split by side so that a transport (FGL_MPI) can
- * run the client phases where the clients live and the server phases on
- * the server; fgl_run_round runs them all in this process. */
-
-/* (schedule.h) */
-static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *splits, int n_splits, int phase,
-                             void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
-
-
-/* The server's check of client c's upload (well formed, and its update
- * norms when screening is on), once per round: as soon as the upload is
- * final, where it was built, while it is still in that core's cache; or in
- * the server phase for an upload that came over a transport or that the
- * ALIE attack rewrote. */
-static void fgl__check_upload(fgl_run *run, const fgl_client *c) {
-    int screen = run->cfg.robust.screen > 0 && !run->cfg.secagg.on;
-    run->checked[c->id] =
-        fgl__validate(run, c, screen ? run->up_norm + (size_t)c->id * FGL_MSG_MAX_PARTS : NULL) ? 1 : 2;
-    if (run->checked[c->id] == 1 && (run->intact.user_hooks & FGL__HOOK_AGGREGATE))
-        fgl__upload_sums(run, c); /* what the server reads only: checked after aggregation */
-}
-
-static void fgl__round_step(fgl_run *run, fgl_client *c, const void *unused) {
-    (void)unused;
-    run->checked[c->id] = 0;
-    if (!c->local) return;
-    fgl__client_round(run, c);
-    if (run->cfg.attack.kind != FGL_ATTACK_ALIE &&
-        run->role != FGL__ROLE_CLIENTS) /* a clients-only rank sends it: the server checks */
-        fgl__check_upload(run, c);
-}
-
-/* Client side: the local participants train and build their uploads, on
- * fgl__run_clients' schedule (fgl.h's kernels run in parallel outside a
- * parallel region, on omp_get_max_threads() threads: fglrun sets that to
- * --threads; a program setting only cfg.threads should call
- * omp_set_num_threads too). */
-static void fgl__phase_train(fgl_run *run) {
-    static const int train[1] = {FGL_SPLIT_TRAIN};
-    fgl__run_clients(run, run->part, run->n_part, train, 1, 0, fgl__round_step, NULL);
-}
-
-/* Server side, from the uploads to the next downloads: checks, defences,
- * aggregation, the next participants and their downloads. */
-static int fgl__phase_server(fgl_run *run, fgl_round_stats *st) {
-    fgl_server *s = &run->server;
-    int i, n = run->n_part, rc, rejected = 0, n_ok = 0, sa_off;
-    double loss = 0;
-    for (i = 0; i < n; i++) {
-        fgl_client *c = &run->clients[run->part[i]];
-        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
-    }
-    if (run->cfg.attack.kind == FGL_ATTACK_ALIE && (rc = fgl__alie(run))) return rc;
-    if (run->cfg.secagg.on) fgl__secagg_dropouts(run, st);
-    sa_off = run->cfg.secagg.on && (!run->sa || !run->sa->ready);
-    /* the uploads not checked where they were built, in parallel */
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(FGL__NTHREADS_FOR(run, n))
-#endif
-    for (i = 0; i < n; i++)
-        if (!run->checked[run->part[i]]) fgl__check_upload(run, &run->clients[run->part[i]]);
-    for (i = 0; i < n; i++) {
-        int id = run->part[i];
-        run->accepted[id] = !run->dropped[id] && !run->lost[id] && run->checked[id] == 1;
-        run->checked[id] = 0;
-    }
-    for (i = 0; i < n; i++) {
-        fgl_client *c = &run->clients[run->part[i]];
-        size_t k = (size_t)run->round * run->n_clients + c->id;
-        st->bytes_up += fgl_msg_bytes(&c->up);
-        run->client_up[k] += fgl_msg_bytes(&c->up);
-        run->client_loss[k] = run->cfg.secagg.on ? NAN : c->train_loss; /* secagg: inside step 5's sum */
-        st->n_lost += run->lost[c->id];
-    }
-    if (run->cfg.robust.screen > 0 && !run->cfg.secagg.on && (rc = fgl__screen(run, st)) < 0) return rc;
-    for (i = 0; i < n; i++) {
-        const fgl_client *c = &run->clients[run->part[i]];
-        if (run->dropped[c->id] || run->lost[c->id] || sa_off) continue; /* dropped out, lost, withheld: not rejected */
-        if (!run->accepted[c->id]) {
-            rejected++;
-            run->rejected_by[c->id]++;
-            st->n_out_of_range += run->cfg.secagg.on && fgl__sa_out_of_range(c);
-        } else {
-            loss += run->cfg.secagg.on ? 0 : c->train_loss;
-            n_ok++;
-        }
-    }
-    if (run->cfg.secagg.on && (rc = fgl__secagg_unmask(run, st))) return rc; /* its reveals are uploads too */
-    run->bytes_up += st->bytes_up;
-    run->rejected_total += rejected;
-    st->n_part = n;
-    st->n_rejected = rejected;
-    st->train_loss = n_ok ? loss / n_ok : NAN;
-    s->round = run->round;
-    s->n_accepted = n_ok;
-    s->n_clipped = 0;
-    s->n_fallback = 0;
-    for (i = 0; i < run->n_clients; i++) run->up_view[i] = run->accepted[i] ? &run->clients[i].up : NULL;
-    if (run->cfg.dp.clip > 0 && fgl__dp_release(run, st)) return fgl__server_error(run, s->error, "noise");
-    if (run->cfg.dp.clip > 0 || run->cfg.secagg.on) { /* the hook is handed the runtime's means, no upload */
-        for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL;
-        if (run->cfg.dp.clip > 0) s->n_accepted = 0; /* who took part is the mechanism's secret */
-    }
-    if (run->algo.aggregate) {
-        rc = run->algo.aggregate(s);
-        if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
-        fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err)
-            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
-        if ((run->intact.user_hooks & FGL__HOOK_AGGREGATE) && (rc = fgl__uploads_intact(run)))
-            return fgl__server_error(run, rc, "aggregation");
-    }
-    if (run->cfg.dp.clip > 0 && fgl__dp_released(run)) return fgl__server_error(run, s->error, "aggregation");
-    st->n_clipped = s->n_clipped;
-    s->secagg_sum = NULL;
-    st->n_fallback = s->n_fallback;
-    for (i = 0; i < run->n_clients; i++) run->up_view[i] = NULL; /* uploads are seen during aggregation only */
-    memset(run->trained, 0, (size_t)run->n_clients);
-    for (i = 0; i < n; i++) run->trained[run->part[i]] = 1;
-    return fgl__next_downloads(run, run->round + 1);
-}
-
-/* With partial participation (cfg.frac < 1) a client that sits out the
- * next round returns its tape's arena (the largest part of an idle
- * client's memory) once its work in this round is done; run->part holds
- * the next round's participants by then. next: 1 for each of them. */
-static unsigned char *fgl__next_mask(const fgl_run *run) {
-    unsigned char *next;
-    int q;
-    if (!(run->cfg.frac < 1)) return NULL;
-    if (!(next = (unsigned char *)FGL_MALLOC((size_t)run->n_clients))) return NULL;
-    memset(next, 0, (size_t)run->n_clients);
-    for (q = 0; q < run->n_part; q++) next[run->part[q]] = 1;
-    return next;
-}
-
-/* An idle client trims its tape, or with cfg.park_idle packs its state. */
-static void fgl__rest(fgl_run *run, fgl_client *c) {
-    if (run->cfg.park_idle) fgl__park(run, c);
-    else if (c->tape.chunk) fgl__tape_stow(run, &c->tape);
-}
-
-static void fgl__trim_idle(fgl_run *run) {
-    unsigned char *next = fgl__next_mask(run);
-    int i;
-    if (!next) return;
-    for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && !next[i]) fgl__rest(run, &run->clients[i]);
-    FGL_FREE(next);
-}
-
-/* A client evaluates its model (restored first if packed; an idle one,
- * next[i] == 0, then rests at once, so an evaluation round holds one
- * arena, and with cfg.park_idle one unpacked state, per thread, not per
- * client). */
-static void fgl__eval_step(fgl_run *run, fgl_client *c, const void *next_mask) {
-    const unsigned char *next = (const unsigned char *)next_mask;
-    int rc = fgl__unpark(run, c);
-    if (rc) {
-        c->val_acc = c->test_acc = -1;
-        fgl_tape_fail(&c->tape, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
-        return;
-    }
-    fgl__client_evaluate(run, c);
-    if (next && !next[c->id]) fgl__rest(run, c);
-}
-
-/* Client side: the local clients not evaluated after training (all, or
- * those that sat the round out) evaluate their models, on
- * fgl__run_clients' schedule. */
-static void fgl__phase_eval(fgl_run *run) {
-    static const int eval[2] = {FGL_SPLIT_VAL, FGL_SPLIT_TEST};
-    unsigned char *next = fgl__next_mask(run);
-    int i, n = 0, *ids = (int *)FGL_MALLOC(sizeof(int) * (size_t)run->n_clients);
-    for (i = 0; i < run->n_clients; i++)
-        if (run->clients[i].local && (!run->cfg.eval_after_train || !run->trained[i])) {
-            if (ids) ids[n++] = i;
-            else fgl__eval_step(run, &run->clients[i], next); /* out of memory: in order */
-        }
-    if (ids) fgl__run_clients(run, ids, n, eval, 2, 1, fgl__eval_step, next);
-    FGL_FREE(ids);
-    FGL_FREE(next);
-}
-
-/* Server side: the round's accuracies (c->val_acc, c->test_acc of every
- * client, NaN for a round not evaluated) into the history. */
-static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
-    double vsum = 0, tsum = 0, vw = 0, tw = 0, vh = 0, th = 0, msum[4] = {0, 0, 0, 0};
-    int i, q, n = 0, n_tested = 0, mn[4] = {0, 0, 0, 0}, link = run->clients[0].task == FGL_TASK_LINK;
-    double *hist[4];
-    if (run->cfg.secagg.on) return fgl__secagg_record(run, st, evaluated); /* sums only */
-    hist[0] = run->client_val_f1;
-    hist[1] = run->client_test_f1;
-    hist[2] = run->client_val_auc;
-    hist[3] = run->client_test_auc;
-    for (i = 0; i < run->n_clients; i++) {
-        fgl_client *c = &run->clients[i];
-        size_t at = (size_t)run->round * run->n_clients + i;
-        if (run->lost[i]) { /* its host stopped answering: no accuracy, left out of the means */
-            run->client_val[at] = NAN;
-            run->client_test[at] = NAN;
-            for (q = 0; q < 4; q++) hist[q][at] = NAN;
-            continue;
-        }
-        { /* macro-F1 and AUC: NaN where the client has none (no labelled sample, one class), left out of the
-           * means as a client without test samples is left out of the test accuracy's */
-            double v[4];
-            v[0] = c->val_f1;
-            v[1] = c->n_test > 0 ? c->test_f1 : NAN;
-            v[2] = c->val_auc;
-            v[3] = c->n_test > 0 ? c->test_auc : NAN;
-            for (q = 0; q < 4; q++) {
-                hist[q][at] = evaluated ? v[q] : NAN;
-                if (evaluated && v[q] == v[q]) {
-                    msum[q] += v[q];
-                    mn[q]++;
-                }
-            }
-        }
-        n++;
-        if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
-                                 "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
-                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
-        run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
-        /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
-        run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
-        if (link) { /* weighted by the split's positive pairs: a client without any counts for nothing */
-            if (c->n_val > 0) {
-                vsum += c->n_val * c->val_acc;
-                vh += c->n_val * c->val_hits;
-                vw += c->n_val;
-            }
-            if (c->n_test > 0) {
-                tsum += c->n_test * c->test_acc;
-                th += c->n_test * c->test_hits;
-                tw += c->n_test;
-            }
-        } else {
-            vsum += c->val_acc;
-            if (c->n_test > 0) {
-                tsum += c->test_acc;
-                n_tested++;
-            }
-        }
-    }
-    if (n == 0)
-        return fgl_error_set(&run->err, FGL_ERR_EMPTY, "%s, round %d: every client is lost", run->algo.name,
-                             run->round + 1);
-    st->val_f1 = mn[0] ? msum[0] / mn[0] : NAN;
-    st->test_f1 = mn[1] ? msum[1] / mn[1] : NAN;
-    st->val_auc = mn[2] ? msum[2] / mn[2] : NAN;
-    st->test_auc = mn[3] ? msum[3] / mn[3] : NAN;
-    if (link) {
-        st->val_acc = evaluated && vw > 0 ? vsum / vw : NAN;
-        st->test_acc = evaluated && tw > 0 ? tsum / tw : NAN;
-        st->val_hits = evaluated && vw > 0 ? vh / vw : NAN;
-        st->test_hits = evaluated && tw > 0 ? th / tw : NAN;
-    } else {
-        st->val_acc = evaluated ? vsum / n : NAN;
-        st->test_acc = evaluated && n_tested > 0 ? tsum / n_tested : NAN; /* no test set anywhere: none */
-        st->val_hits = st->test_hits = NAN;
-    }
-    return FGL_OK;
-}
-
-FGLDEF int fgl_run_round(fgl_run *run) {
-    fgl_round_stats *st;
-    int rc, evaluated;
-    double t0, t1, t2;
-    if (!run->started && (rc = fgl_run_start(run))) return rc;
-    if (run->round >= run->cfg.rounds)
-        return fgl_error_set(&run->err, FGL_ERR_ARG, "run: all %d rounds are done", run->cfg.rounds);
-    st = &run->stats[run->round];
-    memset(run->accepted, 0, (size_t)run->n_clients);
-    evaluated = fgl__evaluated(run, run->round);
-    t0 = fgl_now();
-    if (run->cfg.secagg.on && (rc = fgl__secagg_setup(run, st))) return rc;
-    fgl__phase_train(run); /* the participants drawn when the previous round ended (or at the start) */
-    if (run->transport && (rc = run->transport->train(run))) return rc;
-    t1 = fgl_now();
-    if ((rc = fgl__phase_server(run, st)) || (rc = fgl__phase_receive(run)) || (rc = fgl__unknown_param(run)))
-        return rc;
-    t2 = fgl_now();
-    if (run->transport && (rc = run->transport->finish(run, evaluated))) return rc;
-    if (evaluated) fgl__phase_eval(run);
-    if ((rc = fgl__unknown_param(run))) return rc; /* (an evaluation hook's read) */
-    fgl__trim_idle(run);
-    if ((rc = fgl__phase_record(run, st, evaluated))) return rc;
-    st->t_train = t1 - t0;
-    st->t_server = t2 - t1;
-    st->t_eval = fgl_now() - t2;
-    run->round++;
     return FGL_OK;
 }
 

@@ -1014,10 +1014,10 @@ static int fgl__secrets_start(fgl_run *run) {
     return fgl__secret_bytes(&run->cfg, run->dp_key, FGL__SECRET_DP_KEY, 0, 0, &run->err);
 }
 
-/* DP-FedAvg's participants of round r: each client independently with
+/* DP-FedAvg's participants of round r, into ids: each client independently with
  * probability q = cfg.frac, from the DP key's stream (the server's secret,
  * so the public seed does not tell who took part). */
-static int fgl__poisson_participants(fgl_run *run, int round) {
+static int fgl__poisson_participants(fgl_run *run, int round, int *ids) {
     uint32_t w[1024];
     unsigned char nonce[12];
     double thresh = (double)run->cfg.frac * 4294967296.0;
@@ -1026,7 +1026,7 @@ static int fgl__poisson_participants(fgl_run *run, int round) {
     for (i = 0; i < run->n_clients; i++) {
         if (i % 1024 == 0)
             fgl_chacha20_words(w, 1024, run->dp_key, nonce, (uint32_t)(i / 1024) * 64u);
-        if ((double)w[i % 1024] < thresh) run->part[n++] = i;
+        if ((double)w[i % 1024] < thresh) ids[n++] = i;
     }
     return n;
 }

@@ -11,7 +11,8 @@ typedef struct fgl_store {
     fgl__entry *e;
     int n, cap;
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
-    int err;                 /* first failure (FGL_ERR_NOMEM) */
+    int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
+    char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
 } fgl_store;
 
 /* In an init hook: a new named entry, zeroed; NULL on failure (the store
@@ -27,7 +28,11 @@ FGLDEF fgl_params *fgl_new_params(fgl_store *st, const char *name);
  * every round before use); destroy (may be NULL) runs before it is freed. */
 FGLDEF void *fgl_new_scratch(fgl_store *st, const char *name, size_t bytes, void (*destroy)(void *));
 FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name);
-/* Find an entry again (a missing name is a programmer error). */
+/* Find an entry again. A name no entry has (misspelt, or never created
+ * in an init hook) is a programmer error: an assertion in a debug build,
+ * which names it first on stderr; under NDEBUG the call returns NULL and
+ * the run fails after the hook, naming the state (the hook should not
+ * use the NULL). */
 FGLDEF float *fgl_floats(const fgl_store *st, const char *name);
 FGLDEF int *fgl_ints(const fgl_store *st, const char *name);
 FGLDEF fgl_model *fgl_get_model(const fgl_store *st, const char *name);
@@ -175,8 +180,18 @@ FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name) {
 
 static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     fgl__entry *e = fgl__store_find(st, name, kind);
-    FGL_ASSERT(e != NULL); /* state is created in an init hook before it is used */
-    return e ? e->p : NULL;
+    if (!e) { /* state is created in an init hook before it is used */
+        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", name ? name : "(null)");
+        if (!w->err) w->err = FGL_ERR_ARG;
+#ifndef NDEBUG
+        fprintf(stderr, "fgl: the state '%s' is looked up but was never created (fgl_new_* in an init hook)\n",
+                name ? name : "(null)");
+#endif
+        FGL_ASSERT(e != NULL);
+        return NULL;
+    }
+    return e->p;
 }
 
 FGLDEF float *fgl_floats(const fgl_store *st, const char *name) {

@@ -1,0 +1,71 @@
+/* A state name looked up but never created, in a build with NDEBUG (where
+ * the debug build's assertion is gone): the lookup returns NULL, and the
+ * run fails after the hook, naming the state and the side, on the client
+ * (an upload hook) and on the server (an aggregate hook). Built and run by
+ * tests/ndebug_check.sh. */
+#define FGL_IMPLEMENTATION
+#include "../fgl_fed.h"
+#include <stdio.h>
+#include <string.h>
+
+static int failed;
+static void check(int ok, const char *what, const char *msg) {
+    printf("%s - %s: %s\n", ok ? "ok" : "not ok", what, msg);
+    failed |= !ok;
+}
+
+static int upload_misspelt(fgl_client *c) {
+    const float *x = fgl_floats(&c->store, "sttae"); /* never created */
+    return x ? FGL_OK : FGL_ERR_ARG;
+}
+
+static int aggregate_misspelt(fgl_server *s) {
+    float *g = fgl_floats(&s->store, "globl"); /* FedAvg's is "global" */
+    if (!g) return FGL_ERR_ARG;
+    return fgl_server_mean(s, "theta", g);
+}
+
+int main(void) {
+    fgl_dataset ds;
+    fgl_scenario sc;
+    fgl_split_config split = fgl_split_default();
+    fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
+    fgl_dataset_options o = fgl_dataset_default();
+    fgl_client_data cd[3];
+    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_error err;
+    int side;
+    split.clients = 3;
+    spec.hidden = 16;
+    if (fgl_dataset_load(&ds, NULL, "synthetic", FGL_TASK_NODE, &o, 0, &err) ||
+        fgl_scenario_make(&sc, &ds, &split, &err)) {
+        printf("not ok - synthetic data: %s\n", err.msg);
+        return 1;
+    }
+    if (fgl_scenario_clients(&sc, &spec, cd, 3, &err)) {
+        printf("not ok - clients: %s\n", err.msg);
+        return 1;
+    }
+    cfg.rounds = 2;
+    for (side = 0; side < 2; side++) {
+        fgl_algo a = fgl_algo_base("fedavg");
+        fgl_run run;
+        int rc;
+        a.name = "misspelt";
+        if (side == 0) a.upload = upload_misspelt;
+        else a.aggregate = aggregate_misspelt;
+        if (fgl_run_init(&run, &cfg, &a, cd, 3, &err)) {
+            check(0, "init", err.msg);
+            continue;
+        }
+        rc = fgl_run_round(&run);
+        check(rc == FGL_ERR_ARG && strstr(run.err.msg, side ? "'globl'" : "'sttae'") &&
+                  strstr(run.err.msg, "never created") && strstr(run.err.msg, side ? "server" : "client"),
+              side ? "a misspelt state on the server (aggregate hook)" : "a misspelt state on a client (upload hook)",
+              run.err.msg);
+        fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+    fgl_dataset_free(&ds);
+    return failed;
+}
