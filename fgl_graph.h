@@ -854,14 +854,16 @@ FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int ho
 enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
 
 /* How the data that a dataset file holds becomes model input. */
-typedef struct fgl_dataset_options {
+typedef struct fgl_dataset_config {
     int lcc;             /* node data: keep the largest connected component (FED-PUB's code); default 0 */
     int raw_features;    /* node data: 1 keeps 0/1 features as stored; 0 (default) row-normalises them
                             (count features, as CS's, are binarised first either way) */
     int k_dse, k_rwse;   /* graph data: FedStar's structure-encoding widths (16 + 16) */
-} fgl_dataset_options;
+} fgl_dataset_config;
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_dataset_config fgl_dataset_options;
 
-FGLDEF fgl_dataset_options fgl_dataset_default(void);
+FGLDEF fgl_dataset_config fgl_dataset_default(void);
 
 #define FGL_DATASET_MAX_SETS 32
 
@@ -901,7 +903,7 @@ typedef struct fgl_dataset {
  * values, as the heterophilous sets' embeddings, are kept as stored); graph sets: one-hot node labels (one-hot degree when the
  * set has none, as IMDB) and FedStar's structure encodings. */
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
-                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err);
+                            const fgl_dataset_config *opt, uint64_t seed, fgl_error *err);
 FGLDEF void fgl_dataset_free(fgl_dataset *ds);
 
 /* --- src/graph/partition.h --- */
@@ -910,15 +912,17 @@ FGLDEF void fgl_dataset_free(fgl_dataset *ds);
 /* ------------------------------------------------------------------------ */
 
 /* Options of the multilevel k-way partitioner. */
-typedef struct fgl_partition_options {
+typedef struct fgl_partition_config {
     double imbalance;   /* 0.05: every part holds at most ceil((1 + imbalance) n / k) nodes */
     int coarsen_to;     /* 0: coarsen until max(30 k, n / (20 log2 k)) vertices remain */
     int n_init;         /* 8: grown bisections tried at the bottom of each initial bisection */
     int refine_passes;  /* 10: greedy k-way refinement passes per level (at most) */
     int n_cuts;         /* 1: independent multilevel runs, best cut kept */
-} fgl_partition_options;
+} fgl_partition_config;
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_partition_config fgl_partition_options;
 
-FGLDEF fgl_partition_options fgl_partition_default(void);
+FGLDEF fgl_partition_config fgl_partition_default(void);
 /* Min-edge-cut k-way partition in the METIS style of a graph (the contract
  * is checked; self loops are allowed and ignored).
  *   1. Coarsening by heavy-edge matching (seeded random visit order, ties
@@ -940,7 +944,7 @@ FGLDEF fgl_partition_options fgl_partition_default(void);
  * O(E) per level in time and memory (E = adjacency entries of the level). */
 FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err);
 FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed,
-                                  const fgl_partition_options *opt, int *part, fgl_error *err);
+                                  const fgl_partition_config *opt, int *part, fgl_error *err);
 /* Number of undirected edges whose ends lie in different parts. */
 FGLDEF long fgl_edge_cut(const fgl_csr *adj, const int *part);
 /* Uniformly random balanced partition: part sizes differ by at most one. */
@@ -6026,8 +6030,8 @@ FGLDEF int fgl_split_indices(const unsigned char *split, int n, int code, int *o
 
 /* --- named datasets read from disk (fgl_dataset_load) --------------------------- */
 
-FGLDEF fgl_dataset_options fgl_dataset_default(void) {
-    fgl_dataset_options o;
+FGLDEF fgl_dataset_config fgl_dataset_default(void) {
+    fgl_dataset_config o;
     memset(&o, 0, sizeof o);
     o.k_dse = 16;
     o.k_rwse = 16;
@@ -6059,7 +6063,7 @@ static int fgl__readable(const char *path) {
 
 /* Node features as the protocols use them: counts binarised (CS, the usual
  * practice), then row-normalised unless raw. */
-static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_error *err) {
+static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_config *o, fgl_error *err) {
     fgl_node_data *d = &ds->node;
     int counts = 0, rc;
     size_t k;
@@ -6120,7 +6124,7 @@ static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_
 
 /* Graph features: one-hot node labels (one-hot degree for a set without
  * them, as IMDB), then FedStar's structure encodings. */
-static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, fgl_error *err) {
+static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_config *o, fgl_error *err) {
     int rc = s->node_labels ? fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err)
                             : fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
     if (rc) return rc;
@@ -6189,8 +6193,8 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 }
 
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
-                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
-    fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
+                            const fgl_dataset_config *opt, uint64_t seed, fgl_error *err) {
+    fgl_dataset_config o = opt ? *opt : fgl_dataset_default();
     char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
     int rc = FGL_OK, found, ruled = 0;
@@ -7036,8 +7040,8 @@ static void fgl__g_fill_empty(const fgl__g_wg *g, int k, int *part, int *pw) {
     }
 }
 
-FGLDEF fgl_partition_options fgl_partition_default(void) {
-    fgl_partition_options o;
+FGLDEF fgl_partition_config fgl_partition_default(void) {
+    fgl_partition_config o;
     memset(&o, 0, sizeof o);
     o.imbalance = 0.05;
     o.coarsen_to = 0;
@@ -7067,7 +7071,7 @@ static long long fgl__g_wg_cut(const fgl__g_wg *g, const int *part) {
 
 /* One multilevel run on lv[0]; the partition of lv[0] goes to part. */
 static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to,
-                             const fgl_partition_options *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
+                             const fgl_partition_config *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
     int L = 0, l, rc = FGL_OK, v, t, n_ip, *cpart = NULL, *tpart = NULL, best_over = 0;
     long long best_cut = 0;
     fgl__g_bis b;
@@ -7148,9 +7152,9 @@ FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *pa
     return fgl_partition_metis_ex(adj, k, seed, NULL, part, err);
 }
 
-FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, const fgl_partition_options *opt,
+FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, const fgl_partition_config *opt,
                                   int *part, fgl_error *err) {
-    fgl_partition_options o = opt ? *opt : fgl_partition_default();
+    fgl_partition_config o = opt ? *opt : fgl_partition_default();
     fgl__g_wg lv[FGL__G_MAX_LEVELS];
     int *cmaps[FGL__G_MAX_LEVELS];
     fgl__g_kw kw;

@@ -24,7 +24,7 @@
 int main(int argc, char **argv) {
     int K = argc > 1 ? atoi(argv[1]) : 20, seeds = argc > 2 ? atoi(argv[2]) : 3, s, i;
     fgl_dataset cora;
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
     fgl_client_data *cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)K);
@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
     for (i = 0; i < K; i++) perm[i] = i;
     fgl_rng_shuffle(&rng, perm, K);
     for (s = 1; s <= seeds; s++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         float *alpha = (float *)malloc(sizeof(float) * (size_t)K * (size_t)K);
         double rho, null_rho;

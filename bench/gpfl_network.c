@@ -89,7 +89,7 @@ int main(int argc, char **argv) {
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
     fgl_model_spec gin = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     fgl_client_data *cd = (fgl_client_data *)malloc(sizeof(fgl_client_data) * (size_t)K);
     fgl_run run;
     fgl_error err;

@@ -33,12 +33,12 @@ int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "Cora", *how = argc > 2 ? argv[2] : "metis";
     int dir = !strcmp(how, "dirichlet"), i, j, p;
     fgl_dataset ds;
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
     fgl_client_data cd[K];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     double lab[K * K], sizes[K * K], nulls[PERMS], rho_w, rho_a, rho_wn, rho_an;

@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : "Cora";
     int S = argc > 2 ? atoi(argv[2]) : 5, s;
     fgl_dataset ds;
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     fgl_error err;
     opt.raw_features = 1;
     if (fgl_dataset_load(&ds, NULL, name, FGL_TASK_NODE, &opt, 0, &err)) {

@@ -143,7 +143,7 @@ int main(int argc, char **argv) {
         double m[5], sd[5];
         int k;
         for (s = 0; s < seeds && s < 64; s++) {
-            fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+            fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
             fgl_algo al;
             fgl_run run;
             base = fgl_algo_find(algos[a]);

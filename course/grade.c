@@ -187,7 +187,7 @@ static int apply_sets(fgl_run *run, const char *sets, fgl_error *err) {
 }
 
 static int run_start(bench *b, const fgl_algo *a, const protocol *p, fgl_run *run, outcome *o) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_error err;
     cfg.rounds = p->rounds;
     cfg.local_epochs = p->local_epochs;

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     fgl_client_data cd[5];
     fgl_split_config split = fgl_split_default(); /* METIS, 5 clients, 20/40/40 per client */
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_error err;
     int a, r;
     median.name = "median";

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
     const char *algos[] = {"local", "fedavg"};
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset mutag;
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
     fgl_client_data cd[CLIENTS];
@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     }
 
     for (a = 0; a < 2; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH); /* 200 rounds, Adam 1e-3 */
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH); /* 200 rounds, Adam 1e-3 */
         fgl_run run;
         fgl_run_summary s;
         cfg.rounds = 100;

@@ -30,7 +30,7 @@ int main(int argc, char **argv) {
     fgl_scenario sc;
     fgl_client_data cd[K];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_run_summary s;
     fgl_error err;

@@ -49,12 +49,12 @@ int main(int argc, char **argv) {
     const char *svg = argc > 2 ? argv[2] : "fedpub_similarity.svg";
     const char *dir = argc > 1 && *argv[1] ? argv[1] : NULL; /* NULL: the data directory (fgl_data_dir) */
     fgl_dataset cora;
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     fgl_split_config split = fgl_split_default();
     fgl_scenario sc;
     fgl_client_data cd[K];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_run_summary s;
     fgl_error err;

@@ -141,7 +141,7 @@ static int file_exists(const char *path) {
 /* The dataset, prepared as the protocols do (the library's fgl_dataset_load),
  * and its split (fgl_scenario_make). */
 static int load_data(const options *o, fgl_dataset *ds, fgl_error *err) {
-    fgl_dataset_options opt = fgl_dataset_default();
+    fgl_dataset_config opt = fgl_dataset_default();
     /* without --data-dir the library's rule (fgl_data_dir), whose message says every directory it tried */
     const char *dir = opt_given(o, "data-dir") ? o->data_dir : NULL;
     opt.lcc = o->lcc;
@@ -552,7 +552,7 @@ static void checkpoint_path(const options *o, const char *algo, uint64_t seed, i
 
 /* The configuration of a run: the protocol's defaults for the task, then the flags. */
 static fgl_fed_config run_config(const options *o, int task, uint64_t seed) {
-    fgl_fed_config cfg = fgl_fed_config_default(task);
+    fgl_fed_config cfg = fgl_fed_default(task);
     if (o->rounds > 0) cfg.rounds = o->rounds;
     if (o->local_epochs >= 0) cfg.local_epochs = o->local_epochs;
     if (o->batch > 0) cfg.batch_size = o->batch;
@@ -1173,7 +1173,7 @@ int fglrun_main(int argc, char **argv) {
         free(labsim);
         labsim = NULL;
     }
-    rounds = o.rounds > 0 ? o.rounds : fgl_fed_config_default(ds.task).rounds;
+    rounds = o.rounds > 0 ? o.rounds : fgl_fed_default(ds.task).rounds;
     if ((rec = (run_record *)calloc(1, sizeof *rec))) { /* the effective configuration, recorded with the results */
         record_build(rec, &o, &ds, &sc, rounds, o.embedded);
         o.config_json = record_json(rec, &o, argc, argv, 0);

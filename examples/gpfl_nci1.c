@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     fgl_scenario sc;
     fgl_client_data cd[K];
     fgl_model_spec gin = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     fgl_error err;
     double acc[A][K], mean[A];
     float links[K], net[K * K];

@@ -71,7 +71,7 @@ static int make_client(fgl_node_data *d, uint64_t seed, fgl_error *err) {
 int main(int argc, char **argv) {
     fgl_node_data data[CLIENTS];
     fgl_client_data clients[CLIENTS];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_run_summary s;
     fgl_error err;

@@ -43,7 +43,7 @@ static inline void ft_synth_graphs(fgl_dataset *d, uint64_t seed, int labels, in
  * encodings) if it is there, else fgl's synthetic graph set prepared the
  * same way. Returns 1 when real. */
 static inline int ft_graph_data(const char *name, int se, fgl_dataset *d) {
-    fgl_dataset_options o = fgl_dataset_default();
+    fgl_dataset_config o = fgl_dataset_default();
     fgl_error e;
     o.k_dse = o.k_rwse = se;
     if (fgl_dataset_load(d, ft_data_dir(), name, FGL_TASK_GRAPH, &o, 0, &e) == FGL_OK) return 1;
@@ -326,7 +326,7 @@ done:
  * must end the same, bit for bit (ft_same_run). */
 static inline void ft_resume_at(const char *algo, fgl_client_data *cd, int k, int rounds, int cut,
                                 const char *const *sets) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run full, part, resumed;
     fgl_error err;
     char path[256], why[128] = "";

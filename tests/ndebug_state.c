@@ -30,9 +30,9 @@ int main(void) {
     fgl_scenario sc;
     fgl_split_config split = fgl_split_default();
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_dataset_options o = fgl_dataset_default();
+    fgl_dataset_config o = fgl_dataset_default();
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_error err;
     int side;
     split.clients = 3;

@@ -84,7 +84,7 @@ static const char *const few[] = {"epochs", "5", "hidden", "8", NULL};
 static void test_step2_last_round(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run ada, avg;
     int i;
     if (!ft_node_clients(&nodes, 3, 8, &sc, cd)) return;
@@ -109,7 +109,7 @@ static void test_step2_last_round(void) {
 static void test_resume(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run full, part, resumed;
     fgl_error err;
     char path[256], why[128] = "";
@@ -155,7 +155,7 @@ static void end_to_end(int n, int rounds, uint64_t seed, double bar, double bar_
     fgl_dataset d;
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     static const char *const sets[] = {"epochs", "30", "hidden", "32", NULL};
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"adafgl", 0, sets, 1}};
     int a;
@@ -175,7 +175,7 @@ static void end_to_end(int n, int rounds, uint64_t seed, double bar, double bar_
  * SAGE, GIN, GAT or MLP backbone does not build: AdaFGL builds its own. */
 static void test_other_backbones(void) {
     const int archs[] = {FGL_ARCH_SAGE, FGL_ARCH_GIN, FGL_ARCH_GAT, FGL_ARCH_MLP};
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     size_t a;
     cfg.rounds = 2;
     for (a = 0; a < sizeof archs / sizeof archs[0]; a++) {

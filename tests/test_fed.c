@@ -34,7 +34,7 @@ static void test_node_algorithms_run_and_count_bytes(void) {
     bar = 2.0 / nodes.node.n_classes;
     majority = ft_majority_baseline(&sc);
     for (a = 0; a < 5; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_run_summary s;
         size_t P, shared, up = 0, down = 0;
@@ -164,7 +164,7 @@ static void test_thread_count_does_not_change_bits(void) {
     int a;
     if (!ft_node_clients(&nodes, 5, 32, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run r1, r2;
         cfg.rounds = 6;
         cfg.threads = 1;
@@ -238,7 +238,7 @@ static void test_big_client_same_bits(void) {
 #endif
     if (!ft_graph_clients(&graphs, 2, 0.3, 8, 7, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
         fgl_run r1, rt;
         cfg.rounds = 3;
         cfg.threads = 1;
@@ -269,7 +269,7 @@ static void test_big_client_same_bits(void) {
 static void test_eval_every(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     fgl_run_summary s;
     int r;
@@ -361,7 +361,7 @@ static void test_every_algorithm_resumes_exactly(void) {
     for (a = 0; a < n; a++) {
         const fgl_algo *algo = fgl_algo_at(a);
         int graph = !strcmp(algo->name, "fedstar") || !strcmp(algo->name, "gpfl"), same = 0, ok; /* graph-only ones */
-        fgl_fed_config cfg = fgl_fed_config_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
         const char *const *sets = loop_sets(algo->name);
         char why[128] = "";
         cfg.rounds = ft_quick() ? 4 : 7;
@@ -398,7 +398,7 @@ static int kept_grad(fgl_client *c, const fgl_step *st) { return scaled_grad(st,
 static void test_unregistered_state_is_caught(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo leaky = fgl_algo_base("fedavg"), kept = fgl_algo_base("fedavg");
     char why[128] = "";
     int same = 1;
@@ -423,7 +423,7 @@ static void test_unregistered_state_is_caught(void) {
 static void test_checkpoint_refusals(void) {
     fgl_scenario sc, other_sc;
     fgl_client_data cd[5], other_cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run part, run;
     fgl_error err;
     char path[256];
@@ -523,7 +523,7 @@ static void test_checkpoint_refusals(void) {
 static void test_empty_test_set(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     int q, moved = 0;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
@@ -551,7 +551,7 @@ static void test_empty_test_set(void) {
 static void test_graph_checkpoint_resume_is_exact(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     char why[128] = "";
     int same = 0;
     if (!ft_graph_clients(&graphs, 3, 1.0, 30, 7, &sc, cd)) return;
@@ -568,7 +568,7 @@ static void test_graph_checkpoint_resume_is_exact(void) {
 static void test_partial_participation(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     char why[128] = "";
     int same = 0, r, i;
@@ -678,7 +678,7 @@ static void test_parked_clients_change_nothing(void) {
     for (a = 0; a < n; a++) {
         const fgl_algo *algo = fgl_algo_at(a);
         int graph = !strcmp(algo->name, "fedstar") || !strcmp(algo->name, "gpfl"), same = 0, cut = 2, r, i;
-        fgl_fed_config cfg = fgl_fed_config_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(graph ? FGL_TASK_GRAPH : FGL_TASK_NODE);
         const char *const *sets = loop_sets(algo->name);
         fgl_client_data *cd = graph ? gcd : ncd;
         fgl_run kept, parked, part, resumed;
@@ -737,7 +737,7 @@ static void test_parked_clients_change_nothing(void) {
     { /* compact: at the start, FedAvg's idle clients hold the initial model and zero moments: one run per
        * 64 blocks of each array (this model's initial values have no all-zero block, which would start a
        * run of its own) */
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         cfg.frac = 0.4f;
         cfg.park_idle = 1;
@@ -783,7 +783,7 @@ static void test_idle_arenas_lent(void) {
     int park;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     for (park = 0; park <= 1; park++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run pooled, plain;
         char why[128] = "";
         const void *first[16], *now[16];
@@ -856,7 +856,7 @@ static void test_bad_uploads_are_rejected(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_algo bad = fgl_algo_base("fedavg");
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_run_summary s;
     ft_seen up;
@@ -895,7 +895,7 @@ static void test_hook_errors_are_reported(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_algo a = fgl_algo_base("fedavg");
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
@@ -929,7 +929,7 @@ static void test_empty_round(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
     fgl_algo a = fgl_algo_base("fedavg");
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     float *init;
@@ -965,7 +965,7 @@ static void test_user_algorithm(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_algo mine = fgl_algo_base("fedavg");
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     size_t n;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
@@ -1002,7 +1002,7 @@ static int misspelt_grad(fgl_client *c, const fgl_step *st) {
 static void test_misspelt_parameter(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo a = fgl_algo_base("fedprox");
     fgl_run run;
     fgl_error err;
@@ -1029,10 +1029,25 @@ static void test_misspelt_parameter(void) {
     fgl_scenario_free(&sc);
 }
 
+/* The names before the naming rule (README, "Names") still compile and
+ * are the new ones. */
+static void test_old_names(void) {
+    fgl_fed_config a = fgl_fed_config_default(FGL_TASK_GRAPH), b = fgl_fed_default(FGL_TASK_GRAPH);
+    fgl_dataset_options d = fgl_dataset_default();
+    fgl_dataset_config e = fgl_dataset_default();
+    fgl_link_options l = fgl_link_options_default();
+    fgl_link_config m = fgl_link_default();
+    fgl_partition_options p = fgl_partition_default();
+    fgl_partition_config q = fgl_partition_default();
+    FT_CHECK(!memcmp(&a, &b, sizeof a) && !memcmp(&d, &e, sizeof d) && !memcmp(&l, &m, sizeof l) &&
+                 !memcmp(&p, &q, sizeof p),
+             "the old names give the new defaults");
+}
+
 static void test_parameters_and_errors(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     unsigned g;
@@ -1077,7 +1092,7 @@ static void test_parameters_and_errors(void) {
             {"attackers 2", "attack"}, {"optimizer 7", "optim"}};
         size_t k;
         for (k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-            fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+            fgl_fed_config c = fgl_fed_default(FGL_TASK_NODE);
             int rc;
             c.rounds = 2;
             switch (k) {
@@ -1102,7 +1117,7 @@ static void test_parameters_and_errors(void) {
         }
     }
     { /* an algorithm that is not registered: the run's error names it, and suggests one */
-        fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config c = fgl_fed_default(FGL_TASK_NODE);
         FT_CHECK(fgl_run_init(&run, &c, fgl_algo_find("nope"), cd, 5, &err) == FGL_ERR_ARG &&
                      strstr(err.msg, "\"nope\"") && strstr(err.msg, "registered: local, fedavg"),
                  "an unknown algorithm named: %s", err.msg);
@@ -1116,7 +1131,7 @@ static void test_parameters_and_errors(void) {
     }
     { /* a task the algorithm does not support: refused by fgl_run_init, before anything is built */
         static const char *const graph_only[] = {"fedstar", "gpfl"};
-        fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config c = fgl_fed_default(FGL_TASK_NODE);
         int k;
         for (k = 0; k < 2; k++)
             FT_CHECK(fgl_run_init(&run, &c, fgl_algo_find(graph_only[k]), cd, 5, &err) == FGL_ERR_ARG &&
@@ -1137,7 +1152,7 @@ static void test_heterogeneous_graph_clients(void) {
     fgl_client_data cd[2];
     fgl_dataset two;
     fgl_split_config split = fgl_split_default();
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GIN, FGL_TASK_GRAPH, 1, 1);
     fgl_error err;
     fgl_run run;
@@ -1208,7 +1223,7 @@ static void test_heterogeneous_graph_clients(void) {
 static void test_graph_dirichlet_fedavg(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     fgl_run run;
     fgl_run_summary s;
     double bar;
@@ -1257,7 +1272,7 @@ static int keep_init(fgl_server *s) {
 static void test_fedavg_rule(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo watched = fgl_algo_base("fedavg");
     fgl_run run;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
@@ -1334,6 +1349,7 @@ int main(void) {
     FT_RUN(test_user_algorithm);
     FT_RUN(test_parameters_and_errors);
     FT_RUN(test_misspelt_parameter);
+    FT_RUN(test_old_names);
     FT_RUN(test_empty_round);
     FT_RUN(test_heterogeneous_graph_clients);
     FT_RUN(test_graph_dirichlet_fedavg);

@@ -127,7 +127,7 @@ static void test_node_end_to_end(void) {
         {"pfedgraph", "pfedgraph", {NULL}, 0.40}};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     if (!ft_node_clients(&nodes, 5, 32, &sc, cd)) return;
     cfg.rounds = ft_quick() ? 3 : 20;
     cfg.local_epochs = 5;
@@ -152,7 +152,7 @@ static void test_graph_end_to_end(void) {
         {"pfedgraph", "pfedgraph", {NULL}, 0.55}};
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     if (!mutag_clients(&sc, cd)) return;
     cfg.rounds = ft_quick() ? 3 : 20;
     cfg.local_epochs = 2;
@@ -178,7 +178,7 @@ static void test_thread_count_does_not_change_bits(void) {
     int a;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     for (a = 0; a < 6; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run r1, r2;
         cfg.rounds = 4;
         cfg.local_epochs = 2;
@@ -205,7 +205,7 @@ static void test_reductions(void) {
     static const char *const amp_self[] = {"self_weight", "1", "lambda", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     cfg.rounds = 4;
@@ -239,7 +239,7 @@ static void test_variates_agree_under_sgd(void) {
     int a, i;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     for (a = 0; a < 2; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run r0, r1;
         cfg.rounds = 3;
         cfg.local_epochs = 3;
@@ -289,7 +289,7 @@ static void test_variants_by_table(void) {
     for (a = 0; a < 2; a++) {
         const char *base = a ? "gcfl" : "scaffold";
         const char *const *sets = a ? gcfl_sets : NULL;
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_algo ext = fgl_algo_base(base);
         fgl_run r0, r1;
         char why[128] = "";
@@ -355,7 +355,7 @@ static void test_client_matrices_and_errors(void) {
     static const char *const bad_sigma[] = {"sigma", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     int i, j, a;

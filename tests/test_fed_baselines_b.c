@@ -64,7 +64,7 @@ static void two_sets_free(two_sets *t) {
  * 0 on success, 1 (the test failed) otherwise. */
 static int run_make(fgl_run *run, const char *algo, fgl_client_data *cd, int K, int task, int rounds, int threads,
                     const char *const *sets) {
-    fgl_fed_config cfg = fgl_fed_config_default(task);
+    fgl_fed_config cfg = fgl_fed_default(task);
     cfg.rounds = rounds;
     cfg.threads = threads;
     return !ft_run_rounds(run, &cfg, algo, cd, K, 0, sets);
@@ -661,7 +661,7 @@ static void test_proto_heterogeneous_models(void) {
     }
     cd[2].spec.layers = 1; /* one layer, no head: its representation would be the raw features */
     { /* refused when the run is set up (fgl_run_init), before anything is built */
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_error err;
         cfg.rounds = 2;
         FT_CHECK(fgl_run_init(&run, &cfg, fgl_algo_find("fedtgp"), cd, 5, &err) == FGL_ERR_ARG && strstr(err.msg, "head") &&

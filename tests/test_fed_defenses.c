@@ -29,7 +29,7 @@ static void fake_make(fake_server *f, int rule, int a, int b, float clip) {
     int i, k;
     memset(f, 0, sizeof *f);
     f->run.algo = fgl_algo_base("fedavg");
-    f->run.cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    f->run.cfg = fgl_fed_default(FGL_TASK_NODE);
     f->run.cfg.robust.rule = rule;
     f->run.cfg.robust.trim = a;
     f->run.cfg.robust.f = a;
@@ -234,7 +234,7 @@ static void mix_make(mix_server *f, int rule, int a, int b, float clip) {
     int i, j, k;
     memset(f, 0, sizeof *f);
     f->run.algo = fgl_algo_base("fedavg"); /* "theta" is a model part, "n" the count */
-    f->run.cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    f->run.cfg = fgl_fed_default(FGL_TASK_NODE);
     f->run.cfg.robust.rule = rule;
     f->run.cfg.robust.trim = a;
     f->run.cfg.robust.f = a;
@@ -589,7 +589,7 @@ static void test_mix_equals_mean_rule(void) {
 }
 
 static void test_option_parsing(void) {
-    fgl_robust_config r = fgl_fed_config_default(FGL_TASK_NODE).robust;
+    fgl_robust_config r = fgl_fed_default(FGL_TASK_NODE).robust;
     fgl_attack_config a;
     fgl_dp_config d;
     fgl_error e;
@@ -632,7 +632,7 @@ static void test_option_parsing(void) {
 /* --- attacks and server checks in runs --------------------------------------------------- */
 
 static fgl_fed_config short_cfg(int rounds) {
-    fgl_fed_config c = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config c = fgl_fed_default(FGL_TASK_NODE);
     c.rounds = rounds;
     return c;
 }

@@ -75,7 +75,7 @@ static void test_server_steps_follow_the_formulas(void) {
     int a;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     for (a = 0; a < 4; a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_algo spied = *fgl_algo_find(names[a]);
         fgl_run run;
         cfg.rounds = 5;
@@ -98,7 +98,7 @@ static void test_fedavgm_without_momentum_is_fedavg(void) {
     static const char *const sets[] = {"beta1", "0", "eta", "1", NULL};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     cfg.rounds = 4;
@@ -134,7 +134,7 @@ static void test_ranges_refused_at_init(void) {
     int i;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     for (i = 0; i < (int)(sizeof bad / sizeof bad[0]); i++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_error err;
         int rc;
@@ -160,7 +160,7 @@ static void test_end_to_end(void) {
     static const char *const names[] = {"local", "fedavg", "fedavgm", "fedadagrad", "fedadam", "fedyogi"};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[6];
     fgl_run_summary s[6];
     int a;

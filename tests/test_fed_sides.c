@@ -22,7 +22,7 @@ static fgl_dataset nodes;
 static int clients4(fgl_scenario *sc, fgl_client_data *cd) { return ft_node_clients(&nodes, 4, 16, sc, cd); }
 
 static fgl_fed_config cfg_of(int rounds, int threads) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     cfg.rounds = rounds;
     cfg.local_epochs = 1;
     cfg.threads = threads;

@@ -114,7 +114,7 @@ static int bn_clients(fgl_scenario *sc, fgl_client_data *cd) {
 }
 
 static fgl_fed_config graph_cfg(int rounds) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     cfg.rounds = rounds;
     cfg.local_epochs = 1;
     cfg.batch_size = 16;
@@ -233,7 +233,7 @@ static void test_share_conv_less_batch_norm(void) {
 static void test_without_batch_norm_is_fedavg(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
     cfg.rounds = 3;

@@ -68,7 +68,7 @@ static void test_no_generation_is_fedavg(void) {
     static const char *const none[] = {"num_pred", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     cfg.rounds = 4;
@@ -102,7 +102,7 @@ static void test_defences(void) {
     int i;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     for (i = 0; i < 3; i++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_error err;
         int rc;
@@ -123,7 +123,7 @@ static void test_messages(void) {
     const char *sets[24];
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     int i, r, K = 4, E = 8, P = 4;
     if (!ft_clients(&nodes, K, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
@@ -197,7 +197,7 @@ static void test_generator_losses_fall(void) {
                                        "0.005", "gen_steps", "5", "enc_epochs", "30", "lambda_c", "0", NULL};
     fgl_node_data d[2];
     fgl_client_data cd[2];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     int i;
     /* every other node a validation node: the impaired graph hides validation nodes */
@@ -268,7 +268,7 @@ static void test_end_to_end(void) {
     const char *sets[24];
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"feddep", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a;

@@ -136,7 +136,7 @@ static void test_exchange_gives_the_centralised_view(void) {
     for (h = 1; h <= 2; h++) {
         fgl_scenario sc;
         fgl_client_data cd[4];
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         double worst = 0, worst_out = 0;
         if (!make_clients(&small, K, h, &sc, cd)) break;
@@ -206,7 +206,7 @@ static void test_exchange_gives_the_centralised_view(void) {
 static void test_hops0_is_fedavg(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     static const char *const zero[] = {"hops", "0", NULL};
     if (!make_clients(&small, 4, 0, &sc, cd)) return;
@@ -226,7 +226,7 @@ static void test_hops0_is_fedavg(void) {
 static void test_exchange_bytes(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     double rows = 0, F = small.node.n_feat;
     int c;
@@ -261,7 +261,7 @@ static void test_resume(void) {
         for (cut = 1; cut <= 2; cut++) {
             fgl_scenario sc;
             fgl_client_data cd[4];
-            fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+            fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
             fgl_run full, part, resumed;
             fgl_error err;
             char path[64], why[128] = "";
@@ -295,7 +295,7 @@ static void test_resume(void) {
 static void test_refusals(void) {
     fgl_scenario plain, halo;
     fgl_client_data pcd[4], hcd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     if (!make_clients(&small, 4, 0, &plain, pcd)) return;
@@ -345,7 +345,7 @@ static void test_refusals(void) {
 static void test_end_to_end(void) {
     static const char *const names[] = {"local", "fedavg", "fedgcn", "fedgcn", "fedgcn"};
     static const int halo[] = {0, 0, 0, 1, 2};
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     double fedavg_best = 0;
     int a;
     cfg.rounds = ft_quick() ? 3 : 12;

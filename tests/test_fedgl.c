@@ -112,7 +112,7 @@ static void test_off_is_fedavg(void) {
     static const char *const off[] = {"lambda", "0", "pgraph", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!synth_clients(3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, &sc, cd)) return;
     cfg.local_epochs = 2;
@@ -133,7 +133,7 @@ static void test_refusals(void) {
     int i;
     if (!synth_clients(3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, &sc, cd)) return;
     for (i = 0; i < 3; i++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_error err;
         int rc;
@@ -150,7 +150,7 @@ static void test_refusals(void) {
     if (!synth_clients(3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, &sc, cd)) return;
     {
         static const char *const off[] = {"pgraph", "0", NULL};
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_error err;
         int rc = fgl_run_init(&run, &cfg, fgl_algo_find("fedgl"), cd, 3, &err);
@@ -174,7 +174,7 @@ static void test_halo_ids(void) {
     fgl_client_data cd[3];
     fgl_split_config split = fgl_split_default();
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_error err;
     fgl_run run;
     int i, j, r, q, halo = 0, same = 0, labelled = 0;
@@ -213,7 +213,7 @@ static void test_resume(void) {
     static const char *const sets[] = {"k", "10", "update", "2", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run full, part, res;
     fgl_error err;
     char path[256], why[128] = "";
@@ -267,7 +267,7 @@ static void test_end_to_end(void) {
     static const char *const small[] = {"k", "10", NULL};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 10, NULL, 0}, {"fedavg", 10, NULL, 0}, {"fedgl", 10, small, 1}};
     fgl_run_summary s[3];
     if (!synth_clients(5, FGL_PART_LOUVAIN, FGL_ARCH_GCN, &sc, cd)) return;

@@ -97,7 +97,7 @@ static void test_threshold_one_is_local(void) {
     static const char *const one[] = {"threshold", "1", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
@@ -133,7 +133,7 @@ static void e2e_inspect(int a, const fgl_run *run, void *ud) {
 static void test_end_to_end(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fedgta", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a;

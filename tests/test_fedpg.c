@@ -43,7 +43,7 @@ static int pg_clients(const fgl_dataset *d, int k, int arch, int hidden, fgl_sce
 }
 
 static fgl_fed_config pg_config(int rounds) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     cfg.rounds = rounds;
     cfg.local_epochs = 3;
     cfg.optim.lr = 0.01f;
@@ -644,7 +644,7 @@ static void test_threads_and_resume(void) {
         return;
     }
     for (task = 0; task < 2; task++) {
-        fgl_fed_config cfg = task ? fgl_fed_config_default(FGL_TASK_GRAPH) : pg_config(5);
+        fgl_fed_config cfg = task ? fgl_fed_default(FGL_TASK_GRAPH) : pg_config(5);
         fgl_client_data *c = task ? gcd : cd;
         int k = task ? 4 : 5;
         fgl_run a, b, full, part, resumed;
@@ -689,7 +689,7 @@ static void test_threads_and_resume(void) {
 static void test_graph_level(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     fgl_run run;
     fgl_run_summary local;
     int R = ft_quick() ? 3 : 15;
@@ -726,7 +726,7 @@ static void test_graph_level_keeps_learning(void) {
     fgl_dataset nci1;
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     static const char *const mu0[] = {"mu", "0", NULL};
     double acc[2] = {0, 0};
     int a, R = 20;

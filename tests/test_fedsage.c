@@ -29,7 +29,7 @@ static void test_no_generation_is_fedavg(void) {
     static const char *const none[] = {"num_pred", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
     cfg.rounds = 4;
@@ -64,7 +64,7 @@ static void test_mended_graph(void) {
     const char *sets[16];
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     int i;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_SAGE, 32, &sc, cd)) return;
@@ -122,7 +122,7 @@ static void test_neighgen_loss_falls(void) {
                                        "cross", "12", "gen_lr", "0.01", "gen_steps", "20", NULL};
     fgl_node_data d[2];
     fgl_client_data cd[2];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     int i;
     static const unsigned char split_of[5] = {FGL_SPLIT_TRAIN, FGL_SPLIT_VAL, FGL_SPLIT_TEST, FGL_SPLIT_TEST,
@@ -217,7 +217,7 @@ static void test_end_to_end(void) {
     const char *sets[16];
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fedsage", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a, i;

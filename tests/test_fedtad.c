@@ -214,7 +214,7 @@ static void test_no_distillation_is_fedavg(void) {
     static const char *const none[] = {"glb_epochs", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!synth_clients(3, &sc, cd)) return;
     if (ft_run_rounds(&a, &cfg, "fedtad", cd, 3, 3, none)) {
@@ -234,7 +234,7 @@ static void test_refusals(void) {
     int i;
     if (!synth_clients(3, &sc, cd)) return;
     for (i = 0; i < 3; i++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         fgl_error err;
         int rc;
@@ -254,7 +254,7 @@ static void test_resume(void) {
     static const char *const sets[] = {"glb_epochs", "2", "num_gen", "30", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run full, part, res;
     fgl_error err;
     char path[256], why[128] = "";
@@ -303,7 +303,7 @@ static void test_end_to_end(void) {
     static const char *const cheap[] = {"glb_epochs", "2", "num_gen", "50", NULL};
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 8, NULL, 0}, {"fedavg", 8, NULL, 0}, {"fedtad", 8, cheap, 1}};
     fgl_run_summary s[3];
     if (!synth_clients(5, &sc, cd)) return;

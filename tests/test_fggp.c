@@ -206,7 +206,7 @@ static void e2e_inspect(int a, const fgl_run *run, void *ud) {
 static void test_end_to_end(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fggp", 0, NULL, 0}};
     fgl_run_summary s[3];
     int a;
@@ -228,7 +228,7 @@ static void test_end_to_end(void) {
 static void test_threads(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE), c1;
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE), c1;
     fgl_run a, b;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
@@ -249,7 +249,7 @@ static void test_threads(void) {
 static void test_resume(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run full, part, resumed;
     fgl_error err;
     char path[] = "test_fggp_resume.ckpt", why[128] = "";

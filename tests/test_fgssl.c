@@ -252,7 +252,7 @@ static void test_zero_weights_is_fedavg(void) {
     static const char *const zero[] = {"fnsc", "0", "fgsd", "0", NULL};
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run a, b;
     if (!ft_clients(&nodes, 3, FGL_PART_LOUVAIN, FGL_ARCH_GCN, 0, &sc, cd)) return;
     cfg.local_epochs = 2;
@@ -281,7 +281,7 @@ static void test_zero_weights_is_fedavg(void) {
 static void test_resume(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     const fgl_algo *algo = fgl_algo_find("fgssl");
     fgl_run full, part, resumed;
     fgl_error err;
@@ -318,7 +318,7 @@ static void test_resume(void) {
 static void test_end_to_end(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     ft_e2e_algo algos[3] = {{"local", 0, NULL, 0}, {"fedavg", 0, NULL, 0}, {"fgssl", 0, NULL, 1}};
     fgl_run_summary s[3];
     int a;

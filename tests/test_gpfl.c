@@ -40,7 +40,7 @@ static int gpfl_clients(int k, double alpha, int fold, fgl_scenario *sc, fgl_cli
 }
 
 static fgl_fed_config graph_cfg(int rounds) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_GRAPH);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_GRAPH);
     cfg.rounds = rounds;
     cfg.batch_size = 32; /* a few steps per round on small clients */
     cfg.optim.lr = 0.01f;
@@ -578,7 +578,7 @@ static void test_errors(void) {
     fgl_dataset nodes;
     fgl_scenario sc;
     fgl_client_data cd[3];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error err;
     ft_node_data(&nodes);

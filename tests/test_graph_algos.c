@@ -608,7 +608,7 @@ static void test_partition_planted_and_edge_cases(void) {
     {
         fgl_synth_node_config c = fgl_synth_node_default();
         fgl_node_data d;
-        fgl_partition_options o = fgl_partition_default();
+        fgl_partition_config o = fgl_partition_default();
         int *p1, *p3;
         long c1, c3;
         c.n_nodes = 3000;

@@ -55,7 +55,7 @@ static int key_cmp(const void *a, const void *b) {
 static void test_split(void) {
     fgl_node_data d;
     fgl_link_split a, b, c;
-    fgl_link_options o = fgl_link_options_default();
+    fgl_link_config o = fgl_link_default();
     fgl_error err;
     long long *keys;
     int i, k, j, E = 0, n_keys = 0, bad = 0;
@@ -240,7 +240,7 @@ static int fixture_make(fixture *f, int head_mlp) {
     memset(f, 0, sizeof *f);
     for (i = 0; i < K && ok; i++) ok = sbm(&f->sub[i], 40 + (uint64_t)i);
     for (i = 0; i < K && ok; i++) {
-        fgl_link_options o = fgl_link_options_default();
+        fgl_link_config o = fgl_link_default();
         o.eval_neg = 100;
         if (fgl_link_split_make(&f->sub[i], &o, 100 + (uint64_t)i, &f->ls[i], &err)) {
             FT_CHECK(0, "client %d split: %s", i, err.msg);
@@ -265,7 +265,7 @@ static void fixture_free(fixture *f) {
 }
 
 static fgl_fed_config link_cfg(int rounds) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_LINK);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_LINK);
     cfg.rounds = rounds;
     cfg.local_epochs = 1;
     cfg.threads = 1;

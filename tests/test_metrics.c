@@ -95,7 +95,7 @@ static int two_class(fgl_dataset *d, fgl_scenario *sc, fgl_client_data *cd) {
 }
 
 static fgl_fed_config cfg_of(int metric) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     cfg.rounds = 6;
     cfg.threads = 1;
     cfg.metric = metric;

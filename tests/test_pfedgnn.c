@@ -400,7 +400,7 @@ static int rows_init(fgl_server *s) {
 static void test_per_client_parts(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo a = fgl_algo_base("fedavg"), bad;
     fgl_run run;
     fgl_error err;
@@ -564,7 +564,7 @@ static int kept_init(fgl_server *s) {
 static void test_pfedgnn_bytes_and_rule(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo a = fgl_algo_base("pfedgnn");
     const char *sets[] = {"alpha", "0.3", "anchors", "12", "method", "0", NULL};
     fgl_run run;
@@ -615,7 +615,7 @@ static void test_pfedgnn_bytes_and_rule(void) {
 static void test_pfedgnn_alpha_one_is_local(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     const char *sets[] = {"alpha", "1", "anchors", "10", NULL};
     fgl_run a, b;
     if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
@@ -663,7 +663,7 @@ static void test_pfedgnn_public_anchors(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_algo a = fgl_algo_base("pfedgnn");
     const char *sets[] = {"anchors", "20", "method", "0", NULL}, *too_many[] = {"anchors", "31", NULL};
     fgl_run run;
@@ -729,7 +729,7 @@ static void test_pfedgnn_public_anchors(void) {
 static void test_pfedgnn_variants_and_threads(void) {
     fgl_scenario sc;
     fgl_client_data cd[4];
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     const char *blocks[] = {"anchors", "10", "blocks", "1", "max_iter", "30", NULL};
     const char *landmark_blocks[] = {"blocks", "1", "method", "0", NULL};
     const char *gauss[] = {"anchors", "10", "kernel", "1", "alpha", "0.5", NULL};
@@ -771,7 +771,7 @@ static void test_pfedgnn_learns(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
     fgl_model_spec spec = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     const char *algos[] = {"local", "fedavg", "pfedgnn"};
     const char *sets[] = {"alpha", "0.5", NULL};
     double acc[3];

@@ -201,7 +201,7 @@ static void test_fedavg_equal_weights(void) {
     fgl_scenario sc;
     fgl_client_data cd[3];
     fgl_model_spec spec;
-    fgl_fed_config fc = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config fc = fgl_fed_default(FGL_TASK_NODE);
     fgl_error err;
     float *global[2] = {NULL, NULL};
     size_t n = 0, k;

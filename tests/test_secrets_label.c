@@ -15,7 +15,7 @@ static fgl_dataset nodes;
 
 /* A seeded configuration with the label given. */
 static fgl_fed_config seeded(const char *label, uint64_t run_seed) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     cfg.secrets.from_seed = 1;
     cfg.secrets.seed = 987654321987ull;
     cfg.seed = run_seed;

@@ -25,7 +25,7 @@ static void link_free(void) {
 
 /* The link task on the node clients cd[0 .. sc->n_clients - 1]. */
 static int link_clients(const options *o, const fgl_scenario *sc, fgl_client_data *cd, fgl_error *err) {
-    fgl_link_options lo = fgl_link_options_default();
+    fgl_link_config lo = fgl_link_default();
     int i, K = sc->n_clients;
     link_free();
     if (!sc->node) return fgl_error_set(err, FGL_ERR_ARG, "--task link needs a node dataset (one graph split into "

@@ -72,7 +72,7 @@ typedef struct options {
     int secret_seed_set;
     int per_client_records;     /* --per-client-records: per-client outputs under --dp too (they reveal who took part) */
 #ifdef FGL_MPI
-    fgl_mpi_options mpi;
+    fgl_mpi_config mpi;
 #endif
     int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
     int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
@@ -136,7 +136,7 @@ typedef struct rec_ctx {
 enum { OPT_BOOL, OPT_INT, OPT_U64, OPT_DOUBLE, OPT_FLOAT, OPT_ENUM, OPT_STR, OPT_CUSTOM };
 enum {
     OPT_NULL = 1,     /* recorded as null (and null by default) while at its initial value */
-    OPT_LIB = 2,      /* its initial value is the library's (fgl_fed_config_default ...), not the row's init */
+    OPT_LIB = 2,      /* its initial value is the library's (fgl_fed_default ...), not the row's init */
     OPT_INIT = 4      /* OPT_CUSTOM: starts as its dflt parsed, or without a dflt its int field as init */
 };
 
@@ -1042,7 +1042,7 @@ static void opt_init(options *o) {
         else if (d->type != OPT_CUSTOM && d->type != OPT_STR) opt_put_num(o, d, d->init);
     }
     {
-        fgl_fed_config d = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config d = fgl_fed_default(FGL_TASK_NODE);
         o->robust = d.robust;
         o->attack = d.attack;
         o->dp = d.dp;
@@ -1050,7 +1050,7 @@ static void opt_init(options *o) {
     }
     o->split_seed = fgl_split_default().seed;
 #ifdef FGL_MPI
-    o->mpi = fgl_mpi_options_default();
+    o->mpi = fgl_mpi_default();
 #endif
     /* none there: "data", and loading says where it looked */
     fgl_data_dir(o->data_dir_buf, sizeof o->data_dir_buf, NULL);

@@ -132,7 +132,7 @@ static void record_build(run_record *r, const options *o, const fgl_dataset *ds,
     c.plain = &plain;
     c.ds = ds;
     c.sc = sc;
-    c.d = fgl_fed_config_default(ds->task);
+    c.d = fgl_fed_default(ds->task);
     c.rounds = rounds;
     c.embedded = embedded;
     c.node = ds->task == FGL_TASK_NODE;

@@ -202,7 +202,9 @@ typedef struct fgl_fed_config {
  * tasks 100 rounds, Adam lr 0.01 wd 1e-6, evaluation after local training;
  * graph tasks 200 rounds, batch 128, Adam lr 1e-3 wd 5e-4, evaluation after
  * the download; 1 local epoch, all clients every round. */
-FGLDEF fgl_fed_config fgl_fed_config_default(int task);
+FGLDEF fgl_fed_config fgl_fed_default(int task);
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+#define fgl_fed_config_default fgl_fed_default
 
 /* What one client brings: its data (exactly one of node / graphs, borrowed:
  * it must outlive the run) with FGL_SPLIT_* codes in node->split or
@@ -370,7 +372,7 @@ static void fgl__get_config(fgl_reader *r, fgl_fed_config *c) {
 
 /* --- configuration ------------------------------------------------------------- */
 
-FGLDEF fgl_fed_config fgl_fed_config_default(int task) {
+FGLDEF fgl_fed_config fgl_fed_default(int task) {
     fgl_fed_config c;
     memset(&c, 0, sizeof c);
     c.local_epochs = 1;

@@ -40,7 +40,7 @@
  * MPI 4 ends the whole job unless mpirun has --enable-recovery (README,
  * "Across processes and machines"). fgl never aborts: fgl_mpi_finish tells
  * the program whether MPI_Finalize is safe, and the program decides. */
-typedef struct fgl_mpi_options {
+typedef struct fgl_mpi_config {
     double timeout;              /* seconds a rank may take to answer before it is lost (300) */
     int fail_rank, fail_round;   /* a simulated fault: rank fail_rank (0: none) stops answering from
                                     round fail_round (1-based) on; fail_round 0: from the run's start
@@ -50,7 +50,7 @@ typedef struct fgl_mpi_options {
                                     server sees a reply begin whose body never comes. For tests of
                                     the server under mpirun --enable-recovery (plain mpirun ends the
                                     job); fgl never ends a process otherwise */
-} fgl_mpi_options;
+} fgl_mpi_config;
 
 typedef struct fgl_mpi_stats {
     int ranks, lost_ranks;               /* lost_ranks: in this run (while it started, too) */
@@ -62,11 +62,14 @@ typedef struct fgl_mpi_stats {
     char note[256];                      /* each lost rank, which clients, and why (" | " between; those that fit) */
 } fgl_mpi_stats;
 
-FGLDEF fgl_mpi_options fgl_mpi_options_default(void);
+FGLDEF fgl_mpi_config fgl_mpi_default(void);
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_mpi_config fgl_mpi_options;
+#define fgl_mpi_options_default fgl_mpi_default
 /* Rank 0, after fgl_run_init (and fgl_run_set) and before the first round:
  * send each other live rank its clients' data and the run's description.
  * With one process (or no live worker left) the run stays where it is. */
-FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err);
+FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_config *opt, fgl_error *err);
 /* Ranks 1..P-1: host clients for the runs rank 0 distributes, until
  * fgl_mpi_finish. Returns FGL_OK, or an error that stopped this process. */
 FGLDEF int fgl_mpi_serve(MPI_Comm comm, fgl_error *err);
@@ -153,8 +156,8 @@ enum {
     FGL__MC_SECAGG
 };
 
-FGLDEF fgl_mpi_options fgl_mpi_options_default(void) {
-    fgl_mpi_options o;
+FGLDEF fgl_mpi_config fgl_mpi_default(void) {
+    fgl_mpi_config o;
     memset(&o, 0, sizeof o);
     o.timeout = 300;
     return o;
@@ -269,7 +272,7 @@ typedef struct fgl__mpi {
     MPI_Comm comm;
     int size;
     uint32_t run_id;
-    fgl_mpi_options opt;
+    fgl_mpi_config opt;
     fgl__mpi_comm *cs;          /* the communicator's state (NULL: none could be kept) */
     int starting;               /* INIT under way: a rank lost now gives its clients to the others */
     int *host;                  /* K: the rank hosting client i */
@@ -930,7 +933,7 @@ static int fgl__mpi_init_ranks(fgl_run *run, fgl__mpi *t, const uint64_t *sums) 
     return L;
 }
 
-FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options *opt, fgl_error *err) {
+FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_config *opt, fgl_error *err) {
     static uint32_t runs = 0;
     fgl__mpi *t;
     int size = 0, rank = -1, i, r, K = run->n_clients, rc = FGL_OK, lost;
@@ -984,7 +987,7 @@ FGLDEF int fgl_mpi_distribute(fgl_run *run, MPI_Comm comm, const fgl_mpi_options
     t->comm = comm;
     t->size = size;
     t->run_id = ++runs;
-    t->opt = opt ? *opt : fgl_mpi_options_default();
+    t->opt = opt ? *opt : fgl_mpi_default();
     t->cs = fgl__mpi_comm_state(comm, 1);
     if (t->cs && t->opt.timeout > t->cs->timeout) t->cs->timeout = t->opt.timeout;
     t->st.ranks = size;
@@ -1042,7 +1045,7 @@ FGLDEF int fgl_mpi_finish(MPI_Comm comm) {
     if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != 0) return 0;
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     cs = fgl__mpi_comm_state(comm, 1);
-    wait = cs && cs->timeout > 0 ? cs->timeout : fgl_mpi_options_default().timeout;
+    wait = cs && cs->timeout > 0 ? cs->timeout : fgl_mpi_default().timeout;
     req = (MPI_Request *)FGL_MALLOC(sizeof(MPI_Request) * (size_t)size);
     done = (unsigned char *)fgl__zalloc((size_t)size); /* per rank: 1 confirmed, 2 given up */
     fgl_bytes_init(&b);

@@ -222,7 +222,7 @@
  *       fgl_model_spec gcn = fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_NODE, 1, 1);
  *       if (fgl_scenario_clients(&sc, &gcn, cd, 5, &err)) { puts(err.msg); return 1; } // a spec per client
  *       fgl_run run;
- *       fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+ *       fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
  *       if (fgl_run_init(&run, &cfg, fgl_algo_find("fedprox"), cd, 5, &err) ||
  *           fgl_run_set(&run, "mu", "0.01", &err)) { puts(err.msg); return 1; }
  *       for (int r = 0; r < cfg.rounds; r++)

@@ -12,7 +12,7 @@
  * negatives drawn once from the split's seed; the metrics are AUC and
  * Hits@K (docs/algorithms.md, "Link prediction protocol").
  *
- *       fgl_link_options lo = fgl_link_options_default();   // 85/5/10, Hits@50
+ *       fgl_link_config lo = fgl_link_default();   // 85/5/10, Hits@50
  *       fgl_link_split ls;
  *       if (fgl_link_split_make(&sub, &lo, seed, &ls, &err)) ...   // sub: an fgl_node_data
  *       fgl_client_data cd = {&sub, NULL, fgl_model_spec_default(FGL_ARCH_GCN, FGL_TASK_LINK, sub.n_feat, 64),
@@ -27,12 +27,12 @@
  * decoder, reading rep_u * rep_v (elementwise) of the representation.
  * Features, not labels: a link task never reads y. */
 
-typedef struct fgl_link_options {
+typedef struct fgl_link_config {
     double val, test;   /* fractions of the undirected edges for validation and test (0.05, 0.10) */
     int eval_neg;       /* negatives per validation / test split: max(its positives, eval_neg) (1000; 0: as
                            many as the positives) */
     int hits_k;         /* K of Hits@K (50) */
-} fgl_link_options;
+} fgl_link_config;
 
 typedef struct fgl_link_split {
     int n_nodes, hits_k;
@@ -42,14 +42,17 @@ typedef struct fgl_link_split {
     uint64_t sum;             /* a checksum of the split (run fingerprints) */
 } fgl_link_split;
 
-FGLDEF fgl_link_options fgl_link_options_default(void);
+FGLDEF fgl_link_config fgl_link_default(void);
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_link_config fgl_link_options;
+#define fgl_link_options_default fgl_link_default
 /* The split of d's undirected edges (self loops ignored) from seed: E edges
  * shuffled, floor(val E) validation, floor(test E) test (at least one each
  * when its fraction is > 0 and E >= 3), the rest training; validation and
  * test negatives drawn uniformly, with replacement, among the node pairs
  * u != v that are not edges of d. Fewer than 2 nodes, no training edge left,
  * a graph too dense to find negatives, or bad options: an error, ls zeroed. */
-FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o, uint64_t seed, fgl_link_split *ls,
+FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_config *o, uint64_t seed, fgl_link_split *ls,
                                fgl_error *err);
 FGLDEF void fgl_link_split_free(fgl_link_split *ls);
 /* n training negatives into src/dst: pairs u != v drawn uniformly from r,
@@ -82,8 +85,8 @@ FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls);
 /* fgl:implementation */
 /* --- link prediction -------------------------------------------------------------- */
 
-FGLDEF fgl_link_options fgl_link_options_default(void) {
-    fgl_link_options o;
+FGLDEF fgl_link_config fgl_link_default(void) {
+    fgl_link_config o;
     o.val = 0.05;
     o.test = 0.10;
     o.eval_neg = 1000;
@@ -142,9 +145,9 @@ FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls) {
     return h ^ (uint64_t)ls->hits_k;
 }
 
-FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_options *o, uint64_t seed, fgl_link_split *ls,
+FGLDEF int fgl_link_split_make(const fgl_node_data *d, const fgl_link_config *o, uint64_t seed, fgl_link_split *ls,
                                fgl_error *err) {
-    fgl_link_options def = fgl_link_options_default();
+    fgl_link_config def = fgl_link_default();
     uint64_t *keys = NULL;
     int n, E = 0, i, j, k, rc = FGL_OK, cut[4];
     fgl_rng r;

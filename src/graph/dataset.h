@@ -116,14 +116,16 @@ FGLDEF int fgl_split_halo(const fgl_node_data *d, const int *part, int k, int ho
 enum { FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK };
 
 /* How the data that a dataset file holds becomes model input. */
-typedef struct fgl_dataset_options {
+typedef struct fgl_dataset_config {
     int lcc;             /* node data: keep the largest connected component (FED-PUB's code); default 0 */
     int raw_features;    /* node data: 1 keeps 0/1 features as stored; 0 (default) row-normalises them
                             (count features, as CS's, are binarised first either way) */
     int k_dse, k_rwse;   /* graph data: FedStar's structure-encoding widths (16 + 16) */
-} fgl_dataset_options;
+} fgl_dataset_config;
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_dataset_config fgl_dataset_options;
 
-FGLDEF fgl_dataset_options fgl_dataset_default(void);
+FGLDEF fgl_dataset_config fgl_dataset_default(void);
 
 #define FGL_DATASET_MAX_SETS 32
 
@@ -163,7 +165,7 @@ typedef struct fgl_dataset {
  * values, as the heterophilous sets' embeddings, are kept as stored); graph sets: one-hot node labels (one-hot degree when the
  * set has none, as IMDB) and FedStar's structure encodings. */
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
-                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err);
+                            const fgl_dataset_config *opt, uint64_t seed, fgl_error *err);
 FGLDEF void fgl_dataset_free(fgl_dataset *ds);
 
 /* fgl:private */
@@ -1038,8 +1040,8 @@ FGLDEF int fgl_split_indices(const unsigned char *split, int n, int code, int *o
 
 /* --- named datasets read from disk (fgl_dataset_load) --------------------------- */
 
-FGLDEF fgl_dataset_options fgl_dataset_default(void) {
-    fgl_dataset_options o;
+FGLDEF fgl_dataset_config fgl_dataset_default(void) {
+    fgl_dataset_config o;
     memset(&o, 0, sizeof o);
     o.k_dse = 16;
     o.k_rwse = 16;
@@ -1071,7 +1073,7 @@ static int fgl__readable(const char *path) {
 
 /* Node features as the protocols use them: counts binarised (CS, the usual
  * practice), then row-normalised unless raw. */
-static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_error *err) {
+static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_config *o, fgl_error *err) {
     fgl_node_data *d = &ds->node;
     int counts = 0, rc;
     size_t k;
@@ -1132,7 +1134,7 @@ static int fgl__prepare_node(fgl_dataset *ds, const fgl_dataset_options *o, fgl_
 
 /* Graph features: one-hot node labels (one-hot degree for a set without
  * them, as IMDB), then FedStar's structure encodings. */
-static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_options *o, fgl_error *err) {
+static int fgl__prepare_graphs(fgl_graph_set *s, const fgl_dataset_config *o, fgl_error *err) {
     int rc = s->node_labels ? fgl_graph_set_features(s, FGL_FEAT_NODE_LABELS, 0, err)
                             : fgl_graph_set_features(s, FGL_FEAT_DEGREE, fgl_graph_set_max_degree(s), err);
     if (rc) return rc;
@@ -1201,8 +1203,8 @@ static const char *fgl__dataset_case_hint(const char *dir, const char *name) {
 }
 
 FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names, int task,
-                            const fgl_dataset_options *opt, uint64_t seed, fgl_error *err) {
-    fgl_dataset_options o = opt ? *opt : fgl_dataset_default();
+                            const fgl_dataset_config *opt, uint64_t seed, fgl_error *err) {
+    fgl_dataset_config o = opt ? *opt : fgl_dataset_default();
     char path[1100], name[1024], base[FGL_NAME_LEN], dirbuf[1024];
     const char *p = names;
     int rc = FGL_OK, found, ruled = 0;

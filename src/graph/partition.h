@@ -3,15 +3,17 @@
 /* ------------------------------------------------------------------------ */
 
 /* Options of the multilevel k-way partitioner. */
-typedef struct fgl_partition_options {
+typedef struct fgl_partition_config {
     double imbalance;   /* 0.05: every part holds at most ceil((1 + imbalance) n / k) nodes */
     int coarsen_to;     /* 0: coarsen until max(30 k, n / (20 log2 k)) vertices remain */
     int n_init;         /* 8: grown bisections tried at the bottom of each initial bisection */
     int refine_passes;  /* 10: greedy k-way refinement passes per level (at most) */
     int n_cuts;         /* 1: independent multilevel runs, best cut kept */
-} fgl_partition_options;
+} fgl_partition_config;
+/* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
+typedef fgl_partition_config fgl_partition_options;
 
-FGLDEF fgl_partition_options fgl_partition_default(void);
+FGLDEF fgl_partition_config fgl_partition_default(void);
 /* Min-edge-cut k-way partition in the METIS style of a graph (the contract
  * is checked; self loops are allowed and ignored).
  *   1. Coarsening by heavy-edge matching (seeded random visit order, ties
@@ -33,7 +35,7 @@ FGLDEF fgl_partition_options fgl_partition_default(void);
  * O(E) per level in time and memory (E = adjacency entries of the level). */
 FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *part, fgl_error *err);
 FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed,
-                                  const fgl_partition_options *opt, int *part, fgl_error *err);
+                                  const fgl_partition_config *opt, int *part, fgl_error *err);
 /* Number of undirected edges whose ends lie in different parts. */
 FGLDEF long fgl_edge_cut(const fgl_csr *adj, const int *part);
 /* Uniformly random balanced partition: part sizes differ by at most one. */
@@ -789,8 +791,8 @@ static void fgl__g_fill_empty(const fgl__g_wg *g, int k, int *part, int *pw) {
     }
 }
 
-FGLDEF fgl_partition_options fgl_partition_default(void) {
-    fgl_partition_options o;
+FGLDEF fgl_partition_config fgl_partition_default(void) {
+    fgl_partition_config o;
     memset(&o, 0, sizeof o);
     o.imbalance = 0.05;
     o.coarsen_to = 0;
@@ -820,7 +822,7 @@ static long long fgl__g_wg_cut(const fgl__g_wg *g, const int *part) {
 
 /* One multilevel run on lv[0]; the partition of lv[0] goes to part. */
 static int fgl__g_multilevel(fgl__g_wg *lv, int **cmaps, int k, int maxpw, int coarsen_to,
-                             const fgl_partition_options *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
+                             const fgl_partition_config *o, fgl_rng *r, int *part, int *pw, fgl__g_kw *kw, int *cand) {
     int L = 0, l, rc = FGL_OK, v, t, n_ip, *cpart = NULL, *tpart = NULL, best_over = 0;
     long long best_cut = 0;
     fgl__g_bis b;
@@ -901,9 +903,9 @@ FGLDEF int fgl_partition_metis(const fgl_csr *adj, int k, uint64_t seed, int *pa
     return fgl_partition_metis_ex(adj, k, seed, NULL, part, err);
 }
 
-FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, const fgl_partition_options *opt,
+FGLDEF int fgl_partition_metis_ex(const fgl_csr *adj, int k, uint64_t seed, const fgl_partition_config *opt,
                                   int *part, fgl_error *err) {
-    fgl_partition_options o = opt ? *opt : fgl_partition_default();
+    fgl_partition_config o = opt ? *opt : fgl_partition_default();
     fgl__g_wg lv[FGL__G_MAX_LEVELS];
     int *cmaps[FGL__G_MAX_LEVELS];
     fgl__g_kw kw;

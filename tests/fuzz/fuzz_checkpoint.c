@@ -34,7 +34,7 @@ static void fz_setup(void) {
 }
 
 static void fz_load(const fgl_algo *algo, const char *file) {
-    fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
     fgl_run run;
     fgl_error e;
     int rc;

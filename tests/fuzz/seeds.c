@@ -209,7 +209,7 @@ static void seed_checkpoints(const char *tmp) {
     if (fgl_scenario_clients(&sc, &spec, cd, 3, NULL)) return;
     snprintf(path, sizeof path, "%s/ckpt", tmp);
     for (a = 0; a < fgl_algo_count(); a++) {
-        fgl_fed_config cfg = fgl_fed_config_default(FGL_TASK_NODE);
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
         fgl_run run;
         unsigned char *data, idx = (unsigned char)a;
         size_t len;
