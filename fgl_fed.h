@@ -627,7 +627,8 @@ enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
  * everywhere the shared part appears: the size n of FGL_DIM_SHARED, the
  * model parts of uploads and downloads (what is kept is neither sent nor
  * overwritten), fgl_client_pack, fgl_received_at, the proximal gradient,
- * and fgl_server_pack (the server's initial vector); the defences see the
+ * and fgl_server_pack (the server's initial vector: fgl_server_global,
+ * fgl_server_per_client); the defences see the
  * shared vector only. Checkpoints save whole models, so what is kept
  * resumes with its client. */
 
@@ -1161,6 +1162,13 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
 /* Pack the shared part (s->share less s->keep) of a model of the run's
  * layout, e.g. s->init, into n_shared floats, as a model part carries it. */
 FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out);
+/* In a server init hook, the server's models as a round 1 starts them: a
+ * new state buffer `name` holding the shared part of the common initial
+ * model (s->init, packed), once ("one global model", n_shared floats) or
+ * once for each client (K rows: "a model per client"). NULL on failure
+ * (the store records it). */
+FGLDEF float *fgl_server_global(fgl_server *s, const char *name);
+FGLDEF float *fgl_server_per_client(fgl_server *s, const char *name);
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
@@ -5675,6 +5683,19 @@ FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *ou
     fgl_params_pack_except(ps, s->share, s->keep, out);
 }
 
+FGLDEF float *fgl_server_global(fgl_server *s, const char *name) {
+    float *g = fgl_new_floats(&s->store, name, s->n_shared);
+    if (g) fgl_server_pack(s, s->init, g);
+    return g;
+}
+
+FGLDEF float *fgl_server_per_client(fgl_server *s, const char *name) {
+    float *theta = fgl_new_floats(&s->store, name, (size_t)s->n_clients * s->n_shared);
+    int i;
+    for (i = 0; theta && i < s->n_clients; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
+    return theta;
+}
+
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {
     const float *w0 = fgl_received(c);
     size_t j;
@@ -9731,10 +9752,7 @@ static fgl_algo fgl__local(void) {
  * mu/2 ||theta - theta_global||^2. Sent: up 4 (n + 1), down 4 n bytes. */
 
 static int fgl__avg_server_init(fgl_server *s) {
-    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
-    if (!g) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g); /* the common initial model */
-    return FGL_OK;
+    return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM; /* the common initial model */
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {
@@ -9836,10 +9854,9 @@ static fgl_algo fgl__fedper(void) {
 
 
 static int fgl__cv_server_init(fgl_server *s) {
-    float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
+    float *theta = fgl_server_global(s, "theta"); /* the common initial model */
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, theta); /* the common initial model */
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
@@ -10240,23 +10257,21 @@ static fgl_algo fgl__feddc(void) {
 static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
 static int fgl__gcfl_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
+    size_t K = (size_t)s->n_clients;
     int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
-    float *theta;
     int *meta;
     if (L < 1)
         return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
                                s->algo->name);
-    theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    /* the server's initial model for everyone: the common initialisation
+     * (the authors' clients all download one model) */
+    fgl_server_per_client(s, "theta");
     fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
     fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     fgl_new_ints(&s->store, "seq_len", K);
     if (s->store.err) return s->store.err;
     meta[0] = 1;
-    /* the server's initial model for everyone: the common initialisation
-     * (the authors' clients all download one model) */
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 
@@ -10501,7 +10516,8 @@ static fgl_algo fgl__gcflplus(void) {
 
 static int fgl__amp_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    float *theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
+                                                          common initialisation */
     float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
     float *xi = fgl_new_floats(&s->store, "xi", K * K);
     fgl_new_ints(&s->store, "has", K);
@@ -10510,8 +10526,7 @@ static int fgl__amp_server_init(fgl_server *s) {
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) { /* before any upload: everyone's cloud model is the common initialisation */
-        fgl_server_pack(s, s->init, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) {
         memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
         xi[i * K + i] = 1.0f;
     }
@@ -10610,16 +10625,14 @@ static fgl_algo fgl__fedamp(void) {
  * client_matrix. */
 
 static int fgl__pfg_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "u", K * s->n_shared);
     fgl_new_floats(&s->store, "A", K * K);
     fgl_new_ints(&s->store, "has_u", K);
     if (!(fgl_get(s->set, "alpha") > 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
@@ -11240,14 +11253,12 @@ static int fgl__pub_client_init(fgl_client *c) {
 }
 
 static int fgl__pub_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
@@ -12667,7 +12678,6 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
-    float *theta;
     d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
     if (method != 0 && method != 1)
@@ -12716,7 +12726,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
         }
     if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
         return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
-    theta = fgl_new_floats(&s->store, "theta", (size_t)K * s->n_shared);
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
     fgl_new_ints(&s->store, "has_dist", (size_t)K);
     fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
@@ -12725,9 +12735,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
     fgl_new_ints(&s->store, "ready", 1);
     if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the
@@ -12977,12 +12985,11 @@ static fgl_algo fgl__pfedgnn(void) {
  * Sent: as FedAvg, up 4 (n + 1), down 4 n bytes. */
 
 static int fgl__opt_server_init(fgl_server *s) {
-    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    float *g = fgl_server_global(s, "global"); /* the common initial model */
     float *m = fgl_new_floats(&s->store, "m", s->n_shared);
     float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
     size_t j;
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g); /* the common initial model */
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)fgl_get(s->set, "tau");
@@ -14651,12 +14658,10 @@ FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const do
 }
 
 static int fgl__gta_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta");
     fgl_new_floats(&s->store, "W", K * K);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {
@@ -16192,9 +16197,8 @@ static const float *fgl__fggp_scores(fgl_client *c) {
 static int fgl__fggp_server_init(fgl_server *s) {
     int slots = (int)fgl_get(s->set, "slots"), i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    float *lab, *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    float *lab, *g = fgl_server_global(s, "global");
     if (!g) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g);
     fgl_new_floats(&s->store, "cp", (size_t)slots * d);
     lab = fgl_new_floats(&s->store, "cl", (size_t)slots);
     fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */

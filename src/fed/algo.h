@@ -19,7 +19,8 @@ enum { FGL_PARAM_FLOAT, FGL_PARAM_INT, FGL_PARAM_GROUPS };
  * everywhere the shared part appears: the size n of FGL_DIM_SHARED, the
  * model parts of uploads and downloads (what is kept is neither sent nor
  * overwritten), fgl_client_pack, fgl_received_at, the proximal gradient,
- * and fgl_server_pack (the server's initial vector); the defences see the
+ * and fgl_server_pack (the server's initial vector: fgl_server_global,
+ * fgl_server_per_client); the defences see the
  * shared vector only. Checkpoints save whole models, so what is kept
  * resumes with its client. */
 

@@ -151,6 +151,13 @@ FGLDEF const float *fgl_upload(const fgl_server *s, int client, const char *name
 /* Pack the shared part (s->share less s->keep) of a model of the run's
  * layout, e.g. s->init, into n_shared floats, as a model part carries it. */
 FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out);
+/* In a server init hook, the server's models as a round 1 starts them: a
+ * new state buffer `name` holding the shared part of the common initial
+ * model (s->init, packed), once ("one global model", n_shared floats) or
+ * once for each client (K rows: "a model per client"). NULL on failure
+ * (the store records it). */
+FGLDEF float *fgl_server_global(fgl_server *s, const char *name);
+FGLDEF float *fgl_server_per_client(fgl_server *s, const char *name);
 /* The floats part `name` of client i's upload holds when sent (its declared
  * size for that client: FGL_DIM_NODES differs between clients). */
 FGLDEF size_t fgl_upload_size(const fgl_server *s, int client, const char *name);
@@ -345,6 +352,19 @@ FGLDEF void fgl_client_unpack(const fgl_client *c, fgl_params *ps, const float *
 
 FGLDEF void fgl_server_pack(const fgl_server *s, const fgl_params *ps, float *out) {
     fgl_params_pack_except(ps, s->share, s->keep, out);
+}
+
+FGLDEF float *fgl_server_global(fgl_server *s, const char *name) {
+    float *g = fgl_new_floats(&s->store, name, s->n_shared);
+    if (g) fgl_server_pack(s, s->init, g);
+    return g;
+}
+
+FGLDEF float *fgl_server_per_client(fgl_server *s, const char *name) {
+    float *theta = fgl_new_floats(&s->store, name, (size_t)s->n_clients * s->n_shared);
+    int i;
+    for (i = 0; theta && i < s->n_clients; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
+    return theta;
 }
 
 FGLDEF void fgl_client_prox_grad(const fgl_client *c, fgl_params *ps, float mu) {

@@ -23,7 +23,8 @@
 
 static int fgl__amp_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    float *theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
+                                                          common initialisation */
     float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
     float *xi = fgl_new_floats(&s->store, "xi", K * K);
     fgl_new_ints(&s->store, "has", K);
@@ -32,8 +33,7 @@ static int fgl__amp_server_init(fgl_server *s) {
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) { /* before any upload: everyone's cloud model is the common initialisation */
-        fgl_server_pack(s, s->init, theta + i * s->n_shared);
+    for (i = 0; i < K; i++) {
         memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
         xi[i * K + i] = 1.0f;
     }

@@ -8,10 +8,7 @@
  * mu/2 ||theta - theta_global||^2. Sent: up 4 (n + 1), down 4 n bytes. */
 
 static int fgl__avg_server_init(fgl_server *s) {
-    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
-    if (!g) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g); /* the common initial model */
-    return FGL_OK;
+    return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM; /* the common initial model */
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {

@@ -226,12 +226,10 @@ FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const do
 }
 
 static int fgl__gta_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta");
     fgl_new_floats(&s->store, "W", K * K);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {

@@ -33,12 +33,11 @@ enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_a
  * Sent: as FedAvg, up 4 (n + 1), down 4 n bytes. */
 
 static int fgl__opt_server_init(fgl_server *s) {
-    float *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    float *g = fgl_server_global(s, "global"); /* the common initial model */
     float *m = fgl_new_floats(&s->store, "m", s->n_shared);
     float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
     size_t j;
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g); /* the common initial model */
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)fgl_get(s->set, "tau");

@@ -52,14 +52,12 @@ static int fgl__pub_client_init(fgl_client *c) {
 }
 
 static int fgl__pub_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__pub_upload(fgl_client *c) {

@@ -531,9 +531,8 @@ static const float *fgl__fggp_scores(fgl_client *c) {
 static int fgl__fggp_server_init(fgl_server *s) {
     int slots = (int)fgl_get(s->set, "slots"), i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    float *lab, *g = fgl_new_floats(&s->store, "global", s->n_shared);
+    float *lab, *g = fgl_server_global(s, "global");
     if (!g) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, g);
     fgl_new_floats(&s->store, "cp", (size_t)slots * d);
     lab = fgl_new_floats(&s->store, "cl", (size_t)slots);
     fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */

@@ -39,23 +39,21 @@ enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
 static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
 static int fgl__gcfl_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
+    size_t K = (size_t)s->n_clients;
     int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
-    float *theta;
     int *meta;
     if (L < 1)
         return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
                                s->algo->name);
-    theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    /* the server's initial model for everyone: the common initialisation
+     * (the authors' clients all download one model) */
+    fgl_server_per_client(s, "theta");
     fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
     meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
     fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     fgl_new_ints(&s->store, "seq_len", K);
     if (s->store.err) return s->store.err;
     meta[0] = 1;
-    /* the server's initial model for everyone: the common initialisation
-     * (the authors' clients all download one model) */
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
     return FGL_OK;
 }
 

@@ -80,7 +80,6 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
-    float *theta;
     d = (int)(fgl_server_down_size(s, "anchors") / (size_t)Ka);
     if (Ka < 2) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: anchors = %d, at least 2", Ka);
     if (method != 0 && method != 1)
@@ -129,7 +128,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
         }
     if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
         return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
-    theta = fgl_new_floats(&s->store, "theta", (size_t)K * s->n_shared);
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
     fgl_new_ints(&s->store, "has_dist", (size_t)K);
     fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
@@ -138,9 +137,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
     fgl_new_ints(&s->store, "ready", 1);
     if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + (size_t)i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the

@@ -21,16 +21,14 @@
  * client_matrix. */
 
 static int fgl__pfg_server_init(fgl_server *s) {
-    size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_new_floats(&s->store, "theta", K * s->n_shared);
+    size_t K = (size_t)s->n_clients;
+    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
     fgl_new_floats(&s->store, "u", K * s->n_shared);
     fgl_new_floats(&s->store, "A", K * K);
     fgl_new_ints(&s->store, "has_u", K);
     if (!(fgl_get(s->set, "alpha") > 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
-    if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * s->n_shared);
-    return FGL_OK;
+    return s->store.err;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {

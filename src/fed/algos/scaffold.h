@@ -30,10 +30,9 @@ enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
 
 
 static int fgl__cv_server_init(fgl_server *s) {
-    float *theta = fgl_new_floats(&s->store, "theta", s->n_shared);
+    float *theta = fgl_server_global(s, "theta"); /* the common initial model */
     fgl_new_floats(&s->store, "c", s->n_trainable);
     if (!theta) return FGL_ERR_NOMEM;
-    fgl_server_pack(s, s->init, theta); /* the common initial model */
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
         float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
