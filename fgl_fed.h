@@ -7608,10 +7608,16 @@ static int fgl__covered(fgl_run *run, const char *what, const char *it, const ch
  * fgl_run_check call it too). */
 static int fgl__defences_check(fgl_run *run) {
     fgl__plugin p;
+    unsigned flags = fgl__plugin_flags(run);
     int i, rc;
     if ((rc = fgl__plugin_named(&run->cfg, &run->err))) return rc;
-    for (i = 0; fgl__plugin_get(i, &p); i++)
-        if (p.check && fgl__plugin_on(run, &p) && (rc = p.check(run))) return rc;
+    for (i = 0; fgl__plugin_get(i, &p); i++) {
+        if (!fgl__plugin_on(run, &p)) continue;
+        if ((p.flags & FGL__PLUGIN_REWRITES) && (flags & FGL__PLUGIN_HIDES_VALUES))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it rewrites uploads on the server, which "
+                                 "arrive masked here (secure aggregation)", p.name);
+        if (p.check && (rc = p.check(run))) return rc;
+    }
     return FGL_OK;
 }
 /* --- src/fed/schedule.h --- */
@@ -9033,7 +9039,8 @@ static int fgl__plugin_get(int i, fgl__plugin *out) {
 
 static int fgl__plugin_on(const fgl_run *run, const fgl__plugin *p) {
     if (p->on) return p->on(run);
-    return run->cfg.plugin.name[0] && p->name && strcmp(run->cfg.plugin.name, p->name) == 0;
+    return run->cfg.plugin.name[0] && p->name &&
+           strncmp(run->cfg.plugin.name, p->name, sizeof run->cfg.plugin.name) == 0;
 }
 
 static unsigned fgl__plugin_flags(const fgl_run *run) {
@@ -9045,13 +9052,19 @@ static unsigned fgl__plugin_flags(const fgl_run *run) {
     return flags;
 }
 
-/* cfg.plugin names a plug-in that no field turns on, or nothing. */
+/* cfg.plugin names a plug-in that no field turns on (a NUL-terminated
+ * name, a finite argument), or nothing. */
 static int fgl__plugin_named(const fgl_fed_config *cfg, fgl_error *err) {
     fgl__plugin p;
     char names[200];
     size_t at = 0;
     int i;
+    if (!memchr(cfg->plugin.name, 0, sizeof cfg->plugin.name))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: the plug-in's name is not a string of under %d bytes",
+                             (int)sizeof cfg->plugin.name);
     if (!cfg->plugin.name[0]) return FGL_OK;
+    if (!isfinite(cfg->plugin.arg))
+        return fgl_error_set(err, FGL_ERR_ARG, "run: plug-in %s: its argument is not a finite number", cfg->plugin.name);
     names[0] = 0;
     for (i = 0; fgl__plugin_get(i, &p); i++) {
         if (p.on) continue; /* turned on by its own fields, not by name */

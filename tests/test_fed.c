@@ -1029,6 +1029,33 @@ static void test_misspelt_parameter(void) {
     fgl_scenario_free(&sc);
 }
 
+/* cfg.plugin: a name the plug-in list does not have, a name that is not a
+ * string, an argument that is not finite: refused at init, nothing run. */
+static void test_plugin_by_name(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[3];
+    fgl_run run;
+    fgl_error err;
+    int k;
+    if (!ft_node_clients(&nodes, 3, 8, &sc, cd)) return;
+    for (k = 0; k < 3; k++) {
+        fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
+        const char *want = k == 0 ? "no plug-in named 'nosuch'" : k == 1 ? "not a string" : "not a finite number";
+        int rc;
+        cfg.rounds = 1;
+        if (k == 0) FT_CHECK(fgl_plugin_parse("nosuch:2", &cfg.plugin, &err) == FGL_OK, "parse: %s", err.msg);
+        if (k == 1) memset(cfg.plugin.name, 'a', sizeof cfg.plugin.name); /* no NUL */
+        if (k == 2) {
+            strcpy(cfg.plugin.name, "nosuch");
+            cfg.plugin.arg = NAN;
+        }
+        rc = fgl_run_init(&run, &cfg, fgl_algo_find("fedavg"), cd, 3, &err);
+        FT_CHECK(rc == FGL_ERR_ARG && strstr(err.msg, want), "plug-in case %d refused: %s", k, rc ? err.msg : "(ran)");
+        if (rc == FGL_OK) fgl_run_free(&run);
+    }
+    fgl_scenario_free(&sc);
+}
+
 /* The names before the naming rule (README, "Names") still compile and
  * are the new ones. */
 static void test_old_names(void) {
@@ -1350,6 +1377,7 @@ int main(void) {
     FT_RUN(test_parameters_and_errors);
     FT_RUN(test_misspelt_parameter);
     FT_RUN(test_old_names);
+    FT_RUN(test_plugin_by_name);
     FT_RUN(test_empty_round);
     FT_RUN(test_heterogeneous_graph_clients);
     FT_RUN(test_graph_dirichlet_fedavg);

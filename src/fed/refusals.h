@@ -64,9 +64,15 @@ static int fgl__covered(fgl_run *run, const char *what, const char *it, const ch
  * fgl_run_check call it too). */
 static int fgl__defences_check(fgl_run *run) {
     fgl__plugin p;
+    unsigned flags = fgl__plugin_flags(run);
     int i, rc;
     if ((rc = fgl__plugin_named(&run->cfg, &run->err))) return rc;
-    for (i = 0; fgl__plugin_get(i, &p); i++)
-        if (p.check && fgl__plugin_on(run, &p) && (rc = p.check(run))) return rc;
+    for (i = 0; fgl__plugin_get(i, &p); i++) {
+        if (!fgl__plugin_on(run, &p)) continue;
+        if ((p.flags & FGL__PLUGIN_REWRITES) && (flags & FGL__PLUGIN_HIDES_VALUES))
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it rewrites uploads on the server, which "
+                                 "arrive masked here (secure aggregation)", p.name);
+        if (p.check && (rc = p.check(run))) return rc;
+    }
     return FGL_OK;
 }
