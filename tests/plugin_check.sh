@@ -89,6 +89,22 @@ if "$tmp/fglrun" $args > "$tmp/plain.json" 2> "$tmp/err" &&
         echo "ok - under a scaling attack the bound keeps FedAvg's accuracy: $bound against $plain without it"
     else echo "not ok - with the bound $bound, without $plain, under a scaling attack"; fi
 else echo "not ok - fglrun with --plugin normbound:1 failed"; sed 's/^/#   /' "$tmp/err" | head -5; fi
+# the plug-in is part of the run's record and of its checkpoint: --config replays it, a checkpoint resumes it,
+# and a checkpoint of the run with it does not resume the run without it
+strip() { sed 's/"seconds[a-z_]*": [0-9.]*//g; s/, "\(peak\|data\)_rss_mb": [0-9.]*//g; s/, "config": .*$/}/' "$1"; }
+if "$tmp/fglrun" --config "$tmp/bound.json" --json --quiet > "$tmp/replay.json" 2> "$tmp/err" &&
+   [ "$(strip "$tmp/bound.json")" = "$(strip "$tmp/replay.json")" ] && grep -q '"plugin": "normbound:1"' "$tmp/bound.json"
+then echo "ok - the record names the plug-in and --config replays the run"
+else echo "not ok - the record of the run with the plug-in does not replay it"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+"$tmp/fglrun" $args --plugin normbound:1 --checkpoint "$tmp/ck" --stop-after 4 > /dev/null 2> "$tmp/err"
+"$tmp/fglrun" $args --plugin normbound:1 --checkpoint "$tmp/ck" > "$tmp/resumed.json" 2>> "$tmp/err"
+if [ "$(strip "$tmp/bound.json")" = "$(strip "$tmp/resumed.json")" ]; then echo "ok - a run with the plug-in resumes from its checkpoint to the same result"
+else echo "not ok - resumed with the plug-in: $(strip "$tmp/resumed.json" | cut -c1-200)"; sed 's/^/#   /' "$tmp/err" | head -3; fi
+rm -f "$tmp/ck"
+"$tmp/fglrun" $args --plugin normbound:1 --checkpoint "$tmp/ck" --stop-after 4 > /dev/null 2> "$tmp/err"
+if "$tmp/fglrun" $args --checkpoint "$tmp/ck" > "$tmp/other.json" 2> "$tmp/err"; then
+    echo "not ok - a checkpoint made with the plug-in resumed a run without it"
+else echo "ok - a checkpoint made with the plug-in does not resume a run without it: $(head -c 150 "$tmp/err")"; fi
 refused() { # WHAT PATTERN ARGS...: fglrun refuses, and its message matches
     what=$1; pat=$2; shift 2
     if "$tmp/fglrun" --data synthetic --clients 4 --rounds 1 --quiet "$@" > /dev/null 2> "$tmp/err"; then
