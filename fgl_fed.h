@@ -1550,9 +1550,9 @@ FGLDEF int fgl_run_client_matrix(const fgl_run *run, float *out);
 /* What a size rule means in the run (fgl_server_dim); a positive count is
  * itself. */
 FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule);
-/* The server's state entries, read-only (fgl_floats, fgl_ints,
- * fgl_get_scratch on the server's store: a missing name is a programmer
- * error). NULL before the start. */
+/* The server's state entries, read-only: NULL before the start, and for a
+ * name the server's store does not have (an observer only reads: its
+ * misspelling is not the algorithm's error, and the run goes on). */
 FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name);
 FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name);
 FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name);
@@ -1773,7 +1773,7 @@ typedef struct fgl_mpi_stats {
 
 FGLDEF fgl_mpi_config fgl_mpi_default(void);
 /* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
-typedef fgl_mpi_config fgl_mpi_options;
+#define fgl_mpi_options fgl_mpi_config
 #define fgl_mpi_options_default fgl_mpi_default
 /* Rank 0, after fgl_run_init (and fgl_run_set) and before the first round:
  * send each other live rank its clients' data and the run's description.
@@ -4861,11 +4861,11 @@ static int fgl__sa_threshold(const fgl_fed_config *cfg, int n) {
     return t < 2 ? 2 : t;
 }
 
-/* Secure aggregation's parameters, checked when the run is set up
- * (fgl__defences_check; the algorithm's uploads and the transport are
- * checked there): the fixed point, the simulated dropouts, and the threshold T
- * against the K participants of a round (the clients times frac, as
- * fgl__sample_participants draws them): 0 (a majority of each round) or
+/* Secure aggregation's parameters, checked when the run is set up (its
+ * plug-in's check, src/fed/plugins/secagg.h, which checks the algorithm's
+ * uploads and the transport first): the fixed point, the simulated
+ * dropouts, and the threshold T against the K participants of a round (the
+ * clients times frac, as fgl__draw draws them): 0 (a majority of each round) or
  * K/2 < T <= K. Bonawitz et al. (2017) need t > n/2 against a server that
  * lies about who survived: with t <= n/2 it can tell one half of the
  * participants that client i dropped (they reveal shares of its masking
@@ -6375,13 +6375,14 @@ static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *su
                                                           : fgl__floats_sum(m->part[p], m->len[p]);
 }
 
-/* After the downloads are built: a part sent whole (not by row) views one
- * buffer for every participant, summed here once for fgl__down_sums. */
-static void fgl__downs_built(fgl_run *run) {
+/* After the downloads of clients ids[0..n) are built: a part sent whole
+ * (not by row) views one buffer for every participant, summed here once
+ * for fgl__down_sums. */
+static void fgl__downs_built(fgl_run *run, const int *ids, int n) {
     const fgl_algo *a = &run->algo;
     int p;
     for (p = 0; p < a->n_down; p++) {
-        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        const float *at = n > 0 ? run->down[ids[0]].part[p] : NULL;
         int whole = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW);
         run->intact.shared_at[p] = whole && (run->intact.user_hooks & FGL__HOOKS_DOWN) ? at : NULL;
         if (run->intact.shared_at[p]) run->intact.shared_sum[p] = fgl__floats_sum(at, run->server.down_len[p]);
@@ -6577,12 +6578,21 @@ typedef struct fgl__plugin {
     int (*begin)(fgl_run *run, fgl_round_stats *st);
     /* train: where client c lives, after its upload hook: what it does to
      * its upload (an attacker's change, DP's clipping, secure aggregation's
-     * masks). FGL_OK or an error through fgl_client_fail. */
+     * masks). It runs on the client's thread, beside other clients', and
+     * in an MPI worker's process for a remote client: it reads the client
+     * and the run's configuration, never the server's state. A plug-in
+     * that changes uploads after a privacy mechanism (one with
+     * FGL__PLUGIN_HIDES_UPLOADS earlier in the list) is refused. FGL_OK or
+     * an error through fgl_client_fail. */
     int (*upload)(fgl_run *run, fgl_client *c);
-    /* arrive: on the server, the round's uploads in, before the runtime
-     * checks them (the ALIE attack rewrites, secure aggregation's dropouts).
-     * It may set run->withheld: no upload of the round reached the server
-     * as values, so none counts as rejected. */
+    /* arrive: on the server, the round's uploads in (the ALIE attack
+     * rewrites, secure aggregation's dropouts). Uploads built in this
+     * process were checked already, where they were built, unless a
+     * plug-in that is on declares FGL__PLUGIN_REWRITES: then every upload
+     * is checked after this stage. So a plug-in that rewrites uploads here
+     * must declare it (refused under secure aggregation). It may set
+     * run->withheld: no upload of the round reached the server as values,
+     * so none counts as rejected. */
     int (*arrive)(fgl_run *run, fgl_round_stats *st);
     /* accept: the uploads checked (run->accepted), more may be rejected
      * (norm screening). Returns FGL_OK or below 0 with run->err. */
@@ -7175,7 +7185,7 @@ static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) 
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
-    fgl__downs_built(run); /* the checksums of parts sent whole (intact.h) */
+    fgl__downs_built(run, ids, n); /* the checksums of parts sent whole (intact.h) */
     return FGL_OK;
 }
 
@@ -7609,6 +7619,7 @@ static int fgl__covered(fgl_run *run, const char *what, const char *it, const ch
 static int fgl__defences_check(fgl_run *run) {
     fgl__plugin p;
     unsigned flags = fgl__plugin_flags(run);
+    const char *sealed = NULL; /* a privacy mechanism on earlier in the list: it had the last word on uploads */
     int i, rc;
     if ((rc = fgl__plugin_named(&run->cfg, &run->err))) return rc;
     for (i = 0; fgl__plugin_get(i, &p); i++) {
@@ -7616,7 +7627,11 @@ static int fgl__defences_check(fgl_run *run) {
         if ((p.flags & FGL__PLUGIN_REWRITES) && (flags & FGL__PLUGIN_HIDES_VALUES))
             return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it rewrites uploads on the server, which "
                                  "arrive masked here (secure aggregation)", p.name);
+        if (p.upload && sealed) /* after DP's clip or secure aggregation's masks: its change would undo them */
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it changes each upload after %s has clipped "
+                                 "or masked it (src/fed/plugins/list.h runs it later)", p.name, sealed);
         if (p.check && (rc = p.check(run))) return rc;
+        if (p.upload && (p.flags & FGL__PLUGIN_HIDES_UPLOADS)) sealed = p.name;
     }
     return FGL_OK;
 }
@@ -8338,7 +8353,8 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
     {
         uint32_t np = fgl_reader_u32(r), q;
         long prev = -1;
-        if (r->err || np > (uint32_t)run->n_clients || (started && np == 0))
+        /* (an empty coming round is DP's Poisson draw's right, no one else's) */
+        if (r->err || np > (uint32_t)run->n_clients || (started && np == 0 && !(run->cfg.dp.clip > 0)))
             return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np,
                                  run->n_clients);
         for (q = 0; q < np; q++) {
@@ -8575,16 +8591,21 @@ FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule) {
 
 static const fgl_run *fgl__observed_run(const fgl_observed *o) { return (const fgl_run *)o->runtime; }
 
+static const void *fgl__observed_entry(const fgl_observed *o, const char *name, int kind) {
+    const fgl__entry *e = o->started ? fgl__store_find(&fgl__observed_run(o)->server.store, name, kind) : NULL;
+    return e ? e->p : NULL;
+}
+
 FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_floats(&fgl__observed_run(o)->server.store, name) : NULL;
+    return (const float *)fgl__observed_entry(o, name, FGL__E_FLOATS);
 }
 
 FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_ints(&fgl__observed_run(o)->server.store, name) : NULL;
+    return (const int *)fgl__observed_entry(o, name, FGL__E_INTS);
 }
 
 FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_get_scratch(&fgl__observed_run(o)->server.store, name) : NULL;
+    return fgl__observed_entry(o, name, FGL__E_SCRATCH);
 }
 
 FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out) {

@@ -340,7 +340,7 @@ typedef struct fgl_link_split {
 
 FGLDEF fgl_link_config fgl_link_default(void);
 /* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
-typedef fgl_link_config fgl_link_options;
+#define fgl_link_options fgl_link_config
 #define fgl_link_options_default fgl_link_default
 /* The split of d's undirected edges (self loops ignored) from seed: E edges
  * shuffled, floor(val E) validation, floor(test E) test (at least one each

@@ -13,7 +13,10 @@
 #  - its check refuses what it would not cover (an algorithm that sends no
 #    weights), the runtime refuses it under secure aggregation (it rewrites
 #    uploads, which arrive masked there), and a name the list does not have
-#    is refused with the names it does.
+#    is refused with the names it does;
+#  - a second plug-in that changes uploads where they are built (after DP's
+#    clip and secure aggregation's masks, by its place in the list) is
+#    refused under both and runs without them.
 # Usage: tests/plugin_check.sh (from the repository root)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 top=$(pwd)
@@ -116,3 +119,41 @@ refused "an algorithm without weights is refused" "fedproto sends no model weigh
 refused "secure aggregation: the runtime refuses a plug-in that rewrites masked uploads" "normbound: refused: it rewrites uploads" --algo fedavg --plugin normbound:1 --secagg --screen 0
 refused "a bound of 0 is refused" "the bound must be > 0" --algo fedavg --plugin normbound
 refused "an unknown name is refused, with the names there are" "no plug-in named 'nobound'; by name: normbound" --algo fedavg --plugin nobound:1
+# A plug-in that changes uploads where they are built (its `upload`) comes after DP and secure aggregation in the
+# list, so it would change what DP clipped and what secure aggregation masked: the runtime refuses it under both
+# and runs it without them.
+cat > "$tmp/repo/src/fed/plugins/inflate.h" <<'PLUGIN'
+/* fgl:implementation */
+/* --- inflate: every client scales its update by cfg.plugin.arg (a test of the runtime's refusals) --- */
+static int fgl__inflate_upload(fgl_run *run, fgl_client *c) {
+    const fgl_algo *a = &run->algo;
+    int p;
+    for (p = 0; p < a->n_up; p++) {
+        float *x;
+        if (!c->up.part[p] || !fgl__weights_part(&a->up[p])) continue;
+        if (!(x = fgl__msg_write(&c->up, p))) return fgl_client_fail(c, FGL_ERR_NOMEM, "out of memory");
+        fgl__affine_update(x, fgl__ref_of(&c->down, &a->up[p]), c->up.len[p], run->cfg.plugin.arg);
+    }
+    return FGL_OK;
+}
+
+static fgl__plugin fgl__plugin_inflate(void) {
+    fgl__plugin p;
+    memset(&p, 0, sizeof p);
+    p.name = "inflate";
+    p.upload = fgl__inflate_upload;
+    return p;
+}
+PLUGIN
+sed -i 's|^\(    /\* (every line above ends in a backslash\)|    X(inflate, inflate) \\\n\1|' "$tmp/repo/src/fed/plugins/list.h"
+if "$tmp/repo/tools/amalgamate" > "$tmp/am.log" 2>&1 &&
+   ${CC:-cc} -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror -fopenmp -I"$tmp/repo" -DFGL_COMMIT='"test"' \
+        "$top/examples/fglrun.c" -o "$tmp/fglrun" -lm > "$tmp/cc.log" 2>&1; then
+    refused "a plug-in changing uploads after DP's clip is refused" "inflate: refused: it changes each upload after dp" \
+        --algo fedavg --plugin inflate:3 --dp clip=1,noise=0
+    refused "a plug-in changing uploads after secure aggregation's masks is refused" \
+        "inflate: refused: it changes each upload after secagg" --algo fedavg --plugin inflate:3 --secagg --screen 0
+    if "$tmp/fglrun" --algo fedavg --data synthetic --clients 4 --rounds 2 --quiet --plugin inflate:3 > /dev/null 2> "$tmp/err"
+    then echo "ok - without DP or secure aggregation the plug-in runs"
+    else echo "not ok - inflate alone: $(head -c 200 "$tmp/err")"; fi
+else echo "not ok - the copy with a second plug-in does not build"; head -20 "$tmp/am.log" "$tmp/cc.log" | sed 's/^/#   /'; fi

@@ -74,6 +74,16 @@ for algo in $algos; do
         echo "not ok - fglrun --config replays $algo from its recorded configuration"; sed 's/^/#   /' "$tmp/err" | head -5
     fi
 done
+# DP's Poisson draw may leave the coming round without participants: a checkpoint taken then resumes (it
+# was refused as "0 participants"), to the uninterrupted run's result (secrets from a secret seed)
+dp="--algo fedavg --data synthetic --clients 3 --rounds 6 --frac 0.2 --dp clip=1,noise=0.5 --secret-seed 7 --seed 1"
+rm -f "$tmp/dpck"
+if $FGLRUN $dp --json --quiet > "$tmp/dpfull.json" 2> "$tmp/err" &&
+   $FGLRUN $dp --json --quiet --checkpoint "$tmp/dpck" --stop-after 3 > /dev/null 2>> "$tmp/err" &&
+   $FGLRUN $dp --json --quiet --checkpoint "$tmp/dpck" > "$tmp/dpres.json" 2>> "$tmp/err" &&
+   [ "$(strip "$tmp/dpfull.json")" = "$(strip "$tmp/dpres.json")" ]
+then echo "ok - DP resumes from a checkpoint whose coming round has no participants"
+else echo "not ok - DP resumed after an empty draw"; sed 's/^/#   /' "$tmp/err" | head -3; fi
 # a user's algorithm by name, with every flag
 if $USER --algo trimmed,fedavg --data synthetic --clients 5 --rounds 4 --seeds 2 --set trimmed.trim=1 \
         --out "$tmp/out" --json --quiet > "$tmp/user.json" 2> "$tmp/err" &&

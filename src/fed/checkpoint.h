@@ -510,7 +510,8 @@ static int fgl__ckpt_body(fgl_run *run, fgl_reader *r, uint32_t version, int sta
     {
         uint32_t np = fgl_reader_u32(r), q;
         long prev = -1;
-        if (r->err || np > (uint32_t)run->n_clients || (started && np == 0))
+        /* (an empty coming round is DP's Poisson draw's right, no one else's) */
+        if (r->err || np > (uint32_t)run->n_clients || (started && np == 0 && !(run->cfg.dp.clip > 0)))
             return fgl_error_set(err, FGL_ERR_FORMAT, "%s: %u participants of %d clients", path, (unsigned)np,
                                  run->n_clients);
         for (q = 0; q < np; q++) {

@@ -71,13 +71,14 @@ static void fgl__down_sums(const fgl_run *run, const fgl_client *c, uint64_t *su
                                                           : fgl__floats_sum(m->part[p], m->len[p]);
 }
 
-/* After the downloads are built: a part sent whole (not by row) views one
- * buffer for every participant, summed here once for fgl__down_sums. */
-static void fgl__downs_built(fgl_run *run) {
+/* After the downloads of clients ids[0..n) are built: a part sent whole
+ * (not by row) views one buffer for every participant, summed here once
+ * for fgl__down_sums. */
+static void fgl__downs_built(fgl_run *run, const int *ids, int n) {
     const fgl_algo *a = &run->algo;
     int p;
     for (p = 0; p < a->n_down; p++) {
-        const float *at = run->n_part > 0 ? run->down[run->part[0]].part[p] : NULL;
+        const float *at = n > 0 ? run->down[ids[0]].part[p] : NULL;
         int whole = a->down[p].from && !(a->down[p].flags & FGL_PART_ROW);
         run->intact.shared_at[p] = whole && (run->intact.user_hooks & FGL__HOOKS_DOWN) ? at : NULL;
         if (run->intact.shared_at[p]) run->intact.shared_sum[p] = fgl__floats_sum(at, run->server.down_len[p]);

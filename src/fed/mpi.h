@@ -64,7 +64,7 @@ typedef struct fgl_mpi_stats {
 
 FGLDEF fgl_mpi_config fgl_mpi_default(void);
 /* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
-typedef fgl_mpi_config fgl_mpi_options;
+#define fgl_mpi_options fgl_mpi_config
 #define fgl_mpi_options_default fgl_mpi_default
 /* Rank 0, after fgl_run_init (and fgl_run_set) and before the first round:
  * send each other live rank its clients' data and the run's description.

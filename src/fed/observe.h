@@ -52,9 +52,9 @@ FGLDEF int fgl_run_client_matrix(const fgl_run *run, float *out);
 /* What a size rule means in the run (fgl_server_dim); a positive count is
  * itself. */
 FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule);
-/* The server's state entries, read-only (fgl_floats, fgl_ints,
- * fgl_get_scratch on the server's store: a missing name is a programmer
- * error). NULL before the start. */
+/* The server's state entries, read-only: NULL before the start, and for a
+ * name the server's store does not have (an observer only reads: its
+ * misspelling is not the algorithm's error, and the run goes on). */
 FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name);
 FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name);
 FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name);
@@ -140,16 +140,21 @@ FGLDEF size_t fgl_observed_dim(const fgl_observed *o, int rule) {
 
 static const fgl_run *fgl__observed_run(const fgl_observed *o) { return (const fgl_run *)o->runtime; }
 
+static const void *fgl__observed_entry(const fgl_observed *o, const char *name, int kind) {
+    const fgl__entry *e = o->started ? fgl__store_find(&fgl__observed_run(o)->server.store, name, kind) : NULL;
+    return e ? e->p : NULL;
+}
+
 FGLDEF const float *fgl_observed_floats(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_floats(&fgl__observed_run(o)->server.store, name) : NULL;
+    return (const float *)fgl__observed_entry(o, name, FGL__E_FLOATS);
 }
 
 FGLDEF const int *fgl_observed_ints(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_ints(&fgl__observed_run(o)->server.store, name) : NULL;
+    return (const int *)fgl__observed_entry(o, name, FGL__E_INTS);
 }
 
 FGLDEF const void *fgl_observed_scratch(const fgl_observed *o, const char *name) {
-    return o->started ? fgl_get_scratch(&fgl__observed_run(o)->server.store, name) : NULL;
+    return fgl__observed_entry(o, name, FGL__E_SCRATCH);
 }
 
 FGLDEF int fgl_observed_matrix(const fgl_observed *o, const char *name, float *out) {

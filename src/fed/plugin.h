@@ -42,12 +42,21 @@ typedef struct fgl__plugin {
     int (*begin)(fgl_run *run, fgl_round_stats *st);
     /* train: where client c lives, after its upload hook: what it does to
      * its upload (an attacker's change, DP's clipping, secure aggregation's
-     * masks). FGL_OK or an error through fgl_client_fail. */
+     * masks). It runs on the client's thread, beside other clients', and
+     * in an MPI worker's process for a remote client: it reads the client
+     * and the run's configuration, never the server's state. A plug-in
+     * that changes uploads after a privacy mechanism (one with
+     * FGL__PLUGIN_HIDES_UPLOADS earlier in the list) is refused. FGL_OK or
+     * an error through fgl_client_fail. */
     int (*upload)(fgl_run *run, fgl_client *c);
-    /* arrive: on the server, the round's uploads in, before the runtime
-     * checks them (the ALIE attack rewrites, secure aggregation's dropouts).
-     * It may set run->withheld: no upload of the round reached the server
-     * as values, so none counts as rejected. */
+    /* arrive: on the server, the round's uploads in (the ALIE attack
+     * rewrites, secure aggregation's dropouts). Uploads built in this
+     * process were checked already, where they were built, unless a
+     * plug-in that is on declares FGL__PLUGIN_REWRITES: then every upload
+     * is checked after this stage. So a plug-in that rewrites uploads here
+     * must declare it (refused under secure aggregation). It may set
+     * run->withheld: no upload of the round reached the server as values,
+     * so none counts as rejected. */
     int (*arrive)(fgl_run *run, fgl_round_stats *st);
     /* accept: the uploads checked (run->accepted), more may be rejected
      * (norm screening). Returns FGL_OK or below 0 with run->err. */

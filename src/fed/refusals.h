@@ -65,6 +65,7 @@ static int fgl__covered(fgl_run *run, const char *what, const char *it, const ch
 static int fgl__defences_check(fgl_run *run) {
     fgl__plugin p;
     unsigned flags = fgl__plugin_flags(run);
+    const char *sealed = NULL; /* a privacy mechanism on earlier in the list: it had the last word on uploads */
     int i, rc;
     if ((rc = fgl__plugin_named(&run->cfg, &run->err))) return rc;
     for (i = 0; fgl__plugin_get(i, &p); i++) {
@@ -72,7 +73,11 @@ static int fgl__defences_check(fgl_run *run) {
         if ((p.flags & FGL__PLUGIN_REWRITES) && (flags & FGL__PLUGIN_HIDES_VALUES))
             return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it rewrites uploads on the server, which "
                                  "arrive masked here (secure aggregation)", p.name);
+        if (p.upload && sealed) /* after DP's clip or secure aggregation's masks: its change would undo them */
+            return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: refused: it changes each upload after %s has clipped "
+                                 "or masked it (src/fed/plugins/list.h runs it later)", p.name, sealed);
         if (p.check && (rc = p.check(run))) return rc;
+        if (p.upload && (p.flags & FGL__PLUGIN_HIDES_UPLOADS)) sealed = p.name;
     }
     return FGL_OK;
 }

@@ -696,7 +696,7 @@ static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) 
         run->bytes_down += bytes;
         run->stats[run->round].bytes_down += bytes;
     }
-    fgl__downs_built(run); /* the checksums of parts sent whole (intact.h) */
+    fgl__downs_built(run, ids, n); /* the checksums of parts sent whole (intact.h) */
     return FGL_OK;
 }
 

@@ -323,11 +323,11 @@ static int fgl__sa_threshold(const fgl_fed_config *cfg, int n) {
     return t < 2 ? 2 : t;
 }
 
-/* Secure aggregation's parameters, checked when the run is set up
- * (fgl__defences_check; the algorithm's uploads and the transport are
- * checked there): the fixed point, the simulated dropouts, and the threshold T
- * against the K participants of a round (the clients times frac, as
- * fgl__sample_participants draws them): 0 (a majority of each round) or
+/* Secure aggregation's parameters, checked when the run is set up (its
+ * plug-in's check, src/fed/plugins/secagg.h, which checks the algorithm's
+ * uploads and the transport first): the fixed point, the simulated
+ * dropouts, and the threshold T against the K participants of a round (the
+ * clients times frac, as fgl__draw draws them): 0 (a majority of each round) or
  * K/2 < T <= K. Bonawitz et al. (2017) need t > n/2 against a server that
  * lies about who survived: with t <= n/2 it can tell one half of the
  * participants that client i dropped (they reveal shares of its masking

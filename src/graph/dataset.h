@@ -123,7 +123,7 @@ typedef struct fgl_dataset_config {
     int k_dse, k_rwse;   /* graph data: FedStar's structure-encoding widths (16 + 16) */
 } fgl_dataset_config;
 /* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
-typedef fgl_dataset_config fgl_dataset_options;
+#define fgl_dataset_options fgl_dataset_config
 
 FGLDEF fgl_dataset_config fgl_dataset_default(void);
 

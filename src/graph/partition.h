@@ -11,7 +11,7 @@ typedef struct fgl_partition_config {
     int n_cuts;         /* 1: independent multilevel runs, best cut kept */
 } fgl_partition_config;
 /* The name before the naming rule (README, "Names"), kept so that existing programs compile: */
-typedef fgl_partition_config fgl_partition_options;
+#define fgl_partition_options fgl_partition_config
 
 FGLDEF fgl_partition_config fgl_partition_default(void);
 /* Min-edge-cut k-way partition in the METIS style of a graph (the contract
