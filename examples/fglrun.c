@@ -30,63 +30,41 @@
  * flags give the same bits as fglrun. Such a program of your own returns
  * fglrun_mpi_main(c, v) instead (tests/user_fglrun.c does both).
  *
- * The parts, included below in this order: fglrun/json.c (a growable string,
- * JSON out and in), fglrun/options.c (the options and their table),
- * fglrun/record.c (run records and --config), fglrun/result.c (the results
- * as JSON, and what a replay compares), fglrun/progress.c (progress,
- * partial results, checkpoints), fglrun/plots.c (SVG plots); this file holds
- * the models, the data, the runs and main.
+ * The parts, included below in this order, in examples/fglrun/: json.c (a
+ * growable string, JSON out and in), files.c (files written whole or not at
+ * all, locks, signals), options.c (the options and their table),
+ * homophily.c (the homophily of the data and of each client), record.c (run
+ * records and --config), protocol.c (other ways of measuring, the presets),
+ * link.c (--task link), metrics.c (--score, macro-F1 and ROC-AUC, the
+ * defences' lines), result.c (the results as JSON, and what a replay
+ * compares), progress.c (progress, partial results, the per-round CSV,
+ * checkpoints), plots.c (SVG plots), mpi_main.c (-DFGL_MPI: fglrun over
+ * MPI). Each begins with fglrun/fglrun.h, which holds fglrun's types and
+ * what each part defines for the others, so that each part also compiles
+ * alone (tests/house_check.sh checks it); this file holds the models, the
+ * data, the runs and main.
  */
 #define _POSIX_C_SOURCE 200809L
 #define FGL_IMPLEMENTATION
 #include "fgl_fed.h"
 
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <math.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-#define MAX_ITEMS 32
-#define MAX_SWEEP_KEYS 4   /* swept --set keys per algorithm */
+#define FGLRUN_UNITY /* one translation unit: what the parts share is static (fglrun/fglrun.h) */
+#include "fglrun/fglrun.h"
 
 #include "fglrun/json.c"
 #include "fglrun/files.c"
 #include "fglrun/options.c"
 #include "fglrun/homophily.c"
+#include "fglrun/record.c"
+#include "fglrun/protocol.c"
+#include "fglrun/link.c"
+#include "fglrun/metrics.c"
+#include "fglrun/result.c"
+#include "fglrun/progress.c"
+#include "fglrun/plots.c"
+#include "fglrun/mpi_main.c"
 
 /* --- models ---------------------------------------------------------------------------- */
-
-/* The model spec of an architecture with the command line's overrides. */
-static fgl_model_spec model_spec(const options *o, int arch, int task) {
-    fgl_model_spec s = fgl_model_spec_default(arch, o->task == FGL_TASK_LINK ? FGL_TASK_LINK : task, 1, 1);
-    s.task = task; /* --task link: the node task's clients, made link clients by link_clients (fglrun/link.c) */
-    if (o->task == FGL_TASK_LINK && o->decoder == 1) s.head = FGL_HEAD_MLP; /* the MLP decoder */
-    if (o->hidden > 0) s.hidden = o->hidden;
-    if (o->heads > 0) s.heads = o->heads;
-    if (o->layers > 0) s.layers = o->layers;
-    if (o->head >= 0) s.head = o->head;
-    if (o->bn) s.batch_norm = 1; /* GIN only: fgl_model_spec_check refuses it elsewhere */
-    s.residual = o->residual;    /* node models gcn, gin, sage, gat, mlp: fgl_model_spec_check refuses others */
-    s.norm = o->norm;
-    /* GCNII's output map is its classifier; graph tasks need a head after the readout */
-    if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
-    return s;
-}
-
-static int link_clients(const options *o, const fgl_scenario *sc, fgl_client_data *cd, fgl_error *err); /* link.c */
 
 /* 1 if --model gives clients different architectures. */
 static int mixed_models(const options *o) {
@@ -310,43 +288,6 @@ static void print_info(const fgl_dataset *ds, const fgl_scenario *sc, int split)
 
 /* --- outputs ---------------------------------------------------------------------------- */
 
-/* Per-client outputs (the CSV's rows per client, clients.svg, the client
- * matrix): under --dp only with --per-client-records, as they name the
- * clients the secret Poisson draw chose each round (README, Privacy). */
-static int per_client_out(const options *o) { return !(o->dp.clip > 0) || o->per_client_records; }
-
-/* The per-round CSV: its header, and round r of run as rows (a row per
- * client; agg: one row, the round's aggregates, as under --dp without
- * --per-client-records). names (NULL: none): each client's dataset, when
- * each client is one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...),
- * in a last column "dataset". link (--task link): the run's accuracy is the
- * AUC, and its columns say so (val_auc, test_auc). */
-static void csv_header(FILE *f, const char *const *names, int link, int agg) {
-    if (agg) {
-        fprintf(f, "round,participants,train_loss,%s,bytes_up,bytes_down\n", link ? "val_auc,test_auc" : "val_acc,test_acc");
-        return;
-    }
-    fprintf(f, "round,client,train_loss,%s,bytes_up,bytes_down%s\n", link ? "val_auc,test_auc" : "val_acc,test_acc",
-            names ? ",dataset" : "");
-}
-
-static void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names, int agg) {
-    int i;
-    if (agg) { /* the means over clients (loss: over the accepted uploads) and the round's bytes */
-        const fgl_round_stats *st = &run->stats[r];
-        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, st->n_part, st->train_loss, st->val_acc, st->test_acc,
-                st->bytes_up, st->bytes_down);
-        return;
-    }
-    for (i = 0; i < run->n_clients; i++) {
-        size_t k = (size_t)r * run->n_clients + i;
-        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
-                run->client_test[k], run->client_up[k], run->client_down[k]);
-        if (names) fprintf(f, ",%s", names[i]);
-        fprintf(f, "\n");
-    }
-}
-
 static void write_round_csv(const char *dir, const char *algo, uint64_t seed, const fgl_run *run,
                             const char *const *names, int link, int agg) {
     char path[1024];
@@ -390,9 +331,6 @@ static void client_order(const fgl_client_data *cd, int K, int *order, int *dom,
         }
 }
 
-static void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
-                        const int *dom, const char *const *names);
-
 /* The algorithm's client-to-client matrix as CSV (rows and columns in
  * client order) and as an SVG heatmap whose rows and columns follow `order`
  * (NULL: client order), rows labelled "id:dominant label" when dom is given,
@@ -419,84 +357,7 @@ static void write_matrix(const char *dir, const char *algo, uint64_t seed, const
     free(m);
 }
 
-#include "fglrun/record.c"
-
-/* --- progress, partial results and plots: declarations (defined after json_result) --- */
-
-struct result;
-
-typedef struct curves {      /* one algorithm's per-round record over seeds (plots) */
-    int rounds, K, n;
-    double *val, *test, *mb; /* seeds x rounds: mean val / test accuracy (NaN: not evaluated), cumulative MB up + down */
-    double *client;          /* seeds x K: each client's test accuracy at the last round */
-} curves;
-
-typedef struct progress {
-    int n_algos, seeds, rounds, K, split;
-    const fgl_dataset *ds;
-    struct result *res;      /* per algorithm */
-    curves *cv;              /* per algorithm */
-    long total, done, ran;   /* rounds of all runs; completed (resumed ones too); run by this process */
-    double t0, t_last, t_ran;   /* start; the last round's end; seconds spent in rounds */
-    FILE *csv;               /* the current run's per-round CSV (--out), a line a round */
-    char csv_path[1300];
-    int csv_failed;          /* a line of it could not be written: the run stops (fglrun/files.c) */
-    int tty, every, bar;     /* progress bar on stderr; a line every N rounds; a bar is on screen */
-    int final;               /* the final result is being written (it carries the record) */
-    const char *algo;        /* the run under way */
-    uint64_t seed;
-    int fold;                /* its fold (--folds) */
-    char label[64];          /* "ALGO" or "ALGO fold F", for progress lines */
-    const fgl_run *run;
-    const char *const *names; /* each client's dataset when each client is one (per-dataset split), or NULL */
-} progress;
-
-/* The process's peak resident memory (MB) once the data and the clients'
- * copies of it were built, before any run (0: unknown): the JSON's
- * data_rss_mb, so that peak_rss_mb - data_rss_mb is the runs' own. */
-static double data_rss_mb;
-/* Node data: the record's "homophily" member (fglrun/homophily.c), made once before the runs; NULL otherwise. */
-static char *homophily_rec;
-
-static void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
-                           const fgl_run *run);
-static void progress_round(const options *o, const fgl_run *run);
-static void progress_end(const options *o);
-static void progress_run_done(const options *o, struct result *res, int idx, const fgl_run *run);
-static int checkpoint_due(const options *o, int done, int rounds);
-static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err);
-
 /* --- running --------------------------------------------------------------------------- */
-
-typedef struct result {
-    double best[1000], last[1000], secs[1000], eps[1000], server[1000], train[1000], eval[1000];
-    double hbest[1000], hlast[1000];   /* the honest clients' mean test accuracy (an attack on), per seed */
-    double val[1000];    /* the selection set's mean accuracy at the selected round, per seed */
-    double pers[1000], pers_last[1000], pc[1000], pc_pers[1000];   /* fglrun/protocol.c's measures, per seed */
-    double hits[1000], hits_last[1000];   /* --task link: Hits@K at the selected round and the last, per seed */
-    double f1[1000], f1_last[1000];       /* mean client macro-F1 at the selected round and the last, per seed */
-    double auc[1000], auc_last[1000];     /* two classes: mean client ROC-AUC, the same (else NaN) */
-    double vsel[1000];   /* the selection set's mean of the selecting metric at the selected round, per seed */
-    int metric;          /* the FGL_METRIC_* that selected (a run's fgl_run_summary.metric) */
-    double rho[1000];    /* Spearman of the client matrix with the clients' label similarity, per seed */
-    int has_rho;
-    size_t up, down;                      /* summed over the runs */
-    double up_run[1000], down_run[1000];  /* each run's own bytes (exact in a double below 2^53) */
-    int rejected, screened, clipped, dropped, fallback, n;
-    int *rejected_round, *clipped_round, *fallback_round;   /* per round, summed over seeds */
-    int *part_run;                        /* participants per round, per run: part_run[idx * rounds + r] */
-    int part_runs, part_rounds;           /* runs part_run holds, rounds a run */
-    int secagg_failed;                    /* rounds secure aggregation could not unmask, over seeds */
-    int secagg_range;                     /* uploads withheld out of secure aggregation's ring range, over seeds */
-    int defended;                         /* a defence, attack or privacy option is on */
-    int lost;                             /* uploads lost with an MPI rank that stopped answering */
-#ifdef FGL_MPI
-    fgl_mpi_stats mpi;                    /* summed over seeds (ranks, note: the last run's) */
-#endif
-    char report[512];
-    char leak[160];                       /* a reproduction option that trains on held-out labels ("": none) */
-    char other_build[200];                /* a run resumed from another build's checkpoint: that build ("": none) */
-} result;
 
 /* A parameter whose non-zero value trains on labels the protocol holds out
  * (the authors' pipelines, for reproduction only): its description, or NULL. */
@@ -507,37 +368,6 @@ static const char *label_leak(const fgl_run *run) {
                "reproduction only)";
     return NULL;
 }
-
-static void mean_std(const double *x, int n, double *mean, double *sd) {
-    double s = 0, q = 0;
-    int i;
-    for (i = 0; i < n; i++) s += x[i];
-    *mean = n ? s / n : 0;
-    for (i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
-    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
-}
-
-/* A ROW's figure over its runs: "NAME_mean" and "NAME_std". */
-static void json_mean_std(FILE *f, const char *name, const double *x, int n) {
-    double m, sd;
-    mean_std(x, n, &m, &sd);
-    fprintf(f, ", \"%s_mean\": ", name);
-    json_num(f, "%.6f", m);
-    fprintf(f, ", \"%s_std\": ", name);
-    json_num(f, "%.6f", sd);
-}
-
-/* --score's names (FGL_METRIC_*): in the record, the table's notes. */
-static const char *score_key(int metric) {
-    return metric == FGL_METRIC_AUC ? "auc" : metric == FGL_METRIC_F1 ? "f1" : "acc";
-}
-static const char *score_words(int metric) {
-    return metric == FGL_METRIC_AUC ? "ROC-AUC" : metric == FGL_METRIC_F1 ? "macro-F1" : "accuracy";
-}
-
-#include "fglrun/protocol.c"
-#include "fglrun/link.c"
-#include "fglrun/metrics.c"
 
 /* The checkpoint file of one run: FILE itself, or FILE.ALGO.seedS when
  * there are several runs. */
@@ -717,7 +547,7 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
         proto_free();
         return k;
     }
-    PW.run = &run;
+    proto_watch_run(&run);
     if (label_leak(&run)) snprintf(res->leak, sizeof res->leak, "%s", label_leak(&run));
 #ifdef FGL_MPI
     if (fgl_mpi_distribute(&run, MPI_COMM_WORLD, &o->mpi, &err)) { /* the clients go to ranks 1..P-1 */
@@ -939,10 +769,6 @@ static int run_one(const options *o, int slot, uint64_t seed, int fold, fgl_clie
     proto_free();
     return 0;
 }
-
-#include "fglrun/result.c"
-#include "fglrun/progress.c"
-#include "fglrun/plots.c"
 
 /* The table of results: one row per algorithm, mean +- std over its runs
  * (one run: the figure alone); an algorithm with no finished run (a run
@@ -1286,10 +1112,6 @@ int fglrun_main(int argc, char **argv) {
     fgl_dataset_free(&ds);
     return rc;
 }
-
-#ifdef FGL_MPI
-#include "fglrun/mpi_main.c"
-#endif
 
 #ifndef FGLRUN_NO_MAIN
 #ifdef FGL_MPI

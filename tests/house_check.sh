@@ -1,7 +1,11 @@
 #!/bin/sh
 # The house rules of docs/layout.md, checked by make test:
 #  - no file of src/ or examples/ is over 1,500 lines;
-#  - docs/layout.md, which lists them, is current (tools/layout.sh).
+#  - docs/layout.md, which lists them, is current (tools/layout.sh);
+#  - each of fglrun's parts (examples/fglrun/*.c) compiles alone against
+#    examples/fglrun/fglrun.h (a syntax check, strict; under mpicc -DFGL_MPI
+#    too for the parts with MPI code, where mpicc is installed), though fglrun
+#    is built as one translation unit (examples/fglrun.c includes them).
 # Usage: tests/house_check.sh (from the repository root)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 top=$(pwd)
@@ -15,3 +19,19 @@ else echo "not ok - files over 1,500 lines:$long"; fi
 if sh "$top/tools/layout.sh" 2> "$tmp/layout.err" | cmp -s - "$top/docs/layout.md"; then
     echo "ok - docs/layout.md is current (sh tools/layout.sh)"
 else echo "not ok - docs/layout.md is stale: run sh tools/layout.sh > docs/layout.md"; sed 's/^/#   /' "$tmp/layout.err"; fi
+# fglrun's parts each compile alone: everything a part uses is in examples/fglrun/fglrun.h
+for f in "$top"/examples/fglrun/*.c; do
+    [ -f "$f" ] || continue
+    p=examples/fglrun/${f##*/}; mpi=
+    (cd "$top" && ${CC:-cc} -std=c99 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -fopenmp -I. "$p") > "$tmp/part.log" 2>&1
+    rc=$?
+    if [ $rc = 0 ] && grep -q FGL_MPI "$f" && command -v mpicc > /dev/null 2>&1; then
+        mpi=" (and under mpicc -DFGL_MPI)"
+        (cd "$top" && mpicc -DFGL_MPI -std=c99 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -fopenmp -I. "$p") \
+            > "$tmp/part.log" 2>&1
+        rc=$?
+    fi
+    if [ $rc = 0 ]; then echo "ok - $p compiles alone against examples/fglrun/fglrun.h$mpi"
+    else echo "not ok - $p does not compile alone against examples/fglrun/fglrun.h$mpi"
+         sed 's/^/#   /' "$tmp/part.log" | head -n 10; fi
+done

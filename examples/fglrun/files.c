@@ -1,4 +1,6 @@
 /* --- the files fglrun writes: whole or not at all, every failure said ------------------ */
+#include "fglrun.h"
+
 /* Every file fglrun writes under --out (result.json, config, progress.json,
  * the CSVs, the SVGs) and every checkpoint goes first to a temporary file
  * beside it (NAME.tmp.PID), is flushed, fsync'ed and closed, and only then
@@ -17,20 +19,15 @@
  * second is refused, naming the first's process. (The lock files stay; a
  * lock dies with its process, so a killed run leaves none held.) */
 
-static int write_errors; /* files that could not be written */
+FGLRUN_SHARED int write_errors; /* files that could not be written */
 
-static void write_failed(const char *path, const char *why) {
+FGLRUN_SHARED void write_failed(const char *path, const char *why) {
     if (write_errors++ < 8) fprintf(stderr, "fglrun: cannot write %s: %s\n", path, why);
     else if (write_errors == 9) fprintf(stderr, "fglrun: (more files could not be written)\n");
 }
 
-typedef struct outfile {
-    FILE *f;
-    char path[1300], tmp[1400];
-} outfile;
-
 /* fsync the directory holding path, so that a rename into it lasts. */
-static void sync_dir_of(const char *path) {
+FGLRUN_SHARED void sync_dir_of(const char *path) {
     char dir[1300];
     const char *slash = strrchr(path, '/');
     int fd;
@@ -44,7 +41,7 @@ static void sync_dir_of(const char *path) {
 }
 
 /* Opens path's temporary file for writing: its FILE, or NULL (said and counted). */
-static FILE *out_open(outfile *w, const char *path) {
+FGLRUN_SHARED FILE *out_open(outfile *w, const char *path) {
     w->f = NULL;
     if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path ||
         snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof w->tmp)
@@ -55,7 +52,7 @@ static FILE *out_open(outfile *w, const char *path) {
 }
 
 /* Flushes a stream to the disk: 0, or the errno of the first failure (EIO when none is set). */
-static int flush_to_disk(FILE *f) {
+FGLRUN_SHARED int flush_to_disk(FILE *f) {
     errno = 0;
     if (fflush(f) != 0 || ferror(f)) return errno ? errno : EIO;
     if (fsync(fileno(f)) != 0 && errno != EINVAL) return errno; /* (EINVAL: a file that cannot be synced, a pipe) */
@@ -65,7 +62,7 @@ static int flush_to_disk(FILE *f) {
 /* Flushes, syncs and closes the temporary file, then renames it over the
  * path: 0, or -1 with the temporary file removed, the old file left, the
  * failure said and counted. */
-static int out_commit(outfile *w) {
+FGLRUN_SHARED int out_commit(outfile *w) {
     int e;
     if (!w->f) return -1;
     e = flush_to_disk(w->f);
@@ -82,7 +79,7 @@ static int out_commit(outfile *w) {
 }
 
 /* A whole text into path, atomically: 0 or -1 (said and counted). */
-static int out_text(const char *path, const char *text) {
+FGLRUN_SHARED int out_text(const char *path, const char *text) {
     outfile w;
     if (!out_open(&w, path)) return -1;
     fputs(text, w.f);
@@ -92,7 +89,7 @@ static int out_text(const char *path, const char *text) {
 /* An advisory lock on path for the rest of the process (the descriptor is
  * kept open: closing any descriptor of the file would release it). 0, or 1
  * when another process holds it (said, with its process id and `what`). */
-static int take_lock(const char *path, const char *what) {
+FGLRUN_SHARED int take_lock(const char *path, const char *what) {
     struct flock fl;
     int fd = open(path, O_RDWR | O_CREAT, 0666);
     if (fd < 0) {
@@ -118,10 +115,10 @@ static int take_lock(const char *path, const char *what) {
 /* SIGINT and SIGTERM: the run stops after the round in progress, writes
  * what it has (progress.json says "interrupted", a checkpoint resumes it)
  * and exits with 128 + the signal; a second signal ends it at once. */
-static volatile sig_atomic_t fglrun_signal;
+FGLRUN_SHARED volatile sig_atomic_t fglrun_signal;
 
 #ifndef FGL_MPI /* (under MPI, mpirun forwards signals to every rank: their default action ends the job) */
-static void on_stop_signal(int sig) {
+FGLRUN_SHARED void on_stop_signal(int sig) {
     static const char msg[] = "\nfglrun: stopping after this round (a second signal stops at once)\n";
     fglrun_signal = sig;
     signal(sig, SIG_DFL);

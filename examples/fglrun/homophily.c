@@ -1,4 +1,6 @@
 /* fglrun/homophily.c - part of examples/fglrun.c (included by it): the homophily of the data and of each client. */
+#include "fglrun.h"
+
 /* ======================================================================================= */
 /*
  * fglrun --info and the result record (--json, DIR/result.json) of a node
@@ -28,7 +30,8 @@ static void sb_num4(sbuf *b, double x) {
 /* The whole graph's measures into *g and each client's into (*cl)[0..K-1]
  * (malloc'd, the caller frees). 0, or 1 for data that is not a node task's,
  * or when out of memory. */
-static int homophily_compute(const fgl_dataset *ds, const fgl_scenario *sc, fgl_homophily *g, fgl_homophily **cl) {
+FGLRUN_SHARED int homophily_compute(const fgl_dataset *ds, const fgl_scenario *sc, fgl_homophily *g,
+                                    fgl_homophily **cl) {
     int i, K = sc->n_clients;
     *cl = NULL;
     if (ds->task != FGL_TASK_NODE || !sc->node || K < 0) return 1;
@@ -44,7 +47,7 @@ static int homophily_compute(const fgl_dataset *ds, const fgl_scenario *sc, fgl_
 }
 
 /* One (sub)graph's measures and counts as the members of an object (no braces). */
-static void homophily_members(sbuf *b, const fgl_homophily *h) {
+FGLRUN_SHARED void homophily_members(sbuf *b, const fgl_homophily *h) {
     int m;
     for (m = 0; m < HM_N; m++) {
         sb_printf(b, "%s\"%s\": ", m ? ", " : "", hm_name[m]);
@@ -57,7 +60,7 @@ static void homophily_members(sbuf *b, const fgl_homophily *h) {
  * measure the min, median and max over the clients where it is defined, and
  * how many it is not), and with lists "clients": per measure an array over
  * the clients (and their "edges"). */
-static void homophily_json(sbuf *b, const fgl_homophily *g, const fgl_homophily *cl, int K, int lists) {
+FGLRUN_SHARED void homophily_json(sbuf *b, const fgl_homophily *g, const fgl_homophily *cl, int K, int lists) {
     double *v = (double *)malloc(sizeof(double) * (size_t)(K > 0 ? K : 1));
     int m, i, j;
     sb_puts(b, "{");
@@ -101,7 +104,7 @@ static void homophily_json(sbuf *b, const fgl_homophily *g, const fgl_homophily 
 /* The record's "homophily" member (its JSON text, malloc'd; NULL for data
  * that is not a node task's). lists: the per-client arrays too (not under
  * --dp without --per-client-records, as the other per-client outputs). */
-static char *homophily_record(const fgl_dataset *ds, const fgl_scenario *sc, int lists) {
+FGLRUN_SHARED char *homophily_record(const fgl_dataset *ds, const fgl_scenario *sc, int lists) {
     fgl_homophily g, *cl;
     sbuf b = {0, 0, 0, 0};
     if (homophily_compute(ds, sc, &g, &cl)) return NULL;
@@ -116,7 +119,7 @@ static char *homophily_record(const fgl_dataset *ds, const fgl_scenario *sc, int
 
 /* --info's per-client label histogram of a node client: `, "label_counts": [n_0, ...]` over the data's C classes
  * (unlabelled nodes not counted), so label skews can be read off. */
-static void print_node_label_counts(const fgl_node_data *d, int C) {
+FGLRUN_SHARED void print_node_label_counts(const fgl_node_data *d, int C) {
     int c, v, *counts = (int *)calloc((size_t)(C > 0 ? C : 1), sizeof(int));
     if (!counts) return;
     for (v = 0; d->y && v < d->n_nodes; v++)
@@ -129,7 +132,7 @@ static void print_node_label_counts(const fgl_node_data *d, int C) {
 
 /* --info's range of a graph client's OpenFGL statistics (the topology-skew and feature-skew splits sort by them):
  * `, "mean_degree": [min, max], "mean_feature": [min, max]` over its graphs. */
-static void print_graph_stat_ranges(const fgl_graph_set *g) {
+FGLRUN_SHARED void print_graph_stat_ranges(const fgl_graph_set *g) {
     double *st = (double *)malloc(sizeof(double) * (size_t)(g->n_graphs > 0 ? g->n_graphs : 1)), lo, hi;
     int pass, i;
     fgl_error e;

@@ -1,13 +1,9 @@
 /* fglrun/json.c - part of examples/fglrun.c (included by it): a growable string, JSON writing and a small JSON reader. */
+#include "fglrun.h"
 
-/* A growable string. */
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int oom;
-} sbuf;
+/* --- a growable string (sbuf: fglrun/fglrun.h) --- */
 
-static void sb_putn(sbuf *b, const char *s, size_t n) {
+FGLRUN_SHARED void sb_putn(sbuf *b, const char *s, size_t n) {
     if (b->oom) return;
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 256;
@@ -25,10 +21,9 @@ static void sb_putn(sbuf *b, const char *s, size_t n) {
     b->s[b->len] = 0;
 }
 
-static void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+FGLRUN_SHARED void sb_puts(sbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
-static void sb_printf(sbuf *b, const char *fmt, ...) FGL__PRINTF(2, 3);
-static void sb_printf(sbuf *b, const char *fmt, ...) {
+FGLRUN_SHARED void sb_printf(sbuf *b, const char *fmt, ...) {
     char tmp[1024];
     va_list ap;
     int n;
@@ -41,7 +36,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...) {
 
 /* The length of the well-formed UTF-8 sequence at p (before end), or 0:
  * no overlong forms, no surrogates, nothing past U+10FFFF (RFC 3629). */
-static int utf8_len(const unsigned char *p, const unsigned char *end) {
+FGLRUN_SHARED int utf8_len(const unsigned char *p, const unsigned char *end) {
     unsigned c = p[0], lo = 0x80, hi = 0xBF;
     int n, i;
     if (c < 0x80) return 1;
@@ -66,7 +61,7 @@ static int utf8_len(const unsigned char *p, const unsigned char *end) {
 /* s as a JSON string, quoted and escaped; a byte that is not part of
  * well-formed UTF-8 (a file name of another encoding) becomes U+FFFD, the
  * replacement character, so that the text stays JSON (RFC 8259). */
-static void sb_json_str(sbuf *b, const char *s) {
+FGLRUN_SHARED void sb_json_str(sbuf *b, const char *s) {
     const unsigned char *end = (const unsigned char *)s + strlen(s);
     sb_puts(b, "\"");
     while (*s) {
@@ -89,7 +84,7 @@ static void sb_json_str(sbuf *b, const char *s) {
 }
 
 /* s as a JSON string into f. */
-static void json_str(FILE *f, const char *s) {
+FGLRUN_SHARED void json_str(FILE *f, const char *s) {
     sbuf b = {0, 0, 0, 0};
     sb_json_str(&b, s ? s : "");
     fputs(b.s && !b.oom ? b.s : "\"\"", f);
@@ -98,7 +93,7 @@ static void json_str(FILE *f, const char *s) {
 
 /* x as fmt prints it, or null where it is not finite: JSON (RFC 8259) has
  * no NaN or infinity, and a reader must be able to read every result. */
-static void json_num(FILE *f, const char *fmt, double x) {
+FGLRUN_SHARED void json_num(FILE *f, const char *fmt, double x) {
     if (isfinite(x)) fprintf(f, fmt, x);
     else fputs("null", f);
 }
@@ -117,7 +112,7 @@ static int word_nonfinite(const char *t, size_t len) {
 /* JSON members written by someone else (an algorithm's report hook, which
  * prints with %g) into out: every bare nan or inf outside a string (signed
  * or not, any case, "infinity" and "nan(...)" too) becomes null. */
-static void json_fix_nonfinite(const char *s, sbuf *out) {
+FGLRUN_SHARED void json_fix_nonfinite(const char *s, sbuf *out) {
     int in_str = 0;
     while (*s) {
         const char *t = s + (*s == '-' || *s == '+');
@@ -137,7 +132,7 @@ static void json_fix_nonfinite(const char *s, sbuf *out) {
 
 /* The shortest decimal that reads back as the same double (as the same
  * float when single is set): what a config records and replays. */
-static void fmt_real(char *out, size_t cap, double x, int single) {
+FGLRUN_SHARED void fmt_real(char *out, size_t cap, double x, int single) {
     int p;
     if (x == floor(x) && fabs(x) < 1e15) { /* an integer: all its digits, no exponent */
         snprintf(out, cap, "%.0f", x);
@@ -149,15 +144,7 @@ static void fmt_real(char *out, size_t cap, double x, int single) {
     }
 }
 
-/* --- a small JSON reader (configs and result records) --- */
-
-typedef struct jv {
-    char t;          /* 'o' object, 'a' array, 's' string, 'n' number, 'b' true/false, 'z' null */
-    char *s;         /* a string's value, a number's text, "true" / "false" */
-    int n;           /* members / elements */
-    char **k;        /* member names */
-    struct jv *v;    /* members / elements */
-} jv;
+/* --- a small JSON reader (configs and result records; jv: fglrun/fglrun.h) --- */
 
 typedef struct jparse {
     const char *p, *begin, *end;
@@ -165,7 +152,7 @@ typedef struct jparse {
     char err[160];
 } jparse;
 
-static void jv_free(jv *v) {
+FGLRUN_SHARED void jv_free(jv *v) {
     int i;
     if (!v) return;
     for (i = 0; i < v->n; i++) {
@@ -301,7 +288,7 @@ static int jp_string(jparse *j, char **out) {
     return 0;
 }
 
-static const jv *jv_get(const jv *o, const char *key) {
+FGLRUN_SHARED const jv *jv_get(const jv *o, const char *key) {
     int i;
     if (!o || o->t != 'o') return NULL;
     for (i = 0; i < o->n; i++)
@@ -430,7 +417,7 @@ static int jp_value(jparse *j, jv *v) {
 }
 
 /* Parse text[0, len) as one JSON value; err (cap 160) says why not. */
-static int jv_parse(const char *text, size_t len, jv *out, char *err) {
+FGLRUN_SHARED int jv_parse(const char *text, size_t len, jv *out, char *err) {
     jparse j;
     memset(&j, 0, sizeof j);
     memset(out, 0, sizeof *out);

@@ -11,11 +11,12 @@
  * it as a node task: the run's "accuracy" is the AUC (mean over clients
  * weighted by their test edges), and the results add Hits@K.
  */
+#include "fglrun.h"
 
 static fgl_link_split *link_splits; /* the clients' edge splits (borrowed by the runs' client data) */
 static int link_n;
 
-static void link_free(void) {
+FGLRUN_SHARED void link_free(void) {
     int i;
     for (i = 0; i < link_n; i++) fgl_link_split_free(&link_splits[i]);
     free(link_splits);
@@ -24,7 +25,7 @@ static void link_free(void) {
 }
 
 /* The link task on the node clients cd[0 .. sc->n_clients - 1]. */
-static int link_clients(const options *o, const fgl_scenario *sc, fgl_client_data *cd, fgl_error *err) {
+FGLRUN_SHARED int link_clients(const options *o, const fgl_scenario *sc, fgl_client_data *cd, fgl_error *err) {
     fgl_link_config lo = fgl_link_default();
     int i, K = sc->n_clients;
     link_free();
@@ -63,7 +64,7 @@ static int link_clients(const options *o, const fgl_scenario *sc, fgl_client_dat
 }
 
 /* The results' Hits@K: the table's extra rows and the JSON members. */
-static void link_table(const options *o, const result *res) {
+FGLRUN_SHARED void link_table(const options *o, const result *res) {
     int a;
     printf("Hits@%d:\n", o->hits_k);
     for (a = 0; a < o->n_algos; a++) {
@@ -76,7 +77,7 @@ static void link_table(const options *o, const result *res) {
     }
 }
 
-static void link_json(FILE *f, const options *o, const result *res) {
+FGLRUN_SHARED void link_json(FILE *f, const options *o, const result *res) {
     fprintf(f, ", \"task\": \"link\", \"metric\": \"auc\", \"hits_k\": %d, \"decoder\": \"%s\"", o->hits_k,
             o->decoder == 1 ? "mlp" : "dot");
     json_mean_std(f, "test_hits", o->folds ? res->hits_last : res->hits, res->n);

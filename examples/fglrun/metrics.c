@@ -14,9 +14,18 @@
  * rule, screening and a simulated attack; DP's parameters and epsilon per
  * run; what secure aggregation hid.
  */
+#include "fglrun.h"
+
+/* --score's names (FGL_METRIC_*): in the record, the table's notes. */
+static const char *score_key(int metric) {
+    return metric == FGL_METRIC_AUC ? "auc" : metric == FGL_METRIC_F1 ? "f1" : "acc";
+}
+FGLRUN_SHARED const char *score_words(int metric) {
+    return metric == FGL_METRIC_AUC ? "ROC-AUC" : metric == FGL_METRIC_F1 ? "macro-F1" : "accuracy";
+}
 
 /* The metric in use, after loading: 0, or 1 (refused: the message said why). */
-static int score_resolve(options *o, const fgl_dataset *ds) {
+FGLRUN_SHARED int score_resolve(options *o, const fgl_dataset *ds) {
     static const int chosen[4] = {FGL_METRIC_ACC, FGL_METRIC_ACC, FGL_METRIC_F1, FGL_METRIC_AUC};
     int i, C = ds->task == FGL_TASK_NODE ? ds->node.n_classes : ds->sets[0].n_classes;
     for (i = 1; ds->task != FGL_TASK_NODE && i < ds->n_sets; i++)
@@ -47,7 +56,7 @@ static int score_resolve(options *o, const fgl_dataset *ds) {
 }
 
 /* The table's block: macro-F1 (and ROC-AUC where a run had one) at the selected round and the last. */
-static void metrics_table(const options *o, const result *res, int w) {
+FGLRUN_SHARED void metrics_table(const options *o, const result *res, int w) {
     int a, auc = 0;
     for (a = 0; a < o->n_algos; a++) {
         int i;
@@ -82,7 +91,7 @@ static void metrics_table(const options *o, const result *res, int w) {
 }
 
 /* The JSON row's members (node and graph tasks). */
-static void metrics_json(FILE *f, const options *o, const result *res) {
+FGLRUN_SHARED void metrics_json(FILE *f, const options *o, const result *res) {
     int i, auc = 0;
     fprintf(f, ", \"selected_by\": \"%s\"", o->folds ? "last_round" : score_key(res->metric));
     if (!o->folds) json_mean_std(f, "val_score", res->vsel, res->n);
@@ -97,7 +106,7 @@ static void metrics_json(FILE *f, const options *o, const result *res) {
 /* Which defences, attack and privacy options were on, under the table: a
  * DP run's epsilon per run (it composes over runs, so it is never averaged),
  * what secure aggregation hid and what it could not unmask. */
-static void defences_lines(const options *o, const result *res) {
+FGLRUN_SHARED void defences_lines(const options *o, const result *res) {
     int a, i;
     if (o->robust.rule != FGL_ROBUST_MEAN || (o->attack.kind != FGL_ATTACK_NONE && o->attack.frac > 0)) {
         printf("defences: robust rule %s, norm screening %s", fgl_robust_name(o->robust.rule),

@@ -1,5 +1,6 @@
 /* --- fglrun over MPI: rank 0 the server, the other ranks the clients' hosts (make mpi) --- */
-#include <signal.h>
+#include "fglrun.h"
+#ifdef FGL_MPI /* the whole part: built with -DFGL_MPI only (make mpi) */
 /* Rank 0 runs fglrun as the server; the other ranks host clients until it
  * is done. Faults (README, "Across processes and machines"): a rank lost
  * in a run is left out and the run finishes; rank 0 then exits with status
@@ -179,3 +180,4 @@ int fglrun_mpi_main(int argc, char **argv) {
     MPI_Finalize();
     return rc;
 }
+#endif /* FGL_MPI */

@@ -17,158 +17,32 @@
  * control) read the table. Defaults that depend on the data (the protocol's:
  * rounds, lr, the split ...) are the library's; a row's rec function records
  * them. The embedded default benchmark (no --algo, no data) has its own
- * values: the rows' emb.
+ * values: the rows' emb. The types (options, opt_def, rec_item, rec_ctx)
+ * are in fglrun/fglrun.h, which the other parts read too.
  */
-
-typedef struct options {
-    char algos[MAX_ITEMS][32];
-    int n_algos;
-    char data[1024];     /* the --data value ("": the synthetic default) */
-    int task;            /* -1: from the data; FGL_TASK_LINK: link prediction on the node data (fglrun/link.c) */
-    double link_val, link_test;   /* --task link: each client's edges for validation and test */
-    int decoder, hits_k, link_neg, link_dim;   /* --task link: 0 dot, 1 mlp; K of Hits@K; evaluation negatives;
-                                                  the dot decoder's embedding width */
-    int split;           /* -1: the protocol's default */
-    int public_split;
-    int clients;         /* 0: default */
-    double alpha;
-    double resolution;   /* --split louvain-plus: the Louvain resolution */
-    int metis_parts;     /* --split metis-plus: the METIS parts grouped into clients */
-    int arch;            /* -1: default */
-    int archs[MAX_ITEMS], n_archs;   /* --model a,b,c: client i gets archs[n_archs i / K] */
-    int heads, layers, head;         /* GAT heads, message-passing layers, classifier head; -1: the spec's default */
-    int stratified;      /* node tasks: per-class stratified split */
-    int rounds, local_epochs, batch, hidden, threads, seeds, min_per_client;
-    double lr, wd, frac;
-    uint64_t seed, split_seed;
-    char sets[MAX_ITEMS][128];
-    int n_sets;
-    /* sweeps (--set key=a,b,c): after expand_sweeps, algos[] holds one slot per algorithm and combination of
-       swept values; labels[] names each slot ("fedpub tau=3"; the algorithm alone when it is not swept), vset[]
-       holds its values as "algo.key=value"; swept[k]: sets[k] is a list, applied through vset[] only */
-    char labels[MAX_ITEMS][96];
-    char vset[MAX_ITEMS][MAX_SWEEP_KEYS][128];
-    int n_vset[MAX_ITEMS];
-    unsigned char swept[MAX_ITEMS];
-    int n_swept;
-    char *slot_config[MAX_ITEMS];   /* with a sweep: each slot's own record (compact), so a row replays alone */
-    const char *out_dir, *checkpoint;
-    int info, json, quiet, lcc, eval_point, reset_optim;
-    int bn;              /* --bn: GIN with batch norm inside each MLP */
-    int residual, norm;  /* --residual, --norm none|layer|batch: spec.residual, spec.norm (node models) */
-    int raw_features;    /* node tasks: 1 keeps the (binarised) features unnormalised */   /* eval_point: -1 protocol default, 0 download, 1 train */
-    int k_dse, k_rwse;   /* graph tasks: structure-embedding widths (FedStar: 16 + 16) */
-    double train_frac, val_frac;   /* per-client split; < 0: the protocol's (split_frac_default) */
-    const char *data_dir;        /* --data-dir, else the data directory (fgl_data_dir), in data_dir_buf */
-    char data_dir_buf[1024];
-    int stop_after;      /* with --checkpoint: stop after this round (0: run to the end) */
-    int eval_every;      /* evaluate every N rounds and at the last (0: every round) */
-    fgl_robust_config robust;
-    fgl_attack_config attack;
-    fgl_dp_config dp;
-    fgl_secagg_config secagg;
-    fgl_plugin_config plugin;   /* --plugin NAME[:ARG]: a plug-in no other option turns on */
-    uint64_t secret_seed;       /* --secret-seed S (never recorded) */
-    int secret_seed_set;
-    int per_client_records;     /* --per-client-records: per-client outputs under --dp too (they reveal who took part) */
-#ifdef FGL_MPI
-    fgl_mpi_config mpi;
-#endif
-    int folds, fold;     /* graph tasks: k-fold CV inside every client (0: none); fold -1: all folds */
-    int optim;           /* -1: the protocol's (Adam); FGL_SGD, FGL_ADAM */
-    int wait;            /* OpenMP's wait policy: 0 auto, 1 spin, 2 passive (fgl_wait_choose, fgl.h) */
-    double momentum;     /* SGD momentum (< 0: 0) */
-    int public_nodes;    /* node tasks: nodes withheld from every client, held by the server */
-    int test_first;      /* node tasks: each client's test set is the first nodes in stored order */
-    int metric, select_pc, val_public;   /* fglrun/protocol.c: --metric, --select, --val */
-    int score;           /* --score auto|acc|f1|auc: what selects the best-validation round (0 auto) */
-    int score_metric;    /* the FGL_METRIC_* in use (--score, or auto's choice; set after loading) */
-    int protocol;        /* --protocol: 0 none, 1 pfedgnn-authors (fglrun/protocol.c) */
-    int split_global;    /* node tasks: the train/val/test split drawn on the whole graph before the partition */
-    int split_index;     /* --split-index K: the dataset's fixed split K only; -1 (default): every fixed split */
-    int n_fixed;         /* the dataset's fixed splits in use, one run each (0: drawn splits; set after loading) */
-    int halo;            /* node tasks: each client keeps its halo of that many hops (FedGCN); 0: edges dropped */
-    const char *partition_file; /* node tasks: the clients from a file of part ids (gpmetis's output) */
-    const char *write_metis;    /* node tasks: write the graph in METIS's format to this file and stop */
-    /* run records, progress, plots (the sections "run records", "progress" and "plots") */
-    const char *config, *row;   /* --config FILE, --row LABEL */
-    int config_run_control;     /* --config-run-control: obey run-control flags the file holds (default: ignored) */
-    int allow_other_build;      /* --allow-other-build: resume a checkpoint another build wrote (recorded) */
-    double mem_limit_gb;        /* --mem-limit GB: what a run's models may need (0: the machine's memory) */
-    int checkpoint_every;       /* --checkpoint-every N (0: every round) */
-    int log_every;              /* --log-every N: progress lines every N rounds, even on a terminal (0: auto) */
-    int park_idle;              /* --park-idle 0|1|2: cfg.park_idle */
-    int embedded;               /* the embedded default benchmark (no --algo, no data) */
-    int failed;                 /* a run failed: the results are those of the runs that finished */
-    char *config_json, *config_pretty;   /* the effective configuration (compact, indented) */
-    struct replay *rp;          /* --config: the record replayed */
-    struct progress *pg;        /* progress of the invocation */
-    unsigned char given[96];    /* given[i]: flag i of the table was given (on the command line or by --config) */
-} options;
-
-#ifndef FGL_COMMIT
-#define FGL_COMMIT "unknown" /* the build passes the commit: -DFGL_COMMIT='"<git rev-parse --short HEAD>"' */
-#endif
-
-/* --- the record's items (the record: fglrun/record.c) --- */
-
-#define REC_MAX 96
-
-typedef struct rec_item {
-    char key[64];
-    char val[1024], def[512];
-    char vk, dk; /* 'n' number, 's' string, 'b' boolean ("true"/"false"), 'z' null */
-} rec_item;
-
-/* What a row's rec function records from: the options, the options as no
- * flag leaves them, the data and its split, the protocol's defaults for the
- * task. */
-typedef struct rec_ctx {
-    const options *o, *plain;
-    const fgl_dataset *ds;
-    const fgl_scenario *sc;
-    fgl_fed_config d;
-    int rounds, embedded, node, graph_sets, def_arch;
-} rec_ctx;
-
-/* --- the option table's rows --- */
-
-enum { OPT_BOOL, OPT_INT, OPT_U64, OPT_DOUBLE, OPT_FLOAT, OPT_ENUM, OPT_STR, OPT_CUSTOM };
-enum {
-    OPT_NULL = 1,     /* recorded as null (and null by default) while at its initial value */
-    OPT_LIB = 2,      /* its initial value is the library's (fgl_fed_default ...), not the row's init */
-    OPT_INIT = 4      /* OPT_CUSTOM: starts as its dflt parsed, or without a dflt its int field as init */
-};
-
-typedef struct opt_def {
-    const char *name;   /* the flag, without "--" */
-    char kind;          /* 'e' experiment, 'r' run control, 's' --set, 'h' --help (see above) */
-    char type;          /* OPT_BOOL (no value), OPT_INT ... OPT_CUSTOM */
-    char fl;            /* OPT_NULL, OPT_LIB, OPT_INIT */
-    size_t off;         /* its field in options (OPT_CUSTOM with OPT_INIT and init: an int field) */
-    double lo, hi;      /* the range of a number */
-    double init;        /* a number's or an enum's initial value (-1: unset, the protocol's or the data's) */
-    const char *arg;    /* the value in the synopsis; OPT_ENUM: its choices, "a|b|c" */
-    const char *what;   /* a valid number, for messages ("a positive integer"; NULL: "an integer in LO..HI") */
-    const char *dflt;   /* OPT_STR, OPT_CUSTOM: the default, as a value of the flag */
-    const char *emb;    /* its value in the embedded default benchmark (no --algo, no data) */
-    const int *vals;    /* OPT_ENUM: the choices' values (NULL: 0, 1, ...) */
-    int (*parse)(options *o, const char *v, char *msg, size_t cap);         /* OPT_CUSTOM: 0, or 1 and why not */
-    void (*rec)(const struct opt_def *d, const rec_ctx *c, rec_item *it);   /* its value and default in the record
-                                                                               (NULL: by type) */
-    const char *help;   /* its paragraph of --help (NULL: the synopsis says it all) */
-} opt_def;
-
-/* FedStar's fixed split seed: the split seed with several graph datasets
- * and no --split-seed (the library's default otherwise, fgl_split_default). */
-static const int fedstar_split_seed = 123;
+#include "fglrun.h"
 
 /* The protocols' per-client train and validation fractions (fgl_scenario_make's). */
-static double split_frac_default(int task, int val) {
+FGLRUN_SHARED double split_frac_default(int task, int val) {
     return task == FGL_TASK_NODE ? (val ? 0.4 : 0.2) : (val ? 0.1 : 0.8);
 }
 
-static fgl_model_spec model_spec(const options *o, int arch, int task); /* fglrun.c, "models" */
+/* The model spec of an architecture with the command line's overrides. */
+FGLRUN_SHARED fgl_model_spec model_spec(const options *o, int arch, int task) {
+    fgl_model_spec s = fgl_model_spec_default(arch, o->task == FGL_TASK_LINK ? FGL_TASK_LINK : task, 1, 1);
+    s.task = task; /* --task link: the node task's clients, made link clients by link_clients (fglrun/link.c) */
+    if (o->task == FGL_TASK_LINK && o->decoder == 1) s.head = FGL_HEAD_MLP; /* the MLP decoder */
+    if (o->hidden > 0) s.hidden = o->hidden;
+    if (o->heads > 0) s.heads = o->heads;
+    if (o->layers > 0) s.layers = o->layers;
+    if (o->head >= 0) s.head = o->head;
+    if (o->bn) s.batch_norm = 1; /* GIN only: fgl_model_spec_check refuses it elsewhere */
+    s.residual = o->residual;    /* node models gcn, gin, sage, gat, mlp: fgl_model_spec_check refuses others */
+    s.norm = o->norm;
+    /* GCNII's output map is its classifier; graph tasks need a head after the readout */
+    if (s.head == FGL_HEAD_NONE && (arch == FGL_ARCH_GCNII || task == FGL_TASK_GRAPH)) s.head = FGL_HEAD_LINEAR;
+    return s;
+}
 
 /* A number of a row's field. */
 static double opt_num(const options *o, const opt_def *d) {
@@ -224,7 +98,7 @@ static void usage(FILE *f);
 
 /* A refusal of the command line: the reason, and one line pointing at the
  * help (the whole text buries the reason). */
-static int bad(const char *fmt, const char *a) {
+FGLRUN_SHARED int bad(const char *fmt, const char *a) {
     fprintf(stderr, "fglrun: ");
     fprintf(stderr, fmt, a);
     fprintf(stderr, "\n(fglrun --help lists the options; fglrun --algo NAME --help an algorithm's parameters)\n");
@@ -581,7 +455,7 @@ static void r_every(const opt_def *d, const rec_ctx *c, rec_item *it) { /* 0: ev
     rec_long(it, x > 0 ? x : 1, 1);
 }
 
-static void robust_format(const fgl_robust_config *r, char *out, size_t cap) {
+FGLRUN_SHARED void robust_format(const fgl_robust_config *r, char *out, size_t cap) {
     char c[40];
     switch (r->rule) {
     case FGL_ROBUST_TRIMMED: snprintf(out, cap, "trimmed:%d", r->trim); break;
@@ -709,7 +583,7 @@ static const int eval_vals[] = {1, 0};               /* eval_point: 1 after trai
 static const int optim_vals[] = {FGL_ADAM, FGL_SGD};
 static const int wait_vals[] = {0, 1, 2}; /* wait: auto, spin, passive */
 
-static const opt_def opt_table[] = {
+FGLRUN_SHARED const opt_def opt_table[] = {
     /* experiment settings: the record's "flags" and "defaults", in this order; replayed by --config */
     ROW_CUSTOM("algo", 'e', 0, algos, 0, "NAME[,NAME...]", "local,fedavg,fedper", "local,fedavg,fedper,fedpub", p_algo,
                r_algo, NULL),
@@ -945,7 +819,7 @@ static const opt_def opt_table[] = {
 typedef char opt_given_fits[N_OPTS <= (int)sizeof(((options *)0)->given) ? 1 : -1]; /* options.given: one per row */
 
 /* The row of an argument ("--name", or "-h"); -1 if none. */
-static int opt_lookup(const char *a) {
+FGLRUN_SHARED int opt_lookup(const char *a) {
     int k;
     if (!strcmp(a, "-h")) a = "--help";
     if (strncmp(a, "--", 2)) return -1;
@@ -954,7 +828,7 @@ static int opt_lookup(const char *a) {
     return -1;
 }
 
-static const opt_def *opt_row(const char *name) {
+FGLRUN_SHARED const opt_def *opt_row(const char *name) {
     int k;
     for (k = 0; k < N_OPTS; k++)
         if (!strcmp(name, opt_table[k].name)) return &opt_table[k];
@@ -962,7 +836,7 @@ static const opt_def *opt_row(const char *name) {
 }
 
 /* Was the flag given (on the command line or by a replayed record)? */
-static int opt_given(const options *o, const char *name) {
+FGLRUN_SHARED int opt_given(const options *o, const char *name) {
     const opt_def *d = opt_row(name);
     return d && o->given[d - opt_table];
 }
@@ -971,7 +845,7 @@ static int opt_given(const options *o, const char *name) {
  * experiment unchanged; held by the --config file, it is ignored (unless
  * --config-run-control; --help never). *takes_value: it is followed by a
  * value. */
-static int opt_run_control(const char *a, int *takes_value) {
+FGLRUN_SHARED int opt_run_control(const char *a, int *takes_value) {
     int k = opt_lookup(a);
     if (k < 0 || (opt_table[k].kind != 'r' && opt_table[k].kind != 'h' && opt_table[k].kind != 'v')) return 0;
     *takes_value = opt_table[k].type != OPT_BOOL;
@@ -980,7 +854,7 @@ static int opt_run_control(const char *a, int *takes_value) {
 
 /* Sets row d's field from the value v (NULL for OPT_BOOL): 0, or 1 and why
  * not in msg. */
-static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_t cap) {
+FGLRUN_SHARED int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_t cap) {
     char *p = (char *)o + d->off, *end, c[32];
     int i;
     switch (d->type) {
@@ -1029,7 +903,7 @@ static int opt_set(options *o, const opt_def *d, const char *v, char *msg, size_
 
 /* The options as no flag sets them: the rows' initial values, the library's
  * defaults, the data directory. */
-static void opt_init(options *o) {
+FGLRUN_SHARED void opt_init(options *o) {
     int k;
     char msg[64];
     memset(o, 0, sizeof *o);
@@ -1111,7 +985,7 @@ static void print_algo_help(const fgl_algo *a) {
 }
 
 /* 0; 1: --help was printed; 2: a bad argument (said, with the usage). */
-static int parse_args(int argc, char **argv, options *o) {
+FGLRUN_SHARED int parse_args(int argc, char **argv, options *o) {
     int i;
     char msg[2200];
     opt_init(o);
@@ -1161,7 +1035,7 @@ static int parse_args(int argc, char **argv, options *o) {
 /* Without --algo: the default algorithms (fedpub's too on synthetic node
  * data); and without data either, the embedded benchmark: its values (the
  * rows' emb) where no flag changed the initial one. */
-static void opt_defaults(options *o) {
+FGLRUN_SHARED void opt_defaults(options *o) {
     const opt_def *al = opt_row("algo");
     char msg[64];
     int k, bench = !o->data[0] && o->task != FGL_TASK_GRAPH;
@@ -1178,7 +1052,7 @@ static void opt_defaults(options *o) {
 
 /* Every --set key must name a parameter of a chosen algorithm (algo.key: of
  * that one). */
-static int check_sets(const options *o) {
+FGLRUN_SHARED int check_sets(const options *o) {
     int k, a;
     for (k = 0; k < o->n_sets; k++) {
         char key[128], *eq, *dot, *name;
@@ -1229,7 +1103,7 @@ static int set_param(const char *s, const fgl_algo *al) {
  * values, more than MAX_SWEEP_KEYS swept keys or MAX_ITEMS slots are
  * refused here; each value is checked against its parameter before the
  * first run (check_runs). Sets the labels in every case. */
-static int expand_sweeps(options *o) {
+FGLRUN_SHARED int expand_sweeps(options *o) {
     char algos[MAX_ITEMS][32], vals[MAX_SWEEP_KEYS][MAX_ITEMS][64];
     int n_algos = o->n_algos, a, k, n = 0;
     memcpy(algos, o->algos, sizeof algos);
@@ -1307,7 +1181,7 @@ static int expand_sweeps(options *o) {
 }
 
 /* The record's "flags" (with their "defaults") and "run", in the table's order. */
-static void opt_record(const rec_ctx *c, rec_item *flag, int *n_flag, rec_item *run, int *n_run) {
+FGLRUN_SHARED void opt_record(const rec_ctx *c, rec_item *flag, int *n_flag, rec_item *run, int *n_run) {
     int k;
     for (k = 0; k < N_OPTS; k++) {
         const opt_def *d = &opt_table[k];

@@ -1,4 +1,5 @@
 /* fglrun/plots.c - part of examples/fglrun.c (included by it): SVG plots. */
+#include "fglrun.h"
 
 /* ======================================================================================= */
 /* --- plots: standalone SVG in --out DIR --------------------------------------------------- */
@@ -567,7 +568,7 @@ done:
     free(hi);
 }
 
-static void write_plots(const options *o, const progress *pg) {
+FGLRUN_SHARED void write_plots(const options *o, const progress *pg) {
     char what[400];
     if (!o->out_dir || !pg || !pg->cv) return;
     snprintf(what, sizeof what, "%s, %s split, %d clients, %d rounds", pg->ds->label,
@@ -594,8 +595,8 @@ static void heat_colour(double t, int *r, int *g, int *b) {
  * position i, j of order (a permutation of the clients; NULL: 0..K-1), axis
  * labels (rows "id:label" when dom gives each client's dominant label), a
  * colour bar, and a constant matrix drawn in the middle colour. */
-static void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
-                        const int *dom, const char *const *names) {
+FGLRUN_SHARED void svg_heatmap(const char *path, const char *algo, int round, const float *m, int K, const int *order,
+                               const int *dom, const char *const *names) {
     int cell = K <= 12 ? 32 : K <= 20 ? 24 : K <= 50 ? 12 : 6, i, j, r, g, b, every = cell >= 12 ? 1 : cell >= 6 ? 5 : 10;
     int left = 74, top = 74, bar = 16, side = K * cell, W, H, pad = 0;
     float lo = 1e30f, hi = -1e30f;

@@ -1,4 +1,5 @@
 /* fglrun/progress.c - part of examples/fglrun.c (included by it): progress, partial results, checkpoints. */
+#include "fglrun.h"
 
 /* ======================================================================================= */
 /* --- progress and partial results --------------------------------------------------------- */
@@ -20,6 +21,43 @@ static double now_s(void) { return fgl_now(); }
 #ifdef FGLRUN_WEB
 static void web_round(const options *o, const fgl_run *run); /* web/fglweb.c: each round to the browser page */
 #endif
+
+/* Per-client outputs (the CSV's rows per client, clients.svg, the client
+ * matrix): under --dp only with --per-client-records, as they name the
+ * clients the secret Poisson draw chose each round (README, Privacy). */
+FGLRUN_SHARED int per_client_out(const options *o) { return !(o->dp.clip > 0) || o->per_client_records; }
+
+/* The per-round CSV: its header, and round r of run as rows (a row per
+ * client; agg: one row, the round's aggregates, as under --dp without
+ * --per-client-records). names (NULL: none): each client's dataset, when
+ * each client is one dataset (--split per-dataset: CHEM's MUTAG, BZR, ...),
+ * in a last column "dataset". link (--task link): the run's accuracy is the
+ * AUC, and its columns say so (val_auc, test_auc). */
+FGLRUN_SHARED void csv_header(FILE *f, const char *const *names, int link, int agg) {
+    if (agg) {
+        fprintf(f, "round,participants,train_loss,%s,bytes_up,bytes_down\n", link ? "val_auc,test_auc" : "val_acc,test_acc");
+        return;
+    }
+    fprintf(f, "round,client,train_loss,%s,bytes_up,bytes_down%s\n", link ? "val_auc,test_auc" : "val_acc,test_acc",
+            names ? ",dataset" : "");
+}
+
+FGLRUN_SHARED void csv_round(FILE *f, const fgl_run *run, int r, const char *const *names, int agg) {
+    int i;
+    if (agg) { /* the means over clients (loss: over the accepted uploads) and the round's bytes */
+        const fgl_round_stats *st = &run->stats[r];
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu\n", r + 1, st->n_part, st->train_loss, st->val_acc, st->test_acc,
+                st->bytes_up, st->bytes_down);
+        return;
+    }
+    for (i = 0; i < run->n_clients; i++) {
+        size_t k = (size_t)r * run->n_clients + i;
+        fprintf(f, "%d,%d,%.6f,%.6f,%.6f,%zu,%zu", r + 1, i, run->client_loss[k], run->client_val[k],
+                run->client_test[k], run->client_up[k], run->client_down[k]);
+        if (names) fprintf(f, ",%s", names[i]);
+        fprintf(f, "\n");
+    }
+}
 
 
 static void fmt_time(char *out, size_t cap, double s) {
@@ -53,7 +91,7 @@ static int out_file_ours(const char *name) {
  * earlier fglrun wrote there (out_file_ours) are removed, so that nothing
  * of another run is left beside this one's; other files are kept. 0, or 1
  * with the reason on stderr. */
-static int out_dir_prepare(const char *dir) {
+FGLRUN_SHARED int out_dir_prepare(const char *dir) {
     char path[1200], *p;
     DIR *d;
     struct dirent *e;
@@ -90,8 +128,8 @@ static int out_dir_prepare(const char *dir) {
 }
 
 /* runs: per algorithm (seeds, or folds x seeds with --folds). */
-static void progress_init(progress *pg, options *o, result *res, const fgl_dataset *ds, int split, int K, int rounds,
-                          int runs) {
+FGLRUN_SHARED void progress_init(progress *pg, options *o, result *res, const fgl_dataset *ds, int split, int K,
+                                 int rounds, int runs) {
     int per_run = o->stop_after && o->stop_after < rounds ? o->stop_after : rounds;
     memset(pg, 0, sizeof *pg);
     pg->n_algos = o->n_algos;
@@ -177,8 +215,8 @@ static void progress_write(const options *o, const char *status) {
 
 /* A run begins (or resumes at run->round). algo: its label; file: the label
  * in file names (blanks as underscores). */
-static void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
-                           const fgl_run *run) {
+FGLRUN_SHARED void progress_begin(const options *o, const char *algo, const char *file, uint64_t seed, int fold,
+                                  const fgl_run *run) {
     progress *pg = o->pg;
     int r;
     if (!pg) return;
@@ -211,7 +249,7 @@ static void progress_begin(const options *o, const char *algo, const char *file,
 }
 
 /* After every round. */
-static void progress_round(const options *o, const fgl_run *run) {
+FGLRUN_SHARED void progress_round(const options *o, const fgl_run *run) {
     progress *pg = o->pg;
     const fgl_round_stats *st;
     int r = run->round - 1, R = pg ? pg->rounds : 0;
@@ -266,7 +304,7 @@ static void progress_round(const options *o, const fgl_run *run) {
 }
 
 /* A run stops (finished, stopped or failed). */
-static void progress_end(const options *o) {
+FGLRUN_SHARED void progress_end(const options *o) {
     progress *pg = o->pg;
     if (!pg) return;
     if (pg->csv) fclose(pg->csv);
@@ -277,7 +315,7 @@ static void progress_end(const options *o) {
 }
 
 /* A run finished and res holds it as seed idx: keep its curves for the plots. */
-static void progress_run_done(const options *o, result *res, int idx, const fgl_run *run) {
+FGLRUN_SHARED void progress_run_done(const options *o, result *res, int idx, const fgl_run *run) {
     progress *pg = o->pg;
     curves *cv;
     int r, i, R, K;
@@ -307,11 +345,11 @@ static void progress_run_done(const options *o, result *res, int idx, const fgl_
     progress_write(o, "running");
 }
 
-static void progress_finish(progress *pg, const options *o, const char *status) {
+FGLRUN_SHARED void progress_finish(progress *pg, const options *o, const char *status) {
     if (pg && o->pg) progress_write(o, status);
 }
 
-static void progress_free(progress *pg) {
+FGLRUN_SHARED void progress_free(progress *pg) {
     int a;
     for (a = 0; a < pg->n_algos && pg->cv; a++) {
         free(pg->cv[a].val);
@@ -326,11 +364,11 @@ static void progress_free(progress *pg) {
 /* Checkpoints: every --checkpoint-every rounds, at --stop-after and at the
  * last round; written to FILE.tmp, then renamed over FILE, so that a run
  * killed while saving keeps its previous checkpoint. */
-static int checkpoint_due(const options *o, int done, int rounds) {
+FGLRUN_SHARED int checkpoint_due(const options *o, int done, int rounds) {
     return o->checkpoint_every <= 1 || done % o->checkpoint_every == 0 || done == rounds || done == o->stop_after;
 }
 
-static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err) {
+FGLRUN_SHARED int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err) {
     char tmp[1100];
     int rc, fd;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
@@ -360,7 +398,7 @@ static int checkpoint_save(const fgl_run *run, const char *path, fgl_error *err)
  * compare), 1 if not; 3 if the data files differ from those the record read
  * (missing or another checksum): then the run is no replay of the record,
  * whatever its result. */
-static int replay_check(const options *o, const result *res) {
+FGLRUN_SHARED int replay_check(const options *o, const result *res) {
     const replay *rp = o->rp;
     int a, i, bad = 0, compared = 0;
     if (!rp || !rp->result) return 0;

@@ -44,6 +44,7 @@
  * plain accuracy, and for pfedgnn alpha = 0 and lam = 0.01. It prints what
  * it set; the record holds "protocol" and every flag's value.
  */
+#include "fglrun.h"
 
 static const char *const proto_preset[][2] = { /* pfedgnn-authors: flag, value (NULL: a flag without one) */
     {"split", "dirichlet"}, {"alpha", "0.5"}, {"clients", "10"}, {"public-nodes", "100"}, {"hidden", "16"},
@@ -54,7 +55,7 @@ static const char *const proto_preset_sets[][2] = {{"alpha", "0"}, {"lam", "0.01
 
 /* --protocol NAME: its flags where none was given, then its --set values for pfedgnn where none was set.
  * 0, or 2 (said). */
-static int protocol_apply(options *o) {
+FGLRUN_SHARED int protocol_apply(options *o) {
     char msg[256], said[1024];
     size_t k, n = 0;
     int a, has_pfedgnn = 0;
@@ -159,7 +160,10 @@ typedef struct proto_watch {
 
 static proto_watch PW; /* one run at a time */
 
-static int proto_on(const options *o) { return o->metric || o->select_pc || o->val_public; }
+/* The run whose clients proto_eval scores (run_one: once the run is set up). */
+FGLRUN_SHARED void proto_watch_run(const fgl_run *run) { PW.run = run; }
+
+FGLRUN_SHARED int proto_on(const options *o) { return o->metric || o->select_pc || o->val_public; }
 
 static fgl_model *proto_eval(fgl_client *c) {
     fgl_model *m = PW.base->eval_model ? PW.base->eval_model(c) : &c->model;
@@ -186,7 +190,7 @@ static fgl_model *proto_eval(fgl_client *c) {
     return m;
 }
 
-static void proto_free(void) {
+FGLRUN_SHARED void proto_free(void) {
     int i;
     for (i = 0; PW.tape && i < PW.K; i++) fgl_tape_free(&PW.tape[i]);
     for (i = 0; PW.pubg && i < PW.K; i++) fgl_gnn_graph_free(&PW.pubg[i]);
@@ -202,8 +206,8 @@ static void proto_free(void) {
 
 /* Before a run: the wrapper in *wrapped, the clients' masks and label
  * distributions, the public graphs. 0, or 1 (said). */
-static int proto_begin(const options *o, const fgl_algo *algo, fgl_algo *wrapped, const fgl_client_data *cd, int K,
-                       const fgl_node_data *pub, int rounds) {
+FGLRUN_SHARED int proto_begin(const options *o, const fgl_algo *algo, fgl_algo *wrapped, const fgl_client_data *cd,
+                              int K, const fgl_node_data *pub, int rounds) {
     int i, j, q, C = 0;
     size_t RK = (size_t)rounds * (size_t)K;
     fgl_error err;
@@ -261,7 +265,7 @@ static int proto_begin(const options *o, const fgl_algo *algo, fgl_algo *wrapped
 }
 
 /* After a run: the selections and metrics of seed idx into res. */
-static void proto_finish(const options *o, const fgl_run *run, result *res, int idx) {
+FGLRUN_SHARED void proto_finish(const options *o, const fgl_run *run, result *res, int idx) {
     int K = run->n_clients, R = run->round, r;
     const double *sel = o->val_public ? PW.pub_acc : run->client_val;
     double *tmp = (double *)malloc(sizeof(double) * (size_t)(K > 0 ? K : 1));
@@ -279,7 +283,7 @@ static void proto_finish(const options *o, const fgl_run *run, result *res, int 
 }
 
 /* The option combinations these measures cannot serve. 0, or 2 (said). */
-static int proto_check(const options *o, const fgl_scenario *sc) {
+FGLRUN_SHARED int proto_check(const options *o, const fgl_scenario *sc) {
     if (!proto_on(o)) return 0;
     if (sc->task != FGL_TASK_NODE)
         return bad("%s", "--metric personalized, --select per-client and --val public are for node classification");
@@ -301,7 +305,7 @@ static int proto_check(const options *o, const fgl_scenario *sc) {
 
 /* JSON: the measures' means over the runs (each run's own value is in its
  * per_run object, fglrun/result.c). */
-static void proto_json(FILE *f, const options *o, const result *res) {
+FGLRUN_SHARED void proto_json(FILE *f, const options *o, const result *res) {
     if (proto_on(o)) fprintf(f, ", \"selection_set\": \"%s\"", o->val_public ? "public nodes" : "clients' validation");
     if (o->metric) {
         json_mean_std(f, "personalized_acc", res->pers, res->n);
@@ -312,7 +316,7 @@ static void proto_json(FILE *f, const options *o, const result *res) {
 }
 
 /* The table's lines for these measures (mean +- std over seeds, in %). */
-static void proto_table(const options *o, const result *res) {
+FGLRUN_SHARED void proto_table(const options *o, const result *res) {
     int a;
     if (!proto_on(o)) return;
     printf("\n%-10s %18s %18s %18s %18s   (selection on the %s)\n", "algorithm", "test (selected)",

@@ -1,4 +1,6 @@
 /* fglrun/record.c - part of examples/fglrun.c (included by it): run records and --config. */
+#include "fglrun.h"
+
 /* ======================================================================================= */
 /* --- run records: the effective configuration, --config and replay ---------------------- */
 /*
@@ -31,20 +33,7 @@
  * (replayed as absent: each architecture keeps its own).
  */
 
-#ifndef FGL_COMMIT
-#define FGL_COMMIT "unknown" /* the build passes the commit: -DFGL_COMMIT='"<git rev-parse --short HEAD>"' */
-#endif
-
 /* --- the record --- */
-
-typedef struct run_record {
-    rec_item flag[REC_MAX], run[REC_MAX], param[REC_MAX * 2];
-    int n_flag, n_run, n_param;
-    sbuf files;      /* JSON array of the data files read */
-    char data_dir[1024];
-    int n_clients;   /* as the split made them */
-    const jv *replayed_files; /* --config: the recorded files, compared with these */
-} run_record;
 
 /* The size and 64-bit FNV-1a checksum (fgl_checksum64's) of a file, read in
  * blocks; -1 if it cannot be read. */
@@ -121,8 +110,8 @@ static void record_files(run_record *r, const options *o, const fgl_dataset *ds)
 /* The effective configuration of this invocation (after the data and the
  * split are made: defaults depend on the task). given: the flags were the
  * embedded default benchmark's (no --algo, no --data). */
-static void record_build(run_record *r, const options *o, const fgl_dataset *ds, const fgl_scenario *sc, int rounds,
-                         int embedded) {
+FGLRUN_SHARED void record_build(run_record *r, const options *o, const fgl_dataset *ds, const fgl_scenario *sc,
+                                int rounds, int embedded) {
     int a, i;
     rec_ctx c;
     options plain;
@@ -220,7 +209,7 @@ static void rec_member(sbuf *b, int *first, int pretty, const char *key) {
  * command as typed, but the value of --secret-seed, written REDACTED (the
  * arguments read as parse_args reads them: a flag that takes a value is
  * followed by it). NULL when out of memory. */
-static char *record_json(const run_record *r, const options *o, int argc, char **argv, int pretty) {
+FGLRUN_SHARED char *record_json(const run_record *r, const options *o, int argc, char **argv, int pretty) {
     sbuf b = {0, 0, 0, 0}, cmd = {0, 0, 0, 0};
     int i, first = 1;
     for (i = 0; i < argc; i++) { /* the command, quoted for a shell where needed */
@@ -304,8 +293,8 @@ static char *record_json(const run_record *r, const options *o, int argc, char *
 /* In a sweep, slot's own record (o->slot_config[slot]): the invocation's,
  * with that slot's algorithm alone and its swept values as plain --set
  * values, so --config FILE --row LABEL replays that row by itself. */
-static void record_slot(run_record *rec, options *o, int slot, const fgl_dataset *ds, const fgl_scenario *sc,
-                        int rounds, int argc, char **argv) {
+FGLRUN_SHARED void record_slot(run_record *rec, options *o, int slot, const fgl_dataset *ds, const fgl_scenario *sc,
+                               int rounds, int argc, char **argv) {
     options *one = (options *)malloc(sizeof *one);
     int k;
     if (!one) return;
@@ -330,20 +319,6 @@ static void record_slot(run_record *rec, options *o, int slot, const fgl_dataset
 
 /* --- --config: replay a record --- */
 
-typedef struct replay {
-    jv doc;             /* the record read */
-    const jv *result;   /* the result recorded with it (NULL: none) */
-    const jv *files;    /* the data files it read */
-    const jv *row;      /* --row LABEL of a result with "runs": that run (its "label", else its "algo") */
-    char **argv;        /* the record's flags, then the command line (options point into these) */
-    int argc, n_sets;   /* --set arguments made from the record (they come first in options.sets) */
-    int changed;        /* the command line changes the experiment (not only run control) */
-    int data_differ;    /* data files the record read are missing here or differ (replay_check_files) */
-    int secret_seed;    /* the record's run had --secret-seed (its value is in no record) */
-    char what[1200];    /* "FILE" or "FILE, row LABEL", for messages */
-    char notes[2048];   /* what reading the record had to say, said after fgl_wait_choose's exec (once) */
-} replay;
-
 /* A note about the record, kept for replay_check_files: the record is read
  * before fglrun may restart itself (fgl_wait_choose), so said then it would
  * be said twice. */
@@ -355,7 +330,7 @@ static void replay_note(replay *rp, const char *fmt, ...) {
     va_end(ap);
 }
 
-static void replay_free(replay *rp) {
+FGLRUN_SHARED void replay_free(replay *rp) {
     int i;
     if (!rp) return;
     for (i = 0; i < rp->argc; i++) free(rp->argv[i]);
@@ -458,7 +433,7 @@ static int replay_run_control(replay *rp, const options *o, const char *flag) {
 /* --config FILE [--row LABEL]: parse again, the record's flags first and
  * the command line after them. Run-control flags the record holds are left
  * out (replay_run_control). */
-static int config_reparse(int argc, char **argv, options *o) {
+FGLRUN_SHARED int config_reparse(int argc, char **argv, options *o) {
     replay *rp = (replay *)calloc(1, sizeof *rp);
     const char *path = o->config, *row = o->row;
     const jv *rec, *res, *cfg = NULL, *args = NULL;
@@ -619,7 +594,7 @@ oom:
  * is missing or differs is said, and marks the replay (replay_check: then
  * it is no replay of the record, whatever the result). A record of a run
  * with --secret-seed replayed without it is said too. */
-static void replay_check_files(const options *o) {
+FGLRUN_SHARED void replay_check_files(const options *o) {
     const jv *fs = o->rp ? o->rp->files : NULL;
     int i;
     if (o->rp) fputs(o->rp->notes, stderr); /* here: after fgl_wait_choose's exec, said once */

@@ -27,6 +27,34 @@
  * run's AUC as test_acc; such records are still read and still replay
  * (rec_run_value reads either).
  */
+#include "fglrun.h"
+
+/* The process's peak resident memory (MB) once the data and the clients'
+ * copies of it were built, before any run (0: unknown): the JSON's
+ * data_rss_mb, so that peak_rss_mb - data_rss_mb is the runs' own (fglrun.c sets it). */
+FGLRUN_SHARED double data_rss_mb;
+/* Node data: the record's "homophily" member (fglrun/homophily.c), made once before the runs; NULL otherwise. */
+FGLRUN_SHARED char *homophily_rec;
+
+/* The mean and the sample standard deviation of x[0..n-1]. */
+FGLRUN_SHARED void mean_std(const double *x, int n, double *mean, double *sd) {
+    double s = 0, q = 0;
+    int i;
+    for (i = 0; i < n; i++) s += x[i];
+    *mean = n ? s / n : 0;
+    for (i = 0; i < n; i++) q += (x[i] - *mean) * (x[i] - *mean);
+    *sd = n > 1 ? sqrt(q / (n - 1)) : 0;
+}
+
+/* A ROW's figure over its runs: "NAME_mean" and "NAME_std". */
+FGLRUN_SHARED void json_mean_std(FILE *f, const char *name, const double *x, int n) {
+    double m, sd;
+    mean_std(x, n, &m, &sd);
+    fprintf(f, ", \"%s_mean\": ", name);
+    json_num(f, "%.6f", m);
+    fprintf(f, ", \"%s_std\": ", name);
+    json_num(f, "%.6f", sd);
+}
 
 /* A per-run figure: its name in a version-2 run, its list's name in a
  * version-1 row (NULL: v1 had none), its values, whether a replay compares
@@ -115,8 +143,8 @@ static void json_per_run(FILE *f, const options *o, const result *res) {
  * written as null. In a sweep the row also has its "label", its swept
  * values ("sweep": ["algo.key=value"]) and its own record ("config":
  * --config FILE --row LABEL replays that row alone). */
-static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *ds, int split, int K, int rounds,
-                        const result *res) {
+FGLRUN_SHARED void json_result(FILE *f, const options *o, int slot, const fgl_dataset *ds, int split, int K, int rounds,
+                               const result *res) {
     const char *algo = o->algos[slot];
     int link = o->task == FGL_TASK_LINK, i;
     const char *score = link ? "auc" : "acc";
@@ -252,14 +280,15 @@ static void json_result(FILE *f, const options *o, int slot, const fgl_dataset *
 }
 
 /* ", "config": {...}" when there is a record. */
-static void config_member(FILE *f, const options *o) {
+FGLRUN_SHARED void config_member(FILE *f, const options *o) {
     if (o->config_json) fprintf(f, ", \"config\": %s", o->config_json);
 }
 
 /* The results as JSON: on stdout (--json, the last line) and in
  * DIR/result.json (--out), in the shape above. When a run failed, only the
  * rows with a finished run, and "status": "failed". */
-static void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K, int rounds) {
+FGLRUN_SHARED void write_results(const options *o, const result *res, const fgl_dataset *ds, int split, int K,
+                                 int rounds) {
     FILE *jf = NULL;
     outfile w;
     char path[1200];
@@ -308,7 +337,7 @@ static int rec_run_count(const jv *row) {
  * (said), else 0. A version-1 record had per-run lists of the selected
  * score and the protocol's measures only: its last-round score and bytes
  * are compared as the row's means. */
-static int replay_row(const options *o, const char *name, const jv *rec, const result *res) {
+FGLRUN_SHARED int replay_row(const options *o, const char *name, const jv *rec, const result *res) {
     run_figure fig[24];
     int nf = run_figures(o, res, fig, 24), k, i, bad = 0, v2 = jv_get(rec, "per_run") != NULL;
     int recorded = rec_run_count(rec);
