@@ -24,7 +24,7 @@
  * loop (compute) and a streaming triad on arrays of one batch's activation
  * size and on 64 MB (memory).
  *
- * The wait policy is fglrun's (examples/fglrun/wait.c): --wait auto keeps
+ * The wait policy is fglrun's (fgl_wait_choose, fgl.h): --wait auto keeps
  * OMP_WAIT_POLICY when it is set and otherwise waits passively only when the
  * machine's load leaves no core per thread, so a benchmark on a busy machine
  * does not measure threads spinning against each other.
@@ -42,7 +42,6 @@
 #endif
 #include <ctype.h>
 #include <unistd.h>
-#include "../examples/fglrun/wait.c"
 
 #define EPOCHS 20
 #define WARM 2
