@@ -642,21 +642,51 @@ typedef struct fgl_algo_param {
     const char *help;
     const char *choices;         /* FGL_PARAM_INT: names of the values 0, 1, ... ("samples|equal"), which --set and
                                     fgl_run_set accept beside the numbers; NULL: numbers only */
+    size_t member;               /* 1 + the offset of its member in the algorithm's parameter struct
+                                    (FGL_ALGO_PARAM); 0: read by name only (fgl_get) */
 } fgl_algo_param;
 
-/* An algorithm's parameter values (read with fgl_get). */
+/* An algorithm's parameter values: typed (FGL_PARAMS), or by name (fgl_get). */
 #define FGL_SETTINGS_UNKNOWN 48
 typedef struct fgl_settings {
     const fgl_algo *algo;
-    double *value;               /* one per parameter */
+    double *value;               /* one per parameter, in declaration order */
     char *unknown;               /* FGL_SETTINGS_UNKNOWN bytes where fgl_get writes the first name the algorithm
                                     does not declare (the run's: it fails with that name), or NULL */
+    double typed[FGL_ALGO_MAX_PARAMS]; /* the algorithm's parameter struct, filled from value by
+                                          fgl_settings_fill (the run does it whenever a value changes) */
 } fgl_settings;
+
+/* Typed parameters. An algorithm declares its parameters as the members of
+ * one struct, each row naming a member (its name is the parameter's name,
+ * for --set, --help, the record and checkpoints):
+ *     typedef struct { unsigned share; double mu; int weights; } avg_params;
+ *     FGL_ALGO_PARAM(&a, avg_params, mu, FGL_PARAM_FLOAT, 0.01, "proximal weight");
+ * and its hooks read them through the struct, so that a misspelt name is a
+ * compile error, not a lookup that fails at run time:
+ *     const avg_params *p = FGL_PARAMS(avg_params, c->set);
+ *     if (p->mu > 0) ...
+ * FGL_PARAM_FLOAT members are double (the value as fgl_get returns it),
+ * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A table that extends
+ * another (fgl_algo_base) puts the base's struct first in its own, so the
+ * base's hooks read their prefix. A struct holds at most
+ * FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
+#define FGL_ALGO_PARAM(a, type, member, kind, def, help)                                                      \
+    fgl_algo_param_member((a), #member, (kind), (def), (help), offsetof(type, member),                        \
+                          sizeof(((type *)0)->member), sizeof(type))
+#define FGL_PARAMS(type, set) ((const type *)fgl_params_of((set), sizeof(type)))
 
 /* The value of parameter `name`. A name the algorithm does not declare (a
  * misspelling) reads 0 and is written to s->unknown: a run fails with it
- * after the hook that read it, in every build (not an assertion). */
+ * after the hook that read it, in every build (not an assertion). For a
+ * program's quick algorithm; the built-in ones read FGL_PARAMS. */
 FGLDEF double fgl_get(const fgl_settings *s, const char *name);
+/* The parameter struct of s's algorithm, read as a struct of `size` bytes
+ * (FGL_PARAMS; a size over the algorithm's struct is a programmer error). */
+FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size);
+/* Fill s->typed from s->value (after a value changed; fgl_run_set and the
+ * run do it for the run's settings). */
+FGLDEF void fgl_settings_fill(fgl_settings *s);
 
 /* One local optimisation step, as the training hooks see it. */
 typedef struct fgl_step {
@@ -687,6 +717,7 @@ struct fgl_algo {
     const char *summary;
     int n_params;
     fgl_algo_param params[FGL_ALGO_MAX_PARAMS];
+    size_t params_size;          /* sizeof its parameter struct (FGL_ALGO_PARAM); 0: none */
     int n_up, n_down;
     fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
     /* Adjust a client's model spec before its model is built (FED-PUB turns
@@ -772,6 +803,12 @@ FGLDEF fgl_algo fgl_algo_base(const char *name);
 /* Add a parameter, an upload part or a download part (capacity overflow and
  * duplicate names are programmer errors). */
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help);
+/* fgl_algo_param_add, bound to a member of the parameter struct (use
+ * FGL_ALGO_PARAM, which passes the member's offset and sizes). A member of
+ * the wrong size for its type, outside the struct, or overlapping another
+ * is a programmer error. */
+FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, double def, const char *help,
+                                  size_t offset, size_t size, size_t struct_size);
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
@@ -2860,15 +2897,35 @@ static int fgl__param_index(const fgl_algo *a, const char *name) {
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help) {
     int i = fgl__param_index(a, name);
     FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS));
-    if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default */
+    if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default, and keeps its member */
         FGL_ASSERT(a->n_params < FGL_ALGO_MAX_PARAMS);
         i = a->n_params++;
+        a->params[i].member = 0;
     }
+    FGL_ASSERT(!a->params[i].member || a->params[i].type == type); /* a member's type is its struct's */
     a->params[i].name = name;
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
     a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, double def, const char *help,
+                                  size_t offset, size_t size, size_t struct_size) {
+    int i, j;
+    size_t want = type == FGL_PARAM_FLOAT ? sizeof(double) : type == FGL_PARAM_INT ? sizeof(int) : sizeof(unsigned);
+    FGL_ASSERT(size == want);             /* FLOAT: double, INT: int, GROUPS: unsigned */
+    FGL_ASSERT(offset + size <= struct_size && struct_size <= sizeof(((fgl_settings *)0)->typed));
+    fgl_algo_param_add(a, name, type, def, help);
+    i = fgl__param_index(a, name);
+    for (j = 0; j < a->n_params; j++) { /* no two members share bytes (a base's struct, extended, keeps its own) */
+        size_t o = a->params[j].member;
+        if (j == i || !o) continue;
+        FGL_ASSERT(o - 1 >= offset + size || offset >= o - 1 + (a->params[j].type == FGL_PARAM_FLOAT ? sizeof(double)
+                                                                                                       : sizeof(int)));
+    }
+    a->params[i].member = offset + 1;
+    if (struct_size > a->params_size) a->params_size = struct_size;
 }
 
 FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices) {
@@ -2997,6 +3054,31 @@ static unsigned fgl__share_of(const fgl_algo *a, const double *value) {
 static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
     int i = fgl__param_index(a, "keep");
     return i >= 0 && a->params[i].type == FGL_PARAM_GROUPS ? (unsigned)value[i] : 0u;
+}
+
+FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size) {
+    FGL_ASSERT(s && s->algo && size <= s->algo->params_size); /* the algorithm's struct (or a base's prefix) */
+    return s->typed;
+}
+
+FGLDEF void fgl_settings_fill(fgl_settings *s) {
+    int i;
+    memset(s->typed, 0, sizeof s->typed);
+    for (i = 0; s->algo && s->value && i < s->algo->n_params; i++) {
+        const fgl_algo_param *p = &s->algo->params[i];
+        unsigned char *at = (unsigned char *)s->typed + (p->member - 1);
+        double v = s->value[i];
+        if (!p->member) continue;
+        if (p->type == FGL_PARAM_FLOAT) {
+            memcpy(at, &v, sizeof v);
+        } else if (p->type == FGL_PARAM_INT) {
+            int n = (int)v;
+            memcpy(at, &n, sizeof n);
+        } else {
+            unsigned g = (unsigned)v;
+            memcpy(at, &g, sizeof g);
+        }
+    }
 }
 
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
@@ -6761,6 +6843,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         return fgl_error_set(err, FGL_ERR_NOMEM, "run: out of memory");
     }
     for (k = 0; k < run->algo.n_params; k++) run->set.value[k] = run->algo.params[k].def;
+    fgl_settings_fill(&run->set);
     fgl__store_init(&run->server.store, -1);
     for (i = 0; i < n_clients; i++) {
         fgl_client *c = &run->clients[i];
@@ -6885,6 +6968,7 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
         return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not %s", key, value,
                              a->params[i].type == FGL_PARAM_INT ? "an integer" : "a number");
     }
+    fgl_settings_fill(&run->set);
     return FGL_OK;
 }
 
@@ -7359,6 +7443,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    fgl_settings_fill(&run->set); /* (the values as set, however they were) */
     if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
     run->t_start = fgl_now();
     run->intact.user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */
@@ -9785,6 +9870,19 @@ static fgl_algo fgl__local(void) {
  * FedProx adds mu (theta - theta_global) to the gradient, the derivative of
  * mu/2 ||theta - theta_global||^2. Sent: up 4 (n + 1), down 4 n bytes. */
 
+/* The parameters: the weight-averaging base's (FedAvg, Ditto, MOON and the
+ * server optimizers extend it, their structs beginning with it), and the
+ * FedAvg family's. */
+typedef struct fgl__avg_params {
+    unsigned share; /* the groups averaged */
+} fgl__avg_params;
+
+typedef struct fgl__fedavg_params {
+    fgl__avg_params avg;
+    double mu;   /* FedProx's proximal weight */
+    int weights; /* FedAvg: 0 by samples, 1 equal */
+} fgl__fedavg_params;
+
 static int fgl__avg_server_init(fgl_server *s) {
     return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM; /* the common initial model */
 }
@@ -9797,7 +9895,7 @@ static int fgl__avg_aggregate(fgl_server *s) {
  * parameter, the messages and the server. */
 static fgl_algo fgl__avg_base(const char *name, const char *summary, unsigned share, const char *share_help) {
     fgl_algo a = fgl_algo_new(name, summary);
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)share, share_help);
+    FGL_ALGO_PARAM(&a, fgl__avg_params, share, FGL_PARAM_GROUPS, (double)share, share_help);
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, 0, "global");
@@ -9807,7 +9905,7 @@ static fgl_algo fgl__avg_base(const char *name, const char *summary, unsigned sh
 }
 
 static int fgl__prox_grad(fgl_client *c, const fgl_step *st) {
-    float mu = (float)fgl_get(c->set, "mu");
+    float mu = (float)FGL_PARAMS(fgl__fedavg_params, c->set)->mu;
     if (mu > 0) fgl_client_prox_grad(c, &st->model->params, mu);
     return FGL_OK;
 }
@@ -9815,7 +9913,7 @@ static int fgl__prox_grad(fgl_client *c, const fgl_step *st) {
 static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned share, const char *share_help,
                                  double mu, const char *mu_help) {
     fgl_algo a = fgl__avg_base(name, summary, share, share_help);
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, mu, mu_help);
+    FGL_ALGO_PARAM(&a, fgl__fedavg_params, mu, FGL_PARAM_FLOAT, mu, mu_help);
     a.train.grad = fgl__prox_grad;
     return a;
 }
@@ -9823,24 +9921,24 @@ static fgl_algo fgl__fedavg_like(const char *name, const char *summary, unsigned
 /* FedAvg's weights = equal (FED-PUB's code weighs every client alike):
  * theta = the plain mean of the uploads. */
 static int fgl__fedavg_server_init(fgl_server *s) {
-    if (fgl_get(s->set, "weights") != 0 && fgl_get(s->set, "weights") != 1)
-        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights must be samples (0) or equal (1), not %g",
-                               fgl_get(s->set, "weights"));
-    if (fgl_get(s->set, "weights") == 1 && (s->fed->secagg.on || s->fed->robust.rule == FGL_ROBUST_NORMCLIP))
+    int weights = FGL_PARAMS(fgl__fedavg_params, s->set)->weights;
+    if (weights != 0 && weights != 1)
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights must be samples (0) or equal (1), not %d", weights);
+    if (weights == 1 && (s->fed->secagg.on || s->fed->robust.rule == FGL_ROBUST_NORMCLIP))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedavg: weights=equal is not defined with %s, which weigh by samples",
                                s->fed->secagg.on ? "secure aggregation" : "normclip");
     return fgl__avg_server_init(s);
 }
 
 static int fgl__fedavg_aggregate(fgl_server *s) {
-    return fgl_get(s->set, "weights") == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
+    return FGL_PARAMS(fgl__fedavg_params, s->set)->weights == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
                                            : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
 }
 
 static fgl_algo fgl__fedavg(void) {
     fgl_algo a = fgl__fedavg_like("fedavg", "McMahan et al. 2017: average the shared parameters weighted by training "
                                   "samples", FGL_G_ALL, "parameter groups averaged", 0.0, "proximal weight (FedProx)");
-    fgl_algo_param_add(&a, "weights", FGL_PARAM_INT, 0, "clients weighted by training samples (samples, the "
+    FGL_ALGO_PARAM(&a, fgl__fedavg_params, weights, FGL_PARAM_INT, 0, "clients weighted by training samples (samples, the "
                        "default) or alike (equal: FED-PUB's code)");
     fgl_algo_param_choices(&a, "weights", "samples|equal");
     a.server_init = fgl__fedavg_server_init;
@@ -10071,6 +10169,11 @@ static fgl_algo fgl__scaffold(void) {
  * authors' code, inside the Ditto paper's grid. The reported training loss
  * is the personal model's (the one evaluated). */
 
+typedef struct fgl__ditto_params {
+    fgl__avg_params avg;
+    double lambda; /* the personal model's proximal weight */
+} fgl__ditto_params;
+
 static int fgl__ditto_client_init(fgl_client *c) {
     /* same spec and seed: v_i starts equal to the client's model */
     fgl_model *v = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed);
@@ -10080,7 +10183,7 @@ static int fgl__ditto_client_init(fgl_client *c) {
 }
 
 static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__ditto_params, c->set)->lambda;
     if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
     return FGL_OK;
 }
@@ -10103,7 +10206,7 @@ static fgl_algo fgl__ditto(void) {
         "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
         "evaluated personally",
         FGL_G_ALL, "parameter groups of the global model (averaged) and of the personal model's proximal term");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0,
+    FGL_ALGO_PARAM(&a, fgl__ditto_params, lambda, FGL_PARAM_FLOAT, 1.0,
                        "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
     a.client_init = fgl__ditto_client_init;
     a.local_train = fgl__ditto_train;
@@ -10128,6 +10231,12 @@ static fgl_algo fgl__ditto(void) {
  * as here. T = 0.5 (paper and code); mu = 1, the code's default and the
  * paper's value for CIFAR-100/Tiny-ImageNet (5 for CIFAR-10). MOON's
  * projection head is not added: z is the model's own representation. */
+
+typedef struct fgl__moon_params {
+    fgl__avg_params avg;
+    double mu;          /* the contrastive term's weight */
+    double temperature; /* the cosines' temperature */
+} fgl__moon_params;
 
 static int fgl__moon_client_init(fgl_client *c) {
     fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
@@ -10157,7 +10266,8 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
 }
 
 static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
-    float mu = (float)fgl_get(c->set, "mu"), T = (float)fgl_get(c->set, "temperature");
+    const fgl__moon_params *p = FGL_PARAMS(fgl__moon_params, c->set);
+    float mu = (float)p->mu, T = (float)p->temperature;
     fgl_node *z = st->fwd->rep, *zg, *zp, *logits;
     int *zeros;
     if (!fgl_ints(&c->store, "has_prev")[0] || mu == 0 || !z) return NULL;
@@ -10174,7 +10284,7 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
 static int fgl__moon_train(fgl_client *c) {
     fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
     int rc;
-    if (!(fgl_get(c->set, "temperature") > 0))
+    if (!(FGL_PARAMS(fgl__moon_params, c->set)->temperature > 0))
         return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the model as it starts the round */
         return fgl_client_fail(c, rc, "moon: model layout changed");
@@ -10190,8 +10300,8 @@ static fgl_algo fgl__moon(void) {
                                "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
                                "global model's, away from the previous local model's",
                                FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
-    fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
+    FGL_ALGO_PARAM(&a, fgl__moon_params, mu, FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
+    FGL_ALGO_PARAM(&a, fgl__moon_params, temperature, FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
     a.client_init = fgl__moon_client_init;
     a.local_train = fgl__moon_train;
     a.train.loss = fgl__moon_loss;
@@ -13018,6 +13128,12 @@ static fgl_algo fgl__pfedgnn(void) {
  * server's store, so a checkpoint resumes them bit for bit.
  * Sent: as FedAvg, up 4 (n + 1), down 4 n bytes. */
 
+typedef struct fgl__opt_params {
+    fgl__avg_params avg;
+    double eta, beta1;       /* server learning rate, first moment decay */
+    double beta2, tau;       /* second moment decay, adaptivity (not FedAvgM) */
+} fgl__opt_params;
+
 static int fgl__opt_server_init(fgl_server *s) {
     float *g = fgl_server_global(s, "global"); /* the common initial model */
     float *m = fgl_new_floats(&s->store, "m", s->n_shared);
@@ -13026,7 +13142,7 @@ static int fgl__opt_server_init(fgl_server *s) {
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
-        float tau = (float)fgl_get(s->set, "tau");
+        float tau = (float)FGL_PARAMS(fgl__opt_params, s->set)->tau;
         if (!v) return FGL_ERR_NOMEM;
         for (j = 0; j < s->n_shared; j++) v[j] = tau * tau;
     }
@@ -13036,9 +13152,10 @@ static int fgl__opt_server_init(fgl_server *s) {
 static int fgl__opt_aggregate(fgl_server *s) {
     float *x = fgl_floats(&s->store, "global"), *m = fgl_floats(&s->store, "m"), *mean = fgl_floats(&s->store, "mean");
     float *v = s->algo->variant == FGL__OPT_AVGM ? NULL : fgl_floats(&s->store, "v");
-    double eta = fgl_get(s->set, "eta"), b1 = fgl_get(s->set, "beta1");
-    double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : fgl_get(s->set, "beta2");
-    double tau = s->algo->variant == FGL__OPT_AVGM ? 0 : fgl_get(s->set, "tau");
+    const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, s->set);
+    double eta = p->eta, b1 = p->beta1;
+    double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : p->beta2;
+    double tau = s->algo->variant == FGL__OPT_AVGM ? 0 : p->tau;
     size_t j, n = s->n_shared;
     int rc;
     memcpy(mean, x, sizeof(float) * n); /* DP with no participant adds its noise to the model this holds */
@@ -13069,12 +13186,13 @@ static int fgl__opt_aggregate(fgl_server *s) {
 /* The parameters' ranges, checked when the run is made (fgl_run_init): the spec is left as it is. */
 static int fgl__opt_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     const char *name = set->algo->name;
-    double eta = fgl_get(set, "eta"), b1 = fgl_get(set, "beta1");
+    const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, set);
+    double eta = p->eta, b1 = p->beta1;
     (void)spec;
     if (!(eta > 0 && eta <= 1e3)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: eta = %g, not in (0, 1000]", name, eta);
     if (!(b1 >= 0 && b1 < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: beta1 = %g, not in [0, 1)", name, b1);
     if (set->algo->variant != FGL__OPT_AVGM) {
-        double b2 = fgl_get(set, "beta2"), tau = fgl_get(set, "tau");
+        double b2 = p->beta2, tau = p->tau;
         if (!(b2 >= 0 && b2 < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: beta2 = %g, not in [0, 1)", name, b2);
         if (!(tau > 0 && tau <= 1e3)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: tau = %g, not in (0, 1000]", name, tau);
     }
@@ -13084,11 +13202,11 @@ static int fgl__opt_check(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 static fgl_algo fgl__fedopt_like(const char *name, const char *summary, int variant, double eta) {
     fgl_algo a = fgl__avg_base(name, summary, FGL_G_ALL, "parameter groups averaged");
     a.variant = variant;
-    fgl_algo_param_add(&a, "eta", FGL_PARAM_FLOAT, eta, "server learning rate");
-    fgl_algo_param_add(&a, "beta1", FGL_PARAM_FLOAT, 0.9, "server momentum (first moment decay)");
+    FGL_ALGO_PARAM(&a, fgl__opt_params, eta, FGL_PARAM_FLOAT, eta, "server learning rate");
+    FGL_ALGO_PARAM(&a, fgl__opt_params, beta1, FGL_PARAM_FLOAT, 0.9, "server momentum (first moment decay)");
     if (variant != FGL__OPT_AVGM) {
-        fgl_algo_param_add(&a, "beta2", FGL_PARAM_FLOAT, 0.99, "second moment decay (FedAdam, FedYogi)");
-        fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 1e-3, "adaptivity: added to sqrt(v); v starts at tau^2");
+        FGL_ALGO_PARAM(&a, fgl__opt_params, beta2, FGL_PARAM_FLOAT, 0.99, "second moment decay (FedAdam, FedYogi)");
+        FGL_ALGO_PARAM(&a, fgl__opt_params, tau, FGL_PARAM_FLOAT, 1e-3, "adaptivity: added to sqrt(v); v starts at tau^2");
     }
     a.prepare_spec = fgl__opt_check;
     a.server_init = fgl__opt_server_init;
@@ -13401,12 +13519,17 @@ static fgl_algo fgl__fedgcn(void) {
  * Sent: up 4 (n + 1), down 4 n bytes, n the shared floats less the batch
  * norm's 4 per feature of each normalised layer. */
 
+typedef struct fgl__fedbn_params {
+    fgl__fedavg_params fedavg;
+    unsigned keep; /* the groups kept local (the runtime reads it) */
+} fgl__fedbn_params;
+
 static fgl_algo fgl__fedbn(void) {
     fgl_algo a = fgl__fedavg();
     a.name = "fedbn";
     a.summary = "Li et al. 2021: FedAvg with the batch-norm layers (scale, shift, running statistics) kept local";
-    fgl_algo_param_add(&a, "keep", FGL_PARAM_GROUPS, (double)(FGL_G_NORM | FGL_G_BNSTAT),
-                       "parameter groups kept local even where share selects them (the batch norm)");
+    FGL_ALGO_PARAM(&a, fgl__fedbn_params, keep, FGL_PARAM_GROUPS, (double)(FGL_G_NORM | FGL_G_BNSTAT),
+                   "parameter groups kept local even where share selects them (the batch norm)");
     return a;
 }
 /* --- src/fed/algos/fedsage.h --- */
@@ -20437,6 +20560,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
                     break;
                 }
                 for (k = 0; k < n; k++) w.run.set.value[k] = fgl__get_f64(&r);
+                fgl_settings_fill(&w.run.set);
                 if ((rc = fgl_run_start(&w.run))) {
                     fgl_error_set(&e, rc, "%s", w.run.err.msg);
                     break;

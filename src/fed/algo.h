@@ -34,21 +34,51 @@ typedef struct fgl_algo_param {
     const char *help;
     const char *choices;         /* FGL_PARAM_INT: names of the values 0, 1, ... ("samples|equal"), which --set and
                                     fgl_run_set accept beside the numbers; NULL: numbers only */
+    size_t member;               /* 1 + the offset of its member in the algorithm's parameter struct
+                                    (FGL_ALGO_PARAM); 0: read by name only (fgl_get) */
 } fgl_algo_param;
 
-/* An algorithm's parameter values (read with fgl_get). */
+/* An algorithm's parameter values: typed (FGL_PARAMS), or by name (fgl_get). */
 #define FGL_SETTINGS_UNKNOWN 48
 typedef struct fgl_settings {
     const fgl_algo *algo;
-    double *value;               /* one per parameter */
+    double *value;               /* one per parameter, in declaration order */
     char *unknown;               /* FGL_SETTINGS_UNKNOWN bytes where fgl_get writes the first name the algorithm
                                     does not declare (the run's: it fails with that name), or NULL */
+    double typed[FGL_ALGO_MAX_PARAMS]; /* the algorithm's parameter struct, filled from value by
+                                          fgl_settings_fill (the run does it whenever a value changes) */
 } fgl_settings;
+
+/* Typed parameters. An algorithm declares its parameters as the members of
+ * one struct, each row naming a member (its name is the parameter's name,
+ * for --set, --help, the record and checkpoints):
+ *     typedef struct { unsigned share; double mu; int weights; } avg_params;
+ *     FGL_ALGO_PARAM(&a, avg_params, mu, FGL_PARAM_FLOAT, 0.01, "proximal weight");
+ * and its hooks read them through the struct, so that a misspelt name is a
+ * compile error, not a lookup that fails at run time:
+ *     const avg_params *p = FGL_PARAMS(avg_params, c->set);
+ *     if (p->mu > 0) ...
+ * FGL_PARAM_FLOAT members are double (the value as fgl_get returns it),
+ * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A table that extends
+ * another (fgl_algo_base) puts the base's struct first in its own, so the
+ * base's hooks read their prefix. A struct holds at most
+ * FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
+#define FGL_ALGO_PARAM(a, type, member, kind, def, help)                                                      \
+    fgl_algo_param_member((a), #member, (kind), (def), (help), offsetof(type, member),                        \
+                          sizeof(((type *)0)->member), sizeof(type))
+#define FGL_PARAMS(type, set) ((const type *)fgl_params_of((set), sizeof(type)))
 
 /* The value of parameter `name`. A name the algorithm does not declare (a
  * misspelling) reads 0 and is written to s->unknown: a run fails with it
- * after the hook that read it, in every build (not an assertion). */
+ * after the hook that read it, in every build (not an assertion). For a
+ * program's quick algorithm; the built-in ones read FGL_PARAMS. */
 FGLDEF double fgl_get(const fgl_settings *s, const char *name);
+/* The parameter struct of s's algorithm, read as a struct of `size` bytes
+ * (FGL_PARAMS; a size over the algorithm's struct is a programmer error). */
+FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size);
+/* Fill s->typed from s->value (after a value changed; fgl_run_set and the
+ * run do it for the run's settings). */
+FGLDEF void fgl_settings_fill(fgl_settings *s);
 
 /* One local optimisation step, as the training hooks see it. */
 typedef struct fgl_step {
@@ -79,6 +109,7 @@ struct fgl_algo {
     const char *summary;
     int n_params;
     fgl_algo_param params[FGL_ALGO_MAX_PARAMS];
+    size_t params_size;          /* sizeof its parameter struct (FGL_ALGO_PARAM); 0: none */
     int n_up, n_down;
     fgl_part up[FGL_MSG_MAX_PARTS], down[FGL_MSG_MAX_PARTS];
     /* Adjust a client's model spec before its model is built (FED-PUB turns
@@ -164,6 +195,12 @@ FGLDEF fgl_algo fgl_algo_base(const char *name);
 /* Add a parameter, an upload part or a download part (capacity overflow and
  * duplicate names are programmer errors). */
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help);
+/* fgl_algo_param_add, bound to a member of the parameter struct (use
+ * FGL_ALGO_PARAM, which passes the member's offset and sizes). A member of
+ * the wrong size for its type, outside the struct, or overlapping another
+ * is a programmer error. */
+FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, double def, const char *help,
+                                  size_t offset, size_t size, size_t struct_size);
 FGLDEF void fgl_algo_upload(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags);
 FGLDEF void fgl_algo_download(fgl_algo *a, const char *name, int kind, int rows, int cols, unsigned flags,
                               const char *from);
@@ -222,15 +259,35 @@ static int fgl__param_index(const fgl_algo *a, const char *name) {
 FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double def, const char *help) {
     int i = fgl__param_index(a, name);
     FGL_ASSERT(name && (type == FGL_PARAM_FLOAT || type == FGL_PARAM_INT || type == FGL_PARAM_GROUPS));
-    if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default */
+    if (i < 0) { /* a new parameter; an existing one (of a base) gets a new default, and keeps its member */
         FGL_ASSERT(a->n_params < FGL_ALGO_MAX_PARAMS);
         i = a->n_params++;
+        a->params[i].member = 0;
     }
+    FGL_ASSERT(!a->params[i].member || a->params[i].type == type); /* a member's type is its struct's */
     a->params[i].name = name;
     a->params[i].type = type;
     a->params[i].def = type == FGL_PARAM_FLOAT ? (double)(float)def : def;
     a->params[i].help = help;
     a->params[i].choices = NULL;
+}
+
+FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, double def, const char *help,
+                                  size_t offset, size_t size, size_t struct_size) {
+    int i, j;
+    size_t want = type == FGL_PARAM_FLOAT ? sizeof(double) : type == FGL_PARAM_INT ? sizeof(int) : sizeof(unsigned);
+    FGL_ASSERT(size == want);             /* FLOAT: double, INT: int, GROUPS: unsigned */
+    FGL_ASSERT(offset + size <= struct_size && struct_size <= sizeof(((fgl_settings *)0)->typed));
+    fgl_algo_param_add(a, name, type, def, help);
+    i = fgl__param_index(a, name);
+    for (j = 0; j < a->n_params; j++) { /* no two members share bytes (a base's struct, extended, keeps its own) */
+        size_t o = a->params[j].member;
+        if (j == i || !o) continue;
+        FGL_ASSERT(o - 1 >= offset + size || offset >= o - 1 + (a->params[j].type == FGL_PARAM_FLOAT ? sizeof(double)
+                                                                                                       : sizeof(int)));
+    }
+    a->params[i].member = offset + 1;
+    if (struct_size > a->params_size) a->params_size = struct_size;
 }
 
 FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices) {
@@ -359,6 +416,31 @@ static unsigned fgl__share_of(const fgl_algo *a, const double *value) {
 static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
     int i = fgl__param_index(a, "keep");
     return i >= 0 && a->params[i].type == FGL_PARAM_GROUPS ? (unsigned)value[i] : 0u;
+}
+
+FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size) {
+    FGL_ASSERT(s && s->algo && size <= s->algo->params_size); /* the algorithm's struct (or a base's prefix) */
+    return s->typed;
+}
+
+FGLDEF void fgl_settings_fill(fgl_settings *s) {
+    int i;
+    memset(s->typed, 0, sizeof s->typed);
+    for (i = 0; s->algo && s->value && i < s->algo->n_params; i++) {
+        const fgl_algo_param *p = &s->algo->params[i];
+        unsigned char *at = (unsigned char *)s->typed + (p->member - 1);
+        double v = s->value[i];
+        if (!p->member) continue;
+        if (p->type == FGL_PARAM_FLOAT) {
+            memcpy(at, &v, sizeof v);
+        } else if (p->type == FGL_PARAM_INT) {
+            int n = (int)v;
+            memcpy(at, &n, sizeof n);
+        } else {
+            unsigned g = (unsigned)v;
+            memcpy(at, &g, sizeof g);
+        }
+    }
 }
 
 FGLDEF double fgl_get(const fgl_settings *s, const char *name) {

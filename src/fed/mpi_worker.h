@@ -617,6 +617,7 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
                     break;
                 }
                 for (k = 0; k < n; k++) w.run.set.value[k] = fgl__get_f64(&r);
+                fgl_settings_fill(&w.run.set);
                 if ((rc = fgl_run_start(&w.run))) {
                     fgl_error_set(&e, rc, "%s", w.run.err.msg);
                     break;

@@ -272,6 +272,7 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
         return fgl_error_set(err, FGL_ERR_NOMEM, "run: out of memory");
     }
     for (k = 0; k < run->algo.n_params; k++) run->set.value[k] = run->algo.params[k].def;
+    fgl_settings_fill(&run->set);
     fgl__store_init(&run->server.store, -1);
     for (i = 0; i < n_clients; i++) {
         fgl_client *c = &run->clients[i];
@@ -396,6 +397,7 @@ FGLDEF int fgl_run_set(fgl_run *run, const char *key, const char *value, fgl_err
         return fgl_error_set(err, FGL_ERR_PARSE, "%s: '%s' is not %s", key, value,
                              a->params[i].type == FGL_PARAM_INT ? "an integer" : "a number");
     }
+    fgl_settings_fill(&run->set);
     return FGL_OK;
 }
 
@@ -870,6 +872,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (run->started) return FGL_OK;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    fgl_settings_fill(&run->set); /* (the values as set, however they were) */
     if ((rc = fgl__run_check(run, 1))) return rc; /* every refusal before anything is built */
     run->t_start = fgl_now();
     run->intact.user_hooks = fgl__user_hooks(&run->algo); /* what the runtime checks (src/fed/intact.h) */

@@ -10,6 +10,11 @@
  * authors' code, inside the Ditto paper's grid. The reported training loss
  * is the personal model's (the one evaluated). */
 
+typedef struct fgl__ditto_params {
+    fgl__avg_params avg;
+    double lambda; /* the personal model's proximal weight */
+} fgl__ditto_params;
+
 static int fgl__ditto_client_init(fgl_client *c) {
     /* same spec and seed: v_i starts equal to the client's model */
     fgl_model *v = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed);
@@ -19,7 +24,7 @@ static int fgl__ditto_client_init(fgl_client *c) {
 }
 
 static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__ditto_params, c->set)->lambda;
     if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
     return FGL_OK;
 }
@@ -42,7 +47,7 @@ static fgl_algo fgl__ditto(void) {
         "Li et al. 2021: FedAvg global model plus a personal model pulled towards it, "
         "evaluated personally",
         FGL_G_ALL, "parameter groups of the global model (averaged) and of the personal model's proximal term");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0,
+    FGL_ALGO_PARAM(&a, fgl__ditto_params, lambda, FGL_PARAM_FLOAT, 1.0,
                        "personal model's proximal weight lambda/2 ||v_i - theta_global||^2");
     a.client_init = fgl__ditto_client_init;
     a.local_train = fgl__ditto_train;

@@ -17,11 +17,16 @@
  * Sent: up 4 (n + 1), down 4 n bytes, n the shared floats less the batch
  * norm's 4 per feature of each normalised layer. */
 
+typedef struct fgl__fedbn_params {
+    fgl__fedavg_params fedavg;
+    unsigned keep; /* the groups kept local (the runtime reads it) */
+} fgl__fedbn_params;
+
 static fgl_algo fgl__fedbn(void) {
     fgl_algo a = fgl__fedavg();
     a.name = "fedbn";
     a.summary = "Li et al. 2021: FedAvg with the batch-norm layers (scale, shift, running statistics) kept local";
-    fgl_algo_param_add(&a, "keep", FGL_PARAM_GROUPS, (double)(FGL_G_NORM | FGL_G_BNSTAT),
-                       "parameter groups kept local even where share selects them (the batch norm)");
+    FGL_ALGO_PARAM(&a, fgl__fedbn_params, keep, FGL_PARAM_GROUPS, (double)(FGL_G_NORM | FGL_G_BNSTAT),
+                   "parameter groups kept local even where share selects them (the batch norm)");
     return a;
 }

@@ -32,6 +32,12 @@ enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_a
  * server's store, so a checkpoint resumes them bit for bit.
  * Sent: as FedAvg, up 4 (n + 1), down 4 n bytes. */
 
+typedef struct fgl__opt_params {
+    fgl__avg_params avg;
+    double eta, beta1;       /* server learning rate, first moment decay */
+    double beta2, tau;       /* second moment decay, adaptivity (not FedAvgM) */
+} fgl__opt_params;
+
 static int fgl__opt_server_init(fgl_server *s) {
     float *g = fgl_server_global(s, "global"); /* the common initial model */
     float *m = fgl_new_floats(&s->store, "m", s->n_shared);
@@ -40,7 +46,7 @@ static int fgl__opt_server_init(fgl_server *s) {
     if (!g || !m || !mean) return FGL_ERR_NOMEM;
     if (s->algo->variant != FGL__OPT_AVGM) {
         float *v = fgl_new_floats(&s->store, "v", s->n_shared);
-        float tau = (float)fgl_get(s->set, "tau");
+        float tau = (float)FGL_PARAMS(fgl__opt_params, s->set)->tau;
         if (!v) return FGL_ERR_NOMEM;
         for (j = 0; j < s->n_shared; j++) v[j] = tau * tau;
     }
@@ -50,9 +56,10 @@ static int fgl__opt_server_init(fgl_server *s) {
 static int fgl__opt_aggregate(fgl_server *s) {
     float *x = fgl_floats(&s->store, "global"), *m = fgl_floats(&s->store, "m"), *mean = fgl_floats(&s->store, "mean");
     float *v = s->algo->variant == FGL__OPT_AVGM ? NULL : fgl_floats(&s->store, "v");
-    double eta = fgl_get(s->set, "eta"), b1 = fgl_get(s->set, "beta1");
-    double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : fgl_get(s->set, "beta2");
-    double tau = s->algo->variant == FGL__OPT_AVGM ? 0 : fgl_get(s->set, "tau");
+    const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, s->set);
+    double eta = p->eta, b1 = p->beta1;
+    double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : p->beta2;
+    double tau = s->algo->variant == FGL__OPT_AVGM ? 0 : p->tau;
     size_t j, n = s->n_shared;
     int rc;
     memcpy(mean, x, sizeof(float) * n); /* DP with no participant adds its noise to the model this holds */
@@ -83,12 +90,13 @@ static int fgl__opt_aggregate(fgl_server *s) {
 /* The parameters' ranges, checked when the run is made (fgl_run_init): the spec is left as it is. */
 static int fgl__opt_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     const char *name = set->algo->name;
-    double eta = fgl_get(set, "eta"), b1 = fgl_get(set, "beta1");
+    const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, set);
+    double eta = p->eta, b1 = p->beta1;
     (void)spec;
     if (!(eta > 0 && eta <= 1e3)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: eta = %g, not in (0, 1000]", name, eta);
     if (!(b1 >= 0 && b1 < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: beta1 = %g, not in [0, 1)", name, b1);
     if (set->algo->variant != FGL__OPT_AVGM) {
-        double b2 = fgl_get(set, "beta2"), tau = fgl_get(set, "tau");
+        double b2 = p->beta2, tau = p->tau;
         if (!(b2 >= 0 && b2 < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: beta2 = %g, not in [0, 1)", name, b2);
         if (!(tau > 0 && tau <= 1e3)) return fgl_error_set(err, FGL_ERR_RANGE, "%s: tau = %g, not in (0, 1000]", name, tau);
     }
@@ -98,11 +106,11 @@ static int fgl__opt_check(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 static fgl_algo fgl__fedopt_like(const char *name, const char *summary, int variant, double eta) {
     fgl_algo a = fgl__avg_base(name, summary, FGL_G_ALL, "parameter groups averaged");
     a.variant = variant;
-    fgl_algo_param_add(&a, "eta", FGL_PARAM_FLOAT, eta, "server learning rate");
-    fgl_algo_param_add(&a, "beta1", FGL_PARAM_FLOAT, 0.9, "server momentum (first moment decay)");
+    FGL_ALGO_PARAM(&a, fgl__opt_params, eta, FGL_PARAM_FLOAT, eta, "server learning rate");
+    FGL_ALGO_PARAM(&a, fgl__opt_params, beta1, FGL_PARAM_FLOAT, 0.9, "server momentum (first moment decay)");
     if (variant != FGL__OPT_AVGM) {
-        fgl_algo_param_add(&a, "beta2", FGL_PARAM_FLOAT, 0.99, "second moment decay (FedAdam, FedYogi)");
-        fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 1e-3, "adaptivity: added to sqrt(v); v starts at tau^2");
+        FGL_ALGO_PARAM(&a, fgl__opt_params, beta2, FGL_PARAM_FLOAT, 0.99, "second moment decay (FedAdam, FedYogi)");
+        FGL_ALGO_PARAM(&a, fgl__opt_params, tau, FGL_PARAM_FLOAT, 1e-3, "adaptivity: added to sqrt(v); v starts at tau^2");
     }
     a.prepare_spec = fgl__opt_check;
     a.server_init = fgl__opt_server_init;

@@ -16,6 +16,12 @@
  * paper's value for CIFAR-100/Tiny-ImageNet (5 for CIFAR-10). MOON's
  * projection head is not added: z is the model's own representation. */
 
+typedef struct fgl__moon_params {
+    fgl__avg_params avg;
+    double mu;          /* the contrastive term's weight */
+    double temperature; /* the cosines' temperature */
+} fgl__moon_params;
+
 static int fgl__moon_client_init(fgl_client *c) {
     fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
     fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
@@ -44,7 +50,8 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
 }
 
 static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
-    float mu = (float)fgl_get(c->set, "mu"), T = (float)fgl_get(c->set, "temperature");
+    const fgl__moon_params *p = FGL_PARAMS(fgl__moon_params, c->set);
+    float mu = (float)p->mu, T = (float)p->temperature;
     fgl_node *z = st->fwd->rep, *zg, *zp, *logits;
     int *zeros;
     if (!fgl_ints(&c->store, "has_prev")[0] || mu == 0 || !z) return NULL;
@@ -61,7 +68,7 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
 static int fgl__moon_train(fgl_client *c) {
     fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
     int rc;
-    if (!(fgl_get(c->set, "temperature") > 0))
+    if (!(FGL_PARAMS(fgl__moon_params, c->set)->temperature > 0))
         return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the model as it starts the round */
         return fgl_client_fail(c, rc, "moon: model layout changed");
@@ -77,8 +84,8 @@ static fgl_algo fgl__moon(void) {
                                "Li et al. 2021: FedAvg plus a contrastive term pulling representations to the "
                                "global model's, away from the previous local model's",
                                FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
-    fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
+    FGL_ALGO_PARAM(&a, fgl__moon_params, mu, FGL_PARAM_FLOAT, 1.0, "weight of the model-contrastive term");
+    FGL_ALGO_PARAM(&a, fgl__moon_params, temperature, FGL_PARAM_FLOAT, 0.5, "cosine temperature T");
     a.client_init = fgl__moon_client_init;
     a.local_train = fgl__moon_train;
     a.train.loss = fgl__moon_loss;
