@@ -29,10 +29,16 @@
 
 enum { FGL__GCN_NONE, FGL__GCN_DUE, FGL__GCN_SENT }; /* the server's exchange state ("xch") */
 
+/* FedAvg's parameters (its server init and aggregation read weights), and the hops. */
+typedef struct fgl__fedgcn_params {
+    fgl__fedavg_params fedavg;
+    int hops; /* -1: the data's halo; else 0, 1 or 2 */
+} fgl__fedgcn_params;
+
 /* The hops a client runs: the parameter, or (-1) the halo its data brings; -1 with an error recorded. */
 static int fgl__gcn_hops(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
-    int want = (int)fgl_get(c->set, "hops"), has = d && d->gid ? d->halo_hops : 0;
+    int want = FGL_PARAMS(fgl__fedgcn_params, c->set)->hops, has = d && d->gid ? d->halo_hops : 0;
     if (want < -1 || want > 2) {
         fgl_client_fail(c, FGL_ERR_RANGE, "fedgcn: hops = %d, not -1 (the data's halo), 0, 1 or 2", want);
         return -1;
@@ -125,12 +131,11 @@ static size_t fgl__gcn_rows(const fgl_server *s) {
 }
 
 static int fgl__gcn_server_init(fgl_server *s) {
-    int rc = fgl__fedavg_server_init(s);
+    int rc = fgl__fedavg_server_init(s), hops = FGL_PARAMS(fgl__fedgcn_params, s->set)->hops;
     if (rc) return rc;
-    if (fgl_get(s->set, "hops") < -1 || fgl_get(s->set, "hops") > 2)
-        return fgl_server_fail(s, FGL_ERR_RANGE, "fedgcn: hops = %g, not -1, 0, 1 or 2", fgl_get(s->set, "hops"));
+    if (hops < -1 || hops > 2) return fgl_server_fail(s, FGL_ERR_RANGE, "fedgcn: hops = %d, not -1, 0, 1 or 2", hops);
     if (!fgl_new_ints(&s->store, "xch", 3)) return FGL_ERR_NOMEM; /* state, own rows sent, halo rows filled */
-    if (fgl_get(s->set, "hops") == 0) return FGL_OK;
+    if (hops == 0) return FGL_OK;
     /* every client's halo rows to send, at the offset of its rows among all clients' */
     return fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT)) ? FGL_OK
                                                                                                 : FGL_ERR_NOMEM;
@@ -246,9 +251,9 @@ static int fgl__gcn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static fgl_algo fgl__fedgcn(void) {
     fgl_algo a = fgl__avg_base("fedgcn", "Yao et al. 2023: the halo's features sent once before training (0-, 1-, "
                                "2-hop), then FedAvg on the clients' rows", FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "hops", FGL_PARAM_INT, -1,
+    FGL_ALGO_PARAM(&a, fgl__fedgcn_params, hops, FGL_PARAM_INT, -1,
                        "-1: the halo the clients' data brings (fglrun --halo H), else 0, 1 or 2, which it must be");
-    fgl_algo_param_add(&a, "weights", FGL_PARAM_INT, 0,
+    FGL_ALGO_PARAM(&a, fgl__fedavg_params, weights, FGL_PARAM_INT, 0,
                        "clients weighted by training samples (samples) or alike (equal: the authors' code)");
     fgl_algo_param_choices(&a, "weights", "samples|equal");
     fgl_algo_upload(&a, "x", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_INPUT, FGL_PART_OPTIONAL | FGL_PART_RAW);
