@@ -575,6 +575,8 @@ typedef struct fgl_store {
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
     int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
     char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
+    void *state;             /* the algorithm's typed view of its entries (FGL_NEW_STATE), or NULL */
+    size_t state_size;
 } fgl_store;
 
 /* In an init hook: a new named entry, zeroed; NULL on failure (the store
@@ -604,6 +606,26 @@ FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name);
 FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name);
 /* Temporary memory until the current hook returns (zeroed; NULL on OOM). */
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
+
+/* Typed state. An algorithm keeps a struct of pointers to its entries, made
+ * (zeroed) in the init hook and filled as the entries are created; every
+ * later hook reads the entries through it, by member, not by name:
+ *     typedef struct { float *global, *m; } opt_server;
+ *     init:      opt_server *st = FGL_NEW_STATE(opt_server, &s->store);
+ *                st->global = fgl_server_global(s, "global");
+ *                st->m = fgl_new_floats(&s->store, "m", s->n_shared);
+ *     aggregate: opt_server *st = FGL_STATE(opt_server, &s->store);
+ * The names given at creation are the checkpoint's; the struct is a view
+ * (an entry never moves: parking packs what it points to, not the entry),
+ * so it is neither checkpointed nor sent. A table extending another puts
+ * the base's struct first in its own: FGL_NEW_STATE with a larger struct
+ * keeps what the base's init filled. FGL_STATE before FGL_NEW_STATE, or
+ * with a struct larger than the one made, is a programmer error (an
+ * assertion; under NDEBUG, NULL and the run fails after the hook). */
+#define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
+#define FGL_STATE(type, store) ((type *)fgl_state_of((store), sizeof(type)))
+FGLDEF void *fgl_new_state(fgl_store *st, size_t size);
+FGLDEF void *fgl_state_of(const fgl_store *st, size_t size);
 
 /* --- src/fed/algo.h --- */
 /* ------------------------------------------------------------------------ */
@@ -2710,6 +2732,7 @@ FGL__PRIVATE void fgl__store_free(fgl_store *st) {
         FGL_FREE(e->p);
     }
     FGL_FREE(st->e);
+    FGL_FREE(st->state);
     fgl_tape_free(&st->scratch);
     memset(st, 0, sizeof *st);
 }
@@ -2834,6 +2857,31 @@ FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) {
 FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name) { return fgl__store_get(st, name, FGL__E_SCRATCH); }
 FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) {
     return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE);
+}
+
+FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
+    if (size > st->state_size) { /* new, or a base's struct extended: its prefix kept */
+        void *p = FGL_REALLOC(st->state, size);
+        if (!p) {
+            st->err = FGL_ERR_NOMEM;
+            return NULL;
+        }
+        memset((char *)p + st->state_size, 0, size - st->state_size);
+        st->state = p;
+        st->state_size = size;
+    }
+    return st->state;
+}
+
+FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
+    if (!st->state || size > st->state_size) { /* made in the init hook, as large as its struct */
+        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", "(its typed struct, FGL_NEW_STATE)");
+        if (!w->err) w->err = FGL_ERR_ARG;
+        FGL_ASSERT(st->state && size <= st->state_size);
+        return NULL;
+    }
+    return st->state;
 }
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
@@ -9883,12 +9931,20 @@ typedef struct fgl__fedavg_params {
     int weights; /* FedAvg: 0 by samples, 1 equal */
 } fgl__fedavg_params;
 
+/* The server's state: the global vector (the algorithms that build on this
+ * server begin their own struct with it). */
+typedef struct fgl__avg_server {
+    float *global;
+} fgl__avg_server;
+
 static int fgl__avg_server_init(fgl_server *s) {
-    return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM; /* the common initial model */
+    fgl__avg_server *st = FGL_NEW_STATE(fgl__avg_server, &s->store);
+    if (!st || !(st->global = fgl_server_global(s, "global"))) return FGL_ERR_NOMEM; /* the common initial model */
+    return FGL_OK;
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {
-    return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global")); /* (empty: the model stays) */
+    return fgl_server_mean(s, "theta", FGL_STATE(fgl__avg_server, &s->store)->global); /* (empty: the model stays) */
 }
 
 /* The weight-averaging base that FedAvg, Ditto and MOON extend: the share
@@ -9931,8 +9987,9 @@ static int fgl__fedavg_server_init(fgl_server *s) {
 }
 
 static int fgl__fedavg_aggregate(fgl_server *s) {
-    return FGL_PARAMS(fgl__fedavg_params, s->set)->weights == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
-                                           : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    float *global = FGL_STATE(fgl__avg_server, &s->store)->global;
+    return FGL_PARAMS(fgl__fedavg_params, s->set)->weights == 1 ? fgl_server_plain_mean(s, "theta", global)
+                                                                 : fgl_server_mean(s, "theta", global);
 }
 
 static fgl_algo fgl__fedavg(void) {
@@ -10174,11 +10231,18 @@ typedef struct fgl__ditto_params {
     double lambda; /* the personal model's proximal weight */
 } fgl__ditto_params;
 
+/* A client's state: the personal model v_i and its optimizer. */
+typedef struct fgl__ditto_client {
+    fgl_model *personal;
+    fgl_optim *personal_optim;
+} fgl__ditto_client;
+
 static int fgl__ditto_client_init(fgl_client *c) {
+    fgl__ditto_client *st = FGL_NEW_STATE(fgl__ditto_client, &c->store);
     /* same spec and seed: v_i starts equal to the client's model */
-    fgl_model *v = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed);
-    if (!v) return FGL_ERR_NOMEM;
-    fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &v->params);
+    if (!st || !(st->personal = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed)))
+        return FGL_ERR_NOMEM;
+    st->personal_optim = fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &st->personal->params);
     return c->store.err;
 }
 
@@ -10189,16 +10253,16 @@ static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__ditto_train(fgl_client *c) {
+    const fgl__ditto_client *st = FGL_STATE(fgl__ditto_client, &c->store);
     fgl_train_hooks personal;
     int rc = fgl_client_train(c, &c->model, &c->optim, NULL); /* the global copy: plain FedAvg */
     if (rc) return rc;
     memset(&personal, 0, sizeof personal);
     personal.grad = fgl__ditto_grad;
-    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"),
-                            &personal);
+    return fgl_client_train(c, st->personal, st->personal_optim, &personal);
 }
 
-static fgl_model *fgl__ditto_eval(fgl_client *c) { return fgl_get_model(&c->store, "personal"); }
+static fgl_model *fgl__ditto_eval(fgl_client *c) { return FGL_STATE(fgl__ditto_client, &c->store)->personal; }
 
 static fgl_algo fgl__ditto(void) {
     fgl_algo a = fgl__avg_base(
@@ -10238,18 +10302,28 @@ typedef struct fgl__moon_params {
     double temperature; /* the cosines' temperature */
 } fgl__moon_params;
 
+/* A client's state: the global model as the round starts, its own previous
+ * model (and whether it has one yet), and a tape for their forward passes. */
+typedef struct fgl__moon_client {
+    fgl_model *glob, *prev;
+    int *has_prev;
+    fgl_tape *ref;
+} fgl__moon_client;
+
 static int fgl__moon_client_init(fgl_client *c) {
-    fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
-    fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
-    fgl_new_ints(&c->store, "has_prev", 1);
-    fgl_new_tape(&c->store, "ref");
+    fgl__moon_client *st = FGL_NEW_STATE(fgl__moon_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
+    st->prev = fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
+    st->has_prev = fgl_new_ints(&c->store, "has_prev", 1);
+    st->ref = fgl_new_tape(&c->store, "ref");
     return c->store.err;
 }
 
 /* The representation of a reference model on the step's graph, copied onto
  * the training tape as a constant (NULL on error, recorded on the client). */
 static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) {
-    fgl_tape *ref = fgl_get_tape(&c->store, "ref");
+    fgl_tape *ref = FGL_STATE(fgl__moon_client, &c->store)->ref;
     fgl_forward fw;
     float *copy;
     size_t bytes;
@@ -10267,12 +10341,13 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
 
 static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
     const fgl__moon_params *p = FGL_PARAMS(fgl__moon_params, c->set);
+    const fgl__moon_client *ms = FGL_STATE(fgl__moon_client, &c->store);
     float mu = (float)p->mu, T = (float)p->temperature;
     fgl_node *z = st->fwd->rep, *zg, *zp, *logits;
     int *zeros;
-    if (!fgl_ints(&c->store, "has_prev")[0] || mu == 0 || !z) return NULL;
-    zg = fgl__moon_ref(c, fgl_get_model(&c->store, "glob"), st);
-    zp = zg ? fgl__moon_ref(c, fgl_get_model(&c->store, "prev"), st) : NULL;
+    if (!ms->has_prev[0] || mu == 0 || !z) return NULL;
+    zg = fgl__moon_ref(c, ms->glob, st);
+    zp = zg ? fgl__moon_ref(c, ms->prev, st) : NULL;
     if (!zg || !zp) return NULL;
     zeros = (int *)fgl_tape_alloc(st->t, sizeof(int) * (size_t)FGL__MAX(z->rows, 1)); /* label 0: the positive pair */
     if (!zeros) return NULL;
@@ -10282,7 +10357,8 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__moon_train(fgl_client *c) {
-    fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
+    const fgl__moon_client *ms = FGL_STATE(fgl__moon_client, &c->store);
+    fgl_model *glob = ms->glob, *prev = ms->prev;
     int rc;
     if (!(FGL_PARAMS(fgl__moon_params, c->set)->temperature > 0))
         return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
@@ -10291,7 +10367,7 @@ static int fgl__moon_train(fgl_client *c) {
     if ((rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train))) return rc;
     if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL)))
         return fgl_client_fail(c, rc, "moon: model layout changed");
-    fgl_ints(&c->store, "has_prev")[0] = 1;
+    ms->has_prev[0] = 1;
     return FGL_OK;
 }
 
@@ -13134,24 +13210,32 @@ typedef struct fgl__opt_params {
     double beta2, tau;       /* second moment decay, adaptivity (not FedAvgM) */
 } fgl__opt_params;
 
+/* The server's state: the global model x, the moments m and v (v: not
+ * FedAvgM's), and the mean of the uploads. */
+typedef struct fgl__opt_server {
+    fgl__avg_server avg; /* x: "global" */
+    float *m, *v, *mean;
+} fgl__opt_server;
+
 static int fgl__opt_server_init(fgl_server *s) {
-    float *g = fgl_server_global(s, "global"); /* the common initial model */
-    float *m = fgl_new_floats(&s->store, "m", s->n_shared);
-    float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
+    fgl__opt_server *st = FGL_NEW_STATE(fgl__opt_server, &s->store);
     size_t j;
-    if (!g || !m || !mean) return FGL_ERR_NOMEM;
+    if (!st) return FGL_ERR_NOMEM;
+    st->avg.global = fgl_server_global(s, "global"); /* the common initial model */
+    st->m = fgl_new_floats(&s->store, "m", s->n_shared);
+    st->mean = fgl_new_floats(&s->store, "mean", s->n_shared);
+    if (!st->avg.global || !st->m || !st->mean) return FGL_ERR_NOMEM;
     if (s->algo->variant != FGL__OPT_AVGM) {
-        float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)FGL_PARAMS(fgl__opt_params, s->set)->tau;
-        if (!v) return FGL_ERR_NOMEM;
-        for (j = 0; j < s->n_shared; j++) v[j] = tau * tau;
+        if (!(st->v = fgl_new_floats(&s->store, "v", s->n_shared))) return FGL_ERR_NOMEM;
+        for (j = 0; j < s->n_shared; j++) st->v[j] = tau * tau;
     }
     return FGL_OK;
 }
 
 static int fgl__opt_aggregate(fgl_server *s) {
-    float *x = fgl_floats(&s->store, "global"), *m = fgl_floats(&s->store, "m"), *mean = fgl_floats(&s->store, "mean");
-    float *v = s->algo->variant == FGL__OPT_AVGM ? NULL : fgl_floats(&s->store, "v");
+    const fgl__opt_server *st = FGL_STATE(fgl__opt_server, &s->store);
+    float *x = st->avg.global, *m = st->m, *mean = st->mean, *v = st->v;
     const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, s->set);
     double eta = p->eta, b1 = p->beta1;
     double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : p->beta2;

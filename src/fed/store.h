@@ -13,6 +13,8 @@ typedef struct fgl_store {
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
     int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
     char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
+    void *state;             /* the algorithm's typed view of its entries (FGL_NEW_STATE), or NULL */
+    size_t state_size;
 } fgl_store;
 
 /* In an init hook: a new named entry, zeroed; NULL on failure (the store
@@ -42,6 +44,26 @@ FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name);
 FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name);
 /* Temporary memory until the current hook returns (zeroed; NULL on OOM). */
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
+
+/* Typed state. An algorithm keeps a struct of pointers to its entries, made
+ * (zeroed) in the init hook and filled as the entries are created; every
+ * later hook reads the entries through it, by member, not by name:
+ *     typedef struct { float *global, *m; } opt_server;
+ *     init:      opt_server *st = FGL_NEW_STATE(opt_server, &s->store);
+ *                st->global = fgl_server_global(s, "global");
+ *                st->m = fgl_new_floats(&s->store, "m", s->n_shared);
+ *     aggregate: opt_server *st = FGL_STATE(opt_server, &s->store);
+ * The names given at creation are the checkpoint's; the struct is a view
+ * (an entry never moves: parking packs what it points to, not the entry),
+ * so it is neither checkpointed nor sent. A table extending another puts
+ * the base's struct first in its own: FGL_NEW_STATE with a larger struct
+ * keeps what the base's init filled. FGL_STATE before FGL_NEW_STATE, or
+ * with a struct larger than the one made, is a programmer error (an
+ * assertion; under NDEBUG, NULL and the run fails after the hook). */
+#define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
+#define FGL_STATE(type, store) ((type *)fgl_state_of((store), sizeof(type)))
+FGLDEF void *fgl_new_state(fgl_store *st, size_t size);
+FGLDEF void *fgl_state_of(const fgl_store *st, size_t size);
 
 /* fgl:private */
 enum { FGL__E_FLOATS, FGL__E_INTS, FGL__E_MODEL, FGL__E_OPTIM, FGL__E_PARAMS, FGL__E_RNG, FGL__E_SCRATCH, FGL__E_TAPE };
@@ -86,6 +108,7 @@ FGL__PRIVATE void fgl__store_free(fgl_store *st) {
         FGL_FREE(e->p);
     }
     FGL_FREE(st->e);
+    FGL_FREE(st->state);
     fgl_tape_free(&st->scratch);
     memset(st, 0, sizeof *st);
 }
@@ -210,6 +233,31 @@ FGLDEF fgl_params *fgl_get_params(const fgl_store *st, const char *name) {
 FGLDEF void *fgl_get_scratch(const fgl_store *st, const char *name) { return fgl__store_get(st, name, FGL__E_SCRATCH); }
 FGLDEF fgl_tape *fgl_get_tape(const fgl_store *st, const char *name) {
     return (fgl_tape *)fgl__store_get(st, name, FGL__E_TAPE);
+}
+
+FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
+    if (size > st->state_size) { /* new, or a base's struct extended: its prefix kept */
+        void *p = FGL_REALLOC(st->state, size);
+        if (!p) {
+            st->err = FGL_ERR_NOMEM;
+            return NULL;
+        }
+        memset((char *)p + st->state_size, 0, size - st->state_size);
+        st->state = p;
+        st->state_size = size;
+    }
+    return st->state;
+}
+
+FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
+    if (!st->state || size > st->state_size) { /* made in the init hook, as large as its struct */
+        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", "(its typed struct, FGL_NEW_STATE)");
+        if (!w->err) w->err = FGL_ERR_ARG;
+        FGL_ASSERT(st->state && size <= st->state_size);
+        return NULL;
+    }
+    return st->state;
 }
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {

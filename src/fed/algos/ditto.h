@@ -15,11 +15,18 @@ typedef struct fgl__ditto_params {
     double lambda; /* the personal model's proximal weight */
 } fgl__ditto_params;
 
+/* A client's state: the personal model v_i and its optimizer. */
+typedef struct fgl__ditto_client {
+    fgl_model *personal;
+    fgl_optim *personal_optim;
+} fgl__ditto_client;
+
 static int fgl__ditto_client_init(fgl_client *c) {
+    fgl__ditto_client *st = FGL_NEW_STATE(fgl__ditto_client, &c->store);
     /* same spec and seed: v_i starts equal to the client's model */
-    fgl_model *v = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed);
-    if (!v) return FGL_ERR_NOMEM;
-    fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &v->params);
+    if (!st || !(st->personal = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed)))
+        return FGL_ERR_NOMEM;
+    st->personal_optim = fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &st->personal->params);
     return c->store.err;
 }
 
@@ -30,16 +37,16 @@ static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__ditto_train(fgl_client *c) {
+    const fgl__ditto_client *st = FGL_STATE(fgl__ditto_client, &c->store);
     fgl_train_hooks personal;
     int rc = fgl_client_train(c, &c->model, &c->optim, NULL); /* the global copy: plain FedAvg */
     if (rc) return rc;
     memset(&personal, 0, sizeof personal);
     personal.grad = fgl__ditto_grad;
-    return fgl_client_train(c, fgl_get_model(&c->store, "personal"), fgl_get_optim(&c->store, "personal_optim"),
-                            &personal);
+    return fgl_client_train(c, st->personal, st->personal_optim, &personal);
 }
 
-static fgl_model *fgl__ditto_eval(fgl_client *c) { return fgl_get_model(&c->store, "personal"); }
+static fgl_model *fgl__ditto_eval(fgl_client *c) { return FGL_STATE(fgl__ditto_client, &c->store)->personal; }
 
 static fgl_algo fgl__ditto(void) {
     fgl_algo a = fgl__avg_base(

@@ -20,12 +20,20 @@ typedef struct fgl__fedavg_params {
     int weights; /* FedAvg: 0 by samples, 1 equal */
 } fgl__fedavg_params;
 
+/* The server's state: the global vector (the algorithms that build on this
+ * server begin their own struct with it). */
+typedef struct fgl__avg_server {
+    float *global;
+} fgl__avg_server;
+
 static int fgl__avg_server_init(fgl_server *s) {
-    return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM; /* the common initial model */
+    fgl__avg_server *st = FGL_NEW_STATE(fgl__avg_server, &s->store);
+    if (!st || !(st->global = fgl_server_global(s, "global"))) return FGL_ERR_NOMEM; /* the common initial model */
+    return FGL_OK;
 }
 
 static int fgl__avg_aggregate(fgl_server *s) {
-    return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global")); /* (empty: the model stays) */
+    return fgl_server_mean(s, "theta", FGL_STATE(fgl__avg_server, &s->store)->global); /* (empty: the model stays) */
 }
 
 /* The weight-averaging base that FedAvg, Ditto and MOON extend: the share
@@ -68,8 +76,9 @@ static int fgl__fedavg_server_init(fgl_server *s) {
 }
 
 static int fgl__fedavg_aggregate(fgl_server *s) {
-    return FGL_PARAMS(fgl__fedavg_params, s->set)->weights == 1 ? fgl_server_plain_mean(s, "theta", fgl_floats(&s->store, "global"))
-                                           : fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    float *global = FGL_STATE(fgl__avg_server, &s->store)->global;
+    return FGL_PARAMS(fgl__fedavg_params, s->set)->weights == 1 ? fgl_server_plain_mean(s, "theta", global)
+                                                                 : fgl_server_mean(s, "theta", global);
 }
 
 static fgl_algo fgl__fedavg(void) {

@@ -38,24 +38,32 @@ typedef struct fgl__opt_params {
     double beta2, tau;       /* second moment decay, adaptivity (not FedAvgM) */
 } fgl__opt_params;
 
+/* The server's state: the global model x, the moments m and v (v: not
+ * FedAvgM's), and the mean of the uploads. */
+typedef struct fgl__opt_server {
+    fgl__avg_server avg; /* x: "global" */
+    float *m, *v, *mean;
+} fgl__opt_server;
+
 static int fgl__opt_server_init(fgl_server *s) {
-    float *g = fgl_server_global(s, "global"); /* the common initial model */
-    float *m = fgl_new_floats(&s->store, "m", s->n_shared);
-    float *mean = fgl_new_floats(&s->store, "mean", s->n_shared);
+    fgl__opt_server *st = FGL_NEW_STATE(fgl__opt_server, &s->store);
     size_t j;
-    if (!g || !m || !mean) return FGL_ERR_NOMEM;
+    if (!st) return FGL_ERR_NOMEM;
+    st->avg.global = fgl_server_global(s, "global"); /* the common initial model */
+    st->m = fgl_new_floats(&s->store, "m", s->n_shared);
+    st->mean = fgl_new_floats(&s->store, "mean", s->n_shared);
+    if (!st->avg.global || !st->m || !st->mean) return FGL_ERR_NOMEM;
     if (s->algo->variant != FGL__OPT_AVGM) {
-        float *v = fgl_new_floats(&s->store, "v", s->n_shared);
         float tau = (float)FGL_PARAMS(fgl__opt_params, s->set)->tau;
-        if (!v) return FGL_ERR_NOMEM;
-        for (j = 0; j < s->n_shared; j++) v[j] = tau * tau;
+        if (!(st->v = fgl_new_floats(&s->store, "v", s->n_shared))) return FGL_ERR_NOMEM;
+        for (j = 0; j < s->n_shared; j++) st->v[j] = tau * tau;
     }
     return FGL_OK;
 }
 
 static int fgl__opt_aggregate(fgl_server *s) {
-    float *x = fgl_floats(&s->store, "global"), *m = fgl_floats(&s->store, "m"), *mean = fgl_floats(&s->store, "mean");
-    float *v = s->algo->variant == FGL__OPT_AVGM ? NULL : fgl_floats(&s->store, "v");
+    const fgl__opt_server *st = FGL_STATE(fgl__opt_server, &s->store);
+    float *x = st->avg.global, *m = st->m, *mean = st->mean, *v = st->v;
     const fgl__opt_params *p = FGL_PARAMS(fgl__opt_params, s->set);
     double eta = p->eta, b1 = p->beta1;
     double b2 = s->algo->variant == FGL__OPT_AVGM ? 0 : p->beta2;

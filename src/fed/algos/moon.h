@@ -22,18 +22,28 @@ typedef struct fgl__moon_params {
     double temperature; /* the cosines' temperature */
 } fgl__moon_params;
 
+/* A client's state: the global model as the round starts, its own previous
+ * model (and whether it has one yet), and a tape for their forward passes. */
+typedef struct fgl__moon_client {
+    fgl_model *glob, *prev;
+    int *has_prev;
+    fgl_tape *ref;
+} fgl__moon_client;
+
 static int fgl__moon_client_init(fgl_client *c) {
-    fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
-    fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
-    fgl_new_ints(&c->store, "has_prev", 1);
-    fgl_new_tape(&c->store, "ref");
+    fgl__moon_client *st = FGL_NEW_STATE(fgl__moon_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
+    st->prev = fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
+    st->has_prev = fgl_new_ints(&c->store, "has_prev", 1);
+    st->ref = fgl_new_tape(&c->store, "ref");
     return c->store.err;
 }
 
 /* The representation of a reference model on the step's graph, copied onto
  * the training tape as a constant (NULL on error, recorded on the client). */
 static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) {
-    fgl_tape *ref = fgl_get_tape(&c->store, "ref");
+    fgl_tape *ref = FGL_STATE(fgl__moon_client, &c->store)->ref;
     fgl_forward fw;
     float *copy;
     size_t bytes;
@@ -51,12 +61,13 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
 
 static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
     const fgl__moon_params *p = FGL_PARAMS(fgl__moon_params, c->set);
+    const fgl__moon_client *ms = FGL_STATE(fgl__moon_client, &c->store);
     float mu = (float)p->mu, T = (float)p->temperature;
     fgl_node *z = st->fwd->rep, *zg, *zp, *logits;
     int *zeros;
-    if (!fgl_ints(&c->store, "has_prev")[0] || mu == 0 || !z) return NULL;
-    zg = fgl__moon_ref(c, fgl_get_model(&c->store, "glob"), st);
-    zp = zg ? fgl__moon_ref(c, fgl_get_model(&c->store, "prev"), st) : NULL;
+    if (!ms->has_prev[0] || mu == 0 || !z) return NULL;
+    zg = fgl__moon_ref(c, ms->glob, st);
+    zp = zg ? fgl__moon_ref(c, ms->prev, st) : NULL;
     if (!zg || !zp) return NULL;
     zeros = (int *)fgl_tape_alloc(st->t, sizeof(int) * (size_t)FGL__MAX(z->rows, 1)); /* label 0: the positive pair */
     if (!zeros) return NULL;
@@ -66,7 +77,8 @@ static fgl_node *fgl__moon_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__moon_train(fgl_client *c) {
-    fgl_model *glob = fgl_get_model(&c->store, "glob"), *prev = fgl_get_model(&c->store, "prev");
+    const fgl__moon_client *ms = FGL_STATE(fgl__moon_client, &c->store);
+    fgl_model *glob = ms->glob, *prev = ms->prev;
     int rc;
     if (!(FGL_PARAMS(fgl__moon_params, c->set)->temperature > 0))
         return fgl_client_fail(c, FGL_ERR_ARG, "moon: temperature must be positive");
@@ -75,7 +87,7 @@ static int fgl__moon_train(fgl_client *c) {
     if ((rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train))) return rc;
     if ((rc = fgl_params_copy(&prev->params, &c->model.params, FGL_G_ALL)))
         return fgl_client_fail(c, rc, "moon: model layout changed");
-    fgl_ints(&c->store, "has_prev")[0] = 1;
+    ms->has_prev[0] = 1;
     return FGL_OK;
 }
 
