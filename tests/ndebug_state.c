@@ -1,7 +1,8 @@
 /* A state name looked up but never created, in a build with NDEBUG (where
  * the debug build's assertion is gone): the lookup returns NULL, and the
  * run fails after the hook, naming the state and the side, on the client
- * (an upload hook) and on the server (an aggregate hook). Built and run by
+ * (an upload hook) and on the server (an aggregate hook); and a typed state
+ * read (FGL_STATE) that no init hook made (FGL_NEW_STATE). Built and run by
  * tests/ndebug_check.sh. */
 #define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
@@ -17,6 +18,15 @@ static void check(int ok, const char *what, const char *msg) {
 static int upload_misspelt(fgl_client *c) {
     const float *x = fgl_floats(&c->store, "sttae"); /* never created */
     return x ? FGL_OK : FGL_ERR_ARG;
+}
+
+typedef struct {
+    float *x;
+} never_made;
+
+static int upload_unmade(fgl_client *c) {
+    never_made *st = FGL_STATE(never_made, &c->store); /* no init hook made it */
+    return st ? FGL_OK : FGL_ERR_ARG;
 }
 
 static int aggregate_misspelt(fgl_server *s) {
@@ -47,21 +57,25 @@ int main(void) {
         return 1;
     }
     cfg.rounds = 2;
-    for (side = 0; side < 2; side++) {
+    for (side = 0; side < 3; side++) {
         fgl_algo a = fgl_algo_base("fedavg");
         fgl_run run;
         int rc;
         a.name = "misspelt";
         if (side == 0) a.upload = upload_misspelt;
-        else a.aggregate = aggregate_misspelt;
+        else if (side == 1) a.aggregate = aggregate_misspelt;
+        else a.upload = upload_unmade;
         if (fgl_run_init(&run, &cfg, &a, cd, 3, &err)) {
             check(0, "init", err.msg);
             continue;
         }
         rc = fgl_run_round(&run);
-        check(rc == FGL_ERR_ARG && strstr(run.err.msg, side ? "'globl'" : "'sttae'") &&
-                  strstr(run.err.msg, "never created") && strstr(run.err.msg, side ? "server" : "client"),
-              side ? "a misspelt state on the server (aggregate hook)" : "a misspelt state on a client (upload hook)",
+        check(rc == FGL_ERR_ARG &&
+                  strstr(run.err.msg, side == 0 ? "'sttae'" : side == 1 ? "'globl'" : "typed struct, FGL_NEW_STATE") &&
+                  strstr(run.err.msg, "never created") && strstr(run.err.msg, side == 1 ? "server" : "client"),
+              side == 0   ? "a misspelt state on a client (upload hook)"
+              : side == 1 ? "a misspelt state on the server (aggregate hook)"
+                          : "a typed state read before it was made (FGL_STATE without FGL_NEW_STATE)",
               run.err.msg);
         fgl_run_free(&run);
     }

@@ -1072,6 +1072,102 @@ static void test_old_names(void) {
              "the old names give the new defaults");
 }
 
+/* Typed parameters and state: a program's algorithm written the built-ins'
+ * way. Its parameters are a struct's members (FGL_ALGO_PARAM) read through
+ * FGL_PARAMS; its client state is a struct of pointers to its entries, made
+ * in the init hook (FGL_NEW_STATE) and read in the later hooks
+ * (FGL_STATE). (A program that extends a built-in table adds parameters and
+ * state by name instead: the built-ins' structs are not public.) */
+typedef struct {
+    double boost;    /* added to each count */
+    int every;       /* count every `every` rounds */
+    unsigned groups; /* a group list, read back */
+} tp_params;
+typedef struct {
+    int *rounds;  /* "rounds": counted in the upload hook */
+    float *total; /* "total": the sum of 1 + boost over the counted rounds */
+} tp_client;
+
+static int tp_client_init(fgl_client *c) {
+    tp_client *st = FGL_NEW_STATE(tp_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->rounds = fgl_new_ints(&c->store, "rounds", 1);
+    st->total = fgl_new_floats(&c->store, "total", 1);
+    return c->store.err;
+}
+
+static int tp_upload(fgl_client *c) {
+    const tp_params *p = FGL_PARAMS(tp_params, c->set);
+    tp_client *st = FGL_STATE(tp_client, &c->store);
+    if (c->round % p->every == 0) {
+        st->rounds[0]++;
+        st->total[0] += (float)(1 + p->boost);
+    }
+    return FGL_OK;
+}
+
+static void test_typed_parameters_and_state(void) {
+    fgl_scenario sc;
+    fgl_client_data cd[5];
+    fgl_fed_config cfg = fgl_fed_default(FGL_TASK_NODE);
+    fgl_algo a = fgl_algo_new("typed", "counts rounds in typed state");
+    fgl_run run;
+    fgl_error err;
+    const tp_params *p;
+    int i;
+    FGL_ALGO_PARAM(&a, tp_params, boost, FGL_PARAM_FLOAT, 0.25, "added to each count");
+    FGL_ALGO_PARAM(&a, tp_params, every, FGL_PARAM_INT, 1, "count every this many rounds");
+    FGL_ALGO_PARAM(&a, tp_params, groups, FGL_PARAM_GROUPS, (double)FGL_G_HEAD, "a group list");
+    a.client_init = tp_client_init;
+    a.upload = tp_upload;
+    FT_CHECK(a.params_size == sizeof(tp_params) && a.n_params == 3 && a.params[0].member == 1 &&
+                 a.params[1].member == offsetof(tp_params, every) + 1,
+             "the rows name their members: %d parameters, a struct of %zu bytes", a.n_params, a.params_size);
+    if (!ft_node_clients(&nodes, 5, 16, &sc, cd)) return;
+    cfg.rounds = 4;
+    if (fgl_run_init(&run, &cfg, &a, cd, 5, &err)) {
+        FT_CHECK(0, "init: %s", err.msg);
+        fgl_scenario_free(&sc);
+        return;
+    }
+    p = FGL_PARAMS(tp_params, &run.set);
+    FT_CHECK(p->boost == (double)0.25f && p->every == 1 && p->groups == FGL_G_HEAD,
+             "the defaults, typed: boost %g every %d groups %u", p->boost, p->every, p->groups);
+    FT_CHECK(fgl_run_set(&run, "every", "2", &err) == FGL_OK && fgl_run_set(&run, "boost", "0.5", &err) == FGL_OK &&
+                 fgl_run_set(&run, "groups", "conv+head", &err) == FGL_OK,
+             "set: %s", err.msg);
+    FT_CHECK(p->every == 2 && p->boost == 0.5 && p->groups == (FGL_G_CONV | FGL_G_HEAD) &&
+                 fgl_get(&run.set, "every") == 2,
+             "fgl_run_set refills the struct: every %d boost %g", p->every, p->boost);
+    for (i = 0; i < cfg.rounds; i++) FT_CHECK(fgl_run_round(&run) == FGL_OK, "round %d: %s", i + 1, run.err.msg);
+    for (i = 0; i < 5; i++) {
+        const tp_client *st = FGL_STATE(tp_client, &run.clients[i].store);
+        FT_CHECK(st->rounds == fgl_ints(&run.clients[i].store, "rounds") && st->rounds[0] == 2 &&
+                     st->total[0] == 3.0f,
+                 "client %d: the state read by member is the named entry: %d rounds counted, total %g", i,
+                 st->rounds[0], st->total[0]);
+    }
+    fgl_run_free(&run);
+    { /* a base's struct extended: what its init filled is kept */
+        fgl_store st;
+        tp_client *small, *again;
+        struct {
+            tp_client base;
+            float *more;
+        } *ext;
+        fgl__store_init(&st, 0);
+        small = FGL_NEW_STATE(tp_client, &st);
+        small->total = fgl_new_floats(&st, "total", 3);
+        again = FGL_NEW_STATE(tp_client, &st);
+        ext = fgl_new_state(&st, sizeof *ext);
+        FT_CHECK(again == small && ext && ext->base.total == fgl_floats(&st, "total") && ext->more == NULL &&
+                     st.state_size == sizeof *ext,
+                 "FGL_NEW_STATE again: the same struct; larger: its prefix kept, the rest zero");
+        fgl__store_free(&st);
+    }
+    fgl_scenario_free(&sc);
+}
+
 static void test_parameters_and_errors(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -1378,6 +1474,7 @@ int main(void) {
     FT_RUN(test_parameters_and_errors);
     FT_RUN(test_misspelt_parameter);
     FT_RUN(test_old_names);
+    FT_RUN(test_typed_parameters_and_state);
     FT_RUN(test_plugin_by_name);
     FT_RUN(test_empty_round);
     FT_RUN(test_heterogeneous_graph_clients);

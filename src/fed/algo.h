@@ -274,20 +274,19 @@ FGLDEF void fgl_algo_param_add(fgl_algo *a, const char *name, int type, double d
 
 FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, double def, const char *help,
                                   size_t offset, size_t size, size_t struct_size) {
-    int i, j;
     size_t want = type == FGL_PARAM_FLOAT ? sizeof(double) : type == FGL_PARAM_INT ? sizeof(int) : sizeof(unsigned);
-    FGL_ASSERT(size == want);             /* FLOAT: double, INT: int, GROUPS: unsigned */
-    FGL_ASSERT(offset + size <= struct_size && struct_size <= sizeof(((fgl_settings *)0)->typed));
+    int i, j, ok = size == want && offset + size <= struct_size && struct_size <= sizeof(((fgl_settings *)0)->typed);
     fgl_algo_param_add(a, name, type, def, help);
     i = fgl__param_index(a, name);
-    for (j = 0; j < a->n_params; j++) { /* no two members share bytes (a base's struct, extended, keeps its own) */
-        size_t o = a->params[j].member;
-        if (j == i || !o) continue;
-        FGL_ASSERT(o - 1 >= offset + size || offset >= o - 1 + (a->params[j].type == FGL_PARAM_FLOAT ? sizeof(double)
-                                                                                                       : sizeof(int)));
+    for (j = 0; ok && j < a->n_params; j++) { /* no two members share bytes (a base's struct, extended, keeps its own) */
+        size_t o = a->params[j].member, len = a->params[j].type == FGL_PARAM_FLOAT ? sizeof(double) : sizeof(int);
+        if (j != i && o) ok = o - 1 >= offset + size || offset >= o - 1 + len;
     }
-    a->params[i].member = offset + 1;
-    if (struct_size > a->params_size) a->params_size = struct_size;
+    /* FLOAT: double, INT: int, GROUPS: unsigned; inside the struct; alone in its bytes (programmer errors: under
+     * NDEBUG the parameter is then read by name only, and its member stays 0) */
+    FGL_ASSERT(ok);
+    a->params[i].member = ok ? offset + 1 : 0;
+    if (ok && struct_size > a->params_size) a->params_size = struct_size;
 }
 
 FGLDEF void fgl_algo_param_choices(fgl_algo *a, const char *name, const char *choices) {
@@ -420,6 +419,7 @@ static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
 
 FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size) {
     FGL_ASSERT(s && s->algo && size <= s->algo->params_size); /* the algorithm's struct (or a base's prefix) */
+    (void)size; /* (under NDEBUG: s->typed is as large as any struct a row accepts) */
     return s->typed;
 }
 
