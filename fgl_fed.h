@@ -100,7 +100,12 @@
  * what is rebuilt from the seed (not checkpointed) and fgl_scratch gives
  * temporary memory until the hook returns. A resumed run ends with the same
  * bits as an uninterrupted one because everything that persists is
- * registered.
+ * registered. The built-in algorithms keep a struct of pointers to their
+ * entries, made in the init hook (FGL_NEW_STATE) and read by member in the
+ * later hooks (FGL_STATE), and read their parameters as the members of a
+ * struct the runtime fills from the rows that declare them (FGL_ALGO_PARAM,
+ * FGL_PARAMS): a misspelt name is a compile error (src/fed/algos/fedopt.h
+ * is a short example).
  *
  * IDLE CLIENTS MAY BE PACKED. With cfg.park_idle and partial participation
  * (cfg.frac < 1), a client out of the next round gives the runtime its
@@ -617,9 +622,11 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
  *     aggregate: opt_server *st = FGL_STATE(opt_server, &s->store);
  * The names given at creation are the checkpoint's; the struct is a view
  * (an entry never moves: parking packs what it points to, not the entry),
- * so it is neither checkpointed nor sent. A table extending another puts
- * the base's struct first in its own: FGL_NEW_STATE with a larger struct
- * keeps what the base's init filled. FGL_STATE before FGL_NEW_STATE, or
+ * so it is neither checkpointed nor sent. A built-in table that builds on
+ * another puts the other's struct first in its own: FGL_NEW_STATE with a
+ * larger struct keeps what the other's init filled. (A program extending
+ * a built-in keeps its own state by name, fgl_new_* and fgl_floats: the
+ * built-ins' structs are not public.) FGL_STATE before FGL_NEW_STATE, or
  * with a struct larger than the one made, is a programmer error (an
  * assertion; under NDEBUG, NULL and the run fails after the hook). */
 #define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
@@ -689,10 +696,12 @@ typedef struct fgl_settings {
  *     const avg_params *p = FGL_PARAMS(avg_params, c->set);
  *     if (p->mu > 0) ...
  * FGL_PARAM_FLOAT members are double (the value as fgl_get returns it),
- * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A table that extends
- * another (fgl_algo_base) puts the base's struct first in its own, so the
- * base's hooks read their prefix. A struct holds at most
- * FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
+ * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A built-in table that
+ * builds on another puts the other's struct first in its own, so the
+ * other's hooks read their prefix. A program that extends a built-in table
+ * (fgl_algo_base) adds its parameters by name (fgl_algo_param_add, read
+ * with fgl_get): the built-ins' structs are not public. A struct holds at
+ * most FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
 #define FGL_ALGO_PARAM(a, type, member, kind, def, help)                                                      \
     fgl_algo_param_member((a), #member, (kind), (def), (help), offsetof(type, member),                        \
                           sizeof(((type *)0)->member), sizeof(type))

@@ -19,8 +19,9 @@ mkdir -p "$tmp/repo/tools" && cp -R "$top/src" "$tmp/repo/src" && cp "$top/tools
 cat > "$tmp/repo/src/fed/algos/median.h" <<'ALGO'
 /* fgl:implementation */
 /* --- coordinate-wise median (Yin et al. 2018) ------------------------------- */
-/* FedAvg's messages and client side; the server's model is the median over
- * the accepted uploads of each shared parameter. */
+/* FedAvg's messages, client side and server state (fgl__avg_server: the
+ * global vector); the server's model is the median over the accepted
+ * uploads of each shared parameter. */
 
 static int fgl__median_cmp(const void *a, const void *b) {
     float x = *(const float *)a, y = *(const float *)b;
@@ -28,7 +29,7 @@ static int fgl__median_cmp(const void *a, const void *b) {
 }
 
 static int fgl__median_aggregate(fgl_server *s) {
-    float *global = fgl_floats(&s->store, "global");
+    float *global = FGL_STATE(fgl__avg_server, &s->store)->global;
     float *col = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)s->n_clients);
     size_t j;
     int i, n;

@@ -59,10 +59,12 @@ typedef struct fgl_settings {
  *     const avg_params *p = FGL_PARAMS(avg_params, c->set);
  *     if (p->mu > 0) ...
  * FGL_PARAM_FLOAT members are double (the value as fgl_get returns it),
- * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A table that extends
- * another (fgl_algo_base) puts the base's struct first in its own, so the
- * base's hooks read their prefix. A struct holds at most
- * FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
+ * FGL_PARAM_INT int, FGL_PARAM_GROUPS unsigned. A built-in table that
+ * builds on another puts the other's struct first in its own, so the
+ * other's hooks read their prefix. A program that extends a built-in table
+ * (fgl_algo_base) adds its parameters by name (fgl_algo_param_add, read
+ * with fgl_get): the built-ins' structs are not public. A struct holds at
+ * most FGL_ALGO_MAX_PARAMS members (sizeof(fgl_settings.typed) bytes). */
 #define FGL_ALGO_PARAM(a, type, member, kind, def, help)                                                      \
     fgl_algo_param_member((a), #member, (kind), (def), (help), offsetof(type, member),                        \
                           sizeof(((type *)0)->member), sizeof(type))

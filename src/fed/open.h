@@ -99,7 +99,12 @@
  * what is rebuilt from the seed (not checkpointed) and fgl_scratch gives
  * temporary memory until the hook returns. A resumed run ends with the same
  * bits as an uninterrupted one because everything that persists is
- * registered.
+ * registered. The built-in algorithms keep a struct of pointers to their
+ * entries, made in the init hook (FGL_NEW_STATE) and read by member in the
+ * later hooks (FGL_STATE), and read their parameters as the members of a
+ * struct the runtime fills from the rows that declare them (FGL_ALGO_PARAM,
+ * FGL_PARAMS): a misspelt name is a compile error (src/fed/algos/fedopt.h
+ * is a short example).
  *
  * IDLE CLIENTS MAY BE PACKED. With cfg.park_idle and partial participation
  * (cfg.frac < 1), a client out of the next round gives the runtime its

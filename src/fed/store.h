@@ -55,9 +55,11 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
  *     aggregate: opt_server *st = FGL_STATE(opt_server, &s->store);
  * The names given at creation are the checkpoint's; the struct is a view
  * (an entry never moves: parking packs what it points to, not the entry),
- * so it is neither checkpointed nor sent. A table extending another puts
- * the base's struct first in its own: FGL_NEW_STATE with a larger struct
- * keeps what the base's init filled. FGL_STATE before FGL_NEW_STATE, or
+ * so it is neither checkpointed nor sent. A built-in table that builds on
+ * another puts the other's struct first in its own: FGL_NEW_STATE with a
+ * larger struct keeps what the other's init filled. (A program extending
+ * a built-in keeps its own state by name, fgl_new_* and fgl_floats: the
+ * built-ins' structs are not public.) FGL_STATE before FGL_NEW_STATE, or
  * with a struct larger than the one made, is a programmer error (an
  * assertion; under NDEBUG, NULL and the run fails after the hook). */
 #define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
