@@ -90,7 +90,7 @@ VGTESTS   := build/vg/tests/test_fgl_core build/vg/tests/test_fgl_ops build/vg/t
 
 .PHONY: reproduce
 .PHONY: all tests test test-long suite build-san build-vg sanitize valgrind bench tools data install uninstall clean mpi test-mpi \
-        test-course test-plots headers wasm test-wasm same-bits FORCE
+        test-course test-plots headers wasm test-wasm same-bits alone FORCE
 .SECONDARY:
 .DELETE_ON_ERROR:
 
@@ -296,7 +296,8 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # make test-long: the compile matrix (each configuration compiles the whole
 # library), adding an algorithm (tests/algo_check.sh, which compiles fglrun
 # with it) and a defence (tests/plugin_check.sh, the same with a plug-in),
-# a misspelt state name in an NDEBUG build (tests/ndebug_check.sh),
+# a misspelt state name in an NDEBUG build (tests/ndebug_check.sh), every
+# file of src/ compiled alone (tests/alone_check.sh, also `make alone`),
 # the course kit (tests/test_course.sh, which grades 25 times),
 # fglrun end to end on every algorithm, the plots rendered in headless
 # Chromium (tests/test_plots.sh), the same bits as the reference commit of
@@ -304,7 +305,7 @@ SUITE     := $(TESTS) tests/test_fglrun.sh\ build $(SUITE_SH)
 # `make same-bits`: what a refactor must keep), three newcomers' first hour on a fresh
 # clone (tests/newcomer.sh), and the course page in Chromium (tests/test_wasm.sh:
 # make wasm first when emcc is installed; skipped without it).
-LONG      := tests/same_bits.sh\ build tests/compile_check.sh\ all tests/algo_check.sh tests/plugin_check.sh tests/ndebug_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
+LONG      := tests/same_bits.sh\ build tests/alone_check.sh tests/compile_check.sh\ all tests/algo_check.sh tests/plugin_check.sh tests/ndebug_check.sh tests/test_course.sh tests/test_fglrun.sh\ build \
              tests/test_defences_cover.sh\ build tests/test_plots.sh\ build tests/newcomer.sh \
              tests/test_wasm.sh\ build
 
@@ -327,6 +328,10 @@ test-long: tests build/fglrun_ref $(WASM_IF)
 
 same-bits: build/fglrun
 	@./tests/run.sh tests/same_bits.sh\ build
+
+# every file of src/ compiled alone (src/alone.h), and build/compile_commands.json for clangd
+alone: headers
+	@./tests/run.sh tests/alone_check.sh
 
 suite: tests
 	@./tests/run.sh $(SUITE)

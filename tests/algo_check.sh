@@ -17,7 +17,9 @@ top=$(pwd)
 if [ ! -f "$top/src/fed/algos/list.h" ]; then echo "skip - adding an algorithm to src/ (no src/ in this copy)"; exit 0; fi
 mkdir -p "$tmp/repo/tools" && cp -R "$top/src" "$tmp/repo/src" && cp "$top/tools/amalgamate" "$tmp/repo/tools/"
 cat > "$tmp/repo/src/fed/algos/median.h" <<'ALGO'
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- coordinate-wise median (Yin et al. 2018) ------------------------------- */
 /* FedAvg's messages, client side and server state (fgl__avg_server: the
  * global vector); the server's model is the median over the accepted
@@ -51,7 +53,7 @@ static fgl_algo fgl__median(void) {
     a.aggregate = fgl__median_aggregate;
     return a;
 }
-
+#include "../../alone.h"
 ALGO
 sed 's|^\(    /\* (every line above ends in a backslash\)|    X(median, median) \\\n\1|' "$top/src/fed/algos/list.h" > "$tmp/repo/src/fed/algos/list.h"
 changes=$(diff -r "$top/src" "$tmp/repo/src" | grep -c '^[<>]')

@@ -2,6 +2,8 @@
 # The house rules of docs/layout.md, checked by make test:
 #  - no file of src/ or examples/ is over 1,500 lines;
 #  - docs/layout.md, which lists them, is current (tools/layout.sh);
+#  - every file of src/ includes src/alone.h first, after each marker line
+#    and last (so that it compiles alone: tests/alone_check.sh);
 #  - each of fglrun's parts (examples/fglrun/*.c) compiles alone against
 #    examples/fglrun/fglrun.h (a syntax check, strict; under mpicc -DFGL_MPI
 #    too for the parts with MPI code, where mpicc is installed), though fglrun
@@ -19,6 +21,18 @@ else echo "not ok - files over 1,500 lines:$long"; fi
 if sh "$top/tools/layout.sh" 2> "$tmp/layout.err" | cmp -s - "$top/docs/layout.md"; then
     echo "ok - docs/layout.md is current (sh tools/layout.sh)"
 else echo "not ok - docs/layout.md is stale: run sh tools/layout.sh > docs/layout.md"; sed 's/^/#   /' "$tmp/layout.err"; fi
+# every file of src/ includes src/alone.h where a file alone needs it: its first line, after each marker
+# line and its last line (tests/alone_check.sh, make alone, compiles them so)
+missing=$(cd "$top/src" && find . -name '*.h' ! -name open.h ! -name close.h ! -name alone.h | sed 's|^\./||' | sort |
+    while IFS= read -r f; do
+        awk -v f="$f" 'function alone(l) { return l ~ /^#include "(\.\.\/)+alone\.h"/ }
+            NR == 1 { ok = alone($0) } { last = $0 }
+            want { ok = ok && alone($0); want = 0 }
+            $0 == "/* fgl:private */" || $0 == "/* fgl:implementation */" { want = 1 }
+            END { if (!ok || want || !alone(last)) printf " src/%s", f }' "$f"
+    done)
+if [ -z "$missing" ]; then echo "ok - every file of src/ includes src/alone.h first, after each marker and last"
+else echo "not ok - files of src/ without their src/alone.h lines (first, after each marker, last):$missing"; fi
 # fglrun's parts each compile alone: everything a part uses is in examples/fglrun/fglrun.h
 for f in "$top"/examples/fglrun/*.c; do
     [ -f "$f" ] || continue

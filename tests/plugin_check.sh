@@ -23,7 +23,9 @@ top=$(pwd)
 if [ ! -f "$top/src/fed/plugins/list.h" ]; then echo "skip - adding a plug-in to src/ (no src/ in this copy)"; exit 0; fi
 mkdir -p "$tmp/repo/tools" && cp -R "$top/src" "$tmp/repo/src" && cp "$top/tools/amalgamate" "$tmp/repo/tools/"
 cat > "$tmp/repo/src/fed/plugins/normbound.h" <<'PLUGIN'
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- norm bounding (Sun et al. 2019) ------------------------------------------- */
 /* The server scales each upload's update (its model and delta parts
  * together, against the download it started from) down to L2 norm at most
@@ -68,7 +70,7 @@ static fgl__plugin fgl__plugin_normbound(void) {
     p.arrive = fgl__normbound_arrive;
     return p;
 }
-
+#include "../../alone.h"
 PLUGIN
 sed 's|^\(    /\* (every line above ends in a backslash\)|    X(normbound, normbound) \\\n\1|' "$top/src/fed/plugins/list.h" > "$tmp/repo/src/fed/plugins/list.h"
 changes=$(diff -r "$top/src" "$tmp/repo/src" | grep -c '^[<>]')
@@ -123,7 +125,9 @@ refused "an unknown name is refused, with the names there are" "no plug-in named
 # list, so it would change what DP clipped and what secure aggregation masked: the runtime refuses it under both
 # and runs it without them.
 cat > "$tmp/repo/src/fed/plugins/inflate.h" <<'PLUGIN'
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- inflate: every client scales its update by cfg.plugin.arg (a test of the runtime's refusals) --- */
 static int fgl__inflate_upload(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
@@ -144,6 +148,7 @@ static fgl__plugin fgl__plugin_inflate(void) {
     p.upload = fgl__inflate_upload;
     return p;
 }
+#include "../../alone.h"
 PLUGIN
 sed -i 's|^\(    /\* (every line above ends in a backslash\)|    X(inflate, inflate) \\\n\1|' "$tmp/repo/src/fed/plugins/list.h"
 if "$tmp/repo/tools/amalgamate" > "$tmp/am.log" 2>&1 &&

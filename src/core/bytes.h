@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Serialisation helpers                                                    */
 /* ------------------------------------------------------------------------ */
@@ -71,6 +72,7 @@ FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uin
                           fgl_reader *payload, const char *what, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- bytes, readers, frames, files ------------------------------------------ */
 
 FGLDEF void fgl_bytes_init(fgl_bytes *b) { memset(b, 0, sizeof *b); }
@@ -404,3 +406,4 @@ FGLDEF int fgl_frame_open(const void *data, size_t len, const char magic[4], uin
     return FGL_OK;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Sparse matrices (CSR)                                                    */
 /* ------------------------------------------------------------------------ */
@@ -29,6 +30,7 @@ FGLDEF void fgl_csr_spmm(const fgl_csr *a, const float *X, int n, float beta, fl
 FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- CSR -------------------------------------------------------------------- */
 
 FGLDEF int fgl_csr_init(fgl_csr *a, int rows, int cols, int nnz, int with_values) {
@@ -317,3 +319,4 @@ FGLDEF void fgl_csr_spmm_t(const fgl_csr *a, const float *X, int n, float *Y) {
     }
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Result codes and errors                                                  */
 /* ------------------------------------------------------------------------ */
@@ -31,6 +32,7 @@ FGLDEF int fgl_error_set(fgl_error *err, int code, const char *fmt, ...) FGL__PR
 FGLDEF void fgl_error_clear(fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- errors ------------------------------------------------------------- */
 
 FGLDEF const char *fgl_result_name(int code) {
@@ -68,3 +70,4 @@ FGLDEF void fgl_error_clear(fgl_error *err) {
     }
 }
 
+#include "../alone.h"

@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- GEMM ----------------------------------------------------------------- */
 
 /* Blocked GEMM. op(B) is cut into column panels of FGL__NR columns for
@@ -540,3 +542,4 @@ FGLDEF int fgl_all_finite(size_t n, const float *x) {
     return 1;
 }
 
+#include "../alone.h"

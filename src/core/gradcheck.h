@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* --- gradient checks ------------------------------------------------------------- */
 
 /* Finite-difference check of the gradient of build()'s scalar output with
@@ -36,6 +37,7 @@ FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_p
                             double step, double rtol, fgl_gradcheck_report *rep);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- gradient check ----------------------------------------------------------- */
 
 /* Rebuilds the graph on a reset tape and returns L = sum_k w_k y_k, summed in
@@ -195,3 +197,4 @@ FGLDEF int fgl_gradcheck_ex(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_p
                           &worst_rel);
 }
 
+#include "../alone.h"

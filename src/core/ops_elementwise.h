@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: elementwise (arithmetic, activations, dropout)             */
 /* ------------------------------------------------------------------------ */
@@ -32,6 +33,7 @@ FGLDEF fgl_node *fgl_op_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng)
 FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng *rng);
 
 /* fgl:private */
+#include "../alone.h"
 /* The state FGL__DRAW_BLOCK = 2^14 draws of fgl_rng_u64 ahead, in 256
  * steps: xoshiro256's state update is linear over GF(2), so T^Q is the sum
  * of T^i over the bits i of x^Q mod P(x), P the update's characteristic
@@ -42,6 +44,7 @@ FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng 
 #define FGL__DRAW_BLOCK 16384
 FGL__PRIVATE void fgl__rng_skip_block(fgl_rng *r);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- broadcasting binary ops ------------------------------------------------- */
 
 enum { FGL__ADD, FGL__SUB, FGL__MUL };
@@ -454,3 +457,4 @@ FGLDEF fgl_node *fgl_op_relu_dropout(fgl_tape *t, fgl_node *a, float p, fgl_rng 
     return fgl__dropout_op(t, "relu_dropout", a, p, rng, 1);
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: softmax, losses and geometry                               */
 /* ------------------------------------------------------------------------ */
@@ -36,6 +37,7 @@ FGLDEF fgl_node *fgl_op_l2_normalize_rows(fgl_tape *t, fgl_node *a, float eps);
 FGLDEF fgl_node *fgl_op_mix_blocks(fgl_tape *t, fgl_node *w, const float *xs, int cols);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- softmax family and losses ---------------------------------------------- */
 
 /* Row-wise log-softmax of x into out (may be called with out == x). */
@@ -444,3 +446,4 @@ FGLDEF fgl_node *fgl_op_pairwise_l1(fgl_tape *t, fgl_node *a, fgl_node *b) {
     return y;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: linear algebra                                             */
 /* ------------------------------------------------------------------------ */
@@ -19,6 +20,7 @@ FGLDEF fgl_node *fgl_op_linear(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *
 FGLDEF fgl_node *fgl_op_linear_relu(fgl_tape *t, fgl_node *x, fgl_node *w, fgl_node *b);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- matmul, transpose ------------------------------------------------------ */
 
 static void fgl__matmul_bw(fgl_tape *t, fgl_node *c) {
@@ -281,3 +283,4 @@ FGLDEF fgl_node *fgl_op_transpose(fgl_tape *t, fgl_node *a) {
     return y;
 }
 
+#include "../alone.h"

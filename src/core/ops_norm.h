@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: normalisation                                              */
 /* ------------------------------------------------------------------------ */
@@ -22,6 +23,7 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
                                         float eps, int train);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- normalisation ------------------------------------------------------------ */
 
 /* Layer norm normalises each row; batch norm each column. Both save 1/std
@@ -379,3 +381,4 @@ FGLDEF fgl_node *fgl_op_batch_norm_relu(fgl_tape *t, fgl_node *a, fgl_node *gamm
     return fgl__norm(t, "batch_norm_relu", a, gamma, beta, eps, 1, running_mean, running_var, momentum, train, 1);
 }
 
+#include "../alone.h"

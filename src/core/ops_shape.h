@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: shape, gathers and reductions                              */
 /* ------------------------------------------------------------------------ */
@@ -30,6 +31,7 @@ FGLDEF fgl_node *fgl_op_sum(fgl_tape *t, fgl_node *a);         /* 1 x 1 */
 FGLDEF fgl_node *fgl_op_mean(fgl_tape *t, fgl_node *a);        /* 1 x 1 */
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- shape ops ---------------------------------------------------------------- */
 
 /* Concatenation's backward: each input's block of columns of dy, rows in
@@ -401,3 +403,4 @@ FGLDEF fgl_node *fgl_op_segment_softmax(fgl_tape *t, fgl_node *a, const int *off
     return y;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff ops: sparse x dense                                             */
 /* ------------------------------------------------------------------------ */
@@ -16,6 +17,7 @@ FGLDEF fgl_node *fgl_op_spmm_bias(fgl_tape *t, const fgl_csr *a, const fgl_csr *
 FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, fgl_node *x);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- sparse x dense --------------------------------------------------------- */
 
 static void fgl__spmm_bw(fgl_tape *t, fgl_node *y) {
@@ -114,3 +116,4 @@ FGLDEF fgl_node *fgl_op_spmm_values(fgl_tape *t, const fgl_csr *a, fgl_node *v, 
     return y;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Optimizers                                                               */
 /* ------------------------------------------------------------------------ */
@@ -41,6 +42,7 @@ FGLDEF void fgl_optim_write(const fgl_optim *o, fgl_bytes *b);
 FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- optimizers ------------------------------------------------------------- */
 
 FGLDEF fgl_optim_config fgl_optim_default(int kind) {
@@ -188,3 +190,4 @@ FGLDEF int fgl_optim_read(fgl_optim *o, fgl_reader *r, fgl_error *err) {
     return FGL_OK;
 }
 
+#include "../alone.h"

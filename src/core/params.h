@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Parameter sets                                                           */
 /* ------------------------------------------------------------------------ */
@@ -125,6 +126,7 @@ FGLDEF int fgl_params_save(const fgl_params *ps, const char *path, fgl_error *er
 FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- parameter sets --------------------------------------------------------- */
 
 FGLDEF void fgl_params_init(fgl_params *ps) { memset(ps, 0, sizeof *ps); }
@@ -555,3 +557,4 @@ FGLDEF int fgl_params_load(fgl_params *ps, const char *path, fgl_error *err) {
     return rc;
 }
 
+#include "../alone.h"

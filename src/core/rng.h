@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Random numbers                                                           */
 /* ------------------------------------------------------------------------ */
@@ -25,6 +26,7 @@ FGLDEF void fgl_rng_shuffle(fgl_rng *r, int *a, int n);
 FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- random numbers ------------------------------------------------------- */
 
 static uint64_t fgl__splitmix(uint64_t *x) {
@@ -158,3 +160,4 @@ FGLDEF int fgl_rng_sample(fgl_rng *r, int n, int k, int *out) {
     return FGL_OK;
 }
 
+#include "../alone.h"

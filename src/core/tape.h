@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Autodiff tape                                                            */
 /* ------------------------------------------------------------------------ */
@@ -99,6 +100,7 @@ FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice);
  * algebra, elementwise, shape, softmax and losses, normalisation, sparse). */
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- autodiff: arena and tape ---------------------------------------------- */
 
 #define FGL__ALIGN 64
@@ -488,3 +490,4 @@ FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
     return n;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Dense tensors and kernels                                                */
 /* ------------------------------------------------------------------------ */
@@ -45,11 +46,13 @@ FGLDEF int fgl_all_finite(size_t n, const float *x);
 FGLDEF double fgl_now(void);
 
 /* fgl:private */
+#include "../alone.h"
 typedef void (*fgl__chain_add_fn)(void *ctx, int r0, int r1);
 FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx, const float *warm);
 FGL__PRIVATE int fgl__budget(void);
 FGL__PRIVATE int fgl__threads(double w, double per_thread);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- tensors -------------------------------------------------------------- */
 
 FGLDEF int fgl_tensor_init(fgl_tensor *t, int rows, int cols) {
@@ -261,3 +264,4 @@ FGL__PRIVATE void fgl__col_chain(int R, int C, fgl__chain_add_fn add, void *ctx,
     add(ctx, 0, R);
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* --- OpenMP's wait policy, chosen for the program ---------------------------- */
 /* Between parallel regions an OpenMP thread either spins (busy-waits) for a
  * while or sleeps at once. Spinning saves a wake-up on a quiet machine with a
@@ -30,6 +31,7 @@
 FGLDEF int fgl_wait_choose(char **argv, const char *how, int threads);
 
 /* fgl:implementation */
+#include "../alone.h"
 #if defined(_OPENMP) && defined(__linux__)
 extern char **environ;
 
@@ -86,3 +88,4 @@ FGLDEF int fgl_wait_choose(char **argv, const char *how, int threads) {
     return 0;
 }
 #endif
+#include "../alone.h"

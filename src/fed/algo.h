@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Algorithms                                                               */
 /* ------------------------------------------------------------------------ */
@@ -241,6 +242,7 @@ FGLDEF int fgl_groups_parse(const char *s, unsigned *groups);
 FGLDEF void fgl_groups_format(unsigned groups, char *buf, size_t cap);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- algorithm tables ------------------------------------------------------------- */
 
 FGLDEF fgl_algo fgl_algo_new(const char *name, const char *summary) {
@@ -458,3 +460,4 @@ FGLDEF double fgl_get(const fgl_settings *s, const char *name) {
     return 0.0;
 }
 
+#include "../alone.h"

@@ -1,8 +1,10 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* --- the memory a run needs, estimated before anything is built ------------------- */
 /* fgl_run_check (run.h) refuses a run whose models would not fit
  * (cfg.mem_limit) before it allocates the first of them. */
 
 /* fgl:implementation */
+#include "../alone.h"
 /* The machine's memory in bytes, or 0 where it cannot be told. */
 static double fgl__machine_memory(void) {
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
@@ -41,3 +43,4 @@ static int fgl__memory_check(fgl_run *run, const fgl_model_spec *specs) {
                          4.0 * (4 * params + acts) / 1e9, run->n_clients, widest, limit / 1e9,
                          run->cfg.mem_limit > 0 ? "" : ": this machine's memory");
 }
+#include "../alone.h"

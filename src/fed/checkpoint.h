@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* Checkpoint the whole run (models, optimizers, RNG streams, every state
  * entry, history) and resume it: the resumed run finishes with the same
  * bits. The file records a fingerprint of the configuration, the
@@ -23,6 +24,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err);
 FGLDEF const char *fgl_build_id(void);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- checkpoints ----------------------------------------------------------------- */
 
 #define FGL__STR2(x) #x
@@ -700,3 +702,4 @@ done:
  * code's choice is the default (docs/algorithms.md); every such choice is
  * written next to the code. No code was copied or translated. */
 
+#include "../alone.h"

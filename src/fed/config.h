@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Configuration                                                            */
 /* ------------------------------------------------------------------------ */
@@ -220,6 +221,7 @@ typedef struct fgl_client_data {
 } fgl_client_data;
 
 /* fgl:implementation */
+#include "../alone.h"
 /* The configuration's ranges (what fgl_run_init documents; run.h). */
 static int fgl__config_check(const fgl_fed_config *c, fgl_error *err) {
     const fgl_optim_config *o = &c->optim;
@@ -589,3 +591,4 @@ bad:
                          "and -, under %d characters; ARG a finite number)", s ? s : "", FGL_PLUGIN_NAME);
 }
 
+#include "../alone.h"

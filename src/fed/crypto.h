@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Cryptography for secure aggregation                                      */
 /* ------------------------------------------------------------------------ */
@@ -112,6 +113,7 @@ FGLDEF int fgl_shamir_split(unsigned char *shares, const unsigned char secret[32
 FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *shares, const uint32_t *xs, int t);
 
 /* fgl:private */
+#include "../alone.h"
 #if !defined(_WIN32) && (defined(__unix__) || defined(__APPLE__))
 #define FGL__ENTROPY_DEVICE 1
 /* n bytes from the device at path (fgl_os_entropy's is /dev/urandom, fixed:
@@ -121,6 +123,7 @@ FGL__PRIVATE int fgl__entropy_device(const char *path, void *buf, size_t n, fgl_
 FGL__PRIVATE uint64_t fgl__gf61_mul(uint64_t a, uint64_t b);
 FGL__PRIVATE uint64_t fgl__gf61_inv(uint64_t a);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- operating-system entropy --------------------------------------------------- */
 
 #ifdef _WIN32
@@ -989,3 +992,4 @@ FGLDEF int fgl_shamir_combine(unsigned char secret[32], const unsigned char *sha
     fgl__crypto_wipe(acc, sizeof acc);
     return bad ? FGL_ERR_ARG : FGL_OK;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* The (epsilon, delta) privacy spent by the rounds done, by the Renyi DP
  * accountant of the sampled Gaussian mechanism (Mironov, Talwar and Zhang
  * 2019) that DP-FedAvg is (Poisson sampling at rate cfg.frac, noise
@@ -13,10 +14,12 @@ FGLDEF double fgl_run_dp_epsilon(const fgl_run *run, double delta);
 FGLDEF double fgl_rdp_sampled_gaussian(double q, double sigma, double alpha);
 
 /* fgl:private */
+#include "../alone.h"
 FGL__PRIVATE double fgl__dp_epsilon(double q, double sigma, int rounds, double delta);
 FGL__PRIVATE double fgl__normal_quantile(double p);
 FGL__PRIVATE int fgl__defended_mean(fgl_server *s, int p, float *out, size_t n);
 /* fgl:implementation */
+#include "../alone.h"
 /* (secagg.h) */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c);
 static void fgl__secret_normals(const unsigned char key[32], uint32_t label, uint32_t a, uint32_t b, double *out,
@@ -810,3 +813,4 @@ FGLDEF size_t fgl_server_dim(const fgl_server *s, int rule) {
     return rule > 0 ? (size_t)rule : rule > -FGL_DIM_RULES ? s->dim[-rule] : 0;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* What a hook received stays as it was sent                                */
 /* ------------------------------------------------------------------------ */
@@ -31,6 +32,7 @@ struct fgl__intact {
 };
 
 /* fgl:private */
+#include "../alone.h"
 /* The hooks that can reach what they received, as bits of
  * fgl_run.user_hooks: set for a hook that is not a built-in table's. */
 enum {
@@ -46,6 +48,7 @@ enum {
 FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- received messages, checked -------------------------------------------------- */
 
 /* Each part of a download is summed as received (fgl__floats_sum), and
@@ -191,3 +194,4 @@ static fgl_model *fgl__eval_model(fgl_run *run, fgl_client *c) {
                   c->down.decl[p].name);
     return NULL;
 }
+#include "../alone.h"

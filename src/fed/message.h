@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Messages                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -80,9 +81,11 @@ FGLDEF size_t fgl_msg_bytes(const fgl_msg *m);
 FGLDEF int fgl_msg_find(const fgl_msg *m, const char *name);
 
 /* fgl:private */
+#include "../alone.h"
 /* A checksum of n floats' bits (whether a message part changed). */
 FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- messages --------------------------------------------------------------- */
 
 FGLDEF size_t fgl_msg_bytes(const fgl_msg *m) {
@@ -178,3 +181,4 @@ FGL__PRIVATE uint64_t fgl__floats_sum(const float *x, size_t n) {
     }
     return h;
 }
+#include "../alone.h"

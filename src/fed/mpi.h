@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Distributed runs over MPI (define FGL_MPI before including)               */
 /* ------------------------------------------------------------------------ */
@@ -95,6 +96,7 @@ FGLDEF void fgl_mpi_stats_get(const fgl_run *run, fgl_mpi_stats *out);
 #endif /* FGL_MPI */
 
 /* fgl:implementation */
+#include "../alone.h"
 /* ======================================================================== */
 /* FGL_MPI: a run across processes                                          */
 /* ======================================================================== */
@@ -1120,3 +1122,4 @@ FGLDEF int fgl_mpi_rank_gone(MPI_Comm comm, int rank) {
 
 #endif /* FGL_MPI */
 
+#include "../alone.h"

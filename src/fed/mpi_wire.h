@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* ======================================================================== */
 /* FGL_MPI: clients' data and messages as bytes (src/fed/mpi.h sends them)  */
 /* ======================================================================== */
@@ -285,3 +287,4 @@ static void fgl__get_msg(fgl_reader *r, fgl_msg *m, const fgl_part *decl, int n_
 }
 
 #endif /* FGL_MPI */
+#include "../alone.h"

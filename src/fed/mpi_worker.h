@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* ======================================================================== */
 /* FGL_MPI: the worker ranks (fgl_mpi_serve; src/fed/mpi.h is the server)   */
 /* ======================================================================== */
@@ -685,3 +687,4 @@ FGLDEF int fgl_mpi_serve_watched(MPI_Comm comm, int (*server_alive)(void *ctx), 
 }
 
 #endif /* FGL_MPI */
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Observers                                                                */
 /* ------------------------------------------------------------------------ */
@@ -93,6 +94,7 @@ typedef struct fgl_run_summary {
 FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- observers ------------------------------------------------------------------- */
 
 FGLDEF void fgl_run_observe(const fgl_run *run, fgl_observed *o) {
@@ -250,3 +252,4 @@ FGLDEF void fgl_run_summarize(const fgl_run *run, fgl_run_summary *s) {
     }
     s->seconds = s->t_train + s->t_server + s->t_eval;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* With cfg.park_idle, an idle client's parameters and optimizer moments are
  * packed away (model.params.data is NULL): this makes client i's state
  * resident again, bit for bit, so that a caller may read it (until the next
@@ -17,6 +18,7 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client);
  * memory for a copy from the park file, or the file changed). */
 FGLDEF int fgl_run_client_params(const fgl_run *run, int client, float *out, size_t cap, fgl_error *err);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- idle clients' state, packed (cfg.park_idle) ------------------------------------ */
 
 /* A parked client's blob holds, in store order, the values of each model or
@@ -361,3 +363,4 @@ FGLDEF int fgl_run_unpark(fgl_run *run, int client) {
     return FGL_OK;
 }
 
+#include "../alone.h"

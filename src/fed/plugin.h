@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- plug-ins: what joins a round's stages ---------------------------------------- */
 /* A round is a list of stages (src/fed/stages.h): begin, train, arrive,
  * accept, sum, aggregate, sample, broadcast, evaluate, record. The
@@ -94,3 +96,4 @@ static int fgl__plugin_named(const fgl_fed_config *cfg, fgl_error *err);
         if (fgl__rc_) return fgl__rc_;                                                  \
     } while (0)
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* --- covered or refused: a run's plug-ins against its algorithm -------------------- */
 /* A defence is accepted only when every upload part that reaches the
  * models goes through the path it guards (README, Privacy: "Covered or
@@ -6,6 +7,7 @@
  * every one that is on before anything is drawn or built. */
 
 /* fgl:implementation */
+#include "../alone.h"
 /* What a defence needs of the algorithm, for fgl__covered. */
 enum {
     FGL__COVER_WEIGHTS = 1, /* it sends model weights (the defence acts on them) */
@@ -81,3 +83,4 @@ static int fgl__defences_check(fgl_run *run) {
     }
     return FGL_OK;
 }
+#include "../alone.h"

@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- the registry ------------------------------------------------------------------- */
 /* The built-in tables, built once on first use, then the registered ones.
  * Read-only after that: register at program start. */
@@ -134,3 +136,4 @@ FGL__PRIVATE unsigned fgl__user_hooks(const fgl_algo *a) {
     if (a->aggregate && !ours[7]) user |= FGL__HOOK_AGGREGATE;
     return user;
 }
+#include "../alone.h"

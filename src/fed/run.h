@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Runs                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -135,6 +136,7 @@ FGLDEF void fgl_run_free(fgl_run *run);
 FGLDEF int fgl_run_accepted(const fgl_run *run, int client);
 
 /* fgl:private */
+#include "../alone.h"
 FGL__PRIVATE double fgl__alone_speed(double w, int g);
 FGL__PRIVATE int fgl__schedule(int nt, int n, const double *w, int *order);
 FGL__PRIVATE int fgl__alone_trial(fgl_run *run, int phase);
@@ -142,6 +144,7 @@ FGL__PRIVATE void fgl__alone_record(fgl_run *run, int phase, int alone, double s
 FGL__PRIVATE void fgl__side_by_side(fgl_run *run, const int *ids, const int *order, const double *w, int first, int n,
                                     int nt, void (*step)(fgl_run *, fgl_client *, const void *), const void *ctx);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- runs: setup ------------------------------------------------------------------- */
 
 /* What this process does of a run: all of it, the server with every
@@ -1073,3 +1076,4 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
     return FGL_OK;
 }
 
+#include "../alone.h"

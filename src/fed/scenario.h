@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Ready-made federated datasets (protocols: docs/algorithms.md)            */
 /* ------------------------------------------------------------------------ */
@@ -96,6 +97,7 @@ FGLDEF int fgl_scenario_clients(const fgl_scenario *sc, const fgl_model_spec *tm
 FGLDEF void fgl_scenario_free(fgl_scenario *sc);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- ready-made federated datasets ----------------------------------------------- */
 
 static const char *fgl__part_names[FGL_PART_COUNT] = {"metis", "louvain", "random", "overlap", "dirichlet",
@@ -641,3 +643,4 @@ FGLDEF int fgl_scenario_make(fgl_scenario *sc, const fgl_dataset *ds, const fgl_
                                 c.clients > 0 ? c.clients : 10, c.alpha, c.min_per_client, tr, va, &c, err);
 }
 
+#include "../alone.h"

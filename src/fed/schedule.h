@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- runs: which clients run side by side, on how many threads --------------------- */
 /* The schedule of a client phase (fgl_run_round's training and evaluation):
  * the clients' work, the clients run alone on every thread first, and the
@@ -228,3 +230,4 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
     FGL_FREE(order);
     FGL_FREE(w);
 }
+#include "../alone.h"

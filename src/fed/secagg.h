@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Secrets and secure aggregation                                           */
 /* ------------------------------------------------------------------------ */
@@ -68,6 +69,7 @@
  * shares, the sum. */
 
 /* fgl:private */
+#include "../alone.h"
 /* Purposes of the secrets (the KDF's label): one stream each. */
 enum {
     FGL__SECRET_DP_KEY = 0x44504b59,   /* "DPKY": the server's DP key */
@@ -138,6 +140,7 @@ FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const
                                 const unsigned char *ct, unsigned char *rev);
 FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]);
 /* fgl:implementation */
+#include "../alone.h"
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when);
 
 static void fgl__put_le32(unsigned char *p, uint32_t v) {
@@ -1048,3 +1051,4 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
         }
     }
 }
+#include "../alone.h"

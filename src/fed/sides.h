@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* The two sides                                                            */
 /* ------------------------------------------------------------------------ */
@@ -258,6 +259,7 @@ FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) FGL__P
 FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, float *out, const unsigned char *rows);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- the client side ---------------------------------------------------------------- */
 
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
@@ -675,3 +677,4 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
     return FGL_OK;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* How a client-to-client matrix relates to the clients' labels             */
 /* ------------------------------------------------------------------------ */
@@ -16,6 +17,7 @@ FGLDEF int fgl_label_similarity(const fgl_client_data *cd, int K, double *sim);
 FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, const int *perm);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- client matrices against the clients' labels --------------------------------- */
 
 /* ranks 1..n of x, ties averaged (O(n^2): n is a number of clients) */
@@ -105,3 +107,4 @@ FGLDEF double fgl_rowwise_spearman(const float *m, const double *ref, int K, con
     return sum / K;
 }
 
+#include "../alone.h"

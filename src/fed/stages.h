@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- a round, stage by stage -------------------------------------------------------- */
 /* fgl_run_round runs the stages of fgl__round_stages in order, each one
  * function over the run and the round's numbers (st):
@@ -463,3 +465,4 @@ FGLDEF int fgl_run_round(fgl_run *run) {
     fgl__part_advance(run);
     return FGL_OK;
 }
+#include "../alone.h"

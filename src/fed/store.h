@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Run-managed state                                                        */
 /* ------------------------------------------------------------------------ */
@@ -68,6 +69,7 @@ FGLDEF void *fgl_new_state(fgl_store *st, size_t size);
 FGLDEF void *fgl_state_of(const fgl_store *st, size_t size);
 
 /* fgl:private */
+#include "../alone.h"
 enum { FGL__E_FLOATS, FGL__E_INTS, FGL__E_MODEL, FGL__E_OPTIM, FGL__E_PARAMS, FGL__E_RNG, FGL__E_SCRATCH, FGL__E_TAPE };
 
 #define FGL__ENTRY_NAME 40
@@ -84,6 +86,7 @@ struct fgl__entry {
 FGL__PRIVATE void fgl__store_init(fgl_store *st, int owner);
 FGL__PRIVATE void fgl__store_free(fgl_store *st);
 /* fgl:implementation */
+#include "../alone.h"
 /* --- run-managed state -------------------------------------------------------- */
 
 FGL__PRIVATE void fgl__store_init(fgl_store *st, int owner) {
@@ -302,3 +305,4 @@ static size_t fgl__dim(const fgl__dims *d, int rule) {
 static size_t fgl__part_size(const fgl__dims *d, const fgl_part *p) {
     return fgl__dim(d, p->rows) * fgl__dim(d, p->cols);
 }
+#include "../alone.h"

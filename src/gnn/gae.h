@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* A dense graph auto-encoder (GPFL's server model)                         */
 /* ------------------------------------------------------------------------ */
@@ -41,6 +42,7 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
 FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- the dense graph auto-encoder ------------------------------------------------ */
 
 FGLDEF void fgl_dense_gcn_norm(const float *a, int k, float *out) {
@@ -142,3 +144,4 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
     fgl_tape_reset(t);
     return FGL_OK;
 }
+#include "../alone.h"

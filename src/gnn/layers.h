@@ -1,4 +1,6 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- derived graph matrices -------------------------------------------------- */
 
 /* D^-1 A (rows sum to 1; isolated nodes keep an empty row). */
@@ -692,3 +694,4 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
     return FGL_OK;
 }
 
+#include "../alone.h"

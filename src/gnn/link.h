@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Link prediction: edge splits, decoders, loss and metrics                 */
 /* ------------------------------------------------------------------------ */
@@ -78,11 +79,13 @@ FGLDEF double fgl_link_auc(const float *pos, int n_pos, const float *neg, int n_
 FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n_neg, int k);
 
 /* fgl:private */
+#include "../alone.h"
 /* ls->sum: FNV-1a over the split's pairs, with K of Hits@K (fgl_link_split_make's, and the check of a
  * split that arrived over MPI). */
 FGL__PRIVATE uint64_t fgl__link_sum(const fgl_link_split *ls);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- link prediction -------------------------------------------------------------- */
 
 FGLDEF fgl_link_config fgl_link_default(void) {
@@ -311,3 +314,4 @@ FGLDEF double fgl_link_hits(const float *pos, int n_pos, const float *neg, int n
     FGL_FREE(s);
     return (double)above / n_pos;
 }
+#include "../alone.h"

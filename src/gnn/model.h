@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 enum { FGL_ARCH_GCN, FGL_ARCH_GIN, FGL_ARCH_SAGE, FGL_ARCH_SGC, FGL_ARCH_GCNII, FGL_ARCH_GAT,
        FGL_ARCH_MLP, FGL_ARCH_FEDSTAR, FGL_ARCH_GAMLP, FGL_ARCH_COUNT };
 /* Tasks: FGL_TASK_NODE, FGL_TASK_GRAPH, FGL_TASK_LINK (fgl_graph.h,
@@ -199,6 +200,7 @@ FGLDEF int fgl_model_emb_dim(const fgl_model *m);
 FGLDEF int fgl_model_rep_dim(const fgl_model *m);
 
 /* fgl:implementation */
+#include "../alone.h"
 static const char *fgl__arch_names[FGL_ARCH_COUNT] = {"gcn", "gin", "sage",    "sgc",  "gcnii",
                                                       "gat", "mlp", "fedstar", "gamlp"};
 
@@ -581,3 +583,4 @@ FGLDEF int fgl_model_rep_dim(const fgl_model *m) {
     return s->hidden;
 }
 
+#include "../alone.h"

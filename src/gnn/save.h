@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* Save / load spec + parameters (framed, versioned, checksummed). Loading
  * replaces m only on success; m must be zeroed or hold a model. The stored
  * spec is validated, and the size of the parameter set it implies compared
@@ -10,9 +11,11 @@ FGLDEF void fgl_model_write(const fgl_model *m, fgl_bytes *b);
 FGLDEF int fgl_model_read(fgl_model *m, fgl_reader *r, fgl_error *err);
 
 /* fgl:private */
+#include "../alone.h"
 #define FGL__MODEL_VERSION 4u /* 2: parameter values in grouped memory order; 3: + norm_rep; 4: + residual, norm
                                  (after the floats; 2 and 3 still read) */
 /* fgl:implementation */
+#include "../alone.h"
 /* --- save / load ---------------------------------------------------------------- */
 
 #define FGL__MODEL_MAGIC "FGLM"
@@ -156,3 +159,4 @@ FGLDEF int fgl_model_load(fgl_model *m, const char *path, fgl_error *err) {
     return rc;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Data views: one way to walk a dataset, node, graph or link task         */
 /* ------------------------------------------------------------------------ */
@@ -118,6 +119,7 @@ FGLDEF int fgl_class_metrics(const float *sc, int n, int C, const int *y, const 
                              double *auc);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- data views -------------------------------------------------------------------- */
 
 FGLDEF void fgl_view_free(fgl_view *v) {
@@ -477,3 +479,4 @@ FGLDEF int fgl_view_accuracy(fgl_view *v, fgl_model *m, fgl_tape *t, const int *
     return FGL_OK;
 }
 
+#include "../alone.h"

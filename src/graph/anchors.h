@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Anchored distance completion (pFedGNN)                                   */
 /* ------------------------------------------------------------------------ */
@@ -58,6 +59,7 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
                              double tol, float *z, double *stress0, double *stress, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- anchored distance completion (pFedGNN) ------------------------------- */
 /* Helpers of this section are fgl__anc_*. */
 
@@ -435,3 +437,4 @@ FGLDEF int fgl_anchor_smacof(const fgl_anchor_frame *f, const float *dist2, cons
     FGL_FREE(coord_t);
     return it;
 }
+#include "../alone.h"

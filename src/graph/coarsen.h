@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Client coarsening of an affinity graph over points (pFedGNN)             */
 /* ------------------------------------------------------------------------ */
@@ -48,6 +49,7 @@ FGLDEF int fgl_coarsen_clients(const float *z, int r, const int *ptr, int K, con
 FGLDEF void fgl_collab_weights(const double *lc, int K, double *w);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- client coarsening (pFedGNN) ------------------------------------------ */
 /* Helpers of this section are fgl__anc_* (as in src/graph/anchors.h). */
 
@@ -308,3 +310,4 @@ FGLDEF void fgl_collab_weights(const double *lc, int K, double *w) {
         }
     }
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Datasets                                                                 */
 /* ------------------------------------------------------------------------ */
@@ -169,10 +170,12 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
 FGLDEF void fgl_dataset_free(fgl_dataset *ds);
 
 /* fgl:private */
+#include "../alone.h"
 /* A batch, or its A + I (fgl_gnn.h), is built on a thread per
  * FGL_PER_THREAD_ENTRIES entries (nodes + edges): fgl.h's table. */
 #define fgl__threads_entries(n) fgl__threads((double)(n), (double)FGL_PER_THREAD_ENTRIES)
 /* fgl:implementation */
+#include "../alone.h"
 /* --- datasets: lifetime, validation, cache -------------------------------- */
 
 FGLDEF void fgl_node_data_init(fgl_node_data *d) { memset(d, 0, sizeof *d); }
@@ -1316,3 +1319,4 @@ FGLDEF int fgl_dataset_load(fgl_dataset *ds, const char *dir, const char *names,
     if (rc) fgl_dataset_free(ds);
     return rc;
 }
+#include "../alone.h"

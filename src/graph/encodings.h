@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Structure encodings (FedStar)                                            */
 /* ------------------------------------------------------------------------ */
@@ -22,6 +23,7 @@ FGLDEF int fgl_rwse(const fgl_csr *adj, int K, float *out);
 FGLDEF int fgl_structure_encodings(fgl_graph_set *s, int k_dse, int k_rwse, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- structure encodings -------------------------------------------------- */
 
 FGLDEF int fgl_dse(const fgl_csr *adj, int K, float *out) {
@@ -145,3 +147,4 @@ done:
     return rc;
 }
 
+#include "../alone.h"

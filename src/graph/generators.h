@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Random graph generators                                                  */
 /* ------------------------------------------------------------------------ */
@@ -35,6 +36,7 @@ FGLDEF int fgl_gen_ws(int n, int k, double beta, uint64_t seed, fgl_csr *out, fg
 FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- edge lists and hash sets of the generators --------------------------- */
 
 /* A growable list of undirected edges. */
@@ -474,3 +476,4 @@ FGLDEF int fgl_gen_config(int n, const int *degree, uint64_t seed, fgl_csr *out,
     return fgl__g_finish_edges(n, &e, out, err, "gen_config"); /* drops loops and repeats */
 }
 
+#include "../alone.h"

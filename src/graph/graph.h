@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* Per-node or per-graph split codes. */
 enum { FGL_SPLIT_NONE = 0, FGL_SPLIT_TRAIN = 1, FGL_SPLIT_VAL = 2, FGL_SPLIT_TEST = 3 };
 
@@ -115,6 +116,7 @@ FGLDEF int fgl_graph_row_norm(const fgl_csr *adj, fgl_csr *out);
 FGLDEF int fgl_graph_rw_norm(const fgl_csr *adj, fgl_csr *out);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- small private helpers ------------------------------------------------ */
 
 /* Every allocation of this file goes through fgl__g_alloc: room for n * m
@@ -476,3 +478,4 @@ FGLDEF int fgl_graph_rw_norm(const fgl_csr *adj, fgl_csr *out) {
     return FGL_OK;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Homophily: how a graph's edges relate to its node labels                 */
 /* ------------------------------------------------------------------------ */
@@ -98,6 +99,7 @@ FGLDEF double fgl_class_insensitive_homophily(const fgl_csr *adj, const int *lab
 FGLDEF double fgl_label_informativeness(const fgl_csr *adj, const int *labels);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- homophily ------------------------------------------------------------ */
 
 FGLDEF double fgl_edge_homophily(const fgl_csr *adj, const int *labels) {
@@ -291,3 +293,4 @@ FGLDEF double fgl_label_informativeness(const fgl_csr *adj, const int *labels) {
     fgl_homophily h;
     return fgl_graph_homophily(adj, labels, &h, NULL) == FGL_OK ? h.label_informativeness : NAN;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Loaders and writers                                                      */
 /* ------------------------------------------------------------------------ */
@@ -42,6 +43,7 @@ FGLDEF int fgl_load_csv(const char *edge_path, const char *feat_path, const char
 FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- text parsing --------------------------------------------------------- */
 
 /* A whole text file in memory (NUL-terminated) with a cursor and the line
@@ -1418,3 +1420,4 @@ FGLDEF int fgl_data_dir(char *buf, size_t cap, fgl_error *err) {
     }
     return FGL_OK;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* numpy files: .npy arrays, .npz archives (zip + DEFLATE), and the         */
 /* heterophilous-graph datasets of Platonov et al. stored as .npz           */
@@ -102,6 +103,7 @@ FGLDEF int fgl_load_npz(const char *path, fgl_node_data *out, unsigned char **sp
                         fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- .npy -------------------------------------------------------------------- */
 
 FGLDEF int fgl_npy_dtype(fgl_npy *a, const char *descr, size_t len, const char *what, fgl_error *err) {
@@ -962,3 +964,4 @@ fail:
     fgl_node_data_free(out);
     return rc;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Partition files: METIS's graph input and its part-id output              */
 /* ------------------------------------------------------------------------ */
@@ -26,7 +27,9 @@ FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error
 FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_out, fgl_error *err);
 
 /* fgl:private */
+#include "../alone.h"
 /* fgl:implementation */
+#include "../alone.h"
 /* --- partition files ------------------------------------------------------------ */
 
 FGLDEF int fgl_write_metis_graph(const fgl_csr *adj, const char *path, fgl_error *err) {
@@ -146,3 +149,4 @@ FGLDEF int fgl_read_partition(const char *path, int n, int k, int *part, int *k_
     FGL_FREE(tmp);
     return rc;
 }
+#include "../alone.h"

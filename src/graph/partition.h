@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Partitions                                                               */
 /* ------------------------------------------------------------------------ */
@@ -58,6 +59,7 @@ FGLDEF int fgl_louvain_ex(const fgl_csr *adj, uint64_t seed, double gamma, int *
 FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- multilevel k-way partitioning ---------------------------------------- */
 
 #define FGL__G_MAX_LEVELS 64
@@ -1266,3 +1268,4 @@ FGLDEF double fgl_modularity(const fgl_csr *adj, const int *comm) {
     return q;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Graph properties                                                         */
 /* ------------------------------------------------------------------------ */
@@ -41,6 +42,7 @@ typedef struct fgl_graph_props {
 FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- graph properties ----------------------------------------------------- */
 
 FGLDEF double fgl_graph_density(const fgl_csr *adj) {
@@ -176,3 +178,4 @@ FGLDEF int fgl_graph_properties(const fgl_csr *adj, fgl_graph_props *out, fgl_er
     return FGL_OK;
 }
 
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* OpenFGL's data simulations                                               */
 /* ------------------------------------------------------------------------ */
@@ -57,6 +58,7 @@ FGLDEF void fgl_graph_set_mean_degrees(const fgl_graph_set *s, double *out);
 FGLDEF int fgl_graph_set_mean_features(const fgl_graph_set *s, double *out, fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- OpenFGL's data simulations ----------------------------------------------------- */
 
 #define FGL__SIM_ST_KMEANS 0x4b4d45414e53ull /* "KMEANS" */
@@ -328,3 +330,4 @@ FGLDEF int fgl_graph_set_mean_features(const fgl_graph_set *s, double *out, fgl_
     }
     return FGL_OK;
 }
+#include "../alone.h"

@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Federated splits                                                         */
 /* ------------------------------------------------------------------------ */
@@ -102,6 +103,7 @@ FGLDEF double fgl_graph_mean_clustering(const fgl_csr *adj);
 FGLDEF double fgl_js_divergence(const double *p, const double *q, int n);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- federated splits ----------------------------------------------------- */
 
 FGLDEF void fgl_index_lists_free(fgl_index_lists *l) {
@@ -534,3 +536,4 @@ FGLDEF double fgl_js_divergence(const double *p, const double *q, int n) {
     return js;
 }
 
+#include "../alone.h"

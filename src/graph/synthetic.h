@@ -1,3 +1,4 @@
+#include "../alone.h" /* (this file alone: src/alone.h) */
 /* ------------------------------------------------------------------------ */
 /* Synthetic federated benchmarks                                           */
 /* ------------------------------------------------------------------------ */
@@ -69,6 +70,7 @@ FGLDEF int fgl_synth_graphs(const fgl_synth_graphs_config *cfg, uint64_t seed, f
                             fgl_error *err);
 
 /* fgl:implementation */
+#include "../alone.h"
 /* --- synthetic federated benchmarks --------------------------------------- */
 
 FGLDEF fgl_synth_node_config fgl_synth_node_default(void) {
@@ -429,3 +431,4 @@ done:
     return rc;
 }
 
+#include "../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the attack plug-in: simulated attackers (cfg.attack) --------------------------- */
 /* For experiments with the defences: a fraction of the clients, drawn from
  * the run seed at the start, attack every round they take part in. Label
@@ -96,3 +98,4 @@ static fgl__plugin fgl__plugin_attack(void) {
     p.arrive = fgl__attack_arrive;
     return p;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the DP plug-in: DP-FedAvg (cfg.dp) ------------------------------------------- */
 /* McMahan et al. 2018, as fgl_dp_config says: Poisson participation from
  * the server's secret key, each honest participant's update clipped where
@@ -82,3 +84,4 @@ static fgl__plugin fgl__plugin_dp(void) {
     p.after = fgl__dp_after;
     return p;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the intact plug-in: an aggregate hook of the program's own leaves the uploads as sent --- */
 /* The accepted uploads' checksums are taken as they are checked
  * (fgl__upload_sums); after the hook they must be unchanged (src/fed/intact.h
@@ -19,3 +21,4 @@ static fgl__plugin fgl__plugin_intact(void) {
     p.after = fgl__intact_after;
     return p;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* --- the plug-ins ------------------------------------------------------------ */
 /* Every plug-in, in the order the stages call them, as X(name, file): its
  * table is built by fgl__plugin_<name>(void), defined in
@@ -15,6 +17,7 @@
     X(intact, intact)   \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the plug-ins' list ---------------------------------------------------------- */
 
 /* The tables are built when asked for (by value: a client's stage on one
@@ -68,3 +71,4 @@ static int fgl__plugin_named(const fgl_fed_config *cfg, fgl_error *err) {
     return fgl_error_set(err, FGL_ERR_ARG, "run: no plug-in named '%.*s'; by name: %s", (int)sizeof cfg->plugin.name,
                          cfg->plugin.name, at ? names : "none (the built-in ones have fields of their own)");
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the robust plug-in: robust rules and norm screening (cfg.robust) --------------- */
 /* The rule itself (median, trimmed mean, Krum, Multi-Krum, norm clipping)
  * is the server's mean: fgl_server_mean applies it (src/fed/defences.h).
@@ -61,3 +63,4 @@ static fgl__plugin fgl__plugin_robust(void) {
     p.accept = fgl__robust_accept;
     return p;
 }
+#include "../../alone.h"

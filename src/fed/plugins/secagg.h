@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- the secure aggregation plug-in (cfg.secagg) ---------------------------------- */
 /* Bonawitz et al. 2017, as fgl_secagg_config says (the protocol's steps are
  * in src/fed/secagg.h): keys and shares before the training (begin), the
@@ -72,3 +74,4 @@ static fgl__plugin fgl__plugin_secagg(void) {
     p.record = fgl__secagg_record;
     return p;
 }
+#include "../../alone.h"
