@@ -14369,38 +14369,71 @@ FGL__PRIVATE double fgl__adafgl_lp(const fgl_csr *adj_gcn, const int *y, int C, 
     return (double)hit / n_eval;
 }
 
+/* The parameters: the weight-averaging base's (step 1 is FedAvg), then step 2's. */
+typedef struct fgl__adafgl_params {
+    fgl__avg_params avg;
+    double alpha;        /* the local graph's weight in alpha A + (1 - alpha) S */
+    double beta;         /* S's weight in the learnable heterophilous propagation */
+    int prop_steps;      /* propagation steps K of the smoothed features */
+    double sim;          /* cosine threshold of the soft-label similarity graph S */
+    double lp_alpha;     /* label propagation's weight of the neighbours */
+    int lp_steps;        /* label propagation steps (homophily estimate) */
+    int hidden;          /* hidden width of the step-2 modules */
+    int epochs;          /* step-2 training steps */
+    double lr;           /* step-2 Adam learning rate */
+    double weight_decay; /* step-2 Adam weight decay */
+    int max_nodes;       /* the largest client for step 2 */
+} fgl__adafgl_params;
+
+/* The server's state: FedAvg's global vector, and the aggregations done
+ * (sent down as "done"). */
+typedef struct fgl__adafgl_server {
+    fgl__avg_server avg;
+    float *done;
+} fgl__adafgl_server;
+
+/* A client's state: whether step 2 is done ("state", 1 int), its
+ * prediction ("pred", nodes x classes) and its homophily estimate. */
+typedef struct fgl__adafgl_client {
+    int *state;
+    float *pred, *delta;
+} fgl__adafgl_client;
+
 static int fgl__ada_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "adafgl: node classification only");
-    if (fgl_get(set, "prop_steps") < 0 || fgl_get(set, "prop_steps") > 16 || fgl_get(set, "hidden") < 1 ||
-        fgl_get(set, "epochs") < 0 || fgl_get(set, "lp_steps") < 0 || fgl_get(set, "alpha") < 0 ||
-        fgl_get(set, "alpha") > 1 || fgl_get(set, "beta") < 0 || fgl_get(set, "beta") > 1 ||
-        fgl_get(set, "max_nodes") < 1)
+    const fgl__adafgl_params *p = FGL_PARAMS(fgl__adafgl_params, set);
+    if (p->prop_steps < 0 || p->prop_steps > 16 || p->hidden < 1 || p->epochs < 0 || p->lp_steps < 0 ||
+        p->alpha < 0 || p->alpha > 1 || p->beta < 0 || p->beta > 1 || p->max_nodes < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "adafgl: prop_steps in 0..16, hidden >= 1, epochs >= 0, lp_steps >= "
                              "0, alpha and beta in [0, 1], max_nodes >= 1");
     return FGL_OK;
 }
 
 static int fgl__ada_server_init(fgl_server *s) {
-    if (!fgl_new_floats(&s->store, "done", 1)) return FGL_ERR_NOMEM;
-    return fgl__avg_server_init(s);
+    fgl__adafgl_server *st = FGL_NEW_STATE(fgl__adafgl_server, &s->store);
+    if (!st || !(st->done = fgl_new_floats(&s->store, "done", 1))) return FGL_ERR_NOMEM;
+    return fgl__avg_server_init(s); /* fills st->avg */
 }
 
 static int fgl__ada_aggregate(fgl_server *s) {
     int rc = fgl__avg_aggregate(s);
-    fgl_floats(&s->store, "done")[0] += 1;
+    FGL_STATE(fgl__adafgl_server, &s->store)->done[0] += 1;
     return rc;
 }
 
 static int fgl__ada_client_init(fgl_client *c) {
     size_t n = c->data.node ? (size_t)c->data.node->n_nodes : 0;
-    fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
-    fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
-    fgl_new_floats(&c->store, "delta", 1);
+    fgl__adafgl_client *st = FGL_NEW_STATE(fgl__adafgl_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->state = fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
+    st->pred = fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
+    st->delta = fgl_new_floats(&c->store, "delta", 1);
     return c->store.err;
 }
 
 static const float *fgl__ada_scores(fgl_client *c) {
-    return fgl_ints(&c->store, "state")[0] ? fgl_floats(&c->store, "pred") : NULL;
+    const fgl__adafgl_client *st = FGL_STATE(fgl__adafgl_client, &c->store);
+    return st->state[0] ? st->pred : NULL;
 }
 
 /* The accuracy of scores (n x C) on the nodes of mask with a label. */
@@ -14465,13 +14498,15 @@ enum { FGL__ADA_HOMO, FGL__ADA_X, FGL__ADA_S, FGL__ADA_P, FGL__ADA_N };
 
 /* Step 2 on client c, whose model is the federated knowledge extractor. */
 static int fgl__ada_personalise(fgl_client *c) {
+    const fgl__adafgl_params *p = FGL_PARAMS(fgl__adafgl_params, c->set);
+    const fgl__adafgl_client *st = FGL_STATE(fgl__adafgl_client, &c->store);
     fgl_node_data *nd = c->data.node;
-    int n = nd->n_nodes, F = nd->n_feat, C = c->model.spec.out_dim, K = (int)fgl_get(c->set, "prop_steps");
-    int H = (int)fgl_get(c->set, "hidden"), epochs = (int)fgl_get(c->set, "epochs"), i, k, m, e, rc = FGL_OK;
-    float alpha = (float)fgl_get(c->set, "alpha"), beta = (float)fgl_get(c->set, "beta");
+    int n = nd->n_nodes, F = nd->n_feat, C = c->model.spec.out_dim, K = p->prop_steps;
+    int H = p->hidden, epochs = p->epochs, i, k, m, e, rc = FGL_OK;
+    float alpha = (float)p->alpha, beta = (float)p->beta;
     const unsigned char *train = c->data.mask[FGL_SPLIT_TRAIN], *val = c->data.mask[FGL_SPLIT_VAL];
     size_t N = (size_t)n * (size_t)n, nF = (size_t)n * (size_t)F;
-    float *P = NULL, *S = NULL, *A = NULL, *xs = NULL, *work = NULL, *pred = fgl_floats(&c->store, "pred"), *tmp;
+    float *P = NULL, *S = NULL, *A = NULL, *xs = NULL, *work = NULL, *pred = st->pred, *tmp;
     int *lab = NULL, n_lab = 0, built = 0;
     double delta, best = -1;
     fgl_model mod[FGL__ADA_N];
@@ -14489,9 +14524,9 @@ static int fgl__ada_personalise(fgl_client *c) {
     memset(&gs, 0, sizeof gs);
     memset(&err, 0, sizeof err);
     fgl_tape_init(&t);
-    if (n > (int)fgl_get(c->set, "max_nodes"))
-        return fgl_client_fail(c, FGL_ERR_RANGE, "adafgl: %d nodes, above max_nodes = %g (step 2 holds n x n matrices)",
-                               n, fgl_get(c->set, "max_nodes"));
+    if (n > p->max_nodes)
+        return fgl_client_fail(c, FGL_ERR_RANGE, "adafgl: %d nodes, above max_nodes = %d (step 2 holds n x n matrices)",
+                               n, p->max_nodes);
     P = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX((size_t)n * C, 1));
     S = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(N, 1));
     A = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(N, 1));
@@ -14516,10 +14551,10 @@ static int fgl__ada_personalise(fgl_client *c) {
     fgl_rng_init(&r, c->fed->seed * 1000003u + 0xada5eedu, (uint64_t)c->id);
     fgl_rng_shuffle(&r, lab, n_lab);
     delta = fgl__adafgl_lp(gcn, nd->y, C, lab, n_lab / 2, lab + n_lab / 2, n_lab - n_lab / 2,
-                           (float)fgl_get(c->set, "lp_alpha"), (int)fgl_get(c->set, "lp_steps"), work);
-    fgl_floats(&c->store, "delta")[0] = (float)delta;
+                           (float)p->lp_alpha, p->lp_steps, work);
+    st->delta[0] = (float)delta;
     /* the optimised propagation matrix and the smoothed features [X, A* X, ..., A*^K X] */
-    fgl__adafgl_propagation(c->data.full.adj, P, n, C, alpha, (float)fgl_get(c->set, "sim"), A);
+    fgl__adafgl_propagation(c->data.full.adj, P, n, C, alpha, (float)p->sim, A);
     for (i = 0; i < n; i++) /* S alone: the off-diagonal entries above the threshold */
         for (m = 0; m < n; m++) S[(size_t)i * n + m] = 0;
     {
@@ -14535,7 +14570,7 @@ static int fgl__ada_personalise(fgl_client *c) {
                 double d = 0;
                 if (i == m) continue;
                 for (k = 0; k < C; k++) d += (double)q[(size_t)i * C + k] * q[(size_t)m * C + k];
-                S[(size_t)i * n + m] = d > fgl_get(c->set, "sim") ? 1.0f : 0.0f;
+                S[(size_t)i * n + m] = d > p->sim ? 1.0f : 0.0f;
             }
     }
     tmp = xs; /* block 0: X, dense, row-major n x F; then hop k at block k (rows of (K+1) F) */
@@ -14568,8 +14603,8 @@ static int fgl__ada_personalise(fgl_client *c) {
         sp.head = FGL_HEAD_NONE;
         sp.dropout = 0.5f;
         sp.input_dropout = 0;
-        oc.lr = (float)fgl_get(c->set, "lr");
-        oc.weight_decay = (float)fgl_get(c->set, "weight_decay");
+        oc.lr = (float)p->lr;
+        oc.weight_decay = (float)p->weight_decay;
         if ((rc = fgl_model_init(&mod[m], &sp, c->fed->seed * 1000003u + 0xada0u + (uint64_t)(c->id * 8 + m), &err)) ||
             (rc = fgl_optim_init(&opt[m], oc, &mod[m].params))) {
             rc = fgl_client_fail(c, rc, "adafgl: step-2 module: %s", err.msg);
@@ -14639,7 +14674,7 @@ static int fgl__ada_personalise(fgl_client *c) {
         }
         for (m = 0; m < FGL__ADA_N; m++) fgl_optim_step(&opt[m], &mod[m].params);
     }
-    fgl_ints(&c->store, "state")[0] = 1;
+    st->state[0] = 1;
 done:
     if (built) fgl_gnn_graph_free(&gs);
     for (m = 0; m < FGL__ADA_N; m++) {
@@ -14663,7 +14698,7 @@ static int fgl__ada_train(fgl_client *c) {
     const float *done = fgl_down(c, "done");
     if (done && (int)done[0] >= c->fed->rounds - 1) {
         c->train_loss = 0; /* the global model does not train (the loss a resumed client would not have) */
-        return fgl_ints(&c->store, "state")[0] ? FGL_OK : fgl__ada_personalise(c);
+        return FGL_STATE(fgl__adafgl_client, &c->store)->state[0] ? FGL_OK : fgl__ada_personalise(c);
     }
     return fgl_client_train(c, &c->model, &c->optim, NULL);
 }
@@ -14673,17 +14708,23 @@ static fgl_algo fgl__adafgl(void) {
                                "Li et al. 2024: FedAvg knowledge extractor, then local adaptive personalised "
                                "propagation (homophilous and heterophilous modules mixed by a homophily estimate)",
                                FGL_G_ALL, "parameter groups of the global model (step 1: averaged)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.05, "weight of the local graph in alpha A + (1 - alpha) S");
-    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.2, "weight of S in the learnable heterophilous propagation");
-    fgl_algo_param_add(&a, "prop_steps", FGL_PARAM_INT, 3, "propagation steps K of the smoothed features");
-    fgl_algo_param_add(&a, "sim", FGL_PARAM_FLOAT, 0.999, "cosine threshold of the soft-label similarity graph S");
-    fgl_algo_param_add(&a, "lp_alpha", FGL_PARAM_FLOAT, 0.5, "label propagation's weight of the neighbours");
-    fgl_algo_param_add(&a, "lp_steps", FGL_PARAM_INT, 10, "label propagation steps (homophily estimate)");
-    fgl_algo_param_add(&a, "hidden", FGL_PARAM_INT, 64, "hidden width of the step-2 modules");
-    fgl_algo_param_add(&a, "epochs", FGL_PARAM_INT, 200, "step-2 training steps (full batch)");
-    fgl_algo_param_add(&a, "lr", FGL_PARAM_FLOAT, 0.01, "step-2 Adam learning rate");
-    fgl_algo_param_add(&a, "weight_decay", FGL_PARAM_FLOAT, 5e-4, "step-2 Adam weight decay");
-    fgl_algo_param_add(&a, "max_nodes", FGL_PARAM_INT, 4096, "largest client for step 2 (it holds n x n matrices)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, alpha, FGL_PARAM_FLOAT, 0.05,
+                   "weight of the local graph in alpha A + (1 - alpha) S");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, beta, FGL_PARAM_FLOAT, 0.2,
+                   "weight of S in the learnable heterophilous propagation");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, prop_steps, FGL_PARAM_INT, 3,
+                   "propagation steps K of the smoothed features");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, sim, FGL_PARAM_FLOAT, 0.999,
+                   "cosine threshold of the soft-label similarity graph S");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lp_alpha, FGL_PARAM_FLOAT, 0.5,
+                   "label propagation's weight of the neighbours");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lp_steps, FGL_PARAM_INT, 10, "label propagation steps (homophily estimate)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, hidden, FGL_PARAM_INT, 64, "hidden width of the step-2 modules");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, epochs, FGL_PARAM_INT, 200, "step-2 training steps (full batch)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lr, FGL_PARAM_FLOAT, 0.01, "step-2 Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, weight_decay, FGL_PARAM_FLOAT, 5e-4, "step-2 Adam weight decay");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, max_nodes, FGL_PARAM_INT, 4096,
+                   "largest client for step 2 (it holds n x n matrices)");
     fgl_algo_download(&a, "done", FGL_SEND_DATA, 1, 1, 0, "done");
     a.prepare_spec = fgl__ada_spec;
     a.server_init = fgl__ada_server_init;
@@ -14732,6 +14773,22 @@ static fgl_algo fgl__adafgl(void) {
  * authors' code and OpenFGL differ. */
 
 enum { FGL__GTA_RAW, FGL__GTA_CENTRAL, FGL__GTA_HYBRID };
+
+typedef struct fgl__fedgta_params {
+    unsigned share;     /* the groups mixed */
+    int steps;          /* label propagation steps K */
+    double alpha;       /* label propagation: the propagated labels' weight */
+    double temperature; /* softmax temperature of the confidence's labels */
+    int moments;        /* moment orders 1..m */
+    int moment_type;    /* FGL__GTA_RAW, _CENTRAL or _HYBRID */
+    double threshold;   /* mix clients whose moments' cosine exceeds this */
+} fgl__fedgta_params;
+
+/* The server's state: every client's row of the model ("theta") and the
+ * last mixing weights, K x K ("W", which the report reads). */
+typedef struct fgl__fedgta_server {
+    float *theta, *W;
+} fgl__fedgta_server;
 
 /* A client's statistics. adj: its graph (the graph contract: no self loop,
  * symmetric), N = adj->rows nodes; logits N x C; y and train (NULL: none)
@@ -14850,11 +14907,12 @@ done:
 }
 
 static int fgl__gta_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double alpha = fgl_get(set, "alpha"), temp = fgl_get(set, "temperature"), th = fgl_get(set, "threshold");
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, set);
+    double alpha = p->alpha, temp = p->temperature, th = p->threshold;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedgta: node classification only (it propagates class "
                              "predictions over each client's subgraph)");
-    if (fgl_get(set, "steps") < 0) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: steps must be >= 0");
+    if (p->steps < 0) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: steps must be >= 0");
     if (!(alpha >= 0 && alpha <= 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: alpha %g not in [0, 1]", alpha);
     if (!(temp > 0)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: temperature %g must be > 0", temp);
     if (!(th >= -1 && th <= 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: threshold %g not in [-1, 1]", th);
@@ -14863,7 +14921,8 @@ static int fgl__gta_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 
 static int fgl__gta_upload(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
-    int type = (int)fgl_get(c->set, "moment_type"), m = (int)fgl_get(c->set, "moments"), rc;
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, c->set);
+    int type = p->moment_type, m = p->moments, rc;
     int width = (int)fgl_client_dim(c, FGL_DIM_CLASSES), n_rows;
     float *raw = NULL, *central = NULL, *conf = fgl_up(c, "conf");
     double w = 0;
@@ -14882,8 +14941,7 @@ static int fgl__gta_upload(fgl_client *c) {
                                fw.logits->rows, fw.logits->cols, d->adj.rows, width);
     n_rows = d->gid && d->n_own > 0 ? d->n_own : d->adj.rows; /* a halo's rows propagate, but are not the client's */
     rc = fgl__gta_stats(&d->adj, n_rows, fw.logits->val, fw.logits->cols, d->y, c->data.mask[FGL_SPLIT_TRAIN],
-                        (int)fgl_get(c->set, "steps"), fgl_get(c->set, "alpha"), fgl_get(c->set, "temperature"), m,
-                        width, raw, central, &w);
+                        p->steps, p->alpha, p->temperature, m, width, raw, central, &w);
     if (rc) return fgl_client_fail(c, rc, "fedgta: label propagation: %s", fgl_result_name(rc));
     conf[0] = (float)w;
     return FGL_OK;
@@ -14914,17 +14972,21 @@ FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const do
 
 static int fgl__gta_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta");
-    fgl_new_floats(&s->store, "W", K * K);
+    fgl__fedgta_server *st = FGL_NEW_STATE(fgl__fedgta_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta");
+    st->W = fgl_new_floats(&s->store, "W", K * K);
     return s->store.err;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {
-    int K = s->n_clients, type = (int)fgl_get(s->set, "moment_type"), i, j;
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, s->set);
+    const fgl__fedgta_server *st = FGL_STATE(fgl__fedgta_server, &s->store);
+    int K = s->n_clients, type = p->moment_type, i, j;
     size_t nr = type == FGL__GTA_CENTRAL ? 0 : fgl_server_up_size(s, "raw");
     size_t nc = type == FGL__GTA_RAW ? 0 : fgl_server_up_size(s, "central"), dim = nr + nc;
     int equal = s->fed->robust.rule != FGL_ROBUST_MEAN; /* confidences are claims: no weight under a rule */
-    float *theta = fgl_floats(&s->store, "theta"), *W = fgl_floats(&s->store, "W");
+    float *theta = st->theta, *W = st->W;
     float *mom = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(dim, 1));
     double *conf = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -14945,7 +15007,7 @@ static int fgl__gta_aggregate(fgl_server *s) {
         conf[j] = cf[0] > 0 ? cf[0] : 0.0; /* >= 0 in exact arithmetic */
     }
     for (i = 0; i < K; i++) rows[i] = s->up[i] != NULL;
-    fgl__gta_weights(K, dim, mom, conf, rows, fgl_get(s->set, "threshold"), equal, w, sel);
+    fgl__gta_weights(K, dim, mom, conf, rows, p->threshold, equal, w, sel);
     for (i = 0; i < K; i++)
         for (j = 0; rows[i] && j < K; j++) W[(size_t)i * K + j] = (float)w[(size_t)i * K + j];
     return fgl_server_mix(s, "theta", NULL, w, theta, rows);
@@ -14973,17 +15035,19 @@ static fgl_algo fgl__fedgta(void) {
     fgl_algo a = fgl_algo_new("fedgta", "Li et al. 2024: personalised averages over clients with similar moments "
                                         "of label-propagated predictions, weighted by smoothing confidence");
     int m;
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    fgl_algo_param_add(&a, "steps", FGL_PARAM_INT, 5, "label propagation steps K (lp_prop)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5, "label propagation: weight of the propagated labels");
-    fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 20, "softmax temperature of the confidence's labels");
-    fgl_algo_param_add(&a, "moments", FGL_PARAM_INT, 6,
-                       "moment orders 1..m (authors' Cora 6; their default 13, OpenFGL 10)");
-    fgl_algo_param_add(&a, "moment_type", FGL_PARAM_INT, FGL__GTA_HYBRID,
-                       "raw, central, or hybrid (both: the mixed moments)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, steps, FGL_PARAM_INT, 5, "label propagation steps K (lp_prop)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, alpha, FGL_PARAM_FLOAT, 0.5,
+                   "label propagation: weight of the propagated labels");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, temperature, FGL_PARAM_FLOAT, 20,
+                   "softmax temperature of the confidence's labels");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, moments, FGL_PARAM_INT, 6,
+                   "moment orders 1..m (authors' Cora 6; their default 13, OpenFGL 10)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, moment_type, FGL_PARAM_INT, FGL__GTA_HYBRID,
+                   "raw, central, or hybrid (both: the mixed moments)");
     fgl_algo_param_choices(&a, "moment_type", "raw|central|hybrid");
-    fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5,
-                       "mix clients whose moments' cosine exceeds this (authors' Cora 0.5; default 0.65)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, threshold, FGL_PARAM_FLOAT, 0.5,
+                   "mix clients whose moments' cosine exceeds this (authors' Cora 0.5; default 0.65)");
     m = fgl_algo_param_dim(&a, "moments");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "raw", FGL_SEND_DATA, m, FGL_DIM_CLASSES, FGL_PART_OPTIONAL);
@@ -15263,35 +15327,62 @@ static void fgl__fgssl_aug_clear(void *p) {
     }
 }
 
+/* The parameters: the weight-averaging base's, then FGSSL's. */
+typedef struct fgl__fgssl_params {
+    fgl__avg_params avg;
+    double fnsc;        /* the node semantic contrast's weight */
+    double fgsd;        /* the structural term's weight */
+    double tau;         /* FNSC's cosine temperature */
+    double omega;       /* FGSD's temperature of the neighbour similarities */
+    int form;           /* the structural term: 0 paper, 1 the authors' code */
+    int augment;        /* 1: global model on a weak, local on a strong augmentation */
+    double weak_edge;   /* weak augmentation: edge drop probability */
+    double weak_feat;   /* weak augmentation: feature column mask probability */
+    double strong_edge; /* strong augmentation: edge drop probability */
+    double strong_feat; /* strong augmentation: feature column mask probability */
+} fgl__fgssl_params;
+
+/* A client's state: the global model as received this round, a tape for its
+ * forward passes and the step's augmented graphs. */
+typedef struct fgl__fgssl_client {
+    fgl_model *glob;
+    fgl_tape *ref;
+    fgl__fgssl_aug *aug;
+} fgl__fgssl_client;
+
 static int fgl__fgssl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, set);
     const char *pr[4] = {"weak_edge", "weak_feat", "strong_edge", "strong_feat"};
+    const double pv[4] = {p->weak_edge, p->weak_feat, p->strong_edge, p->strong_feat};
     int i;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fgssl: node classification only (its terms contrast labelled "
                              "nodes and distil over each node's neighbours)");
-    if (!(fgl_get(set, "tau") > 0) || !(fgl_get(set, "omega") > 0))
-        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: tau %g and omega %g must be > 0", fgl_get(set, "tau"),
-                             fgl_get(set, "omega"));
-    if (!(fgl_get(set, "fnsc") >= 0) || !(fgl_get(set, "fgsd") >= 0))
-        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: the weights fnsc %g and fgsd %g must be >= 0",
-                             fgl_get(set, "fnsc"), fgl_get(set, "fgsd"));
+    if (!(p->tau > 0) || !(p->omega > 0))
+        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: tau %g and omega %g must be > 0", p->tau, p->omega);
+    if (!(p->fnsc >= 0) || !(p->fgsd >= 0))
+        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: the weights fnsc %g and fgsd %g must be >= 0", p->fnsc,
+                             p->fgsd);
     for (i = 0; i < 4; i++)
-        if (!(fgl_get(set, pr[i]) >= 0 && fgl_get(set, pr[i]) <= 1))
-            return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: %s %g not in [0, 1]", pr[i], fgl_get(set, pr[i]));
+        if (!(pv[i] >= 0 && pv[i] <= 1))
+            return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: %s %g not in [0, 1]", pr[i], pv[i]);
     return FGL_OK;
 }
 
 static int fgl__fgssl_client_init(fgl_client *c) {
-    fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
-    fgl_new_tape(&c->store, "ref");
-    fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
+    fgl__fgssl_client *st = FGL_NEW_STATE(fgl__fgssl_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
+    st->ref = fgl_new_tape(&c->store, "ref");
+    st->aug = (fgl__fgssl_aug *)fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
     return c->store.err;
 }
 
 /* The graph of view v (0 weak, 1 strong) of this step, built on aug. */
 static const fgl_gnn_graph *fgl__fgssl_view(fgl_client *c, fgl__fgssl_aug *a, const fgl_gnn_graph *g, int v) {
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, c->set);
     fgl_error err;
-    double pe = fgl_get(c->set, v ? "strong_edge" : "weak_edge"), pf = fgl_get(c->set, v ? "strong_feat" : "weak_feat");
+    double pe = v ? p->strong_edge : p->weak_edge, pf = v ? p->strong_feat : p->weak_feat;
     int rc = fgl__fgssl_drop(g->adj, g->x, g->x_sparse, g->n_feat, pe, pf, &c->rng, &a->adj[v], &a->x[v], &a->xs[v]);
     if (rc) {
         fgl_client_fail(c, rc, "fgssl: augmentation: %s", fgl_result_name(rc));
@@ -15307,9 +15398,11 @@ static const fgl_gnn_graph *fgl__fgssl_view(fgl_client *c, fgl__fgssl_aug *a, co
 }
 
 static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
-    float ws = (float)fgl_get(c->set, "fnsc"), wd = (float)fgl_get(c->set, "fgsd");
-    fgl__fgssl_aug *a = (fgl__fgssl_aug *)fgl_get_scratch(&c->store, "aug");
-    fgl_tape *ref = fgl_get_tape(&c->store, "ref");
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, c->set);
+    const fgl__fgssl_client *cs = FGL_STATE(fgl__fgssl_client, &c->store);
+    float ws = (float)p->fnsc, wd = (float)p->fgsd;
+    fgl__fgssl_aug *a = cs->aug;
+    fgl_tape *ref = cs->ref;
     const fgl_gnn_graph *gw = st->g, *gs = st->g;
     fgl_forward gf, lf;
     fgl_node *z, *loss = NULL, *term;
@@ -15320,11 +15413,11 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         return NULL;
     }
     fgl__fgssl_aug_clear(a); /* the last step's graphs: its backward pass is done */
-    if (fgl_get(c->set, "augment") != 0) {
+    if (p->augment != 0) {
         if (!(gw = fgl__fgssl_view(c, a, st->g, 0)) || !(gs = fgl__fgssl_view(c, a, st->g, 1))) return NULL;
     }
     fgl_tape_reset(ref);
-    if (fgl_model_forward(fgl_get_model(&c->store, "glob"), ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
+    if (fgl_model_forward(cs->glob, ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
         fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "fgssl: global model: %s", ref->msg);
         return NULL;
     }
@@ -15344,9 +15437,9 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
     if (!zg) return NULL;
     memcpy(zg, gf.rep->val, sizeof(float) * (size_t)z->rows * (size_t)z->cols);
     if (ws > 0 && (term = fgl__fgssl_fnsc(st->t, z, zg, st->labels, st->mask, (int)fgl_client_dim(c, FGL_DIM_CLASSES),
-                                          (float)fgl_get(c->set, "tau"))))
+                                          (float)p->tau)))
         loss = fgl_op_scale(st->t, term, ws);
-    if (wd > 0 && fgl_get(c->set, "form") == 1) { /* the authors' code: on the logits */
+    if (wd > 0 && p->form == 1) { /* the authors' code: on the logits */
         float *og;
         if (!lf.logits || !gf.logits || lf.logits->rows != gf.logits->rows || lf.logits->cols != gf.logits->cols) {
             fgl_client_fail(c, FGL_ERR_SHAPE, "fgssl: logits of the two models differ in shape");
@@ -15355,11 +15448,11 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         og = (float *)fgl_tape_alloc(st->t, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
         if (!og) return NULL;
         memcpy(og, gf.logits->val, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
-        if ((term = fgl__fgssl_edge(st->t, lf.logits, og, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+        if ((term = fgl__fgssl_edge(st->t, lf.logits, og, st->g->adj, (float)p->omega))) {
             term = fgl_op_scale(st->t, term, wd);
             loss = loss ? fgl_op_add(st->t, loss, term) : term;
         }
-    } else if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+    } else if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)p->omega))) {
         term = fgl_op_scale(st->t, term, wd);
         loss = loss ? fgl_op_add(st->t, loss, term) : term;
     }
@@ -15368,12 +15461,13 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__fgssl_train(fgl_client *c) {
-    fgl_model *glob = fgl_get_model(&c->store, "glob");
+    const fgl__fgssl_client *cs = FGL_STATE(fgl__fgssl_client, &c->store);
+    fgl_model *glob = cs->glob;
     int rc;
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the global model, as received */
         return fgl_client_fail(c, rc, "fgssl: model layout changed");
     rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    fgl__fgssl_aug_clear(fgl_get_scratch(&c->store, "aug")); /* nothing held between rounds */
+    fgl__fgssl_aug_clear(cs->aug); /* nothing held between rounds */
     return rc;
 }
 
@@ -15382,19 +15476,25 @@ static fgl_algo fgl__fgssl(void) {
                                "Huang et al. 2023: FedAvg plus a class-wise contrast of local against global node "
                                "embeddings and a distillation of the global model's neighbour similarities",
                                FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "fnsc", FGL_PARAM_FLOAT, 1.0, "weight of the node semantic contrast (FNSC)");
-    fgl_algo_param_add(&a, "fgsd", FGL_PARAM_FLOAT, 1.0, "weight of the structural term (FGSD; form=code: the code's)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 0.1, "FNSC's cosine temperature");
-    fgl_algo_param_add(&a, "omega", FGL_PARAM_FLOAT, 0.1, "FGSD's temperature of the neighbour similarities");
-    fgl_algo_param_add(&a, "form", FGL_PARAM_INT, 0,
-                       "the structural term: paper (neighbour similarity distributions of the embeddings) or code "
-                       "(the authors' per-edge distribution of |logit differences|)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, fnsc, FGL_PARAM_FLOAT, 1.0, "weight of the node semantic contrast (FNSC)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, fgsd, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the structural term (FGSD; form=code: the code's)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, tau, FGL_PARAM_FLOAT, 0.1, "FNSC's cosine temperature");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, omega, FGL_PARAM_FLOAT, 0.1,
+                   "FGSD's temperature of the neighbour similarities");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, form, FGL_PARAM_INT, 0,
+                   "the structural term: paper (neighbour similarity distributions of the embeddings) or code "
+                   "(the authors' per-edge distribution of |logit differences|)");
     fgl_algo_param_choices(&a, "form", "paper|code");
-    fgl_algo_param_add(&a, "augment", FGL_PARAM_INT, 1, "1: global model on a weak, local on a strong augmentation");
-    fgl_algo_param_add(&a, "weak_edge", FGL_PARAM_FLOAT, 0.3, "weak augmentation: edge drop probability");
-    fgl_algo_param_add(&a, "weak_feat", FGL_PARAM_FLOAT, 0.3, "weak augmentation: feature column mask probability");
-    fgl_algo_param_add(&a, "strong_edge", FGL_PARAM_FLOAT, 0.8, "strong augmentation: edge drop probability");
-    fgl_algo_param_add(&a, "strong_feat", FGL_PARAM_FLOAT, 0.5, "strong augmentation: feature column mask probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, augment, FGL_PARAM_INT, 1,
+                   "1: global model on a weak, local on a strong augmentation");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, weak_edge, FGL_PARAM_FLOAT, 0.3, "weak augmentation: edge drop probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, weak_feat, FGL_PARAM_FLOAT, 0.3,
+                   "weak augmentation: feature column mask probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, strong_edge, FGL_PARAM_FLOAT, 0.8,
+                   "strong augmentation: edge drop probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, strong_feat, FGL_PARAM_FLOAT, 0.5,
+                   "strong augmentation: feature column mask probability");
     a.prepare_spec = fgl__fgssl_spec;
     a.client_init = fgl__fgssl_client_init;
     a.local_train = fgl__fgssl_train;
@@ -15452,6 +15552,28 @@ static fgl_algo fgl__fgssl(void) {
  * paper, the authors' code and OpenFGL differ, and what this follows. */
 
 enum { FGL__TAD_CLIENTS, FGL__TAD_CLASSES };
+
+typedef struct fgl__fedtad_params {
+    unsigned share;      /* the groups averaged (all) */
+    int walk_length;     /* random-walk steps of the topology embedding */
+    int ckr_norm;        /* FGL__TAD_CLIENTS or FGL__TAD_CLASSES */
+    int glb_epochs;      /* distillation epochs a round */
+    int it_g;            /* generator steps an epoch */
+    int it_d;            /* student steps an epoch */
+    double lr_g;         /* the generator's Adam learning rate */
+    double lr_d;         /* the student's Adam learning rate */
+    double weight_decay; /* both server optimizers' weight decay */
+    int num_gen;         /* pseudo nodes a graph */
+    int noise_dim;       /* generator noise width */
+    int topk;            /* pseudo graph: each node's most similar nodes */
+    double lam1;         /* the generator's semantic loss weight */
+    double lam2;         /* the generator's diversity loss weight */
+} fgl__fedtad_params;
+
+/* A client's state: its CKR, C values, computed once. */
+typedef struct fgl__fedtad_client {
+    float *ckr;
+} fgl__fedtad_client;
 
 /* A client's CKR. adj: its graph (no self loop, symmetric); x (n x F dense)
  * or xs (sparse, values NULL: ones) its features; y, train per node; the
@@ -15593,7 +15715,9 @@ done:
 }
 
 static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, set);
     const char *ints[] = {"walk_length", "num_gen", "noise_dim", "topk"};
+    const int vals[] = {p->walk_length, p->num_gen, p->noise_dim, p->topk};
     int i;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: node classification only (class-wise reliability of node "
@@ -15601,14 +15725,14 @@ static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
     if (spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GAMLP)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: %s propagates the features before the model, so the "
                              "generator's pseudo nodes cannot be fed through it", fgl_arch_name(spec->arch));
-    if ((unsigned)fgl_get(set, "share") != FGL_G_ALL)
+    if (p->share != FGL_G_ALL)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: the server distils whole client models: share=all");
     for (i = 0; i < 4; i++)
-        if (fgl_get(set, ints[i]) < 1 || fgl_get(set, ints[i]) > 100000)
-            return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: %s %g not in 1..100000", ints[i], fgl_get(set, ints[i]));
-    if (fgl_get(set, "glb_epochs") < 0 || fgl_get(set, "it_g") < 0 || fgl_get(set, "it_d") < 0)
+        if (vals[i] < 1 || vals[i] > 100000)
+            return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: %s %d not in 1..100000", ints[i], vals[i]);
+    if (p->glb_epochs < 0 || p->it_g < 0 || p->it_d < 0)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: glb_epochs, it_g and it_d must be >= 0");
-    if (!(fgl_get(set, "lr_g") >= 0) || !(fgl_get(set, "lr_d") >= 0) || !(fgl_get(set, "weight_decay") >= 0))
+    if (!(p->lr_g >= 0) || !(p->lr_d >= 0) || !(p->weight_decay >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: lr_g, lr_d and weight_decay must be >= 0");
     return FGL_OK;
 }
@@ -15616,14 +15740,16 @@ static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__tad_client_init(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     int C = c->model.spec.out_dim, rc, n_rows;
-    float *ckr = fgl_new_floats(&c->store, "ckr", (size_t)FGL__MAX(C, 1));
+    fgl__fedtad_client *st = FGL_NEW_STATE(fgl__fedtad_client, &c->store);
+    float *ckr = st ? (st->ckr = fgl_new_floats(&c->store, "ckr", (size_t)FGL__MAX(C, 1))) : NULL;
     double *tmp;
     if (!ckr) return FGL_ERR_NOMEM;
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedtad: node classification only");
     if (!(tmp = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)FGL__MAX(C, 1)))) return FGL_ERR_NOMEM;
     n_rows = d->gid && d->n_own > 0 ? d->n_own : d->adj.rows;
     rc = fgl__tad_ckr(&d->adj, n_rows, d->x_sparse.rows ? NULL : d->x.data, d->x_sparse.rows ? &d->x_sparse : NULL,
-                      d->n_feat, d->y, c->data.mask[FGL_SPLIT_TRAIN], C, (int)fgl_get(c->set, "walk_length"), tmp);
+                      d->n_feat, d->y, c->data.mask[FGL_SPLIT_TRAIN], C,
+                      FGL_PARAMS(fgl__fedtad_params, c->set)->walk_length, tmp);
     if (rc) return fgl_client_fail(c, rc, "fedtad: knowledge reliability: %s", fgl_result_name(rc));
     for (n_rows = 0; n_rows < C; n_rows++) ckr[n_rows] = (float)tmp[n_rows];
     return FGL_OK;
@@ -15632,8 +15758,9 @@ static int fgl__tad_client_init(fgl_client *c) {
 static int fgl__tad_upload(fgl_client *c) {
     float *up = fgl_up(c, "ckr");
     size_t width = fgl_up_size(c, "ckr"), C = (size_t)c->model.spec.out_dim, j;
+    const float *ckr = FGL_STATE(fgl__fedtad_client, &c->store)->ckr;
     if (!up) return FGL_ERR_NOMEM;
-    for (j = 0; j < width; j++) up[j] = j < C ? fgl_floats(&c->store, "ckr")[j] : 0.0f;
+    for (j = 0; j < width; j++) up[j] = j < C ? ckr[j] : 0.0f;
     return FGL_OK;
 }
 
@@ -15650,19 +15777,34 @@ static void fgl__tad_teachers_free(void *p) {
     FGL_FREE(t->m);
 }
 
+/* The server's state: FedAvg's global vector (the student's, sent down), the
+ * generator and the student with their optimizers, a tape, the last
+ * round's losses (5, for the report) and the teachers. */
+typedef struct fgl__fedtad_server {
+    fgl__avg_server avg;
+    fgl_params *generator;
+    fgl_model *student;
+    fgl_optim *opt_g, *opt_d;
+    fgl_tape *tape;
+    float *losses;
+    fgl__tad_teachers *teachers;
+} fgl__fedtad_server;
+
 enum { FGL__TAD_E, FGL__TAD_W1, FGL__TAD_B1, FGL__TAD_W2, FGL__TAD_B2, FGL__TAD_W3, FGL__TAD_B3, FGL__TAD_W4,
        FGL__TAD_B4 };
 
 static int fgl__tad_server_init(fgl_server *s) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, s->set);
     const fgl_model_spec *sp = s->spec;
-    int C = sp->out_dim, F = sp->in_dim, dz = (int)fgl_get(s->set, "noise_dim"), i, rc = FGL_OK;
+    int C = sp->out_dim, F = sp->in_dim, dz = p->noise_dim, i, rc = FGL_OK;
     int dims[5] = {0, 64, 128, 256, 0};
-    fgl_params *gen = fgl_new_params(&s->store, "generator");
+    fgl__fedtad_server *tad = FGL_NEW_STATE(fgl__fedtad_server, &s->store);
+    fgl_params *gen = tad ? (tad->generator = fgl_new_params(&s->store, "generator")) : NULL;
     fgl_model *student;
     fgl__tad_teachers *tt;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     fgl_rng r;
-    if ((rc = fgl__avg_server_init(s))) return rc;
+    if ((rc = fgl__avg_server_init(s))) return rc; /* fills tad->avg */
     if (!gen) return FGL_ERR_NOMEM;
     dims[0] = C + dz;
     dims[4] = F;
@@ -15685,15 +15827,16 @@ static int fgl__tad_server_init(fgl_server *s) {
             fgl_params_fan_in_uniform(gen, FGL__TAD_B1 + 2 * i, dims[i], &r);
         }
     }
-    student = fgl_new_model(&s->store, "student", sp, s->fed->seed);
-    oc.weight_decay = (float)fgl_get(s->set, "weight_decay");
-    oc.lr = (float)fgl_get(s->set, "lr_g");
-    fgl_new_optim(&s->store, "opt_g", oc, gen);
-    oc.lr = (float)fgl_get(s->set, "lr_d");
-    if (student) fgl_new_optim(&s->store, "opt_d", oc, &student->params);
-    fgl_new_tape(&s->store, "tape");
-    fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
-    tt = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers), fgl__tad_teachers_free);
+    student = tad->student = fgl_new_model(&s->store, "student", sp, s->fed->seed);
+    oc.weight_decay = (float)p->weight_decay;
+    oc.lr = (float)p->lr_g;
+    tad->opt_g = fgl_new_optim(&s->store, "opt_g", oc, gen);
+    oc.lr = (float)p->lr_d;
+    if (student) tad->opt_d = fgl_new_optim(&s->store, "opt_d", oc, &student->params);
+    tad->tape = fgl_new_tape(&s->store, "tape");
+    tad->losses = fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
+    tt = tad->teachers = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers),
+                                                              fgl__tad_teachers_free);
     if (s->store.err || !tt) return s->store.err ? s->store.err : FGL_ERR_NOMEM;
     if (!(tt->m = (fgl_model *)FGL_MALLOC(sizeof(fgl_model) * (size_t)s->n_clients))) return FGL_ERR_NOMEM;
     for (i = 0; i < s->n_clients; i++) {
@@ -15727,17 +15870,18 @@ static fgl_node *fgl__tad_div(fgl_tape *t, fgl_node *a, const float *b, const fl
 }
 
 static int fgl__tad_aggregate(fgl_server *s) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, s->set);
+    const fgl__fedtad_server *tad = FGL_STATE(fgl__fedtad_server, &s->store);
     const fgl_model_spec *sp = s->spec;
     int K = s->n_clients, C = sp->out_dim, F = sp->in_dim, width = (int)fgl_server_up_size(s, "ckr");
-    int n = (int)fgl_get(s->set, "num_gen"), dz = (int)fgl_get(s->set, "noise_dim"), topk = (int)fgl_get(s->set, "topk");
-    int E = (int)fgl_get(s->set, "glb_epochs"), it_g = (int)fgl_get(s->set, "it_g"), it_d = (int)fgl_get(s->set, "it_d");
-    double lam1 = fgl_get(s->set, "lam1"), lam2 = fgl_get(s->set, "lam2");
-    float *global = fgl_floats(&s->store, "global"), *losses = fgl_floats(&s->store, "losses");
-    fgl_params *gen = fgl_get_params(&s->store, "generator");
-    fgl_model *st = fgl_get_model(&s->store, "student");
-    fgl_optim *og = fgl_get_optim(&s->store, "opt_g"), *od = fgl_get_optim(&s->store, "opt_d");
-    fgl_tape *t = fgl_get_tape(&s->store, "tape");
-    fgl__tad_teachers *tt = (fgl__tad_teachers *)fgl_get_scratch(&s->store, "teachers");
+    int n = p->num_gen, dz = p->noise_dim, topk = p->topk, E = p->glb_epochs, it_g = p->it_g, it_d = p->it_d;
+    double lam1 = p->lam1, lam2 = p->lam2;
+    float *global = tad->avg.global, *losses = tad->losses;
+    fgl_params *gen = tad->generator;
+    fgl_model *st = tad->student;
+    fgl_optim *og = tad->opt_g, *od = tad->opt_d;
+    fgl_tape *t = tad->tape;
+    fgl__tad_teachers *tt = tad->teachers;
     float *ckr = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)C);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)C);
     unsigned char *present = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
@@ -15764,7 +15908,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
         fgl_params_unpack_except(&tt->m[k].params, s->share, s->keep, th);
         who[nk++] = k;
     }
-    fgl__tad_weights(K, C, ckr, present, (int)fgl_get(s->set, "ckr_norm") == FGL__TAD_CLASSES, w);
+    fgl__tad_weights(K, C, ckr, present, p->ckr_norm == FGL__TAD_CLASSES, w);
     if (nk == 0 || E == 0) return FGL_OK;
     /* the pseudo labels: n / C per class in order, the rest to the last */
     for (j = 0; j < C; j++) cnt[j] = n / C;
@@ -15899,25 +16043,29 @@ static void fgl__tad_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__fedtad(void) {
     fgl_algo a = fgl_algo_new("fedtad", "Zhu et al. 2024: FedAvg, then data-free distillation of the clients' models, "
                                         "trusted per class by topology-aware reliability, into the average");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged (all: the server "
-                       "runs whole client models)");
-    fgl_algo_param_add(&a, "walk_length", FGL_PARAM_INT, 5, "random-walk steps of the topology embedding "
-                       "(max_walk_length)");
-    fgl_algo_param_add(&a, "ckr_norm", FGL_PARAM_INT, FGL__TAD_CLIENTS,
-                       "reliability normalised per class over the clients (clients: the authors' code) or per "
-                       "client over the classes (classes: OpenFGL's)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL,
+                   "parameter groups averaged (all: the server runs whole client models)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, walk_length, FGL_PARAM_INT, 5,
+                   "random-walk steps of the topology embedding (max_walk_length)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, ckr_norm, FGL_PARAM_INT, FGL__TAD_CLIENTS,
+                   "reliability normalised per class over the clients (clients: the authors' code) or per "
+                   "client over the classes (classes: OpenFGL's)");
     fgl_algo_param_choices(&a, "ckr_norm", "clients|classes");
-    fgl_algo_param_add(&a, "glb_epochs", FGL_PARAM_INT, 5, "distillation epochs a round (each: fresh noise)");
-    fgl_algo_param_add(&a, "it_g", FGL_PARAM_INT, 1, "generator steps an epoch");
-    fgl_algo_param_add(&a, "it_d", FGL_PARAM_INT, 5, "student (global model) steps an epoch");
-    fgl_algo_param_add(&a, "lr_g", FGL_PARAM_FLOAT, 1e-3, "generator's Adam learning rate");
-    fgl_algo_param_add(&a, "lr_d", FGL_PARAM_FLOAT, 1e-3, "global model's Adam learning rate in distillation");
-    fgl_algo_param_add(&a, "weight_decay", FGL_PARAM_FLOAT, 5e-4, "L2 weight decay of both server optimizers");
-    fgl_algo_param_add(&a, "num_gen", FGL_PARAM_INT, 100, "pseudo nodes a graph");
-    fgl_algo_param_add(&a, "noise_dim", FGL_PARAM_INT, 32, "generator noise width");
-    fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 5, "pseudo graph: each node's most similar nodes (itself among them)");
-    fgl_algo_param_add(&a, "lam1", FGL_PARAM_FLOAT, 1, "weight of the generator's semantic loss");
-    fgl_algo_param_add(&a, "lam2", FGL_PARAM_FLOAT, 1, "weight of the generator's diversity loss");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, glb_epochs, FGL_PARAM_INT, 5,
+                   "distillation epochs a round (each: fresh noise)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, it_g, FGL_PARAM_INT, 1, "generator steps an epoch");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, it_d, FGL_PARAM_INT, 5, "student (global model) steps an epoch");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lr_g, FGL_PARAM_FLOAT, 1e-3, "generator's Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lr_d, FGL_PARAM_FLOAT, 1e-3,
+                   "global model's Adam learning rate in distillation");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, weight_decay, FGL_PARAM_FLOAT, 5e-4,
+                   "L2 weight decay of both server optimizers");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, num_gen, FGL_PARAM_INT, 100, "pseudo nodes a graph");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, noise_dim, FGL_PARAM_INT, 32, "generator noise width");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, topk, FGL_PARAM_INT, 5,
+                   "pseudo graph: each node's most similar nodes (itself among them)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lam1, FGL_PARAM_FLOAT, 1, "weight of the generator's semantic loss");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lam2, FGL_PARAM_FLOAT, 1, "weight of the generator's diversity loss");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_upload(&a, "ckr", FGL_SEND_DATA, 1, FGL_DIM_CLASSES, 0);
@@ -16632,6 +16780,18 @@ static fgl_algo fgl__fggp(void) {
 enum { FGL__GL_EMB_LOGITS, FGL__GL_EMB_REP };
 enum { FGL__GL_FUSE_SAMPLES, FGL__GL_FUSE_EQUAL };
 
+/* The parameters: the weight-averaging base's, then FedGL's. */
+typedef struct fgl__fedgl_params {
+    fgl__avg_params avg;
+    double lambda; /* the pseudo-label loss's weight */
+    double tau;    /* a class probability counts in the fusion from this on */
+    double pgraph; /* the weight of the pseudo-graph added to the GCN matrix */
+    int k;         /* neighbours of a node in the pseudo-graph */
+    int update;    /* rounds between updates */
+    int embed;     /* FGL__GL_EMB_LOGITS or FGL__GL_EMB_REP */
+    int fuse;      /* FGL__GL_FUSE_SAMPLES or FGL__GL_FUSE_EQUAL */
+} fgl__fedgl_params;
+
 /* The fusion. M entries (a client's own row each): node[e] in 0..N-1 its
  * node, w[e] its client's weight, logits + e C its logits, emb + e D its
  * embedding. label (N) gets y~ (-1: none), fused (N x D) E (zero rows for
@@ -16797,37 +16957,49 @@ done:
 }
 
 static int fgl__gl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double lam = fgl_get(set, "lambda"), tau = fgl_get(set, "tau"), mu = fgl_get(set, "pgraph");
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, set);
+    double lam = p->lambda, tau = p->tau, mu = p->pgraph;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedgl: node classification only (its self-supervision is per-node "
                              "pseudo-labels and a graph of the nodes)");
-    if (!(lam >= 0) || !(tau >= 0 && tau <= 1) || !(mu >= 0) || fgl_get(set, "update") < 1)
+    if (!(lam >= 0) || !(tau >= 0 && tau <= 1) || !(mu >= 0) || p->update < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedgl: lambda %g and pgraph %g must be >= 0, tau %g in [0, 1], "
-                             "update %g >= 1", lam, mu, tau, fgl_get(set, "update"));
+                             "update %d >= 1", lam, mu, tau, p->update);
     return FGL_OK;
 }
 
 /* Client state: what it received last (kept between updates and saved with
  * the run): "pl" its rows' pseudo-labels, "pgi" / "pgv" / "pgs" its rows'
- * pseudo-graph entries, "has" [labels received, graph received]. */
+ * pseudo-graph entries, "has" [labels received, graph received]; and
+ * "scores", where eval_scores writes. */
+typedef struct fgl__fedgl_client {
+    float *pl, *pgi, *pgv, *pgs;
+    int *has;
+    float *scores;
+} fgl__fedgl_client;
+
 static int fgl__gl_client_init(fgl_client *c) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
     const fgl_node_data *d = c->data.node;
-    size_t n = (size_t)(d ? d->n_nodes : 1), k = (size_t)fgl_get(c->set, "k");
+    size_t n = (size_t)(d ? d->n_nodes : 1), k = (size_t)p->k;
     int arch = c->model.spec.arch;
+    fgl__fedgl_client *st;
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: node classification only");
-    if (fgl_get(c->set, "pgraph") > 0 && arch != FGL_ARCH_GCN && arch != FGL_ARCH_GCNII)
+    if (p->pgraph > 0 && arch != FGL_ARCH_GCN && arch != FGL_ARCH_GCNII)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: the pseudo-graph is added to the GCN matrix a gcn or gcnii "
                                "model reads as it runs, and client %d runs %s: set pgraph=0 for it", c->id,
                                fgl_arch_name(arch));
     if ((int)fgl_client_dim(c, FGL_DIM_CLASSES) != c->model.spec.out_dim)
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgl: client %d has %d classes of the run's %d", c->id,
                                c->model.spec.out_dim, (int)fgl_client_dim(c, FGL_DIM_CLASSES));
-    fgl_new_floats(&c->store, "pl", n);
-    fgl_new_floats(&c->store, "pgi", n * k);
-    fgl_new_floats(&c->store, "pgv", n * k);
-    fgl_new_floats(&c->store, "pgs", n);
-    fgl_new_ints(&c->store, "has", 2);
-    fgl_new_scratch(&c->store, "scores", sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
+    if (!(st = FGL_NEW_STATE(fgl__fedgl_client, &c->store))) return FGL_ERR_NOMEM;
+    st->pl = fgl_new_floats(&c->store, "pl", n);
+    st->pgi = fgl_new_floats(&c->store, "pgi", n * k);
+    st->pgv = fgl_new_floats(&c->store, "pgv", n * k);
+    st->pgs = fgl_new_floats(&c->store, "pgs", n);
+    st->has = fgl_new_ints(&c->store, "has", 2);
+    st->scores = (float *)fgl_new_scratch(&c->store, "scores",
+                                          sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
     return c->store.err;
 }
 
@@ -16835,13 +17007,14 @@ static int fgl__gl_receive(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     const float *pl = fgl_down(c, "plabel"), *gi = fgl_down(c, "pg_idx"), *gv = fgl_down(c, "pg_val"),
                 *gs = fgl_down(c, "pg_self");
-    size_t n = (size_t)d->n_nodes, k = (size_t)fgl_get(c->set, "k"), j;
-    int C = c->model.spec.out_dim, *has = fgl_ints(&c->store, "has");
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
+    size_t n = (size_t)d->n_nodes, k = (size_t)FGL_PARAMS(fgl__fedgl_params, c->set)->k, j;
+    int C = c->model.spec.out_dim, *has = st->has;
     if (pl) {
         for (j = 0; j < n; j++)
             if (!(pl[j] >= -1 && pl[j] < C && pl[j] == (float)(int)pl[j]))
                 return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: pseudo-label %g of row %d", (double)pl[j], (int)j);
-        memcpy(fgl_floats(&c->store, "pl"), pl, sizeof(float) * n);
+        memcpy(st->pl, pl, sizeof(float) * n);
         has[0] = 1;
     }
     if (gi || gv || gs) {
@@ -16852,9 +17025,9 @@ static int fgl__gl_receive(fgl_client *c) {
                                        (double)gi[j], (double)gv[j]);
         for (j = 0; j < n; j++)
             if (!isfinite(gs[j])) return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: pseudo-graph diagonal not finite");
-        memcpy(fgl_floats(&c->store, "pgi"), gi, sizeof(float) * n * k);
-        memcpy(fgl_floats(&c->store, "pgv"), gv, sizeof(float) * n * k);
-        memcpy(fgl_floats(&c->store, "pgs"), gs, sizeof(float) * n);
+        memcpy(st->pgi, gi, sizeof(float) * n * k);
+        memcpy(st->pgv, gv, sizeof(float) * n * k);
+        memcpy(st->pgs, gs, sizeof(float) * n);
         has[1] = 1;
     }
     return FGL_OK;
@@ -16863,17 +17036,18 @@ static int fgl__gl_receive(fgl_client *c) {
 /* The client's graph with the pseudo-graph added, into *aug (returns 1), or
  * 0 when it has none to add (or, after recording the failure, -1). */
 static int fgl__gl_graph_on(fgl_client *c, fgl_csr *aug) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
     const fgl_csr *gcn = c->data.full.adj_gcn;
-    float mu = (float)fgl_get(c->set, "pgraph");
+    float mu = (float)p->pgraph;
     fgl_error err;
     memset(aug, 0, sizeof *aug);
-    if (!(mu > 0) || !fgl_ints(&c->store, "has")[1]) return 0;
+    if (!(mu > 0) || !st->has[1]) return 0;
     if (!gcn || gcn->rows != c->data.node->n_nodes) {
         fgl_client_fail(c, FGL_ERR_ARG, "fedgl: client %d's graph has no GCN matrix to add the pseudo-graph to", c->id);
         return -1;
     }
-    if (fgl__gl_augment(gcn, (int)fgl_get(c->set, "k"), fgl_floats(&c->store, "pgi"), fgl_floats(&c->store, "pgv"),
-                        fgl_floats(&c->store, "pgs"), mu, aug, &err)) {
+    if (fgl__gl_augment(gcn, p->k, st->pgi, st->pgv, st->pgs, mu, aug, &err)) {
         fgl_client_fail(c, err.code ? err.code : FGL_ERR_NOMEM, "%s", err.msg);
         return -1;
     }
@@ -16913,13 +17087,14 @@ static int fgl__gl_train(fgl_client *c) {
 
 /* lambda CE over the rows with a pseudo-label that are not training rows. */
 static fgl_node *fgl__gl_loss(fgl_client *c, const fgl_step *st) {
-    float lam = (float)fgl_get(c->set, "lambda");
-    const float *pl = fgl_floats(&c->store, "pl");
+    const fgl__fedgl_client *cs = FGL_STATE(fgl__fedgl_client, &c->store);
+    float lam = (float)FGL_PARAMS(fgl__fedgl_params, c->set)->lambda;
+    const float *pl = cs->pl;
     const unsigned char *train = c->data.mask[FGL_SPLIT_TRAIN];
     fgl_node *L = st->fwd->logits;
     int *y, n, v, any = 0;
     unsigned char *m;
-    if (!(lam > 0) || !fgl_ints(&c->store, "has")[0]) return NULL;
+    if (!(lam > 0) || !cs->has[0]) return NULL;
     if (!L || st->g != &c->data.full || L->rows != c->data.node->n_nodes) {
         fgl_client_fail(c, FGL_ERR_ARG, "fedgl: a step outside the client's whole graph (node tasks train on it)");
         return NULL;
@@ -16940,13 +17115,13 @@ static fgl_node *fgl__gl_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__gl_upload(fgl_client *c) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
     const fgl_node_data *d = c->data.node;
-    int rep = (int)fgl_get(c->set, "embed") == FGL__GL_EMB_REP, r;
+    int rep = p->embed == FGL__GL_EMB_REP, r;
     size_t n = (size_t)d->n_nodes, C = fgl_client_dim(c, FGL_DIM_CLASSES), R = fgl_client_dim(c, FGL_DIM_REP);
     fgl_forward fw;
     float *lo, *re = NULL, *gid = NULL;
-    if (c->round % (int)fgl_get(c->set, "update") != 0 ||
-        (!(fgl_get(c->set, "lambda") > 0) && !(fgl_get(c->set, "pgraph") > 0))) {
+    if (c->round % p->update != 0 || (!(p->lambda > 0) && !(p->pgraph > 0))) {
         fgl_up_drop(c, "logits");
         fgl_up_drop(c, "rep");
         fgl_up_drop(c, "gid");
@@ -16974,13 +17149,14 @@ static int fgl__gl_upload(fgl_client *c) {
 /* Evaluation on the graph the client trains on (its own scores only once it
  * has a pseudo-graph; before, the runtime evaluates the model). */
 static const float *fgl__gl_scores(fgl_client *c) {
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
     float *out;
     fgl_forward fw;
     size_t len;
-    if (!(fgl_get(c->set, "pgraph") > 0) || !fgl_ints(&c->store, "has")[1]) return NULL;
+    if (!(FGL_PARAMS(fgl__fedgl_params, c->set)->pgraph > 0) || !st->has[1]) return NULL;
     if (!fgl__gl_forward(c, &fw)) return NULL;
     len = (size_t)fw.logits->rows * (size_t)fw.logits->cols;
-    if (!(out = (float *)fgl_get_scratch(&c->store, "scores")) ||
+    if (!(out = st->scores) ||
         len != (size_t)c->data.node->n_nodes * (size_t)c->model.spec.out_dim)
         return NULL;
     memcpy(out, fw.logits->val, sizeof(float) * len);
@@ -16994,17 +17170,25 @@ static const float *fgl__gl_scores(fgl_client *c) {
  * computed; "fresh" K: 1 for the clients it computed them for this round;
  * "stats": rows with a pseudo-label, rows, in-client pseudo-graph entries,
  * updates. */
+typedef struct fgl__fedgl_server {
+    fgl__avg_server avg;
+    float *pl, *pgi, *pgv, *pgs;
+    int *fresh, *stats;
+} fgl__fedgl_server;
+
 static int fgl__gl_server_init(fgl_server *s) {
-    size_t T = 0, k = (size_t)fgl_get(s->set, "k");
+    size_t T = 0, k = (size_t)FGL_PARAMS(fgl__fedgl_params, s->set)->k;
     int i, rc = fgl__avg_server_init(s);
+    fgl__fedgl_server *st;
     if (rc) return rc;
+    if (!(st = FGL_NEW_STATE(fgl__fedgl_server, &s->store))) return FGL_ERR_NOMEM; /* avg: filled */
     for (i = 0; i < s->n_clients; i++) T += (size_t)s->n_nodes[i];
-    fgl_new_floats(&s->store, "pl", T);
-    fgl_new_floats(&s->store, "pgi", T * k);
-    fgl_new_floats(&s->store, "pgv", T * k);
-    fgl_new_floats(&s->store, "pgs", T);
-    fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
-    fgl_new_ints(&s->store, "stats", 4);
+    st->pl = fgl_new_floats(&s->store, "pl", T);
+    st->pgi = fgl_new_floats(&s->store, "pgi", T * k);
+    st->pgv = fgl_new_floats(&s->store, "pgv", T * k);
+    st->pgs = fgl_new_floats(&s->store, "pgs", T);
+    st->fresh = fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
+    st->stats = fgl_new_ints(&s->store, "stats", 4);
     return s->store.err;
 }
 
@@ -17035,17 +17219,18 @@ static int fgl__gl_find(const long *keys, int N, long key) {
 }
 
 static int fgl__gl_update(fgl_server *s) {
-    int K = s->n_clients, C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), k = (int)fgl_get(s->set, "k");
-    int rep = (int)fgl_get(s->set, "embed") == FGL__GL_EMB_REP, equal = (int)fgl_get(s->set, "fuse") == 1;
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, s->set);
+    const fgl__fedgl_server *ss = FGL_STATE(fgl__fedgl_server, &s->store);
+    int K = s->n_clients, C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), k = p->k;
+    int rep = p->embed == FGL__GL_EMB_REP, equal = p->fuse == 1;
     int D = rep ? (int)fgl_server_dim(s, FGL_DIM_REP) : C, i, r, q, M = 0, N = 0, rc = FGL_OK;
-    int do_graph = fgl_get(s->set, "pgraph") > 0, *fresh = fgl_ints(&s->store, "fresh"), *st = fgl_ints(&s->store, "stats");
+    int do_graph = p->pgraph > 0, *fresh = ss->fresh, *st = ss->stats;
     size_t T = 0, *off = (size_t *)FGL_MALLOC(sizeof(size_t) * (size_t)(K + 1)), e;
     fgl__gl_row *rows = NULL;
     long *keys = NULL;
     int *node = NULL, *label = NULL, *nbr = NULL, *at = NULL;
     float *lo = NULL, *em = NULL, *fused = NULL, *val = NULL, *self = NULL;
-    float *pl = fgl_floats(&s->store, "pl"), *pgi = fgl_floats(&s->store, "pgi"), *pgv = fgl_floats(&s->store, "pgv"),
-          *pgs = fgl_floats(&s->store, "pgs");
+    float *pl = ss->pl, *pgi = ss->pgi, *pgv = ss->pgv, *pgs = ss->pgs;
     if (!off) return FGL_ERR_NOMEM;
     for (i = 0, off[0] = 0; i < K; i++) off[i + 1] = off[i] + (size_t)s->n_nodes[i];
     T = off[K];
@@ -17102,7 +17287,7 @@ static int fgl__gl_update(fgl_server *s) {
             memcpy(lo + e * (size_t)C, L + (size_t)rr * C, sizeof(float) * (size_t)C);
             memcpy(em + e * (size_t)D, E + (size_t)rr * D, sizeof(float) * (size_t)D);
         }
-        fgl__gl_fuse(N, C, D, M, node, ws, lo, em, fgl_get(s->set, "tau"), label, fused);
+        fgl__gl_fuse(N, C, D, M, node, ws, lo, em, p->tau, label, fused);
         FGL_FREE(ws);
     }
     if (do_graph) {
@@ -17164,31 +17349,33 @@ done:
 }
 
 static int fgl__gl_aggregate(fgl_server *s) {
-    int rc = fgl__avg_aggregate(s), i;
+    int rc = fgl__avg_aggregate(s), i, *fresh = FGL_STATE(fgl__fedgl_server, &s->store)->fresh;
     if (rc) return rc;
-    for (i = 0; i < s->n_clients; i++) fgl_ints(&s->store, "fresh")[i] = 0;
-    if (s->round % (int)fgl_get(s->set, "update") != 0) return FGL_OK;
+    for (i = 0; i < s->n_clients; i++) fresh[i] = 0;
+    if (s->round % FGL_PARAMS(fgl__fedgl_params, s->set)->update != 0) return FGL_OK;
     return fgl__gl_update(s);
 }
 
 static int fgl__gl_download(fgl_server *s, int client, fgl_msg *down) {
-    size_t off = 0, n = (size_t)s->n_nodes[client], k = (size_t)fgl_get(s->set, "k");
+    const fgl__fedgl_params *pa = FGL_PARAMS(fgl__fedgl_params, s->set);
+    const fgl__fedgl_server *st = FGL_STATE(fgl__fedgl_server, &s->store);
+    size_t off = 0, n = (size_t)s->n_nodes[client], k = (size_t)pa->k;
     float *p;
     int i;
     (void)down;
-    if (!fgl_ints(&s->store, "fresh")[client]) return FGL_OK;
+    if (!st->fresh[client]) return FGL_OK;
     for (i = 0; i < client; i++) off += (size_t)s->n_nodes[i];
-    if (fgl_get(s->set, "lambda") > 0) {
+    if (pa->lambda > 0) {
         if (!(p = fgl_download_part(s, client, "plabel"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pl") + off, sizeof(float) * n);
+        memcpy(p, st->pl + off, sizeof(float) * n);
     }
-    if (fgl_get(s->set, "pgraph") > 0) {
+    if (pa->pgraph > 0) {
         if (!(p = fgl_download_part(s, client, "pg_idx"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgi") + off * k, sizeof(float) * n * k);
+        memcpy(p, st->pgi + off * k, sizeof(float) * n * k);
         if (!(p = fgl_download_part(s, client, "pg_val"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgv") + off * k, sizeof(float) * n * k);
+        memcpy(p, st->pgv + off * k, sizeof(float) * n * k);
         if (!(p = fgl_download_part(s, client, "pg_self"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgs") + off, sizeof(float) * n);
+        memcpy(p, st->pgs + off, sizeof(float) * n);
     }
     return FGL_OK;
 }
@@ -17205,18 +17392,21 @@ static fgl_algo fgl__fedgl(void) {
                                "a pseudo-graph fused on the server from the clients' per-node predictions and "
                                "embeddings", FGL_G_ALL, "parameter groups averaged");
     int k;
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 0.1, "weight of the pseudo-label loss (OpenFGL's ssl_loss_weight)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 0.5,
-                       "a client's class probability counts in the fusion from this on (probability_threshold)");
-    fgl_algo_param_add(&a, "pgraph", FGL_PARAM_FLOAT, 1.0,
-                       "weight of the pseudo-graph added to the GCN matrix (0: off, OpenFGL's default)");
-    fgl_algo_param_add(&a, "k", FGL_PARAM_INT, 100, "neighbours of a node in the pseudo-graph (OpenFGL's k)");
-    fgl_algo_param_add(&a, "update", FGL_PARAM_INT, 1, "rounds between updates (pseudo_labels_update_epoch)");
-    fgl_algo_param_add(&a, "embed", FGL_PARAM_INT, FGL__GL_EMB_LOGITS,
-                       "the embedding sent: the logits (OpenFGL) or rep, what the classifier reads");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, lambda, FGL_PARAM_FLOAT, 0.1,
+                   "weight of the pseudo-label loss (OpenFGL's ssl_loss_weight)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, tau, FGL_PARAM_FLOAT, 0.5,
+                   "a client's class probability counts in the fusion from this on (probability_threshold)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, pgraph, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the pseudo-graph added to the GCN matrix (0: off, OpenFGL's default)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, k, FGL_PARAM_INT, 100,
+                   "neighbours of a node in the pseudo-graph (OpenFGL's k)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, update, FGL_PARAM_INT, 1,
+                   "rounds between updates (pseudo_labels_update_epoch)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, embed, FGL_PARAM_INT, FGL__GL_EMB_LOGITS,
+                   "the embedding sent: the logits (OpenFGL) or rep, what the classifier reads");
     fgl_algo_param_choices(&a, "embed", "logits|rep");
-    fgl_algo_param_add(&a, "fuse", FGL_PARAM_INT, FGL__GL_FUSE_SAMPLES,
-                       "clients weighted in the fusion by training samples (sampling_rate) or alike (mean)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, fuse, FGL_PARAM_INT, FGL__GL_FUSE_SAMPLES,
+                   "clients weighted in the fusion by training samples (sampling_rate) or alike (mean)");
     fgl_algo_param_choices(&a, "fuse", "samples|equal");
     k = fgl_algo_param_dim(&a, "k");
     fgl_algo_upload(&a, "logits", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_CLASSES, FGL_PART_OPTIONAL | FGL_PART_RAW);

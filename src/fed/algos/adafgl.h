@@ -125,38 +125,71 @@ FGL__PRIVATE double fgl__adafgl_lp(const fgl_csr *adj_gcn, const int *y, int C, 
     return (double)hit / n_eval;
 }
 
+/* The parameters: the weight-averaging base's (step 1 is FedAvg), then step 2's. */
+typedef struct fgl__adafgl_params {
+    fgl__avg_params avg;
+    double alpha;        /* the local graph's weight in alpha A + (1 - alpha) S */
+    double beta;         /* S's weight in the learnable heterophilous propagation */
+    int prop_steps;      /* propagation steps K of the smoothed features */
+    double sim;          /* cosine threshold of the soft-label similarity graph S */
+    double lp_alpha;     /* label propagation's weight of the neighbours */
+    int lp_steps;        /* label propagation steps (homophily estimate) */
+    int hidden;          /* hidden width of the step-2 modules */
+    int epochs;          /* step-2 training steps */
+    double lr;           /* step-2 Adam learning rate */
+    double weight_decay; /* step-2 Adam weight decay */
+    int max_nodes;       /* the largest client for step 2 */
+} fgl__adafgl_params;
+
+/* The server's state: FedAvg's global vector, and the aggregations done
+ * (sent down as "done"). */
+typedef struct fgl__adafgl_server {
+    fgl__avg_server avg;
+    float *done;
+} fgl__adafgl_server;
+
+/* A client's state: whether step 2 is done ("state", 1 int), its
+ * prediction ("pred", nodes x classes) and its homophily estimate. */
+typedef struct fgl__adafgl_client {
+    int *state;
+    float *pred, *delta;
+} fgl__adafgl_client;
+
 static int fgl__ada_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "adafgl: node classification only");
-    if (fgl_get(set, "prop_steps") < 0 || fgl_get(set, "prop_steps") > 16 || fgl_get(set, "hidden") < 1 ||
-        fgl_get(set, "epochs") < 0 || fgl_get(set, "lp_steps") < 0 || fgl_get(set, "alpha") < 0 ||
-        fgl_get(set, "alpha") > 1 || fgl_get(set, "beta") < 0 || fgl_get(set, "beta") > 1 ||
-        fgl_get(set, "max_nodes") < 1)
+    const fgl__adafgl_params *p = FGL_PARAMS(fgl__adafgl_params, set);
+    if (p->prop_steps < 0 || p->prop_steps > 16 || p->hidden < 1 || p->epochs < 0 || p->lp_steps < 0 ||
+        p->alpha < 0 || p->alpha > 1 || p->beta < 0 || p->beta > 1 || p->max_nodes < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "adafgl: prop_steps in 0..16, hidden >= 1, epochs >= 0, lp_steps >= "
                              "0, alpha and beta in [0, 1], max_nodes >= 1");
     return FGL_OK;
 }
 
 static int fgl__ada_server_init(fgl_server *s) {
-    if (!fgl_new_floats(&s->store, "done", 1)) return FGL_ERR_NOMEM;
-    return fgl__avg_server_init(s);
+    fgl__adafgl_server *st = FGL_NEW_STATE(fgl__adafgl_server, &s->store);
+    if (!st || !(st->done = fgl_new_floats(&s->store, "done", 1))) return FGL_ERR_NOMEM;
+    return fgl__avg_server_init(s); /* fills st->avg */
 }
 
 static int fgl__ada_aggregate(fgl_server *s) {
     int rc = fgl__avg_aggregate(s);
-    fgl_floats(&s->store, "done")[0] += 1;
+    FGL_STATE(fgl__adafgl_server, &s->store)->done[0] += 1;
     return rc;
 }
 
 static int fgl__ada_client_init(fgl_client *c) {
     size_t n = c->data.node ? (size_t)c->data.node->n_nodes : 0;
-    fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
-    fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
-    fgl_new_floats(&c->store, "delta", 1);
+    fgl__adafgl_client *st = FGL_NEW_STATE(fgl__adafgl_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->state = fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
+    st->pred = fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
+    st->delta = fgl_new_floats(&c->store, "delta", 1);
     return c->store.err;
 }
 
 static const float *fgl__ada_scores(fgl_client *c) {
-    return fgl_ints(&c->store, "state")[0] ? fgl_floats(&c->store, "pred") : NULL;
+    const fgl__adafgl_client *st = FGL_STATE(fgl__adafgl_client, &c->store);
+    return st->state[0] ? st->pred : NULL;
 }
 
 /* The accuracy of scores (n x C) on the nodes of mask with a label. */
@@ -221,13 +254,15 @@ enum { FGL__ADA_HOMO, FGL__ADA_X, FGL__ADA_S, FGL__ADA_P, FGL__ADA_N };
 
 /* Step 2 on client c, whose model is the federated knowledge extractor. */
 static int fgl__ada_personalise(fgl_client *c) {
+    const fgl__adafgl_params *p = FGL_PARAMS(fgl__adafgl_params, c->set);
+    const fgl__adafgl_client *st = FGL_STATE(fgl__adafgl_client, &c->store);
     fgl_node_data *nd = c->data.node;
-    int n = nd->n_nodes, F = nd->n_feat, C = c->model.spec.out_dim, K = (int)fgl_get(c->set, "prop_steps");
-    int H = (int)fgl_get(c->set, "hidden"), epochs = (int)fgl_get(c->set, "epochs"), i, k, m, e, rc = FGL_OK;
-    float alpha = (float)fgl_get(c->set, "alpha"), beta = (float)fgl_get(c->set, "beta");
+    int n = nd->n_nodes, F = nd->n_feat, C = c->model.spec.out_dim, K = p->prop_steps;
+    int H = p->hidden, epochs = p->epochs, i, k, m, e, rc = FGL_OK;
+    float alpha = (float)p->alpha, beta = (float)p->beta;
     const unsigned char *train = c->data.mask[FGL_SPLIT_TRAIN], *val = c->data.mask[FGL_SPLIT_VAL];
     size_t N = (size_t)n * (size_t)n, nF = (size_t)n * (size_t)F;
-    float *P = NULL, *S = NULL, *A = NULL, *xs = NULL, *work = NULL, *pred = fgl_floats(&c->store, "pred"), *tmp;
+    float *P = NULL, *S = NULL, *A = NULL, *xs = NULL, *work = NULL, *pred = st->pred, *tmp;
     int *lab = NULL, n_lab = 0, built = 0;
     double delta, best = -1;
     fgl_model mod[FGL__ADA_N];
@@ -245,9 +280,9 @@ static int fgl__ada_personalise(fgl_client *c) {
     memset(&gs, 0, sizeof gs);
     memset(&err, 0, sizeof err);
     fgl_tape_init(&t);
-    if (n > (int)fgl_get(c->set, "max_nodes"))
-        return fgl_client_fail(c, FGL_ERR_RANGE, "adafgl: %d nodes, above max_nodes = %g (step 2 holds n x n matrices)",
-                               n, fgl_get(c->set, "max_nodes"));
+    if (n > p->max_nodes)
+        return fgl_client_fail(c, FGL_ERR_RANGE, "adafgl: %d nodes, above max_nodes = %d (step 2 holds n x n matrices)",
+                               n, p->max_nodes);
     P = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX((size_t)n * C, 1));
     S = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(N, 1));
     A = (float *)FGL_MALLOC(sizeof(float) * FGL__MAX(N, 1));
@@ -272,10 +307,10 @@ static int fgl__ada_personalise(fgl_client *c) {
     fgl_rng_init(&r, c->fed->seed * 1000003u + 0xada5eedu, (uint64_t)c->id);
     fgl_rng_shuffle(&r, lab, n_lab);
     delta = fgl__adafgl_lp(gcn, nd->y, C, lab, n_lab / 2, lab + n_lab / 2, n_lab - n_lab / 2,
-                           (float)fgl_get(c->set, "lp_alpha"), (int)fgl_get(c->set, "lp_steps"), work);
-    fgl_floats(&c->store, "delta")[0] = (float)delta;
+                           (float)p->lp_alpha, p->lp_steps, work);
+    st->delta[0] = (float)delta;
     /* the optimised propagation matrix and the smoothed features [X, A* X, ..., A*^K X] */
-    fgl__adafgl_propagation(c->data.full.adj, P, n, C, alpha, (float)fgl_get(c->set, "sim"), A);
+    fgl__adafgl_propagation(c->data.full.adj, P, n, C, alpha, (float)p->sim, A);
     for (i = 0; i < n; i++) /* S alone: the off-diagonal entries above the threshold */
         for (m = 0; m < n; m++) S[(size_t)i * n + m] = 0;
     {
@@ -291,7 +326,7 @@ static int fgl__ada_personalise(fgl_client *c) {
                 double d = 0;
                 if (i == m) continue;
                 for (k = 0; k < C; k++) d += (double)q[(size_t)i * C + k] * q[(size_t)m * C + k];
-                S[(size_t)i * n + m] = d > fgl_get(c->set, "sim") ? 1.0f : 0.0f;
+                S[(size_t)i * n + m] = d > p->sim ? 1.0f : 0.0f;
             }
     }
     tmp = xs; /* block 0: X, dense, row-major n x F; then hop k at block k (rows of (K+1) F) */
@@ -324,8 +359,8 @@ static int fgl__ada_personalise(fgl_client *c) {
         sp.head = FGL_HEAD_NONE;
         sp.dropout = 0.5f;
         sp.input_dropout = 0;
-        oc.lr = (float)fgl_get(c->set, "lr");
-        oc.weight_decay = (float)fgl_get(c->set, "weight_decay");
+        oc.lr = (float)p->lr;
+        oc.weight_decay = (float)p->weight_decay;
         if ((rc = fgl_model_init(&mod[m], &sp, c->fed->seed * 1000003u + 0xada0u + (uint64_t)(c->id * 8 + m), &err)) ||
             (rc = fgl_optim_init(&opt[m], oc, &mod[m].params))) {
             rc = fgl_client_fail(c, rc, "adafgl: step-2 module: %s", err.msg);
@@ -395,7 +430,7 @@ static int fgl__ada_personalise(fgl_client *c) {
         }
         for (m = 0; m < FGL__ADA_N; m++) fgl_optim_step(&opt[m], &mod[m].params);
     }
-    fgl_ints(&c->store, "state")[0] = 1;
+    st->state[0] = 1;
 done:
     if (built) fgl_gnn_graph_free(&gs);
     for (m = 0; m < FGL__ADA_N; m++) {
@@ -419,7 +454,7 @@ static int fgl__ada_train(fgl_client *c) {
     const float *done = fgl_down(c, "done");
     if (done && (int)done[0] >= c->fed->rounds - 1) {
         c->train_loss = 0; /* the global model does not train (the loss a resumed client would not have) */
-        return fgl_ints(&c->store, "state")[0] ? FGL_OK : fgl__ada_personalise(c);
+        return FGL_STATE(fgl__adafgl_client, &c->store)->state[0] ? FGL_OK : fgl__ada_personalise(c);
     }
     return fgl_client_train(c, &c->model, &c->optim, NULL);
 }
@@ -429,17 +464,23 @@ static fgl_algo fgl__adafgl(void) {
                                "Li et al. 2024: FedAvg knowledge extractor, then local adaptive personalised "
                                "propagation (homophilous and heterophilous modules mixed by a homophily estimate)",
                                FGL_G_ALL, "parameter groups of the global model (step 1: averaged)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.05, "weight of the local graph in alpha A + (1 - alpha) S");
-    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.2, "weight of S in the learnable heterophilous propagation");
-    fgl_algo_param_add(&a, "prop_steps", FGL_PARAM_INT, 3, "propagation steps K of the smoothed features");
-    fgl_algo_param_add(&a, "sim", FGL_PARAM_FLOAT, 0.999, "cosine threshold of the soft-label similarity graph S");
-    fgl_algo_param_add(&a, "lp_alpha", FGL_PARAM_FLOAT, 0.5, "label propagation's weight of the neighbours");
-    fgl_algo_param_add(&a, "lp_steps", FGL_PARAM_INT, 10, "label propagation steps (homophily estimate)");
-    fgl_algo_param_add(&a, "hidden", FGL_PARAM_INT, 64, "hidden width of the step-2 modules");
-    fgl_algo_param_add(&a, "epochs", FGL_PARAM_INT, 200, "step-2 training steps (full batch)");
-    fgl_algo_param_add(&a, "lr", FGL_PARAM_FLOAT, 0.01, "step-2 Adam learning rate");
-    fgl_algo_param_add(&a, "weight_decay", FGL_PARAM_FLOAT, 5e-4, "step-2 Adam weight decay");
-    fgl_algo_param_add(&a, "max_nodes", FGL_PARAM_INT, 4096, "largest client for step 2 (it holds n x n matrices)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, alpha, FGL_PARAM_FLOAT, 0.05,
+                   "weight of the local graph in alpha A + (1 - alpha) S");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, beta, FGL_PARAM_FLOAT, 0.2,
+                   "weight of S in the learnable heterophilous propagation");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, prop_steps, FGL_PARAM_INT, 3,
+                   "propagation steps K of the smoothed features");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, sim, FGL_PARAM_FLOAT, 0.999,
+                   "cosine threshold of the soft-label similarity graph S");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lp_alpha, FGL_PARAM_FLOAT, 0.5,
+                   "label propagation's weight of the neighbours");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lp_steps, FGL_PARAM_INT, 10, "label propagation steps (homophily estimate)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, hidden, FGL_PARAM_INT, 64, "hidden width of the step-2 modules");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, epochs, FGL_PARAM_INT, 200, "step-2 training steps (full batch)");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, lr, FGL_PARAM_FLOAT, 0.01, "step-2 Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, weight_decay, FGL_PARAM_FLOAT, 5e-4, "step-2 Adam weight decay");
+    FGL_ALGO_PARAM(&a, fgl__adafgl_params, max_nodes, FGL_PARAM_INT, 4096,
+                   "largest client for step 2 (it holds n x n matrices)");
     fgl_algo_download(&a, "done", FGL_SEND_DATA, 1, 1, 0, "done");
     a.prepare_spec = fgl__ada_spec;
     a.server_init = fgl__ada_server_init;

@@ -87,6 +87,18 @@ FGL__PRIVATE int fgl__gl_augment(const fgl_csr *gcn, int k, const float *idx, co
 enum { FGL__GL_EMB_LOGITS, FGL__GL_EMB_REP };
 enum { FGL__GL_FUSE_SAMPLES, FGL__GL_FUSE_EQUAL };
 
+/* The parameters: the weight-averaging base's, then FedGL's. */
+typedef struct fgl__fedgl_params {
+    fgl__avg_params avg;
+    double lambda; /* the pseudo-label loss's weight */
+    double tau;    /* a class probability counts in the fusion from this on */
+    double pgraph; /* the weight of the pseudo-graph added to the GCN matrix */
+    int k;         /* neighbours of a node in the pseudo-graph */
+    int update;    /* rounds between updates */
+    int embed;     /* FGL__GL_EMB_LOGITS or FGL__GL_EMB_REP */
+    int fuse;      /* FGL__GL_FUSE_SAMPLES or FGL__GL_FUSE_EQUAL */
+} fgl__fedgl_params;
+
 /* The fusion. M entries (a client's own row each): node[e] in 0..N-1 its
  * node, w[e] its client's weight, logits + e C its logits, emb + e D its
  * embedding. label (N) gets y~ (-1: none), fused (N x D) E (zero rows for
@@ -252,37 +264,49 @@ done:
 }
 
 static int fgl__gl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double lam = fgl_get(set, "lambda"), tau = fgl_get(set, "tau"), mu = fgl_get(set, "pgraph");
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, set);
+    double lam = p->lambda, tau = p->tau, mu = p->pgraph;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedgl: node classification only (its self-supervision is per-node "
                              "pseudo-labels and a graph of the nodes)");
-    if (!(lam >= 0) || !(tau >= 0 && tau <= 1) || !(mu >= 0) || fgl_get(set, "update") < 1)
+    if (!(lam >= 0) || !(tau >= 0 && tau <= 1) || !(mu >= 0) || p->update < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedgl: lambda %g and pgraph %g must be >= 0, tau %g in [0, 1], "
-                             "update %g >= 1", lam, mu, tau, fgl_get(set, "update"));
+                             "update %d >= 1", lam, mu, tau, p->update);
     return FGL_OK;
 }
 
 /* Client state: what it received last (kept between updates and saved with
  * the run): "pl" its rows' pseudo-labels, "pgi" / "pgv" / "pgs" its rows'
- * pseudo-graph entries, "has" [labels received, graph received]. */
+ * pseudo-graph entries, "has" [labels received, graph received]; and
+ * "scores", where eval_scores writes. */
+typedef struct fgl__fedgl_client {
+    float *pl, *pgi, *pgv, *pgs;
+    int *has;
+    float *scores;
+} fgl__fedgl_client;
+
 static int fgl__gl_client_init(fgl_client *c) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
     const fgl_node_data *d = c->data.node;
-    size_t n = (size_t)(d ? d->n_nodes : 1), k = (size_t)fgl_get(c->set, "k");
+    size_t n = (size_t)(d ? d->n_nodes : 1), k = (size_t)p->k;
     int arch = c->model.spec.arch;
+    fgl__fedgl_client *st;
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: node classification only");
-    if (fgl_get(c->set, "pgraph") > 0 && arch != FGL_ARCH_GCN && arch != FGL_ARCH_GCNII)
+    if (p->pgraph > 0 && arch != FGL_ARCH_GCN && arch != FGL_ARCH_GCNII)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: the pseudo-graph is added to the GCN matrix a gcn or gcnii "
                                "model reads as it runs, and client %d runs %s: set pgraph=0 for it", c->id,
                                fgl_arch_name(arch));
     if ((int)fgl_client_dim(c, FGL_DIM_CLASSES) != c->model.spec.out_dim)
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgl: client %d has %d classes of the run's %d", c->id,
                                c->model.spec.out_dim, (int)fgl_client_dim(c, FGL_DIM_CLASSES));
-    fgl_new_floats(&c->store, "pl", n);
-    fgl_new_floats(&c->store, "pgi", n * k);
-    fgl_new_floats(&c->store, "pgv", n * k);
-    fgl_new_floats(&c->store, "pgs", n);
-    fgl_new_ints(&c->store, "has", 2);
-    fgl_new_scratch(&c->store, "scores", sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
+    if (!(st = FGL_NEW_STATE(fgl__fedgl_client, &c->store))) return FGL_ERR_NOMEM;
+    st->pl = fgl_new_floats(&c->store, "pl", n);
+    st->pgi = fgl_new_floats(&c->store, "pgi", n * k);
+    st->pgv = fgl_new_floats(&c->store, "pgv", n * k);
+    st->pgs = fgl_new_floats(&c->store, "pgs", n);
+    st->has = fgl_new_ints(&c->store, "has", 2);
+    st->scores = (float *)fgl_new_scratch(&c->store, "scores",
+                                          sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
     return c->store.err;
 }
 
@@ -290,13 +314,14 @@ static int fgl__gl_receive(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     const float *pl = fgl_down(c, "plabel"), *gi = fgl_down(c, "pg_idx"), *gv = fgl_down(c, "pg_val"),
                 *gs = fgl_down(c, "pg_self");
-    size_t n = (size_t)d->n_nodes, k = (size_t)fgl_get(c->set, "k"), j;
-    int C = c->model.spec.out_dim, *has = fgl_ints(&c->store, "has");
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
+    size_t n = (size_t)d->n_nodes, k = (size_t)FGL_PARAMS(fgl__fedgl_params, c->set)->k, j;
+    int C = c->model.spec.out_dim, *has = st->has;
     if (pl) {
         for (j = 0; j < n; j++)
             if (!(pl[j] >= -1 && pl[j] < C && pl[j] == (float)(int)pl[j]))
                 return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: pseudo-label %g of row %d", (double)pl[j], (int)j);
-        memcpy(fgl_floats(&c->store, "pl"), pl, sizeof(float) * n);
+        memcpy(st->pl, pl, sizeof(float) * n);
         has[0] = 1;
     }
     if (gi || gv || gs) {
@@ -307,9 +332,9 @@ static int fgl__gl_receive(fgl_client *c) {
                                        (double)gi[j], (double)gv[j]);
         for (j = 0; j < n; j++)
             if (!isfinite(gs[j])) return fgl_client_fail(c, FGL_ERR_ARG, "fedgl: pseudo-graph diagonal not finite");
-        memcpy(fgl_floats(&c->store, "pgi"), gi, sizeof(float) * n * k);
-        memcpy(fgl_floats(&c->store, "pgv"), gv, sizeof(float) * n * k);
-        memcpy(fgl_floats(&c->store, "pgs"), gs, sizeof(float) * n);
+        memcpy(st->pgi, gi, sizeof(float) * n * k);
+        memcpy(st->pgv, gv, sizeof(float) * n * k);
+        memcpy(st->pgs, gs, sizeof(float) * n);
         has[1] = 1;
     }
     return FGL_OK;
@@ -318,17 +343,18 @@ static int fgl__gl_receive(fgl_client *c) {
 /* The client's graph with the pseudo-graph added, into *aug (returns 1), or
  * 0 when it has none to add (or, after recording the failure, -1). */
 static int fgl__gl_graph_on(fgl_client *c, fgl_csr *aug) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
     const fgl_csr *gcn = c->data.full.adj_gcn;
-    float mu = (float)fgl_get(c->set, "pgraph");
+    float mu = (float)p->pgraph;
     fgl_error err;
     memset(aug, 0, sizeof *aug);
-    if (!(mu > 0) || !fgl_ints(&c->store, "has")[1]) return 0;
+    if (!(mu > 0) || !st->has[1]) return 0;
     if (!gcn || gcn->rows != c->data.node->n_nodes) {
         fgl_client_fail(c, FGL_ERR_ARG, "fedgl: client %d's graph has no GCN matrix to add the pseudo-graph to", c->id);
         return -1;
     }
-    if (fgl__gl_augment(gcn, (int)fgl_get(c->set, "k"), fgl_floats(&c->store, "pgi"), fgl_floats(&c->store, "pgv"),
-                        fgl_floats(&c->store, "pgs"), mu, aug, &err)) {
+    if (fgl__gl_augment(gcn, p->k, st->pgi, st->pgv, st->pgs, mu, aug, &err)) {
         fgl_client_fail(c, err.code ? err.code : FGL_ERR_NOMEM, "%s", err.msg);
         return -1;
     }
@@ -368,13 +394,14 @@ static int fgl__gl_train(fgl_client *c) {
 
 /* lambda CE over the rows with a pseudo-label that are not training rows. */
 static fgl_node *fgl__gl_loss(fgl_client *c, const fgl_step *st) {
-    float lam = (float)fgl_get(c->set, "lambda");
-    const float *pl = fgl_floats(&c->store, "pl");
+    const fgl__fedgl_client *cs = FGL_STATE(fgl__fedgl_client, &c->store);
+    float lam = (float)FGL_PARAMS(fgl__fedgl_params, c->set)->lambda;
+    const float *pl = cs->pl;
     const unsigned char *train = c->data.mask[FGL_SPLIT_TRAIN];
     fgl_node *L = st->fwd->logits;
     int *y, n, v, any = 0;
     unsigned char *m;
-    if (!(lam > 0) || !fgl_ints(&c->store, "has")[0]) return NULL;
+    if (!(lam > 0) || !cs->has[0]) return NULL;
     if (!L || st->g != &c->data.full || L->rows != c->data.node->n_nodes) {
         fgl_client_fail(c, FGL_ERR_ARG, "fedgl: a step outside the client's whole graph (node tasks train on it)");
         return NULL;
@@ -395,13 +422,13 @@ static fgl_node *fgl__gl_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__gl_upload(fgl_client *c) {
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, c->set);
     const fgl_node_data *d = c->data.node;
-    int rep = (int)fgl_get(c->set, "embed") == FGL__GL_EMB_REP, r;
+    int rep = p->embed == FGL__GL_EMB_REP, r;
     size_t n = (size_t)d->n_nodes, C = fgl_client_dim(c, FGL_DIM_CLASSES), R = fgl_client_dim(c, FGL_DIM_REP);
     fgl_forward fw;
     float *lo, *re = NULL, *gid = NULL;
-    if (c->round % (int)fgl_get(c->set, "update") != 0 ||
-        (!(fgl_get(c->set, "lambda") > 0) && !(fgl_get(c->set, "pgraph") > 0))) {
+    if (c->round % p->update != 0 || (!(p->lambda > 0) && !(p->pgraph > 0))) {
         fgl_up_drop(c, "logits");
         fgl_up_drop(c, "rep");
         fgl_up_drop(c, "gid");
@@ -429,13 +456,14 @@ static int fgl__gl_upload(fgl_client *c) {
 /* Evaluation on the graph the client trains on (its own scores only once it
  * has a pseudo-graph; before, the runtime evaluates the model). */
 static const float *fgl__gl_scores(fgl_client *c) {
+    const fgl__fedgl_client *st = FGL_STATE(fgl__fedgl_client, &c->store);
     float *out;
     fgl_forward fw;
     size_t len;
-    if (!(fgl_get(c->set, "pgraph") > 0) || !fgl_ints(&c->store, "has")[1]) return NULL;
+    if (!(FGL_PARAMS(fgl__fedgl_params, c->set)->pgraph > 0) || !st->has[1]) return NULL;
     if (!fgl__gl_forward(c, &fw)) return NULL;
     len = (size_t)fw.logits->rows * (size_t)fw.logits->cols;
-    if (!(out = (float *)fgl_get_scratch(&c->store, "scores")) ||
+    if (!(out = st->scores) ||
         len != (size_t)c->data.node->n_nodes * (size_t)c->model.spec.out_dim)
         return NULL;
     memcpy(out, fw.logits->val, sizeof(float) * len);
@@ -449,17 +477,25 @@ static const float *fgl__gl_scores(fgl_client *c) {
  * computed; "fresh" K: 1 for the clients it computed them for this round;
  * "stats": rows with a pseudo-label, rows, in-client pseudo-graph entries,
  * updates. */
+typedef struct fgl__fedgl_server {
+    fgl__avg_server avg;
+    float *pl, *pgi, *pgv, *pgs;
+    int *fresh, *stats;
+} fgl__fedgl_server;
+
 static int fgl__gl_server_init(fgl_server *s) {
-    size_t T = 0, k = (size_t)fgl_get(s->set, "k");
+    size_t T = 0, k = (size_t)FGL_PARAMS(fgl__fedgl_params, s->set)->k;
     int i, rc = fgl__avg_server_init(s);
+    fgl__fedgl_server *st;
     if (rc) return rc;
+    if (!(st = FGL_NEW_STATE(fgl__fedgl_server, &s->store))) return FGL_ERR_NOMEM; /* avg: filled */
     for (i = 0; i < s->n_clients; i++) T += (size_t)s->n_nodes[i];
-    fgl_new_floats(&s->store, "pl", T);
-    fgl_new_floats(&s->store, "pgi", T * k);
-    fgl_new_floats(&s->store, "pgv", T * k);
-    fgl_new_floats(&s->store, "pgs", T);
-    fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
-    fgl_new_ints(&s->store, "stats", 4);
+    st->pl = fgl_new_floats(&s->store, "pl", T);
+    st->pgi = fgl_new_floats(&s->store, "pgi", T * k);
+    st->pgv = fgl_new_floats(&s->store, "pgv", T * k);
+    st->pgs = fgl_new_floats(&s->store, "pgs", T);
+    st->fresh = fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
+    st->stats = fgl_new_ints(&s->store, "stats", 4);
     return s->store.err;
 }
 
@@ -490,17 +526,18 @@ static int fgl__gl_find(const long *keys, int N, long key) {
 }
 
 static int fgl__gl_update(fgl_server *s) {
-    int K = s->n_clients, C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), k = (int)fgl_get(s->set, "k");
-    int rep = (int)fgl_get(s->set, "embed") == FGL__GL_EMB_REP, equal = (int)fgl_get(s->set, "fuse") == 1;
+    const fgl__fedgl_params *p = FGL_PARAMS(fgl__fedgl_params, s->set);
+    const fgl__fedgl_server *ss = FGL_STATE(fgl__fedgl_server, &s->store);
+    int K = s->n_clients, C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), k = p->k;
+    int rep = p->embed == FGL__GL_EMB_REP, equal = p->fuse == 1;
     int D = rep ? (int)fgl_server_dim(s, FGL_DIM_REP) : C, i, r, q, M = 0, N = 0, rc = FGL_OK;
-    int do_graph = fgl_get(s->set, "pgraph") > 0, *fresh = fgl_ints(&s->store, "fresh"), *st = fgl_ints(&s->store, "stats");
+    int do_graph = p->pgraph > 0, *fresh = ss->fresh, *st = ss->stats;
     size_t T = 0, *off = (size_t *)FGL_MALLOC(sizeof(size_t) * (size_t)(K + 1)), e;
     fgl__gl_row *rows = NULL;
     long *keys = NULL;
     int *node = NULL, *label = NULL, *nbr = NULL, *at = NULL;
     float *lo = NULL, *em = NULL, *fused = NULL, *val = NULL, *self = NULL;
-    float *pl = fgl_floats(&s->store, "pl"), *pgi = fgl_floats(&s->store, "pgi"), *pgv = fgl_floats(&s->store, "pgv"),
-          *pgs = fgl_floats(&s->store, "pgs");
+    float *pl = ss->pl, *pgi = ss->pgi, *pgv = ss->pgv, *pgs = ss->pgs;
     if (!off) return FGL_ERR_NOMEM;
     for (i = 0, off[0] = 0; i < K; i++) off[i + 1] = off[i] + (size_t)s->n_nodes[i];
     T = off[K];
@@ -557,7 +594,7 @@ static int fgl__gl_update(fgl_server *s) {
             memcpy(lo + e * (size_t)C, L + (size_t)rr * C, sizeof(float) * (size_t)C);
             memcpy(em + e * (size_t)D, E + (size_t)rr * D, sizeof(float) * (size_t)D);
         }
-        fgl__gl_fuse(N, C, D, M, node, ws, lo, em, fgl_get(s->set, "tau"), label, fused);
+        fgl__gl_fuse(N, C, D, M, node, ws, lo, em, p->tau, label, fused);
         FGL_FREE(ws);
     }
     if (do_graph) {
@@ -619,31 +656,33 @@ done:
 }
 
 static int fgl__gl_aggregate(fgl_server *s) {
-    int rc = fgl__avg_aggregate(s), i;
+    int rc = fgl__avg_aggregate(s), i, *fresh = FGL_STATE(fgl__fedgl_server, &s->store)->fresh;
     if (rc) return rc;
-    for (i = 0; i < s->n_clients; i++) fgl_ints(&s->store, "fresh")[i] = 0;
-    if (s->round % (int)fgl_get(s->set, "update") != 0) return FGL_OK;
+    for (i = 0; i < s->n_clients; i++) fresh[i] = 0;
+    if (s->round % FGL_PARAMS(fgl__fedgl_params, s->set)->update != 0) return FGL_OK;
     return fgl__gl_update(s);
 }
 
 static int fgl__gl_download(fgl_server *s, int client, fgl_msg *down) {
-    size_t off = 0, n = (size_t)s->n_nodes[client], k = (size_t)fgl_get(s->set, "k");
+    const fgl__fedgl_params *pa = FGL_PARAMS(fgl__fedgl_params, s->set);
+    const fgl__fedgl_server *st = FGL_STATE(fgl__fedgl_server, &s->store);
+    size_t off = 0, n = (size_t)s->n_nodes[client], k = (size_t)pa->k;
     float *p;
     int i;
     (void)down;
-    if (!fgl_ints(&s->store, "fresh")[client]) return FGL_OK;
+    if (!st->fresh[client]) return FGL_OK;
     for (i = 0; i < client; i++) off += (size_t)s->n_nodes[i];
-    if (fgl_get(s->set, "lambda") > 0) {
+    if (pa->lambda > 0) {
         if (!(p = fgl_download_part(s, client, "plabel"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pl") + off, sizeof(float) * n);
+        memcpy(p, st->pl + off, sizeof(float) * n);
     }
-    if (fgl_get(s->set, "pgraph") > 0) {
+    if (pa->pgraph > 0) {
         if (!(p = fgl_download_part(s, client, "pg_idx"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgi") + off * k, sizeof(float) * n * k);
+        memcpy(p, st->pgi + off * k, sizeof(float) * n * k);
         if (!(p = fgl_download_part(s, client, "pg_val"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgv") + off * k, sizeof(float) * n * k);
+        memcpy(p, st->pgv + off * k, sizeof(float) * n * k);
         if (!(p = fgl_download_part(s, client, "pg_self"))) return FGL_ERR_NOMEM;
-        memcpy(p, fgl_floats(&s->store, "pgs") + off, sizeof(float) * n);
+        memcpy(p, st->pgs + off, sizeof(float) * n);
     }
     return FGL_OK;
 }
@@ -660,18 +699,21 @@ static fgl_algo fgl__fedgl(void) {
                                "a pseudo-graph fused on the server from the clients' per-node predictions and "
                                "embeddings", FGL_G_ALL, "parameter groups averaged");
     int k;
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 0.1, "weight of the pseudo-label loss (OpenFGL's ssl_loss_weight)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 0.5,
-                       "a client's class probability counts in the fusion from this on (probability_threshold)");
-    fgl_algo_param_add(&a, "pgraph", FGL_PARAM_FLOAT, 1.0,
-                       "weight of the pseudo-graph added to the GCN matrix (0: off, OpenFGL's default)");
-    fgl_algo_param_add(&a, "k", FGL_PARAM_INT, 100, "neighbours of a node in the pseudo-graph (OpenFGL's k)");
-    fgl_algo_param_add(&a, "update", FGL_PARAM_INT, 1, "rounds between updates (pseudo_labels_update_epoch)");
-    fgl_algo_param_add(&a, "embed", FGL_PARAM_INT, FGL__GL_EMB_LOGITS,
-                       "the embedding sent: the logits (OpenFGL) or rep, what the classifier reads");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, lambda, FGL_PARAM_FLOAT, 0.1,
+                   "weight of the pseudo-label loss (OpenFGL's ssl_loss_weight)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, tau, FGL_PARAM_FLOAT, 0.5,
+                   "a client's class probability counts in the fusion from this on (probability_threshold)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, pgraph, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the pseudo-graph added to the GCN matrix (0: off, OpenFGL's default)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, k, FGL_PARAM_INT, 100,
+                   "neighbours of a node in the pseudo-graph (OpenFGL's k)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, update, FGL_PARAM_INT, 1,
+                   "rounds between updates (pseudo_labels_update_epoch)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, embed, FGL_PARAM_INT, FGL__GL_EMB_LOGITS,
+                   "the embedding sent: the logits (OpenFGL) or rep, what the classifier reads");
     fgl_algo_param_choices(&a, "embed", "logits|rep");
-    fgl_algo_param_add(&a, "fuse", FGL_PARAM_INT, FGL__GL_FUSE_SAMPLES,
-                       "clients weighted in the fusion by training samples (sampling_rate) or alike (mean)");
+    FGL_ALGO_PARAM(&a, fgl__fedgl_params, fuse, FGL_PARAM_INT, FGL__GL_FUSE_SAMPLES,
+                   "clients weighted in the fusion by training samples (sampling_rate) or alike (mean)");
     fgl_algo_param_choices(&a, "fuse", "samples|equal");
     k = fgl_algo_param_dim(&a, "k");
     fgl_algo_upload(&a, "logits", FGL_SEND_DATA, FGL_DIM_NODES, FGL_DIM_CLASSES, FGL_PART_OPTIONAL | FGL_PART_RAW);

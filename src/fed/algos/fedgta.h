@@ -46,6 +46,22 @@ FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const do
 
 enum { FGL__GTA_RAW, FGL__GTA_CENTRAL, FGL__GTA_HYBRID };
 
+typedef struct fgl__fedgta_params {
+    unsigned share;     /* the groups mixed */
+    int steps;          /* label propagation steps K */
+    double alpha;       /* label propagation: the propagated labels' weight */
+    double temperature; /* softmax temperature of the confidence's labels */
+    int moments;        /* moment orders 1..m */
+    int moment_type;    /* FGL__GTA_RAW, _CENTRAL or _HYBRID */
+    double threshold;   /* mix clients whose moments' cosine exceeds this */
+} fgl__fedgta_params;
+
+/* The server's state: every client's row of the model ("theta") and the
+ * last mixing weights, K x K ("W", which the report reads). */
+typedef struct fgl__fedgta_server {
+    float *theta, *W;
+} fgl__fedgta_server;
+
 /* A client's statistics. adj: its graph (the graph contract: no self loop,
  * symmetric), N = adj->rows nodes; logits N x C; y and train (NULL: none)
  * per node; moments and confidence over rows 0..n_rows-1 (a halo's rows
@@ -163,11 +179,12 @@ done:
 }
 
 static int fgl__gta_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double alpha = fgl_get(set, "alpha"), temp = fgl_get(set, "temperature"), th = fgl_get(set, "threshold");
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, set);
+    double alpha = p->alpha, temp = p->temperature, th = p->threshold;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedgta: node classification only (it propagates class "
                              "predictions over each client's subgraph)");
-    if (fgl_get(set, "steps") < 0) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: steps must be >= 0");
+    if (p->steps < 0) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: steps must be >= 0");
     if (!(alpha >= 0 && alpha <= 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: alpha %g not in [0, 1]", alpha);
     if (!(temp > 0)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: temperature %g must be > 0", temp);
     if (!(th >= -1 && th <= 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedgta: threshold %g not in [-1, 1]", th);
@@ -176,7 +193,8 @@ static int fgl__gta_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 
 static int fgl__gta_upload(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
-    int type = (int)fgl_get(c->set, "moment_type"), m = (int)fgl_get(c->set, "moments"), rc;
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, c->set);
+    int type = p->moment_type, m = p->moments, rc;
     int width = (int)fgl_client_dim(c, FGL_DIM_CLASSES), n_rows;
     float *raw = NULL, *central = NULL, *conf = fgl_up(c, "conf");
     double w = 0;
@@ -195,8 +213,7 @@ static int fgl__gta_upload(fgl_client *c) {
                                fw.logits->rows, fw.logits->cols, d->adj.rows, width);
     n_rows = d->gid && d->n_own > 0 ? d->n_own : d->adj.rows; /* a halo's rows propagate, but are not the client's */
     rc = fgl__gta_stats(&d->adj, n_rows, fw.logits->val, fw.logits->cols, d->y, c->data.mask[FGL_SPLIT_TRAIN],
-                        (int)fgl_get(c->set, "steps"), fgl_get(c->set, "alpha"), fgl_get(c->set, "temperature"), m,
-                        width, raw, central, &w);
+                        p->steps, p->alpha, p->temperature, m, width, raw, central, &w);
     if (rc) return fgl_client_fail(c, rc, "fedgta: label propagation: %s", fgl_result_name(rc));
     conf[0] = (float)w;
     return FGL_OK;
@@ -227,17 +244,21 @@ FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const do
 
 static int fgl__gta_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta");
-    fgl_new_floats(&s->store, "W", K * K);
+    fgl__fedgta_server *st = FGL_NEW_STATE(fgl__fedgta_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta");
+    st->W = fgl_new_floats(&s->store, "W", K * K);
     return s->store.err;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {
-    int K = s->n_clients, type = (int)fgl_get(s->set, "moment_type"), i, j;
+    const fgl__fedgta_params *p = FGL_PARAMS(fgl__fedgta_params, s->set);
+    const fgl__fedgta_server *st = FGL_STATE(fgl__fedgta_server, &s->store);
+    int K = s->n_clients, type = p->moment_type, i, j;
     size_t nr = type == FGL__GTA_CENTRAL ? 0 : fgl_server_up_size(s, "raw");
     size_t nc = type == FGL__GTA_RAW ? 0 : fgl_server_up_size(s, "central"), dim = nr + nc;
     int equal = s->fed->robust.rule != FGL_ROBUST_MEAN; /* confidences are claims: no weight under a rule */
-    float *theta = fgl_floats(&s->store, "theta"), *W = fgl_floats(&s->store, "W");
+    float *theta = st->theta, *W = st->W;
     float *mom = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(dim, 1));
     double *conf = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -258,7 +279,7 @@ static int fgl__gta_aggregate(fgl_server *s) {
         conf[j] = cf[0] > 0 ? cf[0] : 0.0; /* >= 0 in exact arithmetic */
     }
     for (i = 0; i < K; i++) rows[i] = s->up[i] != NULL;
-    fgl__gta_weights(K, dim, mom, conf, rows, fgl_get(s->set, "threshold"), equal, w, sel);
+    fgl__gta_weights(K, dim, mom, conf, rows, p->threshold, equal, w, sel);
     for (i = 0; i < K; i++)
         for (j = 0; rows[i] && j < K; j++) W[(size_t)i * K + j] = (float)w[(size_t)i * K + j];
     return fgl_server_mix(s, "theta", NULL, w, theta, rows);
@@ -286,17 +307,19 @@ static fgl_algo fgl__fedgta(void) {
     fgl_algo a = fgl_algo_new("fedgta", "Li et al. 2024: personalised averages over clients with similar moments "
                                         "of label-propagated predictions, weighted by smoothing confidence");
     int m;
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    fgl_algo_param_add(&a, "steps", FGL_PARAM_INT, 5, "label propagation steps K (lp_prop)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5, "label propagation: weight of the propagated labels");
-    fgl_algo_param_add(&a, "temperature", FGL_PARAM_FLOAT, 20, "softmax temperature of the confidence's labels");
-    fgl_algo_param_add(&a, "moments", FGL_PARAM_INT, 6,
-                       "moment orders 1..m (authors' Cora 6; their default 13, OpenFGL 10)");
-    fgl_algo_param_add(&a, "moment_type", FGL_PARAM_INT, FGL__GTA_HYBRID,
-                       "raw, central, or hybrid (both: the mixed moments)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, steps, FGL_PARAM_INT, 5, "label propagation steps K (lp_prop)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, alpha, FGL_PARAM_FLOAT, 0.5,
+                   "label propagation: weight of the propagated labels");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, temperature, FGL_PARAM_FLOAT, 20,
+                   "softmax temperature of the confidence's labels");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, moments, FGL_PARAM_INT, 6,
+                   "moment orders 1..m (authors' Cora 6; their default 13, OpenFGL 10)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, moment_type, FGL_PARAM_INT, FGL__GTA_HYBRID,
+                   "raw, central, or hybrid (both: the mixed moments)");
     fgl_algo_param_choices(&a, "moment_type", "raw|central|hybrid");
-    fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5,
-                       "mix clients whose moments' cosine exceeds this (authors' Cora 0.5; default 0.65)");
+    FGL_ALGO_PARAM(&a, fgl__fedgta_params, threshold, FGL_PARAM_FLOAT, 0.5,
+                   "mix clients whose moments' cosine exceeds this (authors' Cora 0.5; default 0.65)");
     m = fgl_algo_param_dim(&a, "moments");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "raw", FGL_SEND_DATA, m, FGL_DIM_CLASSES, FGL_PART_OPTIONAL);

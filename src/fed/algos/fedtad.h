@@ -59,6 +59,28 @@ FGL__PRIVATE int fgl__tad_knn(int n, int D, const float *x, int k, fgl_csr *adj)
 
 enum { FGL__TAD_CLIENTS, FGL__TAD_CLASSES };
 
+typedef struct fgl__fedtad_params {
+    unsigned share;      /* the groups averaged (all) */
+    int walk_length;     /* random-walk steps of the topology embedding */
+    int ckr_norm;        /* FGL__TAD_CLIENTS or FGL__TAD_CLASSES */
+    int glb_epochs;      /* distillation epochs a round */
+    int it_g;            /* generator steps an epoch */
+    int it_d;            /* student steps an epoch */
+    double lr_g;         /* the generator's Adam learning rate */
+    double lr_d;         /* the student's Adam learning rate */
+    double weight_decay; /* both server optimizers' weight decay */
+    int num_gen;         /* pseudo nodes a graph */
+    int noise_dim;       /* generator noise width */
+    int topk;            /* pseudo graph: each node's most similar nodes */
+    double lam1;         /* the generator's semantic loss weight */
+    double lam2;         /* the generator's diversity loss weight */
+} fgl__fedtad_params;
+
+/* A client's state: its CKR, C values, computed once. */
+typedef struct fgl__fedtad_client {
+    float *ckr;
+} fgl__fedtad_client;
+
 /* A client's CKR. adj: its graph (no self loop, symmetric); x (n x F dense)
  * or xs (sparse, values NULL: ones) its features; y, train per node; the
  * first n_rows rows are the client's (a halo's are not read). ckr: C
@@ -199,7 +221,9 @@ done:
 }
 
 static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, set);
     const char *ints[] = {"walk_length", "num_gen", "noise_dim", "topk"};
+    const int vals[] = {p->walk_length, p->num_gen, p->noise_dim, p->topk};
     int i;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: node classification only (class-wise reliability of node "
@@ -207,14 +231,14 @@ static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
     if (spec->arch == FGL_ARCH_SGC || spec->arch == FGL_ARCH_GAMLP)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: %s propagates the features before the model, so the "
                              "generator's pseudo nodes cannot be fed through it", fgl_arch_name(spec->arch));
-    if ((unsigned)fgl_get(set, "share") != FGL_G_ALL)
+    if (p->share != FGL_G_ALL)
         return fgl_error_set(err, FGL_ERR_ARG, "fedtad: the server distils whole client models: share=all");
     for (i = 0; i < 4; i++)
-        if (fgl_get(set, ints[i]) < 1 || fgl_get(set, ints[i]) > 100000)
-            return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: %s %g not in 1..100000", ints[i], fgl_get(set, ints[i]));
-    if (fgl_get(set, "glb_epochs") < 0 || fgl_get(set, "it_g") < 0 || fgl_get(set, "it_d") < 0)
+        if (vals[i] < 1 || vals[i] > 100000)
+            return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: %s %d not in 1..100000", ints[i], vals[i]);
+    if (p->glb_epochs < 0 || p->it_g < 0 || p->it_d < 0)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: glb_epochs, it_g and it_d must be >= 0");
-    if (!(fgl_get(set, "lr_g") >= 0) || !(fgl_get(set, "lr_d") >= 0) || !(fgl_get(set, "weight_decay") >= 0))
+    if (!(p->lr_g >= 0) || !(p->lr_d >= 0) || !(p->weight_decay >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fedtad: lr_g, lr_d and weight_decay must be >= 0");
     return FGL_OK;
 }
@@ -222,14 +246,16 @@ static int fgl__tad_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__tad_client_init(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     int C = c->model.spec.out_dim, rc, n_rows;
-    float *ckr = fgl_new_floats(&c->store, "ckr", (size_t)FGL__MAX(C, 1));
+    fgl__fedtad_client *st = FGL_NEW_STATE(fgl__fedtad_client, &c->store);
+    float *ckr = st ? (st->ckr = fgl_new_floats(&c->store, "ckr", (size_t)FGL__MAX(C, 1))) : NULL;
     double *tmp;
     if (!ckr) return FGL_ERR_NOMEM;
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedtad: node classification only");
     if (!(tmp = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)FGL__MAX(C, 1)))) return FGL_ERR_NOMEM;
     n_rows = d->gid && d->n_own > 0 ? d->n_own : d->adj.rows;
     rc = fgl__tad_ckr(&d->adj, n_rows, d->x_sparse.rows ? NULL : d->x.data, d->x_sparse.rows ? &d->x_sparse : NULL,
-                      d->n_feat, d->y, c->data.mask[FGL_SPLIT_TRAIN], C, (int)fgl_get(c->set, "walk_length"), tmp);
+                      d->n_feat, d->y, c->data.mask[FGL_SPLIT_TRAIN], C,
+                      FGL_PARAMS(fgl__fedtad_params, c->set)->walk_length, tmp);
     if (rc) return fgl_client_fail(c, rc, "fedtad: knowledge reliability: %s", fgl_result_name(rc));
     for (n_rows = 0; n_rows < C; n_rows++) ckr[n_rows] = (float)tmp[n_rows];
     return FGL_OK;
@@ -238,8 +264,9 @@ static int fgl__tad_client_init(fgl_client *c) {
 static int fgl__tad_upload(fgl_client *c) {
     float *up = fgl_up(c, "ckr");
     size_t width = fgl_up_size(c, "ckr"), C = (size_t)c->model.spec.out_dim, j;
+    const float *ckr = FGL_STATE(fgl__fedtad_client, &c->store)->ckr;
     if (!up) return FGL_ERR_NOMEM;
-    for (j = 0; j < width; j++) up[j] = j < C ? fgl_floats(&c->store, "ckr")[j] : 0.0f;
+    for (j = 0; j < width; j++) up[j] = j < C ? ckr[j] : 0.0f;
     return FGL_OK;
 }
 
@@ -256,19 +283,34 @@ static void fgl__tad_teachers_free(void *p) {
     FGL_FREE(t->m);
 }
 
+/* The server's state: FedAvg's global vector (the student's, sent down), the
+ * generator and the student with their optimizers, a tape, the last
+ * round's losses (5, for the report) and the teachers. */
+typedef struct fgl__fedtad_server {
+    fgl__avg_server avg;
+    fgl_params *generator;
+    fgl_model *student;
+    fgl_optim *opt_g, *opt_d;
+    fgl_tape *tape;
+    float *losses;
+    fgl__tad_teachers *teachers;
+} fgl__fedtad_server;
+
 enum { FGL__TAD_E, FGL__TAD_W1, FGL__TAD_B1, FGL__TAD_W2, FGL__TAD_B2, FGL__TAD_W3, FGL__TAD_B3, FGL__TAD_W4,
        FGL__TAD_B4 };
 
 static int fgl__tad_server_init(fgl_server *s) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, s->set);
     const fgl_model_spec *sp = s->spec;
-    int C = sp->out_dim, F = sp->in_dim, dz = (int)fgl_get(s->set, "noise_dim"), i, rc = FGL_OK;
+    int C = sp->out_dim, F = sp->in_dim, dz = p->noise_dim, i, rc = FGL_OK;
     int dims[5] = {0, 64, 128, 256, 0};
-    fgl_params *gen = fgl_new_params(&s->store, "generator");
+    fgl__fedtad_server *tad = FGL_NEW_STATE(fgl__fedtad_server, &s->store);
+    fgl_params *gen = tad ? (tad->generator = fgl_new_params(&s->store, "generator")) : NULL;
     fgl_model *student;
     fgl__tad_teachers *tt;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     fgl_rng r;
-    if ((rc = fgl__avg_server_init(s))) return rc;
+    if ((rc = fgl__avg_server_init(s))) return rc; /* fills tad->avg */
     if (!gen) return FGL_ERR_NOMEM;
     dims[0] = C + dz;
     dims[4] = F;
@@ -291,15 +333,16 @@ static int fgl__tad_server_init(fgl_server *s) {
             fgl_params_fan_in_uniform(gen, FGL__TAD_B1 + 2 * i, dims[i], &r);
         }
     }
-    student = fgl_new_model(&s->store, "student", sp, s->fed->seed);
-    oc.weight_decay = (float)fgl_get(s->set, "weight_decay");
-    oc.lr = (float)fgl_get(s->set, "lr_g");
-    fgl_new_optim(&s->store, "opt_g", oc, gen);
-    oc.lr = (float)fgl_get(s->set, "lr_d");
-    if (student) fgl_new_optim(&s->store, "opt_d", oc, &student->params);
-    fgl_new_tape(&s->store, "tape");
-    fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
-    tt = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers), fgl__tad_teachers_free);
+    student = tad->student = fgl_new_model(&s->store, "student", sp, s->fed->seed);
+    oc.weight_decay = (float)p->weight_decay;
+    oc.lr = (float)p->lr_g;
+    tad->opt_g = fgl_new_optim(&s->store, "opt_g", oc, gen);
+    oc.lr = (float)p->lr_d;
+    if (student) tad->opt_d = fgl_new_optim(&s->store, "opt_d", oc, &student->params);
+    tad->tape = fgl_new_tape(&s->store, "tape");
+    tad->losses = fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
+    tt = tad->teachers = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers),
+                                                              fgl__tad_teachers_free);
     if (s->store.err || !tt) return s->store.err ? s->store.err : FGL_ERR_NOMEM;
     if (!(tt->m = (fgl_model *)FGL_MALLOC(sizeof(fgl_model) * (size_t)s->n_clients))) return FGL_ERR_NOMEM;
     for (i = 0; i < s->n_clients; i++) {
@@ -333,17 +376,18 @@ static fgl_node *fgl__tad_div(fgl_tape *t, fgl_node *a, const float *b, const fl
 }
 
 static int fgl__tad_aggregate(fgl_server *s) {
+    const fgl__fedtad_params *p = FGL_PARAMS(fgl__fedtad_params, s->set);
+    const fgl__fedtad_server *tad = FGL_STATE(fgl__fedtad_server, &s->store);
     const fgl_model_spec *sp = s->spec;
     int K = s->n_clients, C = sp->out_dim, F = sp->in_dim, width = (int)fgl_server_up_size(s, "ckr");
-    int n = (int)fgl_get(s->set, "num_gen"), dz = (int)fgl_get(s->set, "noise_dim"), topk = (int)fgl_get(s->set, "topk");
-    int E = (int)fgl_get(s->set, "glb_epochs"), it_g = (int)fgl_get(s->set, "it_g"), it_d = (int)fgl_get(s->set, "it_d");
-    double lam1 = fgl_get(s->set, "lam1"), lam2 = fgl_get(s->set, "lam2");
-    float *global = fgl_floats(&s->store, "global"), *losses = fgl_floats(&s->store, "losses");
-    fgl_params *gen = fgl_get_params(&s->store, "generator");
-    fgl_model *st = fgl_get_model(&s->store, "student");
-    fgl_optim *og = fgl_get_optim(&s->store, "opt_g"), *od = fgl_get_optim(&s->store, "opt_d");
-    fgl_tape *t = fgl_get_tape(&s->store, "tape");
-    fgl__tad_teachers *tt = (fgl__tad_teachers *)fgl_get_scratch(&s->store, "teachers");
+    int n = p->num_gen, dz = p->noise_dim, topk = p->topk, E = p->glb_epochs, it_g = p->it_g, it_d = p->it_d;
+    double lam1 = p->lam1, lam2 = p->lam2;
+    float *global = tad->avg.global, *losses = tad->losses;
+    fgl_params *gen = tad->generator;
+    fgl_model *st = tad->student;
+    fgl_optim *og = tad->opt_g, *od = tad->opt_d;
+    fgl_tape *t = tad->tape;
+    fgl__tad_teachers *tt = tad->teachers;
     float *ckr = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)C);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)C);
     unsigned char *present = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
@@ -370,7 +414,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
         fgl_params_unpack_except(&tt->m[k].params, s->share, s->keep, th);
         who[nk++] = k;
     }
-    fgl__tad_weights(K, C, ckr, present, (int)fgl_get(s->set, "ckr_norm") == FGL__TAD_CLASSES, w);
+    fgl__tad_weights(K, C, ckr, present, p->ckr_norm == FGL__TAD_CLASSES, w);
     if (nk == 0 || E == 0) return FGL_OK;
     /* the pseudo labels: n / C per class in order, the rest to the last */
     for (j = 0; j < C; j++) cnt[j] = n / C;
@@ -505,25 +549,29 @@ static void fgl__tad_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__fedtad(void) {
     fgl_algo a = fgl_algo_new("fedtad", "Zhu et al. 2024: FedAvg, then data-free distillation of the clients' models, "
                                         "trusted per class by topology-aware reliability, into the average");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged (all: the server "
-                       "runs whole client models)");
-    fgl_algo_param_add(&a, "walk_length", FGL_PARAM_INT, 5, "random-walk steps of the topology embedding "
-                       "(max_walk_length)");
-    fgl_algo_param_add(&a, "ckr_norm", FGL_PARAM_INT, FGL__TAD_CLIENTS,
-                       "reliability normalised per class over the clients (clients: the authors' code) or per "
-                       "client over the classes (classes: OpenFGL's)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL,
+                   "parameter groups averaged (all: the server runs whole client models)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, walk_length, FGL_PARAM_INT, 5,
+                   "random-walk steps of the topology embedding (max_walk_length)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, ckr_norm, FGL_PARAM_INT, FGL__TAD_CLIENTS,
+                   "reliability normalised per class over the clients (clients: the authors' code) or per "
+                   "client over the classes (classes: OpenFGL's)");
     fgl_algo_param_choices(&a, "ckr_norm", "clients|classes");
-    fgl_algo_param_add(&a, "glb_epochs", FGL_PARAM_INT, 5, "distillation epochs a round (each: fresh noise)");
-    fgl_algo_param_add(&a, "it_g", FGL_PARAM_INT, 1, "generator steps an epoch");
-    fgl_algo_param_add(&a, "it_d", FGL_PARAM_INT, 5, "student (global model) steps an epoch");
-    fgl_algo_param_add(&a, "lr_g", FGL_PARAM_FLOAT, 1e-3, "generator's Adam learning rate");
-    fgl_algo_param_add(&a, "lr_d", FGL_PARAM_FLOAT, 1e-3, "global model's Adam learning rate in distillation");
-    fgl_algo_param_add(&a, "weight_decay", FGL_PARAM_FLOAT, 5e-4, "L2 weight decay of both server optimizers");
-    fgl_algo_param_add(&a, "num_gen", FGL_PARAM_INT, 100, "pseudo nodes a graph");
-    fgl_algo_param_add(&a, "noise_dim", FGL_PARAM_INT, 32, "generator noise width");
-    fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 5, "pseudo graph: each node's most similar nodes (itself among them)");
-    fgl_algo_param_add(&a, "lam1", FGL_PARAM_FLOAT, 1, "weight of the generator's semantic loss");
-    fgl_algo_param_add(&a, "lam2", FGL_PARAM_FLOAT, 1, "weight of the generator's diversity loss");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, glb_epochs, FGL_PARAM_INT, 5,
+                   "distillation epochs a round (each: fresh noise)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, it_g, FGL_PARAM_INT, 1, "generator steps an epoch");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, it_d, FGL_PARAM_INT, 5, "student (global model) steps an epoch");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lr_g, FGL_PARAM_FLOAT, 1e-3, "generator's Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lr_d, FGL_PARAM_FLOAT, 1e-3,
+                   "global model's Adam learning rate in distillation");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, weight_decay, FGL_PARAM_FLOAT, 5e-4,
+                   "L2 weight decay of both server optimizers");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, num_gen, FGL_PARAM_INT, 100, "pseudo nodes a graph");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, noise_dim, FGL_PARAM_INT, 32, "generator noise width");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, topk, FGL_PARAM_INT, 5,
+                   "pseudo graph: each node's most similar nodes (itself among them)");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lam1, FGL_PARAM_FLOAT, 1, "weight of the generator's semantic loss");
+    FGL_ALGO_PARAM(&a, fgl__fedtad_params, lam2, FGL_PARAM_FLOAT, 1, "weight of the generator's diversity loss");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_upload(&a, "ckr", FGL_SEND_DATA, 1, FGL_DIM_CLASSES, 0);

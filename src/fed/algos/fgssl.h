@@ -271,35 +271,62 @@ static void fgl__fgssl_aug_clear(void *p) {
     }
 }
 
+/* The parameters: the weight-averaging base's, then FGSSL's. */
+typedef struct fgl__fgssl_params {
+    fgl__avg_params avg;
+    double fnsc;        /* the node semantic contrast's weight */
+    double fgsd;        /* the structural term's weight */
+    double tau;         /* FNSC's cosine temperature */
+    double omega;       /* FGSD's temperature of the neighbour similarities */
+    int form;           /* the structural term: 0 paper, 1 the authors' code */
+    int augment;        /* 1: global model on a weak, local on a strong augmentation */
+    double weak_edge;   /* weak augmentation: edge drop probability */
+    double weak_feat;   /* weak augmentation: feature column mask probability */
+    double strong_edge; /* strong augmentation: edge drop probability */
+    double strong_feat; /* strong augmentation: feature column mask probability */
+} fgl__fgssl_params;
+
+/* A client's state: the global model as received this round, a tape for its
+ * forward passes and the step's augmented graphs. */
+typedef struct fgl__fgssl_client {
+    fgl_model *glob;
+    fgl_tape *ref;
+    fgl__fgssl_aug *aug;
+} fgl__fgssl_client;
+
 static int fgl__fgssl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, set);
     const char *pr[4] = {"weak_edge", "weak_feat", "strong_edge", "strong_feat"};
+    const double pv[4] = {p->weak_edge, p->weak_feat, p->strong_edge, p->strong_feat};
     int i;
     if (spec->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fgssl: node classification only (its terms contrast labelled "
                              "nodes and distil over each node's neighbours)");
-    if (!(fgl_get(set, "tau") > 0) || !(fgl_get(set, "omega") > 0))
-        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: tau %g and omega %g must be > 0", fgl_get(set, "tau"),
-                             fgl_get(set, "omega"));
-    if (!(fgl_get(set, "fnsc") >= 0) || !(fgl_get(set, "fgsd") >= 0))
-        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: the weights fnsc %g and fgsd %g must be >= 0",
-                             fgl_get(set, "fnsc"), fgl_get(set, "fgsd"));
+    if (!(p->tau > 0) || !(p->omega > 0))
+        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: tau %g and omega %g must be > 0", p->tau, p->omega);
+    if (!(p->fnsc >= 0) || !(p->fgsd >= 0))
+        return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: the weights fnsc %g and fgsd %g must be >= 0", p->fnsc,
+                             p->fgsd);
     for (i = 0; i < 4; i++)
-        if (!(fgl_get(set, pr[i]) >= 0 && fgl_get(set, pr[i]) <= 1))
-            return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: %s %g not in [0, 1]", pr[i], fgl_get(set, pr[i]));
+        if (!(pv[i] >= 0 && pv[i] <= 1))
+            return fgl_error_set(err, FGL_ERR_RANGE, "fgssl: %s %g not in [0, 1]", pr[i], pv[i]);
     return FGL_OK;
 }
 
 static int fgl__fgssl_client_init(fgl_client *c) {
-    fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every local training */
-    fgl_new_tape(&c->store, "ref");
-    fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
+    fgl__fgssl_client *st = FGL_NEW_STATE(fgl__fgssl_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
+    st->ref = fgl_new_tape(&c->store, "ref");
+    st->aug = (fgl__fgssl_aug *)fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
     return c->store.err;
 }
 
 /* The graph of view v (0 weak, 1 strong) of this step, built on aug. */
 static const fgl_gnn_graph *fgl__fgssl_view(fgl_client *c, fgl__fgssl_aug *a, const fgl_gnn_graph *g, int v) {
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, c->set);
     fgl_error err;
-    double pe = fgl_get(c->set, v ? "strong_edge" : "weak_edge"), pf = fgl_get(c->set, v ? "strong_feat" : "weak_feat");
+    double pe = v ? p->strong_edge : p->weak_edge, pf = v ? p->strong_feat : p->weak_feat;
     int rc = fgl__fgssl_drop(g->adj, g->x, g->x_sparse, g->n_feat, pe, pf, &c->rng, &a->adj[v], &a->x[v], &a->xs[v]);
     if (rc) {
         fgl_client_fail(c, rc, "fgssl: augmentation: %s", fgl_result_name(rc));
@@ -315,9 +342,11 @@ static const fgl_gnn_graph *fgl__fgssl_view(fgl_client *c, fgl__fgssl_aug *a, co
 }
 
 static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
-    float ws = (float)fgl_get(c->set, "fnsc"), wd = (float)fgl_get(c->set, "fgsd");
-    fgl__fgssl_aug *a = (fgl__fgssl_aug *)fgl_get_scratch(&c->store, "aug");
-    fgl_tape *ref = fgl_get_tape(&c->store, "ref");
+    const fgl__fgssl_params *p = FGL_PARAMS(fgl__fgssl_params, c->set);
+    const fgl__fgssl_client *cs = FGL_STATE(fgl__fgssl_client, &c->store);
+    float ws = (float)p->fnsc, wd = (float)p->fgsd;
+    fgl__fgssl_aug *a = cs->aug;
+    fgl_tape *ref = cs->ref;
     const fgl_gnn_graph *gw = st->g, *gs = st->g;
     fgl_forward gf, lf;
     fgl_node *z, *loss = NULL, *term;
@@ -328,11 +357,11 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         return NULL;
     }
     fgl__fgssl_aug_clear(a); /* the last step's graphs: its backward pass is done */
-    if (fgl_get(c->set, "augment") != 0) {
+    if (p->augment != 0) {
         if (!(gw = fgl__fgssl_view(c, a, st->g, 0)) || !(gs = fgl__fgssl_view(c, a, st->g, 1))) return NULL;
     }
     fgl_tape_reset(ref);
-    if (fgl_model_forward(fgl_get_model(&c->store, "glob"), ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
+    if (fgl_model_forward(cs->glob, ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
         fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "fgssl: global model: %s", ref->msg);
         return NULL;
     }
@@ -352,9 +381,9 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
     if (!zg) return NULL;
     memcpy(zg, gf.rep->val, sizeof(float) * (size_t)z->rows * (size_t)z->cols);
     if (ws > 0 && (term = fgl__fgssl_fnsc(st->t, z, zg, st->labels, st->mask, (int)fgl_client_dim(c, FGL_DIM_CLASSES),
-                                          (float)fgl_get(c->set, "tau"))))
+                                          (float)p->tau)))
         loss = fgl_op_scale(st->t, term, ws);
-    if (wd > 0 && fgl_get(c->set, "form") == 1) { /* the authors' code: on the logits */
+    if (wd > 0 && p->form == 1) { /* the authors' code: on the logits */
         float *og;
         if (!lf.logits || !gf.logits || lf.logits->rows != gf.logits->rows || lf.logits->cols != gf.logits->cols) {
             fgl_client_fail(c, FGL_ERR_SHAPE, "fgssl: logits of the two models differ in shape");
@@ -363,11 +392,11 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         og = (float *)fgl_tape_alloc(st->t, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
         if (!og) return NULL;
         memcpy(og, gf.logits->val, sizeof(float) * (size_t)gf.logits->rows * (size_t)gf.logits->cols);
-        if ((term = fgl__fgssl_edge(st->t, lf.logits, og, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+        if ((term = fgl__fgssl_edge(st->t, lf.logits, og, st->g->adj, (float)p->omega))) {
             term = fgl_op_scale(st->t, term, wd);
             loss = loss ? fgl_op_add(st->t, loss, term) : term;
         }
-    } else if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)fgl_get(c->set, "omega")))) {
+    } else if (wd > 0 && (term = fgl__fgssl_fgsd(st->t, z, zg, st->g->adj, (float)p->omega))) {
         term = fgl_op_scale(st->t, term, wd);
         loss = loss ? fgl_op_add(st->t, loss, term) : term;
     }
@@ -376,12 +405,13 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
 }
 
 static int fgl__fgssl_train(fgl_client *c) {
-    fgl_model *glob = fgl_get_model(&c->store, "glob");
+    const fgl__fgssl_client *cs = FGL_STATE(fgl__fgssl_client, &c->store);
+    fgl_model *glob = cs->glob;
     int rc;
     if ((rc = fgl_params_copy(&glob->params, &c->model.params, FGL_G_ALL))) /* the global model, as received */
         return fgl_client_fail(c, rc, "fgssl: model layout changed");
     rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    fgl__fgssl_aug_clear(fgl_get_scratch(&c->store, "aug")); /* nothing held between rounds */
+    fgl__fgssl_aug_clear(cs->aug); /* nothing held between rounds */
     return rc;
 }
 
@@ -390,19 +420,25 @@ static fgl_algo fgl__fgssl(void) {
                                "Huang et al. 2023: FedAvg plus a class-wise contrast of local against global node "
                                "embeddings and a distillation of the global model's neighbour similarities",
                                FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "fnsc", FGL_PARAM_FLOAT, 1.0, "weight of the node semantic contrast (FNSC)");
-    fgl_algo_param_add(&a, "fgsd", FGL_PARAM_FLOAT, 1.0, "weight of the structural term (FGSD; form=code: the code's)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 0.1, "FNSC's cosine temperature");
-    fgl_algo_param_add(&a, "omega", FGL_PARAM_FLOAT, 0.1, "FGSD's temperature of the neighbour similarities");
-    fgl_algo_param_add(&a, "form", FGL_PARAM_INT, 0,
-                       "the structural term: paper (neighbour similarity distributions of the embeddings) or code "
-                       "(the authors' per-edge distribution of |logit differences|)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, fnsc, FGL_PARAM_FLOAT, 1.0, "weight of the node semantic contrast (FNSC)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, fgsd, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the structural term (FGSD; form=code: the code's)");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, tau, FGL_PARAM_FLOAT, 0.1, "FNSC's cosine temperature");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, omega, FGL_PARAM_FLOAT, 0.1,
+                   "FGSD's temperature of the neighbour similarities");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, form, FGL_PARAM_INT, 0,
+                   "the structural term: paper (neighbour similarity distributions of the embeddings) or code "
+                   "(the authors' per-edge distribution of |logit differences|)");
     fgl_algo_param_choices(&a, "form", "paper|code");
-    fgl_algo_param_add(&a, "augment", FGL_PARAM_INT, 1, "1: global model on a weak, local on a strong augmentation");
-    fgl_algo_param_add(&a, "weak_edge", FGL_PARAM_FLOAT, 0.3, "weak augmentation: edge drop probability");
-    fgl_algo_param_add(&a, "weak_feat", FGL_PARAM_FLOAT, 0.3, "weak augmentation: feature column mask probability");
-    fgl_algo_param_add(&a, "strong_edge", FGL_PARAM_FLOAT, 0.8, "strong augmentation: edge drop probability");
-    fgl_algo_param_add(&a, "strong_feat", FGL_PARAM_FLOAT, 0.5, "strong augmentation: feature column mask probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, augment, FGL_PARAM_INT, 1,
+                   "1: global model on a weak, local on a strong augmentation");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, weak_edge, FGL_PARAM_FLOAT, 0.3, "weak augmentation: edge drop probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, weak_feat, FGL_PARAM_FLOAT, 0.3,
+                   "weak augmentation: feature column mask probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, strong_edge, FGL_PARAM_FLOAT, 0.8,
+                   "strong augmentation: edge drop probability");
+    FGL_ALGO_PARAM(&a, fgl__fgssl_params, strong_feat, FGL_PARAM_FLOAT, 0.5,
+                   "strong augmentation: feature column mask probability");
     a.prepare_spec = fgl__fgssl_spec;
     a.client_init = fgl__fgssl_client_init;
     a.local_train = fgl__fgssl_train;
