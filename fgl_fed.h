@@ -13707,8 +13707,59 @@ static void *fgl__fs_zalloc(size_t bytes) {
     return p;
 }
 
+/* The parameters. The NeighGen parameters that fgl__fs_build and
+ * fgl__fs_enc_spec read begin both FedSage+'s struct and FedDEP's
+ * (feddep.h), after the weight-averaging base's (fedavg.h). */
+typedef struct fgl__fs_gen_params {
+    fgl__avg_params avg;
+    int num_pred;          /* generated neighbours per node at most (0: FedAvg) */
+    double hidden_portion; /* share of the (pool's) nodes hidden in the impaired graph */
+    int latent;            /* NeighGen encoder width */
+} fgl__fs_gen_params;
+
+typedef struct fgl__fedsage_params {
+    fgl__fs_gen_params gen;
+    int gen_rounds;  /* rounds that train NeighGen before the classifier's */
+    int gen_hidden;  /* fGen hidden width */
+    int gen_steps;   /* NeighGen optimizer steps per round */
+    double gen_lr;   /* NeighGen Adam learning rate */
+    double gen_wd;   /* NeighGen weight decay */
+    double lambda_d; /* weight of dGen's smooth L1 loss */
+    double lambda_f; /* weight of fGen's local feature loss */
+    double alpha;    /* weight of fGen's cross-client feature loss (per client) */
+    int cross;       /* generated vectors sent for cross-client matching per round */
+} fgl__fedsage_params;
+
+/* A client's state (num_pred > 0), in the order of creation: its derived
+ * data ("fs"), the NeighGen encoder and generator with their optimizers,
+ * the vectors of the last two samples sent ("sent", "sent_idx": v P + p,
+ * "sent_n": how many), the last NeighGen step's losses, the mended graph's
+ * counts ("mend") and the generator's tape. */
+typedef struct fgl__fs_client {
+    fgl__fs_data *fs;
+    fgl_model *enc;
+    fgl_params *gen;
+    fgl_optim *enc_optim, *gen_optim;
+    float *sent;
+    int *sent_idx, *sent_n;
+    float *losses;
+    int *mend;
+    fgl_tape *gen_tape;
+} fgl__fs_client;
+
+/* The server's state: FedAvg's global vector, and the cross-client
+ * exchange: the last uploads of "gen" and "back" (K x cross F each),
+ * whether each client has them, whose vectors each client was sent last
+ * ("src") and the aggregations done ("rounds"). */
+typedef struct fgl__fs_server {
+    fgl__avg_server avg;
+    float *gen_buf, *back_buf;
+    int *has_gen, *has_back, *src, *rounds;
+} fgl__fs_server;
+
 static fgl_model_spec fgl__fs_enc_spec(const fgl_client *c, int F) {
-    fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, F, (int)fgl_get(c->set, "latent"));
+    fgl_model_spec s =
+        fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, F, FGL_PARAMS(fgl__fs_gen_params, c->set)->latent);
     s.hidden = s.out_dim;
     s.layers = 2;
     s.head = FGL_HEAD_NONE;
@@ -13716,15 +13767,15 @@ static fgl_model_spec fgl__fs_enc_spec(const fgl_client *c, int F) {
 }
 
 static int fgl__fs_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double h = fgl_get(set, "hidden_portion");
+    const fgl__fedsage_params *p = FGL_PARAMS(fgl__fedsage_params, set);
+    double h = p->gen.hidden_portion;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedsage: node classification only");
-    if (fgl_get(set, "gen_rounds") < 0 || fgl_get(set, "num_pred") < 0 || fgl_get(set, "num_pred") > 64 ||
-        fgl_get(set, "latent") < 1 || fgl_get(set, "gen_hidden") < 1 || fgl_get(set, "gen_steps") < 1)
+    if (p->gen_rounds < 0 || p->gen.num_pred < 0 || p->gen.num_pred > 64 || p->gen.latent < 1 || p->gen_hidden < 1 ||
+        p->gen_steps < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: gen_rounds >= 0, num_pred in 0..64, latent, gen_hidden "
                              "and gen_steps >= 1");
     if (!(h >= 0 && h < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: hidden_portion = %g, not in [0, 1)", h);
-    if (!(fgl_get(set, "gen_lr") > 0) || !(fgl_get(set, "gen_wd") >= 0) || !(fgl_get(set, "lambda_d") >= 0) ||
-        !(fgl_get(set, "lambda_f") >= 0) || !(fgl_get(set, "alpha") >= 0))
+    if (!(p->gen_lr > 0) || !(p->gen_wd >= 0) || !(p->lambda_d >= 0) || !(p->lambda_f >= 0) || !(p->alpha >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: gen_lr > 0; gen_wd, lambda_d, lambda_f, alpha >= 0");
     return FGL_OK;
 }
@@ -13735,15 +13786,16 @@ static int fgl__fs_check(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__fs_build(fgl_client *c, fgl__fs_data *d, const unsigned char *pool) {
     const fgl_node_data *nd = c->data.node;
     const fgl_csr *A = &nd->adj;
+    const fgl__fs_gen_params *gp = FGL_PARAMS(fgl__fs_gen_params, c->set);
     int n = nd->n_nodes, F = nd->n_feat, i, k, nh, np, ne = 0, rc;
-    double h = fgl_get(c->set, "hidden_portion");
+    double h = gp->hidden_portion;
     int *hide = NULL, *map = NULL, *r = NULL, *cc = NULL;
     fgl_model_spec es = fgl__fs_enc_spec(c, F);
     fgl_rng rng;
     fgl_error err;
     d->n = n;
     d->F = F;
-    d->P = (int)fgl_get(c->set, "num_pred");
+    d->P = gp->num_pred;
     d->x = (float *)fgl__fs_zalloc(sizeof(float) * ((size_t)n * (size_t)F + 1));
     map = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n + 1));
     hide = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n + 1));
@@ -13804,24 +13856,27 @@ done:
 }
 
 static int fgl__fs_client_init(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
+    fgl__fs_client *st;
     fgl__fs_data *d;
     fgl_params *g;
     fgl_model *enc;
     fgl_model_spec es;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    int P = (int)fgl_get(c->set, "num_pred"), L = (int)fgl_get(c->set, "latent");
-    int H = (int)fgl_get(c->set, "gen_hidden");
-    int F, cross = (int)fgl_get(c->set, "cross"), rc;
+    int P = pa->gen.num_pred, L = pa->gen.latent;
+    int H = pa->gen_hidden;
+    int F, cross = pa->cross, rc;
     fgl_rng r;
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    d = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
+    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM;
+    d = st->fs = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
     if (!d) return FGL_ERR_NOMEM;
     if ((rc = fgl__fs_build(c, d, NULL)))
         return fgl_client_fail(c, rc, "fedsage: impaired graph: %s", fgl_result_name(rc));
     F = d->F;
     es = fgl__fs_enc_spec(c, F);
-    enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
-    g = fgl_new_params(&c->store, "gen");
+    enc = st->enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
+    g = st->gen = fgl_new_params(&c->store, "gen");
     if (!enc || !g) return FGL_ERR_NOMEM;
     if (fgl_params_add(g, "dgen.w", L, 1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "dgen.b", 1, 1, FGL_G_HEAD, 1) < 0 ||
         fgl_params_add(g, "fgen.w1", L, H, FGL_G_HEAD, 1) < 0 ||
@@ -13833,16 +13888,16 @@ static int fgl__fs_client_init(fgl_client *c) {
     fgl_params_glorot(g, fgl_params_find(g, "dgen.w"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "fgen.w1"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "fgen.w2"), &r);
-    oc.lr = (float)fgl_get(c->set, "gen_lr");
-    oc.weight_decay = (float)fgl_get(c->set, "gen_wd");
-    fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
-    fgl_new_optim(&c->store, "gen_optim", oc, g);
-    fgl_new_floats(&c->store, "sent", (size_t)2 * (size_t)cross * (size_t)F); /* H of the last two samples */
-    fgl_new_ints(&c->store, "sent_idx", (size_t)2 * (size_t)cross);          /* their v P + p */
-    fgl_new_ints(&c->store, "sent_n", 2);
-    fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
-    fgl_new_ints(&c->store, "mend", 2);     /* the mended graph: generated nodes, nodes before */
-    fgl_new_tape(&c->store, "gen_tape");
+    oc.lr = (float)pa->gen_lr;
+    oc.weight_decay = (float)pa->gen_wd;
+    st->enc_optim = fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
+    st->gen_optim = fgl_new_optim(&c->store, "gen_optim", oc, g);
+    st->sent = fgl_new_floats(&c->store, "sent", (size_t)2 * (size_t)cross * (size_t)F); /* H of the last two samples */
+    st->sent_idx = fgl_new_ints(&c->store, "sent_idx", (size_t)2 * (size_t)cross);     /* their v P + p */
+    st->sent_n = fgl_new_ints(&c->store, "sent_n", 2);
+    st->losses = fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
+    st->mend = fgl_new_ints(&c->store, "mend", 2);       /* the mended graph: generated nodes, nodes before */
+    st->gen_tape = fgl_new_tape(&c->store, "gen_tape");
     return c->store.err;
 }
 
@@ -13851,8 +13906,9 @@ static int fgl__fs_client_init(fgl_client *c) {
  * still learns, and the counts are ReLU'd where they are used) and H (n x P F). */
 static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_node **dn,
                            fgl_node **Hn) {
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *z, *h;
     if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
@@ -13929,18 +13985,20 @@ static double fgl__fs_dist2(const float *a, const float *b, int F) {
 
 /* One NeighGen round: gen_steps full-batch steps on the impaired graph. */
 static int fgl__fs_train_gen(fgl_client *c) {
-    fgl__fs_data *d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
-    fgl_optim *eo = fgl_get_optim(&c->store, "enc_optim"), *go = fgl_get_optim(&c->store, "gen_optim");
-    float *sent = fgl_floats(&c->store, "sent"), *losses = fgl_floats(&c->store, "losses");
-    int *sent_idx = fgl_ints(&c->store, "sent_idx"), *sent_n = fgl_ints(&c->store, "sent_n");
-    int P = d->P, F = d->F, n = d->n_imp, cross = (int)fgl_get(c->set, "cross"), K;
-    int steps = (int)fgl_get(c->set, "gen_steps"), par = c->round % 2, s, i, p, k;
-    int gen_rounds = (int)fgl_get(c->set, "gen_rounds");
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl__fs_data *d = st->fs;
+    fgl_tape *t = st->gen_tape;
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
+    fgl_optim *eo = st->enc_optim, *go = st->gen_optim;
+    float *sent = st->sent, *losses = st->losses;
+    int *sent_idx = st->sent_idx, *sent_n = st->sent_n;
+    int P = d->P, F = d->F, n = d->n_imp, cross = pa->cross, K;
+    int steps = pa->gen_steps, par = c->round % 2, s, i, p, k;
+    int gen_rounds = pa->gen_rounds;
     const float *back = fgl_down(c, "cross_back");
-    double ld = fgl_get(c->set, "lambda_d"), lf = fgl_get(c->set, "lambda_f"), al = fgl_get(c->set, "alpha");
+    double ld = pa->lambda_d, lf = pa->lambda_f, al = pa->alpha;
     double loss_sum = 0;
     c->steps = 0;
     if (n == 0) { /* nothing left to train on */
@@ -14020,17 +14078,19 @@ static int fgl__fs_train_gen(fgl_client *c) {
 }
 
 FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv) {
+    const fgl__fs_client *st;
     fgl__fs_data *d;
     fgl_tape *t;
     fgl_node *dn, *Hn;
     fgl_rng keep = c->rng;
     int i, rc;
-    if (fgl_get(c->set, "num_pred") == 0) {
+    if (FGL_PARAMS(fgl__fs_gen_params, c->set)->num_pred == 0) {
         for (i = 0; i < c->data.node->n_nodes; i++) kv[i] = 0;
         return FGL_OK;
     }
-    d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
-    t = fgl_get_tape(&c->store, "gen_tape");
+    st = FGL_STATE(fgl__fs_client, &c->store);
+    d = st->fs;
+    t = st->gen_tape;
     fgl_tape_reset(t);
     rc = fgl__fs_forward(c, t, &d->full_g, 0, &dn, &Hn);
     c->rng = keep;
@@ -14044,17 +14104,18 @@ FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv) {
 
 FGL__PRIVATE const fgl_gnn_graph *fgl__fedsage_mended(const fgl_client *c) {
     const fgl__fs_data *d =
-        fgl_get(c->set, "num_pred") > 0 ? (const fgl__fs_data *)fgl_get_scratch(&c->store, "fs") : NULL;
+        FGL_PARAMS(fgl__fs_gen_params, c->set)->num_pred > 0 ? FGL_STATE(fgl__fs_client, &c->store)->fs : NULL;
     return d && d->mended ? &d->m_g : NULL;
 }
 
 /* The mended graph: k_v = min(P, round(n_v)) generated neighbours of every node. */
 static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl_tape *t = st->gen_tape;
     const fgl_node_data *nd = c->data.node;
     const fgl_csr *A = &nd->adj;
     int n = d->n, P = d->P, F = d->F, i, p, G = 0, N, e = 0, rc, *kv, *r, *cc;
-    int *mend = fgl_ints(&c->store, "mend");
+    int *mend = st->mend;
     fgl_node *dn, *Hn;
     fgl_error err;
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
@@ -14104,12 +14165,13 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
 }
 
 static int fgl__fs_train(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
     fgl__fs_data *d;
     fgl_view keep;
     int rc;
-    if (fgl_get(c->set, "num_pred") == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    if (c->round < (int)fgl_get(c->set, "gen_rounds")) return fgl__fs_train_gen(c);
-    d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
+    if (pa->gen.num_pred == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
+    if (c->round < pa->gen_rounds) return fgl__fs_train_gen(c);
+    d = FGL_STATE(fgl__fs_client, &c->store)->fs;
     if (!fgl__fedsage_mended(c) && (rc = fgl__fs_mend(c, d))) return rc;
     keep = c->data;
     c->data.full = d->m_g; /* the classifier trains on the mended graph */
@@ -14122,15 +14184,16 @@ static int fgl__fs_train(fgl_client *c) {
 
 /* gen: this round's sample; back: the answers to the vectors received. */
 static int fgl__fs_upload(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
     const float *got = fgl_down(c, "cross_gen");
-    int P = (int)fgl_get(c->set, "num_pred"), cross = (int)fgl_get(c->set, "cross"), k, u;
-    int on = P > 0 && c->round < (int)fgl_get(c->set, "gen_rounds");
-    fgl__fs_data *d = on ? (fgl__fs_data *)fgl_get_scratch(&c->store, "fs") : NULL;
-    if (on && fgl_ints(&c->store, "sent_n")[c->round % 2] == cross) {
+    int P = pa->gen.num_pred, cross = pa->cross, k, u;
+    int on = P > 0 && c->round < pa->gen_rounds;
+    const fgl__fs_client *st = on ? FGL_STATE(fgl__fs_client, &c->store) : NULL;
+    fgl__fs_data *d = on ? st->fs : NULL;
+    if (on && st->sent_n[c->round % 2] == cross) {
         float *up = fgl_up(c, "gen");
         if (!up) return FGL_ERR_NOMEM;
-        memcpy(up, fgl_floats(&c->store, "sent") + (size_t)(c->round % 2) * cross * d->F,
-               sizeof(float) * (size_t)cross * d->F);
+        memcpy(up, st->sent + (size_t)(c->round % 2) * cross * d->F, sizeof(float) * (size_t)cross * d->F);
     } else {
         fgl_up_drop(c, "gen");
     }
@@ -14156,24 +14219,26 @@ static int fgl__fs_upload(fgl_client *c) {
 
 static int fgl__fs_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, L = fgl_server_up_size(s, "gen");
-    int *src;
+    fgl__fs_server *st = FGL_NEW_STATE(fgl__fs_server, &s->store);
     size_t i;
-    fgl_new_floats(&s->store, "gen_buf", K * L);
-    fgl_new_floats(&s->store, "back_buf", K * L);
-    fgl_new_ints(&s->store, "has_gen", K);
-    fgl_new_ints(&s->store, "has_back", K);
-    src = fgl_new_ints(&s->store, "src", K); /* whose vectors client i was sent last */
-    fgl_new_ints(&s->store, "rounds", 1);    /* aggregations done */
+    if (!st) return FGL_ERR_NOMEM;
+    st->gen_buf = fgl_new_floats(&s->store, "gen_buf", K * L);
+    st->back_buf = fgl_new_floats(&s->store, "back_buf", K * L);
+    st->has_gen = fgl_new_ints(&s->store, "has_gen", K);
+    st->has_back = fgl_new_ints(&s->store, "has_back", K);
+    st->src = fgl_new_ints(&s->store, "src", K);       /* whose vectors client i was sent last */
+    st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) src[i] = -1;
-    return fgl__avg_server_init(s);
+    for (i = 0; i < K; i++) st->src[i] = -1;
+    return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 
 static int fgl__fs_aggregate(fgl_server *s) {
+    const fgl__fs_server *st = FGL_STATE(fgl__fs_server, &s->store);
     int K = s->n_clients, i, rc = fgl__avg_aggregate(s);
     size_t L = fgl_server_up_size(s, "gen");
-    float *gb = fgl_floats(&s->store, "gen_buf"), *bb = fgl_floats(&s->store, "back_buf");
-    int *hg = fgl_ints(&s->store, "has_gen"), *hb = fgl_ints(&s->store, "has_back"), *src = fgl_ints(&s->store, "src");
+    float *gb = st->gen_buf, *bb = st->back_buf;
+    int *hg = st->has_gen, *hb = st->has_back, *src = st->src;
     if (rc) return rc;
     for (i = 0; i < K; i++) hb[i] = 0;
     for (i = 0; i < K; i++) {
@@ -14186,29 +14251,30 @@ static int fgl__fs_aggregate(fgl_server *s) {
         }
     }
     for (i = 0; i < K; i++) src[i] = -1;
-    fgl_ints(&s->store, "rounds")[0]++;
+    st->rounds[0]++;
     return FGL_OK;
 }
 
 /* Client i, in the round this download serves, gets the vectors of client
  * (i + 1 + round mod (K - 1)) mod K and the answers to its own. */
 static int fgl__fs_download(fgl_server *s, int i, fgl_msg *down) {
-    int K = s->n_clients, r = fgl_ints(&s->store, "rounds")[0], p;
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, s->set);
+    const fgl__fs_server *st = FGL_STATE(fgl__fs_server, &s->store);
+    int K = s->n_clients, r = st->rounds[0], p;
     size_t L = fgl_server_up_size(s, "gen");
-    int *src = fgl_ints(&s->store, "src");
     (void)down;
-    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds") || fgl_get(s->set, "num_pred") == 0) return FGL_OK;
+    if (K < 2 || r >= pa->gen_rounds || pa->gen.num_pred == 0) return FGL_OK;
     p = (i + 1 + r % (K - 1)) % K;
-    if (fgl_ints(&s->store, "has_gen")[p]) {
+    if (st->has_gen[p]) {
         float *o = fgl_download_part(s, i, "cross_gen");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "gen_buf") + (size_t)p * L, sizeof(float) * L);
-        src[i] = p;
+        memcpy(o, st->gen_buf + (size_t)p * L, sizeof(float) * L);
+        st->src[i] = p;
     }
-    if (fgl_ints(&s->store, "has_back")[i]) {
+    if (st->has_back[i]) {
         float *o = fgl_download_part(s, i, "cross_back");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "back_buf") + (size_t)i * L, sizeof(float) * L);
+        memcpy(o, st->back_buf + (size_t)i * L, sizeof(float) * L);
     }
     return FGL_OK;
 }
@@ -14226,18 +14292,23 @@ static fgl_algo fgl__fedsage(void) {
                                "cross-client feature matches, then FedAvg on the mended subgraphs",
                                FGL_G_ALL, "parameter groups of the classifier averaged");
     unsigned raw = FGL_PART_OPTIONAL | FGL_PART_RAW;
-    fgl_algo_param_add(&a, "gen_rounds", FGL_PARAM_INT, 20, "rounds that train NeighGen before the classifier's");
-    fgl_algo_param_add(&a, "num_pred", FGL_PARAM_INT, 5, "generated neighbours per node at most (0: FedAvg)");
-    fgl_algo_param_add(&a, "hidden_portion", FGL_PARAM_FLOAT, 0.5, "share of nodes hidden in the impaired graph");
-    fgl_algo_param_add(&a, "latent", FGL_PARAM_INT, 128, "NeighGen encoder width");
-    fgl_algo_param_add(&a, "gen_hidden", FGL_PARAM_INT, 256, "fGen hidden width");
-    fgl_algo_param_add(&a, "gen_steps", FGL_PARAM_INT, 1, "NeighGen optimizer steps per round");
-    fgl_algo_param_add(&a, "gen_lr", FGL_PARAM_FLOAT, 0.001, "NeighGen Adam learning rate");
-    fgl_algo_param_add(&a, "gen_wd", FGL_PARAM_FLOAT, 1e-4, "NeighGen weight decay");
-    fgl_algo_param_add(&a, "lambda_d", FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss");
-    fgl_algo_param_add(&a, "lambda_f", FGL_PARAM_FLOAT, 1.0, "weight of fGen's local feature loss");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 1.0, "weight of fGen's cross-client feature loss (per client)");
-    fgl_algo_param_add(&a, "cross", FGL_PARAM_INT, 160, "generated vectors sent for cross-client matching per round");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_rounds, FGL_PARAM_INT, 20,
+                   "rounds that train NeighGen before the classifier's");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, num_pred, FGL_PARAM_INT, 5,
+                   "generated neighbours per node at most (0: FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, hidden_portion, FGL_PARAM_FLOAT, 0.5,
+                   "share of nodes hidden in the impaired graph");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, latent, FGL_PARAM_INT, 128, "NeighGen encoder width");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_hidden, FGL_PARAM_INT, 256, "fGen hidden width");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_steps, FGL_PARAM_INT, 1, "NeighGen optimizer steps per round");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_lr, FGL_PARAM_FLOAT, 0.001, "NeighGen Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_wd, FGL_PARAM_FLOAT, 1e-4, "NeighGen weight decay");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, lambda_d, FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, lambda_f, FGL_PARAM_FLOAT, 1.0, "weight of fGen's local feature loss");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, alpha, FGL_PARAM_FLOAT, 1.0,
+                   "weight of fGen's cross-client feature loss (per client)");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, cross, FGL_PARAM_INT, 160,
+                   "generated vectors sent for cross-client matching per round");
     fgl_algo_upload(&a, "gen", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT, raw);
     fgl_algo_upload(&a, "back", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT, raw);
     fgl_algo_download(&a, "cross_gen", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT,
@@ -16392,13 +16463,43 @@ static void fgl__fggp_destroy(void *p) {
     d->built = 0;
 }
 
+/* The parameters. */
+typedef struct fgl__fggp_params {
+    unsigned share;  /* the groups averaged */
+    int knn;         /* neighbours per node in the second view's kNN graph */
+    double ce2;      /* weight of the cross-entropy on the second view */
+    double pa;       /* weight of the two views' prototype alignment L_pa */
+    double tau_pa;   /* temperature of L_pa */
+    double cl;       /* weight of the clustered-prototype contrastive term L_cl */
+    double tau_cl;   /* temperature of L_cl */
+    int predict;     /* FGL__FGGP_HEAD or FGL__FGGP_PROTO */
+    int k_eval;      /* prototypes voting in predict=proto */
+    int proto_nodes; /* 0: confidence-weighted over every node; 1: FedProto's training nodes' means */
+    int slots;       /* rows of the download's prototype table */
+} fgl__fggp_params;
+
+/* A client's state: the second view ("fggp") and the scores eval_scores
+ * returns (n x C). */
+typedef struct fgl__fggp_client {
+    fgl__fggp_data *fggp;
+    float *scores;
+} fgl__fggp_client;
+
+/* The server's state: the global vector, the clustered prototypes ("cp":
+ * slots x d) and their labels ("cl": slots, -1 for an empty row), the
+ * clusters and classes of the last aggregation. */
+typedef struct fgl__fggp_server {
+    float *global, *cp, *cl;
+    int *last;
+} fgl__fggp_server;
+
 static int fgl__fggp_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error *err) {
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, set);
     if (sp->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fggp: node classification only (its second view is a graph of the "
                              "client's nodes)");
-    if (fgl_get(set, "knn") < 0 || fgl_get(set, "k_eval") < 1 || !(fgl_get(set, "tau_pa") > 0) ||
-        !(fgl_get(set, "tau_cl") > 0) || !(fgl_get(set, "ce2") >= 0) || !(fgl_get(set, "pa") >= 0) ||
-        !(fgl_get(set, "cl") >= 0))
+    if (p->knn < 0 || p->k_eval < 1 || !(p->tau_pa > 0) || !(p->tau_cl > 0) || !(p->ce2 >= 0) || !(p->pa >= 0) ||
+        !(p->cl >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fggp: knn >= 0, k_eval >= 1, tau_pa and tau_cl > 0, and the weights "
                              "ce2, pa and cl >= 0");
     return fgl__proto_spec(set, sp, err);
@@ -16406,9 +16507,11 @@ static int fgl__fggp_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error
 
 static int fgl__fggp_client_init(fgl_client *c) {
     const fgl_node_data *nd = c->data.node;
-    fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
-    fgl_new_scratch(&c->store, "scores", sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) *
-                                             (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
+    size_t scores = sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) * (size_t)FGL__MAX(c->model.spec.out_dim, 1);
+    fgl__fggp_client *st = FGL_NEW_STATE(fgl__fggp_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->fggp = (fgl__fggp_data *)fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
+    st->scores = (float *)fgl_new_scratch(&c->store, "scores", scores, NULL);
     return c->store.err;
 }
 
@@ -16425,7 +16528,7 @@ static fgl_node *fgl__fggp_rep(fgl_client *c, fgl_model *m, fgl_forward *fw) {
 
 /* Local training: the second view from the received model, then the steps. */
 static int fgl__fggp_train(fgl_client *c) {
-    fgl__fggp_data *d = (fgl__fggp_data *)fgl_get_scratch(&c->store, "fggp");
+    fgl__fggp_data *d = FGL_STATE(fgl__fggp_client, &c->store)->fggp;
     const fgl_gnn_graph *g = &c->data.full;
     fgl_forward fw;
     fgl_node *Z;
@@ -16434,7 +16537,8 @@ static int fgl__fggp_train(fgl_client *c) {
     if (!c->data.node) return fgl_client_fail(c, FGL_ERR_ARG, "fggp: node classification only");
     fgl__fggp_destroy(d);
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
-    rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, (int)fgl_get(c->set, "knn"), &d->adj2, &err);
+    rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, FGL_PARAMS(fgl__fggp_params, c->set)->knn,
+                             &d->adj2, &err);
     fgl_tape_reset(&c->tape);
     if (rc || (rc = fgl_gnn_graph_make(&d->g2, &d->adj2, NULL, g->x, g->x_sparse, g->n_feat, NULL, 0, NULL, 0,
                                        &c->model.spec, &err)))
@@ -16446,7 +16550,7 @@ static int fgl__fggp_train(fgl_client *c) {
 /* The received prototypes: their count m (0: none), rows G and labels. */
 static int fgl__fggp_received(fgl_client *c, const float **G, int **glabel) {
     const float *P = fgl_down(c, "protos"), *L = fgl_down(c, "labels");
-    int slots = (int)fgl_get(c->set, "slots"), i, m = 0, d = (int)fgl_client_dim(c, FGL_DIM_REP);
+    int slots = FGL_PARAMS(fgl__fggp_params, c->set)->slots, i, m = 0, d = (int)fgl_client_dim(c, FGL_DIM_REP);
     int *lab;
     float *rows;
     if (!P || !L) return 0;
@@ -16491,10 +16595,11 @@ static void fgl__fggp_pseudo(const float *logits, int N, int C, const int *y, co
 }
 
 static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
-    fgl__fggp_data *d = (fgl__fggp_data *)fgl_get_scratch(&c->store, "fggp");
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, c->set);
+    fgl__fggp_data *d = FGL_STATE(fgl__fggp_client, &c->store)->fggp;
     fgl_tape *t = st->t;
     fgl_node *loss = NULL, *Z1 = st->fwd->rep, *L1 = st->fwd->logits;
-    float w_ce2 = (float)fgl_get(c->set, "ce2"), w_pa = (float)fgl_get(c->set, "pa"), w_cl = (float)fgl_get(c->set, "cl");
+    float w_ce2 = (float)p->ce2, w_pa = (float)p->pa, w_cl = (float)p->cl;
     int N = Z1 ? Z1->rows : 0, C = L1 ? L1->cols : 0, i;
     if (!Z1 || !L1 || st->g != &c->data.full || !d->built) {
         fgl_client_fail(c, FGL_ERR_ARG, "fggp: a step outside the client's whole graph (node tasks train on it)");
@@ -16524,7 +16629,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             {
                 fgl_node *W = fgl_op_const(t, M, U, N);
                 fgl_node *pa = fgl__fggp_align_loss(t, fgl_op_matmul(t, W, f2.rep), fgl_op_matmul(t, W, Z1),
-                                                    (float)fgl_get(c->set, "tau_pa"));
+                                                    (float)p->tau_pa);
                 if (pa) pa = fgl_op_scale(t, pa, w_pa);
                 loss = loss && pa ? fgl_op_add(t, loss, pa) : pa ? pa : loss;
             }
@@ -16541,7 +16646,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             for (i = 0; i < N; i++)
                 if ((!st->mask || st->mask[i]) && st->labels[i] >= 0) idx[n] = i, y[n++] = st->labels[i];
             if (n > 0 && (cl = fgl__fggp_cluster_loss(t, fgl_op_gather_rows(t, Z1, idx, n), y, G, glabel, m,
-                                                      (float)fgl_get(c->set, "tau_cl")))) {
+                                                      (float)p->tau_cl))) {
                 cl = fgl_op_scale(t, cl, w_cl);
                 loss = loss ? fgl_op_add(t, loss, cl) : cl;
             }
@@ -16557,7 +16662,8 @@ static int fgl__fggp_upload(fgl_client *c) {
     double *sum;
     fgl_forward fw;
     fgl_node *Z;
-    if (fgl_get(c->set, "proto_nodes") != 0) return fgl__proto_upload(c); /* FedProto's: training nodes' means */
+    if (FGL_PARAMS(fgl__fggp_params, c->set)->proto_nodes != 0)
+        return fgl__proto_upload(c); /* FedProto's: training nodes' means */
     if (!p || !cnt) return FGL_ERR_NOMEM;
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
     N = Z->rows;
@@ -16584,13 +16690,14 @@ static int fgl__fggp_upload(fgl_client *c) {
 
 static const float *fgl__fggp_scores(fgl_client *c) {
     const float *G;
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, c->set);
     int *glabel, m, C = c->model.spec.out_dim;
-    float *sc = (float *)fgl_get_scratch(&c->store, "scores");
+    float *sc = FGL_STATE(fgl__fggp_client, &c->store)->scores;
     fgl_forward fw;
     fgl_node *Z;
-    if (fgl_get(c->set, "predict") != FGL__FGGP_PROTO || !(m = fgl__fggp_received(c, &G, &glabel))) return NULL;
+    if (p->predict != FGL__FGGP_PROTO || !(m = fgl__fggp_received(c, &G, &glabel))) return NULL;
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return NULL;
-    fgl__fggp_knn_scores(Z->val, Z->rows, Z->cols, G, glabel, m, C, (int)fgl_get(c->set, "k_eval"), 0.1f, sc);
+    fgl__fggp_knn_scores(Z->val, Z->rows, Z->cols, G, glabel, m, C, p->k_eval, 0.1f, sc);
     fgl_tape_reset(&c->tape);
     return sc;
 }
@@ -16598,25 +16705,26 @@ static const float *fgl__fggp_scores(fgl_client *c) {
 /* --- the server ------------------------------------------------------------------- */
 
 static int fgl__fggp_server_init(fgl_server *s) {
-    int slots = (int)fgl_get(s->set, "slots"), i;
+    int slots = FGL_PARAMS(fgl__fggp_params, s->set)->slots, i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    float *lab, *g = fgl_server_global(s, "global");
-    if (!g) return FGL_ERR_NOMEM;
-    fgl_new_floats(&s->store, "cp", (size_t)slots * d);
-    lab = fgl_new_floats(&s->store, "cl", (size_t)slots);
-    fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
+    fgl__fggp_server *st = FGL_NEW_STATE(fgl__fggp_server, &s->store);
+    if (!st || !(st->global = fgl_server_global(s, "global"))) return FGL_ERR_NOMEM;
+    st->cp = fgl_new_floats(&s->store, "cp", (size_t)slots * d);
+    st->cl = fgl_new_floats(&s->store, "cl", (size_t)slots);
+    st->last = fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
     if (s->store.err) return s->store.err;
-    for (i = 0; i < slots; i++) lab[i] = -1;
+    for (i = 0; i < slots; i++) st->cl[i] = -1;
     return FGL_OK;
 }
 
 static int fgl__fggp_aggregate(fgl_server *s) {
-    int slots = (int)fgl_get(s->set, "slots"), K = s->n_clients, i, cl, q, rc, m = 0, classes = 0;
+    const fgl__fggp_server *st = FGL_STATE(fgl__fggp_server, &s->store);
+    int slots = FGL_PARAMS(fgl__fggp_params, s->set)->slots, K = s->n_clients, i, cl, q, rc, m = 0, classes = 0;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k;
-    float *cp = fgl_floats(&s->store, "cp"), *lab = fgl_floats(&s->store, "cl");
+    float *cp = st->cp, *lab = st->cl;
     float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * d);
     int *part = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * 2), *cnt = part + K;
-    rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    rc = fgl_server_mean(s, "theta", st->global);
     if (rc && rc != FGL_ERR_EMPTY) return rc;
     if (!X || !part) return FGL_ERR_NOMEM;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: keep the prototypes */
@@ -16647,8 +16755,8 @@ static int fgl__fggp_aggregate(fgl_server *s) {
         m += nc;
         classes++;
     }
-    fgl_ints(&s->store, "last")[0] = m;
-    fgl_ints(&s->store, "last")[1] = classes;
+    st->last[0] = m;
+    st->last[1] = classes;
     return FGL_OK;
 }
 
@@ -16663,23 +16771,25 @@ static fgl_algo fgl__fggp(void) {
     fgl_algo a = fgl_algo_new("fggp", "Wan et al. 2024: FedAvg with FINCH-clustered class prototypes, prototype "
                                       "contrastive losses and a kNN-augmented second view");
     int slots;
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "knn", FGL_PARAM_INT, 3, "neighbours per node in the second view's kNN graph (authors 3)");
-    fgl_algo_param_add(&a, "ce2", FGL_PARAM_FLOAT, 1, "weight of the cross-entropy on the second view");
-    fgl_algo_param_add(&a, "pa", FGL_PARAM_FLOAT, 1, "weight of the two views' prototype alignment L_pa");
-    fgl_algo_param_add(&a, "tau_pa", FGL_PARAM_FLOAT, 0.5, "temperature of L_pa (authors 0.5)");
-    fgl_algo_param_add(&a, "cl", FGL_PARAM_FLOAT, 1,
-                       "weight of the clustered-prototype contrastive term L_cl (paper; 0: the authors' code)");
-    fgl_algo_param_add(&a, "tau_cl", FGL_PARAM_FLOAT, 0.02, "temperature of L_cl (authors' infoNCET 0.02)");
-    fgl_algo_param_add(&a, "predict", FGL_PARAM_INT, FGL__FGGP_PROTO,
-                       "proto: kNN over the clustered prototypes (paper, authors); head: the classifier");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, knn, FGL_PARAM_INT, 3,
+                   "neighbours per node in the second view's kNN graph (authors 3)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, ce2, FGL_PARAM_FLOAT, 1, "weight of the cross-entropy on the second view");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, pa, FGL_PARAM_FLOAT, 1, "weight of the two views' prototype alignment L_pa");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, tau_pa, FGL_PARAM_FLOAT, 0.5, "temperature of L_pa (authors 0.5)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, cl, FGL_PARAM_FLOAT, 1,
+                   "weight of the clustered-prototype contrastive term L_cl (paper; 0: the authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, tau_cl, FGL_PARAM_FLOAT, 0.02, "temperature of L_cl (authors' infoNCET 0.02)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, predict, FGL_PARAM_INT, FGL__FGGP_PROTO,
+                   "proto: kNN over the clustered prototypes (paper, authors); head: the classifier");
     fgl_algo_param_choices(&a, "predict", "head|proto");
-    fgl_algo_param_add(&a, "k_eval", FGL_PARAM_INT, 40, "prototypes voting in predict=proto (authors' knn 40)");
-    fgl_algo_param_add(&a, "proto_nodes", FGL_PARAM_INT, 0,
-                       "all: confidence-weighted over every node (authors, OpenFGL); train: FedProto's means");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, k_eval, FGL_PARAM_INT, 40,
+                   "prototypes voting in predict=proto (authors' knn 40)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, proto_nodes, FGL_PARAM_INT, 0,
+                   "all: confidence-weighted over every node (authors, OpenFGL); train: FedProto's means");
     fgl_algo_param_choices(&a, "proto_nodes", "all|train");
-    fgl_algo_param_add(&a, "slots", FGL_PARAM_INT, 64,
-                       "rows of the download's prototype table (at least C floor(K / 2) for K >= 2 clients)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, slots, FGL_PARAM_INT, 64,
+                   "rows of the download's prototype table (at least C floor(K / 2) for K >= 2 clients)");
     slots = fgl_algo_param_dim(&a, "slots");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -17507,6 +17617,54 @@ typedef struct fgl__dep_data {
     float *scores;         /* n x C, what eval_scores returns */
 } fgl__dep_data;
 
+/* The parameters: FedSage+'s NeighGen base (the weight-averaging base's
+ * share, num_pred, hidden_portion, latent: fgl__fs_build and
+ * fgl__fs_enc_spec read them), then FedDEP's own. */
+typedef struct fgl__feddep_params {
+    fgl__fs_gen_params gen;
+    int gen_rounds;  /* rounds that train the generators before the classifier */
+    int pre_steps;   /* local generator steps before the first exchange (round 0) */
+    int gen_steps;   /* generator optimizer steps per generator round */
+    int num_proto;   /* embedding prototypes per client (K-means clusters) */
+    int emb_dim;     /* width of the deep embeddings */
+    int enc_epochs;  /* training steps of the embedding GNN */
+    int gen_hidden;  /* eGen's first hidden width */
+    int gen_hidden2; /* eGen's second hidden width */
+    double gen_lr;   /* generator Adam learning rate */
+    double gen_wd;   /* generator weight decay */
+    double lambda_d; /* weight of dGen's smooth L1 loss (beta_d) */
+    double lambda_e; /* weight of the embedding losses (beta_n) */
+    double lambda_c; /* weight of the local classifier's loss (beta_c) */
+    double alpha;    /* weight of the cross-client embedding loss (per client) */
+    int fuse_avg;    /* 1: W_z, b_z averaged with the classifier; 0: kept local */
+} fgl__feddep_params;
+
+/* A client's state (num_pred > 0), in the order of creation: its derived
+ * data ("dep"), the generator's tape, the generator's encoder, the local
+ * classifier f_loc, the generator, f_loc's and the classifier's fusion
+ * weights, their optimizers, the last generator step's losses and the
+ * deep neighbours generated ("mend"). */
+typedef struct fgl__dep_client {
+    fgl__dep_data *dep;
+    fgl_tape *gen_tape;
+    fgl_model *enc, *loc;
+    fgl_params *gen, *loc_fuse, *fuse;
+    fgl_optim *enc_optim, *gen_optim, *loc_optim, *loc_fuse_optim, *fuse_optim;
+    float *losses;
+    int *mend;
+} fgl__dep_client;
+
+/* The server's state: FedAvg's global vector; each client's latest
+ * prototypes (K x num_proto emb_dim) and whether it has sent them; the
+ * aggregations done; the mean W_z, b_z and whether there is one. */
+typedef struct fgl__dep_server {
+    fgl__avg_server avg;
+    float *proto_buf;
+    int *has_proto, *rounds;
+    float *fuse_w, *fuse_b;
+    int *has_fuse;
+} fgl__dep_server;
+
 static void fgl__dep_destroy(void *p) {
     fgl__dep_data *d = (fgl__dep_data *)p;
     fgl__fs_destroy(&d->fs);
@@ -17520,14 +17678,16 @@ static void fgl__dep_destroy(void *p) {
 }
 
 FGL__PRIVATE const float *fgl__feddep_zbar(const fgl_client *c) {
-    const fgl__dep_data *d =
-        c->set && fgl_get(c->set, "num_pred") > 0 ? (const fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_data *d = c->set && FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0
+                                 ? FGL_STATE(fgl__dep_client, &c->store)->dep
+                                 : NULL;
     return d && d->mended ? d->zbar : NULL;
 }
 
 FGL__PRIVATE const float *fgl__feddep_protos(const fgl_client *c, const int **assign) {
-    const fgl__dep_data *d =
-        c->set && fgl_get(c->set, "num_pred") > 0 ? (const fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_data *d = c->set && FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0
+                                 ? FGL_STATE(fgl__dep_client, &c->store)->dep
+                                 : NULL;
     if (assign) *assign = d ? d->assign : NULL;
     return d ? d->protos : NULL;
 }
@@ -17607,18 +17767,18 @@ FGL__PRIVATE int fgl__feddep_kmeans(const float *x, int n, int E, int K, int ite
 }
 
 static int fgl__dep_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double h = fgl_get(set, "hidden_portion");
+    const fgl__feddep_params *p = FGL_PARAMS(fgl__feddep_params, set);
+    double h = p->gen.hidden_portion;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "feddep: node classification only");
-    if (fgl_get(set, "gen_rounds") < 0 || fgl_get(set, "num_pred") < 0 || fgl_get(set, "num_pred") > 64 ||
-        fgl_get(set, "pre_steps") < 0 || fgl_get(set, "gen_steps") < 1 || fgl_get(set, "enc_epochs") < 0)
+    if (p->gen_rounds < 0 || p->gen.num_pred < 0 || p->gen.num_pred > 64 || p->pre_steps < 0 || p->gen_steps < 1 ||
+        p->enc_epochs < 0)
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: gen_rounds, pre_steps, enc_epochs >= 0, num_pred in "
                              "0..64, gen_steps >= 1");
-    if (fgl_get(set, "num_proto") < 1 || fgl_get(set, "emb_dim") < 1 || fgl_get(set, "latent") < 1 ||
-        fgl_get(set, "gen_hidden") < 1 || fgl_get(set, "gen_hidden2") < 1)
+    if (p->num_proto < 1 || p->emb_dim < 1 || p->gen.latent < 1 || p->gen_hidden < 1 || p->gen_hidden2 < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: num_proto, emb_dim, latent, gen_hidden, gen_hidden2 >= 1");
     if (!(h >= 0 && h < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "feddep: hidden_portion = %g, not in [0, 1)", h);
-    if (!(fgl_get(set, "gen_lr") > 0) || !(fgl_get(set, "gen_wd") >= 0) || !(fgl_get(set, "lambda_d") >= 0) ||
-        !(fgl_get(set, "lambda_e") >= 0) || !(fgl_get(set, "lambda_c") >= 0) || !(fgl_get(set, "alpha") >= 0))
+    if (!(p->gen_lr > 0) || !(p->gen_wd >= 0) || !(p->lambda_d >= 0) || !(p->lambda_e >= 0) || !(p->lambda_c >= 0) ||
+        !(p->alpha >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: gen_lr > 0; gen_wd, lambda_d, lambda_e, lambda_c, "
                              "alpha >= 0");
     return FGL_OK;
@@ -17629,10 +17789,10 @@ static int fgl__dep_check(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 static int fgl__dep_prototypes(fgl_client *c, fgl__dep_data *d) {
     const fgl_node_data *nd = c->data.node;
     int n = nd->n_nodes, E = d->E, K = d->K, Ke = K < n ? K : n, e, i, rc;
-    int epochs = (int)fgl_get(c->set, "enc_epochs");
+    int epochs = FGL_PARAMS(fgl__feddep_params, c->set)->enc_epochs;
     fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, d->fs.F, c->model.spec.out_dim);
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    fgl_tape *t = FGL_STATE(fgl__dep_client, &c->store)->gen_tape;
     fgl_model m;
     fgl_optim o;
     fgl_forward fw;
@@ -17712,28 +17872,32 @@ static fgl_params *fgl__dep_fuse_params(fgl_client *c, const char *name, int E, 
 }
 
 static int fgl__dep_client_init(fgl_client *c) {
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    fgl__dep_client *st;
     fgl__dep_data *d;
     fgl_params *g;
     fgl_model *enc, *loc;
     fgl_model_spec es;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    int P = (int)fgl_get(c->set, "num_pred"), L = (int)fgl_get(c->set, "latent");
-    int H1 = (int)fgl_get(c->set, "gen_hidden"), H2 = (int)fgl_get(c->set, "gen_hidden2");
-    int E = (int)fgl_get(c->set, "emb_dim"), R = fgl_model_rep_dim(&c->model), rc;
+    int P = pa->gen.num_pred, L = pa->gen.latent;
+    int H1 = pa->gen_hidden, H2 = pa->gen_hidden2;
+    int E = pa->emb_dim, R = fgl_model_rep_dim(&c->model), rc;
     fgl_params *lf, *fz;
     fgl_rng r;
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    d = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
-    if (!d || !fgl_new_tape(&c->store, "gen_tape")) return FGL_ERR_NOMEM;
+    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM;
+    d = st->dep = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
+    if (!d || !(st->gen_tape = fgl_new_tape(&c->store, "gen_tape"))) return FGL_ERR_NOMEM;
     d->E = E;
-    d->K = (int)fgl_get(c->set, "num_proto");
+    d->K = pa->num_proto;
     if ((rc = fgl__fs_build(c, &d->fs, c->data.mask[FGL_SPLIT_VAL])) || (rc = fgl__dep_prototypes(c, d)) ||
         (rc = fgl__dep_impaired_classes(c, d)))
         return fgl_client_fail(c, rc, "feddep: setup: %s", fgl_result_name(rc));
     es = fgl__fs_enc_spec(c, d->fs.F);
-    enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
-    loc = fgl_new_model(&c->store, "loc", &c->model.spec, c->fed->seed * 1000003u + 0x6c6f63u + (uint64_t)c->id);
-    g = fgl_new_params(&c->store, "gen");
+    enc = st->enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
+    loc = st->loc =
+        fgl_new_model(&c->store, "loc", &c->model.spec, c->fed->seed * 1000003u + 0x6c6f63u + (uint64_t)c->id);
+    g = st->gen = fgl_new_params(&c->store, "gen");
     if (!enc || !loc || !g) return FGL_ERR_NOMEM;
     if (fgl_params_add(g, "dgen.w", L, 1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "dgen.b", 1, 1, FGL_G_HEAD, 1) < 0 ||
         fgl_params_add(g, "egen.w1", L, H1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "egen.b1", 1, H1, FGL_G_HEAD, 1) < 0 ||
@@ -17746,18 +17910,18 @@ static int fgl__dep_client_init(fgl_client *c) {
     fgl_params_glorot(g, fgl_params_find(g, "egen.w1"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "egen.w2"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "egen.w3"), &r);
-    lf = fgl__dep_fuse_params(c, "loc_fuse", E, R, 0x6c667a00ull); /* f_loc's W_z, b_z */
-    fz = fgl__dep_fuse_params(c, "fuse", E, R, 0x66757a00ull);     /* the classifier's */
+    lf = st->loc_fuse = fgl__dep_fuse_params(c, "loc_fuse", E, R, 0x6c667a00ull); /* f_loc's W_z, b_z */
+    fz = st->fuse = fgl__dep_fuse_params(c, "fuse", E, R, 0x66757a00ull);         /* the classifier's */
     if (!lf || !fz) return FGL_ERR_NOMEM;
-    oc.lr = (float)fgl_get(c->set, "gen_lr");
-    oc.weight_decay = (float)fgl_get(c->set, "gen_wd");
-    fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
-    fgl_new_optim(&c->store, "gen_optim", oc, g);
-    fgl_new_optim(&c->store, "loc_optim", oc, &loc->params);
-    fgl_new_optim(&c->store, "loc_fuse_optim", oc, lf);
-    fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* with the classifier's optimizer settings */
-    fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
-    fgl_new_ints(&c->store, "mend", 1);     /* deep neighbours generated in all */
+    oc.lr = (float)pa->gen_lr;
+    oc.weight_decay = (float)pa->gen_wd;
+    st->enc_optim = fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
+    st->gen_optim = fgl_new_optim(&c->store, "gen_optim", oc, g);
+    st->loc_optim = fgl_new_optim(&c->store, "loc_optim", oc, &loc->params);
+    st->loc_fuse_optim = fgl_new_optim(&c->store, "loc_fuse_optim", oc, lf);
+    st->fuse_optim = fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* the classifier's settings */
+    st->losses = fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
+    st->mend = fgl_new_ints(&c->store, "mend", 1);       /* deep neighbours generated in all */
     return c->store.err;
 }
 
@@ -17765,8 +17929,9 @@ static int fgl__dep_client_init(fgl_client *c) {
  * before its ReLU (n x 1) and H (n x P E). */
 static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_node **dn,
                             fgl_node **Hn) {
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *s, *h;
     if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
@@ -17826,17 +17991,19 @@ static fgl_node *fgl__dep_logits(fgl_client *c, fgl_tape *t, fgl_model *m, fgl_p
 
 /* Generator rounds: gen_steps full-batch steps on the impaired graph (round 0: pre_steps more). */
 static int fgl__dep_train_gen(fgl_client *c) {
-    fgl__dep_data *d = (fgl__dep_data *)fgl_get_scratch(&c->store, "dep");
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl__dep_data *d = st->dep;
     fgl__fs_data *fs = &d->fs;
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
-    fgl_model *enc = fgl_get_model(&c->store, "enc"), *loc = fgl_get_model(&c->store, "loc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen"), *lf = fgl_get_params(&c->store, "loc_fuse");
-    float *losses = fgl_floats(&c->store, "losses");
+    fgl_tape *t = st->gen_tape;
+    fgl_model *enc = st->enc, *loc = st->loc;
+    fgl_params *ps = st->gen, *lf = st->loc_fuse;
+    float *losses = st->losses;
     int P = fs->P, E = d->E, n = fs->n_imp, K, s, i, p, k, rc;
-    int steps = (int)fgl_get(c->set, "gen_steps") + (c->round == 0 ? (int)fgl_get(c->set, "pre_steps") : 0);
+    int steps = pa->gen_steps + (c->round == 0 ? pa->pre_steps : 0);
     const float *got = fgl_down(c, "cross_protos");
-    double ld = fgl_get(c->set, "lambda_d"), le = fgl_get(c->set, "lambda_e"), lc = fgl_get(c->set, "lambda_c");
-    double al = fgl_get(c->set, "alpha"), loss_sum = 0;
+    double ld = pa->lambda_d, le = pa->lambda_e, lc = pa->lambda_c;
+    double al = pa->alpha, loss_sum = 0;
     c->steps = 0;
     c->train_loss = 0;
     if (n == 0) return FGL_OK; /* nothing left to train on */
@@ -17900,11 +18067,11 @@ static int fgl__dep_train_gen(fgl_client *c) {
         losses[3] = lcl ? lcl->val[0] : 0.0f;
         losses[4] = loss->val[0];
         loss_sum += loss->val[0];
-        fgl_optim_step(fgl_get_optim(&c->store, "enc_optim"), &enc->params);
-        fgl_optim_step(fgl_get_optim(&c->store, "gen_optim"), ps);
+        fgl_optim_step(st->enc_optim, &enc->params);
+        fgl_optim_step(st->gen_optim, ps);
         if (lcl) {
-            fgl_optim_step(fgl_get_optim(&c->store, "loc_optim"), &loc->params);
-            fgl_optim_step(fgl_get_optim(&c->store, "loc_fuse_optim"), lf);
+            fgl_optim_step(st->loc_optim, &loc->params);
+            fgl_optim_step(st->loc_fuse_optim, lf);
         }
         c->steps++;
     }
@@ -17915,7 +18082,8 @@ static int fgl__dep_train_gen(fgl_client *c) {
 
 /* Mending: the generator in evaluation mode on the whole subgraph: zbar. */
 static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_tape *t = st->gen_tape;
     int n = d->fs.n, P = d->fs.P, E = d->E, i, G = 0, rc;
     fgl_node *dn, *Hn, *z;
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
@@ -17935,7 +18103,7 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
         }
     }
     c->rng = keep;
-    fgl_ints(&c->store, "mend")[0] = G;
+    st->mend[0] = G;
     d->mended = 1;
     fgl_tape_reset(t);
     return FGL_OK;
@@ -17944,8 +18112,9 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
 /* The classifier: local_epochs full-batch steps on the client's graph, zbar fused before the head. */
 static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
     fgl_tape *t = &c->tape;
-    fgl_params *fz = fgl_get_params(&c->store, "fuse");
-    fgl_optim *fo = fgl_get_optim(&c->store, "fuse_optim");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_params *fz = st->fuse;
+    fgl_optim *fo = st->fuse_optim;
     const fgl_node_data *nd = c->data.node;
     int e, n = nd->n_nodes, C = c->model.spec.out_dim, *y = nd->y, i;
     double loss_sum = 0;
@@ -17980,14 +18149,15 @@ static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
 }
 
 static int fgl__dep_train(fgl_client *c) {
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
     fgl__dep_data *d;
     int rc;
-    if (fgl_get(c->set, "num_pred") == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    if (c->round < (int)fgl_get(c->set, "gen_rounds")) return fgl__dep_train_gen(c);
-    d = (fgl__dep_data *)fgl_get_scratch(&c->store, "dep");
+    if (pa->gen.num_pred == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
+    if (c->round < pa->gen_rounds) return fgl__dep_train_gen(c);
+    d = FGL_STATE(fgl__dep_client, &c->store)->dep;
     if (!d->mended && (rc = fgl__dep_mend(c, d))) return rc;
-    if (fgl_get(c->set, "fuse_avg") != 0) { /* the averaged W_z, b_z (none yet in the first classifier round) */
-        fgl_params *fz = fgl_get_params(&c->store, "fuse");
+    if (pa->fuse_avg != 0) { /* the averaged W_z, b_z (none yet in the first classifier round) */
+        fgl_params *fz = FGL_STATE(fgl__dep_client, &c->store)->fuse;
         const float *w = fgl_down(c, "fuse_w"), *b = fgl_down(c, "fuse_b");
         size_t nw = (size_t)d->E * (size_t)fgl_model_rep_dim(&c->model);
         if (w && b) {
@@ -18001,7 +18171,9 @@ static int fgl__dep_train(fgl_client *c) {
 
 /* Evaluation: the fused classifier's scores once mended; before, the model as it is. */
 static const float *fgl__dep_scores(fgl_client *c) {
-    fgl__dep_data *d = fgl_get(c->set, "num_pred") > 0 ? (fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_client *st =
+        FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0 ? FGL_STATE(fgl__dep_client, &c->store) : NULL;
+    fgl__dep_data *d = st ? st->dep : NULL;
     fgl_tape *t = &c->tape;
     fgl_rng keep = c->rng;
     fgl_node *lg;
@@ -18010,7 +18182,7 @@ static const float *fgl__dep_scores(fgl_client *c) {
     n = c->data.node->n_nodes;
     if (n == 0) return d->scores;
     fgl_tape_reset(t);
-    lg = fgl__dep_logits(c, t, &c->model, fgl_get_params(&c->store, "fuse"), &c->data.full,
+    lg = fgl__dep_logits(c, t, &c->model, st->fuse, &c->data.full,
                          fgl_op_const(t, d->zbar, n, d->E), 0);
     c->rng = keep;
     if (!lg) return NULL;
@@ -18021,17 +18193,18 @@ static const float *fgl__dep_scores(fgl_client *c) {
 
 /* In generator rounds: the client's prototypes. */
 static int fgl__dep_upload(fgl_client *c) {
-    int on = fgl_get(c->set, "num_pred") > 0 && c->round < (int)fgl_get(c->set, "gen_rounds");
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    int on = pa->gen.num_pred > 0 && c->round < pa->gen_rounds;
     if (on) {
         const float *protos = fgl__feddep_protos(c, NULL);
         float *up = fgl_up(c, "protos");
         if (!up || !protos) return FGL_ERR_NOMEM;
-        memcpy(up, protos, sizeof(float) * (size_t)fgl_get(c->set, "num_proto") * (size_t)fgl_get(c->set, "emb_dim"));
+        memcpy(up, protos, sizeof(float) * (size_t)pa->num_proto * (size_t)pa->emb_dim);
     } else {
         fgl_up_drop(c, "protos");
     }
-    if (!on && fgl_get(c->set, "num_pred") > 0 && fgl_get(c->set, "fuse_avg") != 0) { /* W_z, b_z to average */
-        const fgl_params *fz = fgl_get_params(&c->store, "fuse");
+    if (!on && pa->gen.num_pred > 0 && pa->fuse_avg != 0) { /* W_z, b_z to average */
+        const fgl_params *fz = FGL_STATE(fgl__dep_client, &c->store)->fuse;
         const fgl_slice *sw = &fz->slices[fgl_params_find(fz, "fuse.w")], *sb = &fz->slices[fgl_params_find(fz, "fuse.b")];
         float *w = fgl_up(c, "fuse_w"), *b = fgl_up(c, "fuse_b");
         if (!w || !b) return FGL_ERR_NOMEM;
@@ -18046,54 +18219,59 @@ static int fgl__dep_upload(fgl_client *c) {
 
 static int fgl__dep_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, L = fgl_server_up_size(s, "protos");
-    fgl_new_floats(&s->store, "proto_buf", K * L);
-    fgl_new_ints(&s->store, "has_proto", K);
-    fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
-    fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
-    fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
-    fgl_new_ints(&s->store, "has_fuse", 1);
+    fgl__dep_server *st = FGL_NEW_STATE(fgl__dep_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->proto_buf = fgl_new_floats(&s->store, "proto_buf", K * L);
+    st->has_proto = fgl_new_ints(&s->store, "has_proto", K);
+    st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
+    st->fuse_w = fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
+    st->fuse_b = fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
+    st->has_fuse = fgl_new_ints(&s->store, "has_fuse", 1);
     if (s->store.err) return s->store.err;
-    return fgl__avg_server_init(s);
+    return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 
 static int fgl__dep_aggregate(fgl_server *s) {
+    const fgl__dep_server *st = FGL_STATE(fgl__dep_server, &s->store);
     int K = s->n_clients, i, rc = fgl__avg_aggregate(s);
     size_t L = fgl_server_up_size(s, "protos");
-    float *buf = fgl_floats(&s->store, "proto_buf");
-    int *has = fgl_ints(&s->store, "has_proto");
+    float *buf = st->proto_buf;
+    int *has = st->has_proto;
     if (rc) return rc;
     for (i = 0; i < K; i++) { /* the latest prototypes of each client */
         const float *u = fgl_upload(s, i, "protos");
         if (u) memcpy(buf + (size_t)i * L, u, sizeof(float) * L), has[i] = 1;
     }
     /* the fusion weights: averaged as theta is (by training samples) */
-    if ((rc = fgl_server_mean(s, "fuse_w", fgl_floats(&s->store, "fuse_w"))) == FGL_OK &&
-        (rc = fgl_server_mean(s, "fuse_b", fgl_floats(&s->store, "fuse_b"))) == FGL_OK)
-        fgl_ints(&s->store, "has_fuse")[0] = 1;
+    if ((rc = fgl_server_mean(s, "fuse_w", st->fuse_w)) == FGL_OK &&
+        (rc = fgl_server_mean(s, "fuse_b", st->fuse_b)) == FGL_OK)
+        st->has_fuse[0] = 1;
     if (rc && rc != FGL_ERR_EMPTY) return rc;
-    fgl_ints(&s->store, "rounds")[0]++;
+    st->rounds[0]++;
     return FGL_OK;
 }
 
 /* Client i, in the round this download serves, gets the prototypes of
  * client (i + 1 + round mod (K - 1)) mod K (fedsage.h's rotation). */
 static int fgl__dep_download(fgl_server *s, int i, fgl_msg *down) {
-    int K = s->n_clients, r = fgl_ints(&s->store, "rounds")[0], p;
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, s->set);
+    const fgl__dep_server *st = FGL_STATE(fgl__dep_server, &s->store);
+    int K = s->n_clients, r = st->rounds[0], p;
     size_t L = fgl_server_up_size(s, "protos");
     (void)down;
-    if (fgl_get(s->set, "num_pred") == 0) return FGL_OK;
-    if (r >= (int)fgl_get(s->set, "gen_rounds") && fgl_ints(&s->store, "has_fuse")[0]) { /* the averaged W_z, b_z */
+    if (pa->gen.num_pred == 0) return FGL_OK;
+    if (r >= pa->gen_rounds && st->has_fuse[0]) { /* the averaged W_z, b_z */
         float *w = fgl_download_part(s, i, "fuse_w"), *b = fgl_download_part(s, i, "fuse_b");
         if (!w || !b) return FGL_ERR_NOMEM;
-        memcpy(w, fgl_floats(&s->store, "fuse_w"), sizeof(float) * fgl_server_up_size(s, "fuse_w"));
-        memcpy(b, fgl_floats(&s->store, "fuse_b"), sizeof(float) * fgl_server_up_size(s, "fuse_b"));
+        memcpy(w, st->fuse_w, sizeof(float) * fgl_server_up_size(s, "fuse_w"));
+        memcpy(b, st->fuse_b, sizeof(float) * fgl_server_up_size(s, "fuse_b"));
     }
-    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds")) return FGL_OK;
+    if (K < 2 || r >= pa->gen_rounds) return FGL_OK;
     p = (i + 1 + r % (K - 1)) % K;
-    if (fgl_ints(&s->store, "has_proto")[p]) {
+    if (st->has_proto[p]) {
         float *o = fgl_download_part(s, i, "cross_protos");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "proto_buf") + (size_t)p * L, sizeof(float) * L);
+        memcpy(o, st->proto_buf + (size_t)p * L, sizeof(float) * L);
     }
     return FGL_OK;
 }
@@ -18105,26 +18283,33 @@ static fgl_algo fgl__feddep(void) {
                                "FedAvg on classifiers fused with the generated embeddings",
                                FGL_G_ALL, "parameter groups of the classifier averaged");
     int rows, cols;
-    fgl_algo_param_add(&a, "gen_rounds", FGL_PARAM_INT, 3, "rounds that train the generators before the classifier");
-    fgl_algo_param_add(&a, "pre_steps", FGL_PARAM_INT, 1, "local generator steps before the first exchange (round 0)");
-    fgl_algo_param_add(&a, "gen_steps", FGL_PARAM_INT, 1, "generator optimizer steps per generator round");
-    fgl_algo_param_add(&a, "num_pred", FGL_PARAM_INT, 5, "deep neighbours generated per node at most (0: FedAvg)");
-    fgl_algo_param_add(&a, "num_proto", FGL_PARAM_INT, 5, "embedding prototypes per client (K-means clusters)");
-    fgl_algo_param_add(&a, "emb_dim", FGL_PARAM_INT, 128, "width of the deep embeddings");
-    fgl_algo_param_add(&a, "enc_epochs", FGL_PARAM_INT, 50, "training steps of the embedding GNN");
-    fgl_algo_param_add(&a, "hidden_portion", FGL_PARAM_FLOAT, 0.5,
-                       "share of the validation nodes hidden in the impaired graph");
-    fgl_algo_param_add(&a, "latent", FGL_PARAM_INT, 128, "generator encoder width");
-    fgl_algo_param_add(&a, "gen_hidden", FGL_PARAM_INT, 256, "eGen's first hidden width");
-    fgl_algo_param_add(&a, "gen_hidden2", FGL_PARAM_INT, 2048, "eGen's second hidden width");
-    fgl_algo_param_add(&a, "gen_lr", FGL_PARAM_FLOAT, 0.01, "generator Adam learning rate");
-    fgl_algo_param_add(&a, "gen_wd", FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
-    fgl_algo_param_add(&a, "lambda_d", FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss (beta_d)");
-    fgl_algo_param_add(&a, "lambda_e", FGL_PARAM_FLOAT, 1.0, "weight of the embedding losses (beta_n)");
-    fgl_algo_param_add(&a, "lambda_c", FGL_PARAM_FLOAT, 1.0, "weight of the local classifier's loss (beta_c)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 1.0, "weight of the cross-client embedding loss (per client)");
-    fgl_algo_param_add(&a, "fuse_avg", FGL_PARAM_INT, 1,
-                       "1: the fusion weights W_z, b_z averaged with the classifier (the authors'); 0: kept local");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_rounds, FGL_PARAM_INT, 3,
+                   "rounds that train the generators before the classifier");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, pre_steps, FGL_PARAM_INT, 1,
+                   "local generator steps before the first exchange (round 0)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_steps, FGL_PARAM_INT, 1,
+                   "generator optimizer steps per generator round");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, num_pred, FGL_PARAM_INT, 5,
+                   "deep neighbours generated per node at most (0: FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, num_proto, FGL_PARAM_INT, 5,
+                   "embedding prototypes per client (K-means clusters)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, emb_dim, FGL_PARAM_INT, 128, "width of the deep embeddings");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, enc_epochs, FGL_PARAM_INT, 50, "training steps of the embedding GNN");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, hidden_portion, FGL_PARAM_FLOAT, 0.5,
+                   "share of the validation nodes hidden in the impaired graph");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, latent, FGL_PARAM_INT, 128, "generator encoder width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_hidden, FGL_PARAM_INT, 256, "eGen's first hidden width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_hidden2, FGL_PARAM_INT, 2048, "eGen's second hidden width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_lr, FGL_PARAM_FLOAT, 0.01, "generator Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_wd, FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_d, FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss (beta_d)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_e, FGL_PARAM_FLOAT, 1.0, "weight of the embedding losses (beta_n)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_c, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the local classifier's loss (beta_c)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, alpha, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the cross-client embedding loss (per client)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, fuse_avg, FGL_PARAM_INT, 1,
+                   "1: the fusion weights W_z, b_z averaged with the classifier (the authors'); 0: kept local");
     rows = fgl_algo_param_dim(&a, "num_proto");
     cols = fgl_algo_param_dim(&a, "emb_dim");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, rows, cols, FGL_PART_OPTIONAL);

@@ -91,6 +91,54 @@ typedef struct fgl__dep_data {
     float *scores;         /* n x C, what eval_scores returns */
 } fgl__dep_data;
 
+/* The parameters: FedSage+'s NeighGen base (the weight-averaging base's
+ * share, num_pred, hidden_portion, latent: fgl__fs_build and
+ * fgl__fs_enc_spec read them), then FedDEP's own. */
+typedef struct fgl__feddep_params {
+    fgl__fs_gen_params gen;
+    int gen_rounds;  /* rounds that train the generators before the classifier */
+    int pre_steps;   /* local generator steps before the first exchange (round 0) */
+    int gen_steps;   /* generator optimizer steps per generator round */
+    int num_proto;   /* embedding prototypes per client (K-means clusters) */
+    int emb_dim;     /* width of the deep embeddings */
+    int enc_epochs;  /* training steps of the embedding GNN */
+    int gen_hidden;  /* eGen's first hidden width */
+    int gen_hidden2; /* eGen's second hidden width */
+    double gen_lr;   /* generator Adam learning rate */
+    double gen_wd;   /* generator weight decay */
+    double lambda_d; /* weight of dGen's smooth L1 loss (beta_d) */
+    double lambda_e; /* weight of the embedding losses (beta_n) */
+    double lambda_c; /* weight of the local classifier's loss (beta_c) */
+    double alpha;    /* weight of the cross-client embedding loss (per client) */
+    int fuse_avg;    /* 1: W_z, b_z averaged with the classifier; 0: kept local */
+} fgl__feddep_params;
+
+/* A client's state (num_pred > 0), in the order of creation: its derived
+ * data ("dep"), the generator's tape, the generator's encoder, the local
+ * classifier f_loc, the generator, f_loc's and the classifier's fusion
+ * weights, their optimizers, the last generator step's losses and the
+ * deep neighbours generated ("mend"). */
+typedef struct fgl__dep_client {
+    fgl__dep_data *dep;
+    fgl_tape *gen_tape;
+    fgl_model *enc, *loc;
+    fgl_params *gen, *loc_fuse, *fuse;
+    fgl_optim *enc_optim, *gen_optim, *loc_optim, *loc_fuse_optim, *fuse_optim;
+    float *losses;
+    int *mend;
+} fgl__dep_client;
+
+/* The server's state: FedAvg's global vector; each client's latest
+ * prototypes (K x num_proto emb_dim) and whether it has sent them; the
+ * aggregations done; the mean W_z, b_z and whether there is one. */
+typedef struct fgl__dep_server {
+    fgl__avg_server avg;
+    float *proto_buf;
+    int *has_proto, *rounds;
+    float *fuse_w, *fuse_b;
+    int *has_fuse;
+} fgl__dep_server;
+
 static void fgl__dep_destroy(void *p) {
     fgl__dep_data *d = (fgl__dep_data *)p;
     fgl__fs_destroy(&d->fs);
@@ -104,14 +152,16 @@ static void fgl__dep_destroy(void *p) {
 }
 
 FGL__PRIVATE const float *fgl__feddep_zbar(const fgl_client *c) {
-    const fgl__dep_data *d =
-        c->set && fgl_get(c->set, "num_pred") > 0 ? (const fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_data *d = c->set && FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0
+                                 ? FGL_STATE(fgl__dep_client, &c->store)->dep
+                                 : NULL;
     return d && d->mended ? d->zbar : NULL;
 }
 
 FGL__PRIVATE const float *fgl__feddep_protos(const fgl_client *c, const int **assign) {
-    const fgl__dep_data *d =
-        c->set && fgl_get(c->set, "num_pred") > 0 ? (const fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_data *d = c->set && FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0
+                                 ? FGL_STATE(fgl__dep_client, &c->store)->dep
+                                 : NULL;
     if (assign) *assign = d ? d->assign : NULL;
     return d ? d->protos : NULL;
 }
@@ -191,18 +241,18 @@ FGL__PRIVATE int fgl__feddep_kmeans(const float *x, int n, int E, int K, int ite
 }
 
 static int fgl__dep_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double h = fgl_get(set, "hidden_portion");
+    const fgl__feddep_params *p = FGL_PARAMS(fgl__feddep_params, set);
+    double h = p->gen.hidden_portion;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "feddep: node classification only");
-    if (fgl_get(set, "gen_rounds") < 0 || fgl_get(set, "num_pred") < 0 || fgl_get(set, "num_pred") > 64 ||
-        fgl_get(set, "pre_steps") < 0 || fgl_get(set, "gen_steps") < 1 || fgl_get(set, "enc_epochs") < 0)
+    if (p->gen_rounds < 0 || p->gen.num_pred < 0 || p->gen.num_pred > 64 || p->pre_steps < 0 || p->gen_steps < 1 ||
+        p->enc_epochs < 0)
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: gen_rounds, pre_steps, enc_epochs >= 0, num_pred in "
                              "0..64, gen_steps >= 1");
-    if (fgl_get(set, "num_proto") < 1 || fgl_get(set, "emb_dim") < 1 || fgl_get(set, "latent") < 1 ||
-        fgl_get(set, "gen_hidden") < 1 || fgl_get(set, "gen_hidden2") < 1)
+    if (p->num_proto < 1 || p->emb_dim < 1 || p->gen.latent < 1 || p->gen_hidden < 1 || p->gen_hidden2 < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: num_proto, emb_dim, latent, gen_hidden, gen_hidden2 >= 1");
     if (!(h >= 0 && h < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "feddep: hidden_portion = %g, not in [0, 1)", h);
-    if (!(fgl_get(set, "gen_lr") > 0) || !(fgl_get(set, "gen_wd") >= 0) || !(fgl_get(set, "lambda_d") >= 0) ||
-        !(fgl_get(set, "lambda_e") >= 0) || !(fgl_get(set, "lambda_c") >= 0) || !(fgl_get(set, "alpha") >= 0))
+    if (!(p->gen_lr > 0) || !(p->gen_wd >= 0) || !(p->lambda_d >= 0) || !(p->lambda_e >= 0) || !(p->lambda_c >= 0) ||
+        !(p->alpha >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "feddep: gen_lr > 0; gen_wd, lambda_d, lambda_e, lambda_c, "
                              "alpha >= 0");
     return FGL_OK;
@@ -213,10 +263,10 @@ static int fgl__dep_check(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 static int fgl__dep_prototypes(fgl_client *c, fgl__dep_data *d) {
     const fgl_node_data *nd = c->data.node;
     int n = nd->n_nodes, E = d->E, K = d->K, Ke = K < n ? K : n, e, i, rc;
-    int epochs = (int)fgl_get(c->set, "enc_epochs");
+    int epochs = FGL_PARAMS(fgl__feddep_params, c->set)->enc_epochs;
     fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, d->fs.F, c->model.spec.out_dim);
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    fgl_tape *t = FGL_STATE(fgl__dep_client, &c->store)->gen_tape;
     fgl_model m;
     fgl_optim o;
     fgl_forward fw;
@@ -296,28 +346,32 @@ static fgl_params *fgl__dep_fuse_params(fgl_client *c, const char *name, int E, 
 }
 
 static int fgl__dep_client_init(fgl_client *c) {
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    fgl__dep_client *st;
     fgl__dep_data *d;
     fgl_params *g;
     fgl_model *enc, *loc;
     fgl_model_spec es;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    int P = (int)fgl_get(c->set, "num_pred"), L = (int)fgl_get(c->set, "latent");
-    int H1 = (int)fgl_get(c->set, "gen_hidden"), H2 = (int)fgl_get(c->set, "gen_hidden2");
-    int E = (int)fgl_get(c->set, "emb_dim"), R = fgl_model_rep_dim(&c->model), rc;
+    int P = pa->gen.num_pred, L = pa->gen.latent;
+    int H1 = pa->gen_hidden, H2 = pa->gen_hidden2;
+    int E = pa->emb_dim, R = fgl_model_rep_dim(&c->model), rc;
     fgl_params *lf, *fz;
     fgl_rng r;
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    d = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
-    if (!d || !fgl_new_tape(&c->store, "gen_tape")) return FGL_ERR_NOMEM;
+    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM;
+    d = st->dep = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
+    if (!d || !(st->gen_tape = fgl_new_tape(&c->store, "gen_tape"))) return FGL_ERR_NOMEM;
     d->E = E;
-    d->K = (int)fgl_get(c->set, "num_proto");
+    d->K = pa->num_proto;
     if ((rc = fgl__fs_build(c, &d->fs, c->data.mask[FGL_SPLIT_VAL])) || (rc = fgl__dep_prototypes(c, d)) ||
         (rc = fgl__dep_impaired_classes(c, d)))
         return fgl_client_fail(c, rc, "feddep: setup: %s", fgl_result_name(rc));
     es = fgl__fs_enc_spec(c, d->fs.F);
-    enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
-    loc = fgl_new_model(&c->store, "loc", &c->model.spec, c->fed->seed * 1000003u + 0x6c6f63u + (uint64_t)c->id);
-    g = fgl_new_params(&c->store, "gen");
+    enc = st->enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
+    loc = st->loc =
+        fgl_new_model(&c->store, "loc", &c->model.spec, c->fed->seed * 1000003u + 0x6c6f63u + (uint64_t)c->id);
+    g = st->gen = fgl_new_params(&c->store, "gen");
     if (!enc || !loc || !g) return FGL_ERR_NOMEM;
     if (fgl_params_add(g, "dgen.w", L, 1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "dgen.b", 1, 1, FGL_G_HEAD, 1) < 0 ||
         fgl_params_add(g, "egen.w1", L, H1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "egen.b1", 1, H1, FGL_G_HEAD, 1) < 0 ||
@@ -330,18 +384,18 @@ static int fgl__dep_client_init(fgl_client *c) {
     fgl_params_glorot(g, fgl_params_find(g, "egen.w1"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "egen.w2"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "egen.w3"), &r);
-    lf = fgl__dep_fuse_params(c, "loc_fuse", E, R, 0x6c667a00ull); /* f_loc's W_z, b_z */
-    fz = fgl__dep_fuse_params(c, "fuse", E, R, 0x66757a00ull);     /* the classifier's */
+    lf = st->loc_fuse = fgl__dep_fuse_params(c, "loc_fuse", E, R, 0x6c667a00ull); /* f_loc's W_z, b_z */
+    fz = st->fuse = fgl__dep_fuse_params(c, "fuse", E, R, 0x66757a00ull);         /* the classifier's */
     if (!lf || !fz) return FGL_ERR_NOMEM;
-    oc.lr = (float)fgl_get(c->set, "gen_lr");
-    oc.weight_decay = (float)fgl_get(c->set, "gen_wd");
-    fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
-    fgl_new_optim(&c->store, "gen_optim", oc, g);
-    fgl_new_optim(&c->store, "loc_optim", oc, &loc->params);
-    fgl_new_optim(&c->store, "loc_fuse_optim", oc, lf);
-    fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* with the classifier's optimizer settings */
-    fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
-    fgl_new_ints(&c->store, "mend", 1);     /* deep neighbours generated in all */
+    oc.lr = (float)pa->gen_lr;
+    oc.weight_decay = (float)pa->gen_wd;
+    st->enc_optim = fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
+    st->gen_optim = fgl_new_optim(&c->store, "gen_optim", oc, g);
+    st->loc_optim = fgl_new_optim(&c->store, "loc_optim", oc, &loc->params);
+    st->loc_fuse_optim = fgl_new_optim(&c->store, "loc_fuse_optim", oc, lf);
+    st->fuse_optim = fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* the classifier's settings */
+    st->losses = fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
+    st->mend = fgl_new_ints(&c->store, "mend", 1);       /* deep neighbours generated in all */
     return c->store.err;
 }
 
@@ -349,8 +403,9 @@ static int fgl__dep_client_init(fgl_client *c) {
  * before its ReLU (n x 1) and H (n x P E). */
 static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_node **dn,
                             fgl_node **Hn) {
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *s, *h;
     if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
@@ -410,17 +465,19 @@ static fgl_node *fgl__dep_logits(fgl_client *c, fgl_tape *t, fgl_model *m, fgl_p
 
 /* Generator rounds: gen_steps full-batch steps on the impaired graph (round 0: pre_steps more). */
 static int fgl__dep_train_gen(fgl_client *c) {
-    fgl__dep_data *d = (fgl__dep_data *)fgl_get_scratch(&c->store, "dep");
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl__dep_data *d = st->dep;
     fgl__fs_data *fs = &d->fs;
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
-    fgl_model *enc = fgl_get_model(&c->store, "enc"), *loc = fgl_get_model(&c->store, "loc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen"), *lf = fgl_get_params(&c->store, "loc_fuse");
-    float *losses = fgl_floats(&c->store, "losses");
+    fgl_tape *t = st->gen_tape;
+    fgl_model *enc = st->enc, *loc = st->loc;
+    fgl_params *ps = st->gen, *lf = st->loc_fuse;
+    float *losses = st->losses;
     int P = fs->P, E = d->E, n = fs->n_imp, K, s, i, p, k, rc;
-    int steps = (int)fgl_get(c->set, "gen_steps") + (c->round == 0 ? (int)fgl_get(c->set, "pre_steps") : 0);
+    int steps = pa->gen_steps + (c->round == 0 ? pa->pre_steps : 0);
     const float *got = fgl_down(c, "cross_protos");
-    double ld = fgl_get(c->set, "lambda_d"), le = fgl_get(c->set, "lambda_e"), lc = fgl_get(c->set, "lambda_c");
-    double al = fgl_get(c->set, "alpha"), loss_sum = 0;
+    double ld = pa->lambda_d, le = pa->lambda_e, lc = pa->lambda_c;
+    double al = pa->alpha, loss_sum = 0;
     c->steps = 0;
     c->train_loss = 0;
     if (n == 0) return FGL_OK; /* nothing left to train on */
@@ -484,11 +541,11 @@ static int fgl__dep_train_gen(fgl_client *c) {
         losses[3] = lcl ? lcl->val[0] : 0.0f;
         losses[4] = loss->val[0];
         loss_sum += loss->val[0];
-        fgl_optim_step(fgl_get_optim(&c->store, "enc_optim"), &enc->params);
-        fgl_optim_step(fgl_get_optim(&c->store, "gen_optim"), ps);
+        fgl_optim_step(st->enc_optim, &enc->params);
+        fgl_optim_step(st->gen_optim, ps);
         if (lcl) {
-            fgl_optim_step(fgl_get_optim(&c->store, "loc_optim"), &loc->params);
-            fgl_optim_step(fgl_get_optim(&c->store, "loc_fuse_optim"), lf);
+            fgl_optim_step(st->loc_optim, &loc->params);
+            fgl_optim_step(st->loc_fuse_optim, lf);
         }
         c->steps++;
     }
@@ -499,7 +556,8 @@ static int fgl__dep_train_gen(fgl_client *c) {
 
 /* Mending: the generator in evaluation mode on the whole subgraph: zbar. */
 static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_tape *t = st->gen_tape;
     int n = d->fs.n, P = d->fs.P, E = d->E, i, G = 0, rc;
     fgl_node *dn, *Hn, *z;
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
@@ -519,7 +577,7 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
         }
     }
     c->rng = keep;
-    fgl_ints(&c->store, "mend")[0] = G;
+    st->mend[0] = G;
     d->mended = 1;
     fgl_tape_reset(t);
     return FGL_OK;
@@ -528,8 +586,9 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
 /* The classifier: local_epochs full-batch steps on the client's graph, zbar fused before the head. */
 static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
     fgl_tape *t = &c->tape;
-    fgl_params *fz = fgl_get_params(&c->store, "fuse");
-    fgl_optim *fo = fgl_get_optim(&c->store, "fuse_optim");
+    const fgl__dep_client *st = FGL_STATE(fgl__dep_client, &c->store);
+    fgl_params *fz = st->fuse;
+    fgl_optim *fo = st->fuse_optim;
     const fgl_node_data *nd = c->data.node;
     int e, n = nd->n_nodes, C = c->model.spec.out_dim, *y = nd->y, i;
     double loss_sum = 0;
@@ -564,14 +623,15 @@ static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
 }
 
 static int fgl__dep_train(fgl_client *c) {
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
     fgl__dep_data *d;
     int rc;
-    if (fgl_get(c->set, "num_pred") == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    if (c->round < (int)fgl_get(c->set, "gen_rounds")) return fgl__dep_train_gen(c);
-    d = (fgl__dep_data *)fgl_get_scratch(&c->store, "dep");
+    if (pa->gen.num_pred == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
+    if (c->round < pa->gen_rounds) return fgl__dep_train_gen(c);
+    d = FGL_STATE(fgl__dep_client, &c->store)->dep;
     if (!d->mended && (rc = fgl__dep_mend(c, d))) return rc;
-    if (fgl_get(c->set, "fuse_avg") != 0) { /* the averaged W_z, b_z (none yet in the first classifier round) */
-        fgl_params *fz = fgl_get_params(&c->store, "fuse");
+    if (pa->fuse_avg != 0) { /* the averaged W_z, b_z (none yet in the first classifier round) */
+        fgl_params *fz = FGL_STATE(fgl__dep_client, &c->store)->fuse;
         const float *w = fgl_down(c, "fuse_w"), *b = fgl_down(c, "fuse_b");
         size_t nw = (size_t)d->E * (size_t)fgl_model_rep_dim(&c->model);
         if (w && b) {
@@ -585,7 +645,9 @@ static int fgl__dep_train(fgl_client *c) {
 
 /* Evaluation: the fused classifier's scores once mended; before, the model as it is. */
 static const float *fgl__dep_scores(fgl_client *c) {
-    fgl__dep_data *d = fgl_get(c->set, "num_pred") > 0 ? (fgl__dep_data *)fgl_get_scratch(&c->store, "dep") : NULL;
+    const fgl__dep_client *st =
+        FGL_PARAMS(fgl__feddep_params, c->set)->gen.num_pred > 0 ? FGL_STATE(fgl__dep_client, &c->store) : NULL;
+    fgl__dep_data *d = st ? st->dep : NULL;
     fgl_tape *t = &c->tape;
     fgl_rng keep = c->rng;
     fgl_node *lg;
@@ -594,7 +656,7 @@ static const float *fgl__dep_scores(fgl_client *c) {
     n = c->data.node->n_nodes;
     if (n == 0) return d->scores;
     fgl_tape_reset(t);
-    lg = fgl__dep_logits(c, t, &c->model, fgl_get_params(&c->store, "fuse"), &c->data.full,
+    lg = fgl__dep_logits(c, t, &c->model, st->fuse, &c->data.full,
                          fgl_op_const(t, d->zbar, n, d->E), 0);
     c->rng = keep;
     if (!lg) return NULL;
@@ -605,17 +667,18 @@ static const float *fgl__dep_scores(fgl_client *c) {
 
 /* In generator rounds: the client's prototypes. */
 static int fgl__dep_upload(fgl_client *c) {
-    int on = fgl_get(c->set, "num_pred") > 0 && c->round < (int)fgl_get(c->set, "gen_rounds");
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, c->set);
+    int on = pa->gen.num_pred > 0 && c->round < pa->gen_rounds;
     if (on) {
         const float *protos = fgl__feddep_protos(c, NULL);
         float *up = fgl_up(c, "protos");
         if (!up || !protos) return FGL_ERR_NOMEM;
-        memcpy(up, protos, sizeof(float) * (size_t)fgl_get(c->set, "num_proto") * (size_t)fgl_get(c->set, "emb_dim"));
+        memcpy(up, protos, sizeof(float) * (size_t)pa->num_proto * (size_t)pa->emb_dim);
     } else {
         fgl_up_drop(c, "protos");
     }
-    if (!on && fgl_get(c->set, "num_pred") > 0 && fgl_get(c->set, "fuse_avg") != 0) { /* W_z, b_z to average */
-        const fgl_params *fz = fgl_get_params(&c->store, "fuse");
+    if (!on && pa->gen.num_pred > 0 && pa->fuse_avg != 0) { /* W_z, b_z to average */
+        const fgl_params *fz = FGL_STATE(fgl__dep_client, &c->store)->fuse;
         const fgl_slice *sw = &fz->slices[fgl_params_find(fz, "fuse.w")], *sb = &fz->slices[fgl_params_find(fz, "fuse.b")];
         float *w = fgl_up(c, "fuse_w"), *b = fgl_up(c, "fuse_b");
         if (!w || !b) return FGL_ERR_NOMEM;
@@ -630,54 +693,59 @@ static int fgl__dep_upload(fgl_client *c) {
 
 static int fgl__dep_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, L = fgl_server_up_size(s, "protos");
-    fgl_new_floats(&s->store, "proto_buf", K * L);
-    fgl_new_ints(&s->store, "has_proto", K);
-    fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
-    fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
-    fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
-    fgl_new_ints(&s->store, "has_fuse", 1);
+    fgl__dep_server *st = FGL_NEW_STATE(fgl__dep_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->proto_buf = fgl_new_floats(&s->store, "proto_buf", K * L);
+    st->has_proto = fgl_new_ints(&s->store, "has_proto", K);
+    st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
+    st->fuse_w = fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
+    st->fuse_b = fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
+    st->has_fuse = fgl_new_ints(&s->store, "has_fuse", 1);
     if (s->store.err) return s->store.err;
-    return fgl__avg_server_init(s);
+    return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 
 static int fgl__dep_aggregate(fgl_server *s) {
+    const fgl__dep_server *st = FGL_STATE(fgl__dep_server, &s->store);
     int K = s->n_clients, i, rc = fgl__avg_aggregate(s);
     size_t L = fgl_server_up_size(s, "protos");
-    float *buf = fgl_floats(&s->store, "proto_buf");
-    int *has = fgl_ints(&s->store, "has_proto");
+    float *buf = st->proto_buf;
+    int *has = st->has_proto;
     if (rc) return rc;
     for (i = 0; i < K; i++) { /* the latest prototypes of each client */
         const float *u = fgl_upload(s, i, "protos");
         if (u) memcpy(buf + (size_t)i * L, u, sizeof(float) * L), has[i] = 1;
     }
     /* the fusion weights: averaged as theta is (by training samples) */
-    if ((rc = fgl_server_mean(s, "fuse_w", fgl_floats(&s->store, "fuse_w"))) == FGL_OK &&
-        (rc = fgl_server_mean(s, "fuse_b", fgl_floats(&s->store, "fuse_b"))) == FGL_OK)
-        fgl_ints(&s->store, "has_fuse")[0] = 1;
+    if ((rc = fgl_server_mean(s, "fuse_w", st->fuse_w)) == FGL_OK &&
+        (rc = fgl_server_mean(s, "fuse_b", st->fuse_b)) == FGL_OK)
+        st->has_fuse[0] = 1;
     if (rc && rc != FGL_ERR_EMPTY) return rc;
-    fgl_ints(&s->store, "rounds")[0]++;
+    st->rounds[0]++;
     return FGL_OK;
 }
 
 /* Client i, in the round this download serves, gets the prototypes of
  * client (i + 1 + round mod (K - 1)) mod K (fedsage.h's rotation). */
 static int fgl__dep_download(fgl_server *s, int i, fgl_msg *down) {
-    int K = s->n_clients, r = fgl_ints(&s->store, "rounds")[0], p;
+    const fgl__feddep_params *pa = FGL_PARAMS(fgl__feddep_params, s->set);
+    const fgl__dep_server *st = FGL_STATE(fgl__dep_server, &s->store);
+    int K = s->n_clients, r = st->rounds[0], p;
     size_t L = fgl_server_up_size(s, "protos");
     (void)down;
-    if (fgl_get(s->set, "num_pred") == 0) return FGL_OK;
-    if (r >= (int)fgl_get(s->set, "gen_rounds") && fgl_ints(&s->store, "has_fuse")[0]) { /* the averaged W_z, b_z */
+    if (pa->gen.num_pred == 0) return FGL_OK;
+    if (r >= pa->gen_rounds && st->has_fuse[0]) { /* the averaged W_z, b_z */
         float *w = fgl_download_part(s, i, "fuse_w"), *b = fgl_download_part(s, i, "fuse_b");
         if (!w || !b) return FGL_ERR_NOMEM;
-        memcpy(w, fgl_floats(&s->store, "fuse_w"), sizeof(float) * fgl_server_up_size(s, "fuse_w"));
-        memcpy(b, fgl_floats(&s->store, "fuse_b"), sizeof(float) * fgl_server_up_size(s, "fuse_b"));
+        memcpy(w, st->fuse_w, sizeof(float) * fgl_server_up_size(s, "fuse_w"));
+        memcpy(b, st->fuse_b, sizeof(float) * fgl_server_up_size(s, "fuse_b"));
     }
-    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds")) return FGL_OK;
+    if (K < 2 || r >= pa->gen_rounds) return FGL_OK;
     p = (i + 1 + r % (K - 1)) % K;
-    if (fgl_ints(&s->store, "has_proto")[p]) {
+    if (st->has_proto[p]) {
         float *o = fgl_download_part(s, i, "cross_protos");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "proto_buf") + (size_t)p * L, sizeof(float) * L);
+        memcpy(o, st->proto_buf + (size_t)p * L, sizeof(float) * L);
     }
     return FGL_OK;
 }
@@ -689,26 +757,33 @@ static fgl_algo fgl__feddep(void) {
                                "FedAvg on classifiers fused with the generated embeddings",
                                FGL_G_ALL, "parameter groups of the classifier averaged");
     int rows, cols;
-    fgl_algo_param_add(&a, "gen_rounds", FGL_PARAM_INT, 3, "rounds that train the generators before the classifier");
-    fgl_algo_param_add(&a, "pre_steps", FGL_PARAM_INT, 1, "local generator steps before the first exchange (round 0)");
-    fgl_algo_param_add(&a, "gen_steps", FGL_PARAM_INT, 1, "generator optimizer steps per generator round");
-    fgl_algo_param_add(&a, "num_pred", FGL_PARAM_INT, 5, "deep neighbours generated per node at most (0: FedAvg)");
-    fgl_algo_param_add(&a, "num_proto", FGL_PARAM_INT, 5, "embedding prototypes per client (K-means clusters)");
-    fgl_algo_param_add(&a, "emb_dim", FGL_PARAM_INT, 128, "width of the deep embeddings");
-    fgl_algo_param_add(&a, "enc_epochs", FGL_PARAM_INT, 50, "training steps of the embedding GNN");
-    fgl_algo_param_add(&a, "hidden_portion", FGL_PARAM_FLOAT, 0.5,
-                       "share of the validation nodes hidden in the impaired graph");
-    fgl_algo_param_add(&a, "latent", FGL_PARAM_INT, 128, "generator encoder width");
-    fgl_algo_param_add(&a, "gen_hidden", FGL_PARAM_INT, 256, "eGen's first hidden width");
-    fgl_algo_param_add(&a, "gen_hidden2", FGL_PARAM_INT, 2048, "eGen's second hidden width");
-    fgl_algo_param_add(&a, "gen_lr", FGL_PARAM_FLOAT, 0.01, "generator Adam learning rate");
-    fgl_algo_param_add(&a, "gen_wd", FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
-    fgl_algo_param_add(&a, "lambda_d", FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss (beta_d)");
-    fgl_algo_param_add(&a, "lambda_e", FGL_PARAM_FLOAT, 1.0, "weight of the embedding losses (beta_n)");
-    fgl_algo_param_add(&a, "lambda_c", FGL_PARAM_FLOAT, 1.0, "weight of the local classifier's loss (beta_c)");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 1.0, "weight of the cross-client embedding loss (per client)");
-    fgl_algo_param_add(&a, "fuse_avg", FGL_PARAM_INT, 1,
-                       "1: the fusion weights W_z, b_z averaged with the classifier (the authors'); 0: kept local");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_rounds, FGL_PARAM_INT, 3,
+                   "rounds that train the generators before the classifier");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, pre_steps, FGL_PARAM_INT, 1,
+                   "local generator steps before the first exchange (round 0)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_steps, FGL_PARAM_INT, 1,
+                   "generator optimizer steps per generator round");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, num_pred, FGL_PARAM_INT, 5,
+                   "deep neighbours generated per node at most (0: FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, num_proto, FGL_PARAM_INT, 5,
+                   "embedding prototypes per client (K-means clusters)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, emb_dim, FGL_PARAM_INT, 128, "width of the deep embeddings");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, enc_epochs, FGL_PARAM_INT, 50, "training steps of the embedding GNN");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, hidden_portion, FGL_PARAM_FLOAT, 0.5,
+                   "share of the validation nodes hidden in the impaired graph");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, latent, FGL_PARAM_INT, 128, "generator encoder width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_hidden, FGL_PARAM_INT, 256, "eGen's first hidden width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_hidden2, FGL_PARAM_INT, 2048, "eGen's second hidden width");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_lr, FGL_PARAM_FLOAT, 0.01, "generator Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, gen_wd, FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_d, FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss (beta_d)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_e, FGL_PARAM_FLOAT, 1.0, "weight of the embedding losses (beta_n)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, lambda_c, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the local classifier's loss (beta_c)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, alpha, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the cross-client embedding loss (per client)");
+    FGL_ALGO_PARAM(&a, fgl__feddep_params, fuse_avg, FGL_PARAM_INT, 1,
+                   "1: the fusion weights W_z, b_z averaged with the classifier (the authors'); 0: kept local");
     rows = fgl_algo_param_dim(&a, "num_proto");
     cols = fgl_algo_param_dim(&a, "emb_dim");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, rows, cols, FGL_PART_OPTIONAL);

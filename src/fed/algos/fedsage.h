@@ -100,8 +100,59 @@ static void *fgl__fs_zalloc(size_t bytes) {
     return p;
 }
 
+/* The parameters. The NeighGen parameters that fgl__fs_build and
+ * fgl__fs_enc_spec read begin both FedSage+'s struct and FedDEP's
+ * (feddep.h), after the weight-averaging base's (fedavg.h). */
+typedef struct fgl__fs_gen_params {
+    fgl__avg_params avg;
+    int num_pred;          /* generated neighbours per node at most (0: FedAvg) */
+    double hidden_portion; /* share of the (pool's) nodes hidden in the impaired graph */
+    int latent;            /* NeighGen encoder width */
+} fgl__fs_gen_params;
+
+typedef struct fgl__fedsage_params {
+    fgl__fs_gen_params gen;
+    int gen_rounds;  /* rounds that train NeighGen before the classifier's */
+    int gen_hidden;  /* fGen hidden width */
+    int gen_steps;   /* NeighGen optimizer steps per round */
+    double gen_lr;   /* NeighGen Adam learning rate */
+    double gen_wd;   /* NeighGen weight decay */
+    double lambda_d; /* weight of dGen's smooth L1 loss */
+    double lambda_f; /* weight of fGen's local feature loss */
+    double alpha;    /* weight of fGen's cross-client feature loss (per client) */
+    int cross;       /* generated vectors sent for cross-client matching per round */
+} fgl__fedsage_params;
+
+/* A client's state (num_pred > 0), in the order of creation: its derived
+ * data ("fs"), the NeighGen encoder and generator with their optimizers,
+ * the vectors of the last two samples sent ("sent", "sent_idx": v P + p,
+ * "sent_n": how many), the last NeighGen step's losses, the mended graph's
+ * counts ("mend") and the generator's tape. */
+typedef struct fgl__fs_client {
+    fgl__fs_data *fs;
+    fgl_model *enc;
+    fgl_params *gen;
+    fgl_optim *enc_optim, *gen_optim;
+    float *sent;
+    int *sent_idx, *sent_n;
+    float *losses;
+    int *mend;
+    fgl_tape *gen_tape;
+} fgl__fs_client;
+
+/* The server's state: FedAvg's global vector, and the cross-client
+ * exchange: the last uploads of "gen" and "back" (K x cross F each),
+ * whether each client has them, whose vectors each client was sent last
+ * ("src") and the aggregations done ("rounds"). */
+typedef struct fgl__fs_server {
+    fgl__avg_server avg;
+    float *gen_buf, *back_buf;
+    int *has_gen, *has_back, *src, *rounds;
+} fgl__fs_server;
+
 static fgl_model_spec fgl__fs_enc_spec(const fgl_client *c, int F) {
-    fgl_model_spec s = fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, F, (int)fgl_get(c->set, "latent"));
+    fgl_model_spec s =
+        fgl_model_spec_default(FGL_ARCH_SAGE, FGL_TASK_NODE, F, FGL_PARAMS(fgl__fs_gen_params, c->set)->latent);
     s.hidden = s.out_dim;
     s.layers = 2;
     s.head = FGL_HEAD_NONE;
@@ -109,15 +160,15 @@ static fgl_model_spec fgl__fs_enc_spec(const fgl_client *c, int F) {
 }
 
 static int fgl__fs_check(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    double h = fgl_get(set, "hidden_portion");
+    const fgl__fedsage_params *p = FGL_PARAMS(fgl__fedsage_params, set);
+    double h = p->gen.hidden_portion;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "fedsage: node classification only");
-    if (fgl_get(set, "gen_rounds") < 0 || fgl_get(set, "num_pred") < 0 || fgl_get(set, "num_pred") > 64 ||
-        fgl_get(set, "latent") < 1 || fgl_get(set, "gen_hidden") < 1 || fgl_get(set, "gen_steps") < 1)
+    if (p->gen_rounds < 0 || p->gen.num_pred < 0 || p->gen.num_pred > 64 || p->gen.latent < 1 || p->gen_hidden < 1 ||
+        p->gen_steps < 1)
         return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: gen_rounds >= 0, num_pred in 0..64, latent, gen_hidden "
                              "and gen_steps >= 1");
     if (!(h >= 0 && h < 1)) return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: hidden_portion = %g, not in [0, 1)", h);
-    if (!(fgl_get(set, "gen_lr") > 0) || !(fgl_get(set, "gen_wd") >= 0) || !(fgl_get(set, "lambda_d") >= 0) ||
-        !(fgl_get(set, "lambda_f") >= 0) || !(fgl_get(set, "alpha") >= 0))
+    if (!(p->gen_lr > 0) || !(p->gen_wd >= 0) || !(p->lambda_d >= 0) || !(p->lambda_f >= 0) || !(p->alpha >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fedsage: gen_lr > 0; gen_wd, lambda_d, lambda_f, alpha >= 0");
     return FGL_OK;
 }
@@ -128,15 +179,16 @@ static int fgl__fs_check(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 static int fgl__fs_build(fgl_client *c, fgl__fs_data *d, const unsigned char *pool) {
     const fgl_node_data *nd = c->data.node;
     const fgl_csr *A = &nd->adj;
+    const fgl__fs_gen_params *gp = FGL_PARAMS(fgl__fs_gen_params, c->set);
     int n = nd->n_nodes, F = nd->n_feat, i, k, nh, np, ne = 0, rc;
-    double h = fgl_get(c->set, "hidden_portion");
+    double h = gp->hidden_portion;
     int *hide = NULL, *map = NULL, *r = NULL, *cc = NULL;
     fgl_model_spec es = fgl__fs_enc_spec(c, F);
     fgl_rng rng;
     fgl_error err;
     d->n = n;
     d->F = F;
-    d->P = (int)fgl_get(c->set, "num_pred");
+    d->P = gp->num_pred;
     d->x = (float *)fgl__fs_zalloc(sizeof(float) * ((size_t)n * (size_t)F + 1));
     map = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n + 1));
     hide = (int *)FGL_MALLOC(sizeof(int) * (size_t)(n + 1));
@@ -197,24 +249,27 @@ done:
 }
 
 static int fgl__fs_client_init(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
+    fgl__fs_client *st;
     fgl__fs_data *d;
     fgl_params *g;
     fgl_model *enc;
     fgl_model_spec es;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    int P = (int)fgl_get(c->set, "num_pred"), L = (int)fgl_get(c->set, "latent");
-    int H = (int)fgl_get(c->set, "gen_hidden");
-    int F, cross = (int)fgl_get(c->set, "cross"), rc;
+    int P = pa->gen.num_pred, L = pa->gen.latent;
+    int H = pa->gen_hidden;
+    int F, cross = pa->cross, rc;
     fgl_rng r;
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    d = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
+    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM;
+    d = st->fs = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
     if (!d) return FGL_ERR_NOMEM;
     if ((rc = fgl__fs_build(c, d, NULL)))
         return fgl_client_fail(c, rc, "fedsage: impaired graph: %s", fgl_result_name(rc));
     F = d->F;
     es = fgl__fs_enc_spec(c, F);
-    enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
-    g = fgl_new_params(&c->store, "gen");
+    enc = st->enc = fgl_new_model(&c->store, "enc", &es, c->fed->seed * 1000003u + 0x656e63u + (uint64_t)c->id);
+    g = st->gen = fgl_new_params(&c->store, "gen");
     if (!enc || !g) return FGL_ERR_NOMEM;
     if (fgl_params_add(g, "dgen.w", L, 1, FGL_G_HEAD, 1) < 0 || fgl_params_add(g, "dgen.b", 1, 1, FGL_G_HEAD, 1) < 0 ||
         fgl_params_add(g, "fgen.w1", L, H, FGL_G_HEAD, 1) < 0 ||
@@ -226,16 +281,16 @@ static int fgl__fs_client_init(fgl_client *c) {
     fgl_params_glorot(g, fgl_params_find(g, "dgen.w"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "fgen.w1"), &r);
     fgl_params_glorot(g, fgl_params_find(g, "fgen.w2"), &r);
-    oc.lr = (float)fgl_get(c->set, "gen_lr");
-    oc.weight_decay = (float)fgl_get(c->set, "gen_wd");
-    fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
-    fgl_new_optim(&c->store, "gen_optim", oc, g);
-    fgl_new_floats(&c->store, "sent", (size_t)2 * (size_t)cross * (size_t)F); /* H of the last two samples */
-    fgl_new_ints(&c->store, "sent_idx", (size_t)2 * (size_t)cross);          /* their v P + p */
-    fgl_new_ints(&c->store, "sent_n", 2);
-    fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
-    fgl_new_ints(&c->store, "mend", 2);     /* the mended graph: generated nodes, nodes before */
-    fgl_new_tape(&c->store, "gen_tape");
+    oc.lr = (float)pa->gen_lr;
+    oc.weight_decay = (float)pa->gen_wd;
+    st->enc_optim = fgl_new_optim(&c->store, "enc_optim", oc, &enc->params);
+    st->gen_optim = fgl_new_optim(&c->store, "gen_optim", oc, g);
+    st->sent = fgl_new_floats(&c->store, "sent", (size_t)2 * (size_t)cross * (size_t)F); /* H of the last two samples */
+    st->sent_idx = fgl_new_ints(&c->store, "sent_idx", (size_t)2 * (size_t)cross);     /* their v P + p */
+    st->sent_n = fgl_new_ints(&c->store, "sent_n", 2);
+    st->losses = fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
+    st->mend = fgl_new_ints(&c->store, "mend", 2);       /* the mended graph: generated nodes, nodes before */
+    st->gen_tape = fgl_new_tape(&c->store, "gen_tape");
     return c->store.err;
 }
 
@@ -244,8 +299,9 @@ static int fgl__fs_client_init(fgl_client *c) {
  * still learns, and the counts are ReLU'd where they are used) and H (n x P F). */
 static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, int train, fgl_node **dn,
                            fgl_node **Hn) {
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *z, *h;
     if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
@@ -322,18 +378,20 @@ static double fgl__fs_dist2(const float *a, const float *b, int F) {
 
 /* One NeighGen round: gen_steps full-batch steps on the impaired graph. */
 static int fgl__fs_train_gen(fgl_client *c) {
-    fgl__fs_data *d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
-    fgl_model *enc = fgl_get_model(&c->store, "enc");
-    fgl_params *ps = fgl_get_params(&c->store, "gen");
-    fgl_optim *eo = fgl_get_optim(&c->store, "enc_optim"), *go = fgl_get_optim(&c->store, "gen_optim");
-    float *sent = fgl_floats(&c->store, "sent"), *losses = fgl_floats(&c->store, "losses");
-    int *sent_idx = fgl_ints(&c->store, "sent_idx"), *sent_n = fgl_ints(&c->store, "sent_n");
-    int P = d->P, F = d->F, n = d->n_imp, cross = (int)fgl_get(c->set, "cross"), K;
-    int steps = (int)fgl_get(c->set, "gen_steps"), par = c->round % 2, s, i, p, k;
-    int gen_rounds = (int)fgl_get(c->set, "gen_rounds");
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl__fs_data *d = st->fs;
+    fgl_tape *t = st->gen_tape;
+    fgl_model *enc = st->enc;
+    fgl_params *ps = st->gen;
+    fgl_optim *eo = st->enc_optim, *go = st->gen_optim;
+    float *sent = st->sent, *losses = st->losses;
+    int *sent_idx = st->sent_idx, *sent_n = st->sent_n;
+    int P = d->P, F = d->F, n = d->n_imp, cross = pa->cross, K;
+    int steps = pa->gen_steps, par = c->round % 2, s, i, p, k;
+    int gen_rounds = pa->gen_rounds;
     const float *back = fgl_down(c, "cross_back");
-    double ld = fgl_get(c->set, "lambda_d"), lf = fgl_get(c->set, "lambda_f"), al = fgl_get(c->set, "alpha");
+    double ld = pa->lambda_d, lf = pa->lambda_f, al = pa->alpha;
     double loss_sum = 0;
     c->steps = 0;
     if (n == 0) { /* nothing left to train on */
@@ -413,17 +471,19 @@ static int fgl__fs_train_gen(fgl_client *c) {
 }
 
 FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv) {
+    const fgl__fs_client *st;
     fgl__fs_data *d;
     fgl_tape *t;
     fgl_node *dn, *Hn;
     fgl_rng keep = c->rng;
     int i, rc;
-    if (fgl_get(c->set, "num_pred") == 0) {
+    if (FGL_PARAMS(fgl__fs_gen_params, c->set)->num_pred == 0) {
         for (i = 0; i < c->data.node->n_nodes; i++) kv[i] = 0;
         return FGL_OK;
     }
-    d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
-    t = fgl_get_tape(&c->store, "gen_tape");
+    st = FGL_STATE(fgl__fs_client, &c->store);
+    d = st->fs;
+    t = st->gen_tape;
     fgl_tape_reset(t);
     rc = fgl__fs_forward(c, t, &d->full_g, 0, &dn, &Hn);
     c->rng = keep;
@@ -437,17 +497,18 @@ FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv) {
 
 FGL__PRIVATE const fgl_gnn_graph *fgl__fedsage_mended(const fgl_client *c) {
     const fgl__fs_data *d =
-        fgl_get(c->set, "num_pred") > 0 ? (const fgl__fs_data *)fgl_get_scratch(&c->store, "fs") : NULL;
+        FGL_PARAMS(fgl__fs_gen_params, c->set)->num_pred > 0 ? FGL_STATE(fgl__fs_client, &c->store)->fs : NULL;
     return d && d->mended ? &d->m_g : NULL;
 }
 
 /* The mended graph: k_v = min(P, round(n_v)) generated neighbours of every node. */
 static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
-    fgl_tape *t = fgl_get_tape(&c->store, "gen_tape");
+    const fgl__fs_client *st = FGL_STATE(fgl__fs_client, &c->store);
+    fgl_tape *t = st->gen_tape;
     const fgl_node_data *nd = c->data.node;
     const fgl_csr *A = &nd->adj;
     int n = d->n, P = d->P, F = d->F, i, p, G = 0, N, e = 0, rc, *kv, *r, *cc;
-    int *mend = fgl_ints(&c->store, "mend");
+    int *mend = st->mend;
     fgl_node *dn, *Hn;
     fgl_error err;
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
@@ -497,12 +558,13 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
 }
 
 static int fgl__fs_train(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
     fgl__fs_data *d;
     fgl_view keep;
     int rc;
-    if (fgl_get(c->set, "num_pred") == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
-    if (c->round < (int)fgl_get(c->set, "gen_rounds")) return fgl__fs_train_gen(c);
-    d = (fgl__fs_data *)fgl_get_scratch(&c->store, "fs");
+    if (pa->gen.num_pred == 0) return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
+    if (c->round < pa->gen_rounds) return fgl__fs_train_gen(c);
+    d = FGL_STATE(fgl__fs_client, &c->store)->fs;
     if (!fgl__fedsage_mended(c) && (rc = fgl__fs_mend(c, d))) return rc;
     keep = c->data;
     c->data.full = d->m_g; /* the classifier trains on the mended graph */
@@ -515,15 +577,16 @@ static int fgl__fs_train(fgl_client *c) {
 
 /* gen: this round's sample; back: the answers to the vectors received. */
 static int fgl__fs_upload(fgl_client *c) {
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, c->set);
     const float *got = fgl_down(c, "cross_gen");
-    int P = (int)fgl_get(c->set, "num_pred"), cross = (int)fgl_get(c->set, "cross"), k, u;
-    int on = P > 0 && c->round < (int)fgl_get(c->set, "gen_rounds");
-    fgl__fs_data *d = on ? (fgl__fs_data *)fgl_get_scratch(&c->store, "fs") : NULL;
-    if (on && fgl_ints(&c->store, "sent_n")[c->round % 2] == cross) {
+    int P = pa->gen.num_pred, cross = pa->cross, k, u;
+    int on = P > 0 && c->round < pa->gen_rounds;
+    const fgl__fs_client *st = on ? FGL_STATE(fgl__fs_client, &c->store) : NULL;
+    fgl__fs_data *d = on ? st->fs : NULL;
+    if (on && st->sent_n[c->round % 2] == cross) {
         float *up = fgl_up(c, "gen");
         if (!up) return FGL_ERR_NOMEM;
-        memcpy(up, fgl_floats(&c->store, "sent") + (size_t)(c->round % 2) * cross * d->F,
-               sizeof(float) * (size_t)cross * d->F);
+        memcpy(up, st->sent + (size_t)(c->round % 2) * cross * d->F, sizeof(float) * (size_t)cross * d->F);
     } else {
         fgl_up_drop(c, "gen");
     }
@@ -549,24 +612,26 @@ static int fgl__fs_upload(fgl_client *c) {
 
 static int fgl__fs_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients, L = fgl_server_up_size(s, "gen");
-    int *src;
+    fgl__fs_server *st = FGL_NEW_STATE(fgl__fs_server, &s->store);
     size_t i;
-    fgl_new_floats(&s->store, "gen_buf", K * L);
-    fgl_new_floats(&s->store, "back_buf", K * L);
-    fgl_new_ints(&s->store, "has_gen", K);
-    fgl_new_ints(&s->store, "has_back", K);
-    src = fgl_new_ints(&s->store, "src", K); /* whose vectors client i was sent last */
-    fgl_new_ints(&s->store, "rounds", 1);    /* aggregations done */
+    if (!st) return FGL_ERR_NOMEM;
+    st->gen_buf = fgl_new_floats(&s->store, "gen_buf", K * L);
+    st->back_buf = fgl_new_floats(&s->store, "back_buf", K * L);
+    st->has_gen = fgl_new_ints(&s->store, "has_gen", K);
+    st->has_back = fgl_new_ints(&s->store, "has_back", K);
+    st->src = fgl_new_ints(&s->store, "src", K);       /* whose vectors client i was sent last */
+    st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
     if (s->store.err) return s->store.err;
-    for (i = 0; i < K; i++) src[i] = -1;
-    return fgl__avg_server_init(s);
+    for (i = 0; i < K; i++) st->src[i] = -1;
+    return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 
 static int fgl__fs_aggregate(fgl_server *s) {
+    const fgl__fs_server *st = FGL_STATE(fgl__fs_server, &s->store);
     int K = s->n_clients, i, rc = fgl__avg_aggregate(s);
     size_t L = fgl_server_up_size(s, "gen");
-    float *gb = fgl_floats(&s->store, "gen_buf"), *bb = fgl_floats(&s->store, "back_buf");
-    int *hg = fgl_ints(&s->store, "has_gen"), *hb = fgl_ints(&s->store, "has_back"), *src = fgl_ints(&s->store, "src");
+    float *gb = st->gen_buf, *bb = st->back_buf;
+    int *hg = st->has_gen, *hb = st->has_back, *src = st->src;
     if (rc) return rc;
     for (i = 0; i < K; i++) hb[i] = 0;
     for (i = 0; i < K; i++) {
@@ -579,29 +644,30 @@ static int fgl__fs_aggregate(fgl_server *s) {
         }
     }
     for (i = 0; i < K; i++) src[i] = -1;
-    fgl_ints(&s->store, "rounds")[0]++;
+    st->rounds[0]++;
     return FGL_OK;
 }
 
 /* Client i, in the round this download serves, gets the vectors of client
  * (i + 1 + round mod (K - 1)) mod K and the answers to its own. */
 static int fgl__fs_download(fgl_server *s, int i, fgl_msg *down) {
-    int K = s->n_clients, r = fgl_ints(&s->store, "rounds")[0], p;
+    const fgl__fedsage_params *pa = FGL_PARAMS(fgl__fedsage_params, s->set);
+    const fgl__fs_server *st = FGL_STATE(fgl__fs_server, &s->store);
+    int K = s->n_clients, r = st->rounds[0], p;
     size_t L = fgl_server_up_size(s, "gen");
-    int *src = fgl_ints(&s->store, "src");
     (void)down;
-    if (K < 2 || r >= (int)fgl_get(s->set, "gen_rounds") || fgl_get(s->set, "num_pred") == 0) return FGL_OK;
+    if (K < 2 || r >= pa->gen_rounds || pa->gen.num_pred == 0) return FGL_OK;
     p = (i + 1 + r % (K - 1)) % K;
-    if (fgl_ints(&s->store, "has_gen")[p]) {
+    if (st->has_gen[p]) {
         float *o = fgl_download_part(s, i, "cross_gen");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "gen_buf") + (size_t)p * L, sizeof(float) * L);
-        src[i] = p;
+        memcpy(o, st->gen_buf + (size_t)p * L, sizeof(float) * L);
+        st->src[i] = p;
     }
-    if (fgl_ints(&s->store, "has_back")[i]) {
+    if (st->has_back[i]) {
         float *o = fgl_download_part(s, i, "cross_back");
         if (!o) return FGL_ERR_NOMEM;
-        memcpy(o, fgl_floats(&s->store, "back_buf") + (size_t)i * L, sizeof(float) * L);
+        memcpy(o, st->back_buf + (size_t)i * L, sizeof(float) * L);
     }
     return FGL_OK;
 }
@@ -619,18 +685,23 @@ static fgl_algo fgl__fedsage(void) {
                                "cross-client feature matches, then FedAvg on the mended subgraphs",
                                FGL_G_ALL, "parameter groups of the classifier averaged");
     unsigned raw = FGL_PART_OPTIONAL | FGL_PART_RAW;
-    fgl_algo_param_add(&a, "gen_rounds", FGL_PARAM_INT, 20, "rounds that train NeighGen before the classifier's");
-    fgl_algo_param_add(&a, "num_pred", FGL_PARAM_INT, 5, "generated neighbours per node at most (0: FedAvg)");
-    fgl_algo_param_add(&a, "hidden_portion", FGL_PARAM_FLOAT, 0.5, "share of nodes hidden in the impaired graph");
-    fgl_algo_param_add(&a, "latent", FGL_PARAM_INT, 128, "NeighGen encoder width");
-    fgl_algo_param_add(&a, "gen_hidden", FGL_PARAM_INT, 256, "fGen hidden width");
-    fgl_algo_param_add(&a, "gen_steps", FGL_PARAM_INT, 1, "NeighGen optimizer steps per round");
-    fgl_algo_param_add(&a, "gen_lr", FGL_PARAM_FLOAT, 0.001, "NeighGen Adam learning rate");
-    fgl_algo_param_add(&a, "gen_wd", FGL_PARAM_FLOAT, 1e-4, "NeighGen weight decay");
-    fgl_algo_param_add(&a, "lambda_d", FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss");
-    fgl_algo_param_add(&a, "lambda_f", FGL_PARAM_FLOAT, 1.0, "weight of fGen's local feature loss");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 1.0, "weight of fGen's cross-client feature loss (per client)");
-    fgl_algo_param_add(&a, "cross", FGL_PARAM_INT, 160, "generated vectors sent for cross-client matching per round");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_rounds, FGL_PARAM_INT, 20,
+                   "rounds that train NeighGen before the classifier's");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, num_pred, FGL_PARAM_INT, 5,
+                   "generated neighbours per node at most (0: FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, hidden_portion, FGL_PARAM_FLOAT, 0.5,
+                   "share of nodes hidden in the impaired graph");
+    FGL_ALGO_PARAM(&a, fgl__fs_gen_params, latent, FGL_PARAM_INT, 128, "NeighGen encoder width");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_hidden, FGL_PARAM_INT, 256, "fGen hidden width");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_steps, FGL_PARAM_INT, 1, "NeighGen optimizer steps per round");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_lr, FGL_PARAM_FLOAT, 0.001, "NeighGen Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, gen_wd, FGL_PARAM_FLOAT, 1e-4, "NeighGen weight decay");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, lambda_d, FGL_PARAM_FLOAT, 1.0, "weight of dGen's smooth L1 loss");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, lambda_f, FGL_PARAM_FLOAT, 1.0, "weight of fGen's local feature loss");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, alpha, FGL_PARAM_FLOAT, 1.0,
+                   "weight of fGen's cross-client feature loss (per client)");
+    FGL_ALGO_PARAM(&a, fgl__fedsage_params, cross, FGL_PARAM_INT, 160,
+                   "generated vectors sent for cross-client matching per round");
     fgl_algo_upload(&a, "gen", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT, raw);
     fgl_algo_upload(&a, "back", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT, raw);
     fgl_algo_download(&a, "cross_gen", FGL_SEND_DATA, fgl_algo_param_dim(&a, "cross"), FGL_DIM_INPUT,

@@ -323,13 +323,43 @@ static void fgl__fggp_destroy(void *p) {
     d->built = 0;
 }
 
+/* The parameters. */
+typedef struct fgl__fggp_params {
+    unsigned share;  /* the groups averaged */
+    int knn;         /* neighbours per node in the second view's kNN graph */
+    double ce2;      /* weight of the cross-entropy on the second view */
+    double pa;       /* weight of the two views' prototype alignment L_pa */
+    double tau_pa;   /* temperature of L_pa */
+    double cl;       /* weight of the clustered-prototype contrastive term L_cl */
+    double tau_cl;   /* temperature of L_cl */
+    int predict;     /* FGL__FGGP_HEAD or FGL__FGGP_PROTO */
+    int k_eval;      /* prototypes voting in predict=proto */
+    int proto_nodes; /* 0: confidence-weighted over every node; 1: FedProto's training nodes' means */
+    int slots;       /* rows of the download's prototype table */
+} fgl__fggp_params;
+
+/* A client's state: the second view ("fggp") and the scores eval_scores
+ * returns (n x C). */
+typedef struct fgl__fggp_client {
+    fgl__fggp_data *fggp;
+    float *scores;
+} fgl__fggp_client;
+
+/* The server's state: the global vector, the clustered prototypes ("cp":
+ * slots x d) and their labels ("cl": slots, -1 for an empty row), the
+ * clusters and classes of the last aggregation. */
+typedef struct fgl__fggp_server {
+    float *global, *cp, *cl;
+    int *last;
+} fgl__fggp_server;
+
 static int fgl__fggp_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error *err) {
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, set);
     if (sp->task != FGL_TASK_NODE)
         return fgl_error_set(err, FGL_ERR_ARG, "fggp: node classification only (its second view is a graph of the "
                              "client's nodes)");
-    if (fgl_get(set, "knn") < 0 || fgl_get(set, "k_eval") < 1 || !(fgl_get(set, "tau_pa") > 0) ||
-        !(fgl_get(set, "tau_cl") > 0) || !(fgl_get(set, "ce2") >= 0) || !(fgl_get(set, "pa") >= 0) ||
-        !(fgl_get(set, "cl") >= 0))
+    if (p->knn < 0 || p->k_eval < 1 || !(p->tau_pa > 0) || !(p->tau_cl > 0) || !(p->ce2 >= 0) || !(p->pa >= 0) ||
+        !(p->cl >= 0))
         return fgl_error_set(err, FGL_ERR_RANGE, "fggp: knn >= 0, k_eval >= 1, tau_pa and tau_cl > 0, and the weights "
                              "ce2, pa and cl >= 0");
     return fgl__proto_spec(set, sp, err);
@@ -337,9 +367,11 @@ static int fgl__fggp_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error
 
 static int fgl__fggp_client_init(fgl_client *c) {
     const fgl_node_data *nd = c->data.node;
-    fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
-    fgl_new_scratch(&c->store, "scores", sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) *
-                                             (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
+    size_t scores = sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) * (size_t)FGL__MAX(c->model.spec.out_dim, 1);
+    fgl__fggp_client *st = FGL_NEW_STATE(fgl__fggp_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->fggp = (fgl__fggp_data *)fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
+    st->scores = (float *)fgl_new_scratch(&c->store, "scores", scores, NULL);
     return c->store.err;
 }
 
@@ -356,7 +388,7 @@ static fgl_node *fgl__fggp_rep(fgl_client *c, fgl_model *m, fgl_forward *fw) {
 
 /* Local training: the second view from the received model, then the steps. */
 static int fgl__fggp_train(fgl_client *c) {
-    fgl__fggp_data *d = (fgl__fggp_data *)fgl_get_scratch(&c->store, "fggp");
+    fgl__fggp_data *d = FGL_STATE(fgl__fggp_client, &c->store)->fggp;
     const fgl_gnn_graph *g = &c->data.full;
     fgl_forward fw;
     fgl_node *Z;
@@ -365,7 +397,8 @@ static int fgl__fggp_train(fgl_client *c) {
     if (!c->data.node) return fgl_client_fail(c, FGL_ERR_ARG, "fggp: node classification only");
     fgl__fggp_destroy(d);
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
-    rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, (int)fgl_get(c->set, "knn"), &d->adj2, &err);
+    rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, FGL_PARAMS(fgl__fggp_params, c->set)->knn,
+                             &d->adj2, &err);
     fgl_tape_reset(&c->tape);
     if (rc || (rc = fgl_gnn_graph_make(&d->g2, &d->adj2, NULL, g->x, g->x_sparse, g->n_feat, NULL, 0, NULL, 0,
                                        &c->model.spec, &err)))
@@ -377,7 +410,7 @@ static int fgl__fggp_train(fgl_client *c) {
 /* The received prototypes: their count m (0: none), rows G and labels. */
 static int fgl__fggp_received(fgl_client *c, const float **G, int **glabel) {
     const float *P = fgl_down(c, "protos"), *L = fgl_down(c, "labels");
-    int slots = (int)fgl_get(c->set, "slots"), i, m = 0, d = (int)fgl_client_dim(c, FGL_DIM_REP);
+    int slots = FGL_PARAMS(fgl__fggp_params, c->set)->slots, i, m = 0, d = (int)fgl_client_dim(c, FGL_DIM_REP);
     int *lab;
     float *rows;
     if (!P || !L) return 0;
@@ -422,10 +455,11 @@ static void fgl__fggp_pseudo(const float *logits, int N, int C, const int *y, co
 }
 
 static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
-    fgl__fggp_data *d = (fgl__fggp_data *)fgl_get_scratch(&c->store, "fggp");
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, c->set);
+    fgl__fggp_data *d = FGL_STATE(fgl__fggp_client, &c->store)->fggp;
     fgl_tape *t = st->t;
     fgl_node *loss = NULL, *Z1 = st->fwd->rep, *L1 = st->fwd->logits;
-    float w_ce2 = (float)fgl_get(c->set, "ce2"), w_pa = (float)fgl_get(c->set, "pa"), w_cl = (float)fgl_get(c->set, "cl");
+    float w_ce2 = (float)p->ce2, w_pa = (float)p->pa, w_cl = (float)p->cl;
     int N = Z1 ? Z1->rows : 0, C = L1 ? L1->cols : 0, i;
     if (!Z1 || !L1 || st->g != &c->data.full || !d->built) {
         fgl_client_fail(c, FGL_ERR_ARG, "fggp: a step outside the client's whole graph (node tasks train on it)");
@@ -455,7 +489,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             {
                 fgl_node *W = fgl_op_const(t, M, U, N);
                 fgl_node *pa = fgl__fggp_align_loss(t, fgl_op_matmul(t, W, f2.rep), fgl_op_matmul(t, W, Z1),
-                                                    (float)fgl_get(c->set, "tau_pa"));
+                                                    (float)p->tau_pa);
                 if (pa) pa = fgl_op_scale(t, pa, w_pa);
                 loss = loss && pa ? fgl_op_add(t, loss, pa) : pa ? pa : loss;
             }
@@ -472,7 +506,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             for (i = 0; i < N; i++)
                 if ((!st->mask || st->mask[i]) && st->labels[i] >= 0) idx[n] = i, y[n++] = st->labels[i];
             if (n > 0 && (cl = fgl__fggp_cluster_loss(t, fgl_op_gather_rows(t, Z1, idx, n), y, G, glabel, m,
-                                                      (float)fgl_get(c->set, "tau_cl")))) {
+                                                      (float)p->tau_cl))) {
                 cl = fgl_op_scale(t, cl, w_cl);
                 loss = loss ? fgl_op_add(t, loss, cl) : cl;
             }
@@ -488,7 +522,8 @@ static int fgl__fggp_upload(fgl_client *c) {
     double *sum;
     fgl_forward fw;
     fgl_node *Z;
-    if (fgl_get(c->set, "proto_nodes") != 0) return fgl__proto_upload(c); /* FedProto's: training nodes' means */
+    if (FGL_PARAMS(fgl__fggp_params, c->set)->proto_nodes != 0)
+        return fgl__proto_upload(c); /* FedProto's: training nodes' means */
     if (!p || !cnt) return FGL_ERR_NOMEM;
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
     N = Z->rows;
@@ -515,13 +550,14 @@ static int fgl__fggp_upload(fgl_client *c) {
 
 static const float *fgl__fggp_scores(fgl_client *c) {
     const float *G;
+    const fgl__fggp_params *p = FGL_PARAMS(fgl__fggp_params, c->set);
     int *glabel, m, C = c->model.spec.out_dim;
-    float *sc = (float *)fgl_get_scratch(&c->store, "scores");
+    float *sc = FGL_STATE(fgl__fggp_client, &c->store)->scores;
     fgl_forward fw;
     fgl_node *Z;
-    if (fgl_get(c->set, "predict") != FGL__FGGP_PROTO || !(m = fgl__fggp_received(c, &G, &glabel))) return NULL;
+    if (p->predict != FGL__FGGP_PROTO || !(m = fgl__fggp_received(c, &G, &glabel))) return NULL;
     if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return NULL;
-    fgl__fggp_knn_scores(Z->val, Z->rows, Z->cols, G, glabel, m, C, (int)fgl_get(c->set, "k_eval"), 0.1f, sc);
+    fgl__fggp_knn_scores(Z->val, Z->rows, Z->cols, G, glabel, m, C, p->k_eval, 0.1f, sc);
     fgl_tape_reset(&c->tape);
     return sc;
 }
@@ -529,25 +565,26 @@ static const float *fgl__fggp_scores(fgl_client *c) {
 /* --- the server ------------------------------------------------------------------- */
 
 static int fgl__fggp_server_init(fgl_server *s) {
-    int slots = (int)fgl_get(s->set, "slots"), i;
+    int slots = FGL_PARAMS(fgl__fggp_params, s->set)->slots, i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    float *lab, *g = fgl_server_global(s, "global");
-    if (!g) return FGL_ERR_NOMEM;
-    fgl_new_floats(&s->store, "cp", (size_t)slots * d);
-    lab = fgl_new_floats(&s->store, "cl", (size_t)slots);
-    fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
+    fgl__fggp_server *st = FGL_NEW_STATE(fgl__fggp_server, &s->store);
+    if (!st || !(st->global = fgl_server_global(s, "global"))) return FGL_ERR_NOMEM;
+    st->cp = fgl_new_floats(&s->store, "cp", (size_t)slots * d);
+    st->cl = fgl_new_floats(&s->store, "cl", (size_t)slots);
+    st->last = fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
     if (s->store.err) return s->store.err;
-    for (i = 0; i < slots; i++) lab[i] = -1;
+    for (i = 0; i < slots; i++) st->cl[i] = -1;
     return FGL_OK;
 }
 
 static int fgl__fggp_aggregate(fgl_server *s) {
-    int slots = (int)fgl_get(s->set, "slots"), K = s->n_clients, i, cl, q, rc, m = 0, classes = 0;
+    const fgl__fggp_server *st = FGL_STATE(fgl__fggp_server, &s->store);
+    int slots = FGL_PARAMS(fgl__fggp_params, s->set)->slots, K = s->n_clients, i, cl, q, rc, m = 0, classes = 0;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k;
-    float *cp = fgl_floats(&s->store, "cp"), *lab = fgl_floats(&s->store, "cl");
+    float *cp = st->cp, *lab = st->cl;
     float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * d);
     int *part = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * 2), *cnt = part + K;
-    rc = fgl_server_mean(s, "theta", fgl_floats(&s->store, "global"));
+    rc = fgl_server_mean(s, "theta", st->global);
     if (rc && rc != FGL_ERR_EMPTY) return rc;
     if (!X || !part) return FGL_ERR_NOMEM;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: keep the prototypes */
@@ -578,8 +615,8 @@ static int fgl__fggp_aggregate(fgl_server *s) {
         m += nc;
         classes++;
     }
-    fgl_ints(&s->store, "last")[0] = m;
-    fgl_ints(&s->store, "last")[1] = classes;
+    st->last[0] = m;
+    st->last[1] = classes;
     return FGL_OK;
 }
 
@@ -594,23 +631,25 @@ static fgl_algo fgl__fggp(void) {
     fgl_algo a = fgl_algo_new("fggp", "Wan et al. 2024: FedAvg with FINCH-clustered class prototypes, prototype "
                                       "contrastive losses and a kNN-augmented second view");
     int slots;
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged");
-    fgl_algo_param_add(&a, "knn", FGL_PARAM_INT, 3, "neighbours per node in the second view's kNN graph (authors 3)");
-    fgl_algo_param_add(&a, "ce2", FGL_PARAM_FLOAT, 1, "weight of the cross-entropy on the second view");
-    fgl_algo_param_add(&a, "pa", FGL_PARAM_FLOAT, 1, "weight of the two views' prototype alignment L_pa");
-    fgl_algo_param_add(&a, "tau_pa", FGL_PARAM_FLOAT, 0.5, "temperature of L_pa (authors 0.5)");
-    fgl_algo_param_add(&a, "cl", FGL_PARAM_FLOAT, 1,
-                       "weight of the clustered-prototype contrastive term L_cl (paper; 0: the authors' code)");
-    fgl_algo_param_add(&a, "tau_cl", FGL_PARAM_FLOAT, 0.02, "temperature of L_cl (authors' infoNCET 0.02)");
-    fgl_algo_param_add(&a, "predict", FGL_PARAM_INT, FGL__FGGP_PROTO,
-                       "proto: kNN over the clustered prototypes (paper, authors); head: the classifier");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups averaged");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, knn, FGL_PARAM_INT, 3,
+                   "neighbours per node in the second view's kNN graph (authors 3)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, ce2, FGL_PARAM_FLOAT, 1, "weight of the cross-entropy on the second view");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, pa, FGL_PARAM_FLOAT, 1, "weight of the two views' prototype alignment L_pa");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, tau_pa, FGL_PARAM_FLOAT, 0.5, "temperature of L_pa (authors 0.5)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, cl, FGL_PARAM_FLOAT, 1,
+                   "weight of the clustered-prototype contrastive term L_cl (paper; 0: the authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, tau_cl, FGL_PARAM_FLOAT, 0.02, "temperature of L_cl (authors' infoNCET 0.02)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, predict, FGL_PARAM_INT, FGL__FGGP_PROTO,
+                   "proto: kNN over the clustered prototypes (paper, authors); head: the classifier");
     fgl_algo_param_choices(&a, "predict", "head|proto");
-    fgl_algo_param_add(&a, "k_eval", FGL_PARAM_INT, 40, "prototypes voting in predict=proto (authors' knn 40)");
-    fgl_algo_param_add(&a, "proto_nodes", FGL_PARAM_INT, 0,
-                       "all: confidence-weighted over every node (authors, OpenFGL); train: FedProto's means");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, k_eval, FGL_PARAM_INT, 40,
+                   "prototypes voting in predict=proto (authors' knn 40)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, proto_nodes, FGL_PARAM_INT, 0,
+                   "all: confidence-weighted over every node (authors, OpenFGL); train: FedProto's means");
     fgl_algo_param_choices(&a, "proto_nodes", "all|train");
-    fgl_algo_param_add(&a, "slots", FGL_PARAM_INT, 64,
-                       "rows of the download's prototype table (at least C floor(K / 2) for K >= 2 clients)");
+    FGL_ALGO_PARAM(&a, fgl__fggp_params, slots, FGL_PARAM_INT, 64,
+                   "rows of the download's prototype table (at least C floor(K / 2) for K >= 2 clients)");
     slots = fgl_algo_param_dim(&a, "slots");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
