@@ -10800,21 +10800,37 @@ static fgl_algo fgl__gcflplus(void) {
  * accepted clients' cloud models are recomputed; rows of clients whose
  * upload is missing stay. */
 
+typedef struct fgl__fedamp_params {
+    unsigned share;     /* the groups shared */
+    double sigma;       /* the attention's distance scale */
+    double lambda;      /* the proximal weight */
+    double self_weight; /* xi_ii */
+} fgl__fedamp_params;
+
+/* The server's state: every client's latest model theta_j, its cloud model
+ * u_i, the weights xi and who has uploaded yet. */
+typedef struct fgl__fedamp_server {
+    float *theta, *u, *xi;
+    int *has;
+} fgl__fedamp_server;
+
 static int fgl__amp_server_init(fgl_server *s) {
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    fgl__fedamp_server *st = FGL_NEW_STATE(fgl__fedamp_server, &s->store);
     size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
-                                                          common initialisation */
-    float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
-    float *xi = fgl_new_floats(&s->store, "xi", K * K);
-    fgl_new_ints(&s->store, "has", K);
-    if (!(fgl_get(s->set, "sigma") > 0) ||
-        !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
-                               fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
+                                                       common initialisation */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->xi = fgl_new_floats(&s->store, "xi", K * K);
+    st->has = fgl_new_ints(&s->store, "has", K);
+    if (!(p->sigma > 0) || !(p->self_weight >= 0 && p->self_weight <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]", p->sigma,
+                               p->self_weight);
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) {
-        memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
-        xi[i * K + i] = 1.0f;
+        memcpy(st->u + i * s->n_shared, st->theta + i * s->n_shared, sizeof(float) * s->n_shared);
+        st->xi[i * K + i] = 1.0f;
     }
     return FGL_OK;
 }
@@ -10822,9 +10838,11 @@ static int fgl__amp_server_init(fgl_server *s) {
 static int fgl__amp_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j;
     size_t q, n = s->n_shared;
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *xi = fgl_floats(&s->store, "xi");
-    float sigma = (float)fgl_get(s->set, "sigma"), self_weight = (float)fgl_get(s->set, "self_weight");
-    int *has = fgl_ints(&s->store, "has");
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    const fgl__fedamp_server *st = FGL_STATE(fgl__fedamp_server, &s->store);
+    float *theta = st->theta, *u = st->u, *xi = st->xi;
+    float sigma = (float)p->sigma, self_weight = (float)p->self_weight;
+    int *has = st->has;
     double *d = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     double *e = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -10861,7 +10879,7 @@ static int fgl__amp_aggregate(fgl_server *s) {
 }
 
 static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (theta - u_i) */
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__fedamp_params, c->set)->lambda;
     if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
     return FGL_OK;
 }
@@ -10872,12 +10890,12 @@ static fgl_algo fgl__fedamp(void) {
     fgl_algo a =
         fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
                                "proximal local training");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0,
-                       "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
-    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3,
-                       "xi_ii, the weight of a client's own model in its cloud model");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, sigma, FGL_PARAM_FLOAT, 10.0,
+                   "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, lambda, FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, self_weight, FGL_PARAM_FLOAT, 0.3,
+                   "xi_ii, the weight of a client's own model in its cloud model");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_download(&a, "u", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "u");
     a.server_init = fgl__amp_server_init;
@@ -10910,23 +10928,41 @@ static fgl_algo fgl__fedamp(void) {
  * leaves their stale weights, which then do not sum to 1). A is the
  * client_matrix. */
 
+/* The parameters. pFedGNN (pfedgnn.h) trains with fgl__pfg_grad, which
+ * reads lam: its struct must begin with this one. */
+typedef struct fgl__pfedgraph_params {
+    unsigned share; /* the groups shared */
+    double alpha;   /* graph inference: the weight of ||a_i - p||^2 */
+    double lam;     /* the local term's weight */
+} fgl__pfedgraph_params;
+
+/* The server's state: every client's model theta_i and direction u_i, the
+ * graph A, and whose u_i exists yet. */
+typedef struct fgl__pfedgraph_server {
+    float *theta, *u, *A;
+    int *has_u;
+} fgl__pfedgraph_server;
+
 static int fgl__pfg_server_init(fgl_server *s) {
+    fgl__pfedgraph_server *st = FGL_NEW_STATE(fgl__pfedgraph_server, &s->store);
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "u", K * s->n_shared);
-    fgl_new_floats(&s->store, "A", K * K);
-    fgl_new_ints(&s->store, "has_u", K);
-    if (!(fgl_get(s->set, "alpha") > 0))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
+    double alpha = FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->A = fgl_new_floats(&s->store, "A", K * K);
+    st->has_u = fgl_new_ints(&s->store, "has_u", K);
+    if (!(alpha > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", alpha);
     return s->store.err;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
     int K = s->n_clients, ns = 0, i, a, b, rc;
     size_t q, n = s->n_shared;
-    float alpha = (float)fgl_get(s->set, "alpha");
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *A = fgl_floats(&s->store, "A");
-    int *has_u = fgl_ints(&s->store, "has_u");
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
+    float alpha = (float)FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    float *theta = st->theta, *u = st->u, *A = st->A;
+    int *has_u = st->has_u;
     double total = 0;
     int *S = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double *cosm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -10983,16 +11019,19 @@ static int fgl__pfg_aggregate(fgl_server *s) {
 }
 
 static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
     float *u;
     (void)down;
-    if (!fgl_ints(&s->store, "has_u")[client]) return FGL_OK; /* nothing aggregated yet */
+    if (!st->has_u[client]) return FGL_OK; /* nothing aggregated yet */
     if (!(u = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
-    memcpy(u, fgl_floats(&s->store, "u") + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
+    memcpy(u, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     return FGL_OK;
 }
 
 /* d/dtheta lam <u, theta>/||theta|| = lam (u/||theta|| - <u, theta> theta/||theta||^3),
- * over the trainable shared floats. */
+ * over the trainable shared floats. lam is read by name, as pFedGNN trains
+ * with this hook too (FGL_PARAMS(fgl__pfedgraph_params, ...) once pFedGNN's
+ * struct begins with that one). */
 static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     float lam = (float)fgl_get(c->set, "lam");
     const float *u = fgl_down(c, "u");
@@ -11030,11 +11069,11 @@ static fgl_algo fgl__pfedgraph(void) {
     fgl_algo a =
         fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
                                   "(simplex QP on size vs similarity)");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8,
-                       "graph inference: weight of ||a_i - p||^2 against the model similarity");
-    fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.01,
-                       "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, alpha, FGL_PARAM_FLOAT, 0.8,
+                   "graph inference: weight of ||a_i - p||^2 against the model similarity");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, lam, FGL_PARAM_FLOAT, 0.01,
+                   "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
