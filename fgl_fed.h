@@ -10050,15 +10050,42 @@ static fgl_algo fgl__fedper(void) {
  * FedDC (feddc.h) is built on the same machinery (its drift and weighted
  * variates are the FGL__CV_FEDDC branches below). */
 
+/* The parameters: the control-variate base's (SCAFFOLD's), and FedDC's,
+ * which its branches below read. */
+typedef struct fgl__cv_params {
+    unsigned share; /* the groups averaged and corrected */
+    int variate;    /* 1: mean uncorrected gradient; 0: option II */
+} fgl__cv_params;
+
+typedef struct fgl__feddc_params {
+    fgl__cv_params cv;
+    double alpha; /* the drift penalty */
+    int weighted; /* 1: alpha and variates scaled by w_i; 0: w_i = 1 */
+} fgl__feddc_params;
+
+/* The state. Server: theta, its variate c, FedDC's w_i. Client: its variate
+ * c_i, the round's dc_i, the sum of the round's gradients (scratch), FedDC's
+ * drift h_i. */
+typedef struct fgl__cv_server {
+    float *theta, *c, *w;
+} fgl__cv_server;
+
+typedef struct fgl__cv_client {
+    float *ci, *dc;
+    double *gsum;
+    float *h;
+} fgl__cv_client;
 
 static int fgl__cv_server_init(fgl_server *s) {
-    float *theta = fgl_server_global(s, "theta"); /* the common initial model */
-    fgl_new_floats(&s->store, "c", s->n_trainable);
-    if (!theta) return FGL_ERR_NOMEM;
+    fgl__cv_server *st = FGL_NEW_STATE(fgl__cv_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_global(s, "theta"); /* the common initial model */
+    st->c = fgl_new_floats(&s->store, "c", s->n_trainable);
+    if (!st->theta) return FGL_ERR_NOMEM;
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
-        float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
+        float *w = st->w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
-        int i, weighted = fgl_get(s->set, "weighted") != 0;
+        int i, weighted = FGL_PARAMS(fgl__feddc_params, s->set)->weighted != 0;
         if (!w) return FGL_ERR_NOMEM;
         for (i = 0; i < s->n_clients; i++) total += s->n_registered[i];
         for (i = 0; i < s->n_clients; i++)
@@ -10068,10 +10095,13 @@ static int fgl__cv_server_init(fgl_server *s) {
 }
 
 static int fgl__cv_client_init(fgl_client *c) {
-    fgl_new_floats(&c->store, "ci", c->n_trainable);
-    fgl_new_floats(&c->store, "dc", c->n_trainable);
-    fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1), NULL); /* reset every round */
-    if (c->algo->variant == FGL__CV_FEDDC) fgl_new_floats(&c->store, "h", c->n_trainable);
+    fgl__cv_client *st = FGL_NEW_STATE(fgl__cv_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->ci = fgl_new_floats(&c->store, "ci", c->n_trainable);
+    st->dc = fgl_new_floats(&c->store, "dc", c->n_trainable);
+    st->gsum = (double *)fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1),
+                                         NULL); /* reset every round */
+    if (c->algo->variant == FGL__CV_FEDDC) st->h = fgl_new_floats(&c->store, "h", c->n_trainable);
     return c->store.err;
 }
 
@@ -10093,11 +10123,12 @@ static int fgl__cv_receive(fgl_client *c) {
  * g += c/w_i - c_i (SCAFFOLD: w_i = 1, g += c - c_i). */
 static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
     fgl_params *ps = &st->model->params;
-    const float *ci = fgl_floats(&c->store, "ci"), *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    const float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
-    double *gsum = (double *)fgl_get_scratch(&c->store, "gsum");
-    int variate = fgl_get(c->set, "variate") != 0, q;
-    float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)fgl_get(c->set, "alpha") / wi : 0.0f;
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    const float *ci = cs->ci, *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
+    const float *h = c->algo->variant == FGL__CV_FEDDC ? cs->h : NULL;
+    double *gsum = cs->gsum;
+    int variate = FGL_PARAMS(fgl__cv_params, c->set)->variate != 0, q;
+    float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)FGL_PARAMS(fgl__feddc_params, c->set)->alpha / wi : 0.0f;
     size_t j;
     for (q = 0; q < c->n_span; q++) {
         const fgl_span *sp = &c->span[q];
@@ -10121,11 +10152,12 @@ static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
  *              the correction was added;
  * dc_i = w_i (c_i+ - c_i) is what the upload carries. */
 static int fgl__cv_train(fgl_client *c) {
-    float *ci = fgl_floats(&c->store, "ci"), *dc = fgl_floats(&c->store, "dc");
-    float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    float *ci = cs->ci, *dc = cs->dc;
+    float *h = c->algo->variant == FGL__CV_FEDDC ? cs->h : NULL;
     const float *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    double *gsum = (double *)fgl_get_scratch(&c->store, "gsum"), lr_steps, inv;
-    int variate = fgl_get(c->set, "variate") != 0, q, rc;
+    double *gsum = cs->gsum, lr_steps, inv;
+    int variate = FGL_PARAMS(fgl__cv_params, c->set)->variate != 0, q, rc;
     float wi = fgl__cv_w(c);
     size_t j;
     memset(gsum, 0, sizeof(double) * c->n_trainable);
@@ -10151,10 +10183,11 @@ static int fgl__cv_train(fgl_client *c) {
 }
 
 static int fgl__cv_upload(fgl_client *c) {
-    memcpy(fgl_up(c, "dc"), fgl_floats(&c->store, "dc"), sizeof(float) * c->n_trainable);
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    memcpy(fgl_up(c, "dc"), cs->dc, sizeof(float) * c->n_trainable);
     if (c->algo->variant == FGL__CV_FEDDC) { /* theta_i + h_i; h only on trainable floats */
         float *th = fgl_up(c, "theta_h");
-        const float *h = fgl_floats(&c->store, "h");
+        const float *h = cs->h;
         int q;
         size_t j;
         for (q = 0; q < c->n_span; q++) {
@@ -10168,7 +10201,7 @@ static int fgl__cv_upload(fgl_client *c) {
 
 /* c += (|S| / K) mean_S dc_i, i.e. (1/K) sum_S dc_i. */
 static int fgl__cv_update_c(fgl_server *s) {
-    float *c = fgl_floats(&s->store, "c"),
+    float *c = FGL_STATE(fgl__cv_server, &s->store)->c,
           *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
     double frac = (double)s->n_accepted / s->n_clients;
     size_t k;
@@ -10180,7 +10213,7 @@ static int fgl__cv_update_c(fgl_server *s) {
 }
 
 static int fgl__scaf_aggregate(fgl_server *s) {
-    float *theta = fgl_floats(&s->store, "theta"),
+    float *theta = FGL_STATE(fgl__cv_server, &s->store)->theta,
           *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
     size_t k;
     int rc;
@@ -10193,7 +10226,7 @@ static int fgl__scaf_aggregate(fgl_server *s) {
 
 static fgl_algo fgl__cv_base(const char *name, const char *summary, const char *share_help) {
     fgl_algo a = fgl_algo_new(name, summary);
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, share_help);
+    FGL_ALGO_PARAM(&a, fgl__cv_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, share_help);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, 0, "theta");
     fgl_algo_download(&a, "c", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0, "c");
     a.server_init = fgl__cv_server_init;
@@ -10210,8 +10243,8 @@ static fgl_algo fgl__scaffold(void) {
                               "Karimireddy et al. 2020: FedAvg with server/client control variates "
                               "correcting client drift",
                               "parameter groups averaged and corrected by the control variates");
-    fgl_algo_param_add(
-        &a, "variate", FGL_PARAM_INT, 1,
+    FGL_ALGO_PARAM(
+        &a, fgl__cv_params, variate, FGL_PARAM_INT, 1,
         "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
         "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
         "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
@@ -10422,7 +10455,7 @@ static fgl_algo fgl__moon(void) {
  * class; this is the published method as its code runs it, not tuned. */
 
 static int fgl__feddc_aggregate(fgl_server *s) {
-    int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
+    int rc = fgl_server_plain_mean(s, "theta_h", FGL_STATE(fgl__cv_server, &s->store)->theta);
     if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the state stays) */
     return fgl__cv_update_c(s);
 }
@@ -10430,13 +10463,13 @@ static int fgl__feddc_aggregate(fgl_server *s) {
 static fgl_algo fgl__feddc(void) {
     fgl_algo a = fgl__cv_base("feddc", "Gao et al. 2022: local drift variables decouple local and global models, plus "
                               "SCAFFOLD-style gradient correction", "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
-                       "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
-    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
-                       "w_i = 1 (paper)");
-    fgl_algo_param_add(
-        &a, "variate", FGL_PARAM_INT, 1,
+    FGL_ALGO_PARAM(&a, fgl__feddc_params, alpha, FGL_PARAM_FLOAT, 0.01,
+                   "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
+    FGL_ALGO_PARAM(&a, fgl__feddc_params, weighted, FGL_PARAM_INT, 1,
+                   "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
+                   "w_i = 1 (paper)");
+    FGL_ALGO_PARAM( /* read by the base's hooks: its struct's member */
+        &a, fgl__cv_params, variate, FGL_PARAM_INT, 1,
         "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
         "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");
@@ -10482,25 +10515,55 @@ static fgl_algo fgl__feddc(void) {
  * Xie, Ma, Xu and Yang, "Federated Graph Classification over Non-IID
  * Graphs", NeurIPS 2021. */
 
+/* The parameters: GCFL's, and GCFL+'s, which begin with them. */
+typedef struct fgl__gcfl_params {
+    unsigned share; /* the groups clustered and averaged */
+    double eps1;    /* split when ||mean update|| < eps1 */
+    double eps2;    /* ... and max ||update|| > eps2 */
+    int warmup;     /* no split in the first rounds */
+} fgl__gcfl_params;
+
+typedef struct fgl__gcflplus_params {
+    fgl__gcfl_params gcfl;
+    int seq_length;  /* values per norm sequence */
+    int standardize; /* 1: sequences divided by their standard deviation */
+    int seq_grad;    /* 0: update norms; 1: the last step's gradient norms */
+} fgl__gcflplus_params;
+
+/* The server's state: every client's shared parameters, its cluster, the
+ * cluster ids used and splits made (meta), GCFL+'s norm sequences and their
+ * lengths. */
+typedef struct fgl__gcfl_server {
+    float *theta;
+    int *cluster, *meta;
+    float *seq;
+    int *seq_len;
+} fgl__gcfl_server;
 
 static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
+/* The sequences' length: GCFL+'s seq_length, 1 for GCFL. */
+static int fgl__gcfl_L(const fgl_server *s) {
+    return fgl__gcfl_plus(s) ? FGL_PARAMS(fgl__gcflplus_params, s->set)->seq_length : 1;
+}
+
 static int fgl__gcfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients;
-    int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
-    int *meta;
+    int L = fgl__gcfl_L(s);
+    fgl__gcfl_server *st;
     if (L < 1)
         return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
                                s->algo->name);
+    if (!(st = FGL_NEW_STATE(fgl__gcfl_server, &s->store))) return FGL_ERR_NOMEM;
     /* the server's initial model for everyone: the common initialisation
      * (the authors' clients all download one model) */
-    fgl_server_per_client(s, "theta");
-    fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
-    meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
-    fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
-    fgl_new_ints(&s->store, "seq_len", K);
+    st->theta = fgl_server_per_client(s, "theta");
+    st->cluster = fgl_new_ints(&s->store, "cluster", K);       /* everyone starts in cluster 0 */
+    st->meta = fgl_new_ints(&s->store, "meta", 2);             /* cluster ids used so far (never reused), splits */
+    st->seq = fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
+    st->seq_len = fgl_new_ints(&s->store, "seq_len", K);
     if (s->store.err) return s->store.err;
-    meta[0] = 1;
+    st->meta[0] = 1;
     return FGL_OK;
 }
 
@@ -10511,7 +10574,7 @@ static int fgl__gcfl_upload(fgl_client *c) {
     double sq = 0;
     int i;
     if (c->algo->variant != FGL__GCFL_PLUS) return FGL_OK;
-    if (fgl_get(c->set, "seq_grad") == 0) {
+    if (FGL_PARAMS(fgl__gcflplus_params, c->set)->seq_grad == 0) {
         fgl_up_drop(c, "gnorm");
         return FGL_OK;
     }
@@ -10527,10 +10590,11 @@ static int fgl__gcfl_upload(fgl_client *c) {
 /* Split cluster members mem[0..m-1] (all with accepted uploads) in two by a
  * minimum cut; the side without mem[0] moves to a new cluster id. */
 static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
-    int plus = fgl__gcfl_plus(s), L = plus ? (int)fgl_get(s->set, "seq_length") : 1, a, b;
-    int standardize = plus && fgl_get(s->set, "standardize") != 0;
-    const float *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta");
+    const fgl__gcfl_server *st = FGL_STATE(fgl__gcfl_server, &s->store);
+    int plus = fgl__gcfl_plus(s), L = fgl__gcfl_L(s), a, b;
+    int standardize = plus && FGL_PARAMS(fgl__gcflplus_params, s->set)->standardize != 0;
+    const float *seq = st->seq;
+    int *cluster = st->cluster, *meta = st->meta;
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m * (size_t)m);
     double *seqs = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m * (size_t)L);
     unsigned char *side = (unsigned char *)fgl_scratch(&s->store, (size_t)m);
@@ -10573,12 +10637,13 @@ static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
 }
 
 static int fgl__gcfl_aggregate(fgl_server *s) {
-    int plus = fgl__gcfl_plus(s), L = plus ? (int)fgl_get(s->set, "seq_length") : 1;
-    int seq_grad = plus && fgl_get(s->set, "seq_grad") != 0, warmup = (int)fgl_get(s->set, "warmup");
-    float eps1 = (float)fgl_get(s->set, "eps1"), eps2 = (float)fgl_get(s->set, "eps2");
-    float *theta = fgl_floats(&s->store, "theta"), *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"),
-        *seq_len = fgl_ints(&s->store, "seq_len");
+    const fgl__gcfl_params *p = FGL_PARAMS(fgl__gcfl_params, s->set);
+    const fgl__gcfl_server *st = FGL_STATE(fgl__gcfl_server, &s->store);
+    int plus = fgl__gcfl_plus(s), L = fgl__gcfl_L(s);
+    int seq_grad = plus && FGL_PARAMS(fgl__gcflplus_params, s->set)->seq_grad != 0, warmup = p->warmup;
+    float eps1 = (float)p->eps1, eps2 = (float)p->eps2;
+    float *theta = st->theta, *seq = st->seq;
+    int *cluster = st->cluster, *meta = st->meta, *seq_len = st->seq_len;
     int K = s->n_clients, i, id, n_ids = meta[0], rc;
     size_t j, n = s->n_shared;
     int *mem = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
@@ -10686,13 +10751,13 @@ static void fgl__gcfl_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__gcfl(void) {
     fgl_algo a = fgl_algo_new("gcfl", "Xie et al. 2021: clusters of clients split by a min cut of update similarities, "
                               "averaged inside");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_CONV,
-                       "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
-    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05,
-                       "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
-    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
-                       "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
-    fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, share, FGL_PARAM_GROUPS, (double)FGL_G_CONV,
+                   "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, eps1, FGL_PARAM_FLOAT, 0.05,
+                   "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, eps2, FGL_PARAM_FLOAT, 0.1,
+                   "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, warmup, FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
     /* averaged by hand inside each cluster: no runtime defence covers it */
     fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -10709,11 +10774,12 @@ static fgl_algo fgl__gcflplus(void) {
     fgl_algo a = fgl__gcfl();
     a.name = "gcflplus";
     a.summary = "Xie et al. 2021 (GCFL+): GCFL splitting by DTW distances of update-norm sequences";
-    fgl_algo_param_add(&a, "seq_length", FGL_PARAM_INT, 5, "values per norm sequence compared by DTW (paper: 5..10)");
-    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0,
-                       "1: divide each sequence by its standard deviation before DTW");
-    fgl_algo_param_add(&a, "seq_grad", FGL_PARAM_INT, 0,
-                       "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, seq_length, FGL_PARAM_INT, 5,
+                   "values per norm sequence compared by DTW (paper: 5..10)");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, standardize, FGL_PARAM_INT, 0,
+                   "1: divide each sequence by its standard deviation before DTW");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, seq_grad, FGL_PARAM_INT, 0,
+                   "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
     a.upload = fgl__gcfl_upload;
     a.variant = FGL__GCFL_PLUS;
@@ -10743,21 +10809,37 @@ static fgl_algo fgl__gcflplus(void) {
  * accepted clients' cloud models are recomputed; rows of clients whose
  * upload is missing stay. */
 
+typedef struct fgl__fedamp_params {
+    unsigned share;     /* the groups shared */
+    double sigma;       /* the attention's distance scale */
+    double lambda;      /* the proximal weight */
+    double self_weight; /* xi_ii */
+} fgl__fedamp_params;
+
+/* The server's state: every client's latest model theta_j, its cloud model
+ * u_i, the weights xi and who has uploaded yet. */
+typedef struct fgl__fedamp_server {
+    float *theta, *u, *xi;
+    int *has;
+} fgl__fedamp_server;
+
 static int fgl__amp_server_init(fgl_server *s) {
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    fgl__fedamp_server *st = FGL_NEW_STATE(fgl__fedamp_server, &s->store);
     size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
-                                                          common initialisation */
-    float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
-    float *xi = fgl_new_floats(&s->store, "xi", K * K);
-    fgl_new_ints(&s->store, "has", K);
-    if (!(fgl_get(s->set, "sigma") > 0) ||
-        !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
-                               fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
+                                                       common initialisation */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->xi = fgl_new_floats(&s->store, "xi", K * K);
+    st->has = fgl_new_ints(&s->store, "has", K);
+    if (!(p->sigma > 0) || !(p->self_weight >= 0 && p->self_weight <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]", p->sigma,
+                               p->self_weight);
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) {
-        memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
-        xi[i * K + i] = 1.0f;
+        memcpy(st->u + i * s->n_shared, st->theta + i * s->n_shared, sizeof(float) * s->n_shared);
+        st->xi[i * K + i] = 1.0f;
     }
     return FGL_OK;
 }
@@ -10765,9 +10847,11 @@ static int fgl__amp_server_init(fgl_server *s) {
 static int fgl__amp_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j;
     size_t q, n = s->n_shared;
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *xi = fgl_floats(&s->store, "xi");
-    float sigma = (float)fgl_get(s->set, "sigma"), self_weight = (float)fgl_get(s->set, "self_weight");
-    int *has = fgl_ints(&s->store, "has");
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    const fgl__fedamp_server *st = FGL_STATE(fgl__fedamp_server, &s->store);
+    float *theta = st->theta, *u = st->u, *xi = st->xi;
+    float sigma = (float)p->sigma, self_weight = (float)p->self_weight;
+    int *has = st->has;
     double *d = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     double *e = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -10804,7 +10888,7 @@ static int fgl__amp_aggregate(fgl_server *s) {
 }
 
 static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (theta - u_i) */
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__fedamp_params, c->set)->lambda;
     if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
     return FGL_OK;
 }
@@ -10815,12 +10899,12 @@ static fgl_algo fgl__fedamp(void) {
     fgl_algo a =
         fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
                                "proximal local training");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0,
-                       "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
-    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3,
-                       "xi_ii, the weight of a client's own model in its cloud model");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, sigma, FGL_PARAM_FLOAT, 10.0,
+                   "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, lambda, FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, self_weight, FGL_PARAM_FLOAT, 0.3,
+                   "xi_ii, the weight of a client's own model in its cloud model");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_download(&a, "u", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "u");
     a.server_init = fgl__amp_server_init;
@@ -10853,23 +10937,41 @@ static fgl_algo fgl__fedamp(void) {
  * leaves their stale weights, which then do not sum to 1). A is the
  * client_matrix. */
 
+/* The parameters. pFedGNN (pfedgnn.h) trains with fgl__pfg_grad, which
+ * reads lam: its struct must begin with this one. */
+typedef struct fgl__pfedgraph_params {
+    unsigned share; /* the groups shared */
+    double alpha;   /* graph inference: the weight of ||a_i - p||^2 */
+    double lam;     /* the local term's weight */
+} fgl__pfedgraph_params;
+
+/* The server's state: every client's model theta_i and direction u_i, the
+ * graph A, and whose u_i exists yet. */
+typedef struct fgl__pfedgraph_server {
+    float *theta, *u, *A;
+    int *has_u;
+} fgl__pfedgraph_server;
+
 static int fgl__pfg_server_init(fgl_server *s) {
+    fgl__pfedgraph_server *st = FGL_NEW_STATE(fgl__pfedgraph_server, &s->store);
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "u", K * s->n_shared);
-    fgl_new_floats(&s->store, "A", K * K);
-    fgl_new_ints(&s->store, "has_u", K);
-    if (!(fgl_get(s->set, "alpha") > 0))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
+    double alpha = FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->A = fgl_new_floats(&s->store, "A", K * K);
+    st->has_u = fgl_new_ints(&s->store, "has_u", K);
+    if (!(alpha > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", alpha);
     return s->store.err;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
     int K = s->n_clients, ns = 0, i, a, b, rc;
     size_t q, n = s->n_shared;
-    float alpha = (float)fgl_get(s->set, "alpha");
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *A = fgl_floats(&s->store, "A");
-    int *has_u = fgl_ints(&s->store, "has_u");
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
+    float alpha = (float)FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    float *theta = st->theta, *u = st->u, *A = st->A;
+    int *has_u = st->has_u;
     double total = 0;
     int *S = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double *cosm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -10926,16 +11028,19 @@ static int fgl__pfg_aggregate(fgl_server *s) {
 }
 
 static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
     float *u;
     (void)down;
-    if (!fgl_ints(&s->store, "has_u")[client]) return FGL_OK; /* nothing aggregated yet */
+    if (!st->has_u[client]) return FGL_OK; /* nothing aggregated yet */
     if (!(u = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
-    memcpy(u, fgl_floats(&s->store, "u") + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
+    memcpy(u, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     return FGL_OK;
 }
 
 /* d/dtheta lam <u, theta>/||theta|| = lam (u/||theta|| - <u, theta> theta/||theta||^3),
- * over the trainable shared floats. */
+ * over the trainable shared floats. lam is read by name, as pFedGNN trains
+ * with this hook too (FGL_PARAMS(fgl__pfedgraph_params, ...) once pFedGNN's
+ * struct begins with that one). */
 static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     float lam = (float)fgl_get(c->set, "lam");
     const float *u = fgl_down(c, "u");
@@ -10973,11 +11078,11 @@ static fgl_algo fgl__pfedgraph(void) {
     fgl_algo a =
         fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
                                   "(simplex QP on size vs similarity)");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8,
-                       "graph inference: weight of ||a_i - p||^2 against the model similarity");
-    fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.01,
-                       "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, alpha, FGL_PARAM_FLOAT, 0.8,
+                   "graph inference: weight of ||a_i - p||^2 against the model similarity");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, lam, FGL_PARAM_FLOAT, 0.01,
+                   "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");
@@ -11014,6 +11119,26 @@ static fgl_algo fgl__pfedgraph(void) {
  * FedTGP (fedtgp.h) shares this client side; its server trains the global
  * prototypes. */
 
+/* The parameters: the family's (FedProto's and FedTGP's structs begin with
+ * it), and FedProto's. */
+typedef struct fgl__proto_params {
+    double lambda; /* the prototype term's weight */
+} fgl__proto_params;
+
+typedef struct fgl__fedproto_params {
+    fgl__proto_params proto;
+    int weighted; /* 1: class means weighted by counts; 0: plain mean */
+} fgl__fedproto_params;
+
+/* The server's state: the global prototypes, which classes have one, whether
+ * any exist yet, and FedTGP's last margin and server loss (FedTGP's struct
+ * begins with it). */
+typedef struct fgl__proto_server {
+    float *global;
+    int *has, *ready;
+    float *last;
+} fgl__proto_server;
+
 /* C and d of the prototype messages. */
 static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 
@@ -11033,20 +11158,23 @@ static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_erro
 
 static int fgl__proto_server_init(fgl_server *s) {
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    fgl_new_floats(&s->store, "global", C * d);
-    fgl_new_ints(&s->store, "has", C);
-    fgl_new_ints(&s->store, "ready", 1);   /* 1 once prototypes exist (before: nothing is sent) */
-    fgl_new_floats(&s->store, "last", 2);  /* FedTGP: margin and server loss of the last aggregation */
+    fgl__proto_server *st = FGL_NEW_STATE(fgl__proto_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->global = fgl_new_floats(&s->store, "global", C * d);
+    st->has = fgl_new_ints(&s->store, "has", C);
+    st->ready = fgl_new_ints(&s->store, "ready", 1); /* 1 once prototypes exist (before: nothing is sent) */
+    st->last = fgl_new_floats(&s->store, "last", 2); /* FedTGP: margin and server loss of the last aggregation */
     return s->store.err;
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k, cl;
-    const float *global = fgl_floats(&s->store, "global");
-    const int *has = fgl_ints(&s->store, "has");
+    const fgl__proto_server *st = FGL_STATE(fgl__proto_server, &s->store);
+    const float *global = st->global;
+    const int *has = st->has;
     float *p;
     (void)down;
-    if (!fgl_ints(&s->store, "ready")[0]) return FGL_OK; /* no prototypes yet: nothing to send */
+    if (!st->ready[0]) return FGL_OK; /* no prototypes yet: nothing to send */
     if (!(p = fgl_download_part(s, client, "protos"))) return FGL_ERR_NOMEM;
     for (cl = 0; cl < C; cl++)
         for (k = 0; k < d; k++) p[cl * d + k] = has[cl] ? global[cl * d + k] : (float)NAN;
@@ -11056,7 +11184,7 @@ static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
 /* lambda * MSE(rep rows of the step's training samples, their class's
  * global prototype), built on the tape with a constant target matrix. */
 FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__proto_params, c->set)->lambda;
     const float *global = fgl_down(c, "protos");
     fgl_node *rep = st->fwd->rep;
     fgl_tape *t = st->t;
@@ -11124,10 +11252,11 @@ static int fgl__proto_upload(fgl_client *c) {
 }
 
 static int fgl__fedproto_aggregate(fgl_server *s) {
-    int weighted = fgl_get(s->set, "weighted") != 0, i;
+    const fgl__proto_server *st = FGL_STATE(fgl__proto_server, &s->store);
+    int weighted = FGL_PARAMS(fgl__fedproto_params, s->set)->weighted != 0, i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), cl, k;
-    float *global = fgl_floats(&s->store, "global");
-    int *has = fgl_ints(&s->store, "has");
+    float *global = st->global;
+    int *has = st->has;
     double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(d, 1));
     if (!acc) return FGL_ERR_NOMEM;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: keep the prototypes */
@@ -11145,7 +11274,7 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
         has[cl] = wsum > 0;
         for (k = 0; k < d; k++) global[cl * d + k] = wsum > 0 ? (float)(acc[k] / wsum) : 0.0f;
     }
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->ready[0] = 1;
     return FGL_OK;
 }
 
@@ -11162,7 +11291,7 @@ static void fgl__fedproto_report(const fgl_observed *o, char *buf, size_t cap) {
 /* The prototype family: parameters and messages shared by both. */
 static fgl_algo fgl__proto_base(const char *name, const char *summary, const char *lambda_help) {
     fgl_algo a = fgl_algo_new(name, summary);
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, lambda_help);
+    FGL_ALGO_PARAM(&a, fgl__proto_params, lambda, FGL_PARAM_FLOAT, 1.0, lambda_help);
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, 1, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
@@ -11180,8 +11309,8 @@ static fgl_algo fgl__fedproto(void) {
                                  "lambda ||h - P_y||^2",
                                  "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
                                  "entries, as the authors' nn.MSELoss)");
-    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fedproto_params, weighted, FGL_PARAM_INT, 1,
+                   "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
     a.aggregate = fgl__fedproto_aggregate;
     a.report = fgl__fedproto_report;
     return a;
@@ -11208,16 +11337,23 @@ static fgl_algo fgl__fedproto(void) {
  * Linear(h, d) (PyTorch's default Linear init), optionally L2-normalised
  * (FedPG), with its Adam state; drawn from the run seed and `stream`. All of
  * it is run-managed (checkpointed): params "tgp", optimizer "tgp_optim",
- * tape "tgp_tape". Slices 0..4: */
+ * tape "tgp_tape", which fgl__tgp_init creates and points g's members to
+ * (g: a member of the algorithm's typed state). Slices 0..4: */
 enum { FGL__TGP_ANCHOR, FGL__TGP_W1, FGL__TGP_B1, FGL__TGP_W2, FGL__TGP_B2 };
 
-static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
+typedef struct fgl__tgp_gen {
+    fgl_params *tgp;       /* anchors and MLP */
+    fgl_optim *tgp_optim;  /* their Adam state */
+    fgl_tape *tgp_tape;    /* the server's tape */
+} fgl__tgp_gen;
+
+static int fgl__tgp_init(fgl_server *s, fgl__tgp_gen *g, int rows, int d, int h, float lr, float wd, uint64_t stream) {
     fgl_params *ps;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     fgl_rng r;
     size_t k;
     float *a;
-    if (!(ps = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
+    if (!(ps = g->tgp = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
     if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 ||
@@ -11233,8 +11369,8 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
     fgl_params_fan_in_uniform(ps, FGL__TGP_B2, h, &r);
     oc.lr = lr;
     oc.weight_decay = wd;
-    fgl_new_optim(&s->store, "tgp_optim", oc, ps);
-    fgl_new_tape(&s->store, "tgp_tape");
+    g->tgp_optim = fgl_new_optim(&s->store, "tgp_optim", oc, ps);
+    g->tgp_tape = fgl_new_tape(&s->store, "tgp_tape");
     return s->store.err;
 }
 
@@ -11293,11 +11429,11 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
  * contrastive loss of m query prototypes U of classes y against the
  * generated prototypes P (the C anchors idx, or all of them):
  * CE(-(dist(U, P) + delta onehot_y)). *loss: the last step's loss. */
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
-                          double delta, int steps, int normalize, double *loss) {
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_optim *opt = fgl_get_optim(&s->store, "tgp_optim");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
+static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, const int *y, int m, int C, int d,
+                        const int *idx, double delta, int steps, int normalize, double *loss) {
+    fgl_params *ps = g->tgp;
+    fgl_optim *opt = g->tgp_optim;
+    fgl_tape *t = g->tgp_tape;
     float *M = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)FGL__MAX(m, 1) * (size_t)C);
     int i, step;
     if (!M) return FGL_ERR_NOMEM;
@@ -11318,24 +11454,61 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
     return FGL_OK;
 }
 
+/* FedPG's (fedpg.h) calls, by the entries' names, until its typed state
+ * holds an fgl__tgp_gen: then they go. */
+static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
+    fgl__tgp_gen g;
+    return fgl__tgp_init(s, &g, rows, d, h, lr, wd, stream);
+}
+
+static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
+                          double delta, int steps, int normalize, double *loss) {
+    fgl__tgp_gen g;
+    g.tgp = fgl_get_params(&s->store, "tgp");
+    g.tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
+    g.tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
+    return fgl__tgp_fit(s, &g, U, y, m, C, d, idx, delta, steps, normalize, loss);
+}
+
+/* The parameters: the prototype family's, and FedTGP's server's. */
+typedef struct fgl__fedtgp_params {
+    fgl__proto_params proto;
+    int server_steps;  /* full-batch server steps per round */
+    double server_lr;  /* the server's Adam learning rate */
+    double tau;        /* the margin's cap */
+    int margin_rule;   /* 0: nearest-class gap (code); 1: largest pairwise gap (paper) */
+    int server_hidden; /* the MLP's hidden width (0: d) */
+} fgl__fedtgp_params;
+
+/* The server's state: FedProto's, and the generator. */
+typedef struct fgl__fedtgp_server {
+    fgl__proto_server proto;
+    fgl__tgp_gen gen;
+} fgl__fedtgp_server;
+
 /* FedTGP's server: anchors C x d, MLP hidden h (server_hidden, 0: d). */
 static int fgl__tgp_server_init(fgl_server *s) {
+    const fgl__fedtgp_params *p = FGL_PARAMS(fgl__fedtgp_params, s->set);
     int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1));
-    int h = (int)fgl_get(s->set, "server_hidden") > 0 ? (int)fgl_get(s->set, "server_hidden") : d, rc;
-    if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0))
+    int h = p->server_hidden > 0 ? p->server_hidden : d, rc;
+    fgl__fedtgp_server *st;
+    if (p->server_steps < 0 || !(p->server_lr >= 0) || !(p->tau >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedtgp: server_steps, server_lr and tau must be non-negative");
     if ((rc = fgl__proto_server_init(s))) return rc;
-    return fgl__tgp_make(s, C, d, h, (float)fgl_get(s->set, "server_lr"), 0.0f, 0x464544544750ull); /* "FEDTGP" */
+    if (!(st = FGL_NEW_STATE(fgl__fedtgp_server, &s->store))) return FGL_ERR_NOMEM; /* FedProto's, extended */
+    return fgl__tgp_init(s, &st->gen, C, d, h, (float)p->server_lr, 0.0f, 0x464544544750ull); /* "FEDTGP" */
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
+    const fgl__fedtgp_params *p = FGL_PARAMS(fgl__fedtgp_params, s->set);
+    const fgl__fedtgp_server *st = FGL_STATE(fgl__fedtgp_server, &s->store);
     int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)),
         K = s->n_clients, m = 0, i, cl, rc;
-    int steps = (int)fgl_get(s->set, "server_steps");
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
-    float *U, *last = fgl_floats(&s->store, "last");
-    int *y, *has = fgl_ints(&s->store, "has");
+    int steps = p->server_steps;
+    fgl_params *ps = st->gen.tgp;
+    fgl_tape *t = st->gen.tgp_tape;
+    float *U, *last = st->proto.last;
+    int *y, *has = st->proto.has;
     double delta, loss = 0;
     fgl_node *P;
     for (i = 0; i < K; i++)
@@ -11356,16 +11529,14 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
             y[m++] = cl;
         }
     }
-    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
-                              (float)fgl_get(s->set, "tau"), &delta)))
-        return rc;
-    if ((rc = fgl__tgp_train(s, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
+    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, p->margin_rule != 0, (float)p->tau, &delta))) return rc;
+    if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
     if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->msg);
-    memcpy(fgl_floats(&s->store, "global"), P->val, sizeof(float) * (size_t)C * (size_t)d);
+    memcpy(st->proto.global, P->val, sizeof(float) * (size_t)C * (size_t)d);
     fgl_tape_reset(t);
     for (cl = 0; cl < C; cl++) has[cl] = 1;
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->proto.ready[0] = 1;
     last[0] = (float)delta;
     last[1] = (float)loss;
     return FGL_OK;
@@ -11386,12 +11557,13 @@ static fgl_algo fgl__fedtgp(void) {
                                  "adaptive-margin contrastive loss",
                                  "weight of the prototype term lambda * MSE(rep, P_y) "
                                  "(authors' default 1; their script uses 10)");
-    fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 100, "full-batch server optimisation steps per round");
-    fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (authors' margin_threthold 100)");
-    fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
-                       "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap (paper)");
-    fgl_algo_param_add(&a, "server_hidden", FGL_PARAM_INT, 0, "MLP hidden width (0: rep width d)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_steps, FGL_PARAM_INT, 100,
+                   "full-batch server optimisation steps per round");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_lr, FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, tau, FGL_PARAM_FLOAT, 100.0, "margin cap (authors' margin_threthold 100)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, margin_rule, FGL_PARAM_INT, 0,
+                   "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap (paper)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_hidden, FGL_PARAM_INT, 0, "MLP hidden width (0: rep width d)");
     a.server_init = fgl__tgp_server_init;
     a.aggregate = fgl__fedtgp_aggregate;
     a.report = fgl__fedtgp_report;
@@ -11446,11 +11618,37 @@ static fgl_algo fgl__fedstar(void) {
  * applied to the live parameters (the authors' code computes them on
  * detached copies). Sent: up 4 (n + d + 1), down 4 n bytes (masks stay). */
 
+typedef struct fgl__fedpub_params {
+    unsigned share;       /* the groups sent (not the masks) */
+    double tau;           /* the similarity's sharpness */
+    double l1;            /* the masks' L1 weight */
+    double loc_l2;        /* the proximal weight */
+    int proxy_blocks;     /* the proxy graph's blocks */
+    int proxy_block_size; /* nodes per block */
+    double p_in, p_out;   /* edge probabilities inside and across blocks */
+    int live_reg;         /* 1: the L1 and proximal terms act */
+    int l1_prox;          /* 1: L1 as a soft-threshold step */
+    int masks;            /* 1: personal weight masks */
+} fgl__fedpub_params;
+
+/* The state. Client: the proxy graph (scratch, rebuilt from the seed).
+ * Server: every client's model and latest embedding, who has sent one, and
+ * the similarity weights. */
+typedef struct fgl__fedpub_client {
+    fgl__probe *proxy;
+} fgl__fedpub_client;
+
+typedef struct fgl__fedpub_server {
+    float *theta, *fe;
+    int *has_fe;
+    float *sim;
+} fgl__fedpub_server;
+
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
         return fgl_error_set(err, FGL_ERR_ARG,
                              "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
-    spec->masked = fgl_get(set, "masks") != 0;
+    spec->masked = FGL_PARAMS(fgl__fedpub_params, set)->masks != 0;
     return FGL_OK;
 }
 
@@ -11458,16 +11656,19 @@ static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
  * block and p_out across, node features N(0, 1); drawn from the run seed so
  * every client holds the same graph. */
 static int fgl__pub_client_init(fgl_client *c) {
-    int bs = (int)fgl_get(c->set, "proxy_block_size"), n = (int)fgl_get(c->set, "proxy_blocks") * bs;
-    float p_in = (float)fgl_get(c->set, "p_in"), p_out = (float)fgl_get(c->set, "p_out");
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
+    fgl__fedpub_client *st = FGL_NEW_STATE(fgl__fedpub_client, &c->store);
+    int bs = p->proxy_block_size, n = p->proxy_blocks * bs;
+    float p_in = (float)p->p_in, p_out = (float)p->p_out;
     int i, j, rc;
     fgl__probe *px;
     fgl_rng r;
     fgl_error err;
     size_t k;
+    if (!st) return FGL_ERR_NOMEM;
     if (n <= 0 || bs <= 0)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
-    if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
+    if (!(px = st->proxy = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
@@ -11482,16 +11683,18 @@ static int fgl__pub_client_init(fgl_client *c) {
 }
 
 static int fgl__pub_server_init(fgl_server *s) {
+    fgl__fedpub_server *st = FGL_NEW_STATE(fgl__fedpub_server, &s->store);
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
-    fgl_new_ints(&s->store, "has_fe", K);
-    fgl_new_floats(&s->store, "sim", K * K);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->fe = fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
+    st->has_fe = fgl_new_ints(&s->store, "has_fe", K);
+    st->sim = fgl_new_floats(&s->store, "sim", K * K);
     return s->store.err;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
-    fgl__probe *px = (fgl__probe *)fgl_get_scratch(&c->store, "proxy");
+    fgl__probe *px = FGL_STATE(fgl__fedpub_client, &c->store)->proxy;
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
     if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
     return FGL_OK;
@@ -11500,10 +11703,10 @@ static int fgl__pub_upload(fgl_client *c) {
 static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
-    float tau = (float)fgl_get(s->set, "tau");
-    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"),
-          *sim = fgl_floats(&s->store, "sim");
-    int *has_fe = fgl_ints(&s->store, "has_fe");
+    const fgl__fedpub_server *st = FGL_STATE(fgl__fedpub_server, &s->store);
+    float tau = (float)FGL_PARAMS(fgl__fedpub_params, s->set)->tau;
+    float *theta = st->theta, *fe = st->fe, *sim = st->sim;
+    int *has_fe = st->has_fe;
     float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     unsigned char *mixed = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
@@ -11543,12 +11746,13 @@ static int fgl__pub_aggregate(fgl_server *s) {
 }
 
 static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
-    float l1 = (float)fgl_get(c->set, "l1"), loc_l2 = (float)fgl_get(c->set, "loc_l2");
-    int l1_prox = fgl_get(c->set, "l1_prox") != 0;
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
+    float l1 = (float)p->l1, loc_l2 = (float)p->loc_l2;
+    int l1_prox = p->l1_prox != 0;
     fgl_params *ps = &st->model->params;
     int i;
     size_t j;
-    if (fgl_get(c->set, "live_reg") == 0) return FGL_OK;
+    if (p->live_reg == 0) return FGL_OK;
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
         float *g = ps->grad + sl->offset;
@@ -11575,11 +11779,12 @@ static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
  * it would zero those masks whatever l1 is; the proximal step keeps l1's
  * scale. */
 static int fgl__pub_after_step(fgl_client *c, const fgl_step *st) {
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
     fgl_params *ps = &st->model->params;
-    float shrink = c->optim.cfg.lr * (float)fgl_get(c->set, "l1");
+    float shrink = c->optim.cfg.lr * (float)p->l1;
     int i;
     size_t j;
-    if (fgl_get(c->set, "live_reg") == 0 || fgl_get(c->set, "l1_prox") == 0) return FGL_OK;
+    if (p->live_reg == 0 || p->l1_prox == 0) return FGL_OK;
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
         float *w = ps->data + sl->offset;
@@ -11629,21 +11834,23 @@ static fgl_algo fgl__fedpub(void) {
     fgl_algo a =
         fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
                                "and weight masks");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
-                       "parameter groups sent (the masks stay home)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 3.0, "similarity sharpness (3 disjoint, 5 overlapping)");
-    fgl_algo_param_add(&a, "l1", FGL_PARAM_FLOAT, 1e-3, "mask L1 weight");
-    fgl_algo_param_add(&a, "loc_l2", FGL_PARAM_FLOAT, 1e-3, "proximal weight");
-    fgl_algo_param_add(&a, "proxy_blocks", FGL_PARAM_INT, 5, "proxy graph blocks");
-    fgl_algo_param_add(&a, "proxy_block_size", FGL_PARAM_INT, 100, "nodes per proxy block");
-    fgl_algo_param_add(&a, "p_in", FGL_PARAM_FLOAT, 0.1, "proxy edge probability inside a block");
-    fgl_algo_param_add(&a, "p_out", FGL_PARAM_FLOAT, 0.0, "proxy edge probability across blocks (paper: 0.01)");
-    fgl_algo_param_add(&a, "live_reg", FGL_PARAM_INT, 1,
-                       "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)");
-    fgl_algo_param_add(&a, "l1_prox", FGL_PARAM_INT, 1,
-                       "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam");
-    fgl_algo_param_add(&a, "masks", FGL_PARAM_INT, 1,
-                       "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, share, FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
+                   "parameter groups sent (the masks stay home)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, tau, FGL_PARAM_FLOAT, 3.0,
+                   "similarity sharpness (3 disjoint, 5 overlapping)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, l1, FGL_PARAM_FLOAT, 1e-3, "mask L1 weight");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, loc_l2, FGL_PARAM_FLOAT, 1e-3, "proximal weight");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, proxy_blocks, FGL_PARAM_INT, 5, "proxy graph blocks");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, proxy_block_size, FGL_PARAM_INT, 100, "nodes per proxy block");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, p_in, FGL_PARAM_FLOAT, 0.1, "proxy edge probability inside a block");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, p_out, FGL_PARAM_FLOAT, 0.0,
+                   "proxy edge probability across blocks (paper: 0.01)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, live_reg, FGL_PARAM_INT, 1,
+                   "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, l1_prox, FGL_PARAM_INT, 1,
+                   "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, masks, FGL_PARAM_INT, 1,
+                   "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL_DIM_EMB, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -13363,6 +13570,21 @@ typedef struct fgl__fedgcn_params {
     int hops; /* -1: the data's halo; else 0, 1 or 2 */
 } fgl__fedgcn_params;
 
+/* A client's state: "hops", the hops it runs and 1 once the halo arrived;
+ * "xfull", its features with the halo's rows (hops 1 or 2). */
+typedef struct fgl__fedgcn_client {
+    int *hops;
+    float *xfull;
+} fgl__fedgcn_client;
+
+/* The server's state: FedAvg's, the exchange's state ("xch": state, own rows
+ * sent, halo rows filled) and every client's halo rows to send ("hx"). */
+typedef struct fgl__fedgcn_server {
+    fgl__avg_server avg;
+    int *xch;
+    float *hx;
+} fgl__fedgcn_server;
+
 /* The hops a client runs: the parameter, or (-1) the halo its data brings; -1 with an error recorded. */
 static int fgl__gcn_hops(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
@@ -13385,9 +13607,11 @@ static int fgl__gcn_hops(fgl_client *c) {
 
 static int fgl__gcn_client_init(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
-    int h = fgl__gcn_hops(c);
-    int *state = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
+    fgl__fedgcn_client *st = FGL_NEW_STATE(fgl__fedgcn_client, &c->store);
+    int h = fgl__gcn_hops(c), *state;
     float *x;
+    if (!st) return FGL_ERR_NOMEM;
+    state = st->hops = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
     if (h < 0) return c->error;
     if (!state) return FGL_ERR_NOMEM;
     state[0] = h;
@@ -13403,7 +13627,7 @@ static int fgl__gcn_client_init(fgl_client *c) {
                 return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's row %d has node id %d (0 .. 2^24 - 1)",
                                        c->id, r, d->gid[r]);
     }
-    x = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
+    x = st->xfull = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
     if (!x) return FGL_ERR_NOMEM;
     memcpy(x, d->x.data, sizeof(float) * (size_t)d->n_nodes * (size_t)d->n_feat);
     c->data.full.x = x; /* the GCN reads its features from here: the halo rows once they arrive */
@@ -13411,7 +13635,8 @@ static int fgl__gcn_client_init(fgl_client *c) {
 }
 
 static int fgl__gcn_train(fgl_client *c) {
-    if (fgl_ints(&c->store, "hops")[0] > 0 && c->round == 0) { /* the exchange round: nothing to train on yet */
+    /* the exchange round: nothing to train on yet */
+    if (FGL_STATE(fgl__fedgcn_client, &c->store)->hops[0] > 0 && c->round == 0) {
         c->steps = 0;
         c->train_loss = 0;
         return FGL_OK;
@@ -13423,7 +13648,7 @@ static int fgl__gcn_upload(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     float *x, *gid;
     int r;
-    if (fgl_ints(&c->store, "hops")[0] == 0 || c->round != 0) {
+    if (FGL_STATE(fgl__fedgcn_client, &c->store)->hops[0] == 0 || c->round != 0) {
         fgl_up_drop(c, "x");
         fgl_up_drop(c, "gid");
         return FGL_OK;
@@ -13438,14 +13663,15 @@ static int fgl__gcn_upload(fgl_client *c) {
 
 static int fgl__gcn_receive(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
+    const fgl__fedgcn_client *st = FGL_STATE(fgl__fedgcn_client, &c->store);
     const float *h = fgl_down(c, "halo");
     size_t F, own;
-    int *state = fgl_ints(&c->store, "hops");
+    int *state = st->hops;
     if (!h) return FGL_OK;
     F = (size_t)d->n_feat;
     own = (size_t)d->n_own;
     if (state[0] == 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: a halo arrived at a client without one");
-    memcpy(fgl_floats(&c->store, "xfull") + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
+    memcpy(st->xfull + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
     state[1] = 1;
     return FGL_OK;
 }
@@ -13460,13 +13686,15 @@ static size_t fgl__gcn_rows(const fgl_server *s) {
 
 static int fgl__gcn_server_init(fgl_server *s) {
     int rc = fgl__fedavg_server_init(s), hops = FGL_PARAMS(fgl__fedgcn_params, s->set)->hops;
+    fgl__fedgcn_server *st;
     if (rc) return rc;
     if (hops < -1 || hops > 2) return fgl_server_fail(s, FGL_ERR_RANGE, "fedgcn: hops = %d, not -1, 0, 1 or 2", hops);
-    if (!fgl_new_ints(&s->store, "xch", 3)) return FGL_ERR_NOMEM; /* state, own rows sent, halo rows filled */
+    if (!(st = FGL_NEW_STATE(fgl__fedgcn_server, &s->store))) return FGL_ERR_NOMEM; /* FedAvg's, extended */
+    if (!(st->xch = fgl_new_ints(&s->store, "xch", 3))) return FGL_ERR_NOMEM; /* state, own rows sent, halo filled */
     if (hops == 0) return FGL_OK;
     /* every client's halo rows to send, at the offset of its rows among all clients' */
-    return fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT)) ? FGL_OK
-                                                                                                : FGL_ERR_NOMEM;
+    st->hx = fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT));
+    return st->hx ? FGL_OK : FGL_ERR_NOMEM;
 }
 
 typedef struct fgl__gcn_owner {
@@ -13480,6 +13708,7 @@ static int fgl__gcn_owner_cmp(const void *a, const void *b) {
 
 /* Round 1's uploads: every halo row's features from the upload of the client that owns the node. */
 static int fgl__gcn_exchange(fgl_server *s) {
+    const fgl__fedgcn_server *st = FGL_STATE(fgl__fedgcn_server, &s->store);
     size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n_own = 0, k = 0, filled = 0;
     fgl__gcn_owner *own;
     float *hx;
@@ -13489,7 +13718,7 @@ static int fgl__gcn_exchange(fgl_server *s) {
     if (senders < s->n_clients)
         return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: the exchange needs every client's upload in round 1 (%d of "
                                "%d arrived)", senders, s->n_clients);
-    hx = fgl_floats(&s->store, "hx"); /* there: a client sends only with hops 1 or 2, the server's parameter too */
+    hx = st->hx; /* there: a client sends only with hops 1 or 2, the server's parameter too */
     for (i = 0; i < s->n_clients; i++) {
         const float *g = fgl_upload(s, i, "gid");
         for (r = 0; r < s->n_nodes[i]; r++) {
@@ -13528,28 +13757,29 @@ static int fgl__gcn_exchange(fgl_server *s) {
             filled++;
         }
     }
-    fgl_ints(&s->store, "xch")[0] = FGL__GCN_DUE;
-    fgl_ints(&s->store, "xch")[1] = (int)n_own;
-    fgl_ints(&s->store, "xch")[2] = (int)filled;
+    st->xch[0] = FGL__GCN_DUE;
+    st->xch[1] = (int)n_own;
+    st->xch[2] = (int)filled;
     return FGL_OK;
 }
 
 static int fgl__gcn_aggregate(fgl_server *s) {
-    int rc = fgl__fedavg_aggregate(s), *xch = fgl_ints(&s->store, "xch");
+    int rc = fgl__fedavg_aggregate(s), *xch = FGL_STATE(fgl__fedgcn_server, &s->store)->xch;
     if (rc) return rc;
     if (xch[0] == FGL__GCN_DUE) xch[0] = FGL__GCN_SENT; /* round 2's downloads carried it */
     return s->round == 0 ? fgl__gcn_exchange(s) : FGL_OK;
 }
 
 static int fgl__gcn_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__fedgcn_server *st = FGL_STATE(fgl__fedgcn_server, &s->store);
     size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n = (size_t)s->n_nodes[client] * F;
     float *p;
     int i;
     (void)down;
-    if (fgl_ints(&s->store, "xch")[0] != FGL__GCN_DUE) return FGL_OK;
+    if (st->xch[0] != FGL__GCN_DUE) return FGL_OK;
     for (i = 0; i < client; i++) off += (size_t)s->n_nodes[i];
     if (!(p = fgl_download_part(s, client, "halo"))) return FGL_ERR_NOMEM;
-    memcpy(p, fgl_floats(&s->store, "hx") + off * F, sizeof(float) * n);
+    memcpy(p, st->hx + off * F, sizeof(float) * n);
     return FGL_OK;
 }
 

@@ -218,6 +218,7 @@ static void test_proto_loss_term(void) {
     values[0] = 0.5; /* lambda */
     set.algo = fp;
     set.value = values;
+    fgl_settings_fill(&set); /* the typed parameters fgl__proto_loss reads */
     c.set = &set;
     c.algo = fp;
     c.up_len[0] = 6;

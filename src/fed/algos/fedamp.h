@@ -21,21 +21,37 @@
  * accepted clients' cloud models are recomputed; rows of clients whose
  * upload is missing stay. */
 
+typedef struct fgl__fedamp_params {
+    unsigned share;     /* the groups shared */
+    double sigma;       /* the attention's distance scale */
+    double lambda;      /* the proximal weight */
+    double self_weight; /* xi_ii */
+} fgl__fedamp_params;
+
+/* The server's state: every client's latest model theta_j, its cloud model
+ * u_i, the weights xi and who has uploaded yet. */
+typedef struct fgl__fedamp_server {
+    float *theta, *u, *xi;
+    int *has;
+} fgl__fedamp_server;
+
 static int fgl__amp_server_init(fgl_server *s) {
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    fgl__fedamp_server *st = FGL_NEW_STATE(fgl__fedamp_server, &s->store);
     size_t K = (size_t)s->n_clients, i;
-    float *theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
-                                                          common initialisation */
-    float *u = fgl_new_floats(&s->store, "u", K * s->n_shared);
-    float *xi = fgl_new_floats(&s->store, "xi", K * K);
-    fgl_new_ints(&s->store, "has", K);
-    if (!(fgl_get(s->set, "sigma") > 0) ||
-        !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
-                               fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* before any upload: everyone's cloud model is the
+                                                       common initialisation */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->xi = fgl_new_floats(&s->store, "xi", K * K);
+    st->has = fgl_new_ints(&s->store, "has", K);
+    if (!(p->sigma > 0) || !(p->self_weight >= 0 && p->self_weight <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]", p->sigma,
+                               p->self_weight);
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) {
-        memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
-        xi[i * K + i] = 1.0f;
+        memcpy(st->u + i * s->n_shared, st->theta + i * s->n_shared, sizeof(float) * s->n_shared);
+        st->xi[i * K + i] = 1.0f;
     }
     return FGL_OK;
 }
@@ -43,9 +59,11 @@ static int fgl__amp_server_init(fgl_server *s) {
 static int fgl__amp_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j;
     size_t q, n = s->n_shared;
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *xi = fgl_floats(&s->store, "xi");
-    float sigma = (float)fgl_get(s->set, "sigma"), self_weight = (float)fgl_get(s->set, "self_weight");
-    int *has = fgl_ints(&s->store, "has");
+    const fgl__fedamp_params *p = FGL_PARAMS(fgl__fedamp_params, s->set);
+    const fgl__fedamp_server *st = FGL_STATE(fgl__fedamp_server, &s->store);
+    float *theta = st->theta, *u = st->u, *xi = st->xi;
+    float sigma = (float)p->sigma, self_weight = (float)p->self_weight;
+    int *has = st->has;
     double *d = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     double *e = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -82,7 +100,7 @@ static int fgl__amp_aggregate(fgl_server *s) {
 }
 
 static int fgl__amp_grad(fgl_client *c, const fgl_step *st) { /* g += lambda (theta - u_i) */
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__fedamp_params, c->set)->lambda;
     if (lambda != 0) fgl_client_prox_grad(c, &st->model->params, lambda);
     return FGL_OK;
 }
@@ -93,12 +111,12 @@ static fgl_algo fgl__fedamp(void) {
     fgl_algo a =
         fgl_algo_new("fedamp", "Huang et al. 2021: personalised cloud models from attention over model distances, "
                                "proximal local training");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 10.0,
-                       "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
-    fgl_algo_param_add(&a, "self_weight", FGL_PARAM_FLOAT, 0.3,
-                       "xi_ii, the weight of a client's own model in its cloud model");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, sigma, FGL_PARAM_FLOAT, 10.0,
+                   "attention scale: xi_ij ~ exp(-||theta_i - theta_j||^2 / sigma)");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, lambda, FGL_PARAM_FLOAT, 1.0, "proximal weight lambda/2 ||theta - u_i||^2");
+    FGL_ALGO_PARAM(&a, fgl__fedamp_params, self_weight, FGL_PARAM_FLOAT, 0.3,
+                   "xi_ii, the weight of a client's own model in its cloud model");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_download(&a, "u", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "u");
     a.server_init = fgl__amp_server_init;

@@ -27,7 +27,7 @@
  * class; this is the published method as its code runs it, not tuned. */
 
 static int fgl__feddc_aggregate(fgl_server *s) {
-    int rc = fgl_server_plain_mean(s, "theta_h", fgl_floats(&s->store, "theta"));
+    int rc = fgl_server_plain_mean(s, "theta_h", FGL_STATE(fgl__cv_server, &s->store)->theta);
     if (rc) return rc; /* (FGL_ERR_EMPTY: nothing accepted, the state stays) */
     return fgl__cv_update_c(s);
 }
@@ -35,13 +35,13 @@ static int fgl__feddc_aggregate(fgl_server *s) {
 static fgl_algo fgl__feddc(void) {
     fgl_algo a = fgl__cv_base("feddc", "Gao et al. 2022: local drift variables decouple local and global models, plus "
                               "SCAFFOLD-style gradient correction", "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.01,
-                       "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
-    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
-                       "w_i = 1 (paper)");
-    fgl_algo_param_add(
-        &a, "variate", FGL_PARAM_INT, 1,
+    FGL_ALGO_PARAM(&a, fgl__feddc_params, alpha, FGL_PARAM_FLOAT, 0.01,
+                   "drift penalty alpha/2 ||theta + h_i - theta_global||^2 (authors' code: 0.01 CIFAR, 0.1 MNIST)");
+    FGL_ALGO_PARAM(&a, fgl__feddc_params, weighted, FGL_PARAM_INT, 1,
+                   "1: alpha and variates scaled by the relative data size w_i = K n_i / sum n (authors' code); 0: "
+                   "w_i = 1 (paper)");
+    FGL_ALGO_PARAM( /* read by the base's hooks: its struct's member */
+        &a, fgl__cv_params, variate, FGL_PARAM_INT, 1,
         "1: mean uncorrected gradient (see scaffold); 0: the authors' update c_i - c/w_i - dtheta/(steps lr), "
         "which assumes SGD");
     fgl_algo_download(&a, "w", FGL_SEND_DATA, 1, 1, FGL_PART_ROW, "w");

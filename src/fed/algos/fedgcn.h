@@ -35,6 +35,21 @@ typedef struct fgl__fedgcn_params {
     int hops; /* -1: the data's halo; else 0, 1 or 2 */
 } fgl__fedgcn_params;
 
+/* A client's state: "hops", the hops it runs and 1 once the halo arrived;
+ * "xfull", its features with the halo's rows (hops 1 or 2). */
+typedef struct fgl__fedgcn_client {
+    int *hops;
+    float *xfull;
+} fgl__fedgcn_client;
+
+/* The server's state: FedAvg's, the exchange's state ("xch": state, own rows
+ * sent, halo rows filled) and every client's halo rows to send ("hx"). */
+typedef struct fgl__fedgcn_server {
+    fgl__avg_server avg;
+    int *xch;
+    float *hx;
+} fgl__fedgcn_server;
+
 /* The hops a client runs: the parameter, or (-1) the halo its data brings; -1 with an error recorded. */
 static int fgl__gcn_hops(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
@@ -57,9 +72,11 @@ static int fgl__gcn_hops(fgl_client *c) {
 
 static int fgl__gcn_client_init(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
-    int h = fgl__gcn_hops(c);
-    int *state = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
+    fgl__fedgcn_client *st = FGL_NEW_STATE(fgl__fedgcn_client, &c->store);
+    int h = fgl__gcn_hops(c), *state;
     float *x;
+    if (!st) return FGL_ERR_NOMEM;
+    state = st->hops = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
     if (h < 0) return c->error;
     if (!state) return FGL_ERR_NOMEM;
     state[0] = h;
@@ -75,7 +92,7 @@ static int fgl__gcn_client_init(fgl_client *c) {
                 return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: client %d's row %d has node id %d (0 .. 2^24 - 1)",
                                        c->id, r, d->gid[r]);
     }
-    x = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
+    x = st->xfull = fgl_new_floats(&c->store, "xfull", (size_t)d->n_nodes * (size_t)d->n_feat);
     if (!x) return FGL_ERR_NOMEM;
     memcpy(x, d->x.data, sizeof(float) * (size_t)d->n_nodes * (size_t)d->n_feat);
     c->data.full.x = x; /* the GCN reads its features from here: the halo rows once they arrive */
@@ -83,7 +100,8 @@ static int fgl__gcn_client_init(fgl_client *c) {
 }
 
 static int fgl__gcn_train(fgl_client *c) {
-    if (fgl_ints(&c->store, "hops")[0] > 0 && c->round == 0) { /* the exchange round: nothing to train on yet */
+    /* the exchange round: nothing to train on yet */
+    if (FGL_STATE(fgl__fedgcn_client, &c->store)->hops[0] > 0 && c->round == 0) {
         c->steps = 0;
         c->train_loss = 0;
         return FGL_OK;
@@ -95,7 +113,7 @@ static int fgl__gcn_upload(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
     float *x, *gid;
     int r;
-    if (fgl_ints(&c->store, "hops")[0] == 0 || c->round != 0) {
+    if (FGL_STATE(fgl__fedgcn_client, &c->store)->hops[0] == 0 || c->round != 0) {
         fgl_up_drop(c, "x");
         fgl_up_drop(c, "gid");
         return FGL_OK;
@@ -110,14 +128,15 @@ static int fgl__gcn_upload(fgl_client *c) {
 
 static int fgl__gcn_receive(fgl_client *c) {
     const fgl_node_data *d = c->data.node;
+    const fgl__fedgcn_client *st = FGL_STATE(fgl__fedgcn_client, &c->store);
     const float *h = fgl_down(c, "halo");
     size_t F, own;
-    int *state = fgl_ints(&c->store, "hops");
+    int *state = st->hops;
     if (!h) return FGL_OK;
     F = (size_t)d->n_feat;
     own = (size_t)d->n_own;
     if (state[0] == 0) return fgl_client_fail(c, FGL_ERR_ARG, "fedgcn: a halo arrived at a client without one");
-    memcpy(fgl_floats(&c->store, "xfull") + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
+    memcpy(st->xfull + own * F, h + own * F, sizeof(float) * ((size_t)d->n_nodes - own) * F);
     state[1] = 1;
     return FGL_OK;
 }
@@ -132,13 +151,15 @@ static size_t fgl__gcn_rows(const fgl_server *s) {
 
 static int fgl__gcn_server_init(fgl_server *s) {
     int rc = fgl__fedavg_server_init(s), hops = FGL_PARAMS(fgl__fedgcn_params, s->set)->hops;
+    fgl__fedgcn_server *st;
     if (rc) return rc;
     if (hops < -1 || hops > 2) return fgl_server_fail(s, FGL_ERR_RANGE, "fedgcn: hops = %d, not -1, 0, 1 or 2", hops);
-    if (!fgl_new_ints(&s->store, "xch", 3)) return FGL_ERR_NOMEM; /* state, own rows sent, halo rows filled */
+    if (!(st = FGL_NEW_STATE(fgl__fedgcn_server, &s->store))) return FGL_ERR_NOMEM; /* FedAvg's, extended */
+    if (!(st->xch = fgl_new_ints(&s->store, "xch", 3))) return FGL_ERR_NOMEM; /* state, own rows sent, halo filled */
     if (hops == 0) return FGL_OK;
     /* every client's halo rows to send, at the offset of its rows among all clients' */
-    return fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT)) ? FGL_OK
-                                                                                                : FGL_ERR_NOMEM;
+    st->hx = fgl_new_floats(&s->store, "hx", fgl__gcn_rows(s) * fgl_server_dim(s, FGL_DIM_INPUT));
+    return st->hx ? FGL_OK : FGL_ERR_NOMEM;
 }
 
 typedef struct fgl__gcn_owner {
@@ -152,6 +173,7 @@ static int fgl__gcn_owner_cmp(const void *a, const void *b) {
 
 /* Round 1's uploads: every halo row's features from the upload of the client that owns the node. */
 static int fgl__gcn_exchange(fgl_server *s) {
+    const fgl__fedgcn_server *st = FGL_STATE(fgl__fedgcn_server, &s->store);
     size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n_own = 0, k = 0, filled = 0;
     fgl__gcn_owner *own;
     float *hx;
@@ -161,7 +183,7 @@ static int fgl__gcn_exchange(fgl_server *s) {
     if (senders < s->n_clients)
         return fgl_server_fail(s, FGL_ERR_ARG, "fedgcn: the exchange needs every client's upload in round 1 (%d of "
                                "%d arrived)", senders, s->n_clients);
-    hx = fgl_floats(&s->store, "hx"); /* there: a client sends only with hops 1 or 2, the server's parameter too */
+    hx = st->hx; /* there: a client sends only with hops 1 or 2, the server's parameter too */
     for (i = 0; i < s->n_clients; i++) {
         const float *g = fgl_upload(s, i, "gid");
         for (r = 0; r < s->n_nodes[i]; r++) {
@@ -200,28 +222,29 @@ static int fgl__gcn_exchange(fgl_server *s) {
             filled++;
         }
     }
-    fgl_ints(&s->store, "xch")[0] = FGL__GCN_DUE;
-    fgl_ints(&s->store, "xch")[1] = (int)n_own;
-    fgl_ints(&s->store, "xch")[2] = (int)filled;
+    st->xch[0] = FGL__GCN_DUE;
+    st->xch[1] = (int)n_own;
+    st->xch[2] = (int)filled;
     return FGL_OK;
 }
 
 static int fgl__gcn_aggregate(fgl_server *s) {
-    int rc = fgl__fedavg_aggregate(s), *xch = fgl_ints(&s->store, "xch");
+    int rc = fgl__fedavg_aggregate(s), *xch = FGL_STATE(fgl__fedgcn_server, &s->store)->xch;
     if (rc) return rc;
     if (xch[0] == FGL__GCN_DUE) xch[0] = FGL__GCN_SENT; /* round 2's downloads carried it */
     return s->round == 0 ? fgl__gcn_exchange(s) : FGL_OK;
 }
 
 static int fgl__gcn_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__fedgcn_server *st = FGL_STATE(fgl__fedgcn_server, &s->store);
     size_t F = fgl_server_dim(s, FGL_DIM_INPUT), off = 0, n = (size_t)s->n_nodes[client] * F;
     float *p;
     int i;
     (void)down;
-    if (fgl_ints(&s->store, "xch")[0] != FGL__GCN_DUE) return FGL_OK;
+    if (st->xch[0] != FGL__GCN_DUE) return FGL_OK;
     for (i = 0; i < client; i++) off += (size_t)s->n_nodes[i];
     if (!(p = fgl_download_part(s, client, "halo"))) return FGL_ERR_NOMEM;
-    memcpy(p, fgl_floats(&s->store, "hx") + off * F, sizeof(float) * n);
+    memcpy(p, st->hx + off * F, sizeof(float) * n);
     return FGL_OK;
 }
 

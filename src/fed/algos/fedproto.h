@@ -23,6 +23,26 @@ FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st);
  * FedTGP (fedtgp.h) shares this client side; its server trains the global
  * prototypes. */
 
+/* The parameters: the family's (FedProto's and FedTGP's structs begin with
+ * it), and FedProto's. */
+typedef struct fgl__proto_params {
+    double lambda; /* the prototype term's weight */
+} fgl__proto_params;
+
+typedef struct fgl__fedproto_params {
+    fgl__proto_params proto;
+    int weighted; /* 1: class means weighted by counts; 0: plain mean */
+} fgl__fedproto_params;
+
+/* The server's state: the global prototypes, which classes have one, whether
+ * any exist yet, and FedTGP's last margin and server loss (FedTGP's struct
+ * begins with it). */
+typedef struct fgl__proto_server {
+    float *global;
+    int *has, *ready;
+    float *last;
+} fgl__proto_server;
+
 /* C and d of the prototype messages. */
 static int fgl__proto_C(fgl_client *c) { return (int)fgl_up_size(c, "counts"); }
 
@@ -42,20 +62,23 @@ static int fgl__proto_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_erro
 
 static int fgl__proto_server_init(fgl_server *s) {
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1);
-    fgl_new_floats(&s->store, "global", C * d);
-    fgl_new_ints(&s->store, "has", C);
-    fgl_new_ints(&s->store, "ready", 1);   /* 1 once prototypes exist (before: nothing is sent) */
-    fgl_new_floats(&s->store, "last", 2);  /* FedTGP: margin and server loss of the last aggregation */
+    fgl__proto_server *st = FGL_NEW_STATE(fgl__proto_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->global = fgl_new_floats(&s->store, "global", C * d);
+    st->has = fgl_new_ints(&s->store, "has", C);
+    st->ready = fgl_new_ints(&s->store, "ready", 1); /* 1 once prototypes exist (before: nothing is sent) */
+    st->last = fgl_new_floats(&s->store, "last", 2); /* FedTGP: margin and server loss of the last aggregation */
     return s->store.err;
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), k, cl;
-    const float *global = fgl_floats(&s->store, "global");
-    const int *has = fgl_ints(&s->store, "has");
+    const fgl__proto_server *st = FGL_STATE(fgl__proto_server, &s->store);
+    const float *global = st->global;
+    const int *has = st->has;
     float *p;
     (void)down;
-    if (!fgl_ints(&s->store, "ready")[0]) return FGL_OK; /* no prototypes yet: nothing to send */
+    if (!st->ready[0]) return FGL_OK; /* no prototypes yet: nothing to send */
     if (!(p = fgl_download_part(s, client, "protos"))) return FGL_ERR_NOMEM;
     for (cl = 0; cl < C; cl++)
         for (k = 0; k < d; k++) p[cl * d + k] = has[cl] ? global[cl * d + k] : (float)NAN;
@@ -65,7 +88,7 @@ static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
 /* lambda * MSE(rep rows of the step's training samples, their class's
  * global prototype), built on the tape with a constant target matrix. */
 FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st) {
-    float lambda = (float)fgl_get(c->set, "lambda");
+    float lambda = (float)FGL_PARAMS(fgl__proto_params, c->set)->lambda;
     const float *global = fgl_down(c, "protos");
     fgl_node *rep = st->fwd->rep;
     fgl_tape *t = st->t;
@@ -133,10 +156,11 @@ static int fgl__proto_upload(fgl_client *c) {
 }
 
 static int fgl__fedproto_aggregate(fgl_server *s) {
-    int weighted = fgl_get(s->set, "weighted") != 0, i;
+    const fgl__proto_server *st = FGL_STATE(fgl__proto_server, &s->store);
+    int weighted = FGL_PARAMS(fgl__fedproto_params, s->set)->weighted != 0, i;
     size_t C = fgl_server_up_size(s, "counts"), d = fgl_server_up_size(s, "protos") / FGL__MAX(C, 1), cl, k;
-    float *global = fgl_floats(&s->store, "global");
-    int *has = fgl_ints(&s->store, "has");
+    float *global = st->global;
+    int *has = st->has;
     double *acc = (double *)fgl_scratch(&s->store, sizeof(double) * FGL__MAX(d, 1));
     if (!acc) return FGL_ERR_NOMEM;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: keep the prototypes */
@@ -154,7 +178,7 @@ static int fgl__fedproto_aggregate(fgl_server *s) {
         has[cl] = wsum > 0;
         for (k = 0; k < d; k++) global[cl * d + k] = wsum > 0 ? (float)(acc[k] / wsum) : 0.0f;
     }
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->ready[0] = 1;
     return FGL_OK;
 }
 
@@ -171,7 +195,7 @@ static void fgl__fedproto_report(const fgl_observed *o, char *buf, size_t cap) {
 /* The prototype family: parameters and messages shared by both. */
 static fgl_algo fgl__proto_base(const char *name, const char *summary, const char *lambda_help) {
     fgl_algo a = fgl_algo_new(name, summary);
-    fgl_algo_param_add(&a, "lambda", FGL_PARAM_FLOAT, 1.0, lambda_help);
+    FGL_ALGO_PARAM(&a, fgl__proto_params, lambda, FGL_PARAM_FLOAT, 1.0, lambda_help);
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, 1, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
@@ -189,8 +213,8 @@ static fgl_algo fgl__fedproto(void) {
                                  "lambda ||h - P_y||^2",
                                  "weight of the prototype term lambda * MSE(rep, P_y) (mean over "
                                  "entries, as the authors' nn.MSELoss)");
-    fgl_algo_param_add(&a, "weighted", FGL_PARAM_INT, 1,
-                       "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fedproto_params, weighted, FGL_PARAM_INT, 1,
+                   "1: class means weighted by counts (docs/algorithms.md); 0: plain mean (authors' code)");
     a.aggregate = fgl__fedproto_aggregate;
     a.report = fgl__fedproto_report;
     return a;

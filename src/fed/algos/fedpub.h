@@ -16,11 +16,37 @@
  * applied to the live parameters (the authors' code computes them on
  * detached copies). Sent: up 4 (n + d + 1), down 4 n bytes (masks stay). */
 
+typedef struct fgl__fedpub_params {
+    unsigned share;       /* the groups sent (not the masks) */
+    double tau;           /* the similarity's sharpness */
+    double l1;            /* the masks' L1 weight */
+    double loc_l2;        /* the proximal weight */
+    int proxy_blocks;     /* the proxy graph's blocks */
+    int proxy_block_size; /* nodes per block */
+    double p_in, p_out;   /* edge probabilities inside and across blocks */
+    int live_reg;         /* 1: the L1 and proximal terms act */
+    int l1_prox;          /* 1: L1 as a soft-threshold step */
+    int masks;            /* 1: personal weight masks */
+} fgl__fedpub_params;
+
+/* The state. Client: the proxy graph (scratch, rebuilt from the seed).
+ * Server: every client's model and latest embedding, who has sent one, and
+ * the similarity weights. */
+typedef struct fgl__fedpub_client {
+    fgl__probe *proxy;
+} fgl__fedpub_client;
+
+typedef struct fgl__fedpub_server {
+    float *theta, *fe;
+    int *has_fe;
+    float *sim;
+} fgl__fedpub_server;
+
 static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     if (spec->arch == FGL_ARCH_FEDSTAR)
         return fgl_error_set(err, FGL_ERR_ARG,
                              "fedpub: FedStar's model needs structure encodings the proxy graph lacks");
-    spec->masked = fgl_get(set, "masks") != 0;
+    spec->masked = FGL_PARAMS(fgl__fedpub_params, set)->masks != 0;
     return FGL_OK;
 }
 
@@ -28,16 +54,19 @@ static int fgl__pub_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
  * block and p_out across, node features N(0, 1); drawn from the run seed so
  * every client holds the same graph. */
 static int fgl__pub_client_init(fgl_client *c) {
-    int bs = (int)fgl_get(c->set, "proxy_block_size"), n = (int)fgl_get(c->set, "proxy_blocks") * bs;
-    float p_in = (float)fgl_get(c->set, "p_in"), p_out = (float)fgl_get(c->set, "p_out");
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
+    fgl__fedpub_client *st = FGL_NEW_STATE(fgl__fedpub_client, &c->store);
+    int bs = p->proxy_block_size, n = p->proxy_blocks * bs;
+    float p_in = (float)p->p_in, p_out = (float)p->p_out;
     int i, j, rc;
     fgl__probe *px;
     fgl_rng r;
     fgl_error err;
     size_t k;
+    if (!st) return FGL_ERR_NOMEM;
     if (n <= 0 || bs <= 0)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpub: the proxy graph needs proxy_blocks and proxy_block_size > 0");
-    if (!(px = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
+    if (!(px = st->proxy = fgl__probe_new(c, "proxy", n, 1))) return FGL_ERR_NOMEM;
     fgl_rng_init(&r, c->fed->seed, 0x50524f5859ull); /* "PROXY" */
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++) {
@@ -52,16 +81,18 @@ static int fgl__pub_client_init(fgl_client *c) {
 }
 
 static int fgl__pub_server_init(fgl_server *s) {
+    fgl__fedpub_server *st = FGL_NEW_STATE(fgl__fedpub_server, &s->store);
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
-    fgl_new_ints(&s->store, "has_fe", K);
-    fgl_new_floats(&s->store, "sim", K * K);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->fe = fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
+    st->has_fe = fgl_new_ints(&s->store, "has_fe", K);
+    st->sim = fgl_new_floats(&s->store, "sim", K * K);
     return s->store.err;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
-    fgl__probe *px = (fgl__probe *)fgl_get_scratch(&c->store, "proxy");
+    fgl__probe *px = FGL_STATE(fgl__fedpub_client, &c->store)->proxy;
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
     if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
     return FGL_OK;
@@ -70,10 +101,10 @@ static int fgl__pub_upload(fgl_client *c) {
 static int fgl__pub_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe");
-    float tau = (float)fgl_get(s->set, "tau");
-    float *theta = fgl_floats(&s->store, "theta"), *fe = fgl_floats(&s->store, "fe"),
-          *sim = fgl_floats(&s->store, "sim");
-    int *has_fe = fgl_ints(&s->store, "has_fe");
+    const fgl__fedpub_server *st = FGL_STATE(fgl__fedpub_server, &s->store);
+    float tau = (float)FGL_PARAMS(fgl__fedpub_params, s->set)->tau;
+    float *theta = st->theta, *fe = st->fe, *sim = st->sim;
+    int *has_fe = st->has_fe;
     float *plain = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(n, 1));
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
     unsigned char *mixed = (unsigned char *)fgl_scratch(&s->store, (size_t)K);
@@ -113,12 +144,13 @@ static int fgl__pub_aggregate(fgl_server *s) {
 }
 
 static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
-    float l1 = (float)fgl_get(c->set, "l1"), loc_l2 = (float)fgl_get(c->set, "loc_l2");
-    int l1_prox = fgl_get(c->set, "l1_prox") != 0;
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
+    float l1 = (float)p->l1, loc_l2 = (float)p->loc_l2;
+    int l1_prox = p->l1_prox != 0;
     fgl_params *ps = &st->model->params;
     int i;
     size_t j;
-    if (fgl_get(c->set, "live_reg") == 0) return FGL_OK;
+    if (p->live_reg == 0) return FGL_OK;
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
         float *g = ps->grad + sl->offset;
@@ -145,11 +177,12 @@ static int fgl__pub_grad(fgl_client *c, const fgl_step *st) {
  * it would zero those masks whatever l1 is; the proximal step keeps l1's
  * scale. */
 static int fgl__pub_after_step(fgl_client *c, const fgl_step *st) {
+    const fgl__fedpub_params *p = FGL_PARAMS(fgl__fedpub_params, c->set);
     fgl_params *ps = &st->model->params;
-    float shrink = c->optim.cfg.lr * (float)fgl_get(c->set, "l1");
+    float shrink = c->optim.cfg.lr * (float)p->l1;
     int i;
     size_t j;
-    if (fgl_get(c->set, "live_reg") == 0 || fgl_get(c->set, "l1_prox") == 0) return FGL_OK;
+    if (p->live_reg == 0 || p->l1_prox == 0) return FGL_OK;
     for (i = 0; i < ps->n; i++) {
         const fgl_slice *sl = &ps->slices[i];
         float *w = ps->data + sl->offset;
@@ -199,21 +232,23 @@ static fgl_algo fgl__fedpub(void) {
     fgl_algo a =
         fgl_algo_new("fedpub", "Baek et al. 2023: personalised subgraph FL with functional-embedding similarity "
                                "and weight masks");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
-                       "parameter groups sent (the masks stay home)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 3.0, "similarity sharpness (3 disjoint, 5 overlapping)");
-    fgl_algo_param_add(&a, "l1", FGL_PARAM_FLOAT, 1e-3, "mask L1 weight");
-    fgl_algo_param_add(&a, "loc_l2", FGL_PARAM_FLOAT, 1e-3, "proximal weight");
-    fgl_algo_param_add(&a, "proxy_blocks", FGL_PARAM_INT, 5, "proxy graph blocks");
-    fgl_algo_param_add(&a, "proxy_block_size", FGL_PARAM_INT, 100, "nodes per proxy block");
-    fgl_algo_param_add(&a, "p_in", FGL_PARAM_FLOAT, 0.1, "proxy edge probability inside a block");
-    fgl_algo_param_add(&a, "p_out", FGL_PARAM_FLOAT, 0.0, "proxy edge probability across blocks (paper: 0.01)");
-    fgl_algo_param_add(&a, "live_reg", FGL_PARAM_INT, 1,
-                       "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)");
-    fgl_algo_param_add(&a, "l1_prox", FGL_PARAM_INT, 1,
-                       "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam");
-    fgl_algo_param_add(&a, "masks", FGL_PARAM_INT, 1,
-                       "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, share, FGL_PARAM_GROUPS, (double)(FGL_G_ALL & ~(unsigned)FGL_G_MASK),
+                   "parameter groups sent (the masks stay home)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, tau, FGL_PARAM_FLOAT, 3.0,
+                   "similarity sharpness (3 disjoint, 5 overlapping)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, l1, FGL_PARAM_FLOAT, 1e-3, "mask L1 weight");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, loc_l2, FGL_PARAM_FLOAT, 1e-3, "proximal weight");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, proxy_blocks, FGL_PARAM_INT, 5, "proxy graph blocks");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, proxy_block_size, FGL_PARAM_INT, 100, "nodes per proxy block");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, p_in, FGL_PARAM_FLOAT, 0.1, "proxy edge probability inside a block");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, p_out, FGL_PARAM_FLOAT, 0.0,
+                   "proxy edge probability across blocks (paper: 0.01)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, live_reg, FGL_PARAM_INT, 1,
+                   "1: L1/proximal terms act on the parameters; 0: as the authors' code (no effect)");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, l1_prox, FGL_PARAM_INT, 1,
+                   "1: L1 as a soft-threshold step after the optimizer step; 0: its subgradient through Adam");
+    FGL_ALGO_PARAM(&a, fgl__fedpub_params, masks, FGL_PARAM_INT, 1,
+                   "1: personal weight masks; 0: none (with tau=0: no similarity either, i.e. FedAvg)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL_DIM_EMB, 1, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);

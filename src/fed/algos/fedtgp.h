@@ -20,16 +20,23 @@
  * Linear(h, d) (PyTorch's default Linear init), optionally L2-normalised
  * (FedPG), with its Adam state; drawn from the run seed and `stream`. All of
  * it is run-managed (checkpointed): params "tgp", optimizer "tgp_optim",
- * tape "tgp_tape". Slices 0..4: */
+ * tape "tgp_tape", which fgl__tgp_init creates and points g's members to
+ * (g: a member of the algorithm's typed state). Slices 0..4: */
 enum { FGL__TGP_ANCHOR, FGL__TGP_W1, FGL__TGP_B1, FGL__TGP_W2, FGL__TGP_B2 };
 
-static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
+typedef struct fgl__tgp_gen {
+    fgl_params *tgp;       /* anchors and MLP */
+    fgl_optim *tgp_optim;  /* their Adam state */
+    fgl_tape *tgp_tape;    /* the server's tape */
+} fgl__tgp_gen;
+
+static int fgl__tgp_init(fgl_server *s, fgl__tgp_gen *g, int rows, int d, int h, float lr, float wd, uint64_t stream) {
     fgl_params *ps;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
     fgl_rng r;
     size_t k;
     float *a;
-    if (!(ps = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
+    if (!(ps = g->tgp = fgl_new_params(&s->store, "tgp"))) return FGL_ERR_NOMEM;
     if (fgl_params_add(ps, "tgp.anchor", rows, d, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.w1", d, h, FGL_G_OTHER, 1) < 0 ||
         fgl_params_add(ps, "tgp.b1", 1, h, FGL_G_OTHER, 1) < 0 ||
@@ -45,8 +52,8 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
     fgl_params_fan_in_uniform(ps, FGL__TGP_B2, h, &r);
     oc.lr = lr;
     oc.weight_decay = wd;
-    fgl_new_optim(&s->store, "tgp_optim", oc, ps);
-    fgl_new_tape(&s->store, "tgp_tape");
+    g->tgp_optim = fgl_new_optim(&s->store, "tgp_optim", oc, ps);
+    g->tgp_tape = fgl_new_tape(&s->store, "tgp_tape");
     return s->store.err;
 }
 
@@ -105,11 +112,11 @@ static int fgl__tgp_margin(fgl_store *st, const float *U, const int *y, int m, i
  * contrastive loss of m query prototypes U of classes y against the
  * generated prototypes P (the C anchors idx, or all of them):
  * CE(-(dist(U, P) + delta onehot_y)). *loss: the last step's loss. */
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
-                          double delta, int steps, int normalize, double *loss) {
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_optim *opt = fgl_get_optim(&s->store, "tgp_optim");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
+static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, const int *y, int m, int C, int d,
+                        const int *idx, double delta, int steps, int normalize, double *loss) {
+    fgl_params *ps = g->tgp;
+    fgl_optim *opt = g->tgp_optim;
+    fgl_tape *t = g->tgp_tape;
     float *M = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)FGL__MAX(m, 1) * (size_t)C);
     int i, step;
     if (!M) return FGL_ERR_NOMEM;
@@ -130,24 +137,61 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
     return FGL_OK;
 }
 
+/* FedPG's (fedpg.h) calls, by the entries' names, until its typed state
+ * holds an fgl__tgp_gen: then they go. */
+static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
+    fgl__tgp_gen g;
+    return fgl__tgp_init(s, &g, rows, d, h, lr, wd, stream);
+}
+
+static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
+                          double delta, int steps, int normalize, double *loss) {
+    fgl__tgp_gen g;
+    g.tgp = fgl_get_params(&s->store, "tgp");
+    g.tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
+    g.tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
+    return fgl__tgp_fit(s, &g, U, y, m, C, d, idx, delta, steps, normalize, loss);
+}
+
+/* The parameters: the prototype family's, and FedTGP's server's. */
+typedef struct fgl__fedtgp_params {
+    fgl__proto_params proto;
+    int server_steps;  /* full-batch server steps per round */
+    double server_lr;  /* the server's Adam learning rate */
+    double tau;        /* the margin's cap */
+    int margin_rule;   /* 0: nearest-class gap (code); 1: largest pairwise gap (paper) */
+    int server_hidden; /* the MLP's hidden width (0: d) */
+} fgl__fedtgp_params;
+
+/* The server's state: FedProto's, and the generator. */
+typedef struct fgl__fedtgp_server {
+    fgl__proto_server proto;
+    fgl__tgp_gen gen;
+} fgl__fedtgp_server;
+
 /* FedTGP's server: anchors C x d, MLP hidden h (server_hidden, 0: d). */
 static int fgl__tgp_server_init(fgl_server *s) {
+    const fgl__fedtgp_params *p = FGL_PARAMS(fgl__fedtgp_params, s->set);
     int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1));
-    int h = (int)fgl_get(s->set, "server_hidden") > 0 ? (int)fgl_get(s->set, "server_hidden") : d, rc;
-    if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0))
+    int h = p->server_hidden > 0 ? p->server_hidden : d, rc;
+    fgl__fedtgp_server *st;
+    if (p->server_steps < 0 || !(p->server_lr >= 0) || !(p->tau >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedtgp: server_steps, server_lr and tau must be non-negative");
     if ((rc = fgl__proto_server_init(s))) return rc;
-    return fgl__tgp_make(s, C, d, h, (float)fgl_get(s->set, "server_lr"), 0.0f, 0x464544544750ull); /* "FEDTGP" */
+    if (!(st = FGL_NEW_STATE(fgl__fedtgp_server, &s->store))) return FGL_ERR_NOMEM; /* FedProto's, extended */
+    return fgl__tgp_init(s, &st->gen, C, d, h, (float)p->server_lr, 0.0f, 0x464544544750ull); /* "FEDTGP" */
 }
 
 static int fgl__fedtgp_aggregate(fgl_server *s) {
+    const fgl__fedtgp_params *p = FGL_PARAMS(fgl__fedtgp_params, s->set);
+    const fgl__fedtgp_server *st = FGL_STATE(fgl__fedtgp_server, &s->store);
     int C = (int)fgl_server_up_size(s, "counts"), d = (int)(fgl_server_up_size(s, "protos") / (size_t)FGL__MAX(C, 1)),
         K = s->n_clients, m = 0, i, cl, rc;
-    int steps = (int)fgl_get(s->set, "server_steps");
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
-    float *U, *last = fgl_floats(&s->store, "last");
-    int *y, *has = fgl_ints(&s->store, "has");
+    int steps = p->server_steps;
+    fgl_params *ps = st->gen.tgp;
+    fgl_tape *t = st->gen.tgp_tape;
+    float *U, *last = st->proto.last;
+    int *y, *has = st->proto.has;
     double delta, loss = 0;
     fgl_node *P;
     for (i = 0; i < K; i++)
@@ -168,16 +212,14 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
             y[m++] = cl;
         }
     }
-    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
-                              (float)fgl_get(s->set, "tau"), &delta)))
-        return rc;
-    if ((rc = fgl__tgp_train(s, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
+    if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, p->margin_rule != 0, (float)p->tau, &delta))) return rc;
+    if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
     if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->msg);
-    memcpy(fgl_floats(&s->store, "global"), P->val, sizeof(float) * (size_t)C * (size_t)d);
+    memcpy(st->proto.global, P->val, sizeof(float) * (size_t)C * (size_t)d);
     fgl_tape_reset(t);
     for (cl = 0; cl < C; cl++) has[cl] = 1;
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->proto.ready[0] = 1;
     last[0] = (float)delta;
     last[1] = (float)loss;
     return FGL_OK;
@@ -198,12 +240,13 @@ static fgl_algo fgl__fedtgp(void) {
                                  "adaptive-margin contrastive loss",
                                  "weight of the prototype term lambda * MSE(rep, P_y) "
                                  "(authors' default 1; their script uses 10)");
-    fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 100, "full-batch server optimisation steps per round");
-    fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (authors' margin_threthold 100)");
-    fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
-                       "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap (paper)");
-    fgl_algo_param_add(&a, "server_hidden", FGL_PARAM_INT, 0, "MLP hidden width (0: rep width d)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_steps, FGL_PARAM_INT, 100,
+                   "full-batch server optimisation steps per round");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_lr, FGL_PARAM_FLOAT, 0.01, "server Adam learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, tau, FGL_PARAM_FLOAT, 100.0, "margin cap (authors' margin_threthold 100)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, margin_rule, FGL_PARAM_INT, 0,
+                   "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap (paper)");
+    FGL_ALGO_PARAM(&a, fgl__fedtgp_params, server_hidden, FGL_PARAM_INT, 0, "MLP hidden width (0: rep width d)");
     a.server_init = fgl__tgp_server_init;
     a.aggregate = fgl__fedtgp_aggregate;
     a.report = fgl__fedtgp_report;

@@ -35,25 +35,55 @@ enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
  * Xie, Ma, Xu and Yang, "Federated Graph Classification over Non-IID
  * Graphs", NeurIPS 2021. */
 
+/* The parameters: GCFL's, and GCFL+'s, which begin with them. */
+typedef struct fgl__gcfl_params {
+    unsigned share; /* the groups clustered and averaged */
+    double eps1;    /* split when ||mean update|| < eps1 */
+    double eps2;    /* ... and max ||update|| > eps2 */
+    int warmup;     /* no split in the first rounds */
+} fgl__gcfl_params;
+
+typedef struct fgl__gcflplus_params {
+    fgl__gcfl_params gcfl;
+    int seq_length;  /* values per norm sequence */
+    int standardize; /* 1: sequences divided by their standard deviation */
+    int seq_grad;    /* 0: update norms; 1: the last step's gradient norms */
+} fgl__gcflplus_params;
+
+/* The server's state: every client's shared parameters, its cluster, the
+ * cluster ids used and splits made (meta), GCFL+'s norm sequences and their
+ * lengths. */
+typedef struct fgl__gcfl_server {
+    float *theta;
+    int *cluster, *meta;
+    float *seq;
+    int *seq_len;
+} fgl__gcfl_server;
 
 static int fgl__gcfl_plus(const fgl_server *s) { return s->algo->variant == FGL__GCFL_PLUS; }
 
+/* The sequences' length: GCFL+'s seq_length, 1 for GCFL. */
+static int fgl__gcfl_L(const fgl_server *s) {
+    return fgl__gcfl_plus(s) ? FGL_PARAMS(fgl__gcflplus_params, s->set)->seq_length : 1;
+}
+
 static int fgl__gcfl_server_init(fgl_server *s) {
     size_t K = (size_t)s->n_clients;
-    int L = fgl__gcfl_plus(s) ? (int)fgl_get(s->set, "seq_length") : 1;
-    int *meta;
+    int L = fgl__gcfl_L(s);
+    fgl__gcfl_server *st;
     if (L < 1)
         return fgl_server_fail(s, FGL_ERR_ARG, "%s: seq_length must be at least 1 (the paper uses 5..10)",
                                s->algo->name);
+    if (!(st = FGL_NEW_STATE(fgl__gcfl_server, &s->store))) return FGL_ERR_NOMEM;
     /* the server's initial model for everyone: the common initialisation
      * (the authors' clients all download one model) */
-    fgl_server_per_client(s, "theta");
-    fgl_new_ints(&s->store, "cluster", K);           /* everyone starts in cluster 0 */
-    meta = fgl_new_ints(&s->store, "meta", 2);       /* cluster ids used so far (never reused), splits so far */
-    fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
-    fgl_new_ints(&s->store, "seq_len", K);
+    st->theta = fgl_server_per_client(s, "theta");
+    st->cluster = fgl_new_ints(&s->store, "cluster", K);       /* everyone starts in cluster 0 */
+    st->meta = fgl_new_ints(&s->store, "meta", 2);             /* cluster ids used so far (never reused), splits */
+    st->seq = fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
+    st->seq_len = fgl_new_ints(&s->store, "seq_len", K);
     if (s->store.err) return s->store.err;
-    meta[0] = 1;
+    st->meta[0] = 1;
     return FGL_OK;
 }
 
@@ -64,7 +94,7 @@ static int fgl__gcfl_upload(fgl_client *c) {
     double sq = 0;
     int i;
     if (c->algo->variant != FGL__GCFL_PLUS) return FGL_OK;
-    if (fgl_get(c->set, "seq_grad") == 0) {
+    if (FGL_PARAMS(fgl__gcflplus_params, c->set)->seq_grad == 0) {
         fgl_up_drop(c, "gnorm");
         return FGL_OK;
     }
@@ -80,10 +110,11 @@ static int fgl__gcfl_upload(fgl_client *c) {
 /* Split cluster members mem[0..m-1] (all with accepted uploads) in two by a
  * minimum cut; the side without mem[0] moves to a new cluster id. */
 static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
-    int plus = fgl__gcfl_plus(s), L = plus ? (int)fgl_get(s->set, "seq_length") : 1, a, b;
-    int standardize = plus && fgl_get(s->set, "standardize") != 0;
-    const float *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta");
+    const fgl__gcfl_server *st = FGL_STATE(fgl__gcfl_server, &s->store);
+    int plus = fgl__gcfl_plus(s), L = fgl__gcfl_L(s), a, b;
+    int standardize = plus && FGL_PARAMS(fgl__gcflplus_params, s->set)->standardize != 0;
+    const float *seq = st->seq;
+    int *cluster = st->cluster, *meta = st->meta;
     double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m * (size_t)m);
     double *seqs = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)m * (size_t)L);
     unsigned char *side = (unsigned char *)fgl_scratch(&s->store, (size_t)m);
@@ -126,12 +157,13 @@ static int fgl__gcfl_split(fgl_server *s, const int *mem, int m) {
 }
 
 static int fgl__gcfl_aggregate(fgl_server *s) {
-    int plus = fgl__gcfl_plus(s), L = plus ? (int)fgl_get(s->set, "seq_length") : 1;
-    int seq_grad = plus && fgl_get(s->set, "seq_grad") != 0, warmup = (int)fgl_get(s->set, "warmup");
-    float eps1 = (float)fgl_get(s->set, "eps1"), eps2 = (float)fgl_get(s->set, "eps2");
-    float *theta = fgl_floats(&s->store, "theta"), *seq = fgl_floats(&s->store, "seq");
-    int *cluster = fgl_ints(&s->store, "cluster"), *meta = fgl_ints(&s->store, "meta"),
-        *seq_len = fgl_ints(&s->store, "seq_len");
+    const fgl__gcfl_params *p = FGL_PARAMS(fgl__gcfl_params, s->set);
+    const fgl__gcfl_server *st = FGL_STATE(fgl__gcfl_server, &s->store);
+    int plus = fgl__gcfl_plus(s), L = fgl__gcfl_L(s);
+    int seq_grad = plus && FGL_PARAMS(fgl__gcflplus_params, s->set)->seq_grad != 0, warmup = p->warmup;
+    float eps1 = (float)p->eps1, eps2 = (float)p->eps2;
+    float *theta = st->theta, *seq = st->seq;
+    int *cluster = st->cluster, *meta = st->meta, *seq_len = st->seq_len;
     int K = s->n_clients, i, id, n_ids = meta[0], rc;
     size_t j, n = s->n_shared;
     int *mem = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
@@ -239,13 +271,13 @@ static void fgl__gcfl_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__gcfl(void) {
     fgl_algo a = fgl_algo_new("gcfl", "Xie et al. 2021: clusters of clients split by a min cut of update similarities, "
                               "averaged inside");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_CONV,
-                       "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
-    fgl_algo_param_add(&a, "eps1", FGL_PARAM_FLOAT, 0.05,
-                       "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
-    fgl_algo_param_add(&a, "eps2", FGL_PARAM_FLOAT, 0.1,
-                       "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
-    fgl_algo_param_add(&a, "warmup", FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, share, FGL_PARAM_GROUPS, (double)FGL_G_CONV,
+                   "groups clustered and averaged (GCFL's code: the GIN convolutions; node tasks: pass share=all)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, eps1, FGL_PARAM_FLOAT, 0.05,
+                   "split when ||mean update|| < eps1 (authors' scripts: PROTEINS 0.03, molecules 0.07)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, eps2, FGL_PARAM_FLOAT, 0.1,
+                   "... and max ||update|| > eps2 (authors' scripts: PROTEINS 0.06, molecules 0.28)");
+    FGL_ALGO_PARAM(&a, fgl__gcfl_params, warmup, FGL_PARAM_INT, 20, "no split in the first rounds (authors: 20)");
     /* averaged by hand inside each cluster: no runtime defence covers it */
     fgl_algo_upload(&a, "delta", FGL_SEND_DELTA, 0, 0, FGL_PART_RAW);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
@@ -262,11 +294,12 @@ static fgl_algo fgl__gcflplus(void) {
     fgl_algo a = fgl__gcfl();
     a.name = "gcflplus";
     a.summary = "Xie et al. 2021 (GCFL+): GCFL splitting by DTW distances of update-norm sequences";
-    fgl_algo_param_add(&a, "seq_length", FGL_PARAM_INT, 5, "values per norm sequence compared by DTW (paper: 5..10)");
-    fgl_algo_param_add(&a, "standardize", FGL_PARAM_INT, 0,
-                       "1: divide each sequence by its standard deviation before DTW");
-    fgl_algo_param_add(&a, "seq_grad", FGL_PARAM_INT, 0,
-                       "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, seq_length, FGL_PARAM_INT, 5,
+                   "values per norm sequence compared by DTW (paper: 5..10)");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, standardize, FGL_PARAM_INT, 0,
+                   "1: divide each sequence by its standard deviation before DTW");
+    FGL_ALGO_PARAM(&a, fgl__gcflplus_params, seq_grad, FGL_PARAM_INT, 0,
+                   "0: sequences of update norms; 1: of the last local step's gradient norm (+4 bytes up)");
     fgl_algo_upload(&a, "gnorm", FGL_SEND_DATA, 1, 1, FGL_PART_OPTIONAL);
     a.upload = fgl__gcfl_upload;
     a.variant = FGL__GCFL_PLUS;

@@ -20,23 +20,41 @@
  * leaves their stale weights, which then do not sum to 1). A is the
  * client_matrix. */
 
+/* The parameters. pFedGNN (pfedgnn.h) trains with fgl__pfg_grad, which
+ * reads lam: its struct must begin with this one. */
+typedef struct fgl__pfedgraph_params {
+    unsigned share; /* the groups shared */
+    double alpha;   /* graph inference: the weight of ||a_i - p||^2 */
+    double lam;     /* the local term's weight */
+} fgl__pfedgraph_params;
+
+/* The server's state: every client's model theta_i and direction u_i, the
+ * graph A, and whose u_i exists yet. */
+typedef struct fgl__pfedgraph_server {
+    float *theta, *u, *A;
+    int *has_u;
+} fgl__pfedgraph_server;
+
 static int fgl__pfg_server_init(fgl_server *s) {
+    fgl__pfedgraph_server *st = FGL_NEW_STATE(fgl__pfedgraph_server, &s->store);
     size_t K = (size_t)s->n_clients;
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "u", K * s->n_shared);
-    fgl_new_floats(&s->store, "A", K * K);
-    fgl_new_ints(&s->store, "has_u", K);
-    if (!(fgl_get(s->set, "alpha") > 0))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
+    double alpha = FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->u = fgl_new_floats(&s->store, "u", K * s->n_shared);
+    st->A = fgl_new_floats(&s->store, "A", K * K);
+    st->has_u = fgl_new_ints(&s->store, "has_u", K);
+    if (!(alpha > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", alpha);
     return s->store.err;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
     int K = s->n_clients, ns = 0, i, a, b, rc;
     size_t q, n = s->n_shared;
-    float alpha = (float)fgl_get(s->set, "alpha");
-    float *theta = fgl_floats(&s->store, "theta"), *u = fgl_floats(&s->store, "u"), *A = fgl_floats(&s->store, "A");
-    int *has_u = fgl_ints(&s->store, "has_u");
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
+    float alpha = (float)FGL_PARAMS(fgl__pfedgraph_params, s->set)->alpha;
+    float *theta = st->theta, *u = st->u, *A = st->A;
+    int *has_u = st->has_u;
     double total = 0;
     int *S = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K);
     double *cosm = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * (size_t)K);
@@ -93,16 +111,19 @@ static int fgl__pfg_aggregate(fgl_server *s) {
 }
 
 static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__pfedgraph_server *st = FGL_STATE(fgl__pfedgraph_server, &s->store);
     float *u;
     (void)down;
-    if (!fgl_ints(&s->store, "has_u")[client]) return FGL_OK; /* nothing aggregated yet */
+    if (!st->has_u[client]) return FGL_OK; /* nothing aggregated yet */
     if (!(u = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
-    memcpy(u, fgl_floats(&s->store, "u") + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
+    memcpy(u, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     return FGL_OK;
 }
 
 /* d/dtheta lam <u, theta>/||theta|| = lam (u/||theta|| - <u, theta> theta/||theta||^3),
- * over the trainable shared floats. */
+ * over the trainable shared floats. lam is read by name, as pFedGNN trains
+ * with this hook too (FGL_PARAMS(fgl__pfedgraph_params, ...) once pFedGNN's
+ * struct begins with that one). */
 static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
     float lam = (float)fgl_get(c->set, "lam");
     const float *u = fgl_down(c, "u");
@@ -140,11 +161,11 @@ static fgl_algo fgl__pfedgraph(void) {
     fgl_algo a =
         fgl_algo_new("pfedgraph", "Ye et al. 2023: per-client aggregation over an inferred collaboration graph "
                                   "(simplex QP on size vs similarity)");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.8,
-                       "graph inference: weight of ||a_i - p||^2 against the model similarity");
-    fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.01,
-                       "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, alpha, FGL_PARAM_FLOAT, 0.8,
+                   "graph inference: weight of ||a_i - p||^2 against the model similarity");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, lam, FGL_PARAM_FLOAT, 0.01,
+                   "local term lam <u_i, theta>/||theta|| (authors' code; negative: pull towards the aggregate)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_ROW, "theta");

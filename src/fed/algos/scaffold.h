@@ -28,15 +28,42 @@ enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
  * FedDC (feddc.h) is built on the same machinery (its drift and weighted
  * variates are the FGL__CV_FEDDC branches below). */
 
+/* The parameters: the control-variate base's (SCAFFOLD's), and FedDC's,
+ * which its branches below read. */
+typedef struct fgl__cv_params {
+    unsigned share; /* the groups averaged and corrected */
+    int variate;    /* 1: mean uncorrected gradient; 0: option II */
+} fgl__cv_params;
+
+typedef struct fgl__feddc_params {
+    fgl__cv_params cv;
+    double alpha; /* the drift penalty */
+    int weighted; /* 1: alpha and variates scaled by w_i; 0: w_i = 1 */
+} fgl__feddc_params;
+
+/* The state. Server: theta, its variate c, FedDC's w_i. Client: its variate
+ * c_i, the round's dc_i, the sum of the round's gradients (scratch), FedDC's
+ * drift h_i. */
+typedef struct fgl__cv_server {
+    float *theta, *c, *w;
+} fgl__cv_server;
+
+typedef struct fgl__cv_client {
+    float *ci, *dc;
+    double *gsum;
+    float *h;
+} fgl__cv_client;
 
 static int fgl__cv_server_init(fgl_server *s) {
-    float *theta = fgl_server_global(s, "theta"); /* the common initial model */
-    fgl_new_floats(&s->store, "c", s->n_trainable);
-    if (!theta) return FGL_ERR_NOMEM;
+    fgl__cv_server *st = FGL_NEW_STATE(fgl__cv_server, &s->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->theta = fgl_server_global(s, "theta"); /* the common initial model */
+    st->c = fgl_new_floats(&s->store, "c", s->n_trainable);
+    if (!st->theta) return FGL_ERR_NOMEM;
     if (s->algo->variant == FGL__CV_FEDDC) { /* relative data sizes, from registration */
-        float *w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
+        float *w = st->w = fgl_new_floats(&s->store, "w", (size_t)s->n_clients);
         double total = 0;
-        int i, weighted = fgl_get(s->set, "weighted") != 0;
+        int i, weighted = FGL_PARAMS(fgl__feddc_params, s->set)->weighted != 0;
         if (!w) return FGL_ERR_NOMEM;
         for (i = 0; i < s->n_clients; i++) total += s->n_registered[i];
         for (i = 0; i < s->n_clients; i++)
@@ -46,10 +73,13 @@ static int fgl__cv_server_init(fgl_server *s) {
 }
 
 static int fgl__cv_client_init(fgl_client *c) {
-    fgl_new_floats(&c->store, "ci", c->n_trainable);
-    fgl_new_floats(&c->store, "dc", c->n_trainable);
-    fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1), NULL); /* reset every round */
-    if (c->algo->variant == FGL__CV_FEDDC) fgl_new_floats(&c->store, "h", c->n_trainable);
+    fgl__cv_client *st = FGL_NEW_STATE(fgl__cv_client, &c->store);
+    if (!st) return FGL_ERR_NOMEM;
+    st->ci = fgl_new_floats(&c->store, "ci", c->n_trainable);
+    st->dc = fgl_new_floats(&c->store, "dc", c->n_trainable);
+    st->gsum = (double *)fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1),
+                                         NULL); /* reset every round */
+    if (c->algo->variant == FGL__CV_FEDDC) st->h = fgl_new_floats(&c->store, "h", c->n_trainable);
     return c->store.err;
 }
 
@@ -71,11 +101,12 @@ static int fgl__cv_receive(fgl_client *c) {
  * g += c/w_i - c_i (SCAFFOLD: w_i = 1, g += c - c_i). */
 static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
     fgl_params *ps = &st->model->params;
-    const float *ci = fgl_floats(&c->store, "ci"), *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    const float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
-    double *gsum = (double *)fgl_get_scratch(&c->store, "gsum");
-    int variate = fgl_get(c->set, "variate") != 0, q;
-    float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)fgl_get(c->set, "alpha") / wi : 0.0f;
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    const float *ci = cs->ci, *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
+    const float *h = c->algo->variant == FGL__CV_FEDDC ? cs->h : NULL;
+    double *gsum = cs->gsum;
+    int variate = FGL_PARAMS(fgl__cv_params, c->set)->variate != 0, q;
+    float wi = fgl__cv_w(c), inv_w = 1.0f / wi, a = h ? (float)FGL_PARAMS(fgl__feddc_params, c->set)->alpha / wi : 0.0f;
     size_t j;
     for (q = 0; q < c->n_span; q++) {
         const fgl_span *sp = &c->span[q];
@@ -99,11 +130,12 @@ static int fgl__cv_grad(fgl_client *c, const fgl_step *st) {
  *              the correction was added;
  * dc_i = w_i (c_i+ - c_i) is what the upload carries. */
 static int fgl__cv_train(fgl_client *c) {
-    float *ci = fgl_floats(&c->store, "ci"), *dc = fgl_floats(&c->store, "dc");
-    float *h = c->algo->variant == FGL__CV_FEDDC ? fgl_floats(&c->store, "h") : NULL;
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    float *ci = cs->ci, *dc = cs->dc;
+    float *h = c->algo->variant == FGL__CV_FEDDC ? cs->h : NULL;
     const float *crecv = fgl_down(c, "c"), *w0 = fgl_received(c);
-    double *gsum = (double *)fgl_get_scratch(&c->store, "gsum"), lr_steps, inv;
-    int variate = fgl_get(c->set, "variate") != 0, q, rc;
+    double *gsum = cs->gsum, lr_steps, inv;
+    int variate = FGL_PARAMS(fgl__cv_params, c->set)->variate != 0, q, rc;
     float wi = fgl__cv_w(c);
     size_t j;
     memset(gsum, 0, sizeof(double) * c->n_trainable);
@@ -129,10 +161,11 @@ static int fgl__cv_train(fgl_client *c) {
 }
 
 static int fgl__cv_upload(fgl_client *c) {
-    memcpy(fgl_up(c, "dc"), fgl_floats(&c->store, "dc"), sizeof(float) * c->n_trainable);
+    const fgl__cv_client *cs = FGL_STATE(fgl__cv_client, &c->store);
+    memcpy(fgl_up(c, "dc"), cs->dc, sizeof(float) * c->n_trainable);
     if (c->algo->variant == FGL__CV_FEDDC) { /* theta_i + h_i; h only on trainable floats */
         float *th = fgl_up(c, "theta_h");
-        const float *h = fgl_floats(&c->store, "h");
+        const float *h = cs->h;
         int q;
         size_t j;
         for (q = 0; q < c->n_span; q++) {
@@ -146,7 +179,7 @@ static int fgl__cv_upload(fgl_client *c) {
 
 /* c += (|S| / K) mean_S dc_i, i.e. (1/K) sum_S dc_i. */
 static int fgl__cv_update_c(fgl_server *s) {
-    float *c = fgl_floats(&s->store, "c"),
+    float *c = FGL_STATE(fgl__cv_server, &s->store)->c,
           *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_trainable, 1));
     double frac = (double)s->n_accepted / s->n_clients;
     size_t k;
@@ -158,7 +191,7 @@ static int fgl__cv_update_c(fgl_server *s) {
 }
 
 static int fgl__scaf_aggregate(fgl_server *s) {
-    float *theta = fgl_floats(&s->store, "theta"),
+    float *theta = FGL_STATE(fgl__cv_server, &s->store)->theta,
           *tmp = (float *)fgl_scratch(&s->store, sizeof(float) * FGL__MAX(s->n_shared, 1));
     size_t k;
     int rc;
@@ -171,7 +204,7 @@ static int fgl__scaf_aggregate(fgl_server *s) {
 
 static fgl_algo fgl__cv_base(const char *name, const char *summary, const char *share_help) {
     fgl_algo a = fgl_algo_new(name, summary);
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, share_help);
+    FGL_ALGO_PARAM(&a, fgl__cv_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, share_help);
     fgl_algo_download(&a, "theta", FGL_SEND_MODEL, 0, 0, 0, "theta");
     fgl_algo_download(&a, "c", FGL_SEND_DATA, FGL_DIM_TRAINABLE, 1, 0, "c");
     a.server_init = fgl__cv_server_init;
@@ -188,8 +221,8 @@ static fgl_algo fgl__scaffold(void) {
                               "Karimireddy et al. 2020: FedAvg with server/client control variates "
                               "correcting client drift",
                               "parameter groups averaged and corrected by the control variates");
-    fgl_algo_param_add(
-        &a, "variate", FGL_PARAM_INT, 1,
+    FGL_ALGO_PARAM(
+        &a, fgl__cv_params, variate, FGL_PARAM_INT, 1,
         "1: mean uncorrected gradient of the local steps (option I of the paper when, as in full-batch node "
         "tasks, the one step starts at the global model); 0: c_i+ = c_i - c + (theta_global - theta_i)/(steps lr) "
         "(option II, which assumes SGD: under the protocols' Adam it stalls, Cora/5 clients/30 rounds 30% vs 76%)");
