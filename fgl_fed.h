@@ -11917,6 +11917,49 @@ static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "
 
 static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
 
+/* GPFL's parameters (fgl__gpfl: their defaults and help). */
+typedef struct fgl__gpfl_params {
+    unsigned share;     /* parameter groups shared */
+    double gamma;       /* the neighbours' weight in theta_i's update (the client's with paper_mix=1) */
+    int paper_mix;      /* 1: the paper's Eq. 4 (gamma on the client itself) */
+    double beta;        /* moving average of the network A_t */
+    double thresh;      /* edge if row-softmax(S) >= thresh / K */
+    int gae_steps;      /* auto-encoder Adam steps per round */
+    double gae_lr;      /* auto-encoder learning rate */
+    double gae_wd;      /* auto-encoder weight decay */
+    int gae_hidden;     /* auto-encoder hidden width */
+    int gae_out;        /* auto-encoder embedding width */
+    double size_weight; /* weight of the auto-encoder's sparsity term */
+    int pool;           /* client features: parameters average-pooled to about this many numbers */
+    int min_props;      /* property selection keeps at least this many properties */
+    int fe_nodes;       /* nodes of each random graph of the functional embedding */
+    double fe_p;        /* edge probability of the random graphs */
+    int same_graphs;    /* 1: the 20 random graphs identical */
+    int init;           /* 1: property-based initial network; 0: U(0, 1) weights */
+    int learn;          /* 1: moving average and auto-encoder every round; 0: the initial network fixed */
+} fgl__gpfl_params;
+
+/* A client's state: its mean graph properties (sent in round 1) and the 20
+ * random graphs of its functional embedding ("probe", rebuilt on resume). */
+typedef struct fgl__gpfl_client {
+    float *props;
+    fgl__probe *probe;
+} fgl__gpfl_client;
+
+/* The server's state: every client's model, properties (and whether they
+ * came), the kept properties, [network initialised, aggregations done], the
+ * auto-encoder's input network A_t, the network the aggregation uses, the
+ * row-softmax of S, [last auto-encoder loss, mean links per client]; the
+ * auto-encoder, its optimizer and tape. */
+typedef struct fgl__gpfl_server {
+    float *theta, *props;
+    int *has_props, *keep, *state;
+    float *net, *A, *soft, *last;
+    fgl_gae *gae;
+    fgl_optim *gae_optim;
+    fgl_tape *gae_tape;
+} fgl__gpfl_server;
+
 static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     (void)set;
     if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "gpfl: graph classification only");
@@ -11924,9 +11967,11 @@ static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 }
 
 static int fgl__gpfl_client_init(fgl_client *c) {
-    int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
-    double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
-    float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
+    const fgl__gpfl_params *gp = FGL_PARAMS(fgl__gpfl_params, c->set);
+    int nn = gp->fe_nodes, same = gp->same_graphs != 0, F = c->model.spec.in_dim;
+    double p = gp->fe_p, pr[FGL_GPFL_PROPS];
+    fgl__gpfl_client *st = FGL_NEW_STATE(fgl__gpfl_client, &c->store);
+    float *props = st ? (st->props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS)) : NULL;
     fgl__probe *pb;
     int g, i, k, rc = FGL_OK, N;
     fgl_error err;
@@ -11938,7 +11983,7 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
     /* 20 G(nn, p) graphs side by side */
     N = FGL__GPFL_GRAPHS * nn;
-    if (!(pb = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
+    if (!(pb = st->probe = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
     for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
         fgl_csr one;
         uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
@@ -11964,7 +12009,8 @@ static int fgl__gpfl_client_init(fgl_client *c) {
 
 /* The functional embedding, and the properties in the first round. */
 static int fgl__gpfl_upload(fgl_client *c) {
-    fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
+    const fgl__gpfl_client *st = FGL_STATE(fgl__gpfl_client, &c->store);
+    fgl__probe *pb = st->probe;
     float *fe = fgl_up(c, "fe");
     int C = (int)(fgl_up_size(c, "fe") / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;
@@ -11976,7 +12022,7 @@ static int fgl__gpfl_upload(fgl_client *c) {
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
-    if (c->round == 0) memcpy(fgl_up(c, "props"), fgl_floats(&c->store, "props"), sizeof(float) * FGL_GPFL_PROPS);
+    if (c->round == 0) memcpy(fgl_up(c, "props"), st->props, sizeof(float) * FGL_GPFL_PROPS);
     else fgl_up_drop(c, "props");
     return FGL_OK;
 }
@@ -12029,9 +12075,10 @@ static double fgl__gpfl_dist2(int K, const float *a, const float *b) {
 /* Round 1's greedy backward elimination of properties (keep[q] = 1 for the
  * kept ones) and the property network on them into ap. */
 static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap) {
-    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = (int)fgl_get(s->set, "min_props");
-    const float *props = fgl_floats(&s->store, "props");
-    const int *has = fgl_ints(&s->store, "has_props");
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = FGL_PARAMS(fgl__gpfl_params, s->set)->min_props;
+    const float *props = st->props;
+    const int *has = st->has_props;
     double cur;
     for (q = 0; q < FGL_GPFL_PROPS; q++) keep[q] = 1;
     if ((rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap))) return rc;
@@ -12061,41 +12108,42 @@ static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap
 }
 
 static int fgl__gpfl_server_init(fgl_server *s) {
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
     size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
-    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"),
-        o = (int)fgl_get(s->set, "gae_out");
-    double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
+    int pool = p->pool, h = p->gae_hidden, o = p->gae_out;
+    double gamma = p->gamma, beta = p->beta;
     float *theta, *A, *net;
     fgl_gae *gae;
+    fgl__gpfl_server *st;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
-        fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
-        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) ||
-        !(fgl_get(s->set, "gae_wd") >= 0))
+    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 || p->gae_steps < 0 ||
+        !(p->thresh >= 0) || p->min_props < 1 || p->min_props > FGL_GPFL_PROPS || !(p->gae_lr >= 0) ||
+        !(p->gae_wd >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
                                ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
-    theta = fgl_new_floats(&s->store, "theta", K * n);
-    fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
-    fgl_new_ints(&s->store, "has_props", K);
-    fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
-    fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
-    net = fgl_new_floats(&s->store, "net", K * K);   /* A_t, the auto-encoder's input network */
-    A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
-    fgl_new_floats(&s->store, "soft", K * K);        /* row-softmax of the auto-encoder's S */
-    fgl_new_floats(&s->store, "last", 2);            /* last auto-encoder loss, mean links per client */
+    if (!(st = FGL_NEW_STATE(fgl__gpfl_server, &s->store))) return FGL_ERR_NOMEM;
+    theta = st->theta = fgl_new_floats(&s->store, "theta", K * n);
+    st->props = fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
+    st->has_props = fgl_new_ints(&s->store, "has_props", K);
+    st->keep = fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
+    st->state = fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
+    net = st->net = fgl_new_floats(&s->store, "net", K * K); /* A_t, the auto-encoder's input network */
+    A = st->A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
+    st->soft = fgl_new_floats(&s->store, "soft", K * K);     /* row-softmax of the auto-encoder's S */
+    st->last = fgl_new_floats(&s->store, "last", 2);         /* last auto-encoder loss, mean links per client */
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
-    gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
+    gae = st->gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
     if (s->store.err || !gae) return FGL_ERR_NOMEM;
     if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
         return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
-    oc.lr = (float)fgl_get(s->set, "gae_lr");
-    oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
-    fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
-    fgl_new_tape(&s->store, "gae_tape");
+    oc.lr = (float)p->gae_lr;
+    oc.weight_decay = (float)p->gae_wd;
+    st->gae_optim = fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
+    st->gae_tape = fgl_new_tape(&s->store, "gae_tape");
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
-    if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
+    if (p->init == 0) { /* the paper's random initial network */
         fgl_rng r;
         fgl_rng_init(&r, s->fed->seed, 0x47504652414eull); /* "GPFRAN" */
         for (i = 0; i < K * K; i++) net[i] = (float)fgl_rng_uniform(&r);
@@ -12105,12 +12153,14 @@ static int fgl__gpfl_server_init(fgl_server *s) {
 
 /* The auto-encoder's network: A = rownorm(1[rowsoftmax(S) >= thresh / K]). */
 static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, q, kern;
-    fgl_gae *gae = (fgl_gae *)fgl_get_scratch(&s->store, "gae");
-    fgl_optim *opt = fgl_get_optim(&s->store, "gae_optim");
-    float *soft = fgl_floats(&s->store, "soft");
-    float *last = fgl_floats(&s->store, "last"), thr = (float)(fgl_get(s->set, "thresh") / K);
+    fgl_gae *gae = st->gae;
+    fgl_optim *opt = st->gae_optim;
+    float *soft = st->soft;
+    float *last = st->last, thr = (float)(p->thresh / K);
     int m = gae->in_dim;
     float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)m);
     float *S = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
@@ -12138,9 +12188,8 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
     /* a fresh auto-encoder, trained on (A_t, X) */
     fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
     fgl_optim_reset(opt);
-    rc = fgl_gae_fit(gae, opt, fgl_get_tape(&s->store, "gae_tape"), fgl_floats(&s->store, "net"), X, K,
-                     (int)fgl_get(s->set, "gae_steps"), (float)fgl_get(s->set, "size_weight"), S, &loss);
-    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", fgl_get_tape(&s->store, "gae_tape")->msg);
+    rc = fgl_gae_fit(gae, opt, st->gae_tape, st->net, X, K, p->gae_steps, (float)p->size_weight, S, &loss);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->msg);
     last[0] = (float)loss;
     /* row softmax, threshold, row-normalise */
     for (i = 0; i < K; i++) {
@@ -12158,13 +12207,13 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 }
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
-    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0,
-        paper = fgl_get(s->set, "paper_mix") != 0;
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    int K = s->n_clients, i, j, rc, n_up, learn = p->learn != 0, paper = p->paper_mix != 0;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
-    float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
-    float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
-    float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");
-    int *has_props = fgl_ints(&s->store, "has_props"), *state = fgl_ints(&s->store, "state");
+    float gamma = (float)p->gamma, beta = (float)p->beta;
+    float *theta = st->theta, *props = st->props, *net = st->net, *A = st->A, *last = st->last;
+    int *has_props = st->has_props, *state = st->state;
     float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     float *mixed = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     float *fe = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(d, 1));
@@ -12186,7 +12235,7 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     if ((rc = fgl__gpfl_cosnet(s, K, (int)d, fe, has_fe, NULL, ae))) return rc;
     /* the network the auto-encoder starts from */
     if (!state[0]) {
-        if (fgl_get(s->set, "init") != 0 && (rc = fgl__gpfl_select(s, ae, fgl_ints(&s->store, "keep"), net))) return rc;
+        if (p->init != 0 && (rc = fgl__gpfl_select(s, ae, st->keep, net))) return rc;
         fgl__gpfl_rownorm(K, net);
         state[0] = 1;
     } else if (learn) {
@@ -12233,7 +12282,7 @@ static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
     last = fgl_observed_floats(o, "last");
     used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
     for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
-        if (keep[q] && fgl_get(o->set, "init") != 0) {
+        if (keep[q] && FGL_PARAMS(fgl__gpfl_params, o->set)->init != 0) {
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
             first = 0;
         }
@@ -12245,33 +12294,36 @@ static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__gpfl(void) {
     fgl_algo a = fgl_algo_new("gpfl", "Chen et al. 2025: a learned client network (property-initialised, graph "
                               "auto-encoder) guides personalised aggregation; graph classification");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
-    fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
-                       "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
-    fgl_algo_param_add(
-        &a, "paper_mix", FGL_PARAM_INT, 0,
-        "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
-    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
-    fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
-    fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
-    fgl_algo_param_add(&a, "gae_lr", FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
-    fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
-    fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
-    fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
-    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0,
-                       "weight of the sparsity term mean -log(1 - sigmoid(S))");
-    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100,
-                       "client features: parameters average-pooled to about this many numbers");
-    fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
-    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30,
-                       "nodes of each of the 20 random graphs of the functional embedding");
-    fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
-    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0,
-                       "1: the 20 random graphs identical (the authors' code seeds them alike)");
-    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1,
-                       "1: property-based initial network; 0: U(0, 1) weights (ablation)");
-    fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
-                       "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL,
+                   "parameter groups shared (the whole model)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gamma, FGL_PARAM_FLOAT, 0.95,
+                   "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, paper_mix, FGL_PARAM_INT, 0,
+                   "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) "
+                   "(A dtheta)_i");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, beta, FGL_PARAM_FLOAT, 0.95,
+                   "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, thresh, FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_steps, FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_lr, FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_wd, FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_hidden, FGL_PARAM_INT, 128, "auto-encoder hidden width");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_out, FGL_PARAM_INT, 32, "auto-encoder embedding width");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, size_weight, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, pool, FGL_PARAM_INT, 100,
+                   "client features: parameters average-pooled to about this many numbers");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, min_props, FGL_PARAM_INT, 2,
+                   "property selection keeps at least this many properties");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, fe_nodes, FGL_PARAM_INT, 30,
+                   "nodes of each of the 20 random graphs of the functional embedding");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, fe_p, FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, same_graphs, FGL_PARAM_INT, 0,
+                   "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, init, FGL_PARAM_INT, 1,
+                   "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, learn, FGL_PARAM_INT, 1,
+                   "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_RAW); /* its updates mixed by hand */
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
     fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);
@@ -12610,10 +12662,52 @@ static void fgl__pg_accumulate(const fgl__pg_rings *r, const float *z, int d, in
         }
 }
 
+/* FedPG's parameters (fgl__fedpg: their defaults and help). */
+typedef struct fgl__fedpg_params {
+    double mu;          /* weight of the prototype alignment loss */
+    double alpha;       /* fusion: the global prototype's weight (1: no personalisation) */
+    int topk;           /* fusion set: the k most similar clients, self included */
+    int fusion;         /* 0: top-k fusion; 1: every client with cosine >= threshold */
+    double threshold;   /* similarity threshold of fusion=1 */
+    int server_steps;   /* generator Adam steps per hop per round */
+    double server_lr;   /* generator learning rate */
+    double server_wd;   /* generator weight decay */
+    int server_hidden;  /* generator MLP hidden width (0: d) */
+    double tau;         /* margin cap (0: no adaptive margin) */
+    int margin_rule;    /* 0: max over classes of the nearest-class gap; 1: largest pairwise gap */
+    double rf_ratio;    /* RF context: extra queries from other hops, a fraction of a hop's queries */
+    int loss_hops;      /* highest hop in the loss: >= 0, -1 all, -2 the task's default */
+    int normalize;      /* L2-normalise z: 1 node tasks, 2 graph tasks too, 0 never */
+    double pseudo;      /* node tasks: confidence for pseudo-labelled centres (0: off) */
+    int val_centres;    /* node tasks: 1 lets validation labels into the prototypes (leakage) */
+    int target_scale;   /* 0 (fgl): the fused target; 1 (authors): divided by 1 + |F| */
+    double graph_band;  /* graph tasks: the fraction of pairs in each hop's cosine band */
+} fgl__fedpg_params;
+
+/* A client's state: node tasks, the rings around its centres ("rings",
+ * rebuilt from the data on resume); graph tasks, none (NULL). */
+typedef struct fgl__fedpg_client {
+    fgl__pg_rings *rings;
+} fgl__fedpg_client;
+
+/* The server's state: the bank of each client's latest prototypes and
+ * counts, the generated prototypes, the personalised downloads and their
+ * masks, whether they exist, the margins per hop and the last server loss;
+ * the generator (fgl__tgp_make: its parameters, Adam state and tape). */
+typedef struct fgl__fedpg_server {
+    float *bank, *bank_n, *global, *pers;
+    float *pers_mask;
+    int *ready;
+    float *last;
+    fgl_params *tgp;
+    fgl_optim *tgp_optim;
+    fgl_tape *tgp_tape;
+} fgl__fedpg_server;
+
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
 
 static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    int n = (int)fgl_get(set, "normalize"), rc = fgl__proto_spec(set, spec, err);
+    int n = FGL_PARAMS(fgl__fedpg_params, set)->normalize, rc = fgl__proto_spec(set, spec, err);
     if (rc) return rc;
     if (n < 0 || n > 2) return fgl_error_set(err, FGL_ERR_ARG, "fedpg: normalize is 0, 1 or 2, not %d", n);
     if (n == 2 || (n == 1 && spec->task == FGL_TASK_NODE)) spec->norm_rep = 1;
@@ -12621,25 +12715,27 @@ static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl
 }
 
 static int fgl__fedpg_client_init(fgl_client *c) {
-    int H = fgl__pg_H(c), n = 0, i, rc;
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, c->set);
+    int H = fgl__pg_H(c), n = 0, i, rc, with_val = p->val_centres;
     fgl_node_data *nd = c->data.node;
+    fgl__fedpg_client *st;
     fgl__pg_rings *r;
     int *centre, *label;
     if (H < 0 || H > FGL_MAX_LAYERS) return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: %d hops", H + 1);
-    int with_val = (int)fgl_get(c->set, "val_centres");
-    if (fgl_get(c->set, "mu") < 0 || !(fgl_get(c->set, "pseudo") >= 0 && fgl_get(c->set, "pseudo") <= 1))
+    if (p->mu < 0 || !(p->pseudo >= 0 && p->pseudo <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: mu must be >= 0 and pseudo in [0, 1]");
     if (with_val != 0 && with_val != 1)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: val_centres is 0 or 1, not %d", with_val);
-    if (fgl_get(c->set, "loss_hops") < -2)
+    if (p->loss_hops < -2)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: loss_hops is a hop >= 0, -1 (all) or -2 (the task's default), "
-                               "not %g", fgl_get(c->set, "loss_hops"));
+                               "not %d", p->loss_hops);
+    if (!(st = FGL_NEW_STATE(fgl__fedpg_client, &c->store))) return FGL_ERR_NOMEM;
     if (!nd) return FGL_OK; /* graph tasks: rings from the embeddings, every time */
     /* node tasks: the rings around the training nodes (with val_centres=1 the validation nodes too: the
      * authors' label leakage), once (rebuilt from the data on resume) */
     centre = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
     label = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
-    r = (fgl__pg_rings *)fgl_new_scratch(&c->store, "rings", sizeof(fgl__pg_rings), fgl__pg_rings_free);
+    r = st->rings = (fgl__pg_rings *)fgl_new_scratch(&c->store, "rings", sizeof(fgl__pg_rings), fgl__pg_rings_free);
     if (!centre || !label || !r) return FGL_ERR_NOMEM;
     for (i = 0; i < nd->n_nodes; i++)
         if ((nd->split[i] == FGL_SPLIT_TRAIN || (with_val && nd->split[i] == FGL_SPLIT_VAL)) && nd->y[i] >= 0) {
@@ -12653,12 +12749,13 @@ static int fgl__fedpg_client_init(fgl_client *c) {
 
 /* mu sum_{h, c} mean_{v in S_c^h} ||mean_{N^h(v)} z - P~^{c,h}||^2 / d on the tape. */
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
-    float mu = (float)fgl_get(c->set, "mu");
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, c->set);
+    float mu = (float)p->mu;
     const float *P = fgl_down(c, "protos"), *mask = fgl_down(c, "mask");
     fgl_node *z = st->fwd->rep, *total = NULL;
     fgl_tape *t = st->t;
     int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, h, i, d;
-    int lh = (int)fgl_get(c->set, "loss_hops"), top;
+    int lh = p->loss_hops, top;
     fgl__pg_rings *r;
     int *nch;
     if (!z || mu == 0 || !P || !mask) return NULL;
@@ -12672,12 +12769,12 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     if (!z) return NULL;
     d = z->cols;
     if (c->task == FGL_TASK_NODE) {
-        r = (fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
+        r = FGL_STATE(fgl__fedpg_client, &c->store)->rings;
     } else { /* the rings among this batch's graphs, from the embeddings as they are now, on the tape: the
               * sparse products below keep pointers to its CSRs until the backward pass, after this returns */
         int rc;
         r = (fgl__pg_rings *)fgl_tape_alloc(t, sizeof *r);
-        rc = r ? fgl__pg_rings_cosine(r, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_band"), t)
+        rc = r ? fgl__pg_rings_cosine(r, z->val, st->labels, z->rows, d, H, p->graph_band, t)
                : FGL_ERR_NOMEM;
         if (rc) {
             fgl_client_fail(c, rc, "fedpg: out of memory");
@@ -12722,7 +12819,8 @@ static int fgl__fedpg_upload(fgl_client *c) {
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1 * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1);
-    float pseudo = (float)fgl_get(c->set, "pseudo");
+    const fgl__fedpg_params *pp = FGL_PARAMS(fgl__fedpg_params, c->set);
+    float pseudo = (float)pp->pseudo;
     fgl_view_iter it;
     fgl_view_batch b;
     fgl_error err;
@@ -12738,7 +12836,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
             fgl_view_end(&it);
             return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
         }
-        fgl__pg_accumulate((const fgl__pg_rings *)fgl_get_scratch(&c->store, "rings"), fw.rep->val, d, C, sum, cnt);
+        fgl__pg_accumulate(FGL_STATE(fgl__fedpg_client, &c->store)->rings, fw.rep->val, d, C, sum, cnt);
         if (pseudo > 0) { /* confidently predicted nodes outside the training set, under their predicted class */
             const fgl_node_data *nd = c->data.node;
             int n = 0, *centre = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
@@ -12790,7 +12888,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
         if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
         if (rc < 0) return rc;
-        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, fgl_get(c->set, "graph_band"), &c->store.scratch)))
+        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, pp->graph_band, &c->store.scratch)))
             return rc;
         fgl__pg_accumulate(&r, Z, d, C, sum, cnt);
     }
@@ -12804,37 +12902,45 @@ static int fgl__fedpg_upload(fgl_client *c) {
 /* Server state: the generator (fgl__tgp_make), the bank of each client's
  * latest prototypes and counts, the personalised downloads. */
 static int fgl__fedpg_server_init(fgl_server *s) {
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, s->set);
     int C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
-    int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, h = (int)fgl_get(s->set, "server_hidden");
+    int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, h = p->server_hidden, rc;
     size_t rows = (size_t)C * (size_t)H1;
-    if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0) ||
-        !(fgl_get(s->set, "server_wd") >= 0) || !(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1) ||
-        fgl_get(s->set, "topk") < 1 || !(fgl_get(s->set, "rf_ratio") >= 0))
+    fgl__fedpg_server *st;
+    if (p->server_steps < 0 || !(p->server_lr >= 0) || !(p->tau >= 0) || !(p->server_wd >= 0) ||
+        !(p->alpha >= 0 && p->alpha <= 1) || p->topk < 1 || !(p->rf_ratio >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedpg: server_steps, server_lr, server_wd, tau and rf_ratio must be "
                                "non-negative, alpha in [0, 1], topk >= 1");
-    fgl_new_floats(&s->store, "bank", (size_t)K * rows * (size_t)d);
-    fgl_new_floats(&s->store, "bank_n", (size_t)K * rows);
-    fgl_new_floats(&s->store, "global", rows * (size_t)d);
-    fgl_new_floats(&s->store, "pers", (size_t)K * rows * (size_t)d);
-    fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
-    fgl_new_ints(&s->store, "ready", 1);
-    fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
+    if (!(st = FGL_NEW_STATE(fgl__fedpg_server, &s->store))) return FGL_ERR_NOMEM;
+    st->bank = fgl_new_floats(&s->store, "bank", (size_t)K * rows * (size_t)d);
+    st->bank_n = fgl_new_floats(&s->store, "bank_n", (size_t)K * rows);
+    st->global = fgl_new_floats(&s->store, "global", rows * (size_t)d);
+    st->pers = fgl_new_floats(&s->store, "pers", (size_t)K * rows * (size_t)d);
+    st->pers_mask = fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
+    st->ready = fgl_new_ints(&s->store, "ready", 1);
+    st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
     if (s->store.err) return s->store.err;
-    return fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)fgl_get(s->set, "server_lr"),
-                         (float)fgl_get(s->set, "server_wd"), 0x4645445047ull); /* "FEDPG" */
+    if ((rc = fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
+                            0x4645445047ull))) /* "FEDPG" */
+        return rc;
+    /* the generator's entries, made by FedTGP's fgl__tgp_make (it reads them by name in fgl__tgp_train) */
+    st->tgp = fgl_get_params(&s->store, "tgp");
+    st->tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
+    st->tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
+    return s->store.err;
 }
 
 static int fgl__fedpg_aggregate(fgl_server *s) {
     int C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
     int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, rows = C * H1, i, j, h, cl, k, rc;
-    int steps = (int)fgl_get(s->set, "server_steps"), topk = (int)fgl_get(s->set, "topk");
-    int fusion = (int)fgl_get(s->set, "fusion"), authors_scale = (int)fgl_get(s->set, "target_scale") == 1;
-    double alpha = fgl_get(s->set, "alpha"), thr = fgl_get(s->set, "threshold"), rf = fgl_get(s->set, "rf_ratio");
-    float *bank = fgl_floats(&s->store, "bank"), *bank_n = fgl_floats(&s->store, "bank_n");
-    float *global = fgl_floats(&s->store, "global"), *pers = fgl_floats(&s->store, "pers");
-    float *pmask = fgl_floats(&s->store, "pers_mask"), *last = fgl_floats(&s->store, "last");
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
+    const fgl__fedpg_params *pr = FGL_PARAMS(fgl__fedpg_params, s->set);
+    const fgl__fedpg_server *st = FGL_STATE(fgl__fedpg_server, &s->store);
+    int steps = pr->server_steps, topk = pr->topk, fusion = pr->fusion, authors_scale = pr->target_scale == 1;
+    double alpha = pr->alpha, thr = pr->threshold, rf = pr->rf_ratio;
+    float *bank = st->bank, *bank_n = st->bank_n, *global = st->global, *pers = st->pers;
+    float *pmask = st->pers_mask, *last = st->last;
+    fgl_params *ps = st->tgp;
+    fgl_tape *t = st->tgp_tape;
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
     int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
         *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
@@ -12869,8 +12975,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
         }
         if (m == 0) continue;
-        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
-                                  (float)fgl_get(s->set, "tau"), &delta)))
+        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, pr->margin_rule != 0, (float)pr->tau, &delta)))
             return rc;
         extra = (int)floor(rf * m + 0.5);
         if (extra > n_pool) extra = n_pool;
@@ -12939,21 +13044,22 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
             pmask[(size_t)i * rows + k] = 1.0f;
         }
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->ready[0] = 1;
     return FGL_OK;
 }
 
 static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__fedpg_server *st = FGL_STATE(fgl__fedpg_server, &s->store);
     size_t rows = fgl_server_dim(s, FGL_DIM_CLASS_HOPS), d = fgl_server_dim(s, FGL_DIM_REP), k;
-    const float *pm = fgl_floats(&s->store, "pers_mask") + (size_t)client * rows;
+    const float *pm = st->pers_mask + (size_t)client * rows;
     float *p, *m;
     int any = 0;
     (void)down;
     for (k = 0; k < rows; k++) any |= pm[k] > 0;
-    if (!fgl_ints(&s->store, "ready")[0] || !any) return FGL_OK; /* nothing for this client yet */
+    if (!st->ready[0] || !any) return FGL_OK; /* nothing for this client yet */
     if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask")))
         return FGL_ERR_NOMEM;
-    memcpy(p, fgl_floats(&s->store, "pers") + (size_t)client * rows * d, sizeof(float) * rows * d);
+    memcpy(p, st->pers + (size_t)client * rows * d, sizeof(float) * rows * d);
     memcpy(m, pm, sizeof(float) * rows);
     return FGL_OK;
 }
@@ -12976,47 +13082,49 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo a =
         fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
                               "per-hop adaptive margin, top-k personalised fusion; no weights shared");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0,
-                       "weight of the prototype alignment loss (authors' code 5; the paper "
-                       "searches [0, 1])");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5,
-                       "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
-                       "(1: no personalisation)");
-    fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 2, "fusion set: the k clients most similar by cosine, self included");
-    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0,
-                       "0: top-k fusion (authors' code); 1: every client with cosine >= "
-                       "threshold (the paper's variant)");
-    fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
-    fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
-    fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "generator learning rate");
-    fgl_algo_param_add(&a, "server_wd", FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
-    fgl_algo_param_add(&a, "server_hidden", FGL_PARAM_INT, 0, "generator MLP hidden width (0: d)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
-    fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
-                       "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
-    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0,
-                       "RF context: extra queries from other hops, as a fraction of "
-                       "a hop's queries (the paper's Delta s; not in the authors' code)");
-    fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -2,
-                       "highest hop in the client's loss: 0 the centre only (what the authors' code trains, and "
-                       "better on Cora and Computers, RESULTS.md FedPG), -1 all H as the paper writes, -2 (default) 0 "
-                       "on node tasks and all on graph tasks (not measured there); the messages carry every hop");
-    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1,
-                       "L2-normalise the embedding z the classifier reads: 1 node tasks "
-                       "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
-                       "the normalised z)");
-    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0,
-                       "node tasks: confidence above which unlabelled nodes join the "
-                       "prototypes under their predicted class (0: off)");
-    fgl_algo_param_add(&a, "val_centres", FGL_PARAM_INT, 0,
-                       "node tasks: 1 lets the validation nodes' labels into the prototypes and the prototype loss, "
-                       "as the authors' code does: label leakage, for reproduction only (0: training labels only)");
-    fgl_algo_param_add(&a, "target_scale", FGL_PARAM_INT, 0,
-                       "fgl: the personalised target as the fusion makes it; authors: divided by 1 + |F| (the "
-                       "fusion set's size), as the authors' code does");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, mu, FGL_PARAM_FLOAT, 5.0,
+                   "weight of the prototype alignment loss (authors' code 5; the paper "
+                   "searches [0, 1])");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, alpha, FGL_PARAM_FLOAT, 0.5,
+                   "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
+                   "(1: no personalisation)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, topk, FGL_PARAM_INT, 2,
+                   "fusion set: the k clients most similar by cosine, self included");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, fusion, FGL_PARAM_INT, 0,
+                   "0: top-k fusion (authors' code); 1: every client with cosine >= "
+                   "threshold (the paper's variant)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, threshold, FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_steps, FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_lr, FGL_PARAM_FLOAT, 0.01, "generator learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_wd, FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_hidden, FGL_PARAM_INT, 0, "generator MLP hidden width (0: d)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, tau, FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, margin_rule, FGL_PARAM_INT, 0,
+                   "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, rf_ratio, FGL_PARAM_FLOAT, 0.0,
+                   "RF context: extra queries from other hops, as a fraction of "
+                   "a hop's queries (the paper's Delta s; not in the authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, loss_hops, FGL_PARAM_INT, -2,
+                   "highest hop in the client's loss: 0 the centre only (what the authors' code trains, and "
+                   "better on Cora and Computers, RESULTS.md FedPG), -1 all H as the paper writes, -2 (default) 0 "
+                   "on node tasks and all on graph tasks (not measured there); the messages carry every hop");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, normalize, FGL_PARAM_INT, 1,
+                   "L2-normalise the embedding z the classifier reads: 1 node tasks "
+                   "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
+                   "the normalised z)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, pseudo, FGL_PARAM_FLOAT, 0.0,
+                   "node tasks: confidence above which unlabelled nodes join the "
+                   "prototypes under their predicted class (0: off)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, val_centres, FGL_PARAM_INT, 0,
+                   "node tasks: 1 lets the validation nodes' labels into the prototypes and the prototype loss, "
+                   "as the authors' code does: label leakage, for reproduction only (0: training labels only)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, target_scale, FGL_PARAM_INT, 0,
+                   "fgl: the personalised target as the fusion makes it; authors: divided by 1 + |F| (the "
+                   "fusion set's size), as the authors' code does");
     fgl_algo_param_choices(&a, "target_scale", "fgl|authors");
-    fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
-                       "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, graph_band, FGL_PARAM_FLOAT, 0.1,
+                   "graph tasks: hop h holds the pairs of training graphs "
+                   "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_HOPS, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);
@@ -13080,8 +13188,30 @@ static fgl_algo fgl__fedpg(void) {
  * once the graph is complete (down 4 n more bytes a round); lam = 0.01 in
  * the pre-release, 0 (off) by default. */
 
+/* pFedGNN's parameters (fgl__pfedgnn: their defaults and help). The first
+ * three are pFedGraph's, in its order (share, alpha, lam): pFedGNN trains
+ * with pFedGraph's grad hook (fgl__pfg_grad), which reads lam. */
+typedef struct fgl__pfedgnn_params {
+    unsigned share;      /* parameter groups mixed */
+    double alpha;        /* self weight of the mixing */
+    double lam;          /* weight of the local term lam <u_i, theta>/||theta|| (0: off) */
+    int anchors;         /* K_a anchors */
+    int anchor_nodes;    /* 1: the server's public nodes when it holds them, 0: random points */
+    double anchor_scale; /* random anchors: N(0, scale^2 / d) per feature */
+    int method;          /* completion: 0 landmark MDS, 1 anchored SMACOF */
+    int blocks;          /* 1: clients also send their n_i x n_i distances */
+    int max_iter;        /* SMACOF iterations at most */
+    double tol;          /* SMACOF's relative stress tolerance */
+    int dim;             /* completion dimension at most (0: K_a - 1) */
+    int kernel;          /* affinity: 0 the authors' row-max kernel, 1 Gaussian */
+    double sigma;        /* kernel=1: sigma^2 = sigma x mean squared distance */
+    int pair_sample;     /* pair sums over this many nodes per client (0: automatic; -1: all) */
+} fgl__pfedgnn_params;
+
 /* The anchors: the server's first K_a public nodes, or random points. */
-static int fgl__pfn_public(const fgl_server *s) { return fgl_get(s->set, "anchor_nodes") != 0 && s->pub != NULL; }
+static int fgl__pfn_public(const fgl_server *s) {
+    return FGL_PARAMS(fgl__pfedgnn_params, s->set)->anchor_nodes != 0 && s->pub != NULL;
+}
 
 static void fgl__pfn_random_anchors(uint64_t seed, float scale, int K, int d, float *a) {
     fgl_rng r;
@@ -13102,6 +13232,23 @@ static void fgl__pfn_frame_free(void *p) {
     FGL_FREE(fr->anchors);
 }
 
+/* The server's state: the anchors' frame ("frame", rebuilt on resume),
+ * every client's model, the completion (every node placed), whose
+ * distances are in, SMACOF's start and end stress and iterations per
+ * client, the coarsened Laplacian, the collaboration weights, whether the
+ * graph is complete, and (lam != 0) the lam term's directions u (else
+ * NULL). */
+typedef struct fgl__pfn_server {
+    fgl__pfn_frame *frame;
+    float *theta, *emb;
+    int *has_dist;
+    float *stress;
+    int *iters;
+    float *lc, *w;
+    int *ready;
+    float *u;
+} fgl__pfn_server;
+
 static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     (void)set;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "pfedgnn: node classification only");
@@ -13109,8 +13256,10 @@ static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 }
 
 static int fgl__pfn_server_init(fgl_server *s) {
-    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc;
-    int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    int K = s->n_clients, Ka = p->anchors, i, j, d, N = 0, rc;
+    int method = p->method, kernel = p->kernel;
+    fgl__pfn_server *st;
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
@@ -13120,16 +13269,17 @@ static int fgl__pfn_server_init(fgl_server *s) {
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
-    if (fgl_get(s->set, "blocks") != 0 && method != 1)
+    if (p->blocks != 0 && method != 1)
         return fgl_server_fail(s, FGL_ERR_ARG,
                                "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
-    if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
+    if (!(p->alpha >= 0 && p->alpha <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->alpha);
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
                                s->pub->n_nodes);
     for (i = 0; i < K; i++) N += s->n_nodes[i];
-    fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
+    if (!(st = FGL_NEW_STATE(fgl__pfn_server, &s->store))) return FGL_ERR_NOMEM;
+    fr = st->frame = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
     d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
     if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d)))
         return FGL_ERR_NOMEM;
@@ -13148,7 +13298,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
             }
         }
     } else {
-        fgl__pfn_random_anchors(s->fed->seed, (float)fgl_get(s->set, "anchor_scale"), Ka, d, fr->anchors);
+        fgl__pfn_random_anchors(s->fed->seed, (float)p->anchor_scale, Ka, d, fr->anchors);
     }
     for (i = 0; i < Ka; i++)
         for (j = 0; j < Ka; j++) {
@@ -13160,34 +13310,35 @@ static int fgl__pfn_server_init(fgl_server *s) {
             }
             d2[(size_t)i * Ka + j] = acc;
         }
-    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
+    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, p->dim, &err)))
         return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
-    fgl_new_ints(&s->store, "has_dist", (size_t)K);
-    fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
-    fgl_new_ints(&s->store, "iters", (size_t)K);
-    fgl_new_floats(&s->store, "lc", (size_t)K * K);       /* the coarsened Laplacian */
-    fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
-    fgl_new_ints(&s->store, "ready", 1);
-    if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->emb = fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
+    st->has_dist = fgl_new_ints(&s->store, "has_dist", (size_t)K);
+    st->stress = fgl_new_floats(&s->store, "stress", 2 * (size_t)K); /* per client: SMACOF's start and end */
+    st->iters = fgl_new_ints(&s->store, "iters", (size_t)K);
+    st->lc = fgl_new_floats(&s->store, "lc", (size_t)K * K); /* the coarsened Laplacian */
+    st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
+    st->ready = fgl_new_ints(&s->store, "ready", 1);
+    if (p->lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     return s->store.err;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the
  * public anchors). */
 static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
     float *ask, *a;
     (void)down;
-    if (fgl_get(s->set, "lam") != 0 && fgl_ints(&s->store, "ready")[0]) { /* the lam term's direction */
+    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->lam != 0 && st->ready[0]) { /* the lam term's direction */
         if (!(a = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
-        memcpy(a, fgl_floats(&s->store, "u") + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
+        memcpy(a, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     }
-    if (fgl_ints(&s->store, "has_dist")[client]) return FGL_OK;
+    if (st->has_dist[client]) return FGL_OK;
     if (!(ask = fgl_download_part(s, client, "ask"))) return FGL_ERR_NOMEM;
     ask[0] = 1.0f;
     if (fgl__pfn_public(s)) {
-        const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+        const fgl__pfn_frame *fr = st->frame;
         if (!(a = fgl_download_part(s, client, "anchors"))) return FGL_ERR_NOMEM;
         memcpy(a, fr->anchors, sizeof(float) * (size_t)fr->f.K * (size_t)fr->d);
     }
@@ -13196,7 +13347,8 @@ static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
 
 /* Asked: the squared distances of every node to the anchors (and the block). */
 static int fgl__pfn_upload(fgl_client *c) {
-    int Ka = (int)fgl_get(c->set, "anchors"), d = c->model.spec.in_dim, rc;
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, c->set);
+    int Ka = p->anchors, d = c->model.spec.in_dim, rc;
     const float *anchors = fgl_down(c, "anchors");
     float *dist, *block;
     fgl_error err;
@@ -13208,13 +13360,13 @@ static int fgl__pfn_upload(fgl_client *c) {
     if (!anchors) { /* random anchors: drawn from the run seed, as the server did */
         float *a = (float *)fgl_scratch(&c->store, sizeof(float) * (size_t)Ka * (size_t)d);
         if (!a) return FGL_ERR_NOMEM;
-        fgl__pfn_random_anchors(c->fed->seed, (float)fgl_get(c->set, "anchor_scale"), Ka, d, a);
+        fgl__pfn_random_anchors(c->fed->seed, (float)p->anchor_scale, Ka, d, a);
         anchors = a;
     }
     if (!(dist = fgl_up(c, "dist"))) return c->error;
     if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
         return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
-    if (fgl_get(c->set, "blocks") == 0) {
+    if (p->blocks == 0) {
         fgl_up_drop(c, "block");
     } else {
         if (!(block = fgl_up(c, "block"))) return c->error;
@@ -13226,10 +13378,12 @@ static int fgl__pfn_upload(fgl_client *c) {
 
 /* Place newly arrived clients' nodes; once all are in, the graph. */
 static int fgl__pfn_oneshot(fgl_server *s) {
-    const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
+    const fgl__pfn_frame *fr = st->frame;
     int K = s->n_clients, r = fr->f.r, i, off = 0, rc, all = 1;
-    int *has = fgl_ints(&s->store, "has_dist"), *iters = fgl_ints(&s->store, "iters"), *ptr;
-    float *emb = fgl_floats(&s->store, "emb"), *stress = fgl_floats(&s->store, "stress");
+    int *has = st->has_dist, *iters = st->iters, *ptr;
+    float *emb = st->emb, *stress = st->stress;
     fgl_error err;
     for (i = 0; i < K; i++) {
         const float *dist = fgl_upload(s, i, "dist");
@@ -13237,10 +13391,10 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         if (!has[i] && dist) {
             float *z = emb + (size_t)off * r;
             fgl_anchor_embed(&fr->f, dist, n, z);
-            if (fgl_get(s->set, "method") == 1) {
+            if (p->method == 1) {
                 double s0 = 0, s1 = 0;
-                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, (int)fgl_get(s->set, "max_iter"),
-                                           fgl_get(s->set, "tol"), z, &s0, &s1, &err);
+                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, p->max_iter, p->tol, z, &s0,
+                                           &s1, &err);
                 if (it < 0) return fgl_server_fail(s, it, "pfedgnn: client %d: %s", i, err.msg);
                 iters[i] = it;
                 stress[2 * i] = (float)s0;
@@ -13251,27 +13405,27 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         all &= has[i];
         off += n;
     }
-    if (!all || fgl_ints(&s->store, "ready")[0]) return FGL_OK;
+    if (!all || st->ready[0]) return FGL_OK;
     {
         fgl_coarsen_config cc = fgl_coarsen_default();
         double *lc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
-        int sample = (int)fgl_get(s->set, "pair_sample");
+        int sample = p->pair_sample;
         ptr = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)(K + 1));
         if (!lc || !w || !ptr) return FGL_ERR_NOMEM;
         for (i = 0; i < K; i++) ptr[i + 1] = ptr[i] + s->n_nodes[i];
-        cc.kernel = (int)fgl_get(s->set, "kernel");
-        cc.sigma = fgl_get(s->set, "sigma");
+        cc.kernel = p->kernel;
+        cc.sigma = p->sigma;
         cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
         cc.seed = s->fed->seed;
         if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err)))
             return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
         fgl_collab_weights(lc, K, w);
         for (i = 0; i < K * K; i++) {
-            fgl_floats(&s->store, "lc")[i] = (float)lc[i];
-            fgl_floats(&s->store, "w")[i] = (float)w[i];
+            st->lc[i] = (float)lc[i];
+            st->w[i] = (float)w[i];
         }
-        fgl_ints(&s->store, "ready")[0] = 1;
+        st->ready[0] = 1;
     }
     return FGL_OK;
 }
@@ -13279,14 +13433,16 @@ static int fgl__pfn_oneshot(fgl_server *s) {
 static int fgl__pfn_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc, ready;
     size_t n = s->n_shared;
-    double alpha = fgl_get(s->set, "alpha");
-    float *theta = fgl_floats(&s->store, "theta"), *w = fgl_floats(&s->store, "w");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
+    double alpha = p->alpha;
+    float *theta = st->theta, *w = st->w;
     float *out = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
     if (!out || !mix) return FGL_ERR_NOMEM;
     if ((rc = fgl__pfn_oneshot(s))) return rc;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: everyone keeps their model */
-    ready = fgl_ints(&s->store, "ready")[0];
+    ready = st->ready[0];
     for (i = 0; i < K; i++) {
         double sum = 0;
         for (j = 0; ready && j < K; j++)
@@ -13297,14 +13453,14 @@ static int fgl__pfn_aggregate(fgl_server *s) {
             mix[(size_t)i * K + j] = v;
         }
     }
-    if (ready && fgl_get(s->set, "lam") != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
+    if (ready && p->lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
         double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!div) return FGL_ERR_NOMEM;
         for (j = 0; j < K; j++) {
             const float *v = fgl_upload(s, j, "theta");
             div[j] = fgl_norm2(n, v ? v : theta + (size_t)j * n);
         }
-        if ((rc = fgl_server_mix_div(s, "theta", theta, mix, div, fgl_floats(&s->store, "u"), NULL, 0))) return rc;
+        if ((rc = fgl_server_mix_div(s, "theta", theta, mix, div, st->u, NULL, 0))) return rc;
     }
     /* a client without an accepted upload takes part with the model kept for it (theta's row) */
     if ((rc = fgl_server_mix(s, "theta", theta, mix, out, NULL))) return rc;
@@ -13315,6 +13471,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
 static int fgl__pfn_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "w", out); }
 
 static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
+    const fgl__pfedgnn_params *p;
     const fgl__pfn_frame *fr;
     const float *stress;
     int K = o->n_clients, Ka, i, d, pub;
@@ -13322,12 +13479,13 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
     if (!o->started || !cap) return;
     fr = (const fgl__pfn_frame *)fgl_observed_scratch(o, "frame");
     stress = fgl_observed_floats(o, "stress");
-    pub = fgl_get(o->set, "anchor_nodes") != 0 && o->n_public > 0; /* fgl__pfn_public */
+    p = FGL_PARAMS(fgl__pfedgnn_params, o->set);
+    pub = p->anchor_nodes != 0 && o->n_public > 0; /* fgl__pfn_public */
     Ka = fr->f.K;
     d = (int)fgl_observed_dim(o, FGL_DIM_INPUT);
     for (i = 0; i < K; i++) {
         bytes += 4.0 * o->n_nodes[i] * Ka +
-                 (fgl_get(o->set, "blocks") != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
+                 (p->blocks != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
         s0 += stress[2 * i];
         s1 += stress[2 * i + 1];
     }
@@ -13342,31 +13500,33 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__pfedgnn(void) {
     fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
                               "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
-                       "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
-                       "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
-    fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.0,
-                       "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
-                       "(pre-release: 0.01; 0: off)");
-    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100,
-                       "K_a anchors (authors' code: 100; private if K_a < features)");
-    fgl_algo_param_add(
-        &a, "anchor_nodes", FGL_PARAM_INT, 1,
-        "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
-    fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
-    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1,
-                       "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
-    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0,
-                       "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
-    fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
-    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3,
-                       "SMACOF stops when the stress falls by less than this (relative)");
-    fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
-    fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
-    fgl_algo_param_add(&a, "pair_sample", FGL_PARAM_INT, 0,
-                       "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, alpha, FGL_PARAM_FLOAT, 0.0,
+                   "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
+                   "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, lam, FGL_PARAM_FLOAT, 0.0,
+                   "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
+                   "(pre-release: 0.01; 0: off)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchors, FGL_PARAM_INT, 100,
+                   "K_a anchors (authors' code: 100; private if K_a < features)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchor_nodes, FGL_PARAM_INT, 1,
+                   "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchor_scale, FGL_PARAM_FLOAT, 1.0,
+                   "random anchors: N(0, scale^2 / d) per feature");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, method, FGL_PARAM_INT, 1,
+                   "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, blocks, FGL_PARAM_INT, 0,
+                   "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, max_iter, FGL_PARAM_INT, 1000, "SMACOF iterations at most");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, tol, FGL_PARAM_FLOAT, 1e-3,
+                   "SMACOF stops when the stress falls by less than this (relative)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, dim, FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, kernel, FGL_PARAM_INT, 0,
+                   "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, sigma, FGL_PARAM_FLOAT, 1.0,
+                   "kernel=1: sigma^2 = sigma x mean squared distance");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, pair_sample, FGL_PARAM_INT, 0,
+                   "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_upload(&a, "dist", FGL_SEND_DATA, FGL_DIM_NODES, fgl_algo_param_dim(&a, "anchors"), FGL_PART_OPTIONAL);

@@ -339,10 +339,52 @@ static void fgl__pg_accumulate(const fgl__pg_rings *r, const float *z, int d, in
         }
 }
 
+/* FedPG's parameters (fgl__fedpg: their defaults and help). */
+typedef struct fgl__fedpg_params {
+    double mu;          /* weight of the prototype alignment loss */
+    double alpha;       /* fusion: the global prototype's weight (1: no personalisation) */
+    int topk;           /* fusion set: the k most similar clients, self included */
+    int fusion;         /* 0: top-k fusion; 1: every client with cosine >= threshold */
+    double threshold;   /* similarity threshold of fusion=1 */
+    int server_steps;   /* generator Adam steps per hop per round */
+    double server_lr;   /* generator learning rate */
+    double server_wd;   /* generator weight decay */
+    int server_hidden;  /* generator MLP hidden width (0: d) */
+    double tau;         /* margin cap (0: no adaptive margin) */
+    int margin_rule;    /* 0: max over classes of the nearest-class gap; 1: largest pairwise gap */
+    double rf_ratio;    /* RF context: extra queries from other hops, a fraction of a hop's queries */
+    int loss_hops;      /* highest hop in the loss: >= 0, -1 all, -2 the task's default */
+    int normalize;      /* L2-normalise z: 1 node tasks, 2 graph tasks too, 0 never */
+    double pseudo;      /* node tasks: confidence for pseudo-labelled centres (0: off) */
+    int val_centres;    /* node tasks: 1 lets validation labels into the prototypes (leakage) */
+    int target_scale;   /* 0 (fgl): the fused target; 1 (authors): divided by 1 + |F| */
+    double graph_band;  /* graph tasks: the fraction of pairs in each hop's cosine band */
+} fgl__fedpg_params;
+
+/* A client's state: node tasks, the rings around its centres ("rings",
+ * rebuilt from the data on resume); graph tasks, none (NULL). */
+typedef struct fgl__fedpg_client {
+    fgl__pg_rings *rings;
+} fgl__fedpg_client;
+
+/* The server's state: the bank of each client's latest prototypes and
+ * counts, the generated prototypes, the personalised downloads and their
+ * masks, whether they exist, the margins per hop and the last server loss;
+ * the generator (fgl__tgp_make: its parameters, Adam state and tape). */
+typedef struct fgl__fedpg_server {
+    float *bank, *bank_n, *global, *pers;
+    float *pers_mask;
+    int *ready;
+    float *last;
+    fgl_params *tgp;
+    fgl_optim *tgp_optim;
+    fgl_tape *tgp_tape;
+} fgl__fedpg_server;
+
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
 
 static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
-    int n = (int)fgl_get(set, "normalize"), rc = fgl__proto_spec(set, spec, err);
+    int n = FGL_PARAMS(fgl__fedpg_params, set)->normalize, rc = fgl__proto_spec(set, spec, err);
     if (rc) return rc;
     if (n < 0 || n > 2) return fgl_error_set(err, FGL_ERR_ARG, "fedpg: normalize is 0, 1 or 2, not %d", n);
     if (n == 2 || (n == 1 && spec->task == FGL_TASK_NODE)) spec->norm_rep = 1;
@@ -350,25 +392,27 @@ static int fgl__fedpg_prepare(const fgl_settings *set, fgl_model_spec *spec, fgl
 }
 
 static int fgl__fedpg_client_init(fgl_client *c) {
-    int H = fgl__pg_H(c), n = 0, i, rc;
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, c->set);
+    int H = fgl__pg_H(c), n = 0, i, rc, with_val = p->val_centres;
     fgl_node_data *nd = c->data.node;
+    fgl__fedpg_client *st;
     fgl__pg_rings *r;
     int *centre, *label;
     if (H < 0 || H > FGL_MAX_LAYERS) return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: %d hops", H + 1);
-    int with_val = (int)fgl_get(c->set, "val_centres");
-    if (fgl_get(c->set, "mu") < 0 || !(fgl_get(c->set, "pseudo") >= 0 && fgl_get(c->set, "pseudo") <= 1))
+    if (p->mu < 0 || !(p->pseudo >= 0 && p->pseudo <= 1))
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: mu must be >= 0 and pseudo in [0, 1]");
     if (with_val != 0 && with_val != 1)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: val_centres is 0 or 1, not %d", with_val);
-    if (fgl_get(c->set, "loss_hops") < -2)
+    if (p->loss_hops < -2)
         return fgl_client_fail(c, FGL_ERR_ARG, "fedpg: loss_hops is a hop >= 0, -1 (all) or -2 (the task's default), "
-                               "not %g", fgl_get(c->set, "loss_hops"));
+                               "not %d", p->loss_hops);
+    if (!(st = FGL_NEW_STATE(fgl__fedpg_client, &c->store))) return FGL_ERR_NOMEM;
     if (!nd) return FGL_OK; /* graph tasks: rings from the embeddings, every time */
     /* node tasks: the rings around the training nodes (with val_centres=1 the validation nodes too: the
      * authors' label leakage), once (rebuilt from the data on resume) */
     centre = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
     label = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
-    r = (fgl__pg_rings *)fgl_new_scratch(&c->store, "rings", sizeof(fgl__pg_rings), fgl__pg_rings_free);
+    r = st->rings = (fgl__pg_rings *)fgl_new_scratch(&c->store, "rings", sizeof(fgl__pg_rings), fgl__pg_rings_free);
     if (!centre || !label || !r) return FGL_ERR_NOMEM;
     for (i = 0; i < nd->n_nodes; i++)
         if ((nd->split[i] == FGL_SPLIT_TRAIN || (with_val && nd->split[i] == FGL_SPLIT_VAL)) && nd->y[i] >= 0) {
@@ -382,12 +426,13 @@ static int fgl__fedpg_client_init(fgl_client *c) {
 
 /* mu sum_{h, c} mean_{v in S_c^h} ||mean_{N^h(v)} z - P~^{c,h}||^2 / d on the tape. */
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
-    float mu = (float)fgl_get(c->set, "mu");
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, c->set);
+    float mu = (float)p->mu;
     const float *P = fgl_down(c, "protos"), *mask = fgl_down(c, "mask");
     fgl_node *z = st->fwd->rep, *total = NULL;
     fgl_tape *t = st->t;
     int C = (int)fgl_client_dim(c, FGL_DIM_CLASSES), H = fgl__pg_H(c), H1 = H + 1, h, i, d;
-    int lh = (int)fgl_get(c->set, "loss_hops"), top;
+    int lh = p->loss_hops, top;
     fgl__pg_rings *r;
     int *nch;
     if (!z || mu == 0 || !P || !mask) return NULL;
@@ -401,12 +446,12 @@ FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st) {
     if (!z) return NULL;
     d = z->cols;
     if (c->task == FGL_TASK_NODE) {
-        r = (fgl__pg_rings *)fgl_get_scratch(&c->store, "rings");
+        r = FGL_STATE(fgl__fedpg_client, &c->store)->rings;
     } else { /* the rings among this batch's graphs, from the embeddings as they are now, on the tape: the
               * sparse products below keep pointers to its CSRs until the backward pass, after this returns */
         int rc;
         r = (fgl__pg_rings *)fgl_tape_alloc(t, sizeof *r);
-        rc = r ? fgl__pg_rings_cosine(r, z->val, st->labels, z->rows, d, H, fgl_get(c->set, "graph_band"), t)
+        rc = r ? fgl__pg_rings_cosine(r, z->val, st->labels, z->rows, d, H, p->graph_band, t)
                : FGL_ERR_NOMEM;
         if (rc) {
             fgl_client_fail(c, rc, "fedpg: out of memory");
@@ -451,7 +496,8 @@ static int fgl__fedpg_upload(fgl_client *c) {
     float *p = fgl_up(c, "protos"), *np = fgl_up(c, "counts");
     double *sum = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1 * (size_t)d);
     double *cnt = (double *)fgl_scratch(&c->store, sizeof(double) * (size_t)C * H1);
-    float pseudo = (float)fgl_get(c->set, "pseudo");
+    const fgl__fedpg_params *pp = FGL_PARAMS(fgl__fedpg_params, c->set);
+    float pseudo = (float)pp->pseudo;
     fgl_view_iter it;
     fgl_view_batch b;
     fgl_error err;
@@ -467,7 +513,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
             fgl_view_end(&it);
             return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
         }
-        fgl__pg_accumulate((const fgl__pg_rings *)fgl_get_scratch(&c->store, "rings"), fw.rep->val, d, C, sum, cnt);
+        fgl__pg_accumulate(FGL_STATE(fgl__fedpg_client, &c->store)->rings, fw.rep->val, d, C, sum, cnt);
         if (pseudo > 0) { /* confidently predicted nodes outside the training set, under their predicted class */
             const fgl_node_data *nd = c->data.node;
             int n = 0, *centre = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)FGL__MAX(nd->n_nodes, 1));
@@ -519,7 +565,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
         if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
         if (rc < 0) return rc;
-        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, fgl_get(c->set, "graph_band"), &c->store.scratch)))
+        if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, pp->graph_band, &c->store.scratch)))
             return rc;
         fgl__pg_accumulate(&r, Z, d, C, sum, cnt);
     }
@@ -533,37 +579,45 @@ static int fgl__fedpg_upload(fgl_client *c) {
 /* Server state: the generator (fgl__tgp_make), the bank of each client's
  * latest prototypes and counts, the personalised downloads. */
 static int fgl__fedpg_server_init(fgl_server *s) {
+    const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, s->set);
     int C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
-    int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, h = (int)fgl_get(s->set, "server_hidden");
+    int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, h = p->server_hidden, rc;
     size_t rows = (size_t)C * (size_t)H1;
-    if (fgl_get(s->set, "server_steps") < 0 || !(fgl_get(s->set, "server_lr") >= 0) || !(fgl_get(s->set, "tau") >= 0) ||
-        !(fgl_get(s->set, "server_wd") >= 0) || !(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1) ||
-        fgl_get(s->set, "topk") < 1 || !(fgl_get(s->set, "rf_ratio") >= 0))
+    fgl__fedpg_server *st;
+    if (p->server_steps < 0 || !(p->server_lr >= 0) || !(p->tau >= 0) || !(p->server_wd >= 0) ||
+        !(p->alpha >= 0 && p->alpha <= 1) || p->topk < 1 || !(p->rf_ratio >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedpg: server_steps, server_lr, server_wd, tau and rf_ratio must be "
                                "non-negative, alpha in [0, 1], topk >= 1");
-    fgl_new_floats(&s->store, "bank", (size_t)K * rows * (size_t)d);
-    fgl_new_floats(&s->store, "bank_n", (size_t)K * rows);
-    fgl_new_floats(&s->store, "global", rows * (size_t)d);
-    fgl_new_floats(&s->store, "pers", (size_t)K * rows * (size_t)d);
-    fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
-    fgl_new_ints(&s->store, "ready", 1);
-    fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
+    if (!(st = FGL_NEW_STATE(fgl__fedpg_server, &s->store))) return FGL_ERR_NOMEM;
+    st->bank = fgl_new_floats(&s->store, "bank", (size_t)K * rows * (size_t)d);
+    st->bank_n = fgl_new_floats(&s->store, "bank_n", (size_t)K * rows);
+    st->global = fgl_new_floats(&s->store, "global", rows * (size_t)d);
+    st->pers = fgl_new_floats(&s->store, "pers", (size_t)K * rows * (size_t)d);
+    st->pers_mask = fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
+    st->ready = fgl_new_ints(&s->store, "ready", 1);
+    st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
     if (s->store.err) return s->store.err;
-    return fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)fgl_get(s->set, "server_lr"),
-                         (float)fgl_get(s->set, "server_wd"), 0x4645445047ull); /* "FEDPG" */
+    if ((rc = fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
+                            0x4645445047ull))) /* "FEDPG" */
+        return rc;
+    /* the generator's entries, made by FedTGP's fgl__tgp_make (it reads them by name in fgl__tgp_train) */
+    st->tgp = fgl_get_params(&s->store, "tgp");
+    st->tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
+    st->tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
+    return s->store.err;
 }
 
 static int fgl__fedpg_aggregate(fgl_server *s) {
     int C = (int)fgl_server_dim(s, FGL_DIM_CLASSES), H1 = (int)fgl_server_dim(s, FGL_DIM_HOPS);
     int d = (int)fgl_server_dim(s, FGL_DIM_REP), K = s->n_clients, rows = C * H1, i, j, h, cl, k, rc;
-    int steps = (int)fgl_get(s->set, "server_steps"), topk = (int)fgl_get(s->set, "topk");
-    int fusion = (int)fgl_get(s->set, "fusion"), authors_scale = (int)fgl_get(s->set, "target_scale") == 1;
-    double alpha = fgl_get(s->set, "alpha"), thr = fgl_get(s->set, "threshold"), rf = fgl_get(s->set, "rf_ratio");
-    float *bank = fgl_floats(&s->store, "bank"), *bank_n = fgl_floats(&s->store, "bank_n");
-    float *global = fgl_floats(&s->store, "global"), *pers = fgl_floats(&s->store, "pers");
-    float *pmask = fgl_floats(&s->store, "pers_mask"), *last = fgl_floats(&s->store, "last");
-    fgl_params *ps = fgl_get_params(&s->store, "tgp");
-    fgl_tape *t = fgl_get_tape(&s->store, "tgp_tape");
+    const fgl__fedpg_params *pr = FGL_PARAMS(fgl__fedpg_params, s->set);
+    const fgl__fedpg_server *st = FGL_STATE(fgl__fedpg_server, &s->store);
+    int steps = pr->server_steps, topk = pr->topk, fusion = pr->fusion, authors_scale = pr->target_scale == 1;
+    double alpha = pr->alpha, thr = pr->threshold, rf = pr->rf_ratio;
+    float *bank = st->bank, *bank_n = st->bank_n, *global = st->global, *pers = st->pers;
+    float *pmask = st->pers_mask, *last = st->last;
+    fgl_params *ps = st->tgp;
+    fgl_tape *t = st->tgp_tape;
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
     int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
         *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
@@ -598,8 +652,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
         }
         if (m == 0) continue;
-        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, fgl_get(s->set, "margin_rule") != 0,
-                                  (float)fgl_get(s->set, "tau"), &delta)))
+        if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, pr->margin_rule != 0, (float)pr->tau, &delta)))
             return rc;
         extra = (int)floor(rf * m + 0.5);
         if (extra > n_pool) extra = n_pool;
@@ -668,21 +721,22 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
             }
             pmask[(size_t)i * rows + k] = 1.0f;
         }
-    fgl_ints(&s->store, "ready")[0] = 1;
+    st->ready[0] = 1;
     return FGL_OK;
 }
 
 static int fgl__fedpg_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__fedpg_server *st = FGL_STATE(fgl__fedpg_server, &s->store);
     size_t rows = fgl_server_dim(s, FGL_DIM_CLASS_HOPS), d = fgl_server_dim(s, FGL_DIM_REP), k;
-    const float *pm = fgl_floats(&s->store, "pers_mask") + (size_t)client * rows;
+    const float *pm = st->pers_mask + (size_t)client * rows;
     float *p, *m;
     int any = 0;
     (void)down;
     for (k = 0; k < rows; k++) any |= pm[k] > 0;
-    if (!fgl_ints(&s->store, "ready")[0] || !any) return FGL_OK; /* nothing for this client yet */
+    if (!st->ready[0] || !any) return FGL_OK; /* nothing for this client yet */
     if (!(p = fgl_download_part(s, client, "protos")) || !(m = fgl_download_part(s, client, "mask")))
         return FGL_ERR_NOMEM;
-    memcpy(p, fgl_floats(&s->store, "pers") + (size_t)client * rows * d, sizeof(float) * rows * d);
+    memcpy(p, st->pers + (size_t)client * rows * d, sizeof(float) * rows * d);
     memcpy(m, pm, sizeof(float) * rows);
     return FGL_OK;
 }
@@ -705,47 +759,49 @@ static fgl_algo fgl__fedpg(void) {
     fgl_algo a =
         fgl_algo_new("fedpg", "Li et al.: per-class prototypes at hops 0..H, a trainable server generator with a "
                               "per-hop adaptive margin, top-k personalised fusion; no weights shared");
-    fgl_algo_param_add(&a, "mu", FGL_PARAM_FLOAT, 5.0,
-                       "weight of the prototype alignment loss (authors' code 5; the paper "
-                       "searches [0, 1])");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.5,
-                       "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
-                       "(1: no personalisation)");
-    fgl_algo_param_add(&a, "topk", FGL_PARAM_INT, 2, "fusion set: the k clients most similar by cosine, self included");
-    fgl_algo_param_add(&a, "fusion", FGL_PARAM_INT, 0,
-                       "0: top-k fusion (authors' code); 1: every client with cosine >= "
-                       "threshold (the paper's variant)");
-    fgl_algo_param_add(&a, "threshold", FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
-    fgl_algo_param_add(&a, "server_steps", FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
-    fgl_algo_param_add(&a, "server_lr", FGL_PARAM_FLOAT, 0.01, "generator learning rate");
-    fgl_algo_param_add(&a, "server_wd", FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
-    fgl_algo_param_add(&a, "server_hidden", FGL_PARAM_INT, 0, "generator MLP hidden width (0: d)");
-    fgl_algo_param_add(&a, "tau", FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
-    fgl_algo_param_add(&a, "margin_rule", FGL_PARAM_INT, 0,
-                       "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
-    fgl_algo_param_add(&a, "rf_ratio", FGL_PARAM_FLOAT, 0.0,
-                       "RF context: extra queries from other hops, as a fraction of "
-                       "a hop's queries (the paper's Delta s; not in the authors' code)");
-    fgl_algo_param_add(&a, "loss_hops", FGL_PARAM_INT, -2,
-                       "highest hop in the client's loss: 0 the centre only (what the authors' code trains, and "
-                       "better on Cora and Computers, RESULTS.md FedPG), -1 all H as the paper writes, -2 (default) 0 "
-                       "on node tasks and all on graph tasks (not measured there); the messages carry every hop");
-    fgl_algo_param_add(&a, "normalize", FGL_PARAM_INT, 1,
-                       "L2-normalise the embedding z the classifier reads: 1 node tasks "
-                       "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
-                       "the normalised z)");
-    fgl_algo_param_add(&a, "pseudo", FGL_PARAM_FLOAT, 0.0,
-                       "node tasks: confidence above which unlabelled nodes join the "
-                       "prototypes under their predicted class (0: off)");
-    fgl_algo_param_add(&a, "val_centres", FGL_PARAM_INT, 0,
-                       "node tasks: 1 lets the validation nodes' labels into the prototypes and the prototype loss, "
-                       "as the authors' code does: label leakage, for reproduction only (0: training labels only)");
-    fgl_algo_param_add(&a, "target_scale", FGL_PARAM_INT, 0,
-                       "fgl: the personalised target as the fusion makes it; authors: divided by 1 + |F| (the "
-                       "fusion set's size), as the authors' code does");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, mu, FGL_PARAM_FLOAT, 5.0,
+                   "weight of the prototype alignment loss (authors' code 5; the paper "
+                   "searches [0, 1])");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, alpha, FGL_PARAM_FLOAT, 0.5,
+                   "fusion: P~ = alpha P_global + (1 - alpha) mix of similar clients "
+                   "(1: no personalisation)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, topk, FGL_PARAM_INT, 2,
+                   "fusion set: the k clients most similar by cosine, self included");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, fusion, FGL_PARAM_INT, 0,
+                   "0: top-k fusion (authors' code); 1: every client with cosine >= "
+                   "threshold (the paper's variant)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, threshold, FGL_PARAM_FLOAT, 0.5, "similarity threshold of fusion=1");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_steps, FGL_PARAM_INT, 10, "generator Adam steps per hop per round");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_lr, FGL_PARAM_FLOAT, 0.01, "generator learning rate");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_wd, FGL_PARAM_FLOAT, 5e-4, "generator weight decay");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, server_hidden, FGL_PARAM_INT, 0, "generator MLP hidden width (0: d)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, tau, FGL_PARAM_FLOAT, 100.0, "margin cap (0: no adaptive margin)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, margin_rule, FGL_PARAM_INT, 0,
+                   "0: max over classes of the nearest-class gap (authors' code); 1: largest pairwise gap");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, rf_ratio, FGL_PARAM_FLOAT, 0.0,
+                   "RF context: extra queries from other hops, as a fraction of "
+                   "a hop's queries (the paper's Delta s; not in the authors' code)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, loss_hops, FGL_PARAM_INT, -2,
+                   "highest hop in the client's loss: 0 the centre only (what the authors' code trains, and "
+                   "better on Cora and Computers, RESULTS.md FedPG), -1 all H as the paper writes, -2 (default) 0 "
+                   "on node tasks and all on graph tasks (not measured there); the messages carry every hop");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, normalize, FGL_PARAM_INT, 1,
+                   "L2-normalise the embedding z the classifier reads: 1 node tasks "
+                   "(authors' code), 2 graph tasks too, 0 never (graph tasks: prototypes and their loss always use "
+                   "the normalised z)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, pseudo, FGL_PARAM_FLOAT, 0.0,
+                   "node tasks: confidence above which unlabelled nodes join the "
+                   "prototypes under their predicted class (0: off)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, val_centres, FGL_PARAM_INT, 0,
+                   "node tasks: 1 lets the validation nodes' labels into the prototypes and the prototype loss, "
+                   "as the authors' code does: label leakage, for reproduction only (0: training labels only)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, target_scale, FGL_PARAM_INT, 0,
+                   "fgl: the personalised target as the fusion makes it; authors: divided by 1 + |F| (the "
+                   "fusion set's size), as the authors' code does");
     fgl_algo_param_choices(&a, "target_scale", "fgl|authors");
-    fgl_algo_param_add(&a, "graph_band", FGL_PARAM_FLOAT, 0.1, "graph tasks: hop h holds the pairs of training graphs "
-                       "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
+    FGL_ALGO_PARAM(&a, fgl__fedpg_params, graph_band, FGL_PARAM_FLOAT, 0.1,
+                   "graph tasks: hop h holds the pairs of training graphs "
+                   "whose embedding cosine ranks in the h-th band of this fraction (0.1: top 10%, next 10%, ...)");
     fgl_algo_upload(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, 0);
     fgl_algo_upload(&a, "counts", FGL_SEND_DATA, FGL_DIM_CLASSES, FGL_DIM_HOPS, 0);
     fgl_algo_download(&a, "protos", FGL_SEND_DATA, FGL_DIM_CLASS_HOPS, FGL_DIM_REP, FGL_PART_OPTIONAL, NULL);

@@ -47,6 +47,49 @@ static const char *const fgl__gpfl_prop_names[FGL_GPFL_PROPS] = {"avg_degree", "
 
 static void fgl__gpfl_gae_free(void *p) { fgl_gae_free((fgl_gae *)p); }
 
+/* GPFL's parameters (fgl__gpfl: their defaults and help). */
+typedef struct fgl__gpfl_params {
+    unsigned share;     /* parameter groups shared */
+    double gamma;       /* the neighbours' weight in theta_i's update (the client's with paper_mix=1) */
+    int paper_mix;      /* 1: the paper's Eq. 4 (gamma on the client itself) */
+    double beta;        /* moving average of the network A_t */
+    double thresh;      /* edge if row-softmax(S) >= thresh / K */
+    int gae_steps;      /* auto-encoder Adam steps per round */
+    double gae_lr;      /* auto-encoder learning rate */
+    double gae_wd;      /* auto-encoder weight decay */
+    int gae_hidden;     /* auto-encoder hidden width */
+    int gae_out;        /* auto-encoder embedding width */
+    double size_weight; /* weight of the auto-encoder's sparsity term */
+    int pool;           /* client features: parameters average-pooled to about this many numbers */
+    int min_props;      /* property selection keeps at least this many properties */
+    int fe_nodes;       /* nodes of each random graph of the functional embedding */
+    double fe_p;        /* edge probability of the random graphs */
+    int same_graphs;    /* 1: the 20 random graphs identical */
+    int init;           /* 1: property-based initial network; 0: U(0, 1) weights */
+    int learn;          /* 1: moving average and auto-encoder every round; 0: the initial network fixed */
+} fgl__gpfl_params;
+
+/* A client's state: its mean graph properties (sent in round 1) and the 20
+ * random graphs of its functional embedding ("probe", rebuilt on resume). */
+typedef struct fgl__gpfl_client {
+    float *props;
+    fgl__probe *probe;
+} fgl__gpfl_client;
+
+/* The server's state: every client's model, properties (and whether they
+ * came), the kept properties, [network initialised, aggregations done], the
+ * auto-encoder's input network A_t, the network the aggregation uses, the
+ * row-softmax of S, [last auto-encoder loss, mean links per client]; the
+ * auto-encoder, its optimizer and tape. */
+typedef struct fgl__gpfl_server {
+    float *theta, *props;
+    int *has_props, *keep, *state;
+    float *net, *A, *soft, *last;
+    fgl_gae *gae;
+    fgl_optim *gae_optim;
+    fgl_tape *gae_tape;
+} fgl__gpfl_server;
+
 static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     (void)set;
     if (spec->task != FGL_TASK_GRAPH) return fgl_error_set(err, FGL_ERR_ARG, "gpfl: graph classification only");
@@ -54,9 +97,11 @@ static int fgl__gpfl_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_err
 }
 
 static int fgl__gpfl_client_init(fgl_client *c) {
-    int nn = (int)fgl_get(c->set, "fe_nodes"), same = fgl_get(c->set, "same_graphs") != 0, F = c->model.spec.in_dim;
-    double p = fgl_get(c->set, "fe_p"), pr[FGL_GPFL_PROPS];
-    float *props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS);
+    const fgl__gpfl_params *gp = FGL_PARAMS(fgl__gpfl_params, c->set);
+    int nn = gp->fe_nodes, same = gp->same_graphs != 0, F = c->model.spec.in_dim;
+    double p = gp->fe_p, pr[FGL_GPFL_PROPS];
+    fgl__gpfl_client *st = FGL_NEW_STATE(fgl__gpfl_client, &c->store);
+    float *props = st ? (st->props = fgl_new_floats(&c->store, "props", FGL_GPFL_PROPS)) : NULL;
     fgl__probe *pb;
     int g, i, k, rc = FGL_OK, N;
     fgl_error err;
@@ -68,7 +113,7 @@ static int fgl__gpfl_client_init(fgl_client *c) {
     for (k = 0; k < FGL_GPFL_PROPS; k++) props[k] = (float)pr[k];
     /* 20 G(nn, p) graphs side by side */
     N = FGL__GPFL_GRAPHS * nn;
-    if (!(pb = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
+    if (!(pb = st->probe = fgl__probe_new(c, "probe", N, FGL__GPFL_GRAPHS))) return FGL_ERR_NOMEM;
     for (g = 0; g < FGL__GPFL_GRAPHS && !rc; g++) {
         fgl_csr one;
         uint64_t gs = c->fed->seed * 7919u + 0x4750464c4552ull + (uint64_t)(same ? 0 : g); /* "GPFLER" */
@@ -94,7 +139,8 @@ static int fgl__gpfl_client_init(fgl_client *c) {
 
 /* The functional embedding, and the properties in the first round. */
 static int fgl__gpfl_upload(fgl_client *c) {
-    fgl__probe *pb = (fgl__probe *)fgl_get_scratch(&c->store, "probe");
+    const fgl__gpfl_client *st = FGL_STATE(fgl__gpfl_client, &c->store);
+    fgl__probe *pb = st->probe;
     float *fe = fgl_up(c, "fe");
     int C = (int)(fgl_up_size(c, "fe") / FGL__GPFL_GRAPHS), Ci = c->model.spec.out_dim, g, j;
     fgl_forward fw;
@@ -106,7 +152,7 @@ static int fgl__gpfl_upload(fgl_client *c) {
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
-    if (c->round == 0) memcpy(fgl_up(c, "props"), fgl_floats(&c->store, "props"), sizeof(float) * FGL_GPFL_PROPS);
+    if (c->round == 0) memcpy(fgl_up(c, "props"), st->props, sizeof(float) * FGL_GPFL_PROPS);
     else fgl_up_drop(c, "props");
     return FGL_OK;
 }
@@ -159,9 +205,10 @@ static double fgl__gpfl_dist2(int K, const float *a, const float *b) {
 /* Round 1's greedy backward elimination of properties (keep[q] = 1 for the
  * kept ones) and the property network on them into ap. */
 static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap) {
-    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = (int)fgl_get(s->set, "min_props");
-    const float *props = fgl_floats(&s->store, "props");
-    const int *has = fgl_ints(&s->store, "has_props");
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    int K = s->n_clients, left = FGL_GPFL_PROPS, q, rc, minp = FGL_PARAMS(fgl__gpfl_params, s->set)->min_props;
+    const float *props = st->props;
+    const int *has = st->has_props;
     double cur;
     for (q = 0; q < FGL_GPFL_PROPS; q++) keep[q] = 1;
     if ((rc = fgl__gpfl_cosnet(s, K, FGL_GPFL_PROPS, props, has, keep, ap))) return rc;
@@ -191,41 +238,42 @@ static int fgl__gpfl_select(fgl_server *s, const float *ae, int *keep, float *ap
 }
 
 static int fgl__gpfl_server_init(fgl_server *s) {
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
     size_t K = (size_t)s->n_clients, n = s->n_shared, i, kern;
-    int pool = (int)fgl_get(s->set, "pool"), h = (int)fgl_get(s->set, "gae_hidden"),
-        o = (int)fgl_get(s->set, "gae_out");
-    double gamma = fgl_get(s->set, "gamma"), beta = fgl_get(s->set, "beta");
+    int pool = p->pool, h = p->gae_hidden, o = p->gae_out;
+    double gamma = p->gamma, beta = p->beta;
     float *theta, *A, *net;
     fgl_gae *gae;
+    fgl__gpfl_server *st;
     fgl_optim_config oc = fgl_optim_default(FGL_ADAM);
-    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 ||
-        fgl_get(s->set, "gae_steps") < 0 || !(fgl_get(s->set, "thresh") >= 0) || fgl_get(s->set, "min_props") < 1 ||
-        fgl_get(s->set, "min_props") > FGL_GPFL_PROPS || !(fgl_get(s->set, "gae_lr") >= 0) ||
-        !(fgl_get(s->set, "gae_wd") >= 0))
+    if (!(gamma >= 0 && gamma <= 1) || !(beta >= 0 && beta <= 1) || pool < 1 || h < 1 || o < 1 || p->gae_steps < 0 ||
+        !(p->thresh >= 0) || p->min_props < 1 || p->min_props > FGL_GPFL_PROPS || !(p->gae_lr >= 0) ||
+        !(p->gae_wd >= 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "gpfl: gamma and beta must be in [0, 1], pool, gae_hidden and gae_out "
                                ">= 1, gae_steps, gae_lr, gae_wd and thresh >= 0, min_props in 1..6");
-    theta = fgl_new_floats(&s->store, "theta", K * n);
-    fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
-    fgl_new_ints(&s->store, "has_props", K);
-    fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
-    fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
-    net = fgl_new_floats(&s->store, "net", K * K);   /* A_t, the auto-encoder's input network */
-    A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
-    fgl_new_floats(&s->store, "soft", K * K);        /* row-softmax of the auto-encoder's S */
-    fgl_new_floats(&s->store, "last", 2);            /* last auto-encoder loss, mean links per client */
+    if (!(st = FGL_NEW_STATE(fgl__gpfl_server, &s->store))) return FGL_ERR_NOMEM;
+    theta = st->theta = fgl_new_floats(&s->store, "theta", K * n);
+    st->props = fgl_new_floats(&s->store, "props", K * FGL_GPFL_PROPS);
+    st->has_props = fgl_new_ints(&s->store, "has_props", K);
+    st->keep = fgl_new_ints(&s->store, "keep", FGL_GPFL_PROPS);
+    st->state = fgl_new_ints(&s->store, "state", 2); /* [0]: network initialised; [1]: aggregations done */
+    net = st->net = fgl_new_floats(&s->store, "net", K * K); /* A_t, the auto-encoder's input network */
+    A = st->A = fgl_new_floats(&s->store, "A", K * K);       /* the network the aggregation uses */
+    st->soft = fgl_new_floats(&s->store, "soft", K * K);     /* row-softmax of the auto-encoder's S */
+    st->last = fgl_new_floats(&s->store, "last", 2);         /* last auto-encoder loss, mean links per client */
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
-    gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
+    gae = st->gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
     if (s->store.err || !gae) return FGL_ERR_NOMEM;
     if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
         return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
-    oc.lr = (float)fgl_get(s->set, "gae_lr");
-    oc.weight_decay = (float)fgl_get(s->set, "gae_wd");
-    fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
-    fgl_new_tape(&s->store, "gae_tape");
+    oc.lr = (float)p->gae_lr;
+    oc.weight_decay = (float)p->gae_wd;
+    st->gae_optim = fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
+    st->gae_tape = fgl_new_tape(&s->store, "gae_tape");
     if (s->store.err) return s->store.err;
     for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
-    if (fgl_get(s->set, "init") == 0) { /* the paper's random initial network */
+    if (p->init == 0) { /* the paper's random initial network */
         fgl_rng r;
         fgl_rng_init(&r, s->fed->seed, 0x47504652414eull); /* "GPFRAN" */
         for (i = 0; i < K * K; i++) net[i] = (float)fgl_rng_uniform(&r);
@@ -235,12 +283,14 @@ static int fgl__gpfl_server_init(fgl_server *s) {
 
 /* The auto-encoder's network: A = rownorm(1[rowsoftmax(S) >= thresh / K]). */
 static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
     int K = s->n_clients, i, j, rc;
     size_t n = s->n_shared, q, kern;
-    fgl_gae *gae = (fgl_gae *)fgl_get_scratch(&s->store, "gae");
-    fgl_optim *opt = fgl_get_optim(&s->store, "gae_optim");
-    float *soft = fgl_floats(&s->store, "soft");
-    float *last = fgl_floats(&s->store, "last"), thr = (float)(fgl_get(s->set, "thresh") / K);
+    fgl_gae *gae = st->gae;
+    fgl_optim *opt = st->gae_optim;
+    float *soft = st->soft;
+    float *last = st->last, thr = (float)(p->thresh / K);
     int m = gae->in_dim;
     float *X = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)m);
     float *S = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * (size_t)K);
@@ -268,9 +318,8 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
     /* a fresh auto-encoder, trained on (A_t, X) */
     fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
     fgl_optim_reset(opt);
-    rc = fgl_gae_fit(gae, opt, fgl_get_tape(&s->store, "gae_tape"), fgl_floats(&s->store, "net"), X, K,
-                     (int)fgl_get(s->set, "gae_steps"), (float)fgl_get(s->set, "size_weight"), S, &loss);
-    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", fgl_get_tape(&s->store, "gae_tape")->msg);
+    rc = fgl_gae_fit(gae, opt, st->gae_tape, st->net, X, K, p->gae_steps, (float)p->size_weight, S, &loss);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->msg);
     last[0] = (float)loss;
     /* row softmax, threshold, row-normalise */
     for (i = 0; i < K; i++) {
@@ -288,13 +337,13 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
 }
 
 static int fgl__gpfl_aggregate(fgl_server *s) {
-    int K = s->n_clients, i, j, rc, n_up, learn = fgl_get(s->set, "learn") != 0,
-        paper = fgl_get(s->set, "paper_mix") != 0;
+    const fgl__gpfl_params *p = FGL_PARAMS(fgl__gpfl_params, s->set);
+    const fgl__gpfl_server *st = FGL_STATE(fgl__gpfl_server, &s->store);
+    int K = s->n_clients, i, j, rc, n_up, learn = p->learn != 0, paper = p->paper_mix != 0;
     size_t n = s->n_shared, d = fgl_server_up_size(s, "fe"), q;
-    float gamma = (float)fgl_get(s->set, "gamma"), beta = (float)fgl_get(s->set, "beta");
-    float *theta = fgl_floats(&s->store, "theta"), *props = fgl_floats(&s->store, "props");
-    float *net = fgl_floats(&s->store, "net"), *A = fgl_floats(&s->store, "A"), *last = fgl_floats(&s->store, "last");
-    int *has_props = fgl_ints(&s->store, "has_props"), *state = fgl_ints(&s->store, "state");
+    float gamma = (float)p->gamma, beta = (float)p->beta;
+    float *theta = st->theta, *props = st->props, *net = st->net, *A = st->A, *last = st->last;
+    int *has_props = st->has_props, *state = st->state;
     float *ups = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     float *mixed = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     float *fe = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(d, 1));
@@ -316,7 +365,7 @@ static int fgl__gpfl_aggregate(fgl_server *s) {
     if ((rc = fgl__gpfl_cosnet(s, K, (int)d, fe, has_fe, NULL, ae))) return rc;
     /* the network the auto-encoder starts from */
     if (!state[0]) {
-        if (fgl_get(s->set, "init") != 0 && (rc = fgl__gpfl_select(s, ae, fgl_ints(&s->store, "keep"), net))) return rc;
+        if (p->init != 0 && (rc = fgl__gpfl_select(s, ae, st->keep, net))) return rc;
         fgl__gpfl_rownorm(K, net);
         state[0] = 1;
     } else if (learn) {
@@ -363,7 +412,7 @@ static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
     last = fgl_observed_floats(o, "last");
     used = (size_t)snprintf(buf, cap, "\"gpfl_properties\": \"");
     for (q = 0; q < FGL_GPFL_PROPS && used < cap; q++)
-        if (keep[q] && fgl_get(o->set, "init") != 0) {
+        if (keep[q] && FGL_PARAMS(fgl__gpfl_params, o->set)->init != 0) {
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", first ? "" : ",", fgl__gpfl_prop_names[q]);
             first = 0;
         }
@@ -375,33 +424,36 @@ static void fgl__gpfl_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__gpfl(void) {
     fgl_algo a = fgl_algo_new("gpfl", "Chen et al. 2025: a learned client network (property-initialised, graph "
                               "auto-encoder) guides personalised aggregation; graph classification");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups shared (the whole model)");
-    fgl_algo_param_add(&a, "gamma", FGL_PARAM_FLOAT, 0.95,
-                       "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
-    fgl_algo_param_add(
-        &a, "paper_mix", FGL_PARAM_INT, 0,
-        "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) (A dtheta)_i");
-    fgl_algo_param_add(&a, "beta", FGL_PARAM_FLOAT, 0.95, "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
-    fgl_algo_param_add(&a, "thresh", FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
-    fgl_algo_param_add(&a, "gae_steps", FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
-    fgl_algo_param_add(&a, "gae_lr", FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
-    fgl_algo_param_add(&a, "gae_wd", FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
-    fgl_algo_param_add(&a, "gae_hidden", FGL_PARAM_INT, 128, "auto-encoder hidden width");
-    fgl_algo_param_add(&a, "gae_out", FGL_PARAM_INT, 32, "auto-encoder embedding width");
-    fgl_algo_param_add(&a, "size_weight", FGL_PARAM_FLOAT, 1.0,
-                       "weight of the sparsity term mean -log(1 - sigmoid(S))");
-    fgl_algo_param_add(&a, "pool", FGL_PARAM_INT, 100,
-                       "client features: parameters average-pooled to about this many numbers");
-    fgl_algo_param_add(&a, "min_props", FGL_PARAM_INT, 2, "property selection keeps at least this many properties");
-    fgl_algo_param_add(&a, "fe_nodes", FGL_PARAM_INT, 30,
-                       "nodes of each of the 20 random graphs of the functional embedding");
-    fgl_algo_param_add(&a, "fe_p", FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
-    fgl_algo_param_add(&a, "same_graphs", FGL_PARAM_INT, 0,
-                       "1: the 20 random graphs identical (the authors' code seeds them alike)");
-    fgl_algo_param_add(&a, "init", FGL_PARAM_INT, 1,
-                       "1: property-based initial network; 0: U(0, 1) weights (ablation)");
-    fgl_algo_param_add(&a, "learn", FGL_PARAM_INT, 1,
-                       "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL,
+                   "parameter groups shared (the whole model)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gamma, FGL_PARAM_FLOAT, 0.95,
+                   "theta_i += gamma (A dtheta)_i + (1 - gamma) dtheta_i (authors' code; see paper_mix)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, paper_mix, FGL_PARAM_INT, 0,
+                   "1: the paper's Eq. 4, gamma on the client itself: theta_i += gamma dtheta_i + (1 - gamma) "
+                   "(A dtheta)_i");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, beta, FGL_PARAM_FLOAT, 0.95,
+                   "moving average A_t = relu(beta A_{t-1} + (1 - beta) A_E)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, thresh, FGL_PARAM_FLOAT, 0.1, "edge if row-softmax(S) >= thresh / K");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_steps, FGL_PARAM_INT, 100, "auto-encoder Adam steps per round");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_lr, FGL_PARAM_FLOAT, 1e-3, "auto-encoder learning rate");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_wd, FGL_PARAM_FLOAT, 5e-4, "auto-encoder weight decay");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_hidden, FGL_PARAM_INT, 128, "auto-encoder hidden width");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, gae_out, FGL_PARAM_INT, 32, "auto-encoder embedding width");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, size_weight, FGL_PARAM_FLOAT, 1.0,
+                   "weight of the sparsity term mean -log(1 - sigmoid(S))");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, pool, FGL_PARAM_INT, 100,
+                   "client features: parameters average-pooled to about this many numbers");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, min_props, FGL_PARAM_INT, 2,
+                   "property selection keeps at least this many properties");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, fe_nodes, FGL_PARAM_INT, 30,
+                   "nodes of each of the 20 random graphs of the functional embedding");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, fe_p, FGL_PARAM_FLOAT, 0.1, "edge probability of the random graphs");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, same_graphs, FGL_PARAM_INT, 0,
+                   "1: the 20 random graphs identical (the authors' code seeds them alike)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, init, FGL_PARAM_INT, 1,
+                   "1: property-based initial network; 0: U(0, 1) weights (ablation)");
+    FGL_ALGO_PARAM(&a, fgl__gpfl_params, learn, FGL_PARAM_INT, 1,
+                   "1: moving average and auto-encoder every round; 0: the initial network fixed (ablation)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, FGL_PART_RAW); /* its updates mixed by hand */
     fgl_algo_upload(&a, "fe", FGL_SEND_DATA, FGL__GPFL_GRAPHS, FGL_DIM_CLASSES, 0);
     fgl_algo_upload(&a, "props", FGL_SEND_DATA, FGL_GPFL_PROPS, 1, FGL_PART_OPTIONAL);

@@ -46,8 +46,30 @@
  * once the graph is complete (down 4 n more bytes a round); lam = 0.01 in
  * the pre-release, 0 (off) by default. */
 
+/* pFedGNN's parameters (fgl__pfedgnn: their defaults and help). The first
+ * three are pFedGraph's, in its order (share, alpha, lam): pFedGNN trains
+ * with pFedGraph's grad hook (fgl__pfg_grad), which reads lam. */
+typedef struct fgl__pfedgnn_params {
+    unsigned share;      /* parameter groups mixed */
+    double alpha;        /* self weight of the mixing */
+    double lam;          /* weight of the local term lam <u_i, theta>/||theta|| (0: off) */
+    int anchors;         /* K_a anchors */
+    int anchor_nodes;    /* 1: the server's public nodes when it holds them, 0: random points */
+    double anchor_scale; /* random anchors: N(0, scale^2 / d) per feature */
+    int method;          /* completion: 0 landmark MDS, 1 anchored SMACOF */
+    int blocks;          /* 1: clients also send their n_i x n_i distances */
+    int max_iter;        /* SMACOF iterations at most */
+    double tol;          /* SMACOF's relative stress tolerance */
+    int dim;             /* completion dimension at most (0: K_a - 1) */
+    int kernel;          /* affinity: 0 the authors' row-max kernel, 1 Gaussian */
+    double sigma;        /* kernel=1: sigma^2 = sigma x mean squared distance */
+    int pair_sample;     /* pair sums over this many nodes per client (0: automatic; -1: all) */
+} fgl__pfedgnn_params;
+
 /* The anchors: the server's first K_a public nodes, or random points. */
-static int fgl__pfn_public(const fgl_server *s) { return fgl_get(s->set, "anchor_nodes") != 0 && s->pub != NULL; }
+static int fgl__pfn_public(const fgl_server *s) {
+    return FGL_PARAMS(fgl__pfedgnn_params, s->set)->anchor_nodes != 0 && s->pub != NULL;
+}
 
 static void fgl__pfn_random_anchors(uint64_t seed, float scale, int K, int d, float *a) {
     fgl_rng r;
@@ -68,6 +90,23 @@ static void fgl__pfn_frame_free(void *p) {
     FGL_FREE(fr->anchors);
 }
 
+/* The server's state: the anchors' frame ("frame", rebuilt on resume),
+ * every client's model, the completion (every node placed), whose
+ * distances are in, SMACOF's start and end stress and iterations per
+ * client, the coarsened Laplacian, the collaboration weights, whether the
+ * graph is complete, and (lam != 0) the lam term's directions u (else
+ * NULL). */
+typedef struct fgl__pfn_server {
+    fgl__pfn_frame *frame;
+    float *theta, *emb;
+    int *has_dist;
+    float *stress;
+    int *iters;
+    float *lc, *w;
+    int *ready;
+    float *u;
+} fgl__pfn_server;
+
 static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_error *err) {
     (void)set;
     if (spec->task != FGL_TASK_NODE) return fgl_error_set(err, FGL_ERR_ARG, "pfedgnn: node classification only");
@@ -75,8 +114,10 @@ static int fgl__pfn_spec(const fgl_settings *set, fgl_model_spec *spec, fgl_erro
 }
 
 static int fgl__pfn_server_init(fgl_server *s) {
-    int K = s->n_clients, Ka = (int)fgl_get(s->set, "anchors"), i, j, d, N = 0, rc;
-    int method = (int)fgl_get(s->set, "method"), kernel = (int)fgl_get(s->set, "kernel");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    int K = s->n_clients, Ka = p->anchors, i, j, d, N = 0, rc;
+    int method = p->method, kernel = p->kernel;
+    fgl__pfn_server *st;
     fgl__pfn_frame *fr;
     double *d2;
     fgl_error err;
@@ -86,16 +127,17 @@ static int fgl__pfn_server_init(fgl_server *s) {
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: method %d (0 landmark, 1 smacof)", method);
     if (kernel != FGL_KERNEL_MAXDIFF && kernel != FGL_KERNEL_GAUSS)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: kernel %d (0 the authors' row-max, 1 Gaussian)", kernel);
-    if (fgl_get(s->set, "blocks") != 0 && method != 1)
+    if (p->blocks != 0 && method != 1)
         return fgl_server_fail(s, FGL_ERR_ARG,
                                "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
-    if (!(fgl_get(s->set, "alpha") >= 0 && fgl_get(s->set, "alpha") <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", fgl_get(s->set, "alpha"));
+    if (!(p->alpha >= 0 && p->alpha <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->alpha);
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
                                s->pub->n_nodes);
     for (i = 0; i < K; i++) N += s->n_nodes[i];
-    fr = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
+    if (!(st = FGL_NEW_STATE(fgl__pfn_server, &s->store))) return FGL_ERR_NOMEM;
+    fr = st->frame = (fgl__pfn_frame *)fgl_new_scratch(&s->store, "frame", sizeof(fgl__pfn_frame), fgl__pfn_frame_free);
     d2 = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)Ka * (size_t)Ka);
     if (!fr || !d2 || !(fr->anchors = (float *)FGL_MALLOC(sizeof(float) * (size_t)Ka * (size_t)d)))
         return FGL_ERR_NOMEM;
@@ -114,7 +156,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
             }
         }
     } else {
-        fgl__pfn_random_anchors(s->fed->seed, (float)fgl_get(s->set, "anchor_scale"), Ka, d, fr->anchors);
+        fgl__pfn_random_anchors(s->fed->seed, (float)p->anchor_scale, Ka, d, fr->anchors);
     }
     for (i = 0; i < Ka; i++)
         for (j = 0; j < Ka; j++) {
@@ -126,34 +168,35 @@ static int fgl__pfn_server_init(fgl_server *s) {
             }
             d2[(size_t)i * Ka + j] = acc;
         }
-    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, (int)fgl_get(s->set, "dim"), &err)))
+    if ((rc = fgl_anchor_frame_init(&fr->f, d2, Ka, p->dim, &err)))
         return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
-    fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
-    fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
-    fgl_new_ints(&s->store, "has_dist", (size_t)K);
-    fgl_new_floats(&s->store, "stress", 2 * (size_t)K);   /* per client: SMACOF's start and end */
-    fgl_new_ints(&s->store, "iters", (size_t)K);
-    fgl_new_floats(&s->store, "lc", (size_t)K * K);       /* the coarsened Laplacian */
-    fgl_new_floats(&s->store, "w", (size_t)K * K);        /* the collaboration weights */
-    fgl_new_ints(&s->store, "ready", 1);
-    if (fgl_get(s->set, "lam") != 0) fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
+    st->theta = fgl_server_per_client(s, "theta"); /* the common initial model, for every client */
+    st->emb = fgl_new_floats(&s->store, "emb", (size_t)N * (size_t)fr->f.r); /* the completion: every node placed */
+    st->has_dist = fgl_new_ints(&s->store, "has_dist", (size_t)K);
+    st->stress = fgl_new_floats(&s->store, "stress", 2 * (size_t)K); /* per client: SMACOF's start and end */
+    st->iters = fgl_new_ints(&s->store, "iters", (size_t)K);
+    st->lc = fgl_new_floats(&s->store, "lc", (size_t)K * K); /* the coarsened Laplacian */
+    st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
+    st->ready = fgl_new_ints(&s->store, "ready", 1);
+    if (p->lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     return s->store.err;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the
  * public anchors). */
 static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
     float *ask, *a;
     (void)down;
-    if (fgl_get(s->set, "lam") != 0 && fgl_ints(&s->store, "ready")[0]) { /* the lam term's direction */
+    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->lam != 0 && st->ready[0]) { /* the lam term's direction */
         if (!(a = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
-        memcpy(a, fgl_floats(&s->store, "u") + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
+        memcpy(a, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     }
-    if (fgl_ints(&s->store, "has_dist")[client]) return FGL_OK;
+    if (st->has_dist[client]) return FGL_OK;
     if (!(ask = fgl_download_part(s, client, "ask"))) return FGL_ERR_NOMEM;
     ask[0] = 1.0f;
     if (fgl__pfn_public(s)) {
-        const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+        const fgl__pfn_frame *fr = st->frame;
         if (!(a = fgl_download_part(s, client, "anchors"))) return FGL_ERR_NOMEM;
         memcpy(a, fr->anchors, sizeof(float) * (size_t)fr->f.K * (size_t)fr->d);
     }
@@ -162,7 +205,8 @@ static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
 
 /* Asked: the squared distances of every node to the anchors (and the block). */
 static int fgl__pfn_upload(fgl_client *c) {
-    int Ka = (int)fgl_get(c->set, "anchors"), d = c->model.spec.in_dim, rc;
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, c->set);
+    int Ka = p->anchors, d = c->model.spec.in_dim, rc;
     const float *anchors = fgl_down(c, "anchors");
     float *dist, *block;
     fgl_error err;
@@ -174,13 +218,13 @@ static int fgl__pfn_upload(fgl_client *c) {
     if (!anchors) { /* random anchors: drawn from the run seed, as the server did */
         float *a = (float *)fgl_scratch(&c->store, sizeof(float) * (size_t)Ka * (size_t)d);
         if (!a) return FGL_ERR_NOMEM;
-        fgl__pfn_random_anchors(c->fed->seed, (float)fgl_get(c->set, "anchor_scale"), Ka, d, a);
+        fgl__pfn_random_anchors(c->fed->seed, (float)p->anchor_scale, Ka, d, a);
         anchors = a;
     }
     if (!(dist = fgl_up(c, "dist"))) return c->error;
     if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
         return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
-    if (fgl_get(c->set, "blocks") == 0) {
+    if (p->blocks == 0) {
         fgl_up_drop(c, "block");
     } else {
         if (!(block = fgl_up(c, "block"))) return c->error;
@@ -192,10 +236,12 @@ static int fgl__pfn_upload(fgl_client *c) {
 
 /* Place newly arrived clients' nodes; once all are in, the graph. */
 static int fgl__pfn_oneshot(fgl_server *s) {
-    const fgl__pfn_frame *fr = (const fgl__pfn_frame *)fgl_get_scratch(&s->store, "frame");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
+    const fgl__pfn_frame *fr = st->frame;
     int K = s->n_clients, r = fr->f.r, i, off = 0, rc, all = 1;
-    int *has = fgl_ints(&s->store, "has_dist"), *iters = fgl_ints(&s->store, "iters"), *ptr;
-    float *emb = fgl_floats(&s->store, "emb"), *stress = fgl_floats(&s->store, "stress");
+    int *has = st->has_dist, *iters = st->iters, *ptr;
+    float *emb = st->emb, *stress = st->stress;
     fgl_error err;
     for (i = 0; i < K; i++) {
         const float *dist = fgl_upload(s, i, "dist");
@@ -203,10 +249,10 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         if (!has[i] && dist) {
             float *z = emb + (size_t)off * r;
             fgl_anchor_embed(&fr->f, dist, n, z);
-            if (fgl_get(s->set, "method") == 1) {
+            if (p->method == 1) {
                 double s0 = 0, s1 = 0;
-                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, (int)fgl_get(s->set, "max_iter"),
-                                           fgl_get(s->set, "tol"), z, &s0, &s1, &err);
+                int it = fgl_anchor_smacof(&fr->f, dist, fgl_upload(s, i, "block"), n, p->max_iter, p->tol, z, &s0,
+                                           &s1, &err);
                 if (it < 0) return fgl_server_fail(s, it, "pfedgnn: client %d: %s", i, err.msg);
                 iters[i] = it;
                 stress[2 * i] = (float)s0;
@@ -217,27 +263,27 @@ static int fgl__pfn_oneshot(fgl_server *s) {
         all &= has[i];
         off += n;
     }
-    if (!all || fgl_ints(&s->store, "ready")[0]) return FGL_OK;
+    if (!all || st->ready[0]) return FGL_OK;
     {
         fgl_coarsen_config cc = fgl_coarsen_default();
         double *lc = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
         double *w = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
-        int sample = (int)fgl_get(s->set, "pair_sample");
+        int sample = p->pair_sample;
         ptr = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)(K + 1));
         if (!lc || !w || !ptr) return FGL_ERR_NOMEM;
         for (i = 0; i < K; i++) ptr[i + 1] = ptr[i] + s->n_nodes[i];
-        cc.kernel = (int)fgl_get(s->set, "kernel");
-        cc.sigma = fgl_get(s->set, "sigma");
+        cc.kernel = p->kernel;
+        cc.sigma = p->sigma;
         cc.sample = sample > 0 ? sample : sample < 0 || ptr[K] <= 50000 ? 0 : 256;
         cc.seed = s->fed->seed;
         if ((rc = fgl_coarsen_clients(emb, r, ptr, K, &cc, lc, &err)))
             return fgl_server_fail(s, rc, "pfedgnn: %s", err.msg);
         fgl_collab_weights(lc, K, w);
         for (i = 0; i < K * K; i++) {
-            fgl_floats(&s->store, "lc")[i] = (float)lc[i];
-            fgl_floats(&s->store, "w")[i] = (float)w[i];
+            st->lc[i] = (float)lc[i];
+            st->w[i] = (float)w[i];
         }
-        fgl_ints(&s->store, "ready")[0] = 1;
+        st->ready[0] = 1;
     }
     return FGL_OK;
 }
@@ -245,14 +291,16 @@ static int fgl__pfn_oneshot(fgl_server *s) {
 static int fgl__pfn_aggregate(fgl_server *s) {
     int K = s->n_clients, i, j, rc, ready;
     size_t n = s->n_shared;
-    double alpha = fgl_get(s->set, "alpha");
-    float *theta = fgl_floats(&s->store, "theta"), *w = fgl_floats(&s->store, "w");
+    const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
+    const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
+    double alpha = p->alpha;
+    float *theta = st->theta, *w = st->w;
     float *out = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
     if (!out || !mix) return FGL_ERR_NOMEM;
     if ((rc = fgl__pfn_oneshot(s))) return rc;
     if (s->n_accepted == 0) return FGL_OK; /* nothing accepted: everyone keeps their model */
-    ready = fgl_ints(&s->store, "ready")[0];
+    ready = st->ready[0];
     for (i = 0; i < K; i++) {
         double sum = 0;
         for (j = 0; ready && j < K; j++)
@@ -263,14 +311,14 @@ static int fgl__pfn_aggregate(fgl_server *s) {
             mix[(size_t)i * K + j] = v;
         }
     }
-    if (ready && fgl_get(s->set, "lam") != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
+    if (ready && p->lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
         double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!div) return FGL_ERR_NOMEM;
         for (j = 0; j < K; j++) {
             const float *v = fgl_upload(s, j, "theta");
             div[j] = fgl_norm2(n, v ? v : theta + (size_t)j * n);
         }
-        if ((rc = fgl_server_mix_div(s, "theta", theta, mix, div, fgl_floats(&s->store, "u"), NULL, 0))) return rc;
+        if ((rc = fgl_server_mix_div(s, "theta", theta, mix, div, st->u, NULL, 0))) return rc;
     }
     /* a client without an accepted upload takes part with the model kept for it (theta's row) */
     if ((rc = fgl_server_mix(s, "theta", theta, mix, out, NULL))) return rc;
@@ -281,6 +329,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
 static int fgl__pfn_matrix(const fgl_observed *o, float *out) { return fgl_observed_matrix(o, "w", out); }
 
 static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
+    const fgl__pfedgnn_params *p;
     const fgl__pfn_frame *fr;
     const float *stress;
     int K = o->n_clients, Ka, i, d, pub;
@@ -288,12 +337,13 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
     if (!o->started || !cap) return;
     fr = (const fgl__pfn_frame *)fgl_observed_scratch(o, "frame");
     stress = fgl_observed_floats(o, "stress");
-    pub = fgl_get(o->set, "anchor_nodes") != 0 && o->n_public > 0; /* fgl__pfn_public */
+    p = FGL_PARAMS(fgl__pfedgnn_params, o->set);
+    pub = p->anchor_nodes != 0 && o->n_public > 0; /* fgl__pfn_public */
     Ka = fr->f.K;
     d = (int)fgl_observed_dim(o, FGL_DIM_INPUT);
     for (i = 0; i < K; i++) {
         bytes += 4.0 * o->n_nodes[i] * Ka +
-                 (fgl_get(o->set, "blocks") != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
+                 (p->blocks != 0 ? 4.0 * o->n_nodes[i] * o->n_nodes[i] : 0);
         s0 += stress[2 * i];
         s1 += stress[2 * i + 1];
     }
@@ -308,31 +358,33 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__pfedgnn(void) {
     fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
                               "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
-    fgl_algo_param_add(&a, "share", FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    fgl_algo_param_add(&a, "alpha", FGL_PARAM_FLOAT, 0.0,
-                       "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
-                       "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
-    fgl_algo_param_add(&a, "lam", FGL_PARAM_FLOAT, 0.0,
-                       "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
-                       "(pre-release: 0.01; 0: off)");
-    fgl_algo_param_add(&a, "anchors", FGL_PARAM_INT, 100,
-                       "K_a anchors (authors' code: 100; private if K_a < features)");
-    fgl_algo_param_add(
-        &a, "anchor_nodes", FGL_PARAM_INT, 1,
-        "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
-    fgl_algo_param_add(&a, "anchor_scale", FGL_PARAM_FLOAT, 1.0, "random anchors: N(0, scale^2 / d) per feature");
-    fgl_algo_param_add(&a, "method", FGL_PARAM_INT, 1,
-                       "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
-    fgl_algo_param_add(&a, "blocks", FGL_PARAM_INT, 0,
-                       "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
-    fgl_algo_param_add(&a, "max_iter", FGL_PARAM_INT, 1000, "SMACOF iterations at most");
-    fgl_algo_param_add(&a, "tol", FGL_PARAM_FLOAT, 1e-3,
-                       "SMACOF stops when the stress falls by less than this (relative)");
-    fgl_algo_param_add(&a, "dim", FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
-    fgl_algo_param_add(&a, "kernel", FGL_PARAM_INT, 0, "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
-    fgl_algo_param_add(&a, "sigma", FGL_PARAM_FLOAT, 1.0, "kernel=1: sigma^2 = sigma x mean squared distance");
-    fgl_algo_param_add(&a, "pair_sample", FGL_PARAM_INT, 0,
-                       "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, alpha, FGL_PARAM_FLOAT, 0.0,
+                   "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
+                   "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, lam, FGL_PARAM_FLOAT, 0.0,
+                   "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
+                   "(pre-release: 0.01; 0: off)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchors, FGL_PARAM_INT, 100,
+                   "K_a anchors (authors' code: 100; private if K_a < features)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchor_nodes, FGL_PARAM_INT, 1,
+                   "1: the server's public nodes when it holds them (authors' code), 0: random points from the seed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchor_scale, FGL_PARAM_FLOAT, 1.0,
+                   "random anchors: N(0, scale^2 / d) per feature");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, method, FGL_PARAM_INT, 1,
+                   "completion: 0 landmark MDS (Nystrom), 1 anchored SMACOF (authors')");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, blocks, FGL_PARAM_INT, 0,
+                   "1: clients also send their n_i x n_i distances (authors' code; SMACOF)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, max_iter, FGL_PARAM_INT, 1000, "SMACOF iterations at most");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, tol, FGL_PARAM_FLOAT, 1e-3,
+                   "SMACOF stops when the stress falls by less than this (relative)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, dim, FGL_PARAM_INT, 0, "completion dimension at most (0: K_a - 1)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, kernel, FGL_PARAM_INT, 0,
+                   "affinity: 0 the authors' row-max kernel, 1 exp(-D^2/sigma^2)");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, sigma, FGL_PARAM_FLOAT, 1.0,
+                   "kernel=1: sigma^2 = sigma x mean squared distance");
+    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, pair_sample, FGL_PARAM_INT, 0,
+                   "pair sums over s nodes per client (0: all pairs up to 50000 nodes, else 256; -1: all)");
     fgl_algo_upload(&a, "theta", FGL_SEND_MODEL, 0, 0, 0);
     fgl_algo_upload(&a, "n", FGL_SEND_WEIGHT, 0, 0, 0);
     fgl_algo_upload(&a, "dist", FGL_SEND_DATA, FGL_DIM_NODES, fgl_algo_param_dim(&a, "anchors"), FGL_PART_OPTIONAL);
