@@ -11038,11 +11038,10 @@ static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
 }
 
 /* d/dtheta lam <u, theta>/||theta|| = lam (u/||theta|| - <u, theta> theta/||theta||^3),
- * over the trainable shared floats. lam is read by name, as pFedGNN trains
- * with this hook too (FGL_PARAMS(fgl__pfedgraph_params, ...) once pFedGNN's
- * struct begins with that one). */
+ * over the trainable shared floats (pFedGNN trains with this hook too: its
+ * struct begins with pFedGraph's). */
 static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
-    float lam = (float)fgl_get(c->set, "lam");
+    float lam = (float)FGL_PARAMS(fgl__pfedgraph_params, c->set)->lam;
     const float *u = fgl_down(c, "u");
     fgl_params *ps = &st->model->params;
     double dot = 0, nn = 0, nrm, a, b;
@@ -11452,22 +11451,6 @@ static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, co
     }
     fgl_tape_reset(t);
     return FGL_OK;
-}
-
-/* FedPG's (fedpg.h) calls, by the entries' names, until its typed state
- * holds an fgl__tgp_gen: then they go. */
-static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
-    fgl__tgp_gen g;
-    return fgl__tgp_init(s, &g, rows, d, h, lr, wd, stream);
-}
-
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
-                          double delta, int steps, int normalize, double *loss) {
-    fgl__tgp_gen g;
-    g.tgp = fgl_get_params(&s->store, "tgp");
-    g.tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
-    g.tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
-    return fgl__tgp_fit(s, &g, U, y, m, C, d, idx, delta, steps, normalize, loss);
 }
 
 /* The parameters: the prototype family's, and FedTGP's server's. */
@@ -12693,15 +12676,13 @@ typedef struct fgl__fedpg_client {
 /* The server's state: the bank of each client's latest prototypes and
  * counts, the generated prototypes, the personalised downloads and their
  * masks, whether they exist, the margins per hop and the last server loss;
- * the generator (fgl__tgp_make: its parameters, Adam state and tape). */
+ * the generator (FedTGP's fgl__tgp_gen: its parameters, Adam state and tape). */
 typedef struct fgl__fedpg_server {
     float *bank, *bank_n, *global, *pers;
     float *pers_mask;
     int *ready;
     float *last;
-    fgl_params *tgp;
-    fgl_optim *tgp_optim;
-    fgl_tape *tgp_tape;
+    fgl__tgp_gen gen;
 } fgl__fedpg_server;
 
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
@@ -12899,7 +12880,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
     return FGL_OK;
 }
 
-/* Server state: the generator (fgl__tgp_make), the bank of each client's
+/* Server state: the generator (fgl__tgp_init), the bank of each client's
  * latest prototypes and counts, the personalised downloads. */
 static int fgl__fedpg_server_init(fgl_server *s) {
     const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, s->set);
@@ -12920,13 +12901,9 @@ static int fgl__fedpg_server_init(fgl_server *s) {
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
     if (s->store.err) return s->store.err;
-    if ((rc = fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
+    if ((rc = fgl__tgp_init(s, &st->gen, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
                             0x4645445047ull))) /* "FEDPG" */
         return rc;
-    /* the generator's entries, made by FedTGP's fgl__tgp_make (it reads them by name in fgl__tgp_train) */
-    st->tgp = fgl_get_params(&s->store, "tgp");
-    st->tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
-    st->tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
     return s->store.err;
 }
 
@@ -12939,8 +12916,8 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     double alpha = pr->alpha, thr = pr->threshold, rf = pr->rf_ratio;
     float *bank = st->bank, *bank_n = st->bank_n, *global = st->global, *pers = st->pers;
     float *pmask = st->pers_mask, *last = st->last;
-    fgl_params *ps = st->tgp;
-    fgl_tape *t = st->tgp_tape;
+    fgl_params *ps = st->gen.tgp;
+    fgl_tape *t = st->gen.tgp_tape;
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
     int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
         *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
@@ -12991,7 +12968,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
                 y[m++] = row / H1;
             }
         }
-        if ((rc = fgl__tgp_train(s, U, y, m, C, d, idx, delta, steps, 1, &loss))) return rc;
+        if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, idx, delta, steps, 1, &loss))) return rc;
         last[h] = (float)delta;
     }
     last[H1] = (float)loss;
@@ -13189,12 +13166,11 @@ static fgl_algo fgl__fedpg(void) {
  * the pre-release, 0 (off) by default. */
 
 /* pFedGNN's parameters (fgl__pfedgnn: their defaults and help). The first
- * three are pFedGraph's, in its order (share, alpha, lam): pFedGNN trains
- * with pFedGraph's grad hook (fgl__pfg_grad), which reads lam. */
+ * three are pFedGraph's struct (share, alpha, lam): pFedGNN trains with
+ * pFedGraph's grad hook (fgl__pfg_grad), which reads lam through it. */
 typedef struct fgl__pfedgnn_params {
-    unsigned share;      /* parameter groups mixed */
-    double alpha;        /* self weight of the mixing */
-    double lam;          /* weight of the local term lam <u_i, theta>/||theta|| (0: off) */
+    fgl__pfedgraph_params pfg; /* share (the groups mixed), alpha (self weight of the mixing), lam (the local
+                                  term's weight in lam <u_i, theta>/||theta||, 0: off) */
     int anchors;         /* K_a anchors */
     int anchor_nodes;    /* 1: the server's public nodes when it holds them, 0: random points */
     double anchor_scale; /* random anchors: N(0, scale^2 / d) per feature */
@@ -13272,8 +13248,8 @@ static int fgl__pfn_server_init(fgl_server *s) {
     if (p->blocks != 0 && method != 1)
         return fgl_server_fail(s, FGL_ERR_ARG,
                                "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
-    if (!(p->alpha >= 0 && p->alpha <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->alpha);
+    if (!(p->pfg.alpha >= 0 && p->pfg.alpha <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->pfg.alpha);
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
                                s->pub->n_nodes);
@@ -13320,7 +13296,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     st->lc = fgl_new_floats(&s->store, "lc", (size_t)K * K); /* the coarsened Laplacian */
     st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
     st->ready = fgl_new_ints(&s->store, "ready", 1);
-    if (p->lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
+    if (p->pfg.lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     return s->store.err;
 }
 
@@ -13330,7 +13306,7 @@ static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
     const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
     float *ask, *a;
     (void)down;
-    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->lam != 0 && st->ready[0]) { /* the lam term's direction */
+    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->pfg.lam != 0 && st->ready[0]) { /* the lam term's direction */
         if (!(a = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
         memcpy(a, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     }
@@ -13435,7 +13411,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     size_t n = s->n_shared;
     const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
     const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
-    double alpha = p->alpha;
+    double alpha = p->pfg.alpha;
     float *theta = st->theta, *w = st->w;
     float *out = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
@@ -13453,7 +13429,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
             mix[(size_t)i * K + j] = v;
         }
     }
-    if (ready && p->lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
+    if (ready && p->pfg.lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
         double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!div) return FGL_ERR_NOMEM;
         for (j = 0; j < K; j++) {
@@ -13500,11 +13476,11 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__pfedgnn(void) {
     fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
                               "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, alpha, FGL_PARAM_FLOAT, 0.0,
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, alpha, FGL_PARAM_FLOAT, 0.0,
                    "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
                    "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, lam, FGL_PARAM_FLOAT, 0.0,
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, lam, FGL_PARAM_FLOAT, 0.0,
                    "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
                    "(pre-release: 0.01; 0: off)");
     FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchors, FGL_PARAM_INT, 100,

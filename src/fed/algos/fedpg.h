@@ -370,15 +370,13 @@ typedef struct fgl__fedpg_client {
 /* The server's state: the bank of each client's latest prototypes and
  * counts, the generated prototypes, the personalised downloads and their
  * masks, whether they exist, the margins per hop and the last server loss;
- * the generator (fgl__tgp_make: its parameters, Adam state and tape). */
+ * the generator (FedTGP's fgl__tgp_gen: its parameters, Adam state and tape). */
 typedef struct fgl__fedpg_server {
     float *bank, *bank_n, *global, *pers;
     float *pers_mask;
     int *ready;
     float *last;
-    fgl_params *tgp;
-    fgl_optim *tgp_optim;
-    fgl_tape *tgp_tape;
+    fgl__tgp_gen gen;
 } fgl__fedpg_server;
 
 static int fgl__pg_H(const fgl_client *c) { return (int)fgl_client_dim(c, FGL_DIM_HOPS) - 1; }
@@ -576,7 +574,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
     return FGL_OK;
 }
 
-/* Server state: the generator (fgl__tgp_make), the bank of each client's
+/* Server state: the generator (fgl__tgp_init), the bank of each client's
  * latest prototypes and counts, the personalised downloads. */
 static int fgl__fedpg_server_init(fgl_server *s) {
     const fgl__fedpg_params *p = FGL_PARAMS(fgl__fedpg_params, s->set);
@@ -597,13 +595,9 @@ static int fgl__fedpg_server_init(fgl_server *s) {
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
     if (s->store.err) return s->store.err;
-    if ((rc = fgl__tgp_make(s, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
+    if ((rc = fgl__tgp_init(s, &st->gen, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
                             0x4645445047ull))) /* "FEDPG" */
         return rc;
-    /* the generator's entries, made by FedTGP's fgl__tgp_make (it reads them by name in fgl__tgp_train) */
-    st->tgp = fgl_get_params(&s->store, "tgp");
-    st->tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
-    st->tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
     return s->store.err;
 }
 
@@ -616,8 +610,8 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     double alpha = pr->alpha, thr = pr->threshold, rf = pr->rf_ratio;
     float *bank = st->bank, *bank_n = st->bank_n, *global = st->global, *pers = st->pers;
     float *pmask = st->pers_mask, *last = st->last;
-    fgl_params *ps = st->tgp;
-    fgl_tape *t = st->tgp_tape;
+    fgl_params *ps = st->gen.tgp;
+    fgl_tape *t = st->gen.tgp_tape;
     float *U = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * rows * (size_t)d);
     int *y = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)K * rows),
         *idx = (int *)fgl_scratch(&s->store, sizeof(int) * (size_t)C);
@@ -668,7 +662,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
                 y[m++] = row / H1;
             }
         }
-        if ((rc = fgl__tgp_train(s, U, y, m, C, d, idx, delta, steps, 1, &loss))) return rc;
+        if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, idx, delta, steps, 1, &loss))) return rc;
         last[h] = (float)delta;
     }
     last[H1] = (float)loss;

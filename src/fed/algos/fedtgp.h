@@ -137,22 +137,6 @@ static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, co
     return FGL_OK;
 }
 
-/* FedPG's (fedpg.h) calls, by the entries' names, until its typed state
- * holds an fgl__tgp_gen: then they go. */
-static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float wd, uint64_t stream) {
-    fgl__tgp_gen g;
-    return fgl__tgp_init(s, &g, rows, d, h, lr, wd, stream);
-}
-
-static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, int C, int d, const int *idx,
-                          double delta, int steps, int normalize, double *loss) {
-    fgl__tgp_gen g;
-    g.tgp = fgl_get_params(&s->store, "tgp");
-    g.tgp_optim = fgl_get_optim(&s->store, "tgp_optim");
-    g.tgp_tape = fgl_get_tape(&s->store, "tgp_tape");
-    return fgl__tgp_fit(s, &g, U, y, m, C, d, idx, delta, steps, normalize, loss);
-}
-
 /* The parameters: the prototype family's, and FedTGP's server's. */
 typedef struct fgl__fedtgp_params {
     fgl__proto_params proto;

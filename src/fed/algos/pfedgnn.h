@@ -47,12 +47,11 @@
  * the pre-release, 0 (off) by default. */
 
 /* pFedGNN's parameters (fgl__pfedgnn: their defaults and help). The first
- * three are pFedGraph's, in its order (share, alpha, lam): pFedGNN trains
- * with pFedGraph's grad hook (fgl__pfg_grad), which reads lam. */
+ * three are pFedGraph's struct (share, alpha, lam): pFedGNN trains with
+ * pFedGraph's grad hook (fgl__pfg_grad), which reads lam through it. */
 typedef struct fgl__pfedgnn_params {
-    unsigned share;      /* parameter groups mixed */
-    double alpha;        /* self weight of the mixing */
-    double lam;          /* weight of the local term lam <u_i, theta>/||theta|| (0: off) */
+    fgl__pfedgraph_params pfg; /* share (the groups mixed), alpha (self weight of the mixing), lam (the local
+                                  term's weight in lam <u_i, theta>/||theta||, 0: off) */
     int anchors;         /* K_a anchors */
     int anchor_nodes;    /* 1: the server's public nodes when it holds them, 0: random points */
     double anchor_scale; /* random anchors: N(0, scale^2 / d) per feature */
@@ -130,8 +129,8 @@ static int fgl__pfn_server_init(fgl_server *s) {
     if (p->blocks != 0 && method != 1)
         return fgl_server_fail(s, FGL_ERR_ARG,
                                "pfedgnn: blocks=1 feeds SMACOF (method=1); landmark MDS cannot use them");
-    if (!(p->alpha >= 0 && p->alpha <= 1))
-        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->alpha);
+    if (!(p->pfg.alpha >= 0 && p->pfg.alpha <= 1))
+        return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: alpha %g must be in [0, 1]", p->pfg.alpha);
     if (fgl__pfn_public(s) && s->pub->n_nodes < Ka)
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgnn: %d anchors, but the server holds %d public nodes", Ka,
                                s->pub->n_nodes);
@@ -178,7 +177,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     st->lc = fgl_new_floats(&s->store, "lc", (size_t)K * K); /* the coarsened Laplacian */
     st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
     st->ready = fgl_new_ints(&s->store, "ready", 1);
-    if (p->lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
+    if (p->pfg.lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
     return s->store.err;
 }
 
@@ -188,7 +187,7 @@ static int fgl__pfn_download(fgl_server *s, int client, fgl_msg *down) {
     const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
     float *ask, *a;
     (void)down;
-    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->lam != 0 && st->ready[0]) { /* the lam term's direction */
+    if (FGL_PARAMS(fgl__pfedgnn_params, s->set)->pfg.lam != 0 && st->ready[0]) { /* the lam term's direction */
         if (!(a = fgl_download_part(s, client, "u"))) return FGL_ERR_NOMEM;
         memcpy(a, st->u + (size_t)client * s->n_shared, sizeof(float) * s->n_shared);
     }
@@ -293,7 +292,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
     size_t n = s->n_shared;
     const fgl__pfedgnn_params *p = FGL_PARAMS(fgl__pfedgnn_params, s->set);
     const fgl__pfn_server *st = FGL_STATE(fgl__pfn_server, &s->store);
-    double alpha = p->alpha;
+    double alpha = p->pfg.alpha;
     float *theta = st->theta, *w = st->w;
     float *out = (float *)fgl_scratch(&s->store, sizeof(float) * (size_t)K * FGL__MAX(n, 1));
     double *mix = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K * K);
@@ -311,7 +310,7 @@ static int fgl__pfn_aggregate(fgl_server *s) {
             mix[(size_t)i * K + j] = v;
         }
     }
-    if (ready && p->lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
+    if (ready && p->pfg.lam != 0) { /* u_i = sum_j m_ij theta_j / ||theta_j|| (before theta moves) */
         double *div = (double *)fgl_scratch(&s->store, sizeof(double) * (size_t)K);
         if (!div) return FGL_ERR_NOMEM;
         for (j = 0; j < K; j++) {
@@ -358,11 +357,11 @@ static void fgl__pfn_report(const fgl_observed *o, char *buf, size_t cap) {
 static fgl_algo fgl__pfedgnn(void) {
     fgl_algo a = fgl_algo_new("pfedgnn", "Kataria et al. 2025: one-shot collaboration graph from anchor distances "
                               "(completion, coarsening L_C = P L_G P^T), then personalised mixing");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, alpha, FGL_PARAM_FLOAT, 0.0,
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, share, FGL_PARAM_GROUPS, (double)FGL_G_ALL, "parameter groups mixed");
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, alpha, FGL_PARAM_FLOAT, 0.0,
                    "self weight: theta_i <- alpha theta_i + (1-alpha) sum_j w_ij theta_j (0: authors' code, "
                    "best on validation in the authors' setting; METIS clients: 0.7-0.9, RESULTS.md)");
-    FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, lam, FGL_PARAM_FLOAT, 0.0,
+    FGL_ALGO_PARAM(&a, fgl__pfedgraph_params, lam, FGL_PARAM_FLOAT, 0.0,
                    "local term lam <u_i, theta>/||theta||, u_i the mixing row over normalised models "
                    "(pre-release: 0.01; 0: off)");
     FGL_ALGO_PARAM(&a, fgl__pfedgnn_params, anchors, FGL_PARAM_INT, 100,

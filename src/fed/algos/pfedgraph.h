@@ -121,11 +121,10 @@ static int fgl__pfg_download(fgl_server *s, int client, fgl_msg *down) {
 }
 
 /* d/dtheta lam <u, theta>/||theta|| = lam (u/||theta|| - <u, theta> theta/||theta||^3),
- * over the trainable shared floats. lam is read by name, as pFedGNN trains
- * with this hook too (FGL_PARAMS(fgl__pfedgraph_params, ...) once pFedGNN's
- * struct begins with that one). */
+ * over the trainable shared floats (pFedGNN trains with this hook too: its
+ * struct begins with pFedGraph's). */
 static int fgl__pfg_grad(fgl_client *c, const fgl_step *st) {
-    float lam = (float)fgl_get(c->set, "lam");
+    float lam = (float)FGL_PARAMS(fgl__pfedgraph_params, c->set)->lam;
     const float *u = fgl_down(c, "u");
     fgl_params *ps = &st->model->params;
     double dot = 0, nn = 0, nrm, a, b;
