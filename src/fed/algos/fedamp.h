@@ -32,7 +32,7 @@ static int fgl__amp_server_init(fgl_server *s) {
         !(fgl_get(s->set, "self_weight") >= 0 && fgl_get(s->set, "self_weight") <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]",
                                fgl_get(s->set, "sigma"), fgl_get(s->set, "self_weight"));
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) {
         memcpy(u + i * s->n_shared, theta + i * s->n_shared, sizeof(float) * s->n_shared);
         xi[i * K + i] = 1.0f;

@@ -57,13 +57,13 @@ static int fgl__pub_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     fgl_new_ints(&s->store, "has_fe", K);
     fgl_new_floats(&s->store, "sim", K * K);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
     fgl__probe *px = (fgl__probe *)fgl_get_scratch(&c->store, "proxy");
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
-    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
+    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.err.msg);
     return FGL_OK;
 }
 

@@ -47,7 +47,7 @@ static int fgl__tgp_make(fgl_server *s, int rows, int d, int h, float lr, float 
     oc.weight_decay = wd;
     fgl_new_optim(&s->store, "tgp_optim", oc, ps);
     fgl_new_tape(&s->store, "tgp_tape");
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* P = MLP(anchors) on the server's tape: every anchor, or the n rows idx. */
@@ -122,7 +122,7 @@ static int fgl__tgp_train(fgl_server *s, const float *U, const int *y, int m, in
         dist = fgl_op_add(t, fgl_op_pairwise_dist(t, fgl_op_const(t, U, m, d), P), fgl_op_const(t, M, m, C));
         l = fgl_op_cross_entropy(t, fgl_op_scale(t, dist, -1.0f), y, NULL);
         if (fgl_tape_backward(t, l))
-            return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
+            return fgl_server_fail(s, t->err.code, "%s: server training: %s", s->algo->name, t->err.msg);
         *loss = l->val[0];
         fgl_optim_step(opt, ps);
     }
@@ -173,7 +173,7 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
         return rc;
     if ((rc = fgl__tgp_train(s, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
-    if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->msg);
+    if (!P || t->err.code) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->err.msg);
     memcpy(fgl_floats(&s->store, "global"), P->val, sizeof(float) * (size_t)C * (size_t)d);
     fgl_tape_reset(t);
     for (cl = 0; cl < C; cl++) has[cl] = 1;

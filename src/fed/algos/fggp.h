@@ -223,7 +223,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_align_loss(fgl_tape *t, fgl_node *view2, fgl_no
     fgl_node *F = fgl_op_l2_normalize_rows(t, view2, 1e-12f), *A = fgl_op_l2_normalize_rows(t, view1, 1e-12f), *xs[2];
     float *mask = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)U * (size_t)U);
     int *target = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)U);
-    if (!mask || !target || t->err) return NULL;
+    if (!mask || !target || t->err.code) return NULL;
     memset(mask, 0, sizeof(float) * (size_t)U * (size_t)U);
     for (i = 0; i < U; i++) {
         mask[(size_t)i * U + i] = -1e9f; /* no pair of a prototype with itself */
@@ -241,7 +241,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_cluster_loss(fgl_tape *t, fgl_node *Z, const in
     float *neg = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)m);
     int *pos = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
     fgl_node *s;
-    if (!Gn || !neg || !pos || t->err) return NULL;
+    if (!Gn || !neg || !pos || t->err.code) return NULL;
     for (p = 0; p < m; p++) { /* constant prototypes, unit length (a zero row stays zero) */
         double sq = 0;
         for (i = 0; i < d; i++) sq += (double)G[(size_t)p * d + i] * G[(size_t)p * d + i];
@@ -340,7 +340,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
     fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
     fgl_new_scratch(&c->store, "scores", sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) *
                                              (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The representation (evaluation mode) of every node of the client's graph,
@@ -348,7 +348,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
 static fgl_node *fgl__fggp_rep(fgl_client *c, fgl_model *m, fgl_forward *fw) {
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(m, &c->tape, &c->data.full, 0, NULL, fw) || !fw->rep || !fw->logits) {
-        fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fggp: representations: %s", c->tape.msg);
+        fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fggp: representations: %s", c->tape.err.msg);
         return NULL;
     }
     return fw->rep;
@@ -364,7 +364,7 @@ static int fgl__fggp_train(fgl_client *c) {
     int rc;
     if (!c->data.node) return fgl_client_fail(c, FGL_ERR_ARG, "fggp: node classification only");
     fgl__fggp_destroy(d);
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, (int)fgl_get(c->set, "knn"), &d->adj2, &err);
     fgl_tape_reset(&c->tape);
     if (rc || (rc = fgl_gnn_graph_make(&d->g2, &d->adj2, NULL, g->x, g->x_sparse, g->n_feat, NULL, 0, NULL, 0,
@@ -434,7 +434,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
     if (w_ce2 > 0 || w_pa > 0) {
         fgl_forward f2;
         if (fgl_model_forward(st->model, t, &d->g2, 1, &c->rng, &f2) || !f2.rep || !f2.logits) {
-            fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "fggp: second view: %s", t->msg);
+            fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "fggp: second view: %s", t->err.msg);
             return NULL;
         }
         if (w_ce2 > 0) loss = fgl_op_scale(t, fgl_op_cross_entropy(t, f2.logits, st->labels, st->mask), w_ce2);
@@ -478,7 +478,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             }
         }
     }
-    return t->err ? NULL : loss;
+    return t->err.code ? NULL : loss;
 }
 
 /* Upload: confidence-weighted prototypes of every node's pseudo-label. */
@@ -490,7 +490,7 @@ static int fgl__fggp_upload(fgl_client *c) {
     fgl_node *Z;
     if (fgl_get(c->set, "proto_nodes") != 0) return fgl__proto_upload(c); /* FedProto's: training nodes' means */
     if (!p || !cnt) return FGL_ERR_NOMEM;
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     N = Z->rows;
     d = Z->cols;
     if (fw.logits->cols > C) return fgl_client_fail(c, FGL_ERR_SHAPE, "fggp: %d classes, at most %d", fw.logits->cols, C);
@@ -536,7 +536,7 @@ static int fgl__fggp_server_init(fgl_server *s) {
     fgl_new_floats(&s->store, "cp", (size_t)slots * d);
     lab = fgl_new_floats(&s->store, "cl", (size_t)slots);
     fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < slots; i++) lab[i] = -1;
     return FGL_OK;
 }

@@ -28,7 +28,7 @@ static int fgl__pfg_server_init(fgl_server *s) {
     fgl_new_ints(&s->store, "has_u", K);
     if (!(fgl_get(s->set, "alpha") > 0))
         return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", fgl_get(s->set, "alpha"));
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
