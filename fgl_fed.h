@@ -578,8 +578,9 @@ typedef struct fgl_store {
     fgl__entry *e;
     int n, cap;
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
-    int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
-    char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
+    fgl_error err;           /* the first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a state looked up, never created),
+                                its message a predicate of the algorithm ("looks up the state 'x', which ..."):
+                                the hook's run fails with it */
     void *state;             /* the algorithm's typed view of its entries (FGL_NEW_STATE), or NULL */
     size_t state_size;
 } fgl_store;
@@ -1128,8 +1129,7 @@ struct fgl_client {
     double val_auc, test_auc;    /* two-class node and graph tasks: the latest ROC-AUC (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
-    int error;                   /* first error of this client in the round */
-    char msg[256];
+    fgl_error err;               /* its first error in the round (code and message: fgl_client_fail) */
 };
 
 struct fgl_server {
@@ -1170,8 +1170,7 @@ struct fgl_server {
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
                                     rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
-    int error;
-    char msg[256];
+    fgl_error err;               /* its first error in the round (code and message: fgl_server_fail) */
 };
 
 /* Client side. The part called name of this round's upload (allocated with
@@ -2753,6 +2752,12 @@ static fgl__entry *fgl__store_find(const fgl_store *st, const char *name, int ki
     return NULL;
 }
 
+/* Record the store's first failure: code, and what the algorithm did (a predicate of its name). */
+static void fgl__store_fail(const fgl_store *st, int code, const char *fmt, const char *name) {
+    fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+    if (!w->err.code) fgl_error_set(&w->err, code, fmt, name ? name : "(null)");
+}
+
 /* Register p (owned or not) under a new name; NULL and st->err on failure. */
 static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, size_t n, int owned) {
     fgl__entry *e;
@@ -2760,7 +2765,7 @@ static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, 
     FGL_ASSERT(name && strlen(name) < FGL__ENTRY_NAME);
     for (i = 0; i < st->n; i++) FGL_ASSERT(strcmp(st->e[i].name, name) != 0); /* one name, one entry */
     if (!p) {
-        st->err = FGL_ERR_NOMEM;
+        fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its state '%s'", name);
         return NULL;
     }
     if (st->n == st->cap) {
@@ -2768,7 +2773,7 @@ static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, 
         fgl__entry *ne = (fgl__entry *)FGL_REALLOC(st->e, sizeof(fgl__entry) * (size_t)cap);
         if (!ne) {
             if (owned) FGL_FREE(p);
-            st->err = FGL_ERR_NOMEM;
+            fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its state '%s'", name);
             return NULL;
         }
         st->e = ne;
@@ -2837,9 +2842,8 @@ FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name) {
 static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     fgl__entry *e = fgl__store_find(st, name, kind);
     if (!e) { /* state is created in an init hook before it is used */
-        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
-        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", name ? name : "(null)");
-        if (!w->err) w->err = FGL_ERR_ARG;
+        fgl__store_fail(st, FGL_ERR_ARG, "looks up the state '%s', which it never created (fgl_new_* in an init hook)",
+                        name);
 #ifndef NDEBUG
         fprintf(stderr, "fgl: the state '%s' is looked up but was never created (fgl_new_* in an init hook)\n",
                 name ? name : "(null)");
@@ -2872,7 +2876,7 @@ FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
     if (size > st->state_size) { /* new, or a base's struct extended: its prefix kept */
         void *p = FGL_REALLOC(st->state, size);
         if (!p) {
-            st->err = FGL_ERR_NOMEM;
+            fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its %s", "typed state (FGL_NEW_STATE)");
             return NULL;
         }
         memset((char *)p + st->state_size, 0, size - st->state_size);
@@ -2884,9 +2888,8 @@ FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
 
 FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
     if (!st->state || size > st->state_size) { /* made in the init hook, as large as its struct */
-        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
-        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", "(its typed struct, FGL_NEW_STATE)");
-        if (!w->err) w->err = FGL_ERR_ARG;
+        fgl__store_fail(st, FGL_ERR_ARG, "reads its %s, which no init hook made (FGL_NEW_STATE) as large",
+                        "typed state (FGL_STATE)");
         FGL_ASSERT(st->state && size <= st->state_size);
         return NULL;
     }
@@ -2895,7 +2898,7 @@ FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
     void *p = fgl_tape_alloc(&st->scratch, bytes ? bytes : 1);
-    if (!p) st->err = FGL_ERR_NOMEM;
+    if (!p) fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for %s", "scratch memory (fgl_scratch)");
     return p;
 }
 
@@ -4768,7 +4771,7 @@ static int fgl__dp_release(fgl_run *run, fgl_round_stats *st) {
             return fgl_server_fail(s, FGL_ERR_NOMEM, "differential privacy: out of memory");
         rc = fgl__dp_mean(s, p, run->dp_out[p], n, model);
         fgl_tape_reset(&s->store.scratch);
-        if (rc) return s->error ? s->error : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
+        if (rc) return s->err.code ? s->err.code : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
         s->dp_release[p] = run->dp_out[p];
         if (run->cfg.dp.noise > 0) st->dp_draws += (long long)n;
     }
@@ -4825,11 +4828,11 @@ static void fgl__put_le32(unsigned char *p, uint32_t v) {
 }
 
 /* The message of a client that withheld its upload out of the ring's range
- * (c->msg travels with the upload under a transport; the server counts it). */
+ * (c->err.msg travels with the upload under a transport; the server counts it). */
 #define FGL__SA_RANGE_MSG "secure aggregation: out of the ring's range"
 
 static int fgl__sa_out_of_range(const fgl_client *c) {
-    return !c->error && strncmp(c->msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
+    return !c->err.code && strncmp(c->err.msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
 }
 
 static uint32_t fgl__get_le32(const unsigned char *p) {
@@ -5132,7 +5135,7 @@ FGL__PRIVATE int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char 
  * outside the range that keeps the sum of the round's n participants from
  * wrapping (|x| 2^frac_bits <= floor((2^31 - 1) / n), see the top), withholds
  * its upload (no masked value leaves it unprotected; the second says why in
- * c->msg, and the server counts it). */
+ * c->err.msg, and the server counts it). */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
@@ -5160,12 +5163,12 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
         double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
         if (!(fabs(val) <= lim)) { /* the sum could wrap (or not finite): withheld, rejected, counted */
             if (k < n)
-                snprintf(c->msg, sizeof c->msg,
+                snprintf(c->err.msg, sizeof c->err.msg,
                          FGL__SA_RANGE_MSG ": model value %lu times n_i/N = %g is %g, beyond the %g each of %d "
                          "participants may add at %d fraction bits without the sum wrapping: upload withheld",
                          (unsigned long)k, wn, wn * c->up.part[pm][k], lim / scale, q->n, cfg->secagg.frac_bits);
             else
-                snprintf(c->msg, sizeof c->msg,
+                snprintf(c->err.msg, sizeof c->err.msg,
                          FGL__SA_RANGE_MSG ": its weight n_i/N = %g (sample count %g of N = %g) is beyond the %g "
                          "each of %d participants may add at %d fraction bits without the sum wrapping: upload withheld",
                          wn, (double)c->up.part[pw][0], N, lim / scale, q->n, cfg->secagg.frac_bits);
@@ -5249,7 +5252,7 @@ static int fgl__sa_vouched(const fgl_client *c, const unsigned char *alive, cons
  * own slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
  * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
  * survivors, or if it is not one, and nothing if fewer than t survivors
- * (itself included) vouch for the list it received (c->msg says so: the
+ * (itself included) vouch for the list it received (c->err.msg says so: the
  * server told the survivors different lists). The round's secrets are gone
  * after, but for the pairwise mask keys and the survivors, kept for step 5. */
 FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *tags,
@@ -5266,7 +5269,7 @@ FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const
     if ((vouched = fgl__sa_vouched(c, alive, tags)) < q->t) {
         if (vouched < 0) rc = fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
         else
-            snprintf(c->msg, sizeof c->msg, "secure aggregation, round %d: %d of the %d survivors named vouch for "
+            snprintf(c->err.msg, sizeof c->err.msg, "secure aggregation, round %d: %d of the %d survivors named vouch for "
                      "the survivors list this client received, below the threshold %d: the server told them "
                      "different lists; nothing revealed", q->round + 1, vouched, m, q->t);
         fgl__sa_client_free(c);
@@ -5332,7 +5335,7 @@ static void fgl__add_stream64(uint64_t *v, size_t n, const unsigned char key[32]
  * masked by the pair streams of the surviving peers; the mask keys are then
  * wiped (c->sa goes). FGL_ERR_EMPTY: it holds no mask keys of this round
  * (not a survivor, or the round was not unmasked); FGL_ERR_ARG: its
- * evaluation failed (c->msg says why). */
+ * evaluation failed (c->err.msg says why). */
 FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]) {
     struct fgl__sa_client *q = c->sa;
     double x[FGL__SA_NM / 2], w[FGL__SA_NM / 2], lim;
@@ -5347,7 +5350,7 @@ FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, u
     if (evaluated) {
         if (c->val_acc < 0 || c->test_acc < 0) {
             fgl__sa_client_free(c);
-            snprintf(c->msg, sizeof c->msg, "evaluation failed: %.200s", c->tape.msg);
+            snprintf(c->err.msg, sizeof c->err.msg, "evaluation failed: %.200s", c->tape.err.msg);
             return FGL_ERR_ARG;
         }
         x[1] = c->val_acc;
@@ -5426,7 +5429,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 1))) return rc;
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
-        if (c->error) return fgl__client_error(run, c, "secure aggregation keys");
+        if (c->err.code) return fgl__client_error(run, c, "secure aggregation keys");
         sa->ready &= !run->lost[c->id];
         fgl__sa_bytes(run, st, c->id, FGL__SA_PK, (size_t)n * FGL__SA_PK);
     }
@@ -5441,7 +5444,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 2))) return rc;
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
-        if (c->error) return fgl__client_error(run, c, "secure aggregation shares");
+        if (c->err.code) return fgl__client_error(run, c, "secure aggregation shares");
         sa->ready &= !run->lost[c->id];
         fgl__sa_bytes(run, st, c->id, (size_t)(n - 1) * FGL__SA_CT, 0);
     }
@@ -5522,7 +5525,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 4))) return rc;
     for (a = 0; a < n; a++) { /* list down; tags up; then the tags and sealed shares to each survivor down */
         if (!sa->alive[a]) continue;
-        if (run->clients[sa->ids[a]].error)
+        if (run->clients[sa->ids[a]].err.code)
             return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation consistency check");
         fgl__sa_bytes(run, st, sa->ids[a], (size_t)(m - 1) * FGL__SA_TAG,
                       (size_t)n + (size_t)(m - 1) * FGL__SA_TAG + (size_t)(n - 1) * FGL__SA_CT);
@@ -5561,7 +5564,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 3))) return rc;
     for (a = 0; a < n; a++) {
         if (!sa->alive[a]) continue;
-        if (run->clients[sa->ids[a]].error)
+        if (run->clients[sa->ids[a]].err.code)
             return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation reveal");
         if (sa->has_rev[a]) fgl__sa_bytes(run, st, sa->ids[a], (size_t)n * FGL__SA_REV, 0);
     }
@@ -5649,8 +5652,8 @@ static int fgl__secagg_record(fgl_run *run, fgl_round_stats *st, int evaluated) 
         if (!sa->alive[a] || !c->local) continue;
         rc = fgl__sa_metrics_mask(c, run->round, evaluated, sa->mw + (size_t)a * FGL__SA_NM);
         if (rc == FGL_ERR_ARG)
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: %s",
-                                 run->algo.name, run->round + 1, c->id, c->msg);
+            return fgl_error_set(&run->err, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "%s, round %d, client %d: %s",
+                                 run->algo.name, run->round + 1, c->id, c->err.msg);
         sa->has_mw[a] = rc == FGL_OK;
     }
     for (i = 0; i < run->n_clients; i++) /* the others' mask keys go too */
@@ -5729,11 +5732,11 @@ static void fgl__secagg_dropouts(fgl_run *run, fgl_round_stats *st) {
 /* --- the client side ---------------------------------------------------------------- */
 
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
-    if (!c->error) {
+    if (!c->err.code) {
         va_list ap;
-        c->error = code;
+        c->err.code = code;
         va_start(ap, fmt);
-        vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+        vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -5912,18 +5915,18 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     st.index = c->steps;
     if (loss && h && h->loss) {
         fgl_node *extra = h->loss(c, &st);
-        if (c->error) return c->error;
+        if (c->err.code) return c->err.code;
         if (extra) loss = fgl_op_add(t, loss, extra);
     }
-    if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "%s", t->msg);
+    if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "%s", t->err.msg);
     *loss_sum += loss->val[0];
     if (h && h->grad && (rc = h->grad(c, &st))) return fgl_client_fail(c, rc, "gradient hook: %s", fgl_result_name(rc));
-    if (c->error) return c->error;
+    if (c->err.code) return c->err.code;
     fgl_optim_step(o, &m->params);
     if (h && h->after_step && (rc = h->after_step(c, &st)))
         return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
     c->steps++;
-    return c->error;
+    return c->err.code;
 }
 
 FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *h) {
@@ -5942,7 +5945,7 @@ FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl
             rc = fgl__train_step(c, m, o, h, &b, e, &loss_sum);
             n_steps++;
         }
-        if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+        if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
     }
     c->train_loss = n_steps ? loss_sum / n_steps : 0.0;
@@ -5952,11 +5955,11 @@ FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl
 /* --- the server side ------------------------------------------------------------- */
 
 FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) {
-    if (!s->error) {
+    if (!s->err.code) {
         va_list ap;
-        s->error = code;
+        s->err.code = code;
         va_start(ap, fmt);
-        vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+        vsnprintf(s->err.msg, sizeof s->err.msg, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -7253,31 +7256,29 @@ static int fgl__unknown_param(fgl_run *run) {
 static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
     fgl_tape_reset(&c->store.scratch);
-    if (!rc && c->store.err) rc = c->store.err;
-    if (rc && !c->error && c->store.missing[0])
-        return fgl_client_fail(c, FGL_ERR_ARG, "%s looks up the state '%s', which it never created (fgl_new_* in "
-                               "an init hook)", c->algo ? c->algo->name : "the algorithm", c->store.missing);
+    if (!rc && c->store.err.code) rc = c->store.err.code;
+    if (rc && !c->err.code && c->store.err.code) /* what the hook did with its state: the store's message */
+        return fgl_client_fail(c, c->store.err.code, "%s %s", c->algo ? c->algo->name : "the algorithm",
+                               c->store.err.msg);
     if (!rc && c->set && c->set->unknown && c->set->unknown[0])
         return fgl_client_fail(c, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
                                "(fgl_algo_param_add)", c->algo ? c->algo->name : "the algorithm", c->set->unknown);
-    if (rc && !c->error) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
+    if (rc && !c->err.code) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
     return rc;
 }
 
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when) {
-    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
-                         run->algo.name, run->round + 1, c->id, when, c->msg);
+    return fgl_error_set(&run->err, c->err.code ? c->err.code : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
+                         run->algo.name, run->round + 1, c->id, when, c->err.msg);
 }
 
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
     fgl_server *s = &run->server;
-    if (!s->error) s->error = rc;
-    if (!s->msg[0] && s->store.missing[0])
-        return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s looks up the state '%s', which it "
-                             "never created (fgl_new_* in an init hook)", run->algo.name, run->round + 1, when,
-                             run->algo.name, s->store.missing);
-    return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
-                         s->msg[0] ? s->msg : fgl_result_name(s->error));
+    if (!s->err.code && s->store.err.code) /* what the hook did with its state: the store's message */
+        fgl_server_fail(s, s->store.err.code, "%s %s", run->algo.name, s->store.err.msg);
+    if (!s->err.code) s->err.code = rc;
+    return fgl_error_set(&run->err, s->err.code, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
+                         s->err.msg[0] ? s->err.msg : fgl_result_name(s->err.code));
 }
 
 /* Build the downloads of clients ids[0..n) (the coming round's
@@ -7305,11 +7306,11 @@ static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) 
             m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
-        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err))) {
+        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err.code))) {
             fgl_tape_reset(&s->store.scratch);
-            if (s->store.missing[0])
-                return fgl_server_fail(s, FGL_ERR_ARG, "download of client %d: %s looks up the state '%s', which it "
-                                       "never created (fgl_new_* in an init hook)", i, a->name, s->store.missing);
+            if (s->store.err.code)
+                return fgl_server_fail(s, s->store.err.code, "download of client %d: %s %s", i, a->name,
+                                       s->store.err.msg);
             return fgl_server_fail(s, rc, "download of client %d: %s", i, fgl_result_name(rc));
         }
         fgl_tape_reset(&s->store.scratch);
@@ -7381,7 +7382,7 @@ static int fgl__phase_receive(fgl_run *run, const int *ids, int n) {
     for (q = 0; q < n; q++)
         if (run->clients[ids[q]].local) fgl__receive(run, &run->clients[ids[q]], 1);
     for (q = 0; q < n; q++)
-        if (run->clients[ids[q]].error) return fgl__client_error(run, &run->clients[ids[q]], "receive");
+        if (run->clients[ids[q]].err.code) return fgl__client_error(run, &run->clients[ids[q]], "receive");
     return FGL_OK;
 }
 
@@ -7537,7 +7538,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (c->task == FGL_TASK_GRAPH) /* graph clients reshuffle their training order in place */
             fgl__store_add(&c->store, "train_order", FGL__E_INTS, c->data.ids[FGL_SPLIT_TRAIN],
                            (size_t)c->data.count[FGL_SPLIT_TRAIN], 0);
-        if (c->store.err) return fgl_error_set(&run->err, c->store.err, "client %d: out of memory", i);
+        if (c->store.err.code) return fgl_error_set(&run->err, c->store.err.code, "client %d: out of memory", i);
         if (idle_parks) fgl__park(run, c); /* all are idle until the first draw */
     }
     s->n_clients = run->n_clients;
@@ -7570,7 +7571,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     if (run->role != FGL__ROLE_CLIENTS && run->algo.server_init) {
         rc = run->algo.server_init(s);
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->store.err) return fgl__server_error(run, rc ? rc : s->store.err, "initialisation");
+        if (rc || s->store.err.code) return fgl__server_error(run, rc ? rc : s->store.err.code, "initialisation");
     }
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
@@ -7659,14 +7660,14 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
 static int fgl__client_round(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
     int p, rc;
-    c->error = 0;
-    c->msg[0] = 0;
+    c->err.code = 0;
+    c->err.msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
     if ((rc = fgl__unpark(run, c)))
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
-    if (rc || c->error) return c->error ? c->error : rc;
+    if (rc || c->err.code) return c->err.code ? c->err.code : rc;
     if ((run->intact.user_hooks & FGL__HOOK_TRAIN) &&
         (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
@@ -7692,7 +7693,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         }
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
-    if (fgl__client_hook(c, a->upload)) return c->error;
+    if (fgl__client_hook(c, a->upload)) return c->err.code;
     if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     FGL__PLUGINS_CALL(run, upload, (run, c)); /* the plug-ins' changes: an attack, DP's clip, secure
                                                  aggregation's masks (src/fed/plugins/) */
@@ -8656,7 +8657,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
         if (fgl__build_downloads(run, run->part, run->n_part, 0)) {
-            rc = fgl__server_error(run, run->server.error, "rebuilding downloads");
+            rc = fgl__server_error(run, run->server.err.code, "rebuilding downloads");
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
         }
@@ -9067,11 +9068,11 @@ static int fgl__dp_upload(fgl_run *run, fgl_client *c) {
 }
 
 static int fgl__dp_after(fgl_run *run) {
-    return fgl__dp_released(run) ? fgl__server_error(run, run->server.error, "aggregation") : FGL_OK;
+    return fgl__dp_released(run) ? fgl__server_error(run, run->server.err.code, "aggregation") : FGL_OK;
 }
 
 static int fgl__dp_release_stage(fgl_run *run, fgl_round_stats *st) {
-    return fgl__dp_release(run, st) ? fgl__server_error(run, run->server.error, "noise") : FGL_OK;
+    return fgl__dp_release(run, st) ? fgl__server_error(run, run->server.err.code, "noise") : FGL_OK;
 }
 
 static fgl__plugin fgl__plugin_dp(void) {
@@ -9282,7 +9283,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * finiteness check. */
 static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
     int p, masked = (fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES) != 0;
-    if (c->error || c->wire_error) return 0;
+    if (c->err.code || c->wire_error) return 0;
     for (p = 0; p < run->algo.n_up; p++) {
         const fgl_part *d = &run->algo.up[p];
         if (!c->up.part[p]) {
@@ -9335,7 +9336,7 @@ static int fgl__draw(fgl_run *run, int round) {
 /* The downloads of the next round's participants, built (their bytes
  * counted in this round) and applied by those hosted here. */
 static int fgl__broadcast(fgl_run *run) {
-    if (fgl__build_downloads(run, run->next, run->n_next, 1)) return fgl__server_error(run, run->server.error, "download");
+    if (fgl__build_downloads(run, run->next, run->n_next, 1)) return fgl__server_error(run, run->server.err.code, "download");
     return fgl__phase_receive(run, run->next, run->n_next);
 }
 
@@ -9480,9 +9481,9 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
+            return fgl_error_set(&run->err, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG,
                                  "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
-                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
+                                 c->tape.err.msg[0] ? c->tape.err.msg : "(no reason recorded)");
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
@@ -9547,7 +9548,7 @@ static int fgl__stage_arrive(fgl_run *run, fgl_round_stats *st, int evaluated) {
     (void)evaluated;
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
-        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
+        if (c->err.code && c->err.code != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
     }
     FGL__PLUGINS_CALL(run, arrive, (run, st));
     /* the uploads not checked where they were built, in parallel */
@@ -9620,8 +9621,8 @@ static int fgl__stage_aggregate(fgl_run *run, fgl_round_stats *st, int evaluated
         rc = run->algo.aggregate(s);
         if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err)
-            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+        if (rc || s->err.code || s->store.err.code)
+            return fgl__server_error(run, rc ? rc : s->err.code ? s->err.code : s->store.err.code, "aggregation");
     }
     FGL__PLUGINS_CALL(run, after, (run));
     st->n_clipped = s->n_clipped;
@@ -10091,7 +10092,7 @@ static int fgl__cv_server_init(fgl_server *s) {
         for (i = 0; i < s->n_clients; i++)
             w[i] = weighted && total > 0 ? (float)(s->n_clients * (double)s->n_registered[i] / total) : 1.0f;
     }
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__cv_client_init(fgl_client *c) {
@@ -10102,7 +10103,7 @@ static int fgl__cv_client_init(fgl_client *c) {
     st->gsum = (double *)fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1),
                                          NULL); /* reset every round */
     if (c->algo->variant == FGL__CV_FEDDC) st->h = fgl_new_floats(&c->store, "h", c->n_trainable);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* w_i as received (FedDC), 1 for SCAFFOLD. */
@@ -10285,7 +10286,7 @@ static int fgl__ditto_client_init(fgl_client *c) {
     if (!st || !(st->personal = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed)))
         return FGL_ERR_NOMEM;
     st->personal_optim = fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &st->personal->params);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {
@@ -10359,7 +10360,7 @@ static int fgl__moon_client_init(fgl_client *c) {
     st->prev = fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
     st->has_prev = fgl_new_ints(&c->store, "has_prev", 1);
     st->ref = fgl_new_tape(&c->store, "ref");
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The representation of a reference model on the step's graph, copied onto
@@ -10371,7 +10372,7 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
     size_t bytes;
     fgl_tape_reset(ref);
     if (fgl_model_forward(m, ref, st->g, 0, NULL, &fw) || !fw.rep) {
-        fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "moon reference model: %s", ref->msg);
+        fgl_client_fail(c, ref->err.code ? ref->err.code : FGL_ERR_ARG, "moon reference model: %s", ref->err.msg);
         return NULL;
     }
     bytes = sizeof(float) * (size_t)fw.rep->rows * (size_t)fw.rep->cols;
@@ -10562,7 +10563,7 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     st->meta = fgl_new_ints(&s->store, "meta", 2);             /* cluster ids used so far (never reused), splits */
     st->seq = fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     st->seq_len = fgl_new_ints(&s->store, "seq_len", K);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     st->meta[0] = 1;
     return FGL_OK;
 }
@@ -10836,7 +10837,7 @@ static int fgl__amp_server_init(fgl_server *s) {
     if (!(p->sigma > 0) || !(p->self_weight >= 0 && p->self_weight <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]", p->sigma,
                                p->self_weight);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) {
         memcpy(st->u + i * s->n_shared, st->theta + i * s->n_shared, sizeof(float) * s->n_shared);
         st->xi[i * K + i] = 1.0f;
@@ -10962,7 +10963,7 @@ static int fgl__pfg_server_init(fgl_server *s) {
     st->A = fgl_new_floats(&s->store, "A", K * K);
     st->has_u = fgl_new_ints(&s->store, "has_u", K);
     if (!(alpha > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", alpha);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {
@@ -11163,7 +11164,7 @@ static int fgl__proto_server_init(fgl_server *s) {
     st->has = fgl_new_ints(&s->store, "has", C);
     st->ready = fgl_new_ints(&s->store, "ready", 1); /* 1 once prototypes exist (before: nothing is sent) */
     st->last = fgl_new_floats(&s->store, "last", 2); /* FedTGP: margin and server loss of the last aggregation */
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
@@ -11229,7 +11230,7 @@ static int fgl__proto_upload(fgl_client *c) {
         fgl_forward fw;
         fgl_tape_reset(&c->tape);
         if (fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
-            rc = fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "prototypes: %s", c->tape.msg);
+            rc = fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "prototypes: %s", c->tape.err.msg);
             break;
         }
         for (i = 0; i < fw.rep->rows; i++) {
@@ -11240,7 +11241,7 @@ static int fgl__proto_upload(fgl_client *c) {
             cnt[y] += 1;
         }
     }
-    if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+    if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
     fgl_view_end(&it);
     if (rc < 0) return rc;
     for (cl = 0; cl < C; cl++) {
@@ -11370,7 +11371,7 @@ static int fgl__tgp_init(fgl_server *s, fgl__tgp_gen *g, int rows, int d, int h,
     oc.weight_decay = wd;
     g->tgp_optim = fgl_new_optim(&s->store, "tgp_optim", oc, ps);
     g->tgp_tape = fgl_new_tape(&s->store, "tgp_tape");
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* P = MLP(anchors) on the server's tape: every anchor, or the n rows idx. */
@@ -11445,7 +11446,7 @@ static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, co
         dist = fgl_op_add(t, fgl_op_pairwise_dist(t, fgl_op_const(t, U, m, d), P), fgl_op_const(t, M, m, C));
         l = fgl_op_cross_entropy(t, fgl_op_scale(t, dist, -1.0f), y, NULL);
         if (fgl_tape_backward(t, l))
-            return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
+            return fgl_server_fail(s, t->err.code, "%s: server training: %s", s->algo->name, t->err.msg);
         *loss = l->val[0];
         fgl_optim_step(opt, ps);
     }
@@ -11515,7 +11516,7 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
     if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, p->margin_rule != 0, (float)p->tau, &delta))) return rc;
     if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
-    if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->msg);
+    if (!P || t->err.code) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->err.msg);
     memcpy(st->proto.global, P->val, sizeof(float) * (size_t)C * (size_t)d);
     fgl_tape_reset(t);
     for (cl = 0; cl < C; cl++) has[cl] = 1;
@@ -11673,13 +11674,13 @@ static int fgl__pub_server_init(fgl_server *s) {
     st->fe = fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     st->has_fe = fgl_new_ints(&s->store, "has_fe", K);
     st->sim = fgl_new_floats(&s->store, "sim", K * K);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
     fgl__probe *px = FGL_STATE(fgl__fedpub_client, &c->store)->proxy;
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
-    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
+    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.err.msg);
     return FGL_OK;
 }
 
@@ -12000,8 +12001,8 @@ static int fgl__gpfl_upload(fgl_client *c) {
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s",
-                               c->tape.msg);
+        return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "gpfl: functional embedding: %s",
+                               c->tape.err.msg);
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
@@ -12116,14 +12117,14 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     st->last = fgl_new_floats(&s->store, "last", 2);         /* last auto-encoder loss, mean links per client */
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
     gae = st->gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
-    if (s->store.err || !gae) return FGL_ERR_NOMEM;
+    if (s->store.err.code || !gae) return FGL_ERR_NOMEM;
     if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
         return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
     oc.lr = (float)p->gae_lr;
     oc.weight_decay = (float)p->gae_wd;
     st->gae_optim = fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
     st->gae_tape = fgl_new_tape(&s->store, "gae_tape");
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
     if (p->init == 0) { /* the paper's random initial network */
@@ -12172,7 +12173,7 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
     fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
     fgl_optim_reset(opt);
     rc = fgl_gae_fit(gae, opt, st->gae_tape, st->net, X, K, p->gae_steps, (float)p->size_weight, S, &loss);
-    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->msg);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->err.msg);
     last[0] = (float)loss;
     /* row softmax, threshold, row-normalise */
     for (i = 0; i < K; i++) {
@@ -12815,7 +12816,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
         fgl_tape_reset(&c->tape);
         if (rc <= 0 || fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
             fgl_view_end(&it);
-            return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
+            return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.err.msg);
         }
         fgl__pg_accumulate(FGL_STATE(fgl__fedpg_client, &c->store)->rings, fw.rep->val, d, C, sum, cnt);
         if (pseudo > 0) { /* confidently predicted nodes outside the training set, under their predicted class */
@@ -12855,7 +12856,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
             fgl_forward fw;
             fgl_tape_reset(&c->tape);
             if (fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
-                rc = fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
+                rc = fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.err.msg);
                 break;
             }
             for (i = 0; i < fw.rep->rows && n < c->n_train; i++) { /* on the unit sphere, as in the loss */
@@ -12866,7 +12867,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
                 y[n++] = b.labels[i];
             }
         }
-        if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+        if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
         if (rc < 0) return rc;
         if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, pp->graph_band, &c->store.scratch)))
@@ -12900,11 +12901,11 @@ static int fgl__fedpg_server_init(fgl_server *s) {
     st->pers_mask = fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     if ((rc = fgl__tgp_init(s, &st->gen, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
                             0x4645445047ull))) /* "FEDPG" */
         return rc;
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__fedpg_aggregate(fgl_server *s) {
@@ -12973,7 +12974,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     }
     last[H1] = (float)loss;
     P = fgl__tgp_forward(t, ps, NULL, rows, 1);
-    if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedpg: server prototypes: %s", t->msg);
+    if (!P || t->err.code) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedpg: server prototypes: %s", t->err.msg);
     memcpy(global, P->val, sizeof(float) * (size_t)rows * d);
     fgl_tape_reset(t);
     /* personalised fusion, for every client in the bank and every row it holds */
@@ -13297,7 +13298,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     if (p->pfg.lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the
@@ -13339,13 +13340,13 @@ static int fgl__pfn_upload(fgl_client *c) {
         fgl__pfn_random_anchors(c->fed->seed, (float)p->anchor_scale, Ka, d, a);
         anchors = a;
     }
-    if (!(dist = fgl_up(c, "dist"))) return c->error;
+    if (!(dist = fgl_up(c, "dist"))) return c->err.code;
     if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
         return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     if (p->blocks == 0) {
         fgl_up_drop(c, "block");
     } else {
-        if (!(block = fgl_up(c, "block"))) return c->error;
+        if (!(block = fgl_up(c, "block"))) return c->err.code;
         if ((rc = fgl_node_sqdist_block(c->data.node, block, &err)))
             return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     }
@@ -13748,7 +13749,7 @@ static int fgl__gcn_client_init(fgl_client *c) {
     float *x;
     if (!st) return FGL_ERR_NOMEM;
     state = st->hops = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
-    if (h < 0) return c->error;
+    if (h < 0) return c->err.code;
     if (!state) return FGL_ERR_NOMEM;
     state[0] = h;
     if (h == 0) return FGL_OK;
@@ -14264,7 +14265,7 @@ static int fgl__fs_client_init(fgl_client *c) {
     st->losses = fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
     st->mend = fgl_new_ints(&c->store, "mend", 2);       /* the mended graph: generated nodes, nodes before */
     st->gen_tape = fgl_new_tape(&c->store, "gen_tape");
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* One NeighGen forward on graph g (train: dropout): dGen's output before
@@ -14277,7 +14278,7 @@ static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, i
     fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *z, *h;
-    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     z = fw.logits;
     *dn = fgl_op_linear(t, z, fgl_op_param(t, ps, fgl_params_find(ps, "dgen.w")),
                         fgl_op_param(t, ps, fgl_params_find(ps, "dgen.b"))); /* before the ReLU (see above) */
@@ -14286,7 +14287,7 @@ static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, i
     h = train ? fgl_op_relu_dropout(t, h, 0.5f, &c->rng) : fgl_op_relu(t, h);
     *Hn = fgl_op_tanh(t, fgl_op_linear(t, h, fgl_op_param(t, ps, fgl_params_find(ps, "fgen.w2")),
                                        fgl_op_param(t, ps, fgl_params_find(ps, "fgen.b2"))));
-    return t->err;
+    return t->err.code;
 }
 
 /* sum over the pairs k of ||H_{v_k}[p_k] - T_k||^2 (T: n_pairs x F), slot by
@@ -14381,7 +14382,7 @@ static int fgl__fs_train_gen(fgl_client *c) {
         fgl_params_zero_grad(&enc->params);
         fgl_params_zero_grad(ps);
         if ((rc = fgl__fs_forward(c, t, &d->imp_g, 1, &dn, &Hn)))
-            return fgl_client_fail(c, rc, "fedsage: generator: %s", t->msg);
+            return fgl_client_fail(c, rc, "fedsage: generator: %s", t->err.msg);
         ldn = fgl__fs_count_loss(t, dn, d->miss_ptr, n);
         vp = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)n * (size_t)P);
         T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)P * (size_t)F);
@@ -14416,7 +14417,7 @@ static int fgl__fs_train_gen(fgl_client *c) {
         loss = fgl_op_scale(t, ldn, (float)ld);
         if (lfn) loss = fgl_op_add(t, loss, fgl_op_scale(t, lfn, (float)lf));
         if (lx) loss = fgl_op_add(t, loss, lx);
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "fedsage: generator: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "fedsage: generator: %s", t->err.msg);
         losses[0] = ldn->val[0];
         losses[1] = lfn ? lfn->val[0] : 0.0f;
         losses[2] = lx ? lx->val[0] : 0.0f;
@@ -14487,10 +14488,10 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
     kv = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)(n + 1));
     if (!kv) return fgl_client_fail(c, FGL_ERR_NOMEM, "fedsage: out of memory");
-    if ((rc = fgl__fedsage_counts(c, kv))) return fgl_client_fail(c, rc, "fedsage: mend: %s", t->msg);
+    if ((rc = fgl__fedsage_counts(c, kv))) return fgl_client_fail(c, rc, "fedsage: mend: %s", t->err.msg);
     fgl_tape_reset(t);
     if ((rc = fgl__fs_forward(c, t, &d->full_g, 0, &dn, &Hn)))
-        return fgl_client_fail(c, rc, "fedsage: mend: %s", t->msg);
+        return fgl_client_fail(c, rc, "fedsage: mend: %s", t->err.msg);
     c->rng = keep;
     for (i = 0; i < n; i++) G += kv[i];
     N = n + G;
@@ -14594,7 +14595,7 @@ static int fgl__fs_server_init(fgl_server *s) {
     st->has_back = fgl_new_ints(&s->store, "has_back", K);
     st->src = fgl_new_ints(&s->store, "src", K);       /* whose vectors client i was sent last */
     st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) st->src[i] = -1;
     return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
@@ -14865,7 +14866,7 @@ static int fgl__ada_client_init(fgl_client *c) {
     st->state = fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
     st->pred = fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
     st->delta = fgl_new_floats(&c->store, "delta", 1);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static const float *fgl__ada_scores(fgl_client *c) {
@@ -14978,7 +14979,7 @@ static int fgl__ada_personalise(fgl_client *c) {
     }
     /* the soft labels of the federated knowledge extractor */
     if (fgl_model_forward(&c->model, &t, &c->data.full, 0, NULL, &fw) || !fw.logits) {
-        rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: soft labels: %s", t.msg);
+        rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: soft labels: %s", t.err.msg);
         goto done;
     }
     for (i = 0; i < n; i++) fgl__ada_softmax_row(fw.logits->val + (size_t)i * C, C, P + (size_t)i * C);
@@ -15066,8 +15067,8 @@ static int fgl__ada_personalise(fgl_client *c) {
             z[m] = f.logits;
         }
         out = m == FGL__ADA_N ? fgl__ada_hete_prop(&t, z[FGL__ADA_P], S, beta) : NULL;
-        if (!out || t.err) {
-            rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: step 2: %s", t.msg);
+        if (!out || t.err.code) {
+            rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: step 2: %s", t.err.msg);
             goto done;
         }
         { /* the evaluation-mode prediction of the parameters as they are */
@@ -15106,7 +15107,7 @@ static int fgl__ada_personalise(fgl_client *c) {
         if (loss) loss = fgl_op_add(&t, loss, fgl_op_cross_entropy(&t, z[FGL__ADA_S], nd->y, train));
         if (loss) loss = fgl_op_add(&t, loss, fgl_op_cross_entropy(&t, out, nd->y, train));
         if (!loss || fgl_tape_backward(&t, loss)) {
-            rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: step 2: %s", t.msg);
+            rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: step 2: %s", t.err.msg);
             goto done;
         }
         for (m = 0; m < FGL__ADA_N; m++) fgl_optim_step(&opt[m], &mod[m].params);
@@ -15372,7 +15373,7 @@ static int fgl__gta_upload(fgl_client *c) {
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedgta: node classification only");
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &c->data.full, 0, NULL, &fw) || !fw.logits)
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedgta: predictions: %s", c->tape.msg);
+        return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedgta: predictions: %s", c->tape.err.msg);
     if (fw.logits->rows != d->adj.rows || fw.logits->cols > width)
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgta: %d x %d predictions for %d nodes and %d classes",
                                fw.logits->rows, fw.logits->cols, d->adj.rows, width);
@@ -15413,7 +15414,7 @@ static int fgl__gta_server_init(fgl_server *s) {
     if (!st) return FGL_ERR_NOMEM;
     st->theta = fgl_server_per_client(s, "theta");
     st->W = fgl_new_floats(&s->store, "W", K * K);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {
@@ -15812,7 +15813,7 @@ static int fgl__fgssl_client_init(fgl_client *c) {
     st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
     st->ref = fgl_new_tape(&c->store, "ref");
     st->aug = (fgl__fgssl_aug *)fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The graph of view v (0 weak, 1 strong) of this step, built on aug. */
@@ -15855,14 +15856,14 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
     }
     fgl_tape_reset(ref);
     if (fgl_model_forward(cs->glob, ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
-        fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "fgssl: global model: %s", ref->msg);
+        fgl_client_fail(c, ref->err.code ? ref->err.code : FGL_ERR_ARG, "fgssl: global model: %s", ref->err.msg);
         return NULL;
     }
     if (!gf.rep) gf.rep = gf.node_emb;
     if (gs == st->g) {
         lf = *st->fwd;
     } else if (fgl_model_forward(st->model, st->t, gs, 1, &c->rng, &lf)) {
-        fgl_client_fail(c, st->t->err, "fgssl: local model on the augmented graph: %s", st->t->msg);
+        fgl_client_fail(c, st->t->err.code, "fgssl: local model on the augmented graph: %s", st->t->err.msg);
         return NULL;
     }
     z = lf.rep ? lf.rep : lf.node_emb;
@@ -15893,7 +15894,7 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         term = fgl_op_scale(st->t, term, wd);
         loss = loss ? fgl_op_add(st->t, loss, term) : term;
     }
-    if (st->t->err) fgl_client_fail(c, st->t->err, "fgssl: %s", st->t->msg);
+    if (st->t->err.code) fgl_client_fail(c, st->t->err.code, "fgssl: %s", st->t->err.msg);
     return loss;
 }
 
@@ -16274,7 +16275,7 @@ static int fgl__tad_server_init(fgl_server *s) {
     tad->losses = fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
     tt = tad->teachers = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers),
                                                               fgl__tad_teachers_free);
-    if (s->store.err || !tt) return s->store.err ? s->store.err : FGL_ERR_NOMEM;
+    if (s->store.err.code || !tt) return s->store.err.code ? s->store.err.code : FGL_ERR_NOMEM;
     if (!(tt->m = (fgl_model *)FGL_MALLOC(sizeof(fgl_model) * (size_t)s->n_clients))) return FGL_ERR_NOMEM;
     for (i = 0; i < s->n_clients; i++) {
         if ((rc = fgl_model_init(&tt->m[i], sp, s->fed->seed, NULL))) return rc;
@@ -16384,7 +16385,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
             fgl_node *sem = NULL, *dv = NULL, *G;
             fgl_tape_reset(t);
             X = fgl__tad_generate(t, gen, onehot, z, n, C, dz);
-            if (t->err || !X) break;
+            if (t->err.code || !X) break;
             if ((rc = fgl__tad_knn(n, F, X->val, topk, &adj))) return fgl_server_fail(s, rc, "fedtad: pseudo graph");
             rc = fgl_gnn_graph_make(&g, &adj, NULL, X->val, NULL, F, NULL, 0, NULL, 0, sp, &err);
             if (rc) {
@@ -16393,18 +16394,18 @@ static int fgl__tad_aggregate(fgl_server *s) {
             }
             fgl_model_forward_x(st, t, &g, X, 0, NULL, &fw);
             G = fw.logits;
-            for (i = 0; i < nk && !t->err; i++) {
+            for (i = 0; i < nk && !t->err.code; i++) {
                 fgl_node *L, *a, *b;
                 k = who[i];
                 fgl_model_forward_x(&tt->m[k], t, &g, X, 0, NULL, &fw);
-                if (t->err) break;
+                if (t->err.code) break;
                 L = fw.logits;
                 a = fgl_op_sum(t, fgl_op_mul(t, fgl_op_log_softmax(t, L), fgl_op_const(t, ws + (size_t)k * n * C, n, C)));
                 b = fgl__tad_div(t, G, L->val, wd + (size_t)k * n);
                 sem = sem ? fgl_op_add(t, sem, a) : a;
                 dv = dv ? fgl_op_add(t, dv, b) : b;
             }
-            if (!t->err) {
+            if (!t->err.code) {
                 fgl_node *div = fgl_op_exp(t, fgl_op_scale(t, fgl_op_mean(t, fgl_op_mul(t, fgl_op_pairwise_l1(t, X, X),
                                                                               fgl_op_const(t, zd, n, n))), -1.0f));
                 loss = fgl_op_add(t, fgl_op_add(t, fgl_op_scale(t, sem, (float)lam1), fgl_op_scale(t, dv, -1.0f)),
@@ -16419,38 +16420,38 @@ static int fgl__tad_aggregate(fgl_server *s) {
             }
             fgl_gnn_graph_free(&g);
             fgl_csr_free(&adj);
-            if (t->err) break;
+            if (t->err.code) break;
         }
-        if (t->err) return fgl_server_fail(s, t->err, "fedtad: generator: %s", t->msg);
+        if (t->err.code) return fgl_server_fail(s, t->err.code, "fedtad: generator: %s", t->err.msg);
         /* the pseudo graph of the trained generator, and the teachers' logits on it */
         fgl_tape_reset(t);
         X = fgl__tad_generate(t, gen, onehot, z, n, C, dz);
-        if (t->err || !X) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtad: generator: %s", t->msg);
+        if (t->err.code || !X) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedtad: generator: %s", t->err.msg);
         memcpy(xg, X->val, sizeof(float) * (size_t)n * (size_t)F);
         if ((rc = fgl__tad_knn(n, F, xg, topk, &adj))) return fgl_server_fail(s, rc, "fedtad: pseudo graph");
         if ((rc = fgl_gnn_graph_make(&g, &adj, NULL, xg, NULL, F, NULL, 0, NULL, 0, sp, &err))) {
             fgl_csr_free(&adj);
             return fgl_server_fail(s, rc, "fedtad: pseudo graph: %s", err.msg);
         }
-        for (i = 0; i < nk && !t->err; i++) {
+        for (i = 0; i < nk && !t->err.code; i++) {
             k = who[i];
             fgl_tape_reset(t);
             if (!fgl_model_forward(&tt->m[k], t, &g, 0, NULL, &fw) && fw.logits)
                 memcpy(tl + (size_t)k * n * C, fw.logits->val, sizeof(float) * (size_t)n * (size_t)C);
         }
-        for (it = 0; it < it_d && !t->err; it++) { /* the student, towards the teachers */
+        for (it = 0; it < it_d && !t->err.code; it++) { /* the student, towards the teachers */
             fgl_rng dr;
             fgl_rng_init(&dr, s->fed->seed ^ 0xd157111ULL, ((uint64_t)s->round * 1000u + (uint64_t)e) * 1000u + (uint64_t)it);
             fgl_tape_reset(t);
             fgl_model_forward(st, t, &g, 1, &dr, &fw);
-            for (i = 0, loss = NULL; i < nk && !t->err; i++) {
+            for (i = 0, loss = NULL; i < nk && !t->err.code; i++) {
                 fgl_node *b;
                 k = who[i];
                 b = fgl__tad_div(t, fw.logits, tl + (size_t)k * n * C, wd + (size_t)k * n);
                 loss = loss ? fgl_op_add(t, loss, b) : b;
             }
             fgl_params_zero_grad(&st->params);
-            if (!t->err && loss && !fgl_tape_backward(t, loss)) {
+            if (!t->err.code && loss && !fgl_tape_backward(t, loss)) {
                 losses[it == 0 ? 3 : 4] = loss->val[0];
                 if (it == 0) losses[4] = loss->val[0];
                 fgl_optim_step(od, &st->params);
@@ -16458,7 +16459,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
         }
         fgl_gnn_graph_free(&g);
         fgl_csr_free(&adj);
-        if (t->err) return fgl_server_fail(s, t->err, "fedtad: distillation: %s", t->msg);
+        if (t->err.code) return fgl_server_fail(s, t->err.code, "fedtad: distillation: %s", t->err.msg);
     }
     fgl_tape_reset(t);
     fgl_server_pack(s, &st->params, global);
@@ -16729,7 +16730,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_align_loss(fgl_tape *t, fgl_node *view2, fgl_no
     fgl_node *F = fgl_op_l2_normalize_rows(t, view2, 1e-12f), *A = fgl_op_l2_normalize_rows(t, view1, 1e-12f), *xs[2];
     float *mask = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)U * (size_t)U);
     int *target = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)U);
-    if (!mask || !target || t->err) return NULL;
+    if (!mask || !target || t->err.code) return NULL;
     memset(mask, 0, sizeof(float) * (size_t)U * (size_t)U);
     for (i = 0; i < U; i++) {
         mask[(size_t)i * U + i] = -1e9f; /* no pair of a prototype with itself */
@@ -16747,7 +16748,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_cluster_loss(fgl_tape *t, fgl_node *Z, const in
     float *neg = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)m);
     int *pos = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
     fgl_node *s;
-    if (!Gn || !neg || !pos || t->err) return NULL;
+    if (!Gn || !neg || !pos || t->err.code) return NULL;
     for (p = 0; p < m; p++) { /* constant prototypes, unit length (a zero row stays zero) */
         double sq = 0;
         for (i = 0; i < d; i++) sq += (double)G[(size_t)p * d + i] * G[(size_t)p * d + i];
@@ -16878,7 +16879,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
     if (!st) return FGL_ERR_NOMEM;
     st->fggp = (fgl__fggp_data *)fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
     st->scores = (float *)fgl_new_scratch(&c->store, "scores", scores, NULL);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The representation (evaluation mode) of every node of the client's graph,
@@ -16886,7 +16887,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
 static fgl_node *fgl__fggp_rep(fgl_client *c, fgl_model *m, fgl_forward *fw) {
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(m, &c->tape, &c->data.full, 0, NULL, fw) || !fw->rep || !fw->logits) {
-        fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fggp: representations: %s", c->tape.msg);
+        fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fggp: representations: %s", c->tape.err.msg);
         return NULL;
     }
     return fw->rep;
@@ -16902,7 +16903,7 @@ static int fgl__fggp_train(fgl_client *c) {
     int rc;
     if (!c->data.node) return fgl_client_fail(c, FGL_ERR_ARG, "fggp: node classification only");
     fgl__fggp_destroy(d);
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, FGL_PARAMS(fgl__fggp_params, c->set)->knn,
                              &d->adj2, &err);
     fgl_tape_reset(&c->tape);
@@ -16974,7 +16975,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
     if (w_ce2 > 0 || w_pa > 0) {
         fgl_forward f2;
         if (fgl_model_forward(st->model, t, &d->g2, 1, &c->rng, &f2) || !f2.rep || !f2.logits) {
-            fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "fggp: second view: %s", t->msg);
+            fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "fggp: second view: %s", t->err.msg);
             return NULL;
         }
         if (w_ce2 > 0) loss = fgl_op_scale(t, fgl_op_cross_entropy(t, f2.logits, st->labels, st->mask), w_ce2);
@@ -17018,7 +17019,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             }
         }
     }
-    return t->err ? NULL : loss;
+    return t->err.code ? NULL : loss;
 }
 
 /* Upload: confidence-weighted prototypes of every node's pseudo-label. */
@@ -17031,7 +17032,7 @@ static int fgl__fggp_upload(fgl_client *c) {
     if (FGL_PARAMS(fgl__fggp_params, c->set)->proto_nodes != 0)
         return fgl__proto_upload(c); /* FedProto's: training nodes' means */
     if (!p || !cnt) return FGL_ERR_NOMEM;
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     N = Z->rows;
     d = Z->cols;
     if (fw.logits->cols > C) return fgl_client_fail(c, FGL_ERR_SHAPE, "fggp: %d classes, at most %d", fw.logits->cols, C);
@@ -17078,7 +17079,7 @@ static int fgl__fggp_server_init(fgl_server *s) {
     st->cp = fgl_new_floats(&s->store, "cp", (size_t)slots * d);
     st->cl = fgl_new_floats(&s->store, "cl", (size_t)slots);
     st->last = fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < slots; i++) st->cl[i] = -1;
     return FGL_OK;
 }
@@ -17476,7 +17477,7 @@ static int fgl__gl_client_init(fgl_client *c) {
     st->has = fgl_new_ints(&c->store, "has", 2);
     st->scores = (float *)fgl_new_scratch(&c->store, "scores",
                                           sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static int fgl__gl_receive(fgl_client *c) {
@@ -17543,7 +17544,7 @@ static fgl_node *fgl__gl_forward(fgl_client *c, fgl_forward *fw) {
     c->data.full.adj_gcn = was;
     fgl_csr_free(&aug);
     if (rc || !fw->logits || !fw->rep) {
-        fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedgl: predictions: %s", c->tape.msg);
+        fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedgl: predictions: %s", c->tape.err.msg);
         return NULL;
     }
     return fw->logits;
@@ -17553,7 +17554,7 @@ static int fgl__gl_train(fgl_client *c) {
     fgl_csr aug;
     const fgl_csr *was = c->data.full.adj_gcn;
     int on = fgl__gl_graph_on(c, &aug), rc;
-    if (on < 0) return c->error;
+    if (on < 0) return c->err.code;
     if (on) c->data.full.adj_gcn = &aug; /* A_hat + mu A~ for this round's steps */
     rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
     c->data.full.adj_gcn = was;
@@ -17607,7 +17608,7 @@ static int fgl__gl_upload(fgl_client *c) {
     if (!d->gid) fgl_up_drop(c, "gid");
     if (!(lo = fgl_up(c, "logits")) || (rep && !(re = fgl_up(c, "rep"))) || (d->gid && !(gid = fgl_up(c, "gid"))))
         return FGL_ERR_NOMEM;
-    if (!fgl__gl_forward(c, &fw)) return c->error;
+    if (!fgl__gl_forward(c, &fw)) return c->err.code;
     if ((size_t)fw.logits->rows != n || (size_t)fw.logits->cols != C || (rep && (size_t)fw.rep->cols != R))
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgl: %d x %d predictions for %d nodes and %d classes",
                                fw.logits->rows, fw.logits->cols, (int)n, (int)C);
@@ -17665,7 +17666,7 @@ static int fgl__gl_server_init(fgl_server *s) {
     st->pgs = fgl_new_floats(&s->store, "pgs", T);
     st->fresh = fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
     st->stats = fgl_new_ints(&s->store, "stats", 4);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* An own row of a client: its node key (an id, or 2^24 + its place among
@@ -18288,7 +18289,7 @@ static int fgl__dep_client_init(fgl_client *c) {
     st->fuse_optim = fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* the classifier's settings */
     st->losses = fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
     st->mend = fgl_new_ints(&c->store, "mend", 1);       /* deep neighbours generated in all */
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* Generator forward on graph g (train: dropout and the input noise): dGen
@@ -18300,7 +18301,7 @@ static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, 
     fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *s, *h;
-    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     s = fw.logits;
     *dn = fgl_op_linear(t, s, fgl_op_param(t, ps, fgl_params_find(ps, "dgen.w")),
                         fgl_op_param(t, ps, fgl_params_find(ps, "dgen.b")));
@@ -18321,7 +18322,7 @@ static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, 
     h = train ? fgl_op_relu_dropout(t, h, 0.5f, &c->rng) : fgl_op_relu(t, h);
     *Hn = fgl_op_tanh(t, fgl_op_linear(t, h, fgl_op_param(t, ps, fgl_params_find(ps, "egen.w3")),
                                        fgl_op_param(t, ps, fgl_params_find(ps, "egen.b3"))));
-    return t->err;
+    return t->err.code;
 }
 
 /* zbar = (1/P) sum_{p < k_v} H_v[p] on the tape (n x E), k_v from dn (rounded, ReLU'd, at most P). */
@@ -18384,7 +18385,7 @@ static int fgl__dep_train_gen(fgl_client *c) {
         fgl_params_zero_grad(&loc->params);
         fgl_params_zero_grad(lf);
         if ((rc = fgl__dep_forward(c, t, &fs->imp_g, 1, &dn, &Hn)))
-            return fgl_client_fail(c, rc, "feddep: generator: %s", t->msg);
+            return fgl_client_fail(c, rc, "feddep: generator: %s", t->err.msg);
         ldn = fgl__fs_count_loss(t, dn, fs->miss_ptr, n);
         vp = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)n * (size_t)P + 1);
         T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)P * (size_t)E + 1);
@@ -18419,14 +18420,14 @@ static int fgl__dep_train_gen(fgl_client *c) {
         }
         if (lc > 0) { /* the local classifier on the impaired graph, fused with the generated embeddings */
             fgl_node *lg = fgl__dep_logits(c, t, loc, lf, &d->imp_cg, fgl__dep_zbar(t, dn, Hn, P, E), 1);
-            if (!lg) return fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "feddep: local classifier: %s", t->msg);
+            if (!lg) return fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "feddep: local classifier: %s", t->err.msg);
             lcl = fgl_op_cross_entropy(t, lg, d->imp_y, d->imp_train);
         }
         loss = fgl_op_scale(t, ldn, (float)ld);
         if (lel) loss = fgl_op_add(t, loss, fgl_op_scale(t, lel, (float)le));
         if (lx) loss = fgl_op_add(t, loss, fgl_op_scale(t, lx, (float)le));
         if (lcl) loss = fgl_op_add(t, loss, fgl_op_scale(t, lcl, (float)lc));
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "feddep: generator: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "feddep: generator: %s", t->err.msg);
         losses[0] = ldn->val[0];
         losses[1] = lel ? lel->val[0] : 0.0f;
         losses[2] = lx ? lx->val[0] : 0.0f;
@@ -18460,7 +18461,7 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
     if (n > 0) {
         if ((rc = fgl__dep_forward(c, t, &d->fs.full_g, 0, &dn, &Hn)) || !(z = fgl__dep_zbar(t, dn, Hn, P, E))) {
             fgl_tape_reset(t);
-            return fgl_client_fail(c, rc ? rc : FGL_ERR_NOMEM, "feddep: mend: %s", t->msg);
+            return fgl_client_fail(c, rc ? rc : FGL_ERR_NOMEM, "feddep: mend: %s", t->err.msg);
         }
         memcpy(d->zbar, z->val, sizeof(float) * (size_t)n * (size_t)E);
         for (i = 0; i < n; i++) {
@@ -18501,9 +18502,9 @@ static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
         fgl_params_defer_zero_grad(&c->model.params);
         fgl_params_zero_grad(fz);
         lg = fgl__dep_logits(c, t, &c->model, fz, &c->data.full, fgl_op_const(t, d->zbar, n, d->E), 1);
-        if (!lg) return fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "feddep: classifier: %s", t->msg);
+        if (!lg) return fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "feddep: classifier: %s", t->err.msg);
         loss = fgl_op_cross_entropy(t, lg, y, c->data.mask[FGL_SPLIT_TRAIN]);
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "feddep: classifier: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "feddep: classifier: %s", t->err.msg);
         loss_sum += loss->val[0];
         fgl_optim_step(&c->optim, &c->model.params);
         fgl_optim_step(fo, fz);
@@ -18593,7 +18594,7 @@ static int fgl__dep_server_init(fgl_server *s) {
     st->fuse_w = fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
     st->fuse_b = fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
     st->has_fuse = fgl_new_ints(&s->store, "has_fuse", 1);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 
@@ -19965,7 +19966,7 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             fgl_client *c = &run->clients[i];
             run->lost[i] = 1;
             fgl__msg_clear(&c->up);
-            c->error = 0;
+            c->err.code = 0;
             if (first < 0) first = i;
             last = i;
         }
@@ -20180,8 +20181,8 @@ static int fgl__mpi_read_uploads(fgl_run *run, fgl__mpi *t, int rank, fgl_reader
         if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || sel[id] != 1) return FGL_ERR_FORMAT;
         c = &run->clients[id];
         sel[id] = 2; /* arrived */
-        c->error = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->msg, sizeof c->msg);
+        c->err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->err.msg, sizeof c->err.msg);
         c->train_loss = fgl__get_f64(r);
         fgl__get_msg(r, &c->up, run->algo.up, run->algo.n_up, c->up_len, &bad);
         c->wire_error = bad;
@@ -20196,8 +20197,8 @@ static int fgl__mpi_train(fgl_run *run) {
     for (q = 0; q < run->n_part; q++) {
         fgl_client *c = &run->clients[run->part[q]];
         fgl__msg_clear(&c->up);
-        c->error = c->wire_error = 0;
-        c->msg[0] = 0;
+        c->err.code = c->wire_error = 0;
+        c->err.msg[0] = 0;
         c->train_loss = NAN;
         if (run->lost[c->id]) sel[c->id] = 0;
     }
@@ -20237,8 +20238,8 @@ static int fgl__mpi_read_secagg(fgl_run *run, fgl__mpi *t, int rank, fgl_reader 
         fgl_client *c;
         if (r->err || a < 0 || t->host[id] != rank) return FGL_ERR_FORMAT;
         c = &run->clients[id];
-        c->error = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->msg, sizeof c->msg);
+        c->err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->err.msg, sizeof c->err.msg);
         if (step == 1) fgl_reader_get(r, sa->pk + (size_t)a * FGL__SA_PK, FGL__SA_PK);
         else if (step == 2) fgl_reader_get(r, sa->ct + (size_t)a * n * FGL__SA_CT, n * FGL__SA_CT);
         else if (step == 4) fgl_reader_get(r, sa->tag + (size_t)a * n * FGL__SA_TAG, n * FGL__SA_TAG);
@@ -20303,8 +20304,8 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c->test_f1 = fgl__get_f64(r);
         c->val_auc = fgl__get_f64(r);
         c->test_auc = fgl__get_f64(r);
-        c->tape.err = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
+        c->tape.err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->tape.err.msg, sizeof c->tape.err.msg);
     }
     return r->err;
 }
@@ -20321,8 +20322,8 @@ static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_rea
         int a = -1, k;
         if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || has > 2) return FGL_ERR_FORMAT;
         for (k = 0; k < FGL__SA_NM; k++) words[k] = fgl_reader_u64(r);
-        run->clients[id].tape.err = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, run->clients[id].msg, sizeof run->clients[id].msg);
+        run->clients[id].tape.err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, run->clients[id].err.msg, sizeof run->clients[id].err.msg);
         if (r->err) return FGL_ERR_FORMAT;
         if (has == 2) { /* its evaluation failed: the run stops, as without secure aggregation */
             run->clients[id].val_acc = -1;
@@ -20351,9 +20352,9 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
         for (i = 0; i < run->n_clients; i++)
             if (!run->clients[i].local && run->clients[i].val_acc < 0)
-                return fgl_error_set(&run->err, run->clients[i].tape.err ? run->clients[i].tape.err : FGL_ERR_ARG,
+                return fgl_error_set(&run->err, run->clients[i].tape.err.code ? run->clients[i].tape.err.code : FGL_ERR_ARG,
                                      "%s, round %d, client %d: %s", run->algo.name, run->round + 1, i,
-                                     run->clients[i].msg);
+                                     run->clients[i].err.msg);
         return FGL_OK;
     }
     /* evaluated rounds ask every rank; otherwise only those hosting a next participant hear anything */
@@ -21026,8 +21027,8 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         const fgl_client *c = &run->clients[run->part[q]];
         if (!c->local) continue;
         fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-        fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-        fgl_bytes_put_str(&w->out, c->msg);
+        fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+        fgl_bytes_put_str(&w->out, c->err.msg);
         fgl__put_f64(&w->out, run->cfg.secagg.on ? NAN : c->train_loss); /* secagg: in step 5's sum only */
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
@@ -21066,13 +21067,13 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         for (q = 0; q < n; q++) {
             fgl_client *c = &run->clients[ids[q]];
             if (!c->local) continue;
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             memset(pk, 0, sizeof pk);
             fgl__sa_keys(run, c, round, (int)n, ids, pk);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, pk, FGL__SA_PK);
         }
         FGL_FREE(ids);
@@ -21097,8 +21098,8 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             if (!c->local || !c->sa || c->sa->n != (int)n) continue;
             fgl__sa_share(run, c, pks, (int)t, ct);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, ct, (size_t)n * FGL__SA_CT);
         }
         FGL_FREE(ct);
@@ -21120,12 +21121,12 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         for (i = 0; i < run->n_clients; i++) {
             fgl_client *c = &run->clients[i];
             if (!c->local || !c->sa || c->sa->n != (int)n || c->sa->me < 0 || !alive[c->sa->me]) continue;
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             fgl__sa_confirm(c, alive, tags);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, tags, (size_t)n * FGL__SA_TAG);
         }
         FGL_FREE(tags);
@@ -21154,12 +21155,12 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
                 return fgl_error_set(err, FGL_ERR_FORMAT, "malformed shares");
             }
             c = &run->clients[id];
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at_tag, r->data + at, rev) == FGL_OK;
             fgl_bytes_put_u32(&w->out, id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put_u32(&w->out, (uint32_t)ok);
             if (ok) fgl_bytes_put(&w->out, rev, (size_t)n * FGL__SA_REV);
         }
@@ -21187,13 +21188,13 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             fgl_client *c = &run->clients[i];
             int k;
             if (!c->local || !c->sa) continue;
-            c->msg[0] = 0;
+            c->err.msg[0] = 0;
             rc = fgl__sa_metrics_mask(c, round, (int)evaluated, words);
             fgl_bytes_put_u32(&w->out, (uint32_t)i);
             fgl_bytes_put_u32(&w->out, (uint32_t)(rc == FGL_OK ? 1 : rc == FGL_ERR_ARG ? 2 : 0));
             for (k = 0; k < FGL__SA_NM; k++) fgl_bytes_put_u64(&w->out, rc == FGL_OK ? words[k] : 0);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
         }
         return FGL_OK;
     }
@@ -21217,8 +21218,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl__put_f64(&w->out, c->test_f1);
         fgl__put_f64(&w->out, c->val_auc);
         fgl__put_f64(&w->out, c->test_auc);
-        fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
-        fgl_bytes_put_str(&w->out, c->tape.msg);
+        fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err.code);
+        fgl_bytes_put_str(&w->out, c->tape.err.msg);
     }
     return FGL_OK;
 }

@@ -532,7 +532,7 @@ FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_
 FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm);
 FGLDEF void fgl_gae_free(fgl_gae *g);
 /* a: k x k client network; x: k x in_dim. Returns Z and sets *logits to
- * S = Z Z^T (both NULL on error, see t->msg). */
+ * S = Z Z^T (both NULL on error, see t->err.msg). */
 FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
                                  fgl_node **logits);
 /* GPFL's unsupervised loss (Ying et al.'s regulariser) on P = sigmoid(S):
@@ -1434,7 +1434,7 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
     out->graph_emb = fgl__readout(f, node);
     out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, out->graph_emb, 0) : out->graph_emb;
     out->logits = fgl__head(f, out->rep);
-    return t->err;
+    return t->err.code;
 }
 
 /* spec.norm on h with the slots' parameters (layer or batch norm; eps
@@ -1483,13 +1483,13 @@ static int fgl__backbone_forward(fgl__fwd *f, fgl_forward *out) {
         out->node_emb = pre;
         out->rep = z;
         out->logits = pre;
-        return t->err;
+        return t->err.code;
     }
     out->node_emb = s->residual ? h : pre;
     out->rep = fgl__norm_slots(f, &m->out_norm, h);
     if (s->norm_rep) out->rep = fgl_op_l2_normalize_rows(t, out->rep, 0);
     out->logits = fgl__head(f, out->rep);
-    return t->err;
+    return t->err.code;
 }
 
 static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
@@ -1504,21 +1504,21 @@ FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g
                                fgl_rng *rng, fgl_forward *out) {
     const fgl_model_spec *s = &m->spec;
     memset(out, 0, sizeof *out);
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (!x) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: no input node");
-        return t->err;
+        return t->err.code;
     }
     if (s->task == FGL_TASK_GRAPH || s->arch == FGL_ARCH_FEDSTAR || s->arch == FGL_ARCH_SGC ||
         s->arch == FGL_ARCH_GAMLP) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: a node model that reads its features in the forward pass (not %s%s)",
                       fgl_arch_name(s->arch), s->task == FGL_TASK_GRAPH ? ", a graph task" : "");
-        return t->err;
+        return t->err.code;
     }
     if (x->rows != g->n_nodes || x->cols != s->in_dim) {
         fgl_tape_fail(t, FGL_ERR_SHAPE, "forward_x: %d x %d input for %d nodes and %d features", x->rows, x->cols,
                       g->n_nodes, s->in_dim);
-        return t->err;
+        return t->err.code;
     }
     return fgl__model_forward(m, t, g, x, train, rng, out);
 }
@@ -1530,14 +1530,14 @@ static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
     int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
     memset(out, 0, sizeof *out);
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (g->n_feat != s->in_dim) {
         fgl_tape_fail(t, FGL_ERR_SHAPE, "forward: graph has %d features, model expects %d", g->n_feat, s->in_dim);
-        return t->err;
+        return t->err.code;
     }
     if (s->task == FGL_TASK_GRAPH && !g->offsets) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward: graph task without graph offsets");
-        return t->err;
+        return t->err.code;
     }
     f.m = m;
     f.t = t;
@@ -1596,7 +1596,7 @@ static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
         out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, act, 0) : act;
         out->logits = fgl__head(&f, out->rep);
     }
-    return t->err;
+    return t->err.code;
 }
 
 FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng) {
@@ -1614,7 +1614,7 @@ FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
     fgl_forward out;
     int i, j, q;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     for (q = 0; q < n_masks; q++) {
         int ok = 0, total = 0;
         for (i = 0; i < out.logits->rows; i++) {
@@ -1653,7 +1653,7 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
     fgl_forward fw;
     int i, j, w;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, g, 0, NULL, &fw) || !fw.node_emb) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, g, 0, NULL, &fw) || !fw.node_emb) return t->err.code ? t->err.code : FGL_ERR_ARG;
     w = fw.node_emb->cols;
     for (j = 0; j < w; j++) {
         double s = 0;
@@ -2066,11 +2066,11 @@ static int fgl__view_link_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const 
     fgl_forward fw;
     int q;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     for (q = 0; q < n; q++) {
         int k = which[q] >= 1 && which[q] <= 3 ? which[q] : FGL_SPLIT_TEST, P = ls->n_pos[k], N = ls->n_neg[k];
         fgl_node *s = fgl_link_scores(m, t, &fw, ls->src[k], ls->dst[k], P + N, 0, NULL);
-        if (!s) return t->err ? t->err : FGL_ERR_ARG;
+        if (!s) return t->err.code ? t->err.code : FGL_ERR_ARG;
         score[q] = fgl_link_auc(s->val, P, s->val + P, N);
         if (extra) extra[q] = fgl_link_hits(s->val, P, s->val + P, N, ls->hits_k);
     }
@@ -2171,7 +2171,7 @@ static int fgl__view_graph_class(fgl_view *v, fgl_model *m, fgl_tape *t, int whi
         int ok, cnt, i;
         fgl_tape_reset(t);
         if (fgl_model_forward(m, t, b.g, 0, NULL, &out) || !out.logits) {
-            rc = t->err ? t->err : FGL_ERR_ARG;
+            rc = t->err.code ? t->err.code : FGL_ERR_ARG;
             break;
         }
         fgl__view_hits(out.logits, b.labels, NULL, &ok, &cnt);
@@ -2206,7 +2206,7 @@ FGLDEF int fgl_view_class_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const 
     if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
         fgl_forward out;
         fgl_tape_reset(t);
-        if (fgl_model_forward(m, t, &v->full, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+        if (fgl_model_forward(m, t, &v->full, 0, NULL, &out) || !out.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
         for (q = 0; q < n; q++) {
             const unsigned char *mask = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];
             int ok, total;
@@ -2487,13 +2487,13 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
         fgl_params_zero_grad(&g->params);
         fgl_gae_forward(g, t, a, x, k, &logits);
         l = fgl_gae_loss(t, logits, size_weight);
-        if (fgl_tape_backward(t, l)) return t->err;
+        if (fgl_tape_backward(t, l)) return t->err.code;
         if (loss) *loss = l->val[0];
         fgl_optim_step(o, &g->params);
     }
     fgl_tape_reset(t);
     fgl_gae_forward(g, t, a, x, k, &logits);
-    if (!logits || t->err) return t->err ? t->err : FGL_ERR_ARG;
+    if (!logits || t->err.code) return t->err.code ? t->err.code : FGL_ERR_ARG;
     if (S) memcpy(S, logits->val, sizeof(float) * (size_t)k * (size_t)k);
     fgl_tape_reset(t);
     return FGL_OK;

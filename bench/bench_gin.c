@@ -364,7 +364,7 @@ int main(int argc, char **argv) {
             loss = fgl_op_cross_entropy(&tp, out.logits, b.y, NULL);
             if (profiled && (double)tp.arena_total > tape_mb[0] * 1e6) tape_mb[0] = (double)tp.arena_total / 1e6;
             if (fgl_tape_backward(&tp, loss)) {
-                fprintf(stderr, "bench_gin: %s\n", tp.msg);
+                fprintf(stderr, "bench_gin: %s\n", tp.err.msg);
                 return 1;
             }
             if (profiled && (double)tp.arena_total > tape_mb[1] * 1e6) tape_mb[1] = (double)tp.arena_total / 1e6;

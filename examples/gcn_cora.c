@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
             fgl_model_forward(&m, &t, &g, 1, &rng, &out);
             loss = fgl_op_cross_entropy(&t, out.logits, d.y, train);
             if (fgl_tape_backward(&t, loss)) {
-                fprintf(stderr, "gcn_cora: %s\n", t.msg);
+                fprintf(stderr, "gcn_cora: %s\n", t.err.msg);
                 return 1;
             }
             fgl_optim_step(&opt, &m.params);

@@ -97,7 +97,7 @@ static outcome train_one(const fgl_graph_set *s, config c, int epochs, uint64_t 
             fgl_params_zero_grad(&m.params);
             fgl_model_forward(&m, &t, &g, 1, &rng, &out);
             if (fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, b.y, NULL))) {
-                fprintf(stderr, "gin_tu: %s\n", t.msg);
+                fprintf(stderr, "gin_tu: %s\n", t.err.msg);
                 exit(1);
             }
             fgl_optim_step(&opt, &m.params);

@@ -69,7 +69,7 @@ int main(void) {
         fgl_params_zero_grad(&ps); /* gradients accumulate: clear them first */
         loss = fgl_op_cross_entropy(&t, forward(&t, &ps, x, N), y, NULL);
         if (fgl_tape_backward(&t, loss) != FGL_OK) { /* errors carry a message */
-            fprintf(stderr, "mlp: %s\n", t.msg);
+            fprintf(stderr, "mlp: %s\n", t.err.msg);
             return 1;
         }
         if (step % 100 == 0) printf("step %4d  loss %.4f\n", step, loss->val[0]);

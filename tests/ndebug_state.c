@@ -71,8 +71,9 @@ int main(void) {
         }
         rc = fgl_run_round(&run);
         check(rc == FGL_ERR_ARG &&
-                  strstr(run.err.msg, side == 0 ? "'sttae'" : side == 1 ? "'globl'" : "typed struct, FGL_NEW_STATE") &&
-                  strstr(run.err.msg, "never created") && strstr(run.err.msg, side == 1 ? "server" : "client"),
+                  strstr(run.err.msg, side == 0 ? "'sttae'" : side == 1 ? "'globl'" : "typed state (FGL_STATE)") &&
+                  strstr(run.err.msg, side < 2 ? "never created" : "no init hook made") &&
+                  strstr(run.err.msg, side == 1 ? "server" : "client"),
               side == 0   ? "a misspelt state on a client (upload hook)"
               : side == 1 ? "a misspelt state on the server (aggregate hook)"
                           : "a typed state read before it was made (FGL_STATE without FGL_NEW_STATE)",

@@ -1093,7 +1093,7 @@ static int tp_client_init(fgl_client *c) {
     if (!st) return FGL_ERR_NOMEM;
     st->rounds = fgl_new_ints(&c->store, "rounds", 1);
     st->total = fgl_new_floats(&c->store, "total", 1);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static int tp_upload(fgl_client *c) {
@@ -1390,7 +1390,7 @@ static int keep_uploads(fgl_server *s) {
 static int keep_init(fgl_server *s) {
     fgl_new_floats(&s->store, "copy", (size_t)s->n_clients * (s->n_shared + 1));
     fgl_params_pack(s->init, s->share, fgl_new_floats(&s->store, "global", s->n_shared));
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static void test_fedavg_rule(void) {

@@ -239,7 +239,7 @@ static void test_proto_loss_term(void) {
     FT_CHECK(l != NULL, "a loss term");
     if (l) {
         FT_NEAR(l->val[0], expect, 1e-6, "lambda * MSE");
-        FT_CHECK(fgl_tape_backward(&t, l) == 0, "backward: %s", t.msg);
+        FT_CHECK(fgl_tape_backward(&t, l) == 0, "backward: %s", t.err.msg);
         /* d/dh = lambda * 2 (h - P) / 6 on the rows with a prototype */
         FT_NEAR(rep_g[0], 0.5 * 2 * 1 / 6.0, 1e-6, "grad row 0");
         FT_NEAR(rep_g[3], 0.5 * 2 * 3 / 6.0, 1e-6, "grad row 1");

@@ -151,7 +151,7 @@ static void test_robust_rules(void) {
  * out; -1 if it fails, else the fallbacks it counted. */
 static int fake_rule(fake_server *f, float *out) {
     f->run.server.n_fallback = 0;
-    f->run.server.error = 0;
+    f->run.server.err.code = 0;
     if (fgl__defended_mean(&f->run.server, 0, out, 5) != FGL_OK) return -1;
     return f->run.server.n_fallback;
 }
@@ -167,7 +167,7 @@ static void test_rules_too_few_uploads(void) {
     fake_make(&f, FGL_ROBUST_TRIMMED, 4, 0, 0);
     fake_make(&g, FGL_ROBUST_MEDIAN, 0, 0, 0);
     FT_CHECK(fake_rule(&f, out) == 1 && fake_rule(&g, want) == 0 && !memcmp(out, want, sizeof out),
-             "trimmed:4 of 7 uploads: the median of the 7, one fallback (%s)", f.run.server.msg);
+             "trimmed:4 of 7 uploads: the median of the 7, one fallback (%s)", f.run.server.err.msg);
     f.view[2] = g.view[2] = NULL; /* client 2's upload rejected */
     f.run.cfg.robust.trim = 3;
     FT_CHECK(fake_rule(&f, out) == 1 && fake_rule(&g, want) == 0 && !memcmp(out, want, sizeof out),
@@ -337,7 +337,7 @@ static void test_mix_rules(void) {
     /* MEAN: fgl_mix_rows of the sources (the held row included), bit for bit */
     mix_make(&f, FGL_ROBUST_MEAN, 0, 0, 0);
     for (j = 0; j < 7; j++) memcpy(src + j * 5, mix_src(&f, j), sizeof(float) * 5);
-    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "mean: %s", f.run.server.msg);
+    FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "mean: %s", f.run.server.err.msg);
     fgl_mix_rows(7, f.w, src, 5, want_bits, NULL);
     FT_CHECK(!memcmp(out, want_bits, sizeof out), "mean: not fgl_mix_rows' bits");
     { /* only selected rows are written; a weight on a client with no source is an error */
@@ -348,15 +348,15 @@ static void test_mix_rules(void) {
             FT_CHECK(rows[i] ? !memcmp(out + i * 5, want_bits + i * 5, 20) : out[i * 5] == -7, "row %d (selected %d)",
                      i, rows[i]);
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", NULL, f.w, out, NULL) == FGL_ERR_ARG &&
-                     strstr(f.run.server.msg, "client 3"),
-                 "a weight on client 3 without upload or held row: %s", f.run.server.msg);
+                     strstr(f.run.server.err.msg, "client 3"),
+                 "a weight on client 3 without upload or held row: %s", f.run.server.err.msg);
     }
     fgl__store_free(&f.run.server.store);
 
     /* MEDIAN: the weighted median of each row, per coordinate, held row included */
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "median: %s",
-             f.run.server.msg);
+             f.run.server.err.msg);
     for (i = 0; i < 7; i++)
         for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_wmedian(&f, i, k), 1e-6, "weighted median");
     fgl__store_free(&f.run.server.store);
@@ -367,7 +367,7 @@ static void test_mix_rules(void) {
     f.w[2 * 7 + 0] = 0.4; /* row 2: two sources only (no trim leaves one: their weighted mean then) */
     for (j = 1; j < 7; j++) f.w[2 * 7 + j] = j == 2 ? 0.6 : 0.0;
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK && f.run.server.n_fallback == 0,
-             "trimmed: %s", f.run.server.msg);
+             "trimmed: %s", f.run.server.err.msg);
     for (i = 0; i < 7; i++)
         for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_trimmed(&f, i, k, 1), 1e-6, "weighted trimmed mean");
     fgl__store_free(&f.run.server.store);
@@ -381,7 +381,7 @@ static void test_mix_rules(void) {
         mix_make(&f, t ? FGL_ROBUST_TRIMMED : FGL_ROBUST_MEDIAN, 1, 0, 0);
         for (j = 0; j < 7; j++) f.w[1 * 7 + j] = j < 6 ? 0.1 : 0.0;
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "equal weights: %s",
-                 f.run.server.msg);
+                 f.run.server.err.msg);
         for (k = 0; k < 5; k++) {
             for (j = 0; j < 6; j++) v[j] = mix_src(&f, j)[k];
             qsort(v, 6, sizeof(float), cmpf);
@@ -405,7 +405,7 @@ static void test_mix_rules(void) {
         int sel[7] = {0}, order[7], best, q, u;
         mix_make(&f, t ? FGL_ROBUST_MULTIKRUM : FGL_ROBUST_KRUM, 1, t ? 4 : 0, 0);
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "krum: %s",
-                 f.run.server.msg);
+                 f.run.server.err.msg);
         for (i = 0; i < 7; i++) {
             int c = 0;
             score[i] = HUGE_VAL;
@@ -460,7 +460,7 @@ static void test_mix_rules(void) {
             clipped += j != 3 && a[j] < 1;
         }
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, refs, NULL) == FGL_OK, "normclip: %s",
-                 f.run.server.msg);
+                 f.run.server.err.msg);
         for (i = 0; i < 7; i++) {
             double wsum = 0;
             for (j = 0; j < 7; j++) wsum += j != 3 ? f.w[i * 7 + j] : 0;
@@ -486,7 +486,7 @@ static void test_mix_rules(void) {
                  rule_of[t] == FGL_ROBUST_MULTIKRUM ? 4 : 0, rule_of[t] == FGL_ROBUST_NORMCLIP ? 2.0f : 0.0f);
         for (j = 0; j < 7; j++) f.w[3 * 7 + j] = j == 3 ? 1.0 : 0.0;
         FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK, "%s: %s",
-                 fgl_robust_name(rule_of[t]), f.run.server.msg);
+                 fgl_robust_name(rule_of[t]), f.run.server.err.msg);
         FT_CHECK(!memcmp(out + 3 * 5, f.held[3], sizeof(float) * 5), "%s: the held-only row 3 is not its held row",
                  fgl_robust_name(rule_of[t]));
         fgl__store_free(&f.run.server.store);
@@ -496,13 +496,13 @@ static void test_mix_rules(void) {
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
     f.w[4] = -0.1;
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG &&
-                 strstr(f.run.server.msg, ">= 0"),
-             "negative weight: %s", f.run.server.msg);
+                 strstr(f.run.server.err.msg, ">= 0"),
+             "negative weight: %s", f.run.server.err.msg);
     fgl__store_free(&f.run.server.store);
     /* too few uploads (trimmed:3 of 6) is no refusal: each row trims what leaves one, one fallback counted */
     mix_make(&f, FGL_ROBUST_TRIMMED, 3, 0, 0);
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_OK && f.run.server.n_fallback == 1,
-             "trimmed:3 of 6 uploads: %s, %d fallbacks", f.run.server.msg, f.run.server.n_fallback);
+             "trimmed:3 of 6 uploads: %s, %d fallbacks", f.run.server.err.msg, f.run.server.n_fallback);
     for (i = 0; i < 7; i++)
         for (k = 0; k < 5; k++) FT_NEAR(out[i * 5 + k], mix_trimmed(&f, i, k, 3), 1e-6, "trimmed:3, trims cut per row");
     FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK && f.run.server.n_fallback == 1,
@@ -511,7 +511,7 @@ static void test_mix_rules(void) {
     mix_make(&f, FGL_ROBUST_MEAN, 0, 0, 0);
     f.run.cfg.dp.clip = 1;
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, out, NULL) == FGL_ERR_ARG &&
-                 strstr(f.run.server.msg, "differential privacy"), "dp: %s", f.run.server.msg);
+                 strstr(f.run.server.err.msg, "differential privacy"), "dp: %s", f.run.server.err.msg);
     fgl__store_free(&f.run.server.store);
 }
 
@@ -530,7 +530,7 @@ static void test_mix_div(void) {
     for (i = 0; i < 7; i++)
         for (j = 0; j < 7; j++) w2[i * 7 + j] = div[j] > 0 ? f.w[i * 7 + j] / div[j] : 0.0;
     FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, div, out, NULL, 1) == FGL_OK, "mean: %s",
-             f.run.server.msg);
+             f.run.server.err.msg);
     fgl_mix_rows(7, w2, src, 5, want_bits, NULL);
     FT_CHECK(!memcmp(out, want_bits, sizeof out), "mean: not fgl_mix_rows' bits with w / div");
     /* no divisors, clips counted: fgl_server_mix itself */
@@ -541,14 +541,14 @@ static void test_mix_div(void) {
     /* an unknown part: FGL_ERR_ARG with its name in the message, out untouched */
     for (k = 0; k < 35; k++) out[k] = -7;
     FT_CHECK(fgl_server_mix_div(&f.run.server, "nope", f.held[0], f.w, div, out, NULL, 1) == FGL_ERR_ARG &&
-                 strstr(f.run.server.msg, "'nope'") && out[0] == -7,
-             "unknown part: %s", f.run.server.msg);
+                 strstr(f.run.server.err.msg, "'nope'") && out[0] == -7,
+             "unknown part: %s", f.run.server.err.msg);
     fgl__store_free(&f.run.server.store);
     /* MEDIAN: dividing every source by 2 halves the weighted medians exactly */
     mix_make(&f, FGL_ROBUST_MEDIAN, 0, 0, 0);
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
                  fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, half, out, NULL, 1) == FGL_OK, "median: %s",
-             f.run.server.msg);
+             f.run.server.err.msg);
     for (k = 0; k < 35; k++)
         FT_CHECK(out[k] == plain[k] / 2, "median / 2 at %d: %g, %g", k, (double)out[k], (double)plain[k]);
     fgl__store_free(&f.run.server.store);
@@ -556,7 +556,7 @@ static void test_mix_div(void) {
     mix_make(&f, FGL_ROBUST_NORMCLIP, 0, 0, 2.0f);
     FT_CHECK(fgl_server_mix_div(&f.run.server, "theta", f.held[0], f.w, NULL, out, NULL, 0) == FGL_OK &&
                  f.run.server.n_clipped == 0,
-             "normclip, count_clips 0: %s, %d counted", f.run.server.msg, f.run.server.n_clipped);
+             "normclip, count_clips 0: %s, %d counted", f.run.server.err.msg, f.run.server.n_clipped);
     FT_CHECK(fgl_server_mix(&f.run.server, "theta", f.held[0], f.w, plain, NULL) == FGL_OK &&
                  f.run.server.n_clipped >= 2 && !memcmp(out, plain, sizeof out),
              "normclip, counted: %d clips, same rows", f.run.server.n_clipped);
@@ -692,7 +692,7 @@ static void test_attacks_change_uploads_as_stated(void) {
 static int zero_theta_upload(fgl_client *c) {
     float *x = fgl_up(c, "theta");
     if (x) memset(x, 0, sizeof(float) * c->n_shared);
-    return c->error;
+    return c->err.code;
 }
 
 /* The clients' parameters when they are evaluated, after their uploads are
@@ -1769,12 +1769,12 @@ static void test_secagg_sum_cannot_wrap(void) {
         fgl_params_pack(run.server.init, run.server.share, init);
         for (k = 0; k < n; k++) same &= g[k] == init[k];
         for (i = 0; i < 5; i++)
-            msgs += run.attacker[i] && strstr(run.clients[i].msg, "out of the ring's range") &&
-                    strstr(run.clients[i].msg, "upload withheld");
+            msgs += run.attacker[i] && strstr(run.clients[i].err.msg, "out of the ring's range") &&
+                    strstr(run.clients[i].err.msg, "upload withheld");
         printf("#   secagg, %d of 5 clients with count 3000 (N %g, frac_bits %d): %d rejected, %d out of range, %s; "
                "e.g. '%s'\n",
                f ? 1 : 5, N, fb, run.stats[0].n_rejected, run.stats[0].n_out_of_range,
-               run.stats[0].secagg_failed ? "not unmasked" : "unmasked", run.clients[run.attacker[0] ? 0 : 1].msg);
+               run.stats[0].secagg_failed ? "not unmasked" : "unmasked", run.clients[run.attacker[0] ? 0 : 1].err.msg);
         FT_CHECK(run.stats[0].n_rejected == (f ? 1 : 5) && run.stats[0].n_out_of_range == (f ? 1 : 5),
                  "rejected %d, out of range %d", run.stats[0].n_rejected, run.stats[0].n_out_of_range);
         FT_CHECK(msgs == (f ? 1 : 5), "%d attackers said why", msgs);
@@ -1817,8 +1817,8 @@ static void test_secagg_consistency_check(void) {
     for (lie = 0; lie < 3; lie++) { /* 0: one list; 1: two lists; 2: one list, one tag to client 0 altered */
         int ok = 1, revealed[N];
         for (a = 0; a < N; a++) {
-            run.clients[a].error = 0;
-            run.clients[a].msg[0] = 0;
+            run.clients[a].err.code = 0;
+            run.clients[a].err.msg[0] = 0;
             ok &= fgl__sa_keys(&run, &run.clients[a], 0, N, ids, pks + 64 * a) == FGL_OK;
         }
         for (a = 0; a < N; a++) ok &= fgl__sa_share(&run, &run.clients[a], pks, 3, ct + (size_t)a * N * CT) == FGL_OK;
@@ -1835,25 +1835,25 @@ static void test_secagg_consistency_check(void) {
             }
             revealed[b] = fgl__sa_reveal(&run.clients[b], lie == 1 && b < 2 ? no4 : all, mine, col, rev) == FGL_OK;
             if (!revealed[b]) printf("#   consistency (%s): client %d: %s\n", lie == 1 ? "two lists" : "a tag altered",
-                                     b, run.clients[b].msg);
+                                     b, run.clients[b].err.msg);
         }
         if (lie == 0)
             FT_CHECK(revealed[0] && revealed[1] && revealed[2] && revealed[3] && revealed[4],
                      "one list: every survivor reveals");
         else if (lie == 1)
             FT_CHECK(!revealed[0] && !revealed[1] && revealed[2] && revealed[3] && revealed[4] &&
-                         strstr(run.clients[0].msg, "2 of the 4 survivors named vouch") &&
-                         strstr(run.clients[0].msg, "different lists"),
+                         strstr(run.clients[0].err.msg, "2 of the 4 survivors named vouch") &&
+                         strstr(run.clients[0].err.msg, "different lists"),
                      "two lists: the side of two reveals nothing (%d %d), the side of three reveals (%d %d %d): %s",
-                     revealed[0], revealed[1], revealed[2], revealed[3], revealed[4], run.clients[0].msg);
+                     revealed[0], revealed[1], revealed[2], revealed[3], revealed[4], run.clients[0].err.msg);
         else
             FT_CHECK(revealed[0], "an altered tag costs one vouch (4 of 5, threshold 3): client 0 reveals");
-        for (a = 0; a < N; a++) run.clients[a].error = 0;
+        for (a = 0; a < N; a++) run.clients[a].err.code = 0;
     }
     { /* an altered tag is not counted: with threshold 5, client 0 refuses */
         int ok = 1;
         for (a = 0; a < N; a++) {
-            run.clients[a].msg[0] = 0;
+            run.clients[a].err.msg[0] = 0;
             ok &= fgl__sa_keys(&run, &run.clients[a], 0, N, ids, pks + 64 * a) == FGL_OK;
         }
         for (a = 0; a < N; a++) ok &= fgl__sa_share(&run, &run.clients[a], pks, 5, ct + (size_t)a * N * CT) == FGL_OK;
@@ -1864,9 +1864,9 @@ static void test_secagg_consistency_check(void) {
             memcpy(col + (size_t)a * CT, ct + ((size_t)a * N + 0) * CT, CT);
         }
         FT_CHECK(ok && fgl__sa_reveal(&run.clients[0], all, mine, col, rev) == FGL_ERR_EMPTY &&
-                     strstr(run.clients[0].msg, "4 of the 5 survivors named vouch"),
-                 "threshold 5, one tag altered: client 0 reveals nothing (%s)", run.clients[0].msg);
-        for (a = 0; a < N; a++) run.clients[a].error = 0;
+                     strstr(run.clients[0].err.msg, "4 of the 5 survivors named vouch"),
+                 "threshold 5, one tag altered: client 0 reveals nothing (%s)", run.clients[0].err.msg);
+        for (a = 0; a < N; a++) run.clients[a].err.code = 0;
     }
     fgl_run_free(&run); /* (it frees what the clients still hold of the round) */
 done:
@@ -1889,8 +1889,8 @@ static void test_secagg_refuses_small_order_keys(void) {
         fgl_client *c = &run.clients[0];
         int rc, ok = 1;
         for (a = 0; a < 4; a++) {
-            run.clients[a].error = 0;
-            run.clients[a].msg[0] = 0;
+            run.clients[a].err.code = 0;
+            run.clients[a].err.msg[0] = 0;
             ok &= fgl__sa_keys(&run, &run.clients[a], 0, 4, ids, pks + 64 * a) == FGL_OK;
         }
         FT_CHECK(ok, "keys drawn");
@@ -1900,16 +1900,16 @@ static void test_secagg_refuses_small_order_keys(void) {
         }
         memset(ct, 0xaa, sizeof ct);
         rc = fgl__sa_share(&run, c, pks, 3, ct);
-        if (which) printf("#   small-order %s key: %s\n", which == 1 ? "encryption" : "masking", c->msg);
+        if (which) printf("#   small-order %s key: %s\n", which == 1 ? "encryption" : "masking", c->err.msg);
         if (!which)
-            FT_CHECK(rc == FGL_OK && !c->error, "a proper round shares: %s", c->msg);
+            FT_CHECK(rc == FGL_OK && !c->err.code, "a proper round shares: %s", c->err.msg);
         else
-            FT_CHECK(rc == FGL_ERR_ARG && c->error && strstr(c->msg, "client 2") && strstr(c->msg, "small order") &&
+            FT_CHECK(rc == FGL_ERR_ARG && c->err.code && strstr(c->err.msg, "client 2") && strstr(c->err.msg, "small order") &&
                          memcmp(ct, zero, sizeof ct) == 0,
                      "the %s key of small order refused (rc %d: %s), nothing sealed", which == 1 ? "c" : "s", rc,
-                     c->msg);
+                     c->err.msg);
     }
-    for (a = 0; a < 4; a++) run.clients[a].error = 0;
+    for (a = 0; a < 4; a++) run.clients[a].err.code = 0;
     fgl_run_free(&run);
 done:
     fgl_scenario_free(&sc);

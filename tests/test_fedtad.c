@@ -140,7 +140,7 @@ static void test_pairwise_l1(void) {
     gc("pairwise_l1(a, a)", &ps, b_pl1, &same);
     fgl_tape_init(&t);
     y = fgl_op_pairwise_l1(&t, fgl_op_param(&t, &ps, 0), fgl_op_zeros(&t, 2, 2));
-    FT_CHECK(!y && t.err == FGL_ERR_SHAPE, "pairwise_l1 of 3 and 2 columns: not refused");
+    FT_CHECK(!y && t.err.code == FGL_ERR_SHAPE, "pairwise_l1 of 3 and 2 columns: not refused");
     fgl_tape_free(&t);
     fgl_params_free(&ps);
 }
@@ -189,7 +189,7 @@ static void test_forward_x(void) {
         fgl_node *y;
         float want[8];
         fgl_tape_init(&t);
-        FT_CHECK(fgl_model_forward(&c.m, &t, &c.g, 0, NULL, &fw) == FGL_OK, "forward: %s", t.msg);
+        FT_CHECK(fgl_model_forward(&c.m, &t, &c.g, 0, NULL, &fw) == FGL_OK, "forward: %s", t.err.msg);
         memcpy(want, fw.logits->val, sizeof want);
         fgl_tape_reset(&t);
         y = b_fwdx(&t, &ps, &c);

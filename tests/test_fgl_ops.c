@@ -198,10 +198,10 @@ static void test_linear(void) {
         float x[6] = {0}, w[6] = {0}, b[3] = {0};
         fgl_tape_init(&tp);
         FT_CHECK(!fgl_op_linear(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 2, 3), NULL) &&
-                     tp.err == FGL_ERR_SHAPE && strstr(tp.msg, "linear"), "inner dimensions: %s", tp.msg);
+                     tp.err.code == FGL_ERR_SHAPE && strstr(tp.err.msg, "linear"), "inner dimensions: %s", tp.err.msg);
         fgl_tape_reset(&tp);
         FT_CHECK(!fgl_op_linear(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 3, 2), fgl_op_const(&tp, b, 1, 3)) &&
-                     tp.err == FGL_ERR_SHAPE, "bias width: %s", tp.msg);
+                     tp.err.code == FGL_ERR_SHAPE, "bias width: %s", tp.err.msg);
         fgl_tape_free(&tp);
     }
 }
@@ -252,7 +252,7 @@ static void check_linear_relu_bits(int M, int K, int N, int nan_row) {
     fgl_params_zero_grad(&ps);
     y2 = fgl_op_linear_relu(&t2, fgl_op_param(&t2, &ps, sx), fgl_op_param(&t2, &ps, sw), fgl_op_param(&t2, &ps, sb));
     if (nan_row < 0 && y2) fgl_tape_backward(&t2, weighted_sum(&t2, y2));
-    FT_CHECK(y1 && y2 && !t1.err && !t2.err && g1, "linear_relu %dx%dx%d: tapes healthy", M, K, N);
+    FT_CHECK(y1 && y2 && !t1.err.code && !t2.err.code && g1, "linear_relu %dx%dx%d: tapes healthy", M, K, N);
     if (y1 && y2 && g1) {
         same_val = memcmp(y1->val, y2->val, sizeof(float) * (size_t)M * N) == 0;
         for (i = 0; i < (int)ps.size; i++) same_grad &= memcmp(&g1[i], &ps.grad[i], sizeof(float)) == 0;
@@ -322,7 +322,7 @@ static void test_linear_relu(void) {
         float x[6] = {0}, w[6] = {0};
         fgl_tape_init(&tp);
         FT_CHECK(!fgl_op_linear_relu(&tp, fgl_op_const(&tp, x, 2, 3), fgl_op_const(&tp, w, 2, 3), NULL) &&
-                     tp.err == FGL_ERR_SHAPE && strstr(tp.msg, "linear_relu"), "inner dimensions: %s", tp.msg);
+                     tp.err.code == FGL_ERR_SHAPE && strstr(tp.err.msg, "linear_relu"), "inner dimensions: %s", tp.err.msg);
         fgl_tape_free(&tp);
     }
 }
@@ -388,7 +388,7 @@ static void check_linear_rows(int M, int K, int N, int relu, int with_bias, int 
     loss = fgl_op_add(&t, fgl_op_sum(&t, fgl_op_mul(&t, y1, fgl_op_const(&t, c1, M, N))),
                       fgl_op_sum(&t, fgl_op_mul(&t, y2, fgl_op_const(&t, c2, M, N))));
     ok = loss && fgl_tape_backward(&t, loss) == FGL_OK;
-    FT_CHECK(ok, "linear rows %dx%dx%d: backward: %s", M, K, N, t.msg);
+    FT_CHECK(ok, "linear rows %dx%dx%d: backward: %s", M, K, N, t.err.msg);
     if (ok) {
         /* y2's backward runs first (the later node), then y1's adds */
         for (k = 0; k < (size_t)M * N; k++) {
@@ -451,7 +451,7 @@ static void test_linear_rows(void) {
             fgl_params_zero_grad(&ps);
             x2 = fgl_op_scale(&t, fgl_op_param(&t, &ps, sx), 2.0f); /* an intermediate: its gradient buffer is fresh */
             y = fgl_op_linear(&t, x2, fgl_op_leaf(&t, w, wg, 4, 1 - pass), NULL); /* W 4x1, then 4x0 */
-            FT_CHECK(y && fgl_tape_backward(&t, fgl_op_sum(&t, y)) == FGL_OK, "linear, 0 columns: pass %d: %s", pass, t.msg);
+            FT_CHECK(y && fgl_tape_backward(&t, fgl_op_sum(&t, y)) == FGL_OK, "linear, 0 columns: pass %d: %s", pass, t.err.msg);
         }
         for (k = 0; k < (size_t)300 * 4; k++) zero &= fgl_params_gradp(&ps, sx)[k] == 0.0f;
         FT_CHECK(zero, "linear 300x4x0: dx is 0 (first value %g)", (double)fgl_params_gradp(&ps, sx)[0]);
@@ -728,7 +728,7 @@ static void test_relu_dropout(void) {
     fgl_params_zero_grad(&ps);
     y2 = fgl_op_relu_dropout(&t2, fgl_op_param(&t2, &ps, c.s[0]), 0.3f, &r2);
     fgl_tape_backward(&t2, fgl_op_sum(&t2, fgl_op_square(&t2, y2)));
-    same = y1 && y2 && !t1.err && !t2.err && memcmp(y1->val, y2->val, sizeof(float) * 120 * 600) == 0 &&
+    same = y1 && y2 && !t1.err.code && !t2.err.code && memcmp(y1->val, y2->val, sizeof(float) * 120 * 600) == 0 &&
            memcmp(g1, ps.grad, sizeof(float) * ps.size) == 0 && memcmp(&r1, &r2, sizeof r1) == 0;
     FT_CHECK(same, "relu_dropout: the bits of relu then dropout (values, gradient, rng state)");
     free(g1);
@@ -848,7 +848,7 @@ static void test_edge_dot(void) {
     {
         static const int bad[1] = {5};
         fgl_tape_init(&t);
-        FT_CHECK(fgl_op_edge_dot(&t, fgl_op_param(&t, &ps, c.s[0]), bad, src, 1) == NULL && t.err == FGL_ERR_RANGE,
+        FT_CHECK(fgl_op_edge_dot(&t, fgl_op_param(&t, &ps, c.s[0]), bad, src, 1) == NULL && t.err.code == FGL_ERR_RANGE,
                  "edge_dot: a row past the end is refused");
         fgl_tape_free(&t);
     }
@@ -1074,7 +1074,7 @@ static void test_loss_no_rows(void) {
     fgl_tape_init(&t);
     y = fgl_op_cross_entropy(&t, fgl_op_param(&t, &ps, s), labels, mask);
     FT_CHECK(y && y->val[0] == 0.0f, "loss over no rows is 0");
-    FT_CHECK(fgl_tape_backward(&t, y) == FGL_OK, "backward: %s", t.msg);
+    FT_CHECK(fgl_tape_backward(&t, y) == FGL_OK, "backward: %s", t.err.msg);
     FT_CHECK(fgl_params_norm(&ps, FGL_G_ALL) > 0 && fgl_dot(ps.size, ps.grad, ps.grad) == 0, "zero gradient");
     fgl_tape_free(&t);
     fgl_params_free(&ps);
@@ -1361,7 +1361,7 @@ static void check_bn_relu_fused(fgl_params *ps, ctx *c, const char *what) {
     fgl_params_zero_grad(ps);
     y2 = b_batch_norm_relu(&t2, ps, c);
     fgl_tape_backward(&t2, fgl_op_sum(&t2, fgl_op_square(&t2, y2)));
-    FT_CHECK(y1 && y2 && !t1.err && !t2.err, "%s fused: tapes healthy", what);
+    FT_CHECK(y1 && y2 && !t1.err.code && !t2.err.code, "%s fused: tapes healthy", what);
     if (y1 && y2) {
         same = memcmp(y1->val, y2->val, sizeof(float) * (size_t)y1->rows * (size_t)y1->cols) == 0;
         for (i = 0; i < ps->size; i++) same &= memcmp(&g1[i], &ps->grad[i], sizeof(float)) == 0;
@@ -1408,7 +1408,7 @@ static void test_batch_norm_xhat_bits(void) {
                               0.1f, 1e-5f, train);
         FT_CHECK(y && fgl_tape_backward(&t, fgl_op_sum(&t, fgl_op_mul(&t, y, fgl_op_const(&t, w, R, C)))) == FGL_OK,
                  "batch norm (%s) and its backward ran", train ? "training" : "evaluation");
-        if (y && !t.err)
+        if (y && !t.err.code)
             for (j = 0; j < C; j++) {
                 float sum = 0.0f;
                 for (i = 0; i < R; i++) {
@@ -1605,7 +1605,7 @@ static void test_spmm_bias(void) {
             if (C == 3) gc(what, &ps, b_spmm_bias, &c);
             fgl_tape_init(&t1);
             FT_CHECK(fgl_op_spmm_bias(&t1, &a, NULL, fgl_op_param(&t1, &ps, c.s[0]), fgl_op_param(&t1, &ps, c.s[0])) == NULL &&
-                         t1.err == FGL_ERR_SHAPE,
+                         t1.err.code == FGL_ERR_SHAPE,
                      "%s: a 5 x %d bias is refused", what, C);
             fgl_tape_free(&t1);
             fgl_params_free(&ps);
@@ -1814,8 +1814,8 @@ static void test_gradcheck_api(void) {
 /* The op returned NULL, the tape holds code, and the message names the op. */
 static void expect_fail(const char *what, fgl_tape *t, const fgl_node *y, int code, const char *name) {
     FT_CHECK(y == NULL, "%s: returned a node", what);
-    FT_CHECK(t->err == code, "%s: error %s, expected %s", what, fgl_result_name(t->err), fgl_result_name(code));
-    FT_CHECK(strstr(t->msg, name) != NULL, "%s: message '%s' does not name '%s'", what, t->msg, name);
+    FT_CHECK(t->err.code == code, "%s: error %s, expected %s", what, fgl_result_name(t->err.code), fgl_result_name(code));
+    FT_CHECK(strstr(t->err.msg, name) != NULL, "%s: message '%s' does not name '%s'", what, t->err.msg, name);
     fgl_tape_reset(t);
 }
 
@@ -1887,7 +1887,7 @@ static void test_range_errors(void) {
     expect_fail("nll label", &t, fgl_op_nll(&t, X, bad_labels, NULL), FGL_ERR_RANGE, "nll");
     expect_fail("nll no labels", &t, fgl_op_nll(&t, X, NULL, NULL), FGL_ERR_ARG, "nll");
     y = fgl_op_cross_entropy(&t, X, bad_labels, mask); /* the bad label is masked out: fine */
-    FT_CHECK(y != NULL && t.err == FGL_OK, "masked-out bad label accepted: %s", t.msg);
+    FT_CHECK(y != NULL && t.err.code == FGL_OK, "masked-out bad label accepted: %s", t.err.msg);
     y = fgl_op_cross_entropy(&t, X, ok_labels, NULL);
     FT_CHECK(y != NULL && fabs(y->val[0] - log(4.0)) < 1e-6, "uniform logits: log 4");
     fgl_tape_reset(&t);
@@ -1904,30 +1904,30 @@ static void test_null_propagation_and_backward_errors(void) {
     float buf[6] = {1, 2, 3, 4, 5, 6}, g[6];
     fgl_tape t;
     fgl_node *x, *bad, *y;
-    char first[256];
+    char first[FGL_ERROR_MSG_LEN];
     fgl_tape_init(&t);
     x = fgl_op_leaf(&t, buf, g, 2, 3);
     bad = fgl_op_matmul(&t, x, x);
-    FT_CHECK(bad == NULL && t.err == FGL_ERR_SHAPE, "first error");
-    snprintf(first, sizeof first, "%s", t.msg);
+    FT_CHECK(bad == NULL && t.err.code == FGL_ERR_SHAPE, "first error");
+    snprintf(first, sizeof first, "%s", t.err.msg);
     /* every later op returns NULL, even on valid inputs, and the first error stays */
     y = fgl_op_relu(&t, bad);
     FT_CHECK(y == NULL, "relu(NULL)");
     y = fgl_op_add(&t, x, x);
     FT_CHECK(y == NULL, "ops after an error return NULL");
     y = fgl_op_sum(&t, fgl_op_tanh(&t, y));
-    FT_CHECK(y == NULL && t.err == FGL_ERR_SHAPE && strcmp(t.msg, first) == 0, "error is sticky: '%s'", t.msg);
+    FT_CHECK(y == NULL && t.err.code == FGL_ERR_SHAPE && strcmp(t.err.msg, first) == 0, "error is sticky: '%s'", t.err.msg);
     FT_CHECK(fgl_tape_backward(&t, y) == FGL_ERR_SHAPE, "backward reports the first error");
     fgl_tape_reset(&t);
-    FT_CHECK(t.err == FGL_OK && t.msg[0] == 0, "reset clears the error");
+    FT_CHECK(t.err.code == FGL_OK && t.err.msg[0] == 0, "reset clears the error");
     /* a NULL input without an earlier error is itself an error */
     y = fgl_op_exp(&t, NULL);
-    FT_CHECK(y == NULL && t.err == FGL_ERR_ARG && strstr(t.msg, "exp"), "NULL input: '%s'", t.msg);
+    FT_CHECK(y == NULL && t.err.code == FGL_ERR_ARG && strstr(t.err.msg, "exp"), "NULL input: '%s'", t.err.msg);
     fgl_tape_reset(&t);
     /* backward needs a 1 x 1 loss */
     x = fgl_op_leaf(&t, buf, g, 2, 3);
-    FT_CHECK(fgl_tape_backward(&t, fgl_op_tanh(&t, x)) == FGL_ERR_SHAPE && strstr(t.msg, "backward"),
-             "non-scalar loss: '%s'", t.msg);
+    FT_CHECK(fgl_tape_backward(&t, fgl_op_tanh(&t, x)) == FGL_ERR_SHAPE && strstr(t.err.msg, "backward"),
+             "non-scalar loss: '%s'", t.err.msg);
     fgl_tape_reset(&t);
     FT_CHECK(fgl_tape_backward(&t, NULL) == FGL_ERR_ARG, "NULL loss");
     fgl_tape_reset(&t);
@@ -1957,12 +1957,12 @@ static void test_leaves(void) {
     ps.slices[s].trainable = 0;
     p = fgl_op_param(&t, &ps, s);
     FT_CHECK(p && p->grad == NULL && !p->needs_grad, "frozen param: no gradient");
-    FT_CHECK(fgl_op_param(&t, &ps, 1) == NULL && t.err == FGL_ERR_ARG && strstr(t.msg, "param"), "missing slice: %s",
-             t.msg);
+    FT_CHECK(fgl_op_param(&t, &ps, 1) == NULL && t.err.code == FGL_ERR_ARG && strstr(t.err.msg, "param"), "missing slice: %s",
+             t.err.msg);
     fgl_tape_reset(&t);
-    FT_CHECK(fgl_op_param(&t, &ps, -1) == NULL && t.err == FGL_ERR_ARG, "negative slice");
+    FT_CHECK(fgl_op_param(&t, &ps, -1) == NULL && t.err.code == FGL_ERR_ARG, "negative slice");
     fgl_tape_reset(&t);
-    FT_CHECK(fgl_op_leaf(&t, buf, NULL, -1, 2) == NULL && t.err == FGL_ERR_SHAPE, "negative shape");
+    FT_CHECK(fgl_op_leaf(&t, buf, NULL, -1, 2) == NULL && t.err.code == FGL_ERR_SHAPE, "negative shape");
     fgl_tape_free(&t);
     fgl_params_free(&ps);
 }
@@ -2063,7 +2063,7 @@ static void test_tape_memory_reuse(void) {
         h = fgl_op_dropout(&t, fgl_op_tanh(&t, h), 0.5f, &r);
         loss = fgl_op_mean(&t, fgl_op_square(&t, h));
         if (fgl_tape_backward(&t, loss) != FGL_OK) {
-            FT_CHECK(0, "backward: %s", t.msg);
+            FT_CHECK(0, "backward: %s", t.err.msg);
             break;
         }
         bytes = fgl_tape_reserved(&t, &chunks);

@@ -56,7 +56,7 @@ static void test_fnsc_by_hand(void) {
     mask[0] = mask[2] = 0;
     FT_CHECK(fgl__fgssl_fnsc(&t, fgl_op_const(&t, zv, 3, 2), zg, y2, mask, 2, 1.0f) == NULL,
              "fnsc: no labelled row gives no term");
-    FT_CHECK(t.err == FGL_OK, "fnsc: tape error %s", t.msg);
+    FT_CHECK(t.err.code == FGL_OK, "fnsc: tape error %s", t.err.msg);
     fgl_tape_free(&t);
 }
 
@@ -93,7 +93,7 @@ static void test_fgsd_by_hand(void) {
     empty.rows = empty.cols = 3;
     empty.indptr = indptr; /* reused with nnz 0: no neighbour anywhere */
     FT_CHECK(fgl__fgssl_fgsd(&t, fgl_op_const(&t, zv, 3, 2), zg, &empty, 1.0f) == NULL, "fgsd: no edge, no term");
-    FT_CHECK(t.err == FGL_OK, "fgsd: tape error %s", t.msg);
+    FT_CHECK(t.err.code == FGL_OK, "fgsd: tape error %s", t.err.msg);
     fgl_tape_free(&t);
 }
 
@@ -124,7 +124,7 @@ static void test_edge_by_hand(void) {
     l = fgl__fgssl_edge(&t, fgl_op_const(&t, o, 2, 2), og2, &adj, 0.5f);
     got = l ? l->val[0] : NAN;
     FT_CHECK(l && NEAR(got, want, 1e-6), "edge term, tau 1/2: %.8f, by hand %.8f", got, want);
-    FT_CHECK(t.err == FGL_OK, "edge term: tape error %s", t.msg);
+    FT_CHECK(t.err.code == FGL_OK, "edge term: tape error %s", t.err.msg);
     fgl_tape_free(&t);
 }
 

@@ -426,7 +426,7 @@ static void test_normalized_embeddings(void) {
                 fgl_rng_init(&r, 5, 0);
                 fgl_tape_reset(&tp);
                 if (fgl_model_forward(&m, &tp, &g, train, &r, &fw) || !fw.rep) {
-                    FT_CHECK(0, "%s: forward: %s", fgl_arch_name(archs[a]), tp.msg);
+                    FT_CHECK(0, "%s: forward: %s", fgl_arch_name(archs[a]), tp.err.msg);
                     break;
                 }
                 FT_CHECK(fw.rep->cols == 8 && fw.rep->rows == (task ? t.g : t.n), "%s task %d: rep %dx%d",
@@ -498,7 +498,7 @@ static void test_gamlp_hops(void) {
     /* scores 0: uniform weights; the layer is then Linear(mean of hops) */
     fgl_params_fill(&m.params, m.hop_att, 0.0f);
     fgl_tape_init(&tp);
-    FT_CHECK(fgl_model_forward(&m, &tp, &g, 0, NULL, &fw) == FGL_OK, "forward: %s", tp.msg);
+    FT_CHECK(fgl_model_forward(&m, &tp, &g, 0, NULL, &fw) == FGL_OK, "forward: %s", tp.err.msg);
     bad = 0;
     for (i = 0; i < t.n; i++)
         for (j = 0; j < t.c; j++) {
@@ -641,7 +641,7 @@ static void test_dense_sparse_agree(void) {
         fgl_tape_init(&t2);
         fgl_model_forward(&m, &t1, &gd, 0, NULL, &a);
         fgl_model_forward(&m, &t2, &gs, 0, NULL, &b);
-        FT_CHECK(a.logits && b.logits, "%s: forward failed: %s %s", fgl_arch_name(arch), t1.msg, t2.msg);
+        FT_CHECK(a.logits && b.logits, "%s: forward failed: %s %s", fgl_arch_name(arch), t1.err.msg, t2.err.msg);
         if (a.logits && b.logits)
             for (i = 0; i < a.logits->rows * a.logits->cols; i++)
                 worst = fmax(worst, fabs(a.logits->val[i] - b.logits->val[i]));
@@ -919,7 +919,7 @@ static double node_train_test(fgl_node_data *d, int arch, int epochs) {
         fgl_params_zero_grad(&m.params);
         fgl_model_forward(&m, &t, &g, 1, &r, &out);
         ok = fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, d->y, tr)) == FGL_OK;
-        FT_CHECK(ok, "epoch %d: %s", e, t.msg);
+        FT_CHECK(ok, "epoch %d: %s", e, t.err.msg);
         fgl_optim_step(&o, &m.params);
     }
     if (ok) acc = fgl_model_accuracy(&m, &t, &g, d->y, te, NULL);
@@ -1026,7 +1026,7 @@ static double gin_train_test(fgl_graph_set *s, int epochs) {
             fgl_params_zero_grad(&m.params);
             fgl_model_forward(&m, &t, &g, 1, &r, &out);
             ok = fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, b.y, NULL)) == FGL_OK;
-            FT_CHECK(ok, "%s", t.msg);
+            FT_CHECK(ok, "%s", t.err.msg);
             fgl_optim_step(&o, &m.params);
             fgl_gnn_graph_free(&g);
             fgl_batch_free(&b);

@@ -309,7 +309,7 @@ static int watch_init(fgl_server *s) {
     int rc = gpfl_init(s);
     fgl_new_floats(&s->store, "before", (size_t)s->n_clients * s->n_shared);
     fgl_new_floats(&s->store, "ups", (size_t)s->n_clients * s->n_shared);
-    return rc ? rc : s->store.err;
+    return rc ? rc : s->store.err.code;
 }
 static int watch_agg(fgl_server *s) {
     memcpy(fgl_floats(&s->store, "before"), fgl_floats(&s->store, "theta"), sizeof(float) * (size_t)s->n_clients * s->n_shared);

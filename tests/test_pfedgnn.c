@@ -368,7 +368,7 @@ static int rows_upload(fgl_client *c) {
         fgl_up_drop(c, "rows");
         return FGL_OK;
     }
-    if (!(x = fgl_up(c, "rows"))) return c->error;
+    if (!(x = fgl_up(c, "rows"))) return c->err.code;
     for (j = 0; j < fgl_up_size(c, "rows"); j++) x[j] = (float)c->id;
     return FGL_OK;
 }
@@ -394,7 +394,7 @@ static int unknown_size(fgl_server *s) { return fgl_server_up_size(s, "nope") ==
 static int rows_init(fgl_server *s) {
     fgl_params_pack(s->init, s->share, fgl_new_floats(&s->store, "global", s->n_shared));
     fgl_new_ints(&s->store, "seen", (size_t)s->n_clients + 1);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static void test_per_client_parts(void) {
@@ -430,18 +430,18 @@ static void test_per_client_parts(void) {
         /* the declared sizes by name: a part's size for every client (0: it differs), for one client, of a download */
         FT_CHECK(fgl_server_up_size(&run.server, "rows") == 0 && fgl_server_up_size(&run.server, "theta") == n &&
                      fgl_server_up_size(&run.server, "n") == 1 && fgl_server_down_size(&run.server, "theta") == n &&
-                     !run.server.error, "server sizes: %s", run.server.msg);
+                     !run.server.err.code, "server sizes: %s", run.server.err.msg);
         FT_CHECK(fgl_up_size(&run.clients[1], "rows") == 3 * (size_t)cd[1].node->n_nodes && fgl_up_size(&run.clients[1], "theta") == n &&
-                     !run.clients[1].error, "client 1's sizes: %s", run.clients[1].msg);
+                     !run.clients[1].err.code, "client 1's sizes: %s", run.clients[1].err.msg);
         /* an unknown name: 0 and an error naming it on the side that asked, no crash */
-        FT_CHECK(fgl_server_up_size(&run.server, "nope") == 0 && run.server.error == FGL_ERR_ARG && strstr(run.server.msg, "'nope'"),
-                 "unknown upload part on the server: %d %s", run.server.error, run.server.msg);
-        run.server.error = 0;
-        FT_CHECK(fgl_server_down_size(&run.server, "rows") == 0 && run.server.error == FGL_ERR_ARG &&
-                     strstr(run.server.msg, "downloads no part 'rows'"), "unknown download part: %s", run.server.msg);
-        FT_CHECK(fgl_up_size(&run.clients[1], "nope") == 0 && run.clients[1].error == FGL_ERR_ARG &&
-                     strstr(run.clients[1].msg, "'nope'"), "unknown upload part on a client: %d %s", run.clients[1].error,
-                 run.clients[1].msg);
+        FT_CHECK(fgl_server_up_size(&run.server, "nope") == 0 && run.server.err.code == FGL_ERR_ARG && strstr(run.server.err.msg, "'nope'"),
+                 "unknown upload part on the server: %d %s", run.server.err.code, run.server.err.msg);
+        run.server.err.code = 0;
+        FT_CHECK(fgl_server_down_size(&run.server, "rows") == 0 && run.server.err.code == FGL_ERR_ARG &&
+                     strstr(run.server.err.msg, "downloads no part 'rows'"), "unknown download part: %s", run.server.err.msg);
+        FT_CHECK(fgl_up_size(&run.clients[1], "nope") == 0 && run.clients[1].err.code == FGL_ERR_ARG &&
+                     strstr(run.clients[1].err.msg, "'nope'"), "unknown upload part on a client: %d %s", run.clients[1].err.code,
+                 run.clients[1].err.msg);
         fgl_run_free(&run);
     }
     bad = a;
@@ -558,7 +558,7 @@ static int kept_aggregate(fgl_server *s) {
 static int kept_init(fgl_server *s) {
     int rc = fgl_algo_find("pfedgnn")->server_init(s);
     fgl_new_floats(&s->store, "seen_theta", (size_t)s->n_clients * s->n_shared);
-    return rc ? rc : s->store.err;
+    return rc ? rc : s->store.err.code;
 }
 
 static void test_pfedgnn_bytes_and_rule(void) {
@@ -643,7 +643,7 @@ static int dist_check(fgl_server *s) {
 static int dist_init(fgl_server *s) {
     int rc = fgl_algo_find("pfedgnn")->server_init(s);
     fgl_new_ints(&s->store, "dist_ok", (size_t)s->n_clients);
-    return rc ? rc : s->store.err;
+    return rc ? rc : s->store.err.code;
 }
 static int dist_upload(fgl_client *c) { /* the real upload, then a check against the anchors it received */
     int rc = fgl_algo_find("pfedgnn")->upload(c), Ka = (int)fgl_get(c->set, "anchors");

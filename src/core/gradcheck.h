@@ -17,7 +17,7 @@ typedef struct fgl_gradcheck_report {
     size_t index;            /* flat index into ps->data of the worst value */
     double analytic, numeric, tol;   /* at index */
     size_t checked;          /* values perturbed */
-    char msg[256];           /* why the check could not run, if it returned an error */
+    char msg[FGL_ERROR_MSG_LEN]; /* why the check could not run, if it returned an error */
 } fgl_gradcheck_report;
 
 /* Stricter finite-difference check. build() may return a node of any shape;
@@ -49,10 +49,10 @@ static int fgl__gc_eval(fgl_tape *t, fgl_params *ps, fgl_node *(*build)(fgl_tape
     size_t k;
     fgl_tape_reset(t);
     y = build(t, ps, ud);
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (!y) fgl_tape_fail(t, FGL_ERR_ARG, "gradcheck: build returned NULL");
     else if (fgl__size(y) != n) fgl_tape_fail(t, FGL_ERR_SHAPE, "gradcheck: build's output changed size");
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     for (k = 0; k < n; k++) s += (double)w[k] * y->val[k];
     memcpy(out, y->val, sizeof(float) * n);
     *L = s;
@@ -113,8 +113,8 @@ static int fgl__gradcheck(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_par
     fgl_tape_init(&t);
     fgl_params_zero_grad(ps);
     y = build(&t, ps, ud);
-    if (!y && !t.err) fgl_tape_fail(&t, FGL_ERR_ARG, "gradcheck: build returned NULL");
-    if (t.err) goto done;
+    if (!y && !t.err.code) fgl_tape_fail(&t, FGL_ERR_ARG, "gradcheck: build returned NULL");
+    if (t.err.code) goto done;
     n = fgl__size(y);
     analytic = (float *)FGL_MALLOC(sizeof(float) * (ps->size ? ps->size : 1));
     w = (float *)FGL_MALLOC(sizeof(float) * (n ? n : 1));
@@ -173,8 +173,8 @@ static int fgl__gradcheck(fgl_params *ps, fgl_node *(*build)(fgl_tape *, fgl_par
         }
     }
 done:
-    rc = t.err;
-    if (rc) snprintf(rep->msg, sizeof rep->msg, "%s", t.msg);
+    rc = t.err.code;
+    if (rc) snprintf(rep->msg, sizeof rep->msg, "%s", t.err.msg);
     fgl_tape_free(&t);
     FGL_FREE(analytic);
     FGL_FREE(w);

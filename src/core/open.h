@@ -47,7 +47,7 @@
  *     leaves keep theirs; t->retain_grads = 1 keeps them all). Errors
  *     (shape mismatch, out of memory) are sticky: an op
  *     that fails returns NULL, later ops given NULL return NULL, and
- *     fgl_tape_backward() returns the first error with t->msg explaining it.
+ *     fgl_tape_backward() returns the first error with t->err.msg explaining it.
  *     fgl_gradcheck_ex checks any graph's gradients by finite differences
  *     with an error estimate of its own (tests/test_fgl_ops.c uses it).
  *   - fgl_params: one flat float buffer per model with a table of named slices

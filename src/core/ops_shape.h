@@ -66,7 +66,7 @@ static void fgl__concat_bw(fgl_tape *t, fgl_node *y) {
 FGLDEF fgl_node *fgl_op_concat_cols(fgl_tape *t, fgl_node *const *xs, int n) {
     fgl_node *y, **saved;
     int k, i, R, cols = 0, need = 0;
-    if (t->err) return NULL;
+    if (t->err.code) return NULL;
     if (n <= 0) return fgl_tape_fail(t, FGL_ERR_ARG, "concat: no inputs");
     for (k = 0; k < n; k++) {
         FGL__LIVE1("concat", xs[k]);

@@ -48,8 +48,7 @@ struct fgl_tape {
     size_t arena_total;        /* bytes handed out since the last reset */
     fgl_node **nodes;
     int n_nodes, cap_nodes;
-    int err;                   /* first error, sticky until reset */
-    char msg[256];
+    fgl_error err;             /* the first error (its code and message), sticky until reset */
     fgl_tape_prof *prof;       /* optional op timing (NULL: off); kept by reset */
     /* Gradients of the nodes the backward pass has left (none will read
      * them again), whose buffers take the next gradients: a GIN batch's
@@ -144,14 +143,11 @@ FGLDEF void fgl_tape_free(fgl_tape *t) {
 }
 
 FGLDEF void fgl_tape_trim(fgl_tape *t) {
-    int err = t->err;
-    char msg[sizeof t->msg];
+    fgl_error err = t->err;
     fgl_tape_prof *prof = t->prof;
     int retain = t->retain_grads;
-    memcpy(msg, t->msg, sizeof msg);
     fgl_tape_free(t);
     t->err = err;
-    memcpy(t->msg, msg, sizeof msg);
     t->prof = prof;
     t->retain_grads = retain;
 }
@@ -188,8 +184,7 @@ FGLDEF void fgl_tape_reset(fgl_tape *t) {
     t->arena_total = 0;
     t->n_nodes = 0;
     t->n_spare = 0;
-    t->err = FGL_OK;
-    t->msg[0] = 0;
+    fgl_error_clear(&t->err);
 }
 
 FGLDEF size_t fgl_tape_reserved(const fgl_tape *t, int *chunks) {
@@ -205,11 +200,11 @@ FGLDEF size_t fgl_tape_reserved(const fgl_tape *t, int *chunks) {
 }
 
 FGLDEF fgl_node *fgl_tape_fail(fgl_tape *t, int code, const char *fmt, ...) {
-    if (t->err == FGL_OK) {
+    if (t->err.code == FGL_OK) {
         va_list ap;
-        t->err = code;
+        t->err.code = code;
         va_start(ap, fmt);
-        vsnprintf(t->msg, sizeof t->msg, fmt, ap);
+        vsnprintf(t->err.msg, sizeof t->err.msg, fmt, ap);
         va_end(ap);
     }
     return NULL;
@@ -250,7 +245,7 @@ static float *fgl__fbuf(fgl_tape *t, size_t n) { return (float *)fgl__talloc(t, 
 static fgl_node *fgl__node(fgl_tape *t, const char *op, int rows, int cols, fgl_backward_fn bw,
                            fgl_node *a, fgl_node *b, fgl_node *c) {
     fgl_node *n;
-    if (t->err) return NULL;
+    if (t->err.code) return NULL;
     if (rows < 0 || cols < 0) return fgl_tape_fail(t, FGL_ERR_SHAPE, "%s: negative shape %d x %d", op, rows, cols);
     if (t->n_nodes == t->cap_nodes) {
         int cap = t->cap_nodes ? 2 * t->cap_nodes : 256;
@@ -386,7 +381,7 @@ static float *fgl__grad_w(fgl_tape *t, fgl_node *n, int *fresh) {
 /* 1 if the tape is healthy and the input exists. A NULL input without an
  * error on the tape is the caller's bug; it becomes the tape's error. */
 static int fgl__live(fgl_tape *t, const char *op, const fgl_node *a) {
-    if (t->err) return 0;
+    if (t->err.code) return 0;
     if (!a) {
         fgl_tape_fail(t, FGL_ERR_ARG, "%s: input is NULL", op);
         return 0;
@@ -401,20 +396,20 @@ static int fgl__live(fgl_tape *t, const char *op, const fgl_node *a) {
 
 static int fgl__backward(fgl_tape *t, fgl_node *loss) {
     int i;
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (!loss) {
         fgl_tape_fail(t, FGL_ERR_ARG, "backward: loss is NULL");
-        return t->err;
+        return t->err.code;
     }
     if (loss->rows != 1 || loss->cols != 1) {
         fgl_tape_fail(t, FGL_ERR_SHAPE, "backward: loss must be 1 x 1, got %d x %d", loss->rows, loss->cols);
-        return t->err;
+        return t->err.code;
     }
     if (!loss->needs_grad) return FGL_OK; /* nothing trainable reaches the loss */
-    if (!fgl__grad(t, loss)) return t->err;
+    if (!fgl__grad(t, loss)) return t->err.code;
     loss->grad[0] += 1.0f;
     if (t->prof) fgl__prof_close(t, fgl_now());
-    for (i = t->n_nodes - 1; i >= 0 && !t->err; i--) {
+    for (i = t->n_nodes - 1; i >= 0 && !t->err.code; i--) {
         fgl_node *n = t->nodes[i];
         if (n->backward && n->grad && n->needs_grad) {
             double t0 = t->prof ? fgl_now() : 0.0;
@@ -423,7 +418,7 @@ static int fgl__backward(fgl_tape *t, fgl_node *loss) {
             if (!t->retain_grads) fgl__grad_release(t, n);
         }
     }
-    return t->err;
+    return t->err.code;
 }
 
 FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
@@ -438,7 +433,7 @@ FGLDEF int fgl_tape_backward(fgl_tape *t, fgl_node *loss) {
 
 FGLDEF fgl_node *fgl_op_leaf(fgl_tape *t, float *val, float *grad, int rows, int cols) {
     fgl_node *n;
-    if (t->err) return NULL;
+    if (t->err.code) return NULL;
     if (!val && rows > 0 && cols > 0) return fgl_tape_fail(t, FGL_ERR_ARG, "leaf: data is NULL");
     if (rows < 0 || cols < 0) return fgl_tape_fail(t, FGL_ERR_SHAPE, "leaf: negative shape");
     if (t->n_nodes == t->cap_nodes) {
@@ -470,7 +465,7 @@ FGLDEF fgl_node *fgl_op_tensor(fgl_tape *t, const fgl_tensor *x) {
 
 FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols) {
     float *d;
-    if (t->err) return NULL;
+    if (t->err.code) return NULL;
     d = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)FGL__MAX(rows, 0) * (size_t)FGL__MAX(cols, 0));
     return d ? fgl_op_leaf(t, d, NULL, rows, cols) : NULL;
 }
@@ -478,7 +473,7 @@ FGLDEF fgl_node *fgl_op_zeros(fgl_tape *t, int rows, int cols) {
 FGLDEF fgl_node *fgl_op_param(fgl_tape *t, fgl_params *ps, int slice) {
     const fgl_slice *s;
     fgl_node *n;
-    if (t->err) return NULL;
+    if (t->err.code) return NULL;
     if (!ps || slice < 0 || slice >= ps->n)
         return fgl_tape_fail(t, FGL_ERR_ARG, "param: slice %d does not exist", slice);
     s = &ps->slices[slice];

@@ -673,7 +673,7 @@ FGLDEF int fgl_run_load(fgl_run *run, const char *path, fgl_error *err) {
     if (remote && (rc = run->transport->load(run, remote, 1, err))) goto done;
     if (started) { /* the downloads the clients last received: rebuilt from the restored server state */
         if (fgl__build_downloads(run, run->part, run->n_part, 0)) {
-            rc = fgl__server_error(run, run->server.error, "rebuilding downloads");
+            rc = fgl__server_error(run, run->server.err.code, "rebuilding downloads");
             fgl_error_set(err, rc, "%s: %s", path, run->err.msg);
             goto done;
         }

@@ -767,7 +767,7 @@ static int fgl__dp_release(fgl_run *run, fgl_round_stats *st) {
             return fgl_server_fail(s, FGL_ERR_NOMEM, "differential privacy: out of memory");
         rc = fgl__dp_mean(s, p, run->dp_out[p], n, model);
         fgl_tape_reset(&s->store.scratch);
-        if (rc) return s->error ? s->error : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
+        if (rc) return s->err.code ? s->err.code : fgl_server_fail(s, rc, "differential privacy: %s", fgl_result_name(rc));
         s->dp_release[p] = run->dp_out[p];
         if (run->cfg.dp.noise > 0) st->dp_draws += (long long)n;
     }

@@ -307,7 +307,7 @@ static void fgl__mpi_lose(fgl_run *run, fgl__mpi *t, int rank, const char *why) 
             fgl_client *c = &run->clients[i];
             run->lost[i] = 1;
             fgl__msg_clear(&c->up);
-            c->error = 0;
+            c->err.code = 0;
             if (first < 0) first = i;
             last = i;
         }
@@ -522,8 +522,8 @@ static int fgl__mpi_read_uploads(fgl_run *run, fgl__mpi *t, int rank, fgl_reader
         if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || sel[id] != 1) return FGL_ERR_FORMAT;
         c = &run->clients[id];
         sel[id] = 2; /* arrived */
-        c->error = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->msg, sizeof c->msg);
+        c->err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->err.msg, sizeof c->err.msg);
         c->train_loss = fgl__get_f64(r);
         fgl__get_msg(r, &c->up, run->algo.up, run->algo.n_up, c->up_len, &bad);
         c->wire_error = bad;
@@ -538,8 +538,8 @@ static int fgl__mpi_train(fgl_run *run) {
     for (q = 0; q < run->n_part; q++) {
         fgl_client *c = &run->clients[run->part[q]];
         fgl__msg_clear(&c->up);
-        c->error = c->wire_error = 0;
-        c->msg[0] = 0;
+        c->err.code = c->wire_error = 0;
+        c->err.msg[0] = 0;
         c->train_loss = NAN;
         if (run->lost[c->id]) sel[c->id] = 0;
     }
@@ -579,8 +579,8 @@ static int fgl__mpi_read_secagg(fgl_run *run, fgl__mpi *t, int rank, fgl_reader 
         fgl_client *c;
         if (r->err || a < 0 || t->host[id] != rank) return FGL_ERR_FORMAT;
         c = &run->clients[id];
-        c->error = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->msg, sizeof c->msg);
+        c->err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->err.msg, sizeof c->err.msg);
         if (step == 1) fgl_reader_get(r, sa->pk + (size_t)a * FGL__SA_PK, FGL__SA_PK);
         else if (step == 2) fgl_reader_get(r, sa->ct + (size_t)a * n * FGL__SA_CT, n * FGL__SA_CT);
         else if (step == 4) fgl_reader_get(r, sa->tag + (size_t)a * n * FGL__SA_TAG, n * FGL__SA_TAG);
@@ -645,8 +645,8 @@ static int fgl__mpi_read_evals(fgl_run *run, fgl__mpi *t, int rank, fgl_reader *
         c->test_f1 = fgl__get_f64(r);
         c->val_auc = fgl__get_f64(r);
         c->test_auc = fgl__get_f64(r);
-        c->tape.err = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, c->tape.msg, sizeof c->tape.msg);
+        c->tape.err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, c->tape.err.msg, sizeof c->tape.err.msg);
     }
     return r->err;
 }
@@ -663,8 +663,8 @@ static int fgl__mpi_read_sa_metrics(fgl_run *run, fgl__mpi *t, int rank, fgl_rea
         int a = -1, k;
         if (r->err || id >= (uint32_t)run->n_clients || t->host[id] != rank || has > 2) return FGL_ERR_FORMAT;
         for (k = 0; k < FGL__SA_NM; k++) words[k] = fgl_reader_u64(r);
-        run->clients[id].tape.err = (int)fgl_reader_u32(r);
-        fgl_reader_str(r, run->clients[id].msg, sizeof run->clients[id].msg);
+        run->clients[id].tape.err.code = (int)fgl_reader_u32(r);
+        fgl_reader_str(r, run->clients[id].err.msg, sizeof run->clients[id].err.msg);
         if (r->err) return FGL_ERR_FORMAT;
         if (has == 2) { /* its evaluation failed: the run stops, as without secure aggregation */
             run->clients[id].val_acc = -1;
@@ -693,9 +693,9 @@ static int fgl__mpi_finish(fgl_run *run, int evaluated) {
         if ((r = fgl__mpi_exchange(run, t, FGL__MC_FINISH, fgl__mpi_read_sa_metrics))) return r;
         for (i = 0; i < run->n_clients; i++)
             if (!run->clients[i].local && run->clients[i].val_acc < 0)
-                return fgl_error_set(&run->err, run->clients[i].tape.err ? run->clients[i].tape.err : FGL_ERR_ARG,
+                return fgl_error_set(&run->err, run->clients[i].tape.err.code ? run->clients[i].tape.err.code : FGL_ERR_ARG,
                                      "%s, round %d, client %d: %s", run->algo.name, run->round + 1, i,
-                                     run->clients[i].msg);
+                                     run->clients[i].err.msg);
         return FGL_OK;
     }
     /* evaluated rounds ask every rank; otherwise only those hosting a next participant hear anything */

@@ -246,8 +246,8 @@ static int fgl__worker_train(fgl__worker *w, fgl_reader *r, int round, fgl_error
         const fgl_client *c = &run->clients[run->part[q]];
         if (!c->local) continue;
         fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-        fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-        fgl_bytes_put_str(&w->out, c->msg);
+        fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+        fgl_bytes_put_str(&w->out, c->err.msg);
         fgl__put_f64(&w->out, run->cfg.secagg.on ? NAN : c->train_loss); /* secagg: in step 5's sum only */
         for (m = 0; m < run->algo.n_up; m++) fgl__put_floats(&w->out, c->up.part[m], c->up.part[m] ? c->up.len[m] : 0);
     }
@@ -286,13 +286,13 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         for (q = 0; q < n; q++) {
             fgl_client *c = &run->clients[ids[q]];
             if (!c->local) continue;
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             memset(pk, 0, sizeof pk);
             fgl__sa_keys(run, c, round, (int)n, ids, pk);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, pk, FGL__SA_PK);
         }
         FGL_FREE(ids);
@@ -317,8 +317,8 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             if (!c->local || !c->sa || c->sa->n != (int)n) continue;
             fgl__sa_share(run, c, pks, (int)t, ct);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, ct, (size_t)n * FGL__SA_CT);
         }
         FGL_FREE(ct);
@@ -340,12 +340,12 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         for (i = 0; i < run->n_clients; i++) {
             fgl_client *c = &run->clients[i];
             if (!c->local || !c->sa || c->sa->n != (int)n || c->sa->me < 0 || !alive[c->sa->me]) continue;
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             fgl__sa_confirm(c, alive, tags);
             fgl_bytes_put_u32(&w->out, (uint32_t)c->id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put(&w->out, tags, (size_t)n * FGL__SA_TAG);
         }
         FGL_FREE(tags);
@@ -374,12 +374,12 @@ static int fgl__worker_secagg(fgl__worker *w, fgl_reader *r, int round, fgl_erro
                 return fgl_error_set(err, FGL_ERR_FORMAT, "malformed shares");
             }
             c = &run->clients[id];
-            c->error = 0;
-            c->msg[0] = 0;
+            c->err.code = 0;
+            c->err.msg[0] = 0;
             ok = c->sa && c->sa->n == (int)n && fgl__sa_reveal(c, alive, r->data + at_tag, r->data + at, rev) == FGL_OK;
             fgl_bytes_put_u32(&w->out, id);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->error);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
             fgl_bytes_put_u32(&w->out, (uint32_t)ok);
             if (ok) fgl_bytes_put(&w->out, rev, (size_t)n * FGL__SA_REV);
         }
@@ -407,13 +407,13 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
             fgl_client *c = &run->clients[i];
             int k;
             if (!c->local || !c->sa) continue;
-            c->msg[0] = 0;
+            c->err.msg[0] = 0;
             rc = fgl__sa_metrics_mask(c, round, (int)evaluated, words);
             fgl_bytes_put_u32(&w->out, (uint32_t)i);
             fgl_bytes_put_u32(&w->out, (uint32_t)(rc == FGL_OK ? 1 : rc == FGL_ERR_ARG ? 2 : 0));
             for (k = 0; k < FGL__SA_NM; k++) fgl_bytes_put_u64(&w->out, rc == FGL_OK ? words[k] : 0);
-            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
-            fgl_bytes_put_str(&w->out, c->msg);
+            fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err.code);
+            fgl_bytes_put_str(&w->out, c->err.msg);
         }
         return FGL_OK;
     }
@@ -437,8 +437,8 @@ static int fgl__worker_finish(fgl__worker *w, fgl_reader *r, int round, fgl_erro
         fgl__put_f64(&w->out, c->test_f1);
         fgl__put_f64(&w->out, c->val_auc);
         fgl__put_f64(&w->out, c->test_auc);
-        fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err);
-        fgl_bytes_put_str(&w->out, c->tape.msg);
+        fgl_bytes_put_u32(&w->out, (uint32_t)c->tape.err.code);
+        fgl_bytes_put_str(&w->out, c->tape.err.msg);
     }
     return FGL_OK;
 }

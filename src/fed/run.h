@@ -628,31 +628,29 @@ static int fgl__unknown_param(fgl_run *run) {
 static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
     fgl_tape_reset(&c->store.scratch);
-    if (!rc && c->store.err) rc = c->store.err;
-    if (rc && !c->error && c->store.missing[0])
-        return fgl_client_fail(c, FGL_ERR_ARG, "%s looks up the state '%s', which it never created (fgl_new_* in "
-                               "an init hook)", c->algo ? c->algo->name : "the algorithm", c->store.missing);
+    if (!rc && c->store.err.code) rc = c->store.err.code;
+    if (rc && !c->err.code && c->store.err.code) /* what the hook did with its state: the store's message */
+        return fgl_client_fail(c, c->store.err.code, "%s %s", c->algo ? c->algo->name : "the algorithm",
+                               c->store.err.msg);
     if (!rc && c->set && c->set->unknown && c->set->unknown[0])
         return fgl_client_fail(c, FGL_ERR_ARG, "%s reads the parameter '%s', which it does not declare "
                                "(fgl_algo_param_add)", c->algo ? c->algo->name : "the algorithm", c->set->unknown);
-    if (rc && !c->error) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
+    if (rc && !c->err.code) fgl_client_fail(c, rc, "%s", fgl_result_name(rc));
     return rc;
 }
 
 static int fgl__client_error(fgl_run *run, const fgl_client *c, const char *when) {
-    return fgl_error_set(&run->err, c->error ? c->error : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
-                         run->algo.name, run->round + 1, c->id, when, c->msg);
+    return fgl_error_set(&run->err, c->err.code ? c->err.code : FGL_ERR_ARG, "%s, round %d, client %d (%s): %s",
+                         run->algo.name, run->round + 1, c->id, when, c->err.msg);
 }
 
 static int fgl__server_error(fgl_run *run, int rc, const char *when) {
     fgl_server *s = &run->server;
-    if (!s->error) s->error = rc;
-    if (!s->msg[0] && s->store.missing[0])
-        return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s looks up the state '%s', which it "
-                             "never created (fgl_new_* in an init hook)", run->algo.name, run->round + 1, when,
-                             run->algo.name, s->store.missing);
-    return fgl_error_set(&run->err, s->error, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
-                         s->msg[0] ? s->msg : fgl_result_name(s->error));
+    if (!s->err.code && s->store.err.code) /* what the hook did with its state: the store's message */
+        fgl_server_fail(s, s->store.err.code, "%s %s", run->algo.name, s->store.err.msg);
+    if (!s->err.code) s->err.code = rc;
+    return fgl_error_set(&run->err, s->err.code, "%s, round %d, server (%s): %s", run->algo.name, run->round + 1, when,
+                         s->err.msg[0] ? s->err.msg : fgl_result_name(s->err.code));
 }
 
 /* Build the downloads of clients ids[0..n) (the coming round's
@@ -680,11 +678,11 @@ static int fgl__build_downloads(fgl_run *run, const int *ids, int n, int count) 
             m->part[p] = (const float *)e->p + (d->flags & FGL_PART_ROW ? (size_t)i * s->down_len[p] : 0);
             m->len[p] = s->down_len[p];
         }
-        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err))) {
+        if (a->download && ((rc = a->download(s, i, m)) || (rc = s->store.err.code))) {
             fgl_tape_reset(&s->store.scratch);
-            if (s->store.missing[0])
-                return fgl_server_fail(s, FGL_ERR_ARG, "download of client %d: %s looks up the state '%s', which it "
-                                       "never created (fgl_new_* in an init hook)", i, a->name, s->store.missing);
+            if (s->store.err.code)
+                return fgl_server_fail(s, s->store.err.code, "download of client %d: %s %s", i, a->name,
+                                       s->store.err.msg);
             return fgl_server_fail(s, rc, "download of client %d: %s", i, fgl_result_name(rc));
         }
         fgl_tape_reset(&s->store.scratch);
@@ -756,7 +754,7 @@ static int fgl__phase_receive(fgl_run *run, const int *ids, int n) {
     for (q = 0; q < n; q++)
         if (run->clients[ids[q]].local) fgl__receive(run, &run->clients[ids[q]], 1);
     for (q = 0; q < n; q++)
-        if (run->clients[ids[q]].error) return fgl__client_error(run, &run->clients[ids[q]], "receive");
+        if (run->clients[ids[q]].err.code) return fgl__client_error(run, &run->clients[ids[q]], "receive");
     return FGL_OK;
 }
 
@@ -912,7 +910,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (c->task == FGL_TASK_GRAPH) /* graph clients reshuffle their training order in place */
             fgl__store_add(&c->store, "train_order", FGL__E_INTS, c->data.ids[FGL_SPLIT_TRAIN],
                            (size_t)c->data.count[FGL_SPLIT_TRAIN], 0);
-        if (c->store.err) return fgl_error_set(&run->err, c->store.err, "client %d: out of memory", i);
+        if (c->store.err.code) return fgl_error_set(&run->err, c->store.err.code, "client %d: out of memory", i);
         if (idle_parks) fgl__park(run, c); /* all are idle until the first draw */
     }
     s->n_clients = run->n_clients;
@@ -945,7 +943,7 @@ FGLDEF int fgl_run_start(fgl_run *run) {
     if (run->role != FGL__ROLE_CLIENTS && run->algo.server_init) {
         rc = run->algo.server_init(s);
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->store.err) return fgl__server_error(run, rc ? rc : s->store.err, "initialisation");
+        if (rc || s->store.err.code) return fgl__server_error(run, rc ? rc : s->store.err.code, "initialisation");
     }
     for (i = 0; i < run->n_clients; i++) {
         fgl_client *c = &run->clients[i];
@@ -1034,14 +1032,14 @@ static void fgl__client_evaluate(fgl_run *run, fgl_client *c) {
 static int fgl__client_round(fgl_run *run, fgl_client *c) {
     const fgl_algo *a = &run->algo;
     int p, rc;
-    c->error = 0;
-    c->msg[0] = 0;
+    c->err.code = 0;
+    c->err.msg[0] = 0;
     c->round = run->round;
     fgl__msg_clear(&c->up);
     if ((rc = fgl__unpark(run, c)))
         return fgl_client_fail(c, rc, "cannot restore its packed state (%s)", fgl_result_name(rc));
     rc = a->local_train ? fgl__client_hook(c, a->local_train) : fgl_client_train(c, &c->model, &c->optim, &a->train);
-    if (rc || c->error) return c->error ? c->error : rc;
+    if (rc || c->err.code) return c->err.code ? c->err.code : rc;
     if ((run->intact.user_hooks & FGL__HOOK_TRAIN) &&
         (rc = fgl__down_intact(run, c, a->local_train ? "the local_train hook" : "a training hook")))
         return rc;
@@ -1067,7 +1065,7 @@ static int fgl__client_round(fgl_run *run, fgl_client *c) {
         }
         if (d->kind == FGL_SEND_WEIGHT) x[0] = (float)c->n_train;
     }
-    if (fgl__client_hook(c, a->upload)) return c->error;
+    if (fgl__client_hook(c, a->upload)) return c->err.code;
     if ((run->intact.user_hooks & FGL__HOOK_UPLOAD) && (rc = fgl__down_intact(run, c, "the upload hook"))) return rc;
     FGL__PLUGINS_CALL(run, upload, (run, c)); /* the plug-ins' changes: an attack, DP's clip, secure
                                                  aggregation's masks (src/fed/plugins/) */

@@ -151,11 +151,11 @@ static void fgl__put_le32(unsigned char *p, uint32_t v) {
 }
 
 /* The message of a client that withheld its upload out of the ring's range
- * (c->msg travels with the upload under a transport; the server counts it). */
+ * (c->err.msg travels with the upload under a transport; the server counts it). */
 #define FGL__SA_RANGE_MSG "secure aggregation: out of the ring's range"
 
 static int fgl__sa_out_of_range(const fgl_client *c) {
-    return !c->error && strncmp(c->msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
+    return !c->err.code && strncmp(c->err.msg, FGL__SA_RANGE_MSG, sizeof FGL__SA_RANGE_MSG - 1) == 0;
 }
 
 static uint32_t fgl__get_le32(const unsigned char *p) {
@@ -458,7 +458,7 @@ FGL__PRIVATE int fgl__sa_share(fgl_run *run, fgl_client *c, const unsigned char 
  * outside the range that keeps the sum of the round's n participants from
  * wrapping (|x| 2^frac_bits <= floor((2^31 - 1) / n), see the top), withholds
  * its upload (no masked value leaves it unprotected; the second says why in
- * c->msg, and the server counts it). */
+ * c->err.msg, and the server counts it). */
 static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
     const fgl_fed_config *cfg = &run->cfg;
     const fgl_algo *a = &run->algo;
@@ -486,12 +486,12 @@ static int fgl__secagg_mask(fgl_run *run, fgl_client *c) {
         double val = (k < n ? wn * c->up.part[pm][k] : wn) * scale;
         if (!(fabs(val) <= lim)) { /* the sum could wrap (or not finite): withheld, rejected, counted */
             if (k < n)
-                snprintf(c->msg, sizeof c->msg,
+                snprintf(c->err.msg, sizeof c->err.msg,
                          FGL__SA_RANGE_MSG ": model value %lu times n_i/N = %g is %g, beyond the %g each of %d "
                          "participants may add at %d fraction bits without the sum wrapping: upload withheld",
                          (unsigned long)k, wn, wn * c->up.part[pm][k], lim / scale, q->n, cfg->secagg.frac_bits);
             else
-                snprintf(c->msg, sizeof c->msg,
+                snprintf(c->err.msg, sizeof c->err.msg,
                          FGL__SA_RANGE_MSG ": its weight n_i/N = %g (sample count %g of N = %g) is beyond the %g "
                          "each of %d participants may add at %d fraction bits without the sum wrapping: upload withheld",
                          wn, (double)c->up.part[pw][0], N, lim / scale, q->n, cfg->secagg.frac_bits);
@@ -575,7 +575,7 @@ static int fgl__sa_vouched(const fgl_client *c, const unsigned char *alive, cons
  * own slot ignored) in; out: n revealed shares, of b for a survivor, of s_sk
  * for the others. Reveals nothing (FGL_ERR_EMPTY) with fewer than t
  * survivors, or if it is not one, and nothing if fewer than t survivors
- * (itself included) vouch for the list it received (c->msg says so: the
+ * (itself included) vouch for the list it received (c->err.msg says so: the
  * server told the survivors different lists). The round's secrets are gone
  * after, but for the pairwise mask keys and the survivors, kept for step 5. */
 FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const unsigned char *tags,
@@ -592,7 +592,7 @@ FGL__PRIVATE int fgl__sa_reveal(fgl_client *c, const unsigned char *alive, const
     if ((vouched = fgl__sa_vouched(c, alive, tags)) < q->t) {
         if (vouched < 0) rc = fgl_client_fail(c, FGL_ERR_NOMEM, "secure aggregation: out of memory");
         else
-            snprintf(c->msg, sizeof c->msg, "secure aggregation, round %d: %d of the %d survivors named vouch for "
+            snprintf(c->err.msg, sizeof c->err.msg, "secure aggregation, round %d: %d of the %d survivors named vouch for "
                      "the survivors list this client received, below the threshold %d: the server told them "
                      "different lists; nothing revealed", q->round + 1, vouched, m, q->t);
         fgl__sa_client_free(c);
@@ -658,7 +658,7 @@ static void fgl__add_stream64(uint64_t *v, size_t n, const unsigned char key[32]
  * masked by the pair streams of the surviving peers; the mask keys are then
  * wiped (c->sa goes). FGL_ERR_EMPTY: it holds no mask keys of this round
  * (not a survivor, or the round was not unmasked); FGL_ERR_ARG: its
- * evaluation failed (c->msg says why). */
+ * evaluation failed (c->err.msg says why). */
 FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, uint64_t out[FGL__SA_NM]) {
     struct fgl__sa_client *q = c->sa;
     double x[FGL__SA_NM / 2], w[FGL__SA_NM / 2], lim;
@@ -673,7 +673,7 @@ FGL__PRIVATE int fgl__sa_metrics_mask(fgl_client *c, int round, int evaluated, u
     if (evaluated) {
         if (c->val_acc < 0 || c->test_acc < 0) {
             fgl__sa_client_free(c);
-            snprintf(c->msg, sizeof c->msg, "evaluation failed: %.200s", c->tape.msg);
+            snprintf(c->err.msg, sizeof c->err.msg, "evaluation failed: %.200s", c->tape.err.msg);
             return FGL_ERR_ARG;
         }
         x[1] = c->val_acc;
@@ -752,7 +752,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 1))) return rc;
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
-        if (c->error) return fgl__client_error(run, c, "secure aggregation keys");
+        if (c->err.code) return fgl__client_error(run, c, "secure aggregation keys");
         sa->ready &= !run->lost[c->id];
         fgl__sa_bytes(run, st, c->id, FGL__SA_PK, (size_t)n * FGL__SA_PK);
     }
@@ -767,7 +767,7 @@ static int fgl__secagg_setup(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 2))) return rc;
     for (a = 0; a < n; a++) {
         fgl_client *c = &run->clients[sa->ids[a]];
-        if (c->error) return fgl__client_error(run, c, "secure aggregation shares");
+        if (c->err.code) return fgl__client_error(run, c, "secure aggregation shares");
         sa->ready &= !run->lost[c->id];
         fgl__sa_bytes(run, st, c->id, (size_t)(n - 1) * FGL__SA_CT, 0);
     }
@@ -848,7 +848,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 4))) return rc;
     for (a = 0; a < n; a++) { /* list down; tags up; then the tags and sealed shares to each survivor down */
         if (!sa->alive[a]) continue;
-        if (run->clients[sa->ids[a]].error)
+        if (run->clients[sa->ids[a]].err.code)
             return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation consistency check");
         fgl__sa_bytes(run, st, sa->ids[a], (size_t)(m - 1) * FGL__SA_TAG,
                       (size_t)n + (size_t)(m - 1) * FGL__SA_TAG + (size_t)(n - 1) * FGL__SA_CT);
@@ -887,7 +887,7 @@ static int fgl__secagg_unmask(fgl_run *run, fgl_round_stats *st) {
     if ((rc = fgl__sa_transport(run, 3))) return rc;
     for (a = 0; a < n; a++) {
         if (!sa->alive[a]) continue;
-        if (run->clients[sa->ids[a]].error)
+        if (run->clients[sa->ids[a]].err.code)
             return fgl__client_error(run, &run->clients[sa->ids[a]], "secure aggregation reveal");
         if (sa->has_rev[a]) fgl__sa_bytes(run, st, sa->ids[a], (size_t)n * FGL__SA_REV, 0);
     }
@@ -975,8 +975,8 @@ static int fgl__secagg_record(fgl_run *run, fgl_round_stats *st, int evaluated) 
         if (!sa->alive[a] || !c->local) continue;
         rc = fgl__sa_metrics_mask(c, run->round, evaluated, sa->mw + (size_t)a * FGL__SA_NM);
         if (rc == FGL_ERR_ARG)
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG, "%s, round %d, client %d: %s",
-                                 run->algo.name, run->round + 1, c->id, c->msg);
+            return fgl_error_set(&run->err, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "%s, round %d, client %d: %s",
+                                 run->algo.name, run->round + 1, c->id, c->err.msg);
         sa->has_mw[a] = rc == FGL_OK;
     }
     for (i = 0; i < run->n_clients; i++) /* the others' mask keys go too */

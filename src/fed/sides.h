@@ -50,8 +50,7 @@ struct fgl_client {
     double val_auc, test_auc;    /* two-class node and graph tasks: the latest ROC-AUC (else NaN) */
     fgl_store store;             /* the algorithm's client state */
     struct fgl__sa_client *sa;   /* secure aggregation: this round's secrets (runtime-private, never saved) */
-    int error;                   /* first error of this client in the round */
-    char msg[256];
+    fgl_error err;               /* its first error in the round (code and message: fgl_client_fail) */
 };
 
 struct fgl_server {
@@ -92,8 +91,7 @@ struct fgl_server {
     int n_clipped;               /* this round's updates clipped by the NORMCLIP rule */
     int n_fallback;              /* this round's robust aggregations with too few accepted uploads for the
                                     rule's parameter, which fell back (fgl_server_mix: "Too few uploads") */
-    int error;
-    char msg[256];
+    fgl_error err;               /* its first error in the round (code and message: fgl_server_fail) */
 };
 
 /* Client side. The part called name of this round's upload (allocated with
@@ -263,11 +261,11 @@ FGLDEF int fgl_mix_rows(int K, const double *w, const float *src, size_t n, floa
 /* --- the client side ---------------------------------------------------------------- */
 
 FGLDEF int fgl_client_fail(fgl_client *c, int code, const char *fmt, ...) {
-    if (!c->error) {
+    if (!c->err.code) {
         va_list ap;
-        c->error = code;
+        c->err.code = code;
         va_start(ap, fmt);
-        vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+        vsnprintf(c->err.msg, sizeof c->err.msg, fmt, ap);
         va_end(ap);
     }
     return code;
@@ -446,18 +444,18 @@ static int fgl__train_step(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_
     st.index = c->steps;
     if (loss && h && h->loss) {
         fgl_node *extra = h->loss(c, &st);
-        if (c->error) return c->error;
+        if (c->err.code) return c->err.code;
         if (extra) loss = fgl_op_add(t, loss, extra);
     }
-    if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "%s", t->msg);
+    if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "%s", t->err.msg);
     *loss_sum += loss->val[0];
     if (h && h->grad && (rc = h->grad(c, &st))) return fgl_client_fail(c, rc, "gradient hook: %s", fgl_result_name(rc));
-    if (c->error) return c->error;
+    if (c->err.code) return c->err.code;
     fgl_optim_step(o, &m->params);
     if (h && h->after_step && (rc = h->after_step(c, &st)))
         return fgl_client_fail(c, rc, "step hook: %s", fgl_result_name(rc));
     c->steps++;
-    return c->error;
+    return c->err.code;
 }
 
 FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl_train_hooks *h) {
@@ -476,7 +474,7 @@ FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl
             rc = fgl__train_step(c, m, o, h, &b, e, &loss_sum);
             n_steps++;
         }
-        if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+        if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
     }
     c->train_loss = n_steps ? loss_sum / n_steps : 0.0;
@@ -486,11 +484,11 @@ FGLDEF int fgl_client_train(fgl_client *c, fgl_model *m, fgl_optim *o, const fgl
 /* --- the server side ------------------------------------------------------------- */
 
 FGLDEF int fgl_server_fail(fgl_server *s, int code, const char *fmt, ...) {
-    if (!s->error) {
+    if (!s->err.code) {
         va_list ap;
-        s->error = code;
+        s->err.code = code;
         va_start(ap, fmt);
-        vsnprintf(s->msg, sizeof s->msg, fmt, ap);
+        vsnprintf(s->err.msg, sizeof s->err.msg, fmt, ap);
         va_end(ap);
     }
     return code;

@@ -45,7 +45,7 @@ static void fgl__run_clients(fgl_run *run, const int *ids, int n, const int *spl
  * finiteness check. */
 static int fgl__validate(const fgl_run *run, const fgl_client *c, double *norms) {
     int p, masked = (fgl__plugin_flags(run) & FGL__PLUGIN_HIDES_VALUES) != 0;
-    if (c->error || c->wire_error) return 0;
+    if (c->err.code || c->wire_error) return 0;
     for (p = 0; p < run->algo.n_up; p++) {
         const fgl_part *d = &run->algo.up[p];
         if (!c->up.part[p]) {
@@ -98,7 +98,7 @@ static int fgl__draw(fgl_run *run, int round) {
 /* The downloads of the next round's participants, built (their bytes
  * counted in this round) and applied by those hosted here. */
 static int fgl__broadcast(fgl_run *run) {
-    if (fgl__build_downloads(run, run->next, run->n_next, 1)) return fgl__server_error(run, run->server.error, "download");
+    if (fgl__build_downloads(run, run->next, run->n_next, 1)) return fgl__server_error(run, run->server.err.code, "download");
     return fgl__phase_receive(run, run->next, run->n_next);
 }
 
@@ -243,9 +243,9 @@ static int fgl__phase_record(fgl_run *run, fgl_round_stats *st, int evaluated) {
         }
         n++;
         if (evaluated && (c->val_acc < 0 || c->test_acc < 0))
-            return fgl_error_set(&run->err, c->tape.err ? c->tape.err : FGL_ERR_ARG,
+            return fgl_error_set(&run->err, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG,
                                  "%s, round %d, client %d: evaluation failed: %s", run->algo.name, run->round + 1, i,
-                                 c->tape.msg[0] ? c->tape.msg : "(no reason recorded)");
+                                 c->tape.err.msg[0] ? c->tape.err.msg : "(no reason recorded)");
         run->client_val[(size_t)run->round * run->n_clients + i] = evaluated ? c->val_acc : NAN;
         /* a client without test samples has no test accuracy (NaN, left out of the mean), not 0 */
         run->client_test[(size_t)run->round * run->n_clients + i] = evaluated && c->n_test > 0 ? c->test_acc : NAN;
@@ -310,7 +310,7 @@ static int fgl__stage_arrive(fgl_run *run, fgl_round_stats *st, int evaluated) {
     (void)evaluated;
     for (i = 0; i < n; i++) {
         fgl_client *c = &run->clients[run->part[i]];
-        if (c->error && c->error != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
+        if (c->err.code && c->err.code != FGL_ERR_NONFINITE) return fgl__client_error(run, c, "training and upload");
     }
     FGL__PLUGINS_CALL(run, arrive, (run, st));
     /* the uploads not checked where they were built, in parallel */
@@ -383,8 +383,8 @@ static int fgl__stage_aggregate(fgl_run *run, fgl_round_stats *st, int evaluated
         rc = run->algo.aggregate(s);
         if (rc == FGL_ERR_EMPTY) rc = FGL_OK; /* nothing accepted: the state stays (fgl_algo.aggregate) */
         fgl_tape_reset(&s->store.scratch);
-        if (rc || s->error || s->store.err)
-            return fgl__server_error(run, rc ? rc : s->error ? s->error : s->store.err, "aggregation");
+        if (rc || s->err.code || s->store.err.code)
+            return fgl__server_error(run, rc ? rc : s->err.code ? s->err.code : s->store.err.code, "aggregation");
     }
     FGL__PLUGINS_CALL(run, after, (run));
     st->n_clipped = s->n_clipped;

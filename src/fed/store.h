@@ -12,8 +12,9 @@ typedef struct fgl_store {
     fgl__entry *e;
     int n, cap;
     fgl_tape scratch;        /* fgl_scratch: reset after every hook */
-    int err;                 /* first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a name looked up, never created) */
-    char missing[40];        /* the first name looked up that no entry has: the hook's run fails naming it */
+    fgl_error err;           /* the first failure (FGL_ERR_NOMEM; FGL_ERR_ARG: a state looked up, never created),
+                                its message a predicate of the algorithm ("looks up the state 'x', which ..."):
+                                the hook's run fails with it */
     void *state;             /* the algorithm's typed view of its entries (FGL_NEW_STATE), or NULL */
     size_t state_size;
 } fgl_store;
@@ -125,6 +126,12 @@ static fgl__entry *fgl__store_find(const fgl_store *st, const char *name, int ki
     return NULL;
 }
 
+/* Record the store's first failure: code, and what the algorithm did (a predicate of its name). */
+static void fgl__store_fail(const fgl_store *st, int code, const char *fmt, const char *name) {
+    fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
+    if (!w->err.code) fgl_error_set(&w->err, code, fmt, name ? name : "(null)");
+}
+
 /* Register p (owned or not) under a new name; NULL and st->err on failure. */
 static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, size_t n, int owned) {
     fgl__entry *e;
@@ -132,7 +139,7 @@ static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, 
     FGL_ASSERT(name && strlen(name) < FGL__ENTRY_NAME);
     for (i = 0; i < st->n; i++) FGL_ASSERT(strcmp(st->e[i].name, name) != 0); /* one name, one entry */
     if (!p) {
-        st->err = FGL_ERR_NOMEM;
+        fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its state '%s'", name);
         return NULL;
     }
     if (st->n == st->cap) {
@@ -140,7 +147,7 @@ static void *fgl__store_add(fgl_store *st, const char *name, int kind, void *p, 
         fgl__entry *ne = (fgl__entry *)FGL_REALLOC(st->e, sizeof(fgl__entry) * (size_t)cap);
         if (!ne) {
             if (owned) FGL_FREE(p);
-            st->err = FGL_ERR_NOMEM;
+            fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its state '%s'", name);
             return NULL;
         }
         st->e = ne;
@@ -209,9 +216,8 @@ FGLDEF fgl_tape *fgl_new_tape(fgl_store *st, const char *name) {
 static void *fgl__store_get(const fgl_store *st, const char *name, int kind) {
     fgl__entry *e = fgl__store_find(st, name, kind);
     if (!e) { /* state is created in an init hook before it is used */
-        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
-        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", name ? name : "(null)");
-        if (!w->err) w->err = FGL_ERR_ARG;
+        fgl__store_fail(st, FGL_ERR_ARG, "looks up the state '%s', which it never created (fgl_new_* in an init hook)",
+                        name);
 #ifndef NDEBUG
         fprintf(stderr, "fgl: the state '%s' is looked up but was never created (fgl_new_* in an init hook)\n",
                 name ? name : "(null)");
@@ -244,7 +250,7 @@ FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
     if (size > st->state_size) { /* new, or a base's struct extended: its prefix kept */
         void *p = FGL_REALLOC(st->state, size);
         if (!p) {
-            st->err = FGL_ERR_NOMEM;
+            fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for its %s", "typed state (FGL_NEW_STATE)");
             return NULL;
         }
         memset((char *)p + st->state_size, 0, size - st->state_size);
@@ -256,9 +262,8 @@ FGLDEF void *fgl_new_state(fgl_store *st, size_t size) {
 
 FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
     if (!st->state || size > st->state_size) { /* made in the init hook, as large as its struct */
-        fgl_store *w = (fgl_store *)(void *)st; /* (never a const object: the runtime owns every store) */
-        if (!w->missing[0]) snprintf(w->missing, sizeof w->missing, "%s", "(its typed struct, FGL_NEW_STATE)");
-        if (!w->err) w->err = FGL_ERR_ARG;
+        fgl__store_fail(st, FGL_ERR_ARG, "reads its %s, which no init hook made (FGL_NEW_STATE) as large",
+                        "typed state (FGL_STATE)");
         FGL_ASSERT(st->state && size <= st->state_size);
         return NULL;
     }
@@ -267,7 +272,7 @@ FGLDEF void *fgl_state_of(const fgl_store *st, size_t size) {
 
 FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes) {
     void *p = fgl_tape_alloc(&st->scratch, bytes ? bytes : 1);
-    if (!p) st->err = FGL_ERR_NOMEM;
+    if (!p) fgl__store_fail(st, FGL_ERR_NOMEM, "ran out of memory for %s", "scratch memory (fgl_scratch)");
     return p;
 }
 

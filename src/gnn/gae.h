@@ -25,7 +25,7 @@ FGLDEF int fgl_gae_init(fgl_gae *g, int in_dim, int hidden, int out_dim, uint64_
 FGLDEF void fgl_gae_reset(fgl_gae *g, uint64_t seed, int norm);
 FGLDEF void fgl_gae_free(fgl_gae *g);
 /* a: k x k client network; x: k x in_dim. Returns Z and sets *logits to
- * S = Z Z^T (both NULL on error, see t->msg). */
+ * S = Z Z^T (both NULL on error, see t->err.msg). */
 FGLDEF fgl_node *fgl_gae_forward(fgl_gae *g, fgl_tape *t, const float *a, const float *x, int k,
                                  fgl_node **logits);
 /* GPFL's unsupervised loss (Ying et al.'s regulariser) on P = sigmoid(S):
@@ -133,13 +133,13 @@ FGLDEF int fgl_gae_fit(fgl_gae *g, fgl_optim *o, fgl_tape *t, const float *a, co
         fgl_params_zero_grad(&g->params);
         fgl_gae_forward(g, t, a, x, k, &logits);
         l = fgl_gae_loss(t, logits, size_weight);
-        if (fgl_tape_backward(t, l)) return t->err;
+        if (fgl_tape_backward(t, l)) return t->err.code;
         if (loss) *loss = l->val[0];
         fgl_optim_step(o, &g->params);
     }
     fgl_tape_reset(t);
     fgl_gae_forward(g, t, a, x, k, &logits);
-    if (!logits || t->err) return t->err ? t->err : FGL_ERR_ARG;
+    if (!logits || t->err.code) return t->err.code ? t->err.code : FGL_ERR_ARG;
     if (S) memcpy(S, logits->val, sizeof(float) * (size_t)k * (size_t)k);
     fgl_tape_reset(t);
     return FGL_OK;

@@ -465,7 +465,7 @@ static int fgl__fedstar_forward(fgl__fwd *f, fgl_forward *out) {
     out->graph_emb = fgl__readout(f, node);
     out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, out->graph_emb, 0) : out->graph_emb;
     out->logits = fgl__head(f, out->rep);
-    return t->err;
+    return t->err.code;
 }
 
 /* spec.norm on h with the slots' parameters (layer or batch norm; eps
@@ -514,13 +514,13 @@ static int fgl__backbone_forward(fgl__fwd *f, fgl_forward *out) {
         out->node_emb = pre;
         out->rep = z;
         out->logits = pre;
-        return t->err;
+        return t->err.code;
     }
     out->node_emb = s->residual ? h : pre;
     out->rep = fgl__norm_slots(f, &m->out_norm, h);
     if (s->norm_rep) out->rep = fgl_op_l2_normalize_rows(t, out->rep, 0);
     out->logits = fgl__head(f, out->rep);
-    return t->err;
+    return t->err.code;
 }
 
 static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g, fgl_node *x_in, int train,
@@ -535,21 +535,21 @@ FGLDEF int fgl_model_forward_x(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g
                                fgl_rng *rng, fgl_forward *out) {
     const fgl_model_spec *s = &m->spec;
     memset(out, 0, sizeof *out);
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (!x) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: no input node");
-        return t->err;
+        return t->err.code;
     }
     if (s->task == FGL_TASK_GRAPH || s->arch == FGL_ARCH_FEDSTAR || s->arch == FGL_ARCH_SGC ||
         s->arch == FGL_ARCH_GAMLP) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward_x: a node model that reads its features in the forward pass (not %s%s)",
                       fgl_arch_name(s->arch), s->task == FGL_TASK_GRAPH ? ", a graph task" : "");
-        return t->err;
+        return t->err.code;
     }
     if (x->rows != g->n_nodes || x->cols != s->in_dim) {
         fgl_tape_fail(t, FGL_ERR_SHAPE, "forward_x: %d x %d input for %d nodes and %d features", x->rows, x->cols,
                       g->n_nodes, s->in_dim);
-        return t->err;
+        return t->err.code;
     }
     return fgl__model_forward(m, t, g, x, train, rng, out);
 }
@@ -561,14 +561,14 @@ static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
     fgl_node *h, *h0 = NULL, *pre = NULL, *act = NULL;
     int l, fuse, last_emits_classes = s->head == FGL_HEAD_NONE && s->task != FGL_TASK_GRAPH;
     memset(out, 0, sizeof *out);
-    if (t->err) return t->err;
+    if (t->err.code) return t->err.code;
     if (g->n_feat != s->in_dim) {
         fgl_tape_fail(t, FGL_ERR_SHAPE, "forward: graph has %d features, model expects %d", g->n_feat, s->in_dim);
-        return t->err;
+        return t->err.code;
     }
     if (s->task == FGL_TASK_GRAPH && !g->offsets) {
         fgl_tape_fail(t, FGL_ERR_ARG, "forward: graph task without graph offsets");
-        return t->err;
+        return t->err.code;
     }
     f.m = m;
     f.t = t;
@@ -627,7 +627,7 @@ static int fgl__model_forward(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
         out->rep = s->norm_rep ? fgl_op_l2_normalize_rows(t, act, 0) : act;
         out->logits = fgl__head(&f, out->rep);
     }
-    return t->err;
+    return t->err.code;
 }
 
 FGLDEF fgl_node *fgl_model_head(fgl_model *m, fgl_tape *t, fgl_node *x, int train, fgl_rng *rng) {
@@ -645,7 +645,7 @@ FGLDEF int fgl_model_evaluate(fgl_model *m, fgl_tape *t, const fgl_gnn_graph *g,
     fgl_forward out;
     int i, j, q;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, g, 0, NULL, &out) || !out.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     for (q = 0; q < n_masks; q++) {
         int ok = 0, total = 0;
         for (i = 0; i < out.logits->rows; i++) {
@@ -684,7 +684,7 @@ FGLDEF int fgl_model_mean_embedding(fgl_model *m, fgl_tape *t, const fgl_gnn_gra
     fgl_forward fw;
     int i, j, w;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, g, 0, NULL, &fw) || !fw.node_emb) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, g, 0, NULL, &fw) || !fw.node_emb) return t->err.code ? t->err.code : FGL_ERR_ARG;
     w = fw.node_emb->cols;
     for (j = 0; j < w; j++) {
         double s = 0;

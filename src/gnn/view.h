@@ -293,11 +293,11 @@ static int fgl__view_link_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const 
     fgl_forward fw;
     int q;
     fgl_tape_reset(t);
-    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(m, t, &v->full, 0, NULL, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     for (q = 0; q < n; q++) {
         int k = which[q] >= 1 && which[q] <= 3 ? which[q] : FGL_SPLIT_TEST, P = ls->n_pos[k], N = ls->n_neg[k];
         fgl_node *s = fgl_link_scores(m, t, &fw, ls->src[k], ls->dst[k], P + N, 0, NULL);
-        if (!s) return t->err ? t->err : FGL_ERR_ARG;
+        if (!s) return t->err.code ? t->err.code : FGL_ERR_ARG;
         score[q] = fgl_link_auc(s->val, P, s->val + P, N);
         if (extra) extra[q] = fgl_link_hits(s->val, P, s->val + P, N, ls->hits_k);
     }
@@ -398,7 +398,7 @@ static int fgl__view_graph_class(fgl_view *v, fgl_model *m, fgl_tape *t, int whi
         int ok, cnt, i;
         fgl_tape_reset(t);
         if (fgl_model_forward(m, t, b.g, 0, NULL, &out) || !out.logits) {
-            rc = t->err ? t->err : FGL_ERR_ARG;
+            rc = t->err.code ? t->err.code : FGL_ERR_ARG;
             break;
         }
         fgl__view_hits(out.logits, b.labels, NULL, &ok, &cnt);
@@ -433,7 +433,7 @@ FGLDEF int fgl_view_class_metrics(fgl_view *v, fgl_model *m, fgl_tape *t, const 
     if (v->task == FGL_TASK_NODE) { /* one forward pass scores every split */
         fgl_forward out;
         fgl_tape_reset(t);
-        if (fgl_model_forward(m, t, &v->full, 0, NULL, &out) || !out.logits) return t->err ? t->err : FGL_ERR_ARG;
+        if (fgl_model_forward(m, t, &v->full, 0, NULL, &out) || !out.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
         for (q = 0; q < n; q++) {
             const unsigned char *mask = v->mask[which[q] >= 1 && which[q] <= 3 ? which[q] : 1];
             int ok, total;

@@ -12,7 +12,7 @@ static int mine_server_init(fgl_server *s) {
     float *personal = fgl_new_floats(&s->store, "personal", K * s->n_shared);
     fgl_new_floats(&s->store, "theta", K * s->n_shared);
     fgl_new_floats(&s->store, "weights", K * K);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) fgl_params_pack(s->init, s->share, personal + i * s->n_shared); /* all start alike */
     return FGL_OK;
 }

@@ -41,9 +41,9 @@ static void fz_forward(fgl_model *m) {
         }
         fgl_rng_init(&r, 1, 2);
         fgl_tape_reset(t);
-        FZ_CHECK(fgl_model_forward(m, t, &g, 1, &r, &out) == FGL_OK, "forward (train): %s", t->msg);
+        FZ_CHECK(fgl_model_forward(m, t, &g, 1, &r, &out) == FGL_OK, "forward (train): %s", t->err.msg);
         fgl_tape_reset(t);
-        FZ_CHECK(fgl_model_forward(m, t, &g, 0, NULL, &out) == FGL_OK, "forward (eval): %s", t->msg);
+        FZ_CHECK(fgl_model_forward(m, t, &g, 0, NULL, &out) == FGL_OK, "forward (eval): %s", t->err.msg);
         fgl_gnn_graph_free(&g);
     }
     fgl_csr_free(&adj);

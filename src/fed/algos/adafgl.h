@@ -184,7 +184,7 @@ static int fgl__ada_client_init(fgl_client *c) {
     st->state = fgl_new_ints(&c->store, "state", 1); /* 1: step 2 done, "pred" holds the prediction */
     st->pred = fgl_new_floats(&c->store, "pred", FGL__MAX(n, 1) * (size_t)c->model.spec.out_dim);
     st->delta = fgl_new_floats(&c->store, "delta", 1);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static const float *fgl__ada_scores(fgl_client *c) {
@@ -297,7 +297,7 @@ static int fgl__ada_personalise(fgl_client *c) {
     }
     /* the soft labels of the federated knowledge extractor */
     if (fgl_model_forward(&c->model, &t, &c->data.full, 0, NULL, &fw) || !fw.logits) {
-        rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: soft labels: %s", t.msg);
+        rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: soft labels: %s", t.err.msg);
         goto done;
     }
     for (i = 0; i < n; i++) fgl__ada_softmax_row(fw.logits->val + (size_t)i * C, C, P + (size_t)i * C);
@@ -385,8 +385,8 @@ static int fgl__ada_personalise(fgl_client *c) {
             z[m] = f.logits;
         }
         out = m == FGL__ADA_N ? fgl__ada_hete_prop(&t, z[FGL__ADA_P], S, beta) : NULL;
-        if (!out || t.err) {
-            rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: step 2: %s", t.msg);
+        if (!out || t.err.code) {
+            rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: step 2: %s", t.err.msg);
             goto done;
         }
         { /* the evaluation-mode prediction of the parameters as they are */
@@ -425,7 +425,7 @@ static int fgl__ada_personalise(fgl_client *c) {
         if (loss) loss = fgl_op_add(&t, loss, fgl_op_cross_entropy(&t, z[FGL__ADA_S], nd->y, train));
         if (loss) loss = fgl_op_add(&t, loss, fgl_op_cross_entropy(&t, out, nd->y, train));
         if (!loss || fgl_tape_backward(&t, loss)) {
-            rc = fgl_client_fail(c, t.err ? t.err : FGL_ERR_ARG, "adafgl: step 2: %s", t.msg);
+            rc = fgl_client_fail(c, t.err.code ? t.err.code : FGL_ERR_ARG, "adafgl: step 2: %s", t.err.msg);
             goto done;
         }
         for (m = 0; m < FGL__ADA_N; m++) fgl_optim_step(&opt[m], &mod[m].params);

@@ -27,7 +27,7 @@ static int fgl__ditto_client_init(fgl_client *c) {
     if (!st || !(st->personal = fgl_new_model(&c->store, "personal", &c->model.spec, c->fed->seed)))
         return FGL_ERR_NOMEM;
     st->personal_optim = fgl_new_optim(&c->store, "personal_optim", c->fed->optim, &st->personal->params);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static int fgl__ditto_grad(fgl_client *c, const fgl_step *st) {

@@ -48,7 +48,7 @@ static int fgl__amp_server_init(fgl_server *s) {
     if (!(p->sigma > 0) || !(p->self_weight >= 0 && p->self_weight <= 1))
         return fgl_server_fail(s, FGL_ERR_ARG, "fedamp: sigma %g must be > 0 and self_weight %g in [0, 1]", p->sigma,
                                p->self_weight);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) {
         memcpy(st->u + i * s->n_shared, st->theta + i * s->n_shared, sizeof(float) * s->n_shared);
         st->xi[i * K + i] = 1.0f;

@@ -396,7 +396,7 @@ static int fgl__dep_client_init(fgl_client *c) {
     st->fuse_optim = fgl_new_optim(&c->store, "fuse_optim", c->fed->optim, fz); /* the classifier's settings */
     st->losses = fgl_new_floats(&c->store, "losses", 5); /* the last generator step: L_d, L_e, L_x, L_c, total */
     st->mend = fgl_new_ints(&c->store, "mend", 1);       /* deep neighbours generated in all */
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* Generator forward on graph g (train: dropout and the input noise): dGen
@@ -408,7 +408,7 @@ static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, 
     fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *s, *h;
-    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     s = fw.logits;
     *dn = fgl_op_linear(t, s, fgl_op_param(t, ps, fgl_params_find(ps, "dgen.w")),
                         fgl_op_param(t, ps, fgl_params_find(ps, "dgen.b")));
@@ -429,7 +429,7 @@ static int fgl__dep_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, 
     h = train ? fgl_op_relu_dropout(t, h, 0.5f, &c->rng) : fgl_op_relu(t, h);
     *Hn = fgl_op_tanh(t, fgl_op_linear(t, h, fgl_op_param(t, ps, fgl_params_find(ps, "egen.w3")),
                                        fgl_op_param(t, ps, fgl_params_find(ps, "egen.b3"))));
-    return t->err;
+    return t->err.code;
 }
 
 /* zbar = (1/P) sum_{p < k_v} H_v[p] on the tape (n x E), k_v from dn (rounded, ReLU'd, at most P). */
@@ -492,7 +492,7 @@ static int fgl__dep_train_gen(fgl_client *c) {
         fgl_params_zero_grad(&loc->params);
         fgl_params_zero_grad(lf);
         if ((rc = fgl__dep_forward(c, t, &fs->imp_g, 1, &dn, &Hn)))
-            return fgl_client_fail(c, rc, "feddep: generator: %s", t->msg);
+            return fgl_client_fail(c, rc, "feddep: generator: %s", t->err.msg);
         ldn = fgl__fs_count_loss(t, dn, fs->miss_ptr, n);
         vp = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)n * (size_t)P + 1);
         T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)P * (size_t)E + 1);
@@ -527,14 +527,14 @@ static int fgl__dep_train_gen(fgl_client *c) {
         }
         if (lc > 0) { /* the local classifier on the impaired graph, fused with the generated embeddings */
             fgl_node *lg = fgl__dep_logits(c, t, loc, lf, &d->imp_cg, fgl__dep_zbar(t, dn, Hn, P, E), 1);
-            if (!lg) return fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "feddep: local classifier: %s", t->msg);
+            if (!lg) return fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "feddep: local classifier: %s", t->err.msg);
             lcl = fgl_op_cross_entropy(t, lg, d->imp_y, d->imp_train);
         }
         loss = fgl_op_scale(t, ldn, (float)ld);
         if (lel) loss = fgl_op_add(t, loss, fgl_op_scale(t, lel, (float)le));
         if (lx) loss = fgl_op_add(t, loss, fgl_op_scale(t, lx, (float)le));
         if (lcl) loss = fgl_op_add(t, loss, fgl_op_scale(t, lcl, (float)lc));
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "feddep: generator: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "feddep: generator: %s", t->err.msg);
         losses[0] = ldn->val[0];
         losses[1] = lel ? lel->val[0] : 0.0f;
         losses[2] = lx ? lx->val[0] : 0.0f;
@@ -568,7 +568,7 @@ static int fgl__dep_mend(fgl_client *c, fgl__dep_data *d) {
     if (n > 0) {
         if ((rc = fgl__dep_forward(c, t, &d->fs.full_g, 0, &dn, &Hn)) || !(z = fgl__dep_zbar(t, dn, Hn, P, E))) {
             fgl_tape_reset(t);
-            return fgl_client_fail(c, rc ? rc : FGL_ERR_NOMEM, "feddep: mend: %s", t->msg);
+            return fgl_client_fail(c, rc ? rc : FGL_ERR_NOMEM, "feddep: mend: %s", t->err.msg);
         }
         memcpy(d->zbar, z->val, sizeof(float) * (size_t)n * (size_t)E);
         for (i = 0; i < n; i++) {
@@ -609,9 +609,9 @@ static int fgl__dep_train_clf(fgl_client *c, fgl__dep_data *d) {
         fgl_params_defer_zero_grad(&c->model.params);
         fgl_params_zero_grad(fz);
         lg = fgl__dep_logits(c, t, &c->model, fz, &c->data.full, fgl_op_const(t, d->zbar, n, d->E), 1);
-        if (!lg) return fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "feddep: classifier: %s", t->msg);
+        if (!lg) return fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "feddep: classifier: %s", t->err.msg);
         loss = fgl_op_cross_entropy(t, lg, y, c->data.mask[FGL_SPLIT_TRAIN]);
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "feddep: classifier: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "feddep: classifier: %s", t->err.msg);
         loss_sum += loss->val[0];
         fgl_optim_step(&c->optim, &c->model.params);
         fgl_optim_step(fo, fz);
@@ -701,7 +701,7 @@ static int fgl__dep_server_init(fgl_server *s) {
     st->fuse_w = fgl_new_floats(&s->store, "fuse_w", fgl_server_up_size(s, "fuse_w"));
     st->fuse_b = fgl_new_floats(&s->store, "fuse_b", fgl_server_up_size(s, "fuse_b"));
     st->has_fuse = fgl_new_ints(&s->store, "has_fuse", 1);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }
 

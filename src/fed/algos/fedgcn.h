@@ -77,7 +77,7 @@ static int fgl__gcn_client_init(fgl_client *c) {
     float *x;
     if (!st) return FGL_ERR_NOMEM;
     state = st->hops = fgl_new_ints(&c->store, "hops", 2); /* the hops run, and 1 once the halo arrived */
-    if (h < 0) return c->error;
+    if (h < 0) return c->err.code;
     if (!state) return FGL_ERR_NOMEM;
     state[0] = h;
     if (h == 0) return FGL_OK;

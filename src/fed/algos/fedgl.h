@@ -307,7 +307,7 @@ static int fgl__gl_client_init(fgl_client *c) {
     st->has = fgl_new_ints(&c->store, "has", 2);
     st->scores = (float *)fgl_new_scratch(&c->store, "scores",
                                           sizeof(float) * n * (size_t)FGL__MAX(c->model.spec.out_dim, 1), NULL);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 static int fgl__gl_receive(fgl_client *c) {
@@ -374,7 +374,7 @@ static fgl_node *fgl__gl_forward(fgl_client *c, fgl_forward *fw) {
     c->data.full.adj_gcn = was;
     fgl_csr_free(&aug);
     if (rc || !fw->logits || !fw->rep) {
-        fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedgl: predictions: %s", c->tape.msg);
+        fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedgl: predictions: %s", c->tape.err.msg);
         return NULL;
     }
     return fw->logits;
@@ -384,7 +384,7 @@ static int fgl__gl_train(fgl_client *c) {
     fgl_csr aug;
     const fgl_csr *was = c->data.full.adj_gcn;
     int on = fgl__gl_graph_on(c, &aug), rc;
-    if (on < 0) return c->error;
+    if (on < 0) return c->err.code;
     if (on) c->data.full.adj_gcn = &aug; /* A_hat + mu A~ for this round's steps */
     rc = fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
     c->data.full.adj_gcn = was;
@@ -438,7 +438,7 @@ static int fgl__gl_upload(fgl_client *c) {
     if (!d->gid) fgl_up_drop(c, "gid");
     if (!(lo = fgl_up(c, "logits")) || (rep && !(re = fgl_up(c, "rep"))) || (d->gid && !(gid = fgl_up(c, "gid"))))
         return FGL_ERR_NOMEM;
-    if (!fgl__gl_forward(c, &fw)) return c->error;
+    if (!fgl__gl_forward(c, &fw)) return c->err.code;
     if ((size_t)fw.logits->rows != n || (size_t)fw.logits->cols != C || (rep && (size_t)fw.rep->cols != R))
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgl: %d x %d predictions for %d nodes and %d classes",
                                fw.logits->rows, fw.logits->cols, (int)n, (int)C);
@@ -496,7 +496,7 @@ static int fgl__gl_server_init(fgl_server *s) {
     st->pgs = fgl_new_floats(&s->store, "pgs", T);
     st->fresh = fgl_new_ints(&s->store, "fresh", (size_t)s->n_clients);
     st->stats = fgl_new_ints(&s->store, "stats", 4);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* An own row of a client: its node key (an id, or 2^24 + its place among

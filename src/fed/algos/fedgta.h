@@ -207,7 +207,7 @@ static int fgl__gta_upload(fgl_client *c) {
     if (!d) return fgl_client_fail(c, FGL_ERR_ARG, "fedgta: node classification only");
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &c->data.full, 0, NULL, &fw) || !fw.logits)
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedgta: predictions: %s", c->tape.msg);
+        return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedgta: predictions: %s", c->tape.err.msg);
     if (fw.logits->rows != d->adj.rows || fw.logits->cols > width)
         return fgl_client_fail(c, FGL_ERR_SHAPE, "fedgta: %d x %d predictions for %d nodes and %d classes",
                                fw.logits->rows, fw.logits->cols, d->adj.rows, width);
@@ -248,7 +248,7 @@ static int fgl__gta_server_init(fgl_server *s) {
     if (!st) return FGL_ERR_NOMEM;
     st->theta = fgl_server_per_client(s, "theta");
     st->W = fgl_new_floats(&s->store, "W", K * K);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__gta_aggregate(fgl_server *s) {

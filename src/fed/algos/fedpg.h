@@ -509,7 +509,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
         fgl_tape_reset(&c->tape);
         if (rc <= 0 || fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
             fgl_view_end(&it);
-            return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
+            return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.err.msg);
         }
         fgl__pg_accumulate(FGL_STATE(fgl__fedpg_client, &c->store)->rings, fw.rep->val, d, C, sum, cnt);
         if (pseudo > 0) { /* confidently predicted nodes outside the training set, under their predicted class */
@@ -549,7 +549,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
             fgl_forward fw;
             fgl_tape_reset(&c->tape);
             if (fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
-                rc = fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.msg);
+                rc = fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fedpg: prototypes: %s", c->tape.err.msg);
                 break;
             }
             for (i = 0; i < fw.rep->rows && n < c->n_train; i++) { /* on the unit sphere, as in the loss */
@@ -560,7 +560,7 @@ static int fgl__fedpg_upload(fgl_client *c) {
                 y[n++] = b.labels[i];
             }
         }
-        if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+        if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
         fgl_view_end(&it);
         if (rc < 0) return rc;
         if ((rc = fgl__pg_rings_cosine(&r, Z, y, n, d, H, pp->graph_band, &c->store.scratch)))
@@ -594,11 +594,11 @@ static int fgl__fedpg_server_init(fgl_server *s) {
     st->pers_mask = fgl_new_floats(&s->store, "pers_mask", (size_t)K * rows);
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     st->last = fgl_new_floats(&s->store, "last", (size_t)H1 + 1); /* margins per hop, last server loss */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     if ((rc = fgl__tgp_init(s, &st->gen, (int)rows, d, h > 0 ? h : d, (float)p->server_lr, (float)p->server_wd,
                             0x4645445047ull))) /* "FEDPG" */
         return rc;
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__fedpg_aggregate(fgl_server *s) {
@@ -667,7 +667,7 @@ static int fgl__fedpg_aggregate(fgl_server *s) {
     }
     last[H1] = (float)loss;
     P = fgl__tgp_forward(t, ps, NULL, rows, 1);
-    if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedpg: server prototypes: %s", t->msg);
+    if (!P || t->err.code) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedpg: server prototypes: %s", t->err.msg);
     memcpy(global, P->val, sizeof(float) * (size_t)rows * d);
     fgl_tape_reset(t);
     /* personalised fusion, for every client in the bank and every row it holds */

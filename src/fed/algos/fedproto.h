@@ -68,7 +68,7 @@ static int fgl__proto_server_init(fgl_server *s) {
     st->has = fgl_new_ints(&s->store, "has", C);
     st->ready = fgl_new_ints(&s->store, "ready", 1); /* 1 once prototypes exist (before: nothing is sent) */
     st->last = fgl_new_floats(&s->store, "last", 2); /* FedTGP: margin and server loss of the last aggregation */
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__proto_download(fgl_server *s, int client, fgl_msg *down) {
@@ -134,7 +134,7 @@ static int fgl__proto_upload(fgl_client *c) {
         fgl_forward fw;
         fgl_tape_reset(&c->tape);
         if (fgl_model_forward(&c->model, &c->tape, b.g, 0, NULL, &fw) || !fw.rep) {
-            rc = fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "prototypes: %s", c->tape.msg);
+            rc = fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "prototypes: %s", c->tape.err.msg);
             break;
         }
         for (i = 0; i < fw.rep->rows; i++) {
@@ -145,7 +145,7 @@ static int fgl__proto_upload(fgl_client *c) {
             cnt[y] += 1;
         }
     }
-    if (rc < 0 && !c->error) fgl_client_fail(c, rc, "%s", err.msg);
+    if (rc < 0 && !c->err.code) fgl_client_fail(c, rc, "%s", err.msg);
     fgl_view_end(&it);
     if (rc < 0) return rc;
     for (cl = 0; cl < C; cl++) {

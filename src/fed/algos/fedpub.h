@@ -88,13 +88,13 @@ static int fgl__pub_server_init(fgl_server *s) {
     st->fe = fgl_new_floats(&s->store, "fe", K * fgl_server_up_size(s, "fe"));
     st->has_fe = fgl_new_ints(&s->store, "has_fe", K);
     st->sim = fgl_new_floats(&s->store, "sim", K * K);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pub_upload(fgl_client *c) {
     fgl__probe *px = FGL_STATE(fgl__fedpub_client, &c->store)->proxy;
     int rc = fgl_model_mean_embedding(&c->model, &c->tape, &px->g, fgl_up(c, "fe"));
-    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.msg);
+    if (rc) return fgl_client_fail(c, rc, "functional embedding: %s", c->tape.err.msg);
     return FGL_OK;
 }
 

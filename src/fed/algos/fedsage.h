@@ -291,7 +291,7 @@ static int fgl__fs_client_init(fgl_client *c) {
     st->losses = fgl_new_floats(&c->store, "losses", 4); /* the last NeighGen step: L_d, L_f, L_x, total */
     st->mend = fgl_new_ints(&c->store, "mend", 2);       /* the mended graph: generated nodes, nodes before */
     st->gen_tape = fgl_new_tape(&c->store, "gen_tape");
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* One NeighGen forward on graph g (train: dropout): dGen's output before
@@ -304,7 +304,7 @@ static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, i
     fgl_params *ps = st->gen;
     fgl_forward fw;
     fgl_node *z, *h;
-    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err ? t->err : FGL_ERR_ARG;
+    if (fgl_model_forward(enc, t, g, train, &c->rng, &fw) || !fw.logits) return t->err.code ? t->err.code : FGL_ERR_ARG;
     z = fw.logits;
     *dn = fgl_op_linear(t, z, fgl_op_param(t, ps, fgl_params_find(ps, "dgen.w")),
                         fgl_op_param(t, ps, fgl_params_find(ps, "dgen.b"))); /* before the ReLU (see above) */
@@ -313,7 +313,7 @@ static int fgl__fs_forward(fgl_client *c, fgl_tape *t, const fgl_gnn_graph *g, i
     h = train ? fgl_op_relu_dropout(t, h, 0.5f, &c->rng) : fgl_op_relu(t, h);
     *Hn = fgl_op_tanh(t, fgl_op_linear(t, h, fgl_op_param(t, ps, fgl_params_find(ps, "fgen.w2")),
                                        fgl_op_param(t, ps, fgl_params_find(ps, "fgen.b2"))));
-    return t->err;
+    return t->err.code;
 }
 
 /* sum over the pairs k of ||H_{v_k}[p_k] - T_k||^2 (T: n_pairs x F), slot by
@@ -408,7 +408,7 @@ static int fgl__fs_train_gen(fgl_client *c) {
         fgl_params_zero_grad(&enc->params);
         fgl_params_zero_grad(ps);
         if ((rc = fgl__fs_forward(c, t, &d->imp_g, 1, &dn, &Hn)))
-            return fgl_client_fail(c, rc, "fedsage: generator: %s", t->msg);
+            return fgl_client_fail(c, rc, "fedsage: generator: %s", t->err.msg);
         ldn = fgl__fs_count_loss(t, dn, d->miss_ptr, n);
         vp = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)n * (size_t)P);
         T = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)P * (size_t)F);
@@ -443,7 +443,7 @@ static int fgl__fs_train_gen(fgl_client *c) {
         loss = fgl_op_scale(t, ldn, (float)ld);
         if (lfn) loss = fgl_op_add(t, loss, fgl_op_scale(t, lfn, (float)lf));
         if (lx) loss = fgl_op_add(t, loss, lx);
-        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err, "fedsage: generator: %s", t->msg);
+        if (fgl_tape_backward(t, loss)) return fgl_client_fail(c, t->err.code, "fedsage: generator: %s", t->err.msg);
         losses[0] = ldn->val[0];
         losses[1] = lfn ? lfn->val[0] : 0.0f;
         losses[2] = lx ? lx->val[0] : 0.0f;
@@ -514,10 +514,10 @@ static int fgl__fs_mend(fgl_client *c, fgl__fs_data *d) {
     fgl_rng keep = c->rng; /* evaluation mode draws nothing; kept as it was all the same */
     kv = (int *)fgl_scratch(&c->store, sizeof(int) * (size_t)(n + 1));
     if (!kv) return fgl_client_fail(c, FGL_ERR_NOMEM, "fedsage: out of memory");
-    if ((rc = fgl__fedsage_counts(c, kv))) return fgl_client_fail(c, rc, "fedsage: mend: %s", t->msg);
+    if ((rc = fgl__fedsage_counts(c, kv))) return fgl_client_fail(c, rc, "fedsage: mend: %s", t->err.msg);
     fgl_tape_reset(t);
     if ((rc = fgl__fs_forward(c, t, &d->full_g, 0, &dn, &Hn)))
-        return fgl_client_fail(c, rc, "fedsage: mend: %s", t->msg);
+        return fgl_client_fail(c, rc, "fedsage: mend: %s", t->err.msg);
     c->rng = keep;
     for (i = 0; i < n; i++) G += kv[i];
     N = n + G;
@@ -621,7 +621,7 @@ static int fgl__fs_server_init(fgl_server *s) {
     st->has_back = fgl_new_ints(&s->store, "has_back", K);
     st->src = fgl_new_ints(&s->store, "src", K);       /* whose vectors client i was sent last */
     st->rounds = fgl_new_ints(&s->store, "rounds", 1); /* aggregations done */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) st->src[i] = -1;
     return fgl__avg_server_init(s); /* st->avg.global, after the entries above (their order is the checkpoint's) */
 }

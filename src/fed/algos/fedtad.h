@@ -343,7 +343,7 @@ static int fgl__tad_server_init(fgl_server *s) {
     tad->losses = fgl_new_floats(&s->store, "losses", 5); /* the last round's last epoch: see fgl__tad_report */
     tt = tad->teachers = (fgl__tad_teachers *)fgl_new_scratch(&s->store, "teachers", sizeof(fgl__tad_teachers),
                                                               fgl__tad_teachers_free);
-    if (s->store.err || !tt) return s->store.err ? s->store.err : FGL_ERR_NOMEM;
+    if (s->store.err.code || !tt) return s->store.err.code ? s->store.err.code : FGL_ERR_NOMEM;
     if (!(tt->m = (fgl_model *)FGL_MALLOC(sizeof(fgl_model) * (size_t)s->n_clients))) return FGL_ERR_NOMEM;
     for (i = 0; i < s->n_clients; i++) {
         if ((rc = fgl_model_init(&tt->m[i], sp, s->fed->seed, NULL))) return rc;
@@ -453,7 +453,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
             fgl_node *sem = NULL, *dv = NULL, *G;
             fgl_tape_reset(t);
             X = fgl__tad_generate(t, gen, onehot, z, n, C, dz);
-            if (t->err || !X) break;
+            if (t->err.code || !X) break;
             if ((rc = fgl__tad_knn(n, F, X->val, topk, &adj))) return fgl_server_fail(s, rc, "fedtad: pseudo graph");
             rc = fgl_gnn_graph_make(&g, &adj, NULL, X->val, NULL, F, NULL, 0, NULL, 0, sp, &err);
             if (rc) {
@@ -462,18 +462,18 @@ static int fgl__tad_aggregate(fgl_server *s) {
             }
             fgl_model_forward_x(st, t, &g, X, 0, NULL, &fw);
             G = fw.logits;
-            for (i = 0; i < nk && !t->err; i++) {
+            for (i = 0; i < nk && !t->err.code; i++) {
                 fgl_node *L, *a, *b;
                 k = who[i];
                 fgl_model_forward_x(&tt->m[k], t, &g, X, 0, NULL, &fw);
-                if (t->err) break;
+                if (t->err.code) break;
                 L = fw.logits;
                 a = fgl_op_sum(t, fgl_op_mul(t, fgl_op_log_softmax(t, L), fgl_op_const(t, ws + (size_t)k * n * C, n, C)));
                 b = fgl__tad_div(t, G, L->val, wd + (size_t)k * n);
                 sem = sem ? fgl_op_add(t, sem, a) : a;
                 dv = dv ? fgl_op_add(t, dv, b) : b;
             }
-            if (!t->err) {
+            if (!t->err.code) {
                 fgl_node *div = fgl_op_exp(t, fgl_op_scale(t, fgl_op_mean(t, fgl_op_mul(t, fgl_op_pairwise_l1(t, X, X),
                                                                               fgl_op_const(t, zd, n, n))), -1.0f));
                 loss = fgl_op_add(t, fgl_op_add(t, fgl_op_scale(t, sem, (float)lam1), fgl_op_scale(t, dv, -1.0f)),
@@ -488,38 +488,38 @@ static int fgl__tad_aggregate(fgl_server *s) {
             }
             fgl_gnn_graph_free(&g);
             fgl_csr_free(&adj);
-            if (t->err) break;
+            if (t->err.code) break;
         }
-        if (t->err) return fgl_server_fail(s, t->err, "fedtad: generator: %s", t->msg);
+        if (t->err.code) return fgl_server_fail(s, t->err.code, "fedtad: generator: %s", t->err.msg);
         /* the pseudo graph of the trained generator, and the teachers' logits on it */
         fgl_tape_reset(t);
         X = fgl__tad_generate(t, gen, onehot, z, n, C, dz);
-        if (t->err || !X) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtad: generator: %s", t->msg);
+        if (t->err.code || !X) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedtad: generator: %s", t->err.msg);
         memcpy(xg, X->val, sizeof(float) * (size_t)n * (size_t)F);
         if ((rc = fgl__tad_knn(n, F, xg, topk, &adj))) return fgl_server_fail(s, rc, "fedtad: pseudo graph");
         if ((rc = fgl_gnn_graph_make(&g, &adj, NULL, xg, NULL, F, NULL, 0, NULL, 0, sp, &err))) {
             fgl_csr_free(&adj);
             return fgl_server_fail(s, rc, "fedtad: pseudo graph: %s", err.msg);
         }
-        for (i = 0; i < nk && !t->err; i++) {
+        for (i = 0; i < nk && !t->err.code; i++) {
             k = who[i];
             fgl_tape_reset(t);
             if (!fgl_model_forward(&tt->m[k], t, &g, 0, NULL, &fw) && fw.logits)
                 memcpy(tl + (size_t)k * n * C, fw.logits->val, sizeof(float) * (size_t)n * (size_t)C);
         }
-        for (it = 0; it < it_d && !t->err; it++) { /* the student, towards the teachers */
+        for (it = 0; it < it_d && !t->err.code; it++) { /* the student, towards the teachers */
             fgl_rng dr;
             fgl_rng_init(&dr, s->fed->seed ^ 0xd157111ULL, ((uint64_t)s->round * 1000u + (uint64_t)e) * 1000u + (uint64_t)it);
             fgl_tape_reset(t);
             fgl_model_forward(st, t, &g, 1, &dr, &fw);
-            for (i = 0, loss = NULL; i < nk && !t->err; i++) {
+            for (i = 0, loss = NULL; i < nk && !t->err.code; i++) {
                 fgl_node *b;
                 k = who[i];
                 b = fgl__tad_div(t, fw.logits, tl + (size_t)k * n * C, wd + (size_t)k * n);
                 loss = loss ? fgl_op_add(t, loss, b) : b;
             }
             fgl_params_zero_grad(&st->params);
-            if (!t->err && loss && !fgl_tape_backward(t, loss)) {
+            if (!t->err.code && loss && !fgl_tape_backward(t, loss)) {
                 losses[it == 0 ? 3 : 4] = loss->val[0];
                 if (it == 0) losses[4] = loss->val[0];
                 fgl_optim_step(od, &st->params);
@@ -527,7 +527,7 @@ static int fgl__tad_aggregate(fgl_server *s) {
         }
         fgl_gnn_graph_free(&g);
         fgl_csr_free(&adj);
-        if (t->err) return fgl_server_fail(s, t->err, "fedtad: distillation: %s", t->msg);
+        if (t->err.code) return fgl_server_fail(s, t->err.code, "fedtad: distillation: %s", t->err.msg);
     }
     fgl_tape_reset(t);
     fgl_server_pack(s, &st->params, global);

@@ -54,7 +54,7 @@ static int fgl__tgp_init(fgl_server *s, fgl__tgp_gen *g, int rows, int d, int h,
     oc.weight_decay = wd;
     g->tgp_optim = fgl_new_optim(&s->store, "tgp_optim", oc, ps);
     g->tgp_tape = fgl_new_tape(&s->store, "tgp_tape");
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* P = MLP(anchors) on the server's tape: every anchor, or the n rows idx. */
@@ -129,7 +129,7 @@ static int fgl__tgp_fit(fgl_server *s, const fgl__tgp_gen *g, const float *U, co
         dist = fgl_op_add(t, fgl_op_pairwise_dist(t, fgl_op_const(t, U, m, d), P), fgl_op_const(t, M, m, C));
         l = fgl_op_cross_entropy(t, fgl_op_scale(t, dist, -1.0f), y, NULL);
         if (fgl_tape_backward(t, l))
-            return fgl_server_fail(s, t->err, "%s: server training: %s", s->algo->name, t->msg);
+            return fgl_server_fail(s, t->err.code, "%s: server training: %s", s->algo->name, t->err.msg);
         *loss = l->val[0];
         fgl_optim_step(opt, ps);
     }
@@ -199,7 +199,7 @@ static int fgl__fedtgp_aggregate(fgl_server *s) {
     if ((rc = fgl__tgp_margin(&s->store, U, y, m, C, d, p->margin_rule != 0, (float)p->tau, &delta))) return rc;
     if ((rc = fgl__tgp_fit(s, &st->gen, U, y, m, C, d, NULL, delta, steps, 0, &loss))) return rc;
     P = fgl__tgp_forward(t, ps, NULL, C, 0);
-    if (!P || t->err) return fgl_server_fail(s, t->err ? t->err : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->msg);
+    if (!P || t->err.code) return fgl_server_fail(s, t->err.code ? t->err.code : FGL_ERR_ARG, "fedtgp: server prototypes: %s", t->err.msg);
     memcpy(st->proto.global, P->val, sizeof(float) * (size_t)C * (size_t)d);
     fgl_tape_reset(t);
     for (cl = 0; cl < C; cl++) has[cl] = 1;

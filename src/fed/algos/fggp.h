@@ -223,7 +223,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_align_loss(fgl_tape *t, fgl_node *view2, fgl_no
     fgl_node *F = fgl_op_l2_normalize_rows(t, view2, 1e-12f), *A = fgl_op_l2_normalize_rows(t, view1, 1e-12f), *xs[2];
     float *mask = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)U * (size_t)U);
     int *target = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)U);
-    if (!mask || !target || t->err) return NULL;
+    if (!mask || !target || t->err.code) return NULL;
     memset(mask, 0, sizeof(float) * (size_t)U * (size_t)U);
     for (i = 0; i < U; i++) {
         mask[(size_t)i * U + i] = -1e9f; /* no pair of a prototype with itself */
@@ -241,7 +241,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_cluster_loss(fgl_tape *t, fgl_node *Z, const in
     float *neg = (float *)fgl_tape_alloc(t, sizeof(float) * (size_t)n * (size_t)m);
     int *pos = (int *)fgl_tape_alloc(t, sizeof(int) * (size_t)FGL__MAX(n, 1));
     fgl_node *s;
-    if (!Gn || !neg || !pos || t->err) return NULL;
+    if (!Gn || !neg || !pos || t->err.code) return NULL;
     for (p = 0; p < m; p++) { /* constant prototypes, unit length (a zero row stays zero) */
         double sq = 0;
         for (i = 0; i < d; i++) sq += (double)G[(size_t)p * d + i] * G[(size_t)p * d + i];
@@ -372,7 +372,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
     if (!st) return FGL_ERR_NOMEM;
     st->fggp = (fgl__fggp_data *)fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
     st->scores = (float *)fgl_new_scratch(&c->store, "scores", scores, NULL);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The representation (evaluation mode) of every node of the client's graph,
@@ -380,7 +380,7 @@ static int fgl__fggp_client_init(fgl_client *c) {
 static fgl_node *fgl__fggp_rep(fgl_client *c, fgl_model *m, fgl_forward *fw) {
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(m, &c->tape, &c->data.full, 0, NULL, fw) || !fw->rep || !fw->logits) {
-        fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "fggp: representations: %s", c->tape.msg);
+        fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "fggp: representations: %s", c->tape.err.msg);
         return NULL;
     }
     return fw->rep;
@@ -396,7 +396,7 @@ static int fgl__fggp_train(fgl_client *c) {
     int rc;
     if (!c->data.node) return fgl_client_fail(c, FGL_ERR_ARG, "fggp: node classification only");
     fgl__fggp_destroy(d);
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     rc = fgl__fggp_knn_union(&c->data.node->adj, Z->val, Z->rows, Z->cols, FGL_PARAMS(fgl__fggp_params, c->set)->knn,
                              &d->adj2, &err);
     fgl_tape_reset(&c->tape);
@@ -468,7 +468,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
     if (w_ce2 > 0 || w_pa > 0) {
         fgl_forward f2;
         if (fgl_model_forward(st->model, t, &d->g2, 1, &c->rng, &f2) || !f2.rep || !f2.logits) {
-            fgl_client_fail(c, t->err ? t->err : FGL_ERR_ARG, "fggp: second view: %s", t->msg);
+            fgl_client_fail(c, t->err.code ? t->err.code : FGL_ERR_ARG, "fggp: second view: %s", t->err.msg);
             return NULL;
         }
         if (w_ce2 > 0) loss = fgl_op_scale(t, fgl_op_cross_entropy(t, f2.logits, st->labels, st->mask), w_ce2);
@@ -512,7 +512,7 @@ static fgl_node *fgl__fggp_loss(fgl_client *c, const fgl_step *st) {
             }
         }
     }
-    return t->err ? NULL : loss;
+    return t->err.code ? NULL : loss;
 }
 
 /* Upload: confidence-weighted prototypes of every node's pseudo-label. */
@@ -525,7 +525,7 @@ static int fgl__fggp_upload(fgl_client *c) {
     if (FGL_PARAMS(fgl__fggp_params, c->set)->proto_nodes != 0)
         return fgl__proto_upload(c); /* FedProto's: training nodes' means */
     if (!p || !cnt) return FGL_ERR_NOMEM;
-    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->error;
+    if (!(Z = fgl__fggp_rep(c, &c->model, &fw))) return c->err.code;
     N = Z->rows;
     d = Z->cols;
     if (fw.logits->cols > C) return fgl_client_fail(c, FGL_ERR_SHAPE, "fggp: %d classes, at most %d", fw.logits->cols, C);
@@ -572,7 +572,7 @@ static int fgl__fggp_server_init(fgl_server *s) {
     st->cp = fgl_new_floats(&s->store, "cp", (size_t)slots * d);
     st->cl = fgl_new_floats(&s->store, "cl", (size_t)slots);
     st->last = fgl_new_ints(&s->store, "last", 2); /* clusters and classes of the last aggregation */
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < slots; i++) st->cl[i] = -1;
     return FGL_OK;
 }

@@ -319,7 +319,7 @@ static int fgl__fgssl_client_init(fgl_client *c) {
     st->glob = fgl_new_model(&c->store, "glob", &c->model.spec, c->fed->seed); /* refilled before every training */
     st->ref = fgl_new_tape(&c->store, "ref");
     st->aug = (fgl__fgssl_aug *)fgl_new_scratch(&c->store, "aug", sizeof(fgl__fgssl_aug), fgl__fgssl_aug_clear);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The graph of view v (0 weak, 1 strong) of this step, built on aug. */
@@ -362,14 +362,14 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
     }
     fgl_tape_reset(ref);
     if (fgl_model_forward(cs->glob, ref, gw, 0, NULL, &gf) || !(gf.rep || gf.node_emb)) {
-        fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "fgssl: global model: %s", ref->msg);
+        fgl_client_fail(c, ref->err.code ? ref->err.code : FGL_ERR_ARG, "fgssl: global model: %s", ref->err.msg);
         return NULL;
     }
     if (!gf.rep) gf.rep = gf.node_emb;
     if (gs == st->g) {
         lf = *st->fwd;
     } else if (fgl_model_forward(st->model, st->t, gs, 1, &c->rng, &lf)) {
-        fgl_client_fail(c, st->t->err, "fgssl: local model on the augmented graph: %s", st->t->msg);
+        fgl_client_fail(c, st->t->err.code, "fgssl: local model on the augmented graph: %s", st->t->err.msg);
         return NULL;
     }
     z = lf.rep ? lf.rep : lf.node_emb;
@@ -400,7 +400,7 @@ static fgl_node *fgl__fgssl_loss(fgl_client *c, const fgl_step *st) {
         term = fgl_op_scale(st->t, term, wd);
         loss = loss ? fgl_op_add(st->t, loss, term) : term;
     }
-    if (st->t->err) fgl_client_fail(c, st->t->err, "fgssl: %s", st->t->msg);
+    if (st->t->err.code) fgl_client_fail(c, st->t->err.code, "fgssl: %s", st->t->err.msg);
     return loss;
 }
 

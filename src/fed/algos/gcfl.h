@@ -82,7 +82,7 @@ static int fgl__gcfl_server_init(fgl_server *s) {
     st->meta = fgl_new_ints(&s->store, "meta", 2);             /* cluster ids used so far (never reused), splits */
     st->seq = fgl_new_floats(&s->store, "seq", K * (size_t)L); /* GCFL+: each client's last values, oldest first */
     st->seq_len = fgl_new_ints(&s->store, "seq_len", K);
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     st->meta[0] = 1;
     return FGL_OK;
 }

@@ -147,8 +147,8 @@ static int fgl__gpfl_upload(fgl_client *c) {
     fgl_node *lp;
     fgl_tape_reset(&c->tape);
     if (fgl_model_forward(&c->model, &c->tape, &pb->g, 0, NULL, &fw) || !(lp = fgl_op_log_softmax(&c->tape, fw.logits)))
-        return fgl_client_fail(c, c->tape.err ? c->tape.err : FGL_ERR_ARG, "gpfl: functional embedding: %s",
-                               c->tape.msg);
+        return fgl_client_fail(c, c->tape.err.code ? c->tape.err.code : FGL_ERR_ARG, "gpfl: functional embedding: %s",
+                               c->tape.err.msg);
     for (g = 0; g < FGL__GPFL_GRAPHS; g++)
         for (j = 0; j < C; j++) fe[g * C + j] = j < Ci ? lp->val[g * Ci + j] : 0.0f;
     fgl_tape_reset(&c->tape);
@@ -263,14 +263,14 @@ static int fgl__gpfl_server_init(fgl_server *s) {
     st->last = fgl_new_floats(&s->store, "last", 2);         /* last auto-encoder loss, mean links per client */
     kern = n / (size_t)pool > 0 ? n / (size_t)pool : 1;
     gae = st->gae = (fgl_gae *)fgl_new_scratch(&s->store, "gae", sizeof(fgl_gae), fgl__gpfl_gae_free);
-    if (s->store.err || !gae) return FGL_ERR_NOMEM;
+    if (s->store.err.code || !gae) return FGL_ERR_NOMEM;
     if (fgl_gae_init(gae, (int)(n / kern), h, o, s->fed->seed))
         return fgl_server_fail(s, FGL_ERR_NOMEM, "gpfl: auto-encoder");
     oc.lr = (float)p->gae_lr;
     oc.weight_decay = (float)p->gae_wd;
     st->gae_optim = fgl_new_optim(&s->store, "gae_optim", oc, &gae->params); /* restarted every round */
     st->gae_tape = fgl_new_tape(&s->store, "gae_tape");
-    if (s->store.err) return s->store.err;
+    if (s->store.err.code) return s->store.err.code;
     for (i = 0; i < K; i++) fgl_server_pack(s, s->init, theta + i * n);
     for (i = 0; i < K; i++) A[i * K + i] = 1.0f;
     if (p->init == 0) { /* the paper's random initial network */
@@ -319,7 +319,7 @@ static int fgl__gpfl_learn(fgl_server *s, const float *ups, float *A) {
     fgl_gae_reset(gae, s->fed->seed * 1000003u + (uint64_t)s->round, 1);
     fgl_optim_reset(opt);
     rc = fgl_gae_fit(gae, opt, st->gae_tape, st->net, X, K, p->gae_steps, (float)p->size_weight, S, &loss);
-    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->msg);
+    if (rc) return fgl_server_fail(s, rc, "gpfl: auto-encoder: %s", st->gae_tape->err.msg);
     last[0] = (float)loss;
     /* row softmax, threshold, row-normalise */
     for (i = 0; i < K; i++) {

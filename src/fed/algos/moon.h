@@ -37,7 +37,7 @@ static int fgl__moon_client_init(fgl_client *c) {
     st->prev = fgl_new_model(&c->store, "prev", &c->model.spec, c->fed->seed);
     st->has_prev = fgl_new_ints(&c->store, "has_prev", 1);
     st->ref = fgl_new_tape(&c->store, "ref");
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* The representation of a reference model on the step's graph, copied onto
@@ -49,7 +49,7 @@ static fgl_node *fgl__moon_ref(fgl_client *c, fgl_model *m, const fgl_step *st) 
     size_t bytes;
     fgl_tape_reset(ref);
     if (fgl_model_forward(m, ref, st->g, 0, NULL, &fw) || !fw.rep) {
-        fgl_client_fail(c, ref->err ? ref->err : FGL_ERR_ARG, "moon reference model: %s", ref->msg);
+        fgl_client_fail(c, ref->err.code ? ref->err.code : FGL_ERR_ARG, "moon reference model: %s", ref->err.msg);
         return NULL;
     }
     bytes = sizeof(float) * (size_t)fw.rep->rows * (size_t)fw.rep->cols;

@@ -178,7 +178,7 @@ static int fgl__pfn_server_init(fgl_server *s) {
     st->w = fgl_new_floats(&s->store, "w", (size_t)K * K);   /* the collaboration weights */
     st->ready = fgl_new_ints(&s->store, "ready", 1);
     if (p->pfg.lam != 0) st->u = fgl_new_floats(&s->store, "u", (size_t)K * s->n_shared);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 /* Until the server has a client's distances it asks for them (and sends the
@@ -220,13 +220,13 @@ static int fgl__pfn_upload(fgl_client *c) {
         fgl__pfn_random_anchors(c->fed->seed, (float)p->anchor_scale, Ka, d, a);
         anchors = a;
     }
-    if (!(dist = fgl_up(c, "dist"))) return c->error;
+    if (!(dist = fgl_up(c, "dist"))) return c->err.code;
     if ((rc = fgl_anchor_sqdist(c->data.node, anchors, Ka, dist, &err)))
         return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     if (p->blocks == 0) {
         fgl_up_drop(c, "block");
     } else {
-        if (!(block = fgl_up(c, "block"))) return c->error;
+        if (!(block = fgl_up(c, "block"))) return c->err.code;
         if ((rc = fgl_node_sqdist_block(c->data.node, block, &err)))
             return fgl_client_fail(c, rc, "pfedgnn: %s", err.msg);
     }

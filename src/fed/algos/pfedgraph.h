@@ -45,7 +45,7 @@ static int fgl__pfg_server_init(fgl_server *s) {
     st->A = fgl_new_floats(&s->store, "A", K * K);
     st->has_u = fgl_new_ints(&s->store, "has_u", K);
     if (!(alpha > 0)) return fgl_server_fail(s, FGL_ERR_ARG, "pfedgraph: alpha %g must be > 0", alpha);
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__pfg_aggregate(fgl_server *s) {

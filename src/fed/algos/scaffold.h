@@ -69,7 +69,7 @@ static int fgl__cv_server_init(fgl_server *s) {
         for (i = 0; i < s->n_clients; i++)
             w[i] = weighted && total > 0 ? (float)(s->n_clients * (double)s->n_registered[i] / total) : 1.0f;
     }
-    return s->store.err;
+    return s->store.err.code;
 }
 
 static int fgl__cv_client_init(fgl_client *c) {
@@ -80,7 +80,7 @@ static int fgl__cv_client_init(fgl_client *c) {
     st->gsum = (double *)fgl_new_scratch(&c->store, "gsum", sizeof(double) * FGL__MAX(c->n_trainable, 1),
                                          NULL); /* reset every round */
     if (c->algo->variant == FGL__CV_FEDDC) st->h = fgl_new_floats(&c->store, "h", c->n_trainable);
-    return c->store.err;
+    return c->store.err.code;
 }
 
 /* w_i as received (FedDC), 1 for SCAFFOLD. */

@@ -63,11 +63,11 @@ static int fgl__dp_upload(fgl_run *run, fgl_client *c) {
 }
 
 static int fgl__dp_after(fgl_run *run) {
-    return fgl__dp_released(run) ? fgl__server_error(run, run->server.error, "aggregation") : FGL_OK;
+    return fgl__dp_released(run) ? fgl__server_error(run, run->server.err.code, "aggregation") : FGL_OK;
 }
 
 static int fgl__dp_release_stage(fgl_run *run, fgl_round_stats *st) {
-    return fgl__dp_release(run, st) ? fgl__server_error(run, run->server.error, "noise") : FGL_OK;
+    return fgl__dp_release(run, st) ? fgl__server_error(run, run->server.err.code, "noise") : FGL_OK;
 }
 
 static fgl__plugin fgl__plugin_dp(void) {
