@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: AdaFGL's optimised propagation matrix (n x n, dense, row-major) from
  * the local graph adj and the global model's soft labels P (n x C):
  * D^-1/2 (alpha A + (1 - alpha) S + I) D^-1/2, S_ij = 1 when i != j and
@@ -11,6 +13,7 @@ FGL__PRIVATE void fgl__adafgl_propagation(const fgl_csr *adj, const float *P, in
 FGL__PRIVATE double fgl__adafgl_lp(const fgl_csr *adj_gcn, const int *y, int C, const int *lab, int n_lab,
                                    const int *eval, int n_eval, float a, int steps, float *work);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- AdaFGL (Li et al., ICDE 2024) --------------------------------------------------- */
 /* Two steps over one run (docs/algorithms.md, AdaFGL).
  * Step 1, federated knowledge extraction: every round is FedAvg (the
@@ -490,3 +493,4 @@ static fgl_algo fgl__adafgl(void) {
     a.eval_scores = fgl__ada_scores;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- Ditto (Li et al. 2021) ------------------------------------------------------- */
 /* FedAvg's global model (its messages and server: down 4 n, up 4 (n + 1)
  * bytes). Each client also keeps a personal model v_i (same spec, own
@@ -62,3 +64,4 @@ static fgl_algo fgl__ditto(void) {
     return a;
 }
 
+#include "../../alone.h"

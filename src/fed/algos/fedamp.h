@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedAMP (Huang et al. 2021) ---------------------------------------------------- */
 /* Clients upload theta_i (n floats, 4 n bytes); the server keeps every
  * client's latest upload and gives client i its cloud model
@@ -127,3 +129,4 @@ static fgl_algo fgl__fedamp(void) {
     return a;
 }
 
+#include "../../alone.h"

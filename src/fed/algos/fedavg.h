@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- Weight averaging: FedAvg, FedProx, FedPer (FedStar: fedstar.h) --------------- */
 /* One mechanism, four published defaults: the server keeps the global vector
  * of the shared groups; clients send those groups and their training-sample
@@ -102,3 +104,4 @@ static fgl_algo fgl__fedper(void) {
                             FGL_G_ALL & ~(unsigned)FGL_G_HEAD,
                             "parameter groups averaged (all but the classifier head)", 0.0, "proximal weight");
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedBN: FedAvg with local batch norm ------------------------------------------------- */
 /* Li et al. 2021 ("FedBN: Federated Learning on Non-IID Features via Local
  * Batch Normalization"): clients whose features are shifted (one domain
@@ -30,3 +32,4 @@ static fgl_algo fgl__fedbn(void) {
                    "parameter groups kept local even where share selects them (the batch norm)");
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedDC (Gao et al., CVPR 2022) ------------------------------------------------ */
 /* SCAFFOLD's control-variate machinery (scaffold.h: fgl__cv_*, the
  * FGL__CV_FEDDC branches) with a local drift per client.
@@ -52,3 +54,4 @@ static fgl_algo fgl__feddc(void) {
     return a;
 }
 
+#include "../../alone.h"

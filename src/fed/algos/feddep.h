@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests (src/fed/algos/feddep.h): K-means on n rows of width E (k-means++
  * seeding from rng, then Lloyd's steps until no row changes cluster, at most
  * iters): centres (K x E) and each row's cluster (assign, n); K <= n. */
@@ -14,6 +16,7 @@ FGL__PRIVATE double fgl__feddep_nearest(const float *h, const float *q, int m, i
 FGL__PRIVATE const float *fgl__feddep_zbar(const fgl_client *c);
 FGL__PRIVATE const float *fgl__feddep_protos(const fgl_client *c, const int **assign);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedDEP (Zhang et al., SDM 2024) ---------------------------------------------- */
 /* "Deep Efficient Private Neighbor Generation for Subgraph Federated
  * Learning" (arXiv 2401.04336): FedSage+ (fedsage.h) with missing
@@ -803,3 +806,4 @@ static fgl_algo fgl__feddep(void) {
     a.report = fgl__fs_report;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedGCN: cross-client neighbours' features, once, before training --------------- */
 /* Yao et al., NeurIPS 2023, "FedGCN: Convergence-Communication Tradeoffs in
  * Federated Training of Graph Convolutional Networks". Clients hold their
@@ -293,3 +295,4 @@ static fgl_algo fgl__fedgcn(void) {
     a.prepare_spec = fgl__gcn_spec;
     return a;
 }
+#include "../../alone.h"

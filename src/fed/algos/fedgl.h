@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: the server's fusion of the clients' predictions and embeddings,
  * its pseudo-graph, and a client's propagation matrix with the pseudo-graph
  * added, on plain arrays (src/fed/algos/fedgl.h). */
@@ -8,6 +10,7 @@ FGL__PRIVATE int fgl__gl_graph(int N, int D, const float *emb, int k, int *nbr, 
 FGL__PRIVATE int fgl__gl_augment(const fgl_csr *gcn, int k, const float *idx, const float *val, const float *self,
                                  float mu, fgl_csr *out, fgl_error *err);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedGL (Chen et al., Information Sciences 2024) -------------------------------- */
 /* "FedGL: Federated Graph Learning Framework with Global Self-Supervision"
  * (arXiv 2105.03170). FedAvg of the weights, and besides them each client
@@ -736,3 +739,4 @@ static fgl_algo fgl__fedgl(void) {
     a.report = fgl__gl_report;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: a client's statistics (label propagation, moments, confidence) and
  * the server's mixing weights, on plain arrays (src/fed/algos/fedgta.h). */
 FGL__PRIVATE int fgl__gta_stats(const fgl_csr *adj, int n_rows, const float *logits, int C, const int *y,
@@ -7,6 +9,7 @@ FGL__PRIVATE int fgl__gta_stats(const fgl_csr *adj, int n_rows, const float *log
 FGL__PRIVATE void fgl__gta_weights(int K, size_t dim, const float *mom, const double *conf,
                                    const unsigned char *present, double th, int equal, double *w, unsigned char *sel);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedGTA (Li et al., VLDB 2024) ------------------------------------------------- */
 /* "FedGTA: Topology-aware Averaging for Federated Graph Learning". After
  * local training each client runs its model once over its whole subgraph
@@ -335,3 +338,4 @@ static fgl_algo fgl__fedgta(void) {
     a.mixes = 1;
     return a;
 }
+#include "../../alone.h"

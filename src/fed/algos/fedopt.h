@@ -1,6 +1,9 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 enum { FGL__OPT_AVGM, FGL__OPT_ADAGRAD, FGL__OPT_ADAM, FGL__OPT_YOGI }; /* fgl_algo.variant */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- Server optimizers: FedAvgM, FedAdagrad, FedAdam, FedYogi --------------------------- */
 /* Clients train and upload exactly as in FedAvg; the server treats the
  * change of the mean as a gradient-like step and runs an optimizer over it
@@ -145,3 +148,4 @@ static fgl_algo fgl__fedyogi(void) {
     return fgl__fedopt_like("fedyogi", "Reddi et al. 2021: the mean update as a gradient for a server Yogi",
                             FGL__OPT_YOGI, 0.001);
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Per hop, a centres x nodes matrix whose row i averages N^h(centre i)
  * (values 1/|N^h|; an empty row: no neighbours at that hop), its
  * transpose, and the centres' classes. */
@@ -17,6 +19,7 @@ FGL__PRIVATE int fgl__pg_rings_cosine(fgl__pg_rings *r, const float *z, const in
                                       double band, fgl_tape *t);
 FGL__PRIVATE fgl_node *fgl__fedpg_loss(fgl_client *c, const fgl_step *st);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedPG (Li et al., Federated Prototype Graph Learning) ------------------------- */
 /* Prototypes per class and hop instead of weights (docs/algorithms.md, FedPG: the
  * paper's equations are lost; this is the reconstruction written there).
@@ -811,3 +814,4 @@ static fgl_algo fgl__fedpg(void) {
     return a;
 }
 
+#include "../../alone.h"

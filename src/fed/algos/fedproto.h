@@ -1,6 +1,9 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 FGL__PRIVATE fgl_node *fgl__proto_loss(fgl_client *c, const fgl_step *st);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedProto (Tan et al., AAAI 2022) --------------------------------------------- */
 /* Prototype methods: no weights leave a client, so models may differ as long
  * as the representation the classifier reads (fgl_forward.rep, `hidden`
@@ -219,3 +222,4 @@ static fgl_algo fgl__fedproto(void) {
     a.report = fgl__fedproto_report;
     return a;
 }
+#include "../../alone.h"

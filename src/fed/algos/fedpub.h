@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FED-PUB (Baek et al. 2023) ---------------------------------------------------- */
 /* Clients run GCNs with personal weight masks (kept local). Each round they
  * upload their weights and a functional embedding: the mean output of their
@@ -266,3 +268,4 @@ static fgl_algo fgl__fedpub(void) {
     return a;
 }
 
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* The client's derived data (rebuilt from the seed and its data, never saved). */
 typedef struct fgl__fs_data {
     int n, F, P, n_imp;
@@ -24,6 +26,7 @@ typedef struct fgl__fs_data {
 FGL__PRIVATE int fgl__fedsage_counts(fgl_client *c, int *kv);
 FGL__PRIVATE const fgl_gnn_graph *fgl__fedsage_mended(const fgl_client *c);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedSage+ (Zhang et al. 2021) --------------------------------------------------- */
 /* Subgraph FL with missing-neighbour generation (docs/algorithms.md, FedSage+).
  * Two phases over one run: rounds 0 .. gen_rounds-1 train every client's
@@ -718,3 +721,4 @@ static fgl_algo fgl__fedsage(void) {
     a.report = fgl__fs_report;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedStar (Tan et al., AAAI 2023) ---------------------------------------------- */
 /* FedAvg's mechanism (fedavg.h: fgl__fedavg_like) on a decoupled model: each
  * client's GNN has a feature encoder and a structure encoder (random-walk
@@ -28,3 +30,4 @@ static fgl_algo fgl__fedstar(void) {
     return a;
 }
 
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: a client's class-wise knowledge reliability, its normalisation
  * over clients, and the server's pseudo graph, on plain arrays
  * (src/fed/algos/fedtad.h). */
@@ -8,6 +10,7 @@ FGL__PRIVATE void fgl__tad_weights(int K, int C, const float *ckr, const unsigne
                                    double *w);
 FGL__PRIVATE int fgl__tad_knn(int n, int D, const float *x, int k, fgl_csr *adj);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedTAD (Zhu et al., IJCAI 2024) ----------------------------------------------- */
 /* "FedTAD: Topology-aware Data-free Knowledge Distillation for Subgraph
  * Federated Learning". FedAvg, then the server distils the clients' models,
@@ -585,3 +588,4 @@ static fgl_algo fgl__fedtad(void) {
     a.reads_each = 1;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FedTGP (Zhang et al., AAAI 2024) --------------------------------------------- */
 /* FedProto's client side (fedproto.h: what is sent, the client loss), with
  * trainable global prototypes on the server.
@@ -237,3 +239,4 @@ static fgl_algo fgl__fedtgp(void) {
     return a;
 }
 
+#include "../../alone.h"

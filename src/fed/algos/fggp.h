@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: FINCH's final partition, the kNN-union graph, the two contrastive
  * losses and the prototype prediction, on plain arrays
  * (src/fed/algos/fggp.h). */
@@ -11,6 +13,7 @@ FGL__PRIVATE fgl_node *fgl__fggp_cluster_loss(fgl_tape *t, fgl_node *Z, const in
 FGL__PRIVATE void fgl__fggp_knn_scores(const float *Z, int n, int d, const float *G, const int *glabel, int m, int C,
                                        int k, float temp, float *scores);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FGGP (Wan, Huang and Ye, AAAI 2024) ---------------------------------------------- */
 /* "Federated Graph Learning under Domain Shift with Generalizable
  * Prototypes". FedAvg of the weights, plus class prototypes clustered on
@@ -670,3 +673,4 @@ static fgl_algo fgl__fggp(void) {
     a.report = fgl__fggp_report;
     return a;
 }
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* Tests: FGSSL's two calibration terms on hand-sized inputs, and its graph
  * augmentation (src/fed/algos/fgssl.h). */
 FGL__PRIVATE fgl_node *fgl__fgssl_fnsc(fgl_tape *t, fgl_node *z, const float *zg, const int *y,
@@ -8,6 +10,7 @@ FGL__PRIVATE fgl_node *fgl__fgssl_edge(fgl_tape *t, fgl_node *o, const float *og
 FGL__PRIVATE int fgl__fgssl_drop(const fgl_csr *adj, const float *x, const fgl_csr *xs, int n_feat, double pe,
                                  double pf, fgl_rng *r, fgl_csr *adj_out, float **x_out, fgl_csr *xs_out);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- FGSSL (Huang, Wan, Ye and Du, IJCAI 2023) ------------------------------------- */
 /* "Federated Graph Semantic and Structural Learning". FedAvg's messages and
  * server (up 4 (n + 1) bytes: the weights and the sample count, down 4 n),
@@ -445,3 +448,4 @@ static fgl_algo fgl__fgssl(void) {
     a.train.loss = fgl__fgssl_loss;
     return a;
 }
+#include "../../alone.h"

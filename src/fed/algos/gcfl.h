@@ -1,6 +1,9 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 enum { FGL__GCFL, FGL__GCFL_PLUS }; /* fgl_algo.variant */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- GCFL and GCFL+ (Xie et al., NeurIPS 2021) ------------------------------------- */
 /* Clustered FL for non-IID graphs. Sends: up Delta theta_i on the shared
  * groups (n floats) + the client's training-graph count (1 float) [+ GCFL+
@@ -306,3 +309,4 @@ static fgl_algo fgl__gcflplus(void) {
     return a;
 }
 
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- GPFL (Chen et al., TMLR 2025; docs/algorithms.md) ------------------------------- */
 /* A learned client network for personalised graph classification. Every
  * client trains the whole model (the GIN of the protocol) and uploads it
@@ -469,3 +471,4 @@ static fgl_algo fgl__gpfl(void) {
     return a;
 }
 
+#include "../../alone.h"

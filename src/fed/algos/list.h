@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 /* --- the built-in algorithms ------------------------------------------------ */
 /* Every built-in algorithm, in the registry's order, as X(name, file): its
  * table is built by fgl__<name>(void), defined in src/fed/algos/<file>.h.
@@ -43,3 +45,5 @@
     X(feddep, feddep)       \
     /* (every line above ends in a backslash: a new one goes here) */
 /* fgl:implementation */
+#include "../../alone.h"
+#include "../../alone.h"

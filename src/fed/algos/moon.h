@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- MOON (Li, He and Song 2021) --------------------------------------------------- */
 /* FedAvg's messages and server (down 4 n, up 4 (n + 1) bytes) with a
  * model-contrastive term in the local loss:
@@ -104,3 +106,4 @@ static fgl_algo fgl__moon(void) {
     return a;
 }
 
+#include "../../alone.h"

@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- pFedGNN (Kataria, Malik, Shukla, Bhilwade, Kumar, LoG 2025) ----------------- */
 /* A collaboration graph between clients inferred once, before training,
  * from distances to public anchors, then personalised weight mixing.
@@ -405,3 +407,4 @@ static fgl_algo fgl__pfedgnn(void) {
     return a;
 }
 
+#include "../../alone.h"

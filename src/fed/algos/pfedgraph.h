@@ -1,4 +1,6 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- pFedGraph (Ye et al. 2023) ----------------------------------------------------- */
 /* Clients upload theta_i and n_i (4 (n + 1) bytes). For each accepted client
  * i the server solves, over the accepted clients S,
@@ -178,3 +180,4 @@ static fgl_algo fgl__pfedgraph(void) {
     return a;
 }
 
+#include "../../alone.h"

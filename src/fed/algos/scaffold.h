@@ -1,6 +1,9 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 enum { FGL__CV_SCAFFOLD, FGL__CV_FEDDC }; /* fgl_algo.variant */
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- SCAFFOLD: control variates (FedDC, feddc.h, shares them) --------------------- */
 /* Notation of docs/algorithms.md: theta the shared parameters (n floats),
  * m the floats of their *trainable* slices (control variates and drifts live
@@ -234,3 +237,4 @@ static fgl_algo fgl__scaffold(void) {
     a.variant = FGL__CV_SCAFFOLD;
     return a;
 }
+#include "../../alone.h"

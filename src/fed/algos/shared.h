@@ -1,8 +1,11 @@
+#include "../../alone.h" /* (this file alone: src/alone.h) */
 /* fgl:private */
+#include "../../alone.h"
 FGL__PRIVATE void fgl__simplex_project(const double *v, int k, double *x, double *work);
 FGL__PRIVATE double fgl__stoer_wagner(const double *w, int n, unsigned char *side);
 FGL__PRIVATE double fgl__dtw(const double *x, int n, const double *y, int m);
 /* fgl:implementation */
+#include "../../alone.h"
 /* --- small algorithms the methods share -------------------------------------- */
 /* Simplex projection (pFedGraph's collaboration weights), a global minimum
  * cut (GCFL's cluster split), dynamic time warping (GCFL+'s comparison of
@@ -212,3 +215,4 @@ static int fgl__probe_view(fgl__probe *pb, const fgl_client *c, fgl_error *err) 
     return fgl_gnn_graph_make(&pb->g, &pb->adj, NULL, pb->x, NULL, pb->in_dim, NULL, 0, graphs ? pb->offsets : NULL,
                               graphs ? pb->n_graphs : 0, &c->model.spec, err);
 }
+#include "../../alone.h"
