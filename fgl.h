@@ -27,7 +27,7 @@
  *           fgl_node *P = fgl_op_add(&t, fgl_op_matmul(&t, X, fgl_op_param(&t, &ps, w)),
  *                                    fgl_op_param(&t, &ps, b));
  *           fgl_node *loss = fgl_op_mse(&t, P, Y);
- *           if (fgl_tape_backward(&t, loss) != FGL_OK) break;   // t.msg says why
+ *           if (fgl_tape_backward(&t, loss) != FGL_OK) break;   // t.err.msg says why
  *           fgl_optim_step(&opt, &ps);
  *       }
  *       printf("w = %.3f, b = %.3f\n", fgl_params_data(&ps, w)[0], fgl_params_data(&ps, b)[0]);

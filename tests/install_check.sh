@@ -73,7 +73,7 @@ int main() {
         fgl_params_zero_grad(&m.params);
         fgl_model_forward(&m, &t, &g, 1, &r, &out);
         if (fgl_tape_backward(&t, fgl_op_cross_entropy(&t, out.logits, d.y, train.data()))) {
-            std::printf("backward: %s\n", t.msg);
+            std::printf("backward: %s\n", t.err.msg);
             return 1;
         }
         fgl_optim_step(&o, &m.params);

@@ -74,10 +74,13 @@ LINK_ALGOS=$(echo "$ALGOS" | tr ',' '\n' | grep -vxE 'fedproto|fedtgp|gpfl|fedpg
 LINK_ARGS="--algo $LINK_ALGOS --task link --data synthetic --clients 4 --rounds 2"
 # FedGCN on the halo split: the halo (node ids, own rows, the whole graph's GCN norm) travels with the data
 FEDGCN_ARGS="--algo fedgcn --data synthetic --clients 5 --rounds 4 --halo 2"
-for case in NODE GRAPH PART ROBUST DP SECAGG LINK FEDGCN; do
+# FGGP evaluates with the prototype table it received: a client that sits rounds out keeps its own (in one
+# process its download viewed the server's newer table, which it never received: fglrun and MPI differed)
+FGGP_ARGS="--algo fggp --data synthetic --clients 5 --rounds 4 --frac 0.6"
+for case in NODE GRAPH PART ROBUST DP SECAGG LINK FEDGCN FGGP; do
     eval "args=\$${case}_ARGS"
-    # PART: the reference keeps idle clients resident (--park-idle 0), the MPI ranks pack theirs (the default)
-    park=; [ $case = PART ] && park="--park-idle 0"
+    # PART, FGGP: the reference keeps idle clients resident (--park-idle 0), the MPI ranks pack theirs (the default)
+    park=; [ $case = PART ] || [ $case = FGGP ] && park="--park-idle 0"
     $FGLRUN $args $park --json --quiet > "$tmp/ref.json" 2> "$tmp/err"
     for np in 2 3 5; do
         $MPIRUN -np $np $B/fglrun_mpi $args --json --quiet > "$tmp/mpi.json" 2> "$tmp/err"

@@ -102,7 +102,12 @@ struct fgl_server {
  * (one buffer for every client that gets the same part), over MPI a copy;
  * the runtime checks after the receive hook, the local training and the
  * upload hook that it is as it was sent, and fails the run (naming the
- * client and the hook) if a hook wrote into it. */
+ * client and the hook) if a hook wrote into it. Read it in the round it
+ * came (receive, training, upload, and the evaluation that follows): in
+ * one process a view then goes on showing the server's buffer as later
+ * rounds change it, while a client that sits those rounds out has
+ * received nothing; what an evaluation in a later round needs is copied
+ * into the store on receive (FGGP keeps its prototype table so). */
 FGLDEF float *fgl_up(fgl_client *c, const char *name);
 FGLDEF void fgl_up_drop(fgl_client *c, const char *name);
 FGLDEF const float *fgl_down(const fgl_client *c, const char *name);

@@ -33,7 +33,7 @@
  *           fgl_tape_reset(&t); fgl_params_zero_grad(&m.params);
  *           fgl_model_forward(&m, &t, &g, 1, &rng, &out);   // train mode
  *           fgl_node *loss = fgl_op_cross_entropy(&t, out.logits, data.y, train);
- *           if (fgl_tape_backward(&t, loss)) { puts(t.msg); return 1; }
+ *           if (fgl_tape_backward(&t, loss)) { puts(t.err.msg); return 1; }
  *           fgl_optim_step(&opt, &m.params);
  *       }
  *       printf("train accuracy %.3f\n", fgl_model_accuracy(&m, &t, &g, data.y, train, NULL));

@@ -341,11 +341,17 @@ typedef struct fgl__fggp_params {
     int slots;       /* rows of the download's prototype table */
 } fgl__fggp_params;
 
-/* A client's state: the second view ("fggp") and the scores eval_scores
- * returns (n x C). */
+/* A client's state: the second view ("fggp"), the scores eval_scores
+ * returns (n x C), and the prototype table of its last download with its
+ * labels ("kept_protos": slots x d, "kept_labels": slots, -1 for an empty
+ * row), which it predicts with in every evaluation until the next one: a
+ * client that sits rounds out evaluates with what it received, not with
+ * the server's newer table (in one process its download would view the
+ * server's buffer, over MPI it is a copy). */
 typedef struct fgl__fggp_client {
     fgl__fggp_data *fggp;
     float *scores;
+    float *kept_protos, *kept_labels;
 } fgl__fggp_client;
 
 /* The server's state: the global vector, the clustered prototypes ("cp":
@@ -370,12 +376,27 @@ static int fgl__fggp_spec(const fgl_settings *set, fgl_model_spec *sp, fgl_error
 
 static int fgl__fggp_client_init(fgl_client *c) {
     const fgl_node_data *nd = c->data.node;
+    int slots = FGL_PARAMS(fgl__fggp_params, c->set)->slots, i;
     size_t scores = sizeof(float) * (size_t)(nd ? nd->n_nodes : 1) * (size_t)FGL__MAX(c->model.spec.out_dim, 1);
     fgl__fggp_client *st = FGL_NEW_STATE(fgl__fggp_client, &c->store);
     if (!st) return FGL_ERR_NOMEM;
     st->fggp = (fgl__fggp_data *)fgl_new_scratch(&c->store, "fggp", sizeof(fgl__fggp_data), fgl__fggp_destroy);
     st->scores = (float *)fgl_new_scratch(&c->store, "scores", scores, NULL);
+    st->kept_protos = fgl_new_floats(&c->store, "kept_protos", (size_t)slots * fgl_client_dim(c, FGL_DIM_REP));
+    if ((st->kept_labels = fgl_new_floats(&c->store, "kept_labels", (size_t)slots)))
+        for (i = 0; i < slots; i++) st->kept_labels[i] = -1; /* nothing received yet */
     return c->store.err.code;
+}
+
+/* A download's prototype table, kept (the model part is the runtime's). */
+static int fgl__fggp_receive(fgl_client *c) {
+    const fgl__fggp_client *st = FGL_STATE(fgl__fggp_client, &c->store);
+    const float *P = fgl_down(c, "protos"), *L = fgl_down(c, "labels");
+    size_t slots = (size_t)FGL_PARAMS(fgl__fggp_params, c->set)->slots;
+    if (!P || !L) return FGL_OK; /* (both are always sent: a row labelled -1 is empty) */
+    memcpy(st->kept_protos, P, sizeof(float) * slots * fgl_client_dim(c, FGL_DIM_REP));
+    memcpy(st->kept_labels, L, sizeof(float) * slots);
+    return FGL_OK;
 }
 
 /* The representation (evaluation mode) of every node of the client's graph,
@@ -410,9 +431,10 @@ static int fgl__fggp_train(fgl_client *c) {
     return fgl_client_train(c, &c->model, &c->optim, &c->algo->train);
 }
 
-/* The received prototypes: their count m (0: none), rows G and labels. */
+/* The received prototypes (the last download's, as kept): their count m (0: none), rows G and labels. */
 static int fgl__fggp_received(fgl_client *c, const float **G, int **glabel) {
-    const float *P = fgl_down(c, "protos"), *L = fgl_down(c, "labels");
+    const fgl__fggp_client *st = FGL_STATE(fgl__fggp_client, &c->store);
+    const float *P = st->kept_protos, *L = st->kept_labels;
     int slots = FGL_PARAMS(fgl__fggp_params, c->set)->slots, i, m = 0, d = (int)fgl_client_dim(c, FGL_DIM_REP);
     int *lab;
     float *rows;
@@ -667,6 +689,7 @@ static fgl_algo fgl__fggp(void) {
     a.local_train = fgl__fggp_train;
     a.train.loss = fgl__fggp_loss;
     a.upload = fgl__fggp_upload;
+    a.receive = fgl__fggp_receive;
     a.eval_scores = fgl__fggp_scores;
     a.server_init = fgl__fggp_server_init;
     a.aggregate = fgl__fggp_aggregate;
