@@ -2,7 +2,7 @@
 # tools/layout.sh > docs/layout.md: the page listing every file of src/ in
 # its header's MANIFEST order with its lines and subjects (the titles of its
 # "--- title ---" banners), fglrun's parts, and each method's lines before
-# and after the split. tests/algo_check.sh checks that docs/layout.md is this
+# and after the split. tests/house_check.sh checks that docs/layout.md is this
 # script's output. Run from the repository root.
 set -eu
 lines() { wc -l < "$1" | tr -d ' '; }
@@ -25,8 +25,15 @@ fgl is developed in `src/` and shipped as the four headers that
 the output of `sh tools/layout.sh`, and `make test` checks that it is
 current.
 
-No file of `src/` or `examples/` is over 1,500 lines (`tests/algo_check.sh`
+No file of `src/` or `examples/` is over 1,500 lines (`tests/house_check.sh`
 checks it).
+
+Every file of `src/` also compiles on its own, for an editor's language
+server: it includes `src/alone.h` as its first line, after each marker
+line and as its last line (the headers drop those lines), and `make alone`
+writes what each file needs around it into `build/alone/` with
+`build/compile_commands.json` for clangd, then compiles all of them
+(`tests/alone_check.sh`, in `make test-long`).
 
 ## Files
 
