@@ -197,12 +197,12 @@ static int run_start(bench *b, const fgl_algo *a, const protocol *p, fgl_run *ru
     if (p->eval_download) cfg.eval_after_train = 0;
     if (fgl_run_init(run, &cfg, a, b->cd, b->K, &err)) {
         o->rc = -1;
-        snprintf(o->err.msg, sizeof o->err.msg, "%s", err.msg);
+        snprintf(o->msg, sizeof o->msg, "%s", err.msg);
         return -1;
     }
     if (apply_sets(run, p->sets, &err)) {
         o->rc = -1;
-        snprintf(o->err.msg, sizeof o->err.msg, "%s", err.msg);
+        snprintf(o->msg, sizeof o->msg, "%s", err.msg);
         fgl_run_free(run);
         return -1;
     }
@@ -216,14 +216,14 @@ static void run_algo(bench *b, const fgl_algo *a, const protocol *p, outcome *o)
     memset(o, 0, sizeof *o);
     if (!a) {
         o->rc = -1;
-        snprintf(o->err.msg, sizeof o->err.msg, "the algorithm is not registered");
+        snprintf(o->msg, sizeof o->msg, "the algorithm is not registered");
         return;
     }
     if (run_start(b, a, p, &run, o)) return;
     for (r = 0; r < p->rounds; r++) {
         if (fgl_run_round(&run)) {
             o->rc = -1;
-            snprintf(o->err.msg, sizeof o->err.msg, "%s", run.err.msg);
+            snprintf(o->msg, sizeof o->msg, "%s", run.err.msg);
             break;
         }
         if (p->stop_after && r + 1 == p->stop_after) { /* checkpoint, then continue in a fresh run */
@@ -231,7 +231,7 @@ static void run_algo(bench *b, const fgl_algo *a, const protocol *p, outcome *o)
             const char *path = "grade_checkpoint.tmp"; /* in the grader's directory */
             if (fgl_run_save(&run, path, &err)) {
                 o->rc = -1;
-                snprintf(o->err.msg, sizeof o->err.msg, "checkpoint: %s", err.msg);
+                snprintf(o->msg, sizeof o->msg, "checkpoint: %s", err.msg);
                 break;
             }
             fgl_run_free(&run);
@@ -241,7 +241,7 @@ static void run_algo(bench *b, const fgl_algo *a, const protocol *p, outcome *o)
             }
             if (fgl_run_load(&run, path, &err)) {
                 o->rc = -1;
-                snprintf(o->err.msg, sizeof o->err.msg, "resume: %s", err.msg);
+                snprintf(o->msg, sizeof o->msg, "resume: %s", err.msg);
                 remove(path);
                 break;
             }
@@ -473,7 +473,7 @@ static void a1_run(bench *b, const fgl_algo *graded, const protocol *p, outcome 
 }
 
 static int a1_exact(const outcome *o, const char *what, const char *id, int pts) {
-    if (o->rc) return check(id, pts, 0, what, "the run failed: %s", o->err.msg);
+    if (o->rc) return check(id, pts, 0, what, "the run failed: %s", o->msg);
     return check(id, pts, a1.rounds > 0 && a1.max_err <= 1e-5, what,
                  "coordinate %d: your server model has %.7g, the trimmed mean is %.7g (error %.2g: |yours - it| / max(1, |it|), "
                  "must be <= 1e-5)", a1.worst_j,
