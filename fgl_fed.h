@@ -627,9 +627,13 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
  * another puts the other's struct first in its own: FGL_NEW_STATE with a
  * larger struct keeps what the other's init filled. (A program extending
  * a built-in keeps its own state by name, fgl_new_* and fgl_floats: the
- * built-ins' structs are not public.) FGL_STATE before FGL_NEW_STATE, or
- * with a struct larger than the one made, is a programmer error (an
- * assertion; under NDEBUG, NULL and the run fails after the hook). */
+ * built-ins' structs are not public; one that replaces a built-in's init
+ * hook calls it from its own, or fgl_run_start refuses the run when the
+ * built-in's other hooks would read no state.) FGL_STATE before
+ * FGL_NEW_STATE, or with a struct larger than the one made, is a
+ * programmer error: an assertion; under NDEBUG it returns NULL and the
+ * run fails after the hook, so a hook that may meet it checks for NULL
+ * (the built-ins' hooks rely on their own init hooks, which make it). */
 #define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
 #define FGL_STATE(type, store) ((type *)fgl_state_of((store), sizeof(type)))
 FGLDEF void *fgl_new_state(fgl_store *st, size_t size);
@@ -825,6 +829,17 @@ struct fgl_algo {
      * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The
      * runtime ignores it; a table extended from a built-in keeps it. */
     int variant;
+    /* Set by the runtime: the built-in table this one is (fgl_algo_base
+     * copies it along), or NULL. A program that replaces a built-in's init
+     * hook and keeps hooks of the built-in that read its typed state
+     * (FGL_STATE) must make that state: call the built-in's init from its
+     * own. fgl_run_start refuses the run when that init left no typed
+     * state, rather than let the built-in's hooks read none. */
+    const struct fgl_algo *origin;
+    /* Set by fgl_algo_param_member: the first parameter row whose member
+     * was refused (a programmer error, an assertion; under NDEBUG
+     * fgl_run_init refuses the table naming it), or NULL. */
+    const char *refused;
 };
 
 /* An empty table (no parameters, no messages, no hooks: Local). */
@@ -2988,6 +3003,7 @@ FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, doubl
     /* FLOAT: double, INT: int, GROUPS: unsigned; inside the struct; alone in its bytes (programmer errors: under
      * NDEBUG the parameter is then read by name only, and its member stays 0) */
     FGL_ASSERT(ok);
+    if (!ok && !a->refused) a->refused = name;
     a->params[i].member = ok ? offset + 1 : 0;
     if (ok && struct_size > a->params_size) a->params_size = struct_size;
 }
@@ -3122,8 +3138,9 @@ static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
 
 FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size) {
     FGL_ASSERT(s && s->algo && size <= s->algo->params_size); /* the algorithm's struct (or a base's prefix) */
-    (void)size; /* (under NDEBUG: s->typed is as large as any struct a row accepts) */
-    return s->typed;
+    if (s && s->algo && size > s->algo->params_size && s->unknown && !s->unknown[0]) /* (NDEBUG: the run fails) */
+        snprintf(s->unknown, FGL_SETTINGS_UNKNOWN, "%s", "(FGL_PARAMS: a struct larger than its own)");
+    return s->typed; /* (as large as any struct a row accepts) */
 }
 
 FGLDEF void fgl_settings_fill(fgl_settings *s) {
@@ -6840,6 +6857,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
                              "run: no algorithm: fgl_algo_find(\"%s\") found none%s%s%s; registered: %s", m,
                              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
     }
+    if (algo->refused)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: its parameter row '%s' names a member of the wrong size, outside "
+                             "its struct or over another (FGL_ALGO_PARAM)", algo->name, algo->refused);
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
     if ((rc = fgl__config_check(cfg, err))) return rc;
     for (i = 0; cfg->metric != FGL_METRIC_ACC && i < n_clients; i++) {
@@ -7257,6 +7277,29 @@ static int fgl__unknown_param(fgl_run *run) {
                          "(fgl_algo_param_add; its parameters are what --help lists)", run->algo.name, run->unknown_param);
 }
 
+/* 1 when a program replaced a built-in table's init hook on one side
+ * (server or client) but kept other hooks of the built-in there, which
+ * read the built-in's typed state (FGL_STATE), and its init made none (it
+ * did not call the built-in's): the run is then refused at its start
+ * rather than the built-in's hooks reading no state. */
+static int fgl__state_missing(const fgl_run *run, int server, const fgl_store *st) {
+    const fgl_algo *a = &run->algo, *o = a->origin;
+    int kept;
+    if (!o || st->state) return FGL_OK;
+    if (server) {
+        if (!o->server_init || a->server_init == o->server_init) return FGL_OK;
+        kept = (a->aggregate && a->aggregate == o->aggregate) || (a->download && a->download == o->download);
+    } else {
+        if (!o->client_init || a->client_init == o->client_init) return FGL_OK;
+        kept = (a->receive && a->receive == o->receive) || (a->local_train && a->local_train == o->local_train) ||
+               (a->train.loss && a->train.loss == o->train.loss) || (a->train.grad && a->train.grad == o->train.grad) ||
+               (a->train.after_step && a->train.after_step == o->train.after_step) ||
+               (a->upload && a->upload == o->upload) || (a->eval_model && a->eval_model == o->eval_model) ||
+               (a->eval_scores && a->eval_scores == o->eval_scores);
+    }
+    return kept;
+}
+
 /* Run a client hook and reset the client's scratch memory after it. */
 static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
@@ -7472,6 +7515,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    fgl_settings_fill(&run->set); /* (the values as set, however they were: prepare_spec reads them) */
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
     if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
     specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
@@ -7588,6 +7632,15 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (idle_parks) fgl__park(run, c);
     }
     if ((rc = fgl__unknown_param(run))) return rc; /* read by a spec, size or init hook */
+    for (i = -1; i < run->n_clients; i++) { /* the typed state the kept hooks of a built-in read (server: -1) */
+        const fgl_store *st = i < 0 ? &s->store : &run->clients[i].store;
+        if ((i < 0 ? run->role == FGL__ROLE_CLIENTS : !run->clients[i].local) || !fgl__state_missing(run, i < 0, st))
+            continue;
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: its %s replaces %s's, whose other %s hooks it keeps read "
+                             "the state %s's init makes (FGL_NEW_STATE): call %s's %s from its own", run->algo.name,
+                             i < 0 ? "server_init" : "client_init", run->algo.origin->name, i < 0 ? "server" : "client",
+                             run->algo.origin->name, run->algo.origin->name, i < 0 ? "server_init" : "client_init");
+    }
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
     /* round 1's participants and their downloads: the last two stages of a round (stages.h) */
     if ((rc = fgl__draw(run, 0)) || (rc = fgl__broadcast(run)) || (rc = fgl__unknown_param(run))) return rc;
@@ -14239,8 +14292,8 @@ static int fgl__fs_client_init(fgl_client *c) {
     int H = pa->gen_hidden;
     int F, cross = pa->cross, rc;
     fgl_rng r;
+    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM; /* (empty without a generator) */
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM;
     d = st->fs = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
     if (!d) return FGL_ERR_NOMEM;
     if ((rc = fgl__fs_build(c, d, NULL)))
@@ -18279,8 +18332,8 @@ static int fgl__dep_client_init(fgl_client *c) {
     int E = pa->emb_dim, R = fgl_model_rep_dim(&c->model), rc;
     fgl_params *lf, *fz;
     fgl_rng r;
+    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM; /* (empty without a generator) */
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM;
     d = st->dep = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
     if (!d || !(st->gen_tape = fgl_new_tape(&c->store, "gen_tape"))) return FGL_ERR_NOMEM;
     d->E = E;
@@ -18744,7 +18797,10 @@ static fgl__registry *fgl__reg(void) {
         static fgl_algo (*const make[])(void) = {FGL__ALGORITHMS(FGL__BUILDER)};
 #undef FGL__BUILDER
         int i, n = (int)(sizeof make / sizeof make[0]);
-        for (i = 0; i < n; i++) reg.algo[i] = make[i]();
+        for (i = 0; i < n; i++) {
+            reg.algo[i] = make[i]();
+            reg.algo[i].origin = &reg.algo[i]; /* (fgl_algo_base copies it along) */
+        }
         reg.n = reg.n_builtin = n;
         reg.built = 1;
     }

@@ -2,8 +2,10 @@
  * the debug build's assertion is gone): the lookup returns NULL, and the
  * run fails after the hook, naming the state and the side, on the client
  * (an upload hook) and on the server (an aggregate hook); and a typed state
- * read (FGL_STATE) that no init hook made (FGL_NEW_STATE). Built and run by
- * tests/ndebug_check.sh. */
+ * read (FGL_STATE) that no init hook made (FGL_NEW_STATE); a parameter
+ * row of the wrong size (fgl_run_init refuses the table) and FGL_PARAMS
+ * with a struct larger than the algorithm's (the run fails). Built and run
+ * by tests/ndebug_check.sh. */
 #define FGL_IMPLEMENTATION
 #include "../fgl_fed.h"
 #include <stdio.h>
@@ -27,6 +29,21 @@ typedef struct {
 static int upload_unmade(fgl_client *c) {
     never_made *st = FGL_STATE(never_made, &c->store); /* no init hook made it */
     return st ? FGL_OK : FGL_ERR_ARG;
+}
+
+typedef struct {
+    int steps;
+} bad_params;
+
+typedef struct {
+    double big[20]; /* larger than FedAvg's parameter struct */
+} oversized_params;
+
+static double oversized_read;
+
+static int upload_oversized(fgl_client *c) {
+    oversized_read = FGL_PARAMS(oversized_params, c->set)->big[19]; /* (within the settings' buffer) */
+    return FGL_OK;
 }
 
 static int aggregate_misspelt(fgl_server *s) {
@@ -79,6 +96,26 @@ int main(void) {
                           : "a typed state read before it was made (FGL_STATE without FGL_NEW_STATE)",
               run.err.msg);
         fgl_run_free(&run);
+    }
+    { /* a parameter row naming a member of the wrong size (an int declared FLOAT): the debug build asserts;
+       * here fgl_run_init refuses the table naming the row */
+        fgl_algo a = fgl_algo_new("badrow", "a row of the wrong size");
+        fgl_run run;
+        FGL_ALGO_PARAM(&a, bad_params, steps, FGL_PARAM_FLOAT, 1, "an int member declared FLOAT");
+        check(fgl_run_init(&run, &cfg, &a, cd, 3, &err) == FGL_ERR_ARG && strstr(err.msg, "'steps'"),
+              "a parameter row of the wrong size refuses the table", err.msg);
+    }
+    { /* FGL_PARAMS with a struct larger than the algorithm's: the run fails after the hook */
+        fgl_algo a = fgl_algo_base("fedavg");
+        fgl_run run;
+        a.name = "oversized";
+        a.upload = upload_oversized;
+        if (fgl_run_init(&run, &cfg, &a, cd, 3, &err)) check(0, "init", err.msg);
+        else {
+            check(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "FGL_PARAMS"),
+                  "FGL_PARAMS with a struct larger than the algorithm's fails the run", run.err.msg);
+            fgl_run_free(&run);
+        }
     }
     fgl_scenario_free(&sc);
     fgl_dataset_free(&ds);

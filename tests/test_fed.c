@@ -1106,6 +1106,12 @@ static int tp_upload(fgl_client *c) {
     return FGL_OK;
 }
 
+static int tp_server_init_by_name(fgl_server *s) {
+    return fgl_server_global(s, "global") ? FGL_OK : FGL_ERR_NOMEM;
+}
+
+static int tp_aggregate_by_name(fgl_server *s) { return fgl_server_mean(s, "theta", fgl_floats(&s->store, "global")); }
+
 static void test_typed_parameters_and_state(void) {
     fgl_scenario sc;
     fgl_client_data cd[5];
@@ -1148,6 +1154,22 @@ static void test_typed_parameters_and_state(void) {
                  st->rounds[0], st->total[0]);
     }
     fgl_run_free(&run);
+    { /* a program replacing FedAvg's server init (making "global" by name) but keeping its aggregate, which reads
+       * FedAvg's typed state: refused at the start, not left to read none */
+        fgl_algo b = fgl_algo_base("fedavg");
+        b.name = "own-init";
+        b.server_init = tp_server_init_by_name;
+        cfg.rounds = 1;
+        FT_CHECK(fgl_run_init(&run, &cfg, &b, cd, 5, &err) == FGL_OK, "init: %s", err.msg);
+        FT_CHECK(fgl_run_round(&run) == FGL_ERR_ARG && strstr(run.err.msg, "own-init: its server_init replaces fedavg's") &&
+                     strstr(run.err.msg, "call fedavg's server_init"),
+                 "a replaced init that leaves no typed state is refused: %s", run.err.msg);
+        fgl_run_free(&run);
+        b.aggregate = tp_aggregate_by_name; /* its own aggregate too: nothing of FedAvg's reads the state */
+        FT_CHECK(fgl_run_init(&run, &cfg, &b, cd, 5, &err) == FGL_OK && fgl_run_round(&run) == FGL_OK,
+                 "with its own aggregate too it runs: %s", run.err.msg);
+        fgl_run_free(&run);
+    }
     { /* a base's struct extended: what its init filled is kept */
         fgl_store st;
         tp_client *small, *again;

@@ -188,6 +188,17 @@ struct fgl_algo {
      * from the parts declared: SCAFFOLD 0, FedDC 1; GCFL 0, GCFL+ 1. The
      * runtime ignores it; a table extended from a built-in keeps it. */
     int variant;
+    /* Set by the runtime: the built-in table this one is (fgl_algo_base
+     * copies it along), or NULL. A program that replaces a built-in's init
+     * hook and keeps hooks of the built-in that read its typed state
+     * (FGL_STATE) must make that state: call the built-in's init from its
+     * own. fgl_run_start refuses the run when that init left no typed
+     * state, rather than let the built-in's hooks read none. */
+    const struct fgl_algo *origin;
+    /* Set by fgl_algo_param_member: the first parameter row whose member
+     * was refused (a programmer error, an assertion; under NDEBUG
+     * fgl_run_init refuses the table naming it), or NULL. */
+    const char *refused;
 };
 
 /* An empty table (no parameters, no messages, no hooks: Local). */
@@ -289,6 +300,7 @@ FGLDEF void fgl_algo_param_member(fgl_algo *a, const char *name, int type, doubl
     /* FLOAT: double, INT: int, GROUPS: unsigned; inside the struct; alone in its bytes (programmer errors: under
      * NDEBUG the parameter is then read by name only, and its member stays 0) */
     FGL_ASSERT(ok);
+    if (!ok && !a->refused) a->refused = name;
     a->params[i].member = ok ? offset + 1 : 0;
     if (ok && struct_size > a->params_size) a->params_size = struct_size;
 }
@@ -423,8 +435,9 @@ static unsigned fgl__keep_of(const fgl_algo *a, const double *value) {
 
 FGLDEF const void *fgl_params_of(const fgl_settings *s, size_t size) {
     FGL_ASSERT(s && s->algo && size <= s->algo->params_size); /* the algorithm's struct (or a base's prefix) */
-    (void)size; /* (under NDEBUG: s->typed is as large as any struct a row accepts) */
-    return s->typed;
+    if (s && s->algo && size > s->algo->params_size && s->unknown && !s->unknown[0]) /* (NDEBUG: the run fails) */
+        snprintf(s->unknown, FGL_SETTINGS_UNKNOWN, "%s", "(FGL_PARAMS: a struct larger than its own)");
+    return s->typed; /* (as large as any struct a row accepts) */
 }
 
 FGLDEF void fgl_settings_fill(fgl_settings *s) {

@@ -20,7 +20,10 @@ static fgl__registry *fgl__reg(void) {
         static fgl_algo (*const make[])(void) = {FGL__ALGORITHMS(FGL__BUILDER)};
 #undef FGL__BUILDER
         int i, n = (int)(sizeof make / sizeof make[0]);
-        for (i = 0; i < n; i++) reg.algo[i] = make[i]();
+        for (i = 0; i < n; i++) {
+            reg.algo[i] = make[i]();
+            reg.algo[i].origin = &reg.algo[i]; /* (fgl_algo_base copies it along) */
+        }
         reg.n = reg.n_builtin = n;
         reg.built = 1;
     }

@@ -207,6 +207,9 @@ static int fgl__run_init(fgl_run *run, const fgl_fed_config *cfg, const fgl_algo
                              "run: no algorithm: fgl_algo_find(\"%s\") found none%s%s%s; registered: %s", m,
                              near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
     }
+    if (algo->refused)
+        return fgl_error_set(err, FGL_ERR_ARG, "%s: its parameter row '%s' names a member of the wrong size, outside "
+                             "its struct or over another (FGL_ALGO_PARAM)", algo->name, algo->refused);
     if (!cfg || n_clients <= 0 || !clients) return fgl_error_set(err, FGL_ERR_ARG, "run: no clients");
     if ((rc = fgl__config_check(cfg, err))) return rc;
     for (i = 0; cfg->metric != FGL_METRIC_ACC && i < n_clients; i++) {
@@ -624,6 +627,29 @@ static int fgl__unknown_param(fgl_run *run) {
                          "(fgl_algo_param_add; its parameters are what --help lists)", run->algo.name, run->unknown_param);
 }
 
+/* 1 when a program replaced a built-in table's init hook on one side
+ * (server or client) but kept other hooks of the built-in there, which
+ * read the built-in's typed state (FGL_STATE), and its init made none (it
+ * did not call the built-in's): the run is then refused at its start
+ * rather than the built-in's hooks reading no state. */
+static int fgl__state_missing(const fgl_run *run, int server, const fgl_store *st) {
+    const fgl_algo *a = &run->algo, *o = a->origin;
+    int kept;
+    if (!o || st->state) return FGL_OK;
+    if (server) {
+        if (!o->server_init || a->server_init == o->server_init) return FGL_OK;
+        kept = (a->aggregate && a->aggregate == o->aggregate) || (a->download && a->download == o->download);
+    } else {
+        if (!o->client_init || a->client_init == o->client_init) return FGL_OK;
+        kept = (a->receive && a->receive == o->receive) || (a->local_train && a->local_train == o->local_train) ||
+               (a->train.loss && a->train.loss == o->train.loss) || (a->train.grad && a->train.grad == o->train.grad) ||
+               (a->train.after_step && a->train.after_step == o->train.after_step) ||
+               (a->upload && a->upload == o->upload) || (a->eval_model && a->eval_model == o->eval_model) ||
+               (a->eval_scores && a->eval_scores == o->eval_scores);
+    }
+    return kept;
+}
+
 /* Run a client hook and reset the client's scratch memory after it. */
 static int fgl__client_hook(fgl_client *c, int (*hook)(fgl_client *)) {
     int rc = hook ? hook(c) : FGL_OK;
@@ -839,6 +865,7 @@ static int fgl__run_check(fgl_run *run, int full) {
     unsigned share = weights ? fgl__share_of(&run->algo, run->set.value) : 0u;
     unsigned keep = weights ? fgl__keep_of(&run->algo, run->set.value) : 0u;
     if (!run->clients) return fgl_error_set(&run->err, FGL_ERR_ARG, "run: not initialised");
+    fgl_settings_fill(&run->set); /* (the values as set, however they were: prepare_spec reads them) */
     if ((rc = fgl__config_check(&run->cfg, &run->err))) return rc;
     if (run->clients[0].task == FGL_TASK_LINK && (rc = fgl__link_check(run))) return rc;
     specs = (fgl_model_spec *)FGL_MALLOC(sizeof(fgl_model_spec) * (size_t)run->n_clients);
@@ -955,6 +982,15 @@ FGLDEF int fgl_run_start(fgl_run *run) {
         if (idle_parks) fgl__park(run, c);
     }
     if ((rc = fgl__unknown_param(run))) return rc; /* read by a spec, size or init hook */
+    for (i = -1; i < run->n_clients; i++) { /* the typed state the kept hooks of a built-in read (server: -1) */
+        const fgl_store *st = i < 0 ? &s->store : &run->clients[i].store;
+        if ((i < 0 ? run->role == FGL__ROLE_CLIENTS : !run->clients[i].local) || !fgl__state_missing(run, i < 0, st))
+            continue;
+        return fgl_error_set(&run->err, FGL_ERR_ARG, "%s: its %s replaces %s's, whose other %s hooks it keeps read "
+                             "the state %s's init makes (FGL_NEW_STATE): call %s's %s from its own", run->algo.name,
+                             i < 0 ? "server_init" : "client_init", run->algo.origin->name, i < 0 ? "server" : "client",
+                             run->algo.origin->name, run->algo.origin->name, i < 0 ? "server_init" : "client_init");
+    }
     if (run->role == FGL__ROLE_CLIENTS) return FGL_OK; /* the first downloads come from the server */
     /* round 1's participants and their downloads: the last two stages of a round (stages.h) */
     if ((rc = fgl__draw(run, 0)) || (rc = fgl__broadcast(run)) || (rc = fgl__unknown_param(run))) return rc;

@@ -61,9 +61,13 @@ FGLDEF void *fgl_scratch(fgl_store *st, size_t bytes);
  * another puts the other's struct first in its own: FGL_NEW_STATE with a
  * larger struct keeps what the other's init filled. (A program extending
  * a built-in keeps its own state by name, fgl_new_* and fgl_floats: the
- * built-ins' structs are not public.) FGL_STATE before FGL_NEW_STATE, or
- * with a struct larger than the one made, is a programmer error (an
- * assertion; under NDEBUG, NULL and the run fails after the hook). */
+ * built-ins' structs are not public; one that replaces a built-in's init
+ * hook calls it from its own, or fgl_run_start refuses the run when the
+ * built-in's other hooks would read no state.) FGL_STATE before
+ * FGL_NEW_STATE, or with a struct larger than the one made, is a
+ * programmer error: an assertion; under NDEBUG it returns NULL and the
+ * run fails after the hook, so a hook that may meet it checks for NULL
+ * (the built-ins' hooks rely on their own init hooks, which make it). */
 #define FGL_NEW_STATE(type, store) ((type *)fgl_new_state((store), sizeof(type)))
 #define FGL_STATE(type, store) ((type *)fgl_state_of((store), sizeof(type)))
 FGLDEF void *fgl_new_state(fgl_store *st, size_t size);

@@ -361,8 +361,8 @@ static int fgl__dep_client_init(fgl_client *c) {
     int E = pa->emb_dim, R = fgl_model_rep_dim(&c->model), rc;
     fgl_params *lf, *fz;
     fgl_rng r;
+    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM; /* (empty without a generator) */
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    if (!(st = FGL_NEW_STATE(fgl__dep_client, &c->store))) return FGL_ERR_NOMEM;
     d = st->dep = (fgl__dep_data *)fgl_new_scratch(&c->store, "dep", sizeof(fgl__dep_data), fgl__dep_destroy);
     if (!d || !(st->gen_tape = fgl_new_tape(&c->store, "gen_tape"))) return FGL_ERR_NOMEM;
     d->E = E;

@@ -263,8 +263,8 @@ static int fgl__fs_client_init(fgl_client *c) {
     int H = pa->gen_hidden;
     int F, cross = pa->cross, rc;
     fgl_rng r;
+    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM; /* (empty without a generator) */
     if (P == 0) return FGL_OK; /* no generator: FedAvg */
-    if (!(st = FGL_NEW_STATE(fgl__fs_client, &c->store))) return FGL_ERR_NOMEM;
     d = st->fs = (fgl__fs_data *)fgl_new_scratch(&c->store, "fs", sizeof(fgl__fs_data), fgl__fs_destroy);
     if (!d) return FGL_ERR_NOMEM;
     if ((rc = fgl__fs_build(c, d, NULL)))
